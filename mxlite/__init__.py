@@ -1,0 +1,16 @@
+"""mxlite: Apache MXNet 1.9.1's architecture and Python API, in Python on NumPy.
+
+``import mxlite as mx`` runs MXNet 1.x code unchanged.
+"""
+
+from . import base as base
+from . import context as context
+from . import engine as engine
+from .base import MXNetError as MXNetError
+from .context import Context as Context
+from .context import cpu as cpu
+from .context import cpu_pinned as cpu_pinned
+from .context import current_context as current_context
+from .context import gpu as gpu
+
+__version__ = "1.9.1"

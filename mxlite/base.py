@@ -1,0 +1,114 @@
+"""Errors, settings and type aliases shared by every layer of mxlite.
+
+Every ``MXNET_*`` environment variable is read here and nowhere else, under MXNet's own names,
+so that a bad value fails once, naming the variable and what it holds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "MXNetError",
+    "ShapeError",
+    "DTypeError",
+    "ParamError",
+    "NotImplementedForSymbol",
+    "Shape",
+    "DTypeLike",
+    "ContextLike",
+    "env_int",
+    "env_bool",
+    "env_str",
+    "string_types",
+    "numeric_types",
+    "integer_types",
+]
+
+Shape = tuple[int, ...]
+DTypeLike = str | type | np.dtype
+ContextLike = Any  # a Context, or a (device_type, device_id) that Context() accepts
+
+string_types = (str,)
+numeric_types = (float, int, np.generic)
+integer_types = (int, np.integer)
+
+
+class MXNetError(RuntimeError):
+    """The error mxlite raises, as MXNet raised ``mxnet.base.MXNetError``.
+
+    It is a ``RuntimeError`` (as in MXNet), so ``except mx.base.MXNetError`` code keeps working.
+    """
+
+
+class ShapeError(MXNetError, ValueError):
+    """An argument has a shape the operator or function cannot take."""
+
+
+class DTypeError(MXNetError, TypeError):
+    """An argument has a dtype the operator or function cannot take."""
+
+
+class ParamError(MXNetError, ValueError):
+    """A keyword argument of an operator is unknown, missing or has a bad value."""
+
+
+class NotImplementedForSymbol(MXNetError):
+    """A Symbol was used where only an NDArray works (as in MXNet)."""
+
+    def __init__(self, function: Any, alias: str | None, *args: Any) -> None:
+        super().__init__()
+        self.function = getattr(function, "__name__", str(function))
+        self.alias = alias
+        self.args = tuple(str(type(a)) for a in args)
+
+    def __str__(self) -> str:
+        msg = f"Function {self.function}"
+        if self.alias:
+            msg += f" (namely operator '{self.alias}')"
+        if self.args:
+            msg += " with arguments (" + ", ".join(self.args) + ")"
+        return msg + " is not implemented for Symbol and only available in NDArray."
+
+
+def env_str(name: str, default: str, choices: Sequence[str] | None = None) -> str:
+    """Read the setting ``name``; with ``choices``, reject any other value."""
+    value = os.environ.get(name, default)
+    if choices is not None and value not in choices:
+        raise MXNetError(f"{name} must be one of {', '.join(choices)}, got {value!r}.")
+    return value
+
+
+def env_int(name: str, default: int, minimum: int | None = None) -> int:
+    """Read the integer setting ``name``, at least ``minimum`` when given."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise MXNetError(f"{name} must be an integer, got {raw!r}.") from None
+    if minimum is not None and value < minimum:
+        raise MXNetError(f"{name} must be >= {minimum}, got {raw!r}.")
+    return value
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off")
+
+
+def env_bool(name: str, default: bool) -> bool:
+    """Read the boolean setting ``name`` (1/0, true/false, yes/no, on/off)."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    low = raw.strip().lower()
+    if low in _TRUE:
+        return True
+    if low in _FALSE:
+        return False
+    raise MXNetError(f"{name} must be a boolean (1/0, true/false), got {raw!r}.")

@@ -1,0 +1,579 @@
+"""The engine interface, and the dependency tracking shared by every engine kind.
+
+Design note
+-----------
+The engine executes functions following their dependencies, declared as *vars*: tokens that
+stand for whatever a function reads (``const_vars``) or writes (``mutate_vars``). The one rule:
+
+    Two functions that share a var that either of them mutates run in push order;
+    functions that only read a var may run together.
+
+State kept per :class:`Var` (all guarded by the engine's one lock, ``Engine._lock``):
+
+* ``num_readers``: functions now granted read access (running, or ready to run);
+* ``writing``: a function now holds write access;
+* ``queue``: functions still waiting on this var, in push order, each with its access kind.
+
+A pushed function (a :class:`_Block`) counts the vars it still waits on. Each var grants access
+in push order: a read is granted when no write is granted or queued before it; a write when
+nothing else holds the var. When a function completes, each of its vars grants the next waiters
+at the head of its queue; a function whose count reaches zero is ready and goes to a worker.
+
+Invariant: when no write is granted, the head of ``queue`` (if any) is a write, so a newly
+pushed read may be granted at once exactly when ``queue`` is empty and no write is granted.
+
+Failures: an exception inside a function is stored on the vars it mutates (and in a list of
+the engine's failures). Functions that later touch a failed var are skipped and pass the same
+failure on. Waiting on a failed var, or for everything, raises :class:`MXNetError` chained to
+the original exception and clears that failure, so the engine stays usable.
+
+Example::
+
+    eng = mx.engine.get()
+    a, b = eng.new_var(), eng.new_var()
+    eng.push_sync(lambda rctx: fill(x), cpu(), [], [a])        # writes a
+    eng.push_sync(lambda rctx: copy(x, y), cpu(), [a], [b])   # runs after the write of a
+    eng.wait_for_var(b)
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..base import MXNetError
+from ..context import Context
+
+__all__ = ["Var", "Opr", "RunContext", "Engine", "SyncFn", "AsyncFn", "ProfileSink"]
+
+SyncFn = Callable[["RunContext"], Any]
+AsyncFn = Callable[["RunContext", Callable[..., None]], Any]
+# sink(name, ctx, thread_id, start_ns, end_ns), called once per executed function
+ProfileSink = Callable[[str, Context, int, int, int], None]
+
+# Per-thread flags: `in_engine` marks engine worker threads (and, in the naive engine, the
+# caller while it runs a function), where waiting would deadlock.
+_tls = threading.local()
+
+
+def in_engine_function() -> bool:
+    """Whether the calling thread is running an engine function now."""
+    return getattr(_tls, "in_engine", False)
+
+
+class Var:
+    """A dependency token. Cheap to create; see the module note for the fields."""
+
+    __slots__ = ("queue", "num_readers", "writing", "failure", "deleted", "name", "__weakref__")
+
+    def __init__(self, name: str | None = None) -> None:
+        self.queue: deque[tuple[_Block, bool]] = deque()
+        self.num_readers = 0
+        self.writing = False
+        self.failure: _Failure | None = None
+        self.deleted = False
+        self.name = name
+
+    def __repr__(self) -> str:
+        state = "deleted" if self.deleted else ("failed" if self.failure else "ok")
+        return f"<Var {self.name or hex(id(self))} {state}>"
+
+
+class RunContext:
+    """What a function learns at run time: its ``ctx`` and the device ``stream`` (None on CPU)."""
+
+    __slots__ = ("ctx", "stream")
+
+    def __init__(self, ctx: Context, stream: Any = None) -> None:
+        self.ctx = ctx
+        self.stream = stream
+
+    def __repr__(self) -> str:
+        return f"RunContext(ctx={self.ctx}, stream={self.stream!r})"
+
+
+class Opr:
+    """A function with its vars, created once by ``new_operator`` and pushed many times."""
+
+    __slots__ = ("fn", "const_vars", "mutate_vars", "_name", "is_async", "deleted", "no_skip")
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        const_vars: tuple[Var, ...],
+        mutate_vars: tuple[Var, ...],
+        name: str | None,
+        is_async: bool,
+        no_skip: bool = False,
+    ) -> None:
+        self.fn = fn
+        self.const_vars = const_vars
+        self.mutate_vars = mutate_vars
+        self._name = name
+        self.is_async = is_async
+        self.deleted = False
+        self.no_skip = no_skip  # waits and deletes run even when their vars carry a failure
+
+    @property
+    def name(self) -> str:
+        if self._name is None:
+            self._name = getattr(self.fn, "__qualname__", None) or repr(self.fn)
+        return self._name
+
+    def __repr__(self) -> str:
+        return f"<Opr {self.name}>"
+
+
+class _Failure:
+    """An exception raised inside a function, shared by every var it poisoned."""
+
+    __slots__ = ("name", "ctx", "exc", "cleared")
+
+    def __init__(self, name: str, ctx: Context, exc: BaseException) -> None:
+        self.name = name
+        self.ctx = ctx
+        self.exc = exc
+        self.cleared = False
+
+    def raise_error(self) -> None:
+        self.cleared = True
+        exc = self.exc
+        raise MXNetError(
+            f"engine function {self.name!r} on {self.ctx} failed: {type(exc).__name__}: {exc}"
+        ) from exc
+
+
+class _Block:
+    """One push of an :class:`Opr`: the vars it still waits on and where it runs.
+
+    Async functions get the block itself as ``on_complete``.
+    """
+
+    __slots__ = ("opr", "ctx", "priority", "wait", "engine", "done", "start_ns")
+
+    def __init__(self, engine: Engine, opr: Opr, ctx: Context, priority: int) -> None:
+        self.engine = engine
+        self.opr = opr
+        self.ctx = ctx
+        self.priority = priority
+        self.wait = 0
+        self.done = False
+        self.start_ns = 0
+
+    def __call__(self, exc: BaseException | None = None) -> None:
+        self.engine._on_async_complete(self, exc)
+
+    def __lt__(self, other: _Block) -> bool:  # ties in priority queues
+        return id(self) < id(other)
+
+
+def _acquire_slow(lock: Any) -> None:
+    # Never block on the engine lock while holding the GIL: a thread that blocks gets the lock
+    # while it still waits for the GIL, the holder of the GIL then blocks on the lock, and the
+    # two threads fall into lock-step, a few futex calls per function (a lock convoy). Yielding
+    # the GIL until the lock is free lets the holder finish its short critical section first.
+    while not lock.acquire(False):
+        time.sleep(0)
+
+
+def _check_vars(where: str, vars_: Sequence[Var], arg: str) -> None:
+    for v in vars_:
+        if type(v) is not Var:
+            raise MXNetError(f"{where}: argument '{arg}' must hold engine Vars, got {v!r}.")
+        if v.deleted:
+            raise MXNetError(
+                f"{where}: {v!r} in '{arg}' was deleted by push_delete; no function may use it."
+            )
+
+
+def _normalize(const_vars: Sequence[Var], mutate_vars: Sequence[Var]) -> tuple[tuple, tuple]:
+    """Drop duplicate mutate vars and const vars that are also mutated (they would deadlock)."""
+    mutate = tuple(mutate_vars)
+    if len(mutate) > 1 and len(set(mutate)) != len(mutate):
+        mutate = tuple(dict.fromkeys(mutate))
+    const = tuple(const_vars)
+    if mutate and const:
+        for v in const:
+            if v in mutate:
+                const = tuple(c for c in const if c not in mutate)
+                break
+    return const, mutate
+
+
+class Engine:
+    """The engine interface (MXNet's ``Engine``), with the dependency tracking of the module note.
+
+    Subclasses decide how a ready block runs, through ``_dispatch``.
+    """
+
+    kind = "Engine"
+
+    def __init__(self) -> None:
+        # _lock guards every Var's fields, _pending, _failures and _live_failures. Functions
+        # never run while it is held. Any thread that pushes, completes or waits takes it.
+        self._lock = threading.Lock()
+        self._pending = 0  # pushed blocks not yet completed
+        self._idle: threading.Event | None = None  # set when _pending drops to 0
+        self._failures: list[_Failure] = []
+        self._live_failures = 0  # failures recorded and not yet raised; 0 skips the checks
+        self._rctx: dict[Context, RunContext] = {}
+        self._profile_sink: ProfileSink | None = None
+        # push_delete may be called by a garbage-collector finalizer while this thread holds
+        # _lock; such deletes wait here and are pushed at the next engine call.
+        self._deferred_deletes: deque[tuple[SyncFn, Context, Var]] = deque()
+        self._bulk_size = 0
+        self._stopped = False
+
+    # ---- the public interface -------------------------------------------------------------
+
+    def new_var(self, name: str | None = None) -> Var:
+        """Return a new dependency token."""
+        return Var(name)
+
+    def push_sync(
+        self,
+        fn: SyncFn,
+        ctx: Context,
+        const_vars: Sequence[Var] = (),
+        mutate_vars: Sequence[Var] = (),
+        priority: int = 0,
+        name: str | None = None,
+    ) -> None:
+        """Push ``fn(rctx)``; it is done when it returns. Returns at once."""
+        _check_vars("push_sync", const_vars, "const_vars")
+        _check_vars("push_sync", mutate_vars, "mutate_vars")
+        const, mutate = _normalize(const_vars, mutate_vars)
+        self._push_block(_Block(self, Opr(fn, const, mutate, name, False), ctx, priority))
+
+    def push_async(
+        self,
+        fn: AsyncFn,
+        ctx: Context,
+        const_vars: Sequence[Var] = (),
+        mutate_vars: Sequence[Var] = (),
+        priority: int = 0,
+        name: str | None = None,
+    ) -> None:
+        """Push ``fn(rctx, on_complete)``; it is done when ``on_complete()`` is called.
+
+        ``on_complete`` may be called from any thread; ``on_complete(exc)`` reports a failure.
+        """
+        _check_vars("push_async", const_vars, "const_vars")
+        _check_vars("push_async", mutate_vars, "mutate_vars")
+        const, mutate = _normalize(const_vars, mutate_vars)
+        self._push_block(_Block(self, Opr(fn, const, mutate, name, True), ctx, priority))
+
+    def new_operator(
+        self,
+        fn: AsyncFn,
+        const_vars: Sequence[Var] = (),
+        mutate_vars: Sequence[Var] = (),
+        name: str | None = None,
+    ) -> Opr:
+        """Create an operator, an async ``fn(rctx, on_complete)`` with its vars, to push often."""
+        _check_vars("new_operator", const_vars, "const_vars")
+        _check_vars("new_operator", mutate_vars, "mutate_vars")
+        const, mutate = _normalize(const_vars, mutate_vars)
+        return Opr(fn, const, mutate, name, True)
+
+    def push(self, opr: Opr, ctx: Context, priority: int = 0) -> None:
+        """Push an operator made by :meth:`new_operator`. Returns at once."""
+        if type(opr) is not Opr:
+            raise MXNetError(f"push: argument 'opr' must come from new_operator, got {opr!r}.")
+        if opr.deleted:
+            raise MXNetError(f"push: {opr!r} was deleted by delete_operator.")
+        for v in opr.mutate_vars:
+            if v.deleted:
+                _check_vars("push", opr.mutate_vars, "opr.mutate_vars")
+        for v in opr.const_vars:
+            if v.deleted:
+                _check_vars("push", opr.const_vars, "opr.const_vars")
+        self._push_block(_Block(self, opr, ctx, priority))
+
+    def delete_operator(self, opr: Opr) -> None:
+        """Retire an operator; pushes already made still run, new pushes of it raise."""
+        if type(opr) is not Opr:
+            raise MXNetError(f"delete_operator: argument 'opr' must be an Opr, got {opr!r}.")
+        opr.deleted = True
+
+    def push_delete(self, fn: SyncFn, ctx: Context, var: Var) -> None:
+        """Run ``fn(rctx)`` after every function pushed so far that uses ``var``; then ``var``
+        is dead and pushing a function that uses it raises."""
+        if type(var) is not Var:
+            raise MXNetError(f"push_delete: argument 'var' must be an engine Var, got {var!r}.")
+        if var.deleted:
+            raise MXNetError(f"push_delete: {var!r} was already deleted.")
+        var.deleted = True
+        if self._lock_held_here():
+            self._deferred_deletes.append((fn, ctx, var))
+            return
+        self._push_delete_block(fn, ctx, var)
+
+    def wait_for_var(self, var: Var) -> None:
+        """Block until every function pushed so far that mutates ``var`` is done.
+
+        Raises the failure of a function that wrote ``var``, as :class:`MXNetError`.
+        """
+        if in_engine_function():
+            raise MXNetError(
+                "wait_for_var was called from inside an engine function; that would deadlock. "
+                "Declare the var in const_vars instead."
+            )
+        if type(var) is not Var:
+            raise MXNetError(f"wait_for_var: argument 'var' must be an engine Var, got {var!r}.")
+        self._flush_deferred()
+        self._wait_var(var)
+        failure = var.failure
+        if failure is not None and not failure.cleared:
+            with self._lock:
+                var.failure = None
+                self._live_failures -= 1
+            failure.raise_error()
+
+    def wait_for_all(self) -> None:
+        """Block until every pushed function is done; raise the first unreported failure."""
+        if in_engine_function():
+            raise MXNetError(
+                "wait_for_all was called from inside an engine function; that would deadlock."
+            )
+        self._flush_deferred()
+        self._wait_all()
+        with self._lock:
+            _tls.holds_engine_lock = self
+            live = [f for f in self._failures if not f.cleared]
+            self._failures.clear()
+            self._live_failures = 0
+            for f in live:
+                f.cleared = True
+            _tls.holds_engine_lock = None
+        if live:
+            live[0].raise_error()
+
+    def set_bulk_size(self, size: int) -> int:
+        """Set how many consecutive functions may be run as one; return the previous size."""
+        if not isinstance(size, int) or size < 0:
+            raise MXNetError(f"set_bulk_size: argument 'size' must be an int >= 0, got {size!r}.")
+        old, self._bulk_size = self._bulk_size, size
+        return old
+
+    def set_profile_sink(self, sink: ProfileSink | None) -> None:
+        """Call ``sink(name, ctx, thread_id, start_ns, end_ns)`` for every executed function."""
+        self._profile_sink = sink
+
+    def shutdown(self) -> None:
+        """Run what is pending, then stop the workers. The engine is unusable afterwards."""
+        self._quiesce()
+        self._stopped = True
+
+    # ---- shared machinery -------------------------------------------------------------------
+
+    def run_context(self, ctx: Context) -> RunContext:
+        rctx = self._rctx.get(ctx)
+        if rctx is None:
+            rctx = self._rctx.setdefault(ctx, RunContext(ctx, self._stream_for(ctx)))
+        return rctx
+
+    def _stream_for(self, ctx: Context) -> Any:
+        return None  # GPU streams come with the GPU engine pools
+
+    def _lock_held_here(self) -> bool:
+        # A plain Lock does not know its owner; we record it while the tracking code holds it.
+        return getattr(_tls, "holds_engine_lock", None) is self
+
+    def _push_block(self, blk: _Block) -> None:
+        if self._stopped:
+            raise MXNetError(f"{self.kind}: the engine was shut down; no more pushes.")
+        opr = blk.opr
+        wait = 0
+        lock = self._lock
+        if not lock.acquire(False):
+            _acquire_slow(lock)
+        try:
+            _tls.holds_engine_lock = self
+            self._pending += 1
+            for v in opr.const_vars:
+                if v.writing or v.queue:
+                    v.queue.append((blk, False))
+                    wait += 1
+                else:
+                    v.num_readers += 1
+            for v in opr.mutate_vars:
+                if v.writing or v.num_readers or v.queue:
+                    v.queue.append((blk, True))
+                    wait += 1
+                else:
+                    v.writing = True
+            blk.wait = wait
+        finally:
+            _tls.holds_engine_lock = None
+            lock.release()
+        if wait == 0:
+            self._dispatch(blk)
+        if self._deferred_deletes:
+            self._flush_deferred()
+
+    def _push_delete_block(self, fn: SyncFn, ctx: Context, var: Var) -> None:
+        opr = Opr(fn, (), (var,), "delete", False, no_skip=True)
+        self._push_block(_Block(self, opr, ctx, 0))
+
+    def _flush_deferred(self) -> None:
+        while self._deferred_deletes:
+            try:
+                fn, ctx, var = self._deferred_deletes.popleft()
+            except IndexError:
+                return
+            self._push_delete_block(fn, ctx, var)
+
+    def _dispatch(self, blk: _Block) -> None:
+        raise NotImplementedError
+
+    def _find_failure(self, opr: Opr) -> _Failure | None:
+        for v in opr.const_vars:
+            f = v.failure
+            if f is not None and not f.cleared:
+                return f
+        for v in opr.mutate_vars:
+            f = v.failure
+            if f is not None and not f.cleared:
+                return f
+        return None
+
+    def _execute(self, blk: _Block) -> _Failure | None | bool:
+        """Run ``blk``'s function. Returns its failure (or None) if it is done, False if it is
+        an async function still running."""
+        opr = blk.opr
+        if self._live_failures and not opr.no_skip:
+            failure = self._find_failure(opr)
+            if failure is not None:
+                return failure  # skipped: the failure passes on to what it mutates
+        rctx = self._rctx.get(blk.ctx) or self.run_context(blk.ctx)
+        sink = self._profile_sink
+        if sink is not None:
+            blk.start_ns = time.perf_counter_ns()
+        if opr.is_async:
+            try:
+                opr.fn(rctx, blk)
+            except BaseException as exc:
+                failure = _Failure(opr.name, blk.ctx, exc)
+                if not blk.done:
+                    return failure
+                with self._lock:  # raised after on_complete: no var to carry it
+                    self._failures.append(failure)
+                    self._live_failures += 1
+            return False
+        try:
+            opr.fn(rctx)
+        except BaseException as exc:
+            failure: _Failure | None = _Failure(opr.name, blk.ctx, exc)
+        else:
+            failure = None
+        if sink is not None:
+            sink(opr.name, blk.ctx, threading.get_ident(), blk.start_ns, time.perf_counter_ns())
+        return failure
+
+    def _on_async_complete(self, blk: _Block, exc: BaseException | None) -> None:
+        if blk.done:
+            raise MXNetError(f"on_complete of {blk.opr!r} was called twice.")
+        failure = None if exc is None else _Failure(blk.opr.name, blk.ctx, exc)
+        sink = self._profile_sink
+        if sink is not None:
+            sink(blk.opr.name, blk.ctx, threading.get_ident(), blk.start_ns, time.perf_counter_ns())
+        self._complete(blk, failure, None)
+
+    def _complete(self, blk: _Block, failure: _Failure | None, inline_pool: Any) -> _Block | None:
+        """Release ``blk``'s vars and dispatch what became ready. One ready block that would run
+        in ``inline_pool`` is returned instead, for the calling worker to run next."""
+        blk.done = True
+        opr = blk.opr
+        ready: list[_Block] | None = None
+        lock = self._lock
+        if not lock.acquire(False):
+            _acquire_slow(lock)
+        try:
+            _tls.holds_engine_lock = self
+            if failure is not None:
+                self._failures.append(failure)
+                self._live_failures += 1
+                for v in opr.mutate_vars:
+                    if v.failure is None or v.failure.cleared:
+                        v.failure = failure
+            for v in opr.const_vars:
+                v.num_readers -= 1
+                if v.num_readers == 0 and v.queue:
+                    nxt = v.queue.popleft()[0]  # the head is a write (module invariant)
+                    v.writing = True
+                    nxt.wait -= 1
+                    if nxt.wait == 0:
+                        if ready is None:
+                            ready = [nxt]
+                        else:
+                            ready.append(nxt)
+            for v in opr.mutate_vars:
+                v.writing = False
+                q = v.queue
+                while q:
+                    nxt, is_write = q[0]
+                    if is_write:
+                        if v.num_readers:
+                            break
+                        v.writing = True
+                    else:
+                        v.num_readers += 1
+                    q.popleft()
+                    nxt.wait -= 1
+                    if nxt.wait == 0:
+                        if ready is None:
+                            ready = [nxt]
+                        else:
+                            ready.append(nxt)
+                    if is_write:
+                        break
+            self._pending -= 1
+            if self._pending == 0 and self._idle is not None:
+                self._idle.set()
+                self._idle = None
+        finally:
+            _tls.holds_engine_lock = None
+            lock.release()
+        if ready is None:
+            return None
+        inline = None
+        for nxt in ready:
+            if inline is None and inline_pool is not None and self._pool_of(nxt) is inline_pool:
+                inline = nxt
+            else:
+                self._dispatch(nxt)
+        return inline
+
+    def _pool_of(self, blk: _Block) -> Any:
+        return None
+
+    def _wait_var(self, var: Var) -> None:
+        with self._lock:
+            if not var.writing and not var.queue:
+                return
+        done = threading.Event()
+        opr = Opr(lambda rctx: done.set(), (var,), (), "wait_for_var", False, no_skip=True)
+        self._push_block(_Block(self, opr, _WAIT_CTX, 0))
+        done.wait()
+
+    def _wait_all(self) -> None:
+        with self._lock:
+            if not self._pending:
+                return
+            if self._idle is None:
+                self._idle = threading.Event()
+            idle = self._idle
+        idle.wait()
+
+    def _quiesce(self) -> None:
+        """Wait for everything pending, without raising failures (shutdown, fork)."""
+        if not in_engine_function():
+            self._flush_deferred()
+            self._wait_all()
+
+
+_WAIT_CTX = Context("cpu", 0)
