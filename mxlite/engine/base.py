@@ -67,7 +67,16 @@ def in_engine_function() -> bool:
 class Var:
     """A dependency token. Cheap to create; see the module note for the fields."""
 
-    __slots__ = ("queue", "num_readers", "writing", "failure", "deleted", "name", "__weakref__")
+    __slots__ = (
+        "queue",
+        "num_readers",
+        "writing",
+        "failure",
+        "deleted",
+        "deleter",
+        "name",
+        "__weakref__",
+    )
 
     def __init__(self, name: str | None = None) -> None:
         self.queue: deque[tuple[_Block, bool]] = deque()
@@ -75,6 +84,7 @@ class Var:
         self.writing = False
         self.failure: _Failure | None = None
         self.deleted = False
+        self.deleter: tuple[SyncFn, Context] | None = None  # push_delete's fn, run when idle
         self.name = name
 
     def __repr__(self) -> str:
@@ -310,7 +320,7 @@ class Engine:
         if self._lock_held_here():
             self._deferred_deletes.append((fn, ctx, var))
             return
-        self._push_delete_block(fn, ctx, var)
+        self._delete_when_idle(fn, ctx, var)
 
     def wait_for_var(self, var: Var) -> None:
         """Block until every function pushed so far that mutates ``var`` is done.
@@ -415,9 +425,29 @@ class Engine:
         if self._deferred_deletes:
             self._flush_deferred()
 
-    def _push_delete_block(self, fn: SyncFn, ctx: Context, var: Var) -> None:
-        opr = Opr(fn, (), (var,), "delete", False, no_skip=True)
-        self._push_block(_Block(self, opr, ctx, 0))
+    def _delete_when_idle(self, fn: SyncFn, ctx: Context, var: Var) -> None:
+        # No function may be pushed on a deleted var, so once it is idle it stays idle: the
+        # deleter runs now if nothing uses the var, else from the completion that frees it.
+        # This costs no engine function per deleted array.
+        lock = self._lock
+        if not lock.acquire(False):
+            _acquire_slow(lock)
+        try:
+            idle = not (var.writing or var.num_readers or var.queue)
+            if not idle:
+                var.deleter = (fn, ctx)
+        finally:
+            lock.release()
+        if idle:
+            self._run_deleter(fn, ctx)
+
+    def _run_deleter(self, fn: SyncFn, ctx: Context) -> None:
+        try:
+            fn(self.run_context(ctx))
+        except BaseException as exc:
+            with self._lock:
+                self._failures.append(_Failure(getattr(fn, "__qualname__", "delete"), ctx, exc))
+                self._live_failures += 1
 
     def _flush_deferred(self) -> None:
         while self._deferred_deletes:
@@ -425,7 +455,7 @@ class Engine:
                 fn, ctx, var = self._deferred_deletes.popleft()
             except IndexError:
                 return
-            self._push_delete_block(fn, ctx, var)
+            self._delete_when_idle(fn, ctx, var)
 
     def _dispatch(self, blk: _Block) -> None:
         raise NotImplementedError
@@ -489,6 +519,7 @@ class Engine:
         blk.done = True
         opr = blk.opr
         ready: list[_Block] | None = None
+        deleters: list[tuple] | None = None
         lock = self._lock
         if not lock.acquire(False):
             _acquire_slow(lock)
@@ -511,6 +542,9 @@ class Engine:
                             ready = [nxt]
                         else:
                             ready.append(nxt)
+                elif v.deleter is not None and v.num_readers == 0:
+                    deleters = [v.deleter] if deleters is None else [*deleters, v.deleter]
+                    v.deleter = None
             for v in opr.mutate_vars:
                 v.writing = False
                 q = v.queue
@@ -531,13 +565,25 @@ class Engine:
                             ready.append(nxt)
                     if is_write:
                         break
-            self._pending -= 1
-            if self._pending == 0 and self._idle is not None:
-                self._idle.set()
-                self._idle = None
+                if v.deleter is not None and not (v.writing or v.num_readers or q):
+                    deleters = [v.deleter] if deleters is None else [*deleters, v.deleter]
+                    v.deleter = None
+            if deleters is None:  # else it stays pending until its deleters have run
+                self._pending -= 1
+                if self._pending == 0 and self._idle is not None:
+                    self._idle.set()
+                    self._idle = None
         finally:
             _tls.holds_engine_lock = None
             lock.release()
+        if deleters is not None:
+            for fn, ctx in deleters:
+                self._run_deleter(fn, ctx)
+            with self._lock:
+                self._pending -= 1
+                if self._pending == 0 and self._idle is not None:
+                    self._idle.set()
+                    self._idle = None
         if ready is None:
             return None
         inline = None
