@@ -112,3 +112,37 @@ def env_bool(name: str, default: bool) -> bool:
     if low in _FALSE:
         return False
     raise MXNetError(f"{name} must be a boolean (1/0, true/false), got {raw!r}.")
+
+
+# MXNet's dtype flags (mshadow's TypeFlag), as written in saved NDArray files and passed to ops.
+# Keys are NumPy scalar types, looked up as ``DTYPE_NP_TO_MX[np.dtype(x).type]`` the way
+# MXNet's python/mxnet/ndarray/ndarray.py does, and also native np.dtype objects, so that
+# ``DTYPE_NP_TO_MX[np.dtype(x)]`` works too (also for np.longlong, which is not np.int64 on Linux
+# but has an equal dtype). ``None`` maps to -1 ("not given").
+# Flags 8-11 exist in mshadow but MXNet 1.9.1 cannot compute on or load them; we keep them so
+# arrays of those types still round-trip through mxlite's own files.
+_MX_FLAGS: dict[Any, int] = {
+    np.float32: 0,
+    np.float64: 1,
+    np.float16: 2,
+    np.uint8: 3,
+    np.int32: 4,
+    np.int8: 5,
+    np.int64: 6,
+    np.bool_: 7,
+    np.int16: 8,
+    np.uint16: 9,
+    np.uint32: 10,
+    np.uint64: 11,
+}
+
+DTYPE_NP_TO_MX: dict[Any, int] = {
+    None: -1,
+    **_MX_FLAGS,
+    **{np.dtype(t): flag for t, flag in _MX_FLAGS.items()},
+}
+
+DTYPE_MX_TO_NP: dict[int, Any] = {-1: None, **{flag: t for t, flag in _MX_FLAGS.items()}}
+
+# Flags MXNet knows that mxlite does not support: NumPy has no bfloat16.
+DTYPE_MX_UNSUPPORTED: dict[int, str] = {12: "bfloat16"}

@@ -1,0 +1,557 @@
+"""MXNet's binary NDArray format (``mx.nd.save`` / ``mx.nd.load``), on plain NumPy arrays.
+
+Design note
+-----------
+This module knows bytes and NumPy only; ``NDArray`` wraps it. A file is a *list*::
+
+    uint64 0x112 (list magic) | uint64 0 (reserved) | uint64 n | n arrays | uint64 k | k names
+
+with ``k`` either 0 (``load`` gives a list) or ``n`` (a dict), each name a uint64 length and
+UTF-8 bytes. All integers are little-endian. One array (also the raw bytes MXNet pickles) is::
+
+    uint32 magic | int32 storage type | int32 ndim | int64 dims[ndim]
+    | int32 dev_type | int32 dev_id | int32 type flag | the elements, C order
+
+MXNet 1.9.1 writes magic V2 (0xF993FAC9), or V3 (0xF993FACA) while numpy-shape semantics are on
+(``np_shape=True`` here). Readers also take the two older layouts MXNet 1.9.1 still reads: V1
+(0xF993FAC8: no storage type field) and the magic-less one whose first word is ndim, followed by
+uint32 dims. Sparse storage (row_sparse, csr) is refused with a clear error.
+
+Two cases MXNet leaves ambiguous, decided here:
+
+- In V2, ndim 0 meant "empty NDArray, nothing follows" before MXNet 1.5, but 1.9.1 writes a
+  0-d array that way *with* its context and one element. We read the 1.9.1 layout, and report
+  the old empty array (recognised by an impossible device type) as unsupported; MXNet 1.9.1's
+  Python ``load`` cannot return one either.
+- V3 shapes may hold -1 (unknown); 1.9.1 cannot write such arrays, so they are refused.
+
+Every length read from the input is checked against the bytes that are left before anything
+is allocated, so a corrupt file fails fast with :class:`~mxlite.base.MXNetError` naming the
+file, the array and the field. Element data goes through ``numpy.frombuffer`` (buffers) or
+``readinto`` (files) with one copy, and out through the array's own buffer, never a loop.
+
+>>> import numpy as np
+>>> buf = dumps({"w": np.ones((2, 3), dtype="float32")})
+>>> loaded = loads(buf)
+>>> loaded["w"].data.shape, loaded["w"].dev_type
+((2, 3), 1)
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import struct
+from collections.abc import Mapping, Sequence
+from typing import BinaryIO
+
+import numpy as np
+
+from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError
+
+__all__ = ["SavedArray", "dumps", "loads", "save", "load", "dumps_array", "loads_array"]
+
+LIST_MAGIC = 0x112
+NDARRAY_V1_MAGIC = 0xF993FAC8
+NDARRAY_V2_MAGIC = 0xF993FAC9
+NDARRAY_V3_MAGIC = 0xF993FACA
+
+_STYPE_DEFAULT = 0
+_SPARSE_STYPES = {1: "row_sparse", 2: "csr"}
+# Context::DeviceType in MXNet: cpu 1, gpu 2, cpu_pinned 3, cpu_shared 5 (4 is unused).
+_DEV_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
+# NumPy 2 allows 64 dims (1.x: 32); anything above cannot be an array, so it is corruption.
+_MAX_NDIM = 64
+
+# Flags keyed by (kind, itemsize), so that equal dtypes under different scalar types (on Linux
+# np.longlong is not np.int64, yet both are 'i8') and either byte order find the same flag.
+_FLAG_BY_KIND = {
+    (np.dtype(t).kind, np.dtype(t).itemsize): flag
+    for flag, t in DTYPE_MX_TO_NP.items()
+    if t is not None
+}
+
+ArraysLike = Sequence[np.ndarray] | Mapping[str, np.ndarray]
+
+
+class SavedArray:
+    """One array read from an MXNet file: its data and the context it was saved from.
+
+    Parameters
+    ----------
+    data : numpy.ndarray
+        The elements, in native byte order; the array owns its memory.
+    dev_type : int, default 1
+        MXNet's device type (1 cpu, 2 gpu, 3 cpu_pinned, 5 cpu_shared).
+    dev_id : int, default 0
+        The device id.
+    """
+
+    __slots__ = ("data", "dev_type", "dev_id")
+
+    def __init__(self, data: np.ndarray, dev_type: int = 1, dev_id: int = 0) -> None:
+        self.data = data
+        self.dev_type = dev_type
+        self.dev_id = dev_id
+
+    def __repr__(self) -> str:
+        dev = _DEV_TYPES.get(self.dev_type, str(self.dev_type))
+        data = self.data
+        return f"SavedArray(shape={data.shape}, dtype={data.dtype}, ctx={dev}({self.dev_id}))"
+
+
+Loaded = list[SavedArray] | dict[str, SavedArray]
+
+
+# ----------------------------------------------------------------------------- reading
+
+
+class _Source:
+    """Bounds-checked little-endian reads, with errors that say where and what."""
+
+    def __init__(self, func: str, where: str, size: int) -> None:
+        self.func = func
+        self.where = where
+        self.size = size
+        self.pos = 0
+
+    @property
+    def remaining(self) -> int:
+        return self.size - self.pos
+
+    def error(self, what: str) -> MXNetError:
+        return MXNetError(f"{self.func}: {self.where}: {what}")
+
+    def need(self, nbytes: int, what: str) -> None:
+        if nbytes > self.remaining:
+            raise self.error(
+                f"truncated or corrupt: {what} needs {nbytes} bytes at offset {self.pos}, "
+                f"but only {self.remaining} are left"
+            )
+
+    def take(self, size: int, what: str) -> bytes | memoryview:
+        self.need(size, what)
+        return self._take(size, what)
+
+    def unpack(self, fmt: str, what: str) -> tuple:
+        return struct.unpack(fmt, self.take(struct.calcsize(fmt), what))
+
+    def elements(self, dtype: np.dtype, shape: tuple[int, ...], what: str) -> np.ndarray:
+        """A new C-ordered array of little-endian ``dtype`` that owns its memory."""
+        count = 1
+        for d in shape:
+            count *= d
+        self.need(count * dtype.itemsize, what)
+        try:
+            return self._elements(dtype, shape, count * dtype.itemsize, what)
+        except ValueError as exc:  # e.g. more dims than this NumPy allows
+            raise self.error(f"{what}: {exc}") from exc
+
+    def _take(self, size: int, what: str) -> bytes | memoryview:
+        raise NotImplementedError
+
+    def _elements(
+        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
+    ) -> np.ndarray:
+        raise NotImplementedError
+
+
+class _BufferSource(_Source):
+    def __init__(self, func: str, buf: bytes | bytearray | memoryview) -> None:
+        if not isinstance(buf, (bytes, bytearray, memoryview)):
+            raise MXNetError(f"{func}: argument 'buf' must be bytes, got {type(buf).__name__}")
+        self.view = memoryview(buf).cast("B")
+        super().__init__(func, "buffer", self.view.nbytes)
+
+    def _take(self, size: int, what: str) -> memoryview:
+        out = self.view[self.pos : self.pos + size]
+        self.pos += size
+        return out
+
+    def _elements(
+        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
+    ) -> np.ndarray:
+        flat = np.frombuffer(
+            self.view, dtype=dtype, count=nbytes // dtype.itemsize, offset=self.pos
+        )
+        out = flat.reshape(shape).copy()
+        self.pos += nbytes
+        return out
+
+
+class _FileSource(_Source):
+    def __init__(self, func: str, fname: str, f: BinaryIO) -> None:
+        self.f = f
+        super().__init__(func, f"file {fname!r}", os.fstat(f.fileno()).st_size)
+
+    def _short_read(self, got: int, size: int, what: str) -> MXNetError:
+        return self.error(
+            f"{what}: the file ended after {got} of {size} bytes (did it change meanwhile?)"
+        )
+
+    def _take(self, size: int, what: str) -> bytes:
+        out = self.f.read(size)
+        if len(out) != size:
+            raise self._short_read(len(out), size, what)
+        self.pos += size
+        return out
+
+    def _elements(
+        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
+    ) -> np.ndarray:
+        out = np.empty(shape, dtype=dtype)
+        raw = memoryview(out.reshape(-1).view(np.uint8))
+        got = 0
+        while got < raw.nbytes:
+            n = self.f.readinto(raw[got:])
+            if not n:
+                raise self._short_read(got, raw.nbytes, what)
+            got += n
+        self.pos += got
+        return out
+
+
+def _read_array(src: _Source, label: str) -> SavedArray:
+    (magic,) = src.unpack("<I", f"the magic number of {label}")
+    if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
+        (stype,) = src.unpack("<i", f"the storage type of {label}")
+        if stype in _SPARSE_STYPES:
+            raise src.error(
+                f"{label} is a sparse array ({_SPARSE_STYPES[stype]}); mxlite supports only "
+                "dense (default storage) arrays. Convert it with .tostype('default') in MXNet."
+            )
+        if stype != _STYPE_DEFAULT:
+            raise src.error(f"{label} has unknown storage type {stype}; expected 0 (dense)")
+        shape = _read_shape(src, label, "<i", "q")
+        if any(d < 0 for d in shape):
+            kind = "an unknown (-1) dimension" if magic == NDARRAY_V3_MAGIC else "a negative dim"
+            raise src.error(f"{label} has {kind} in its shape {shape}")
+    elif magic == NDARRAY_V1_MAGIC:
+        shape = _read_shape(src, label, "<i", "q")
+        if any(d < 0 for d in shape):
+            raise src.error(f"{label} has a negative dim in its shape {shape}")
+    else:
+        # The oldest layout has no magic: this word is ndim, and uint32 dims follow.
+        if magic > _MAX_NDIM:
+            raise src.error(
+                f"{label} starts with 0x{magic:08X}, which is neither an NDArray magic number "
+                f"(0x{NDARRAY_V2_MAGIC:08X}, 0x{NDARRAY_V3_MAGIC:08X}, 0x{NDARRAY_V1_MAGIC:08X}) "
+                "nor the ndim of MXNet's oldest format: not an MXNet NDArray, or corrupt"
+            )
+        shape = src.unpack(f"<{magic}I", f"the shape of {label}")
+
+    dev_type, dev_id = src.unpack("<ii", f"the context of {label}")
+    if dev_type not in _DEV_TYPES:
+        if magic == NDARRAY_V2_MAGIC and not shape:
+            raise src.error(
+                f"{label} is an empty NDArray with no shape (as MXNet before 1.5 saved them); "
+                "neither mxlite nor MXNet 1.9.1 can load it"
+            )
+        raise src.error(
+            f"{label} has device type {dev_type}; expected one of "
+            + ", ".join(f"{v}({k})" for k, v in _DEV_TYPES.items())
+        )
+    (flag,) = src.unpack("<i", f"the type flag of {label}")
+    if flag in DTYPE_MX_UNSUPPORTED:
+        raise DTypeError(
+            f"{src.func}: {src.where}: {label} has dtype {DTYPE_MX_UNSUPPORTED[flag]} "
+            f"(flag {flag}), which mxlite does not support"
+        )
+    if flag not in DTYPE_MX_TO_NP or flag < 0:
+        raise src.error(f"{label} has unknown type flag {flag}")
+    native = np.dtype(DTYPE_MX_TO_NP[flag])
+    data = src.elements(native.newbyteorder("<"), shape, f"the data of {label} {shape}")
+    if data.dtype != native:
+        data = data.astype(native)
+    if native == np.bool_:
+        # MXNet stores bools as raw bytes; make any nonzero byte a proper True.
+        raw = data.view(np.uint8)
+        np.not_equal(raw, 0, out=data)
+    return SavedArray(data, dev_type, dev_id)
+
+
+def _read_shape(src: _Source, label: str, ndim_fmt: str, dim_code: str) -> tuple[int, ...]:
+    (ndim,) = src.unpack(ndim_fmt, f"the ndim of {label}")
+    if ndim < 0:
+        raise src.error(f"{label} has an unknown shape (ndim {ndim}); MXNet cannot save one")
+    if ndim > _MAX_NDIM:
+        raise src.error(f"{label} claims ndim {ndim}; at most {_MAX_NDIM} is possible")
+    return src.unpack(f"<{ndim}{dim_code}", f"the shape of {label}")
+
+
+def _read_list(src: _Source) -> Loaded:
+    header, _reserved = src.unpack("<QQ", "the file header")
+    if header != LIST_MAGIC:
+        raise src.error(
+            f"not an MXNet NDArray file: header 0x{header:X}, expected 0x{LIST_MAGIC:X}"
+        )
+    (count,) = src.unpack("<Q", "the number of arrays")
+    # Each array takes at least 4 bytes, so a larger count cannot be honest.
+    if count > src.remaining // 4:
+        raise src.error(f"claims {count} arrays, but only {src.remaining} bytes follow")
+    arrays = [_read_array(src, f"array {i}") for i in range(count)]
+    (nnames,) = src.unpack("<Q", "the number of names")
+    if nnames not in (0, count):
+        raise src.error(f"has {count} arrays but {nnames} names; expected 0 or {count}")
+    names = []
+    for i in range(nnames):
+        (length,) = src.unpack("<Q", f"the length of name {i}")
+        raw = bytes(src.take(length, f"name {i}"))
+        try:
+            names.append(raw.decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise src.error(f"name {i} is not valid UTF-8: {raw[:40]!r}") from exc
+    if src.remaining:
+        raise src.error(f"{src.remaining} bytes of unexpected data after the last name")
+    if not names:
+        return arrays
+    return dict(zip(names, arrays, strict=True))
+
+
+def loads(buf: bytes | bytearray | memoryview) -> Loaded:
+    """Read the bytes of a file written by ``mx.nd.save``.
+
+    Parameters
+    ----------
+    buf : bytes
+        The whole file.
+
+    Returns
+    -------
+    list of SavedArray, or dict of str to SavedArray
+        A dict when the file holds names.
+    """
+    return _read_list(_BufferSource("loads", buf))
+
+
+def load(fname: str | os.PathLike) -> Loaded:
+    """Read a file written by ``mx.nd.save`` (or :func:`save`).
+
+    Parameters
+    ----------
+    fname : str
+        The filename.
+
+    Returns
+    -------
+    list of SavedArray, or dict of str to SavedArray
+        A dict when the file holds names.
+    """
+    path = _check_fname("load", fname)
+    try:
+        f = open(path, "rb")  # noqa: SIM115 - closed below; _FileSource reads from it
+    except OSError as exc:
+        raise MXNetError(f"load: cannot open file {path!r}: {exc.strerror}") from exc
+    with f:
+        return _read_list(_FileSource("load", path, f))
+
+
+def loads_array(buf: bytes | bytearray | memoryview) -> SavedArray:
+    """Read one array from MXNet's raw bytes of a single NDArray (as pickles hold them).
+
+    Parameters
+    ----------
+    buf : bytes
+        Exactly the bytes of one array, as :func:`dumps_array` writes them.
+
+    Returns
+    -------
+    SavedArray
+    """
+    src = _BufferSource("loads_array", buf)
+    out = _read_array(src, "the array")
+    if src.remaining:
+        raise src.error(f"{src.remaining} bytes of unexpected data after the array")
+    return out
+
+
+# ----------------------------------------------------------------------------- writing
+
+
+def _array_chunks(
+    func: str, label: str, arr: np.ndarray, context: tuple[int, int], np_shape: bool
+) -> list[bytes | memoryview]:
+    if not isinstance(arr, (np.ndarray, np.generic)):
+        raise MXNetError(f"{func}: {label} must be a numpy.ndarray, got {type(arr).__name__}")
+    flag = _FLAG_BY_KIND.get((arr.dtype.kind, arr.dtype.itemsize))
+    if flag is None or arr.dtype.fields is not None:
+        raise DTypeError(
+            f"{func}: {label} has dtype {arr.dtype}; MXNet files hold "
+            + ", ".join(np.dtype(t).name for t in DTYPE_MX_TO_NP.values() if t is not None)
+        )
+    dev_type, dev_id = _check_context(func, label, context)
+    magic = NDARRAY_V3_MAGIC if np_shape else NDARRAY_V2_MAGIC
+    head = struct.pack(f"<Iii{arr.ndim}qiii", magic, _STYPE_DEFAULT, arr.ndim, *arr.shape,
+                       dev_type, dev_id, flag)  # fmt: skip
+    little = arr.dtype.newbyteorder("<")
+    data = np.ascontiguousarray(arr, dtype=little).reshape(-1).view(np.uint8)
+    return [head, memoryview(data)]
+
+
+def _check_context(func: str, label: str, context: object) -> tuple[int, int]:
+    ok = (
+        isinstance(context, (tuple, list))
+        and len(context) == 2
+        and all(isinstance(v, (int, np.integer)) for v in context)
+    )
+    if not ok or int(context[0]) not in _DEV_TYPES or not 0 <= int(context[1]) < 2**31:
+        raise MXNetError(
+            f"{func}: the context of {label} must be (dev_type, dev_id) with dev_type in "
+            f"{sorted(_DEV_TYPES)} and 0 <= dev_id < 2**31, got {context!r}"
+        )
+    return int(context[0]), int(context[1])
+
+
+def _list_chunks(
+    func: str,
+    arrays: ArraysLike,
+    contexts: Sequence[tuple[int, int]] | None,
+    np_shape: bool,
+) -> list[bytes | memoryview]:
+    if isinstance(arrays, Mapping):
+        names = list(arrays.keys())
+        values = list(arrays.values())
+        for key in names:
+            if not isinstance(key, str):
+                raise MXNetError(f"{func}: dict keys must be str, got {type(key).__name__}")
+    elif isinstance(arrays, (list, tuple)):
+        names, values = [], list(arrays)
+    else:
+        raise MXNetError(
+            f"{func}: argument 'arrays' must be a list of arrays or a dict of str to arrays, "
+            f"got {type(arrays).__name__}"
+        )
+    if contexts is None:
+        contexts = [(1, 0)] * len(values)
+    elif len(contexts) != len(values):
+        raise MXNetError(
+            f"{func}: argument 'contexts' has {len(contexts)} entries for {len(values)} arrays"
+        )
+    chunks: list[bytes | memoryview] = [struct.pack("<QQQ", LIST_MAGIC, 0, len(values))]
+    for i, (arr, ctx) in enumerate(zip(values, contexts, strict=True)):
+        label = f"array {names[i]!r}" if names else f"array {i}"
+        chunks.extend(_array_chunks(func, label, arr, ctx, np_shape))
+    chunks.append(struct.pack("<Q", len(names)))
+    for key in names:
+        raw = key.encode("utf-8")
+        chunks.append(struct.pack("<Q", len(raw)) + raw)
+    return chunks
+
+
+def dumps(
+    arrays: ArraysLike,
+    contexts: Sequence[tuple[int, int]] | None = None,
+    *,
+    np_shape: bool = False,
+) -> bytes:
+    """The bytes ``mx.nd.save`` writes for ``arrays``.
+
+    Parameters
+    ----------
+    arrays : list of numpy.ndarray, or dict of str to numpy.ndarray
+        A dict saves the names too, and loads back as a dict.
+    contexts : list of (int, int), optional
+        ``(dev_type, dev_id)`` per array, as MXNet records it; default ``(1, 0)`` (cpu(0)).
+    np_shape : bool, default False
+        Write format V3, as MXNet does while numpy-shape semantics are on.
+
+    Returns
+    -------
+    bytes
+    """
+    return b"".join(_list_chunks("dumps", arrays, contexts, np_shape))
+
+
+def dumps_array(
+    arr: np.ndarray, context: tuple[int, int] = (1, 0), *, np_shape: bool = False
+) -> bytes:
+    """MXNet's raw bytes of one NDArray, with no list header (what NDArray pickles hold).
+
+    Parameters
+    ----------
+    arr : numpy.ndarray
+        The array.
+    context : (int, int), default (1, 0)
+        ``(dev_type, dev_id)`` to record.
+    np_shape : bool, default False
+        Write format V3, as MXNet does while numpy-shape semantics are on.
+
+    Returns
+    -------
+    bytes
+    """
+    return b"".join(_array_chunks("dumps_array", "the array", arr, context, np_shape))
+
+
+def save(
+    fname: str | os.PathLike,
+    arrays: ArraysLike,
+    contexts: Sequence[tuple[int, int]] | None = None,
+    *,
+    np_shape: bool = False,
+) -> None:
+    """Write ``arrays`` to ``fname`` in ``mx.nd.save``'s format, atomically.
+
+    The bytes go to a temporary file in the same directory, which is flushed to disk and then
+    renamed over ``fname``; on any error ``fname`` is left as it was and the temporary file is
+    removed.
+
+    Parameters
+    ----------
+    fname : str
+        The filename.
+    arrays : list of numpy.ndarray, or dict of str to numpy.ndarray
+        The data to save.
+    contexts : list of (int, int), optional
+        ``(dev_type, dev_id)`` per array; default cpu(0).
+    np_shape : bool, default False
+        Write format V3, as MXNet does while numpy-shape semantics are on.
+    """
+    path = _check_fname("save", fname)
+    chunks = _list_chunks("save", arrays, contexts, np_shape)  # bad input fails before any I/O
+    folder, base = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
+    try:
+        # 0o666 so that the umask decides the final mode, as for a file opened plainly.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    except OSError as exc:
+        raise MXNetError(f"save: cannot write file {path!r}: {exc.strerror}") from exc
+    try:
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise MXNetError(f"save: cannot write file {path!r}: {exc}") from exc
+        raise
+    _fsync_dir(folder)
+
+
+def _fsync_dir(folder: str) -> None:
+    # Makes the rename itself durable; not possible on every platform, so best effort.
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _check_fname(func: str, fname: object) -> str:
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetError(f"{func}: argument 'fname' must be a str path, got {type(fname).__name__}")
+    path = os.fspath(fname)
+    if not isinstance(path, str):
+        raise MXNetError(f"{func}: argument 'fname' must be a str path, got bytes")
+    return path
