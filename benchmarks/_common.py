@@ -1,0 +1,88 @@
+"""Shared plumbing for the benchmarks: run one workload under mxlite and, in the same run,
+under real MXNet 1.9.1 (a subprocess of /tmp/mxref/bin/python, or --mxnet-python), and print
+one JSON line with medians and ratios. Benchmarks never assert; CI never runs them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+MXREF = os.environ.get("MXREF_PYTHON", "/tmp/mxref/bin/python")
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=doc)
+    p.add_argument(
+        "--impl",
+        choices=("mxlite", "mxnet", "both"),
+        default="both",
+        help="which implementation to measure (both: mxlite, then MXNet, one run)",
+    )
+    p.add_argument("--mxnet-python", default=MXREF, help="a Python with mxnet==1.9.1")
+    p.add_argument("--repeat", type=int, default=5, help="repetitions; medians are reported")
+    p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    return p
+
+
+def import_mx(impl: str) -> Any:
+    if impl == "mxnet":
+        import mxnet as mx  # only in the child run under the reference Python
+    else:
+        import mxlite as mx
+    return mx
+
+
+def median_time(fn: Callable[[], Any], repeat: int) -> float:
+    """Median wall time of ``fn()`` in seconds over ``repeat`` runs (after one warm-up)."""
+    fn()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def run(
+    name: str, measure: Callable[[str, int], dict[str, float]], args: Any, ratio_keys: list[str]
+) -> None:
+    """Measure the chosen implementations and print one JSON line.
+
+    ``measure(impl, repeat)`` returns figures (lower is better); with both implementations,
+    ``<key>_ratio`` = mxlite / mxnet is added for each of ``ratio_keys``.
+    """
+    if args.child:
+        print(json.dumps(measure(args.impl, args.repeat)))
+        return
+    result: dict[str, Any] = {"benchmark": name}
+    impls = ["mxlite", "mxnet"] if args.impl == "both" else [args.impl]
+    for impl in impls:
+        if impl == "mxlite":
+            figures = measure("mxlite", args.repeat)
+        else:
+            figures = _child(args, impl)
+        for k, v in figures.items():
+            result[f"{impl}_{k}"] = v
+    if len(impls) == 2:
+        for k in ratio_keys:
+            a, b = result.get(f"mxlite_{k}"), result.get(f"mxnet_{k}")
+            if a is not None and b:
+                result[f"{k}_ratio"] = round(a / b, 3)
+    print(json.dumps(result))
+
+
+def _child(args: Any, impl: str) -> dict[str, float]:
+    if not os.path.exists(args.mxnet_python):
+        return {"error": f"no MXNet at {args.mxnet_python}"}  # type: ignore[dict-item]
+    cmd = [args.mxnet_python, sys.argv[0], "--impl", impl, "--repeat", str(args.repeat), "--child"]
+    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        return {"error": out.stderr.strip().splitlines()[-1:]}  # type: ignore[dict-item]
+    return json.loads(out.stdout.strip().splitlines()[-1])

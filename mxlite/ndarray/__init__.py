@@ -1,0 +1,61 @@
+"""``mx.nd``: asynchronous arrays and every registered operator as a function."""
+
+from .. import operator as _operator  # registers every operator before the functions are built
+from . import _internal as _internal
+from . import arith as _arith
+from . import contrib as contrib
+from . import image as image
+from . import linalg as linalg
+from . import methods as _methods
+from . import op as op
+from . import random as random
+from .arith import add as add
+from .arith import divide as divide
+from .arith import equal as equal
+from .arith import greater as greater
+from .arith import greater_equal as greater_equal
+from .arith import lesser as lesser
+from .arith import lesser_equal as lesser_equal
+from .arith import logical_and as logical_and
+from .arith import logical_or as logical_or
+from .arith import logical_xor as logical_xor
+from .arith import maximum as maximum
+from .arith import minimum as minimum
+from .arith import modulo as modulo
+from .arith import multiply as multiply
+from .arith import negative as negative
+from .arith import not_equal as not_equal
+from .arith import power as power
+from .arith import subtract as subtract
+from .arith import true_divide as true_divide
+from .creation import arange as arange
+from .creation import array as array
+from .creation import empty as empty
+from .creation import eye as eye
+from .creation import from_numpy as from_numpy
+from .creation import full as full
+from .creation import linspace as linspace
+from .creation import moveaxis as moveaxis
+from .creation import ones as ones
+from .creation import zeros as zeros
+from .ndarray import NDArray as NDArray
+from .ndarray import waitall as waitall
+from .register import populate as _populate
+from .utils import load as load
+from .utils import load_frombuffer as load_frombuffer
+from .utils import save as save
+
+_arith.install()
+_methods.install()
+_populate(
+    __import__(__name__, fromlist=["_"]),
+    {
+        "_internal": _internal,
+        "op": op,
+        "contrib": contrib,
+        "linalg": linalg,
+        "random": random,
+        "image": image,
+    },
+)
+del _operator

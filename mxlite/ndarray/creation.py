@@ -1,0 +1,187 @@
+"""Creating NDArrays: ``array``, ``empty``, ``zeros``, ``ones``, ``full``, ``arange``, ...
+
+A new array has no pending functions, so filling it from host data is done at once on the
+calling thread; fills of a constant are pushed like any other write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ..base import MXNetError, numeric_types
+from ..context import Context, current_context
+from ..engine import get as _engine
+from .ndarray import NDArray, _new, array_from_numpy
+
+__all__ = [
+    "array",
+    "empty",
+    "zeros",
+    "ones",
+    "full",
+    "arange",
+    "linspace",
+    "eye",
+    "from_numpy",
+    "moveaxis",
+]
+
+_DEFAULT_DTYPE = np.dtype(np.float32)
+
+
+def _shape(where: str, shape: Any) -> tuple[int, ...]:
+    if isinstance(shape, (int, np.integer)):
+        shape = (int(shape),)
+    try:
+        out = tuple(int(n) for n in shape)
+    except (TypeError, ValueError):
+        raise MXNetError(
+            f"{where}: argument 'shape' must be an int or a tuple of ints, got {shape!r}."
+        ) from None
+    if any(n < 0 for n in out):
+        raise MXNetError(f"{where}: argument 'shape' must not be negative, got {out}.")
+    return out
+
+
+def _dtype(where: str, dtype: Any) -> np.dtype:
+    if dtype is None:
+        return _DEFAULT_DTYPE
+    try:
+        return np.dtype(dtype)
+    except TypeError:
+        raise MXNetError(f"{where}: argument 'dtype' is not a dtype: {dtype!r}.") from None
+
+
+def _fill(arr: NDArray, value: Any) -> NDArray:
+    data = arr._data
+
+    def run(rctx: Any) -> None:
+        data.fill(value)
+
+    _engine().push_sync(run, arr.context, (), (arr._chunk.var,), 0, "_full")
+    return arr
+
+
+def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """A new array with undefined contents. ``dtype`` defaults to float32."""
+    return _new(_shape("empty", shape), _dtype("empty", dtype), ctx or current_context())
+
+
+def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """A new array of zeros (``mx.nd.zeros``); ``dtype`` defaults to float32."""
+    return _fill(_new(_shape("zeros", shape), _dtype("zeros", dtype), ctx or current_context()), 0)
+
+
+def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
+    """A new array of ones (``mx.nd.ones``); ``dtype`` defaults to float32."""
+    return _fill(_new(_shape("ones", shape), _dtype("ones", dtype), ctx or current_context()), 1)
+
+
+def full(
+    shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None, out: NDArray | None = None
+) -> NDArray:
+    """A new array (or ``out``) filled with ``val``."""
+    if out is None:
+        out = _new(_shape("full", shape), _dtype("full", dtype), ctx or current_context())
+    return _fill(out, val)
+
+
+def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """An NDArray holding a copy of ``source_array`` (a list, NumPy array or NDArray).
+
+    ``dtype`` defaults to the source's dtype for an NDArray and to float32 otherwise, as in
+    MXNet (a NumPy int64 array becomes float32 unless ``dtype`` says otherwise).
+    """
+    ctx = ctx or current_context()
+    if isinstance(source_array, NDArray):
+        dt = source_array._data.dtype if dtype is None else np.dtype(dtype)
+        return source_array.copyto(_new(source_array.shape, dt, ctx))
+    if isinstance(source_array, numeric_types):
+        raise MXNetError(
+            "array: argument 'source_array' must be array-like (a list, NumPy "
+            f"array or NDArray), got the scalar {source_array!r}."
+        )
+    try:
+        src = np.asarray(source_array)
+    except (TypeError, ValueError) as exc:
+        raise MXNetError(f"array: argument 'source_array' is not array-like: {exc}") from None
+    if src.dtype == object:
+        raise MXNetError(
+            "array: argument 'source_array' must be numeric; got ragged or object data."
+        )
+    return array_from_numpy(src, ctx, _dtype("array", dtype))
+
+
+def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
+    """An NDArray with the contents of a NumPy array (always a copy here, so that the pool
+    owns the memory); keeps the NumPy dtype."""
+    if not isinstance(ndarray, np.ndarray):
+        raise MXNetError(
+            f"from_numpy: argument 'ndarray' must be a numpy.ndarray, got {type(ndarray).__name__}."
+        )
+    return array_from_numpy(ndarray, current_context())
+
+
+def arange(
+    start: float,
+    stop: float | None = None,
+    step: float = 1.0,
+    repeat: int = 1,
+    infer_range: bool | None = None,
+    ctx: Context | None = None,
+    dtype: Any = None,
+) -> NDArray:
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32)."""
+    if step == 0:
+        raise MXNetError("arange: argument 'step' must not be 0.")
+    dt = _dtype("arange", dtype)
+    vals = (
+        np.arange(start, stop, step, dtype=np.float64)
+        if stop is not None
+        else np.arange(0, start, step, dtype=np.float64)
+    )
+    if repeat != 1:
+        vals = np.repeat(vals, repeat)
+    return array_from_numpy(vals.astype(dt), ctx or current_context())
+
+
+def linspace(
+    start: float,
+    stop: float,
+    num: int,
+    endpoint: bool = True,
+    ctx: Context | None = None,
+    dtype: Any = None,
+) -> NDArray:
+    """``num`` evenly spaced values from start to stop."""
+    vals = np.linspace(start, stop, int(num), endpoint=endpoint)
+    return array_from_numpy(vals.astype(_dtype("linspace", dtype)), ctx or current_context())
+
+
+def eye(N: int, M: int = 0, k: int = 0, ctx: Context | None = None, dtype: Any = None) -> NDArray:
+    """A 2-D array with ones on the k-th diagonal (``M=0`` means ``M=N``)."""
+    vals = np.eye(int(N), int(M) or None, int(k))
+    return array_from_numpy(vals.astype(_dtype("eye", dtype)), ctx or current_context())
+
+
+def moveaxis(
+    tensor: NDArray, source: int | Sequence[int], destination: int | Sequence[int]
+) -> NDArray:
+    """Move axes of ``tensor`` to new positions (a transpose)."""
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    nd = tensor.ndim
+    src = [s % nd for s in src]
+    dst = [d % nd for d in dst]
+    if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise MXNetError(
+            f"moveaxis: 'source' {source} and 'destination' {destination} must "
+            "name the same number of distinct axes."
+        )
+    placed = dict(zip(dst, src))
+    rest = iter(a for a in range(nd) if a not in src)
+    axes = tuple(placed[i] if i in placed else next(rest) for i in range(nd))
+    return tensor.transpose(axes=axes)

@@ -1,0 +1,154 @@
+"""Imperative operator calls: infer, allocate, push one engine function, return at once.
+
+Design note
+-----------
+``invoke(prop, inputs, out)`` is the whole path of ``mx.nd.X(...)``. On the calling thread it
+infers output shapes and dtypes (cached per input set on the property, so a repeated call
+costs one dict lookup), checks contexts, allocates the outputs, picks up the resources the
+operator requests, and pushes a single engine function that reads the inputs' vars and
+mutates the outputs', the auxiliary states' and the resources' vars. Errors in the arguments
+are raised here; errors inside the kernel surface at the next wait on an output.
+
+Autograd (when recording) sees each call through ``_record_hook``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..engine import get as _engine
+from ..operator.registry import OpContext, OperatorProperty
+from ..operator.req import OpReq
+from .ndarray import NDArray, _new
+
+__all__ = ["invoke", "set_record_hook", "is_train_flag"]
+
+_WRITE = OpReq.WRITE
+_INPLACE = OpReq.INPLACE
+
+# Set by mxlite.autograd: (prop, inputs, outputs, aux) -> None, called only while recording.
+_record_hook: Any = None
+# [is_recording, is_training]: a list so that autograd flips them without a call.
+_state = [False, False]
+
+
+def set_record_hook(hook: Any) -> None:
+    global _record_hook
+    _record_hook = hook
+
+
+def is_train_flag() -> bool:
+    return _state[1]
+
+
+def _ctx_of(prop: OperatorProperty, inputs: Sequence[Any], name: str | None) -> Context:
+    ctx = inputs[0]._chunk.ctx
+    for i, x in enumerate(inputs):
+        if x._chunk.ctx != ctx:
+            raise MXNetError(
+                f"{prop.where(name)}: all inputs must be on one context; input {i} is on "
+                f"{x._chunk.ctx}, input 0 on {ctx}."
+            )
+    return ctx
+
+
+def invoke(
+    prop: OperatorProperty,
+    inputs: Sequence[Any],
+    out: Any = None,
+    name: str | None = None,
+    ctx: Context | None = None,
+) -> Any:
+    """Run ``prop`` on NDArrays ``inputs`` (arguments, then auxiliary states).
+
+    Returns the visible output NDArray, or a list when the operator has several; with
+    ``out`` (an NDArray or a list of them), writes there and returns ``out``.
+    """
+    n_aux = len(prop.list_auxiliary_states()) if prop._has_aux else 0
+    args = inputs[: len(inputs) - n_aux] if n_aux else inputs
+    aux = inputs[len(inputs) - n_aux :] if n_aux else ()
+    if inputs:
+        if ctx is None:
+            ctx = _ctx_of(prop, inputs, name)
+        shapes = tuple([x._data.shape for x in args])
+        dtypes = tuple([x._data.dtype for x in args])
+    else:
+        ctx = ctx or current_context()
+        shapes = dtypes = ()
+    out_shapes, out_dtypes, _aux_shapes, _aux_dtypes = prop.infer_imperative(shapes, dtypes)
+
+    if out is None:
+        outputs = [_new(s, t, ctx) for s, t in zip(out_shapes, out_dtypes)]
+        req = [_WRITE] * len(outputs)
+    else:
+        outputs = list(out) if isinstance(out, (list, tuple)) else [out]
+        _check_out(prop, outputs, out_shapes, out_dtypes, ctx, name)
+        req = [_INPLACE if any(o._chunk is x._chunk for x in inputs) else _WRITE for o in outputs]
+
+    resources = prop.forward_resource(list(shapes)) if prop._has_resources else ()
+    if resources:
+        from ..resource import request
+
+        resources = [request(ctx, r) for r in resources]
+    mutate = [o._chunk.var for o in outputs]
+    if aux:
+        mutate += [a._chunk.var for a in aux]
+    if resources:
+        mutate += [r.var for r in resources]
+    in_data = [x._data for x in args]
+    out_data = [o._data for o in outputs]
+    aux_data = [a._data for a in aux]
+    operator = prop.operator(ctx)
+    forward = operator.forward
+    is_train = _state[1]
+
+    def run(rctx: Any) -> None:
+        forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
+
+    _engine().push_sync(run, ctx, [x._chunk.var for x in args], mutate, 0, prop.op_name)
+    if _state[0] and _record_hook is not None:
+        _record_hook(prop, list(args), outputs, list(aux))
+    if out is not None:
+        return out
+    nvis = prop.num_visible_outputs()
+    if nvis == 1:
+        return outputs[0]
+    return outputs[:nvis]
+
+
+def _check_out(
+    prop: OperatorProperty,
+    outputs: list[Any],
+    shapes: list,
+    dtypes: list,
+    ctx: Context,
+    name: str | None,
+) -> None:
+    if len(outputs) != len(shapes):
+        raise MXNetError(
+            f"{prop.where(name)}: argument 'out' needs {len(shapes)} arrays, got {len(outputs)}."
+        )
+    for i, (o, s, t) in enumerate(zip(outputs, shapes, dtypes)):
+        if not isinstance(o, NDArray):
+            raise MXNetError(
+                f"{prop.where(name)}: argument 'out' must hold NDArrays, got {type(o).__name__}."
+            )
+        if o.shape != tuple(s):
+            raise MXNetError(
+                f"{prop.where(name)}: argument 'out' (output {i}) has shape "
+                f"{o.shape}; the result has shape {tuple(s)}."
+            )
+        if o._data.dtype != t:
+            raise MXNetError(
+                f"{prop.where(name)}: argument 'out' (output {i}) has dtype "
+                f"{o._data.dtype.name}; the result has dtype {t.name}."
+            )
+        if o._chunk.ctx != ctx:
+            raise MXNetError(
+                f"{prop.where(name)}: argument 'out' is on {o._chunk.ctx}; the inputs are on {ctx}."
+            )
+        if not o.writable:
+            raise MXNetError(f"{prop.where(name)}: argument 'out' is not writable.")

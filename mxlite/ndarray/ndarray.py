@@ -1,0 +1,335 @@
+"""NDArray: an asynchronous array, a view on a chunk of pooled storage guarded by one engine var.
+
+Design note
+-----------
+A *chunk* is a storage handle plus one engine :class:`~mxlite.engine.Var`. An NDArray is a
+typed, shaped view (``_data``, a NumPy or CuPy array over the chunk's buffer) together with its
+chunk; views made by slicing or reshaping share the chunk, and so the var: every function that
+writes any view is ordered with every function that reads any other. Operators never wait:
+they push an engine function and return. ``asnumpy``/``wait_to_read``/``waitall`` wait, and
+re-raise the failure of an earlier function that wrote what is read. When the last NDArray on
+a chunk is gone, the chunk's storage is freed after the engine has run every function that
+used it (``storage.free_after``, a ``push_delete`` on the var).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import storage
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..engine import Var
+from ..engine import get as _engine
+
+__all__ = ["NDArray", "waitall"]
+
+
+class _Chunk:
+    """Memory owned by NumPy plus the var that orders every access to it. Engine functions
+    hold references to the arrays they use, so the memory outlives every pending function."""
+
+    __slots__ = ("var", "ctx")
+    handle = None
+
+    def __init__(self, ctx: Context) -> None:
+        self.var = Var()
+        self.ctx = ctx
+
+
+class _PooledChunk(_Chunk):
+    """Memory from the storage pool, returned once the engine has run every user of the var."""
+
+    __slots__ = ("handle",)
+
+    def __init__(self, handle: Any, ctx: Context) -> None:
+        self.var = Var()
+        self.ctx = ctx
+        self.handle = handle
+
+    def __del__(self) -> None:
+        try:
+            storage.free_after(self.handle, self.var)
+        except Exception:  # interpreter shutdown: modules may already be gone
+            pass
+
+
+# Below this size an array comes from NumPy's allocator: malloc reuses small blocks faster
+# than any pool written in Python, and page faults (what the pool saves) start with the large
+# blocks that malloc maps afresh (glibc's mmap threshold starts at 128 KiB).
+SMALL_ARRAY_BYTES = 1 << 17
+
+
+def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
+    """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    nbytes = math.prod(shape) * dt.itemsize
+    if nbytes < SMALL_ARRAY_BYTES and ctx.device_typeid != 2:
+        return _wrap(_Chunk(ctx), np.empty(shape, dt))
+    handle = storage.alloc(nbytes, ctx)
+    data = handle.buffer.view(dt).reshape(shape)
+    return _wrap(_PooledChunk(handle, ctx), data)
+
+
+def _wrap(chunk: _Chunk, data: Any, writable: bool = True) -> NDArray:
+    arr = NDArray.__new__(NDArray)
+    arr._chunk = chunk
+    arr._data = data
+    arr.writable = writable
+    arr._grad = None
+    arr._grad_req = "null"
+    arr._ag = None
+    return arr
+
+
+class NDArray:
+    """An array on a device that computes asynchronously (``mx.nd.NDArray``).
+
+    Create arrays with :func:`mxlite.nd.array`, :func:`zeros`, :func:`ones` and the like; every
+    ``mx.nd`` operator returns new NDArrays at once while the engine computes.
+    """
+
+    __slots__ = ("_chunk", "_data", "writable", "_grad", "_grad_req", "_ag", "__weakref__")
+    __array_priority__ = 1000.0  # numpy defers to our reflected operators
+
+    def __init__(self, handle: Any = None, writable: bool = True) -> None:
+        if not isinstance(handle, NDArray):
+            raise MXNetError(
+                "NDArray: create arrays with mx.nd.array, mx.nd.zeros, mx.nd.empty, ...; "
+                f"the constructor takes another NDArray's handle, got {type(handle).__name__}."
+            )
+        self._chunk = handle._chunk
+        self._data = handle._data
+        self.writable = writable
+        self._grad = None
+        self._grad_req = "null"
+        self._ag = None
+
+    # ---- attributes -------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The array's dimensions, a tuple of ints."""
+        return self._data.shape
+
+    @property
+    def dtype(self) -> type:
+        """The element type, as a NumPy scalar type (``numpy.float32``), as in MXNet."""
+        return self._data.dtype.type
+
+    @property
+    def size(self) -> int:
+        return self._data.size
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    @property
+    def context(self) -> Context:
+        """The device the array lives on."""
+        return self._chunk.ctx
+
+    ctx = context
+
+    @property
+    def stype(self) -> str:
+        """Storage type; only 'default' (dense) exists in mxlite."""
+        return "default"
+
+    @property
+    def handle(self) -> NDArray:
+        """Stands in for MXNet's C handle: ``NDArray(x.handle)`` makes another view of ``x``."""
+        return self
+
+    @property
+    def T(self) -> NDArray:
+        """The transpose (only for arrays of at most two dimensions, as in MXNet)."""
+        if self.ndim > 2:
+            raise MXNetError(
+                f"NDArray.T: only 1-D and 2-D arrays; this one is {self.ndim}-D. "
+                "Use transpose(axes=...)."
+            )
+        return self.transpose()
+
+    @property
+    def grad(self) -> NDArray | None:
+        """The gradient buffer attached by ``attach_grad``, or None."""
+        return self._grad
+
+    # ---- synchronisation ----------------------------------------------------------------
+
+    def wait_to_read(self) -> None:
+        """Block until every pending write to this array is done; raise its failure if any."""
+        _engine().wait_for_var(self._chunk.var)
+
+    def asnumpy(self) -> np.ndarray:
+        """Return a NumPy copy of the array, waiting for pending writes."""
+        _engine().wait_for_var(self._chunk.var)
+        data = self._data
+        if isinstance(data, np.ndarray):
+            return data.copy()
+        return self._chunk.ctx.xp.asnumpy(data)
+
+    def asscalar(self) -> Any:
+        """Return the only element of a size-1 array as a NumPy scalar."""
+        if self.size != 1:
+            raise MXNetError(
+                f"NDArray.asscalar: the array must have exactly one element, "
+                f"its shape is {self.shape}."
+            )
+        return self.asnumpy().reshape(-1)[0]
+
+    def item(self) -> Any:
+        return self.asscalar()
+
+    # ---- copies and conversions -----------------------------------------------------------
+
+    def copy(self) -> NDArray:
+        """A deep copy on the same context."""
+        return self.copyto(self.context)
+
+    def copyto(self, other: NDArray | Context) -> NDArray:
+        """Copy into ``other`` (an NDArray of the same shape) or onto a new array on a Context."""
+        if isinstance(other, Context):
+            dst = _new(self.shape, self._data.dtype, other)
+        elif isinstance(other, NDArray):
+            if other._chunk is self._chunk and other._data is self._data:
+                return other
+            if other.shape != self.shape:
+                raise MXNetError(
+                    f"NDArray.copyto: argument 'other' has shape {other.shape}; "
+                    f"the source has shape {self.shape}."
+                )
+            dst = other
+        else:
+            raise MXNetError(
+                f"NDArray.copyto: argument 'other' must be an NDArray or a "
+                f"Context, got {type(other).__name__}."
+            )
+        _push_copy(self, dst)
+        return dst
+
+    def as_in_context(self, context: Context) -> NDArray:
+        """This array if it already is on ``context``, else a copy there."""
+        if self.context == context:
+            return self
+        return self.copyto(context)
+
+    def astype(self, dtype: Any, copy: bool = True) -> NDArray:
+        """The array cast to ``dtype``; without ``copy``, ``self`` when the dtype matches."""
+        dt = np.dtype(dtype)
+        if not copy and dt == self._data.dtype:
+            return self
+        dst = _new(self.shape, dt, self.context)
+        _push_copy(self, dst)
+        return dst
+
+    def __getstate__(self) -> dict[str, Any]:
+        from .serialization import dumps_array
+
+        return {"handle": dumps_array(self.asnumpy())}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        from .serialization import loads_array
+
+        saved = loads_array(state["handle"])
+        arr = array_from_numpy(saved.data, current_context())
+        self._chunk, self._data = arr._chunk, arr._data
+        self.writable = True
+        self._grad = None
+        self._grad_req = "null"
+        self._ag = None
+
+    # ---- Python protocol --------------------------------------------------------------------
+
+    def __repr__(self) -> str:
+        shape = "x".join(str(n) for n in self.shape)
+        return f"\n{self.asnumpy()}\n<{type(self).__name__} {shape} @{self.context}>"
+
+    def __len__(self) -> int:
+        if not self.shape:
+            raise TypeError("len() of a 0-d NDArray")
+        return self.shape[0]
+
+    def __iter__(self) -> Any:
+        for i in range(len(self)):
+            yield self[i]
+
+    def __bool__(self) -> bool:
+        if self.size == 0:
+            return False
+        if self.size == 1:
+            return bool(self.asscalar())
+        raise ValueError("The truth value of an NDArray with multiple elements is ambiguous.")
+
+    __nonzero__ = __bool__
+
+    def __float__(self) -> float:
+        return float(self.asscalar())
+
+    def __int__(self) -> int:
+        return int(self.asscalar())
+
+    def __index__(self) -> int:
+        if not np.issubdtype(self._data.dtype, np.integer):
+            raise TypeError("only integer NDArrays can be used as an index")
+        return int(self.asscalar())
+
+    __hash__ = object.__hash__  # arrays are keys by identity (dicts of params, autograd)
+
+    def __getitem__(self, key: Any) -> NDArray:
+        from .indexing import getitem
+
+        return getitem(self, key)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        from .indexing import setitem
+
+        setitem(self, key, value)
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = self.asnumpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+
+def _push_copy(src: NDArray, dst: NDArray) -> None:
+    """Push ``dst[...] = src`` (with a cast, and across devices) as one engine function."""
+    s, d = src._data, dst._data
+    sctx, dctx = src._chunk.ctx, dst._chunk.ctx
+    if sctx.device_typeid == 2 or dctx.device_typeid == 2:
+        xp = dctx.xp
+
+        def run(rctx: Any) -> None:
+            d[...] = xp.asarray(s) if dctx.device_typeid == 2 else sctx.xp.asnumpy(s)
+
+    else:
+
+        def run(rctx: Any) -> None:
+            np.copyto(d, s, casting="unsafe")
+
+    if src._chunk is dst._chunk:
+        _engine().push_sync(run, dctx, (), (dst._chunk.var,), 0, "_copyto")
+    else:
+        _engine().push_sync(run, dctx, (src._chunk.var,), (dst._chunk.var,), 0, "_copyto")
+
+
+def array_from_numpy(src: np.ndarray, ctx: Context, dtype: Any = None) -> NDArray:
+    """A new NDArray holding a copy of ``src`` (cast to ``dtype``), written synchronously: a
+    fresh chunk has no pending functions."""
+    dt = np.dtype(dtype) if dtype is not None else src.dtype
+    arr = _new(src.shape, dt, ctx)
+    if ctx.device_typeid == 2:
+        arr._data[...] = ctx.xp.asarray(src.astype(dt, copy=False))
+    else:
+        np.copyto(arr._data, src, casting="unsafe")
+    return arr
+
+
+def waitall() -> None:
+    """Wait for every pushed operation; raise the first failure not yet reported."""
+    _engine().wait_for_all()

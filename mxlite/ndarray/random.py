@@ -1,0 +1,1 @@
+"""mx.nd.random: operators filled in from the registry by mxlite.ndarray."""

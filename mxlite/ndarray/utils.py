@@ -1,0 +1,85 @@
+"""``mx.nd.save``, ``mx.nd.load`` and ``mx.nd.load_frombuffer``: MXNet's binary format.
+
+The byte format lives in serialization.py; here arrays are waited for before they are
+written, and loaded arrays become NDArrays on the CPU (MXNet loads onto the context recorded
+in the file; mxlite loads onto cpu(0) unless that context exists, as GPU arrays need CuPy).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..base import MXNetError
+from ..context import Context, cpu
+from . import serialization
+from .ndarray import NDArray, array_from_numpy
+
+__all__ = ["save", "load", "load_frombuffer"]
+
+
+def _numpy_of(where: str, data: Any) -> list | dict:
+    if isinstance(data, NDArray):
+        return [data.asnumpy()]
+    if isinstance(data, dict):
+        out = {}
+        for k, v in data.items():
+            if not isinstance(k, str) or not isinstance(v, NDArray):
+                raise MXNetError(
+                    f"{where}: argument 'data' must map str keys to NDArrays, got "
+                    f"{type(k).__name__} -> {type(v).__name__}."
+                )
+            out[k] = v.asnumpy()
+        return out
+    if isinstance(data, (list, tuple)):
+        for i, v in enumerate(data):
+            if not isinstance(v, NDArray):
+                raise MXNetError(
+                    f"{where}: argument 'data' must hold NDArrays; item {i} is {type(v).__name__}."
+                )
+        return [v.asnumpy() for v in data]
+    raise MXNetError(
+        f"{where}: argument 'data' must be an NDArray, a list of NDArrays or a "
+        f"dict of str to NDArray, got {type(data).__name__}."
+    )
+
+
+def save(fname: str | os.PathLike, data: Any) -> None:
+    """Save an NDArray, a list of NDArrays or a dict of str to NDArray to ``fname`` in
+    MXNet's format (readable by ``mxnet.nd.load``). The file is replaced atomically."""
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetError(f"save: argument 'fname' must be a path, got {type(fname).__name__}.")
+    arrays = _numpy_of("save", data)
+    values = (
+        [data]
+        if isinstance(data, NDArray)
+        else (list(data.values()) if isinstance(data, dict) else list(data))
+    )
+    contexts = [(v.context.device_typeid, v.context.device_id) for v in values]
+    serialization.save(fname, arrays, contexts)
+
+
+def _to_nd(loaded: Any) -> list[NDArray] | dict[str, NDArray]:
+    def one(saved: Any) -> NDArray:
+        ctx = cpu(0) if saved.dev_type != 1 else Context("cpu", saved.dev_id)
+        return array_from_numpy(saved.data, ctx)
+
+    if isinstance(loaded, dict):
+        return {k: one(v) for k, v in loaded.items()}
+    return [one(v) for v in loaded]
+
+
+def load(fname: str | os.PathLike) -> list[NDArray] | dict[str, NDArray]:
+    """Load what ``save`` (here or in MXNet) wrote: a list, or a dict when names were saved."""
+    if not isinstance(fname, (str, os.PathLike)):
+        raise MXNetError(f"load: argument 'fname' must be a path, got {type(fname).__name__}.")
+    return _to_nd(serialization.load(fname))
+
+
+def load_frombuffer(buf: bytes | bytearray | memoryview) -> list[NDArray] | dict[str, NDArray]:
+    """Load arrays from the bytes of a file written by ``save``."""
+    if not isinstance(buf, (bytes, bytearray, memoryview)):
+        raise MXNetError(
+            f"load_frombuffer: argument 'buf' must be bytes, got {type(buf).__name__}."
+        )
+    return _to_nd(serialization.loads(buf))

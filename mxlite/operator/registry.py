@@ -1,0 +1,370 @@
+"""The one operator registry: every operator is an :class:`OperatorProperty` subclass.
+
+Design note
+-----------
+An operator is declared once, as a property class (the seeds' ``OperatorProperty``) that says
+everything the system needs: parameters (``param_class``), argument / output / auxiliary
+names, shape and type inference, resource requests, backward dependencies and in-place
+options; ``create_operator(ctx)`` returns the :class:`Operator` that computes. ``mx.nd.X``,
+``mx.sym.X``, autograd and the executor's passes are all built from this entry. SimpleOp
+(simple_op.py) is a shorthand that builds such a class for unary and binary operators.
+
+Property instances are immutable and cached per parsed parameter set (``get_prop``), so an
+imperative call with the same keyword arguments parses nothing again. Shapes are tuples of
+ints; in partial inference an unknown shape is ``None`` and an unknown dimension is 0, as in
+MXNet.
+
+Example::
+
+    @register("FullyConnected")
+    class FullyConnectedProp(OperatorProperty):
+        param_class = FullyConnectedParam
+        def list_arguments(self): ...
+        def infer_shape(self, in_shape, out_shape=None): ...
+        def create_operator(self, ctx): return _FullyConnectedOp(self.param)
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from ..base import DTypeError, MXNetError, Shape, ShapeError
+from ..context import Context
+
+__all__ = [
+    "OperatorProperty",
+    "Operator",
+    "OpContext",
+    "OpTest",
+    "register",
+    "get",
+    "find",
+    "all_ops",
+    "shape_is_known",
+    "shape_assign",
+    "dtype_assign",
+]
+
+_REGISTRY: dict[str, type[OperatorProperty]] = {}
+_PROP_CACHE_LIMIT = 4096  # distinct keyword sets kept per operator (scalars vary per call)
+
+
+@dataclass(frozen=True)
+class OpTest:
+    """How the generated operator tests exercise an operator: input shapes, parameters, the
+    range of input values where the operator is smooth, dtypes, and tolerances."""
+
+    shapes: dict[str, Shape] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    low: float = -1.0
+    high: float = 1.0
+    dtypes: tuple[str, ...] = ("float32", "float64")
+    grad: bool = True
+    rtol: float = 1e-3
+    atol: float = 1e-5
+
+
+class OpContext:
+    """What an operator learns when it runs: ``is_train``, ``run_ctx``, ``requested`` resources."""
+
+    __slots__ = ("is_train", "run_ctx", "requested")
+
+    def __init__(self, is_train: bool, run_ctx: Any, requested: Sequence[Any]) -> None:
+        self.is_train = is_train
+        self.run_ctx = run_ctx
+        self.requested = requested
+
+
+class Operator:
+    """Computes an operator. Kernels receive plain ``xp`` arrays, never NDArrays, and write
+    only through :func:`~mxlite.operator.req.assign` under the given requests."""
+
+    def forward(
+        self,
+        op_ctx: OpContext,
+        in_data: list[Any],
+        req: list[int],
+        out_data: list[Any],
+        aux: list[Any],
+    ) -> None:
+        raise NotImplementedError
+
+    def backward(
+        self,
+        op_ctx: OpContext,
+        out_grad: list[Any],
+        in_data: list[Any],
+        out_data: list[Any],
+        req: list[int],
+        in_grad: list[Any],
+        aux: list[Any],
+    ) -> None:
+        raise MXNetError(f"{type(self).__name__}: this operator has no backward.")
+
+
+class OperatorProperty:
+    """The semantics of one operator (MXNet's ``OperatorProperty``); see the module note.
+
+    Subclasses set ``param_class`` (a Param subclass, or None for no parameters) and override
+    what differs from the defaults, which describe a one-input, one-output operator whose
+    output has the input's shape and dtype.
+    """
+
+    op_name: ClassVar[str] = ""
+    aliases: ClassVar[tuple[str, ...]] = ()
+    param_class: ClassVar[Any] = None
+    test: ClassVar[OpTest | None] = None
+    # name of the parameter that counts variable inputs (MXNet's key_var_num_args), if any
+    key_var_num_args: ClassVar[str | None] = None
+    # MXNet's FInferStorageType etc. have no equivalent here; only dense arrays exist
+
+    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
+        self.param = param
+        self._infer_cache: dict[tuple, tuple] = {}
+        self._operators: dict[Context, Operator] = {}
+        # fast-path flags for imperative calls
+        self._has_aux = bool(self.list_auxiliary_states())
+        self._has_resources = type(self).forward_resource is not OperatorProperty.forward_resource
+
+    # ---- construction ----------------------------------------------------------------
+
+    @classmethod
+    def get_prop(cls, kwargs: dict[str, Any], name: str | None = None) -> OperatorProperty:
+        """Return the (cached) property for these keyword arguments, parsing them once."""
+        try:
+            key = tuple(kwargs.items())
+            cache = cls.__dict__.get("_prop_cache")
+            if cache is None:
+                cache = {}
+                cls._prop_cache = cache  # type: ignore[attr-defined]
+            prop = cache.get(key)
+            if prop is not None:
+                return prop
+        except TypeError:  # an unhashable value (a list): parse without caching
+            return cls(cls.parse_params(kwargs, name))
+        prop = cls(cls.parse_params(kwargs, name))
+        if len(cache) >= _PROP_CACHE_LIMIT:
+            cache.clear()
+        cache[key] = prop
+        return prop
+
+    @classmethod
+    def parse_params(cls, kwargs: dict[str, Any], name: str | None = None) -> Any:
+        pc = cls.param_class
+        if pc is None:
+            if kwargs:
+                key = next(iter(kwargs))
+                where = f"{cls.op_name}(name={name!r})" if name else cls.op_name
+                raise MXNetError(f"{where}: unknown argument {key!r}; it takes no parameters.")
+            return None
+        return pc.from_kwargs(cls.op_name, kwargs, name=name)
+
+    def attrs(self) -> dict[str, str]:
+        """The parameters as MXNet writes them into symbol JSON."""
+        return {} if self.param is None else self.param.to_attrs()
+
+    # ---- description ---------------------------------------------------------------------
+
+    def list_arguments(self) -> list[str]:
+        return ["data"]
+
+    def list_outputs(self) -> list[str]:
+        return ["output"]
+
+    def list_auxiliary_states(self) -> list[str]:
+        return []
+
+    def num_outputs(self) -> int:
+        return len(self.list_outputs())
+
+    def num_visible_outputs(self) -> int:
+        return self.num_outputs()
+
+    # ---- inference -----------------------------------------------------------------------
+
+    def infer_shape(
+        self, in_shape: list[Shape | None], out_shape: list[Shape | None] | None = None
+    ) -> tuple[list, list, list] | None:
+        """Return (in_shapes, out_shapes, aux_shapes) with what can be known filled in, None
+        when too little is known yet; raise ShapeError on inconsistency.
+
+        Default: every input and output has one common shape.
+        """
+        known = next((s for s in in_shape if shape_is_known(s)), None)
+        if known is None and out_shape:
+            known = next((s for s in out_shape if shape_is_known(s)), None)
+        if known is None:
+            return None
+        ins = [
+            shape_assign(self, "input", self.list_arguments()[i], s, known)
+            for i, s in enumerate(in_shape)
+        ]
+        return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
+
+    def infer_type(
+        self, in_type: list[np.dtype | None], out_type: list[np.dtype | None] | None = None
+    ) -> tuple[list, list, list] | None:
+        """Return (in_types, out_types, aux_types); default: all share the first known dtype."""
+        known = next((t for t in in_type if t is not None), None)
+        if known is None and out_type:
+            known = next((t for t in out_type if t is not None), None)
+        if known is None:
+            return None
+        names = self.list_arguments()
+        ins = [
+            dtype_assign(self, names[i] if i < len(names) else str(i), t, known)
+            for i, t in enumerate(in_type)
+        ]
+        return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
+
+    def infer_imperative(
+        self, shapes: tuple[Shape, ...], dtypes: tuple[np.dtype, ...]
+    ) -> tuple[list[Shape], list[np.dtype], list[Shape], list[np.dtype]]:
+        """Output and aux shapes and dtypes for fully known inputs (cached per input set)."""
+        key = (shapes, dtypes)
+        hit = self._infer_cache.get(key)
+        if hit is not None:
+            return hit
+        res = self.infer_shape(list(shapes))
+        if res is None or not all(shape_is_known(s) for s in res[1]):
+            raise ShapeError(
+                f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
+            )
+        tres = self.infer_type(list(dtypes))
+        if tres is None:
+            raise DTypeError(f"{self.where()}: cannot infer the output dtype from {dtypes}.")
+        out = (res[1], tres[1], res[2], tres[2])
+        if len(self._infer_cache) < 256:
+            self._infer_cache[key] = out
+        return out
+
+    # ---- execution hints -----------------------------------------------------------------
+
+    def forward_resource(self, in_shape: list[Shape]) -> list[Any]:
+        return []
+
+    def backward_resource(self, in_shape: list[Shape]) -> list[Any]:
+        return []
+
+    def declare_backward_dependency(
+        self, out_grad: list[int], in_data: list[int], out_data: list[int]
+    ) -> list[int]:
+        """Which of out_grad, in_data, out_data the backward reads (default: all of them)."""
+        return [*out_grad, *in_data, *out_data]
+
+    def forward_inplace_option(self, in_data: list[int], out_data: list[int]) -> list[tuple]:
+        """Pairs (input, output) that may share memory in forward (default: none)."""
+        return []
+
+    def backward_inplace_option(
+        self, out_grad: list[int], in_data: list[int], out_data: list[int], in_grad: list[int]
+    ) -> list[tuple]:
+        """Pairs (out_grad/in_data/out_data, in_grad) that may share memory in backward."""
+        return []
+
+    def is_train_dependent(self) -> bool:
+        """Whether forward differs between training and inference (Dropout, BatchNorm)."""
+        return False
+
+    def create_operator(self, ctx: Context) -> Operator:
+        raise NotImplementedError
+
+    def operator(self, ctx: Context) -> Operator:
+        """The operator for ``ctx``, created once per property and context."""
+        op = self._operators.get(ctx)
+        if op is None:
+            op = self._operators.setdefault(ctx, self.create_operator(ctx))
+        return op
+
+    def where(self, name: str | None = None) -> str:
+        return f"{self.op_name}(name={name!r})" if name else self.op_name
+
+
+def shape_is_known(shape: Shape | None) -> bool:
+    """Whether ``shape`` is fully known (not None, no 0 dimension standing for 'unknown')."""
+    return shape is not None and 0 not in shape
+
+
+def _merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    if len(a) != len(b):
+        raise ValueError
+    out = []
+    for x, y in zip(a, b):
+        if x and y and x != y:
+            raise ValueError
+        out.append(x or y)
+    return tuple(out)
+
+
+def shape_assign(
+    prop: OperatorProperty, kind: str, arg: str, current: Shape | None, expected: Shape | None
+) -> Shape | None:
+    """Fill ``current`` from ``expected`` (either may be partial); raise ShapeError naming the
+    operator and argument when they disagree (MXNet's SHAPE_ASSIGN_CHECK)."""
+    try:
+        return _merge_shape(current, expected)
+    except ValueError:
+        raise ShapeError(
+            f"{prop.where()}: {kind} {arg!r} has shape {current}; expected {expected}."
+        ) from None
+
+
+def dtype_assign(
+    prop: OperatorProperty, arg: str, current: np.dtype | None, expected: np.dtype
+) -> np.dtype:
+    """Fill ``current`` from ``expected``; raise DTypeError naming the operator on mismatch."""
+    if current is None or current == expected:
+        return expected
+    raise DTypeError(
+        f"{prop.where()}: argument {arg!r} has dtype {np.dtype(current).name}; expected "
+        f"{np.dtype(expected).name} like the other inputs."
+    )
+
+
+def register(
+    name: str, aliases: Sequence[str] = ()
+) -> Callable[[type[OperatorProperty]], type[OperatorProperty]]:
+    """Register a property class under ``name`` and its ``aliases``; a name taken twice raises."""
+
+    def deco(cls: type[OperatorProperty]) -> type[OperatorProperty]:
+        for n in (name, *aliases):
+            if n in _REGISTRY:
+                raise MXNetError(
+                    f"register: operator name {n!r} is already taken by {_REGISTRY[n].__name__}."
+                )
+        cls.op_name = name
+        cls.aliases = tuple(aliases)
+        for n in (name, *aliases):
+            _REGISTRY[n] = cls
+        return cls
+
+    return deco
+
+
+def find(name: str) -> type[OperatorProperty] | None:
+    """The property class registered as ``name``, or None."""
+    return _REGISTRY.get(name)
+
+
+def get(name: str) -> type[OperatorProperty]:
+    """The property class registered as ``name``; raise MXNetError with suggestions if none."""
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        close = difflib.get_close_matches(name, _REGISTRY, n=3)
+        hint = f"; did you mean {', '.join(map(repr, close))}?" if close else "."
+        raise MXNetError(f"operator {name!r} is not registered{hint}")
+    return cls
+
+
+def all_ops() -> dict[str, type[OperatorProperty]]:
+    """Every registered name (aliases included) and its property class."""
+    return dict(_REGISTRY)

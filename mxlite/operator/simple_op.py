@@ -1,0 +1,263 @@
+"""SimpleOp: the unified API for unary and binary operators (seeds/simple-op.md).
+
+An operator is described by its forward function and its gradient, the gradient typed by what
+it reads besides ``out_grad`` (:class:`GradNeeds`): nothing, the output, or the inputs. From
+that the builder derives the backward dependencies, so the memory planner and autograd know
+what they may free, and the in-place options (``forward_inplace``: the output may overwrite
+the first input, kInplaceInOut; ``gradient_inplace``: the first input gradient may overwrite
+``out_grad``, kInplaceOutIn). The result is an ordinary registry entry serving ``mx.nd`` and
+``mx.sym`` alike.
+
+Kernels are functions of ``xp`` (numpy or cupy), the input arrays, an :class:`Env` (the
+``scalar``, the parsed ``param`` and the requested ``resource`` list, MXNet's EnvArguments)
+and ``out``: the array to write into, or None when the result is to be accumulated. A kernel
+may compute into ``out`` and return it (no copy), or return a new array that is then assigned.
+
+Example (the seed's worked example, registered in tensor/elemwise_unary.py)::
+
+    simple_op("smooth_l1", forward=_smooth_l1, gradient=_smooth_l1_grad,
+              grad_needs=GradNeeds.INPUT, gradient_inplace=True, scalar=True)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from enum import Enum
+from typing import Any
+
+import numpy as np
+
+from ..base import Shape, ShapeError
+from ..context import Context
+from .registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from .req import OpReq, assign
+
+__all__ = ["GradNeeds", "Env", "simple_op", "unbroadcast"]
+
+
+class GradNeeds(Enum):
+    """What a gradient reads besides ``out_grad`` (the seed's UnaryGradFunctionT0/T1/T2)."""
+
+    OUT_GRAD = 0
+    OUTPUT = 1
+    INPUT = 2
+
+
+class Env:
+    """MXNet's EnvArguments: ``scalar`` (scalar ops), ``param`` (parsed kwargs) and
+    ``resource`` (requested resources, in request order), plus ``is_train``."""
+
+    __slots__ = ("scalar", "param", "resource", "is_train")
+
+    def __init__(self, param: Any, resource: Sequence[Any] = (), is_train: bool = False) -> None:
+        self.param = param
+        self.scalar = getattr(param, "scalar", None)
+        self.resource = resource
+        self.is_train = is_train
+
+
+def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
+    """Sum ``grad`` over the axes along which an input of ``shape`` was broadcast."""
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and grad.shape[lead + i] != 1
+    )
+    out = grad.sum(axis=axes, keepdims=True) if axes else grad
+    return out.reshape(shape)
+
+
+class _SimpleOperator(Operator):
+    __slots__ = ("prop", "xp")
+
+    def __init__(self, prop: _SimpleProp, xp: Any) -> None:
+        self.prop = prop
+        self.xp = xp
+
+    def forward(
+        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
+    ) -> None:
+        r = req[0]
+        if r == OpReq.NULL:
+            return
+        out = out_data[0]
+        env = Env(self.prop.param, op_ctx.requested, op_ctx.is_train)
+        value = self.prop.fwd(self.xp, *in_data, env, None if r == OpReq.ADD else out)
+        assign(out, r, value)
+
+    def backward(
+        self,
+        op_ctx: OpContext,
+        out_grad: list,
+        in_data: list,
+        out_data: list,
+        req: list,
+        in_grad: list,
+        aux: list,
+    ) -> None:
+        prop, xp = self.prop, self.xp
+        env = Env(prop.param, op_ctx.requested, op_ctx.is_train)
+        needs = prop.grad_needs
+        if needs is GradNeeds.OUT_GRAD:
+            grads = prop.grad(xp, out_grad[0], env)
+        elif needs is GradNeeds.OUTPUT:
+            grads = prop.grad(xp, out_grad[0], out_data[0], env)
+        else:
+            grads = prop.grad(xp, out_grad[0], *in_data, env)
+        if prop.arity == 1:
+            grads = (grads,)
+        for i, g in enumerate(grads):
+            if req[i] != OpReq.NULL and g is not None:
+                assign(in_grad[i], req[i], unbroadcast(xp, g, in_grad[i].shape))
+
+
+class _SimpleProp(OperatorProperty):
+    """Base of the property classes that :func:`simple_op` builds."""
+
+    arity = 1
+    arg_names: tuple[str, ...] = ("data",)
+    fwd: Callable[..., Any]
+    grad: Callable[..., Any] | None = None
+    grad_needs = GradNeeds.OUT_GRAD
+    fwd_inplace = False
+    grad_inplace = False
+    shape_fn: Callable[..., Shape] | None = None
+    dtype_fn: Callable[..., Any] | None = None
+    resources: tuple[Any, ...] = ()
+    train_dependent = False
+
+    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
+        super().__init__(param, attrs)
+        self._has_resources = bool(self.resources)
+
+    def list_arguments(self) -> list[str]:
+        return list(self.arg_names)
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        if self.shape_fn is None:
+            return super().infer_shape(in_shape, out_shape)
+        if not all(s is not None and 0 not in s for s in in_shape):
+            return None
+        out = self.shape_fn(*in_shape, self.param)
+        return list(in_shape), [out], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if self.dtype_fn is None:
+            return super().infer_type(in_type, out_type)
+        if any(t is None for t in in_type):
+            return None
+        return list(in_type), [np.dtype(self.dtype_fn(*in_type, self.param))], []
+
+    def forward_resource(self, in_shape: list) -> list:
+        return list(self.resources)
+
+    def backward_resource(self, in_shape: list) -> list:
+        return list(self.resources)
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
+        if self.grad_needs is GradNeeds.OUT_GRAD:
+            return [out_grad[0]]
+        if self.grad_needs is GradNeeds.OUTPUT:
+            return [out_grad[0], out_data[0]]
+        return [out_grad[0], *in_data]
+
+    def forward_inplace_option(self, in_data: list, out_data: list) -> list:
+        return [(in_data[0], out_data[0])] if self.fwd_inplace else []
+
+    def backward_inplace_option(
+        self, out_grad: list, in_data: list, out_data: list, in_grad: list
+    ) -> list:
+        return [(out_grad[0], in_grad[0])] if self.grad_inplace else []
+
+    def is_train_dependent(self) -> bool:
+        return self.train_dependent
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _SimpleOperator(self, ctx.xp)
+
+
+def _same_shape_binary(prop: OperatorProperty, lhs: Shape | None, rhs: Shape | None):
+    try:
+        return shape_assign(prop, "input", "rhs", rhs, lhs)
+    except ShapeError:
+        raise ShapeError(
+            f"{prop.where()}: operands must have the same shape, got lhs {lhs} and rhs {rhs} "
+            f"(use the broadcast_* operators to broadcast)."
+        ) from None
+
+
+class _BinaryProp(_SimpleProp):
+    arity = 2
+    arg_names = ("lhs", "rhs")
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        if self.shape_fn is not None:
+            return super().infer_shape(in_shape, out_shape)
+        lhs, rhs = in_shape
+        out = out_shape[0] if out_shape else None
+        shape = _same_shape_binary(self, lhs, rhs)
+        shape = _same_shape_binary(self, shape, out)
+        if shape is None:
+            return None
+        return [shape, shape], [shape], []
+
+
+def simple_op(
+    name: str,
+    *,
+    forward: Callable[..., Any],
+    gradient: Callable[..., Any] | None = None,
+    grad_needs: GradNeeds = GradNeeds.OUT_GRAD,
+    arity: int = 1,
+    arg_names: Sequence[str] | None = None,
+    shape: Callable[..., Shape] | None = None,
+    dtype: Callable[..., Any] | None = None,
+    forward_inplace: bool = False,
+    gradient_inplace: bool = False,
+    param_class: Any = None,
+    resources: Sequence[Any] = (),
+    train_dependent: bool = False,
+    aliases: Sequence[str] = (),
+    test: OpTest | None = None,
+    doc: str = "",
+) -> type[OperatorProperty]:
+    """Build and register a unary (``arity=1``) or binary (``arity=2``) operator.
+
+    Parameters
+    ----------
+    forward : callable
+        ``forward(xp, *inputs, env, out) -> array``; see the module note.
+    gradient : callable, optional
+        By ``grad_needs``: ``(xp, out_grad, env)``, ``(xp, out_grad, out_value, env)`` or
+        ``(xp, out_grad, *inputs, env)``; returns the input gradient (a pair for binary
+        operators; an entry may be None for an input without gradient). Gradients of
+        broadcast inputs are summed back to the input's shape.
+    shape, dtype : callable, optional
+        ``shape(*in_shapes, param) -> out_shape``; ``dtype(*in_dtypes, param) -> out_dtype``.
+        By default all inputs and the output share one shape and one dtype.
+    param_class : Param subclass, optional
+        The keyword arguments (MXNet's ``set_enable_kwargs``); a class with a ``scalar`` field
+        gives ``env.scalar`` (``set_enable_scalar``).
+    resources : list of ResourceRequest
+        Resources the forward and gradient receive in ``env.resource``.
+    """
+    base: type[_SimpleProp] = _BinaryProp if arity == 2 else _SimpleProp
+    body: dict[str, Any] = {
+        "__doc__": doc,
+        "param_class": param_class,
+        "fwd": staticmethod(forward),
+        "grad": staticmethod(gradient) if gradient is not None else None,
+        "grad_needs": grad_needs,
+        "fwd_inplace": forward_inplace,
+        "grad_inplace": gradient_inplace,
+        "shape_fn": staticmethod(shape) if shape is not None else None,
+        "dtype_fn": staticmethod(dtype) if dtype is not None else None,
+        "resources": tuple(resources),
+        "train_dependent": train_dependent,
+        "test": test,
+    }
+    if arg_names is not None:
+        body["arg_names"] = tuple(arg_names)
+    cls = type(f"{name}_prop", (base,), body)
+    return register(name, aliases)(cls)

@@ -1,0 +1,3 @@
+"""Tensor operators: element-wise, broadcast, reductions, shapes, indexing, linear algebra."""
+
+from . import elemwise_binary as elemwise_binary

@@ -1,0 +1,609 @@
+"""Pooled memory per device: the storage allocator under every NDArray chunk.
+
+Design note
+-----------
+Policy. Each device has one :class:`Pool` (all CPU contexts share one, as in MXNet, where a CPU
+context's real device id is 0; each GPU id has its own). A request of ``nbytes`` is rounded up
+to a *size class*; a free block of that class is reused (a *hit*), otherwise a new block is
+allocated (a *miss*). The rounding is MXNet's, chosen per device by ``MXNET_<DEV>_MEM_POOL_TYPE``
+(``<DEV>`` is ``CPU``, ``CPU_PINNED`` or ``GPU``):
+
+* ``Naive`` (default): round up to a multiple of ``MXNET_<DEV>_MEM_POOL_PAGE_SIZE`` (4096), and
+  sizes above ``MXNET_<DEV>_MEM_LARGE_ALLOC_ROUND_SIZE`` (2 MiB) to a multiple of that; blocks
+  are reused only for requests of the same rounded size.
+* ``Round``: round up to a power of two (at least the page size) up to
+  ``2 ** MXNET_<DEV>_MEM_POOL_ROUND_LINEAR_CUTOFF`` (2 ** 24 = 16 MiB), and above that to a
+  multiple of ``2 ** cutoff``; fewer classes, so variable-size workloads hit more often.
+* ``Unpooled``: exact sizes, and every free gives the memory back.
+
+``MXNET_USE_NAIVE_STORAGE_MANAGERS=1`` makes every device ``Unpooled``. MXNet 1.9.1 pooled only
+GPU memory; the CPU and CPU_PINNED settings are the ones MXNet 2.x added, with its defaults.
+``cpu_shared`` memory is never pooled.
+
+Reserve. ``MXNET_<DEV>_MEM_POOL_RESERVE`` (percent, default 5) is the share of the device's
+physical memory kept away from the pool, enforced in two places:
+
+* on free, a block is pooled only while the pool's footprint (bytes in use plus idle bytes)
+  stays within ``(100 - reserve)%`` of physical memory; past that, the block is released;
+* on a miss, as MXNet does, when the system's available memory minus the new block would fall
+  below ``reserve%`` of physical memory, every idle block is released first; and if the
+  allocation still fails for lack of memory, the idle blocks are released and it is tried once
+  more.
+
+State (per pool, all guarded by ``Pool._lock``): ``_idle`` maps a size class to a stack of idle
+blocks; counters of bytes in use, idle bytes, the peak of bytes in use, allocations, misses,
+frees and releases; a cached estimate of the system's available memory.
+
+Invariants: a block is either idle in exactly one stack or owned by exactly one live
+:class:`Handle`; ``pooled`` is the sum of the idle blocks' sizes; a handle is freed at most
+once (a second :func:`free` raises). Every buffer's data pointer is 64-byte aligned (a cache
+line, and enough for every NumPy dtype and for SIMD loads).
+
+Reuse and the engine. :func:`free` returns the block at once, so call it only when nothing will
+touch the buffer again. :func:`free_after` pushes the free to the engine as a delete on a var,
+so the block comes back only after every engine function that uses the var has run.
+
+Example::
+
+    h = storage.alloc(1024, mx.cpu())       # h.buffer: 1024 uint8, 64-byte aligned
+    h.buffer[:] = 0
+    storage.free_after(h, var)              # reusable once every op on `var` has run
+    storage.stats(mx.cpu()).in_use          # 4096 (Naive rounds up to the page size)
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import engine as _engine
+from .base import MXNetError, env_bool, env_int, env_str
+from .context import Context
+
+__all__ = [
+    "POOL_TYPES",
+    "Handle",
+    "Pool",
+    "StorageStats",
+    "alloc",
+    "free",
+    "free_after",
+    "stats",
+    "release_all",
+]
+
+POOL_TYPES = ("Naive", "Round", "Unpooled")
+ALIGNMENT = 64  # bytes; a cache line, and the widest SIMD load (AVX-512)
+
+_NAIVE, _ROUND, _UNPOOLED = 0, 1, 2
+# MXNet checks cutoffs against 2 ** 34 (16 GiB), the largest class its table holds.
+_LOG2_MAX_MEM = 34
+# Re-read the system's available memory after this many misses, so that what other processes
+# allocate or free is noticed; between readings the pool tracks its own allocations.
+_MEMINFO_REFRESH_MISSES = 64
+
+# Bound on the request -> size class cache: plenty for a model's distinct array sizes.
+_SIZE_CACHE_ENTRIES = 4096
+
+MemInfo = Callable[[], tuple[int | None, int | None]]
+
+
+@dataclass(frozen=True)
+class StorageStats:
+    """A snapshot of one pool. Byte counts are of whole blocks (rounded sizes)."""
+
+    in_use: int = 0  # bytes in blocks owned by handles (frees pushed to the engine included)
+    pooled: int = 0  # bytes in idle blocks kept for reuse
+    peak: int = 0  # the most bytes the pool has held at once (in use plus pooled)
+    num_in_use: int = 0  # blocks owned by handles (zero-byte handles included)
+    num_pooled: int = 0  # idle blocks
+    misses: int = 0  # allocations that got new memory from the system
+    released: int = 0  # blocks given back to the system
+
+
+class Handle:
+    """Memory from :func:`alloc`: ``buffer`` (1-D uint8, exactly ``nbytes`` long), ``nbytes``,
+    ``ctx``. Pass it to :func:`free` or :func:`free_after` once, when done. Do not change
+    ``buffer`` in place (its shape, dtype or flags): make views of it."""
+
+    __slots__ = ("buffer", "nbytes", "ctx", "_pool", "_box", "_cls")
+
+    def __init__(
+        self, buffer: Any, nbytes: int, ctx: Context, pool: Pool, box: list[Any], cls: tuple
+    ) -> None:
+        self.buffer = buffer
+        self.nbytes = nbytes
+        self.ctx = ctx
+        self._pool = pool
+        # [the whole block], emptied by the free: list.pop() is atomic, so of two threads
+        # freeing the same handle exactly one gets the block and the other an IndexError.
+        self._box = box
+        self._cls = cls  # (size class in bytes, that class's idle stack in the pool)
+
+    def __repr__(self) -> str:
+        state = "live" if self._box else "freed"
+        return f"<storage.Handle {self.nbytes} bytes on {self.ctx} {state}>"
+
+
+def _aligned_empty(nbytes: int) -> np.ndarray:
+    raw = np.empty(nbytes + ALIGNMENT, dtype=np.uint8)
+    offset = -raw.ctypes.data % ALIGNMENT
+    return raw[offset : offset + nbytes]
+
+
+_EMPTY = _aligned_empty(0)  # the buffer of every zero-byte CPU handle; never written
+_MISS = (None, None)
+
+
+def _system_meminfo() -> tuple[int | None, int | None]:
+    """(available, total) bytes of physical memory; None where the platform does not say."""
+    total = avail = None
+    try:
+        total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        pass
+    try:
+        # MemAvailable counts reclaimable page cache; sysconf's AVPHYS_PAGES does not.
+        with open("/proc/meminfo", "rb") as f:
+            for line in f:
+                if line.startswith(b"MemAvailable:"):
+                    avail = int(line.split()[1]) * 1024
+                    break
+    except (OSError, ValueError, IndexError):
+        try:
+            avail = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
+        except (AttributeError, ValueError, OSError):
+            pass
+    return avail, total
+
+
+def _gpu_meminfo(device_id: int) -> MemInfo:
+    def meminfo() -> tuple[int | None, int | None]:
+        cupy = Context("gpu", device_id).xp
+        with cupy.cuda.Device(device_id):
+            free_b, total_b = cupy.cuda.runtime.memGetInfo()
+        return int(free_b), int(total_b)
+
+    return meminfo
+
+
+class Pool:
+    """The memory pool of one device.
+
+    Parameters
+    ----------
+    ctx : Context
+        The device; blocks come from NumPy on CPU contexts and from CUDA (through CuPy) on GPU.
+    pool_type : {'Naive', 'Round', 'Unpooled'}, default 'Naive'
+        How sizes are rounded and whether freed blocks are kept (see the module note).
+    page_size : int, default 4096
+        Smallest size class; a power of two for 'Round'; at least 32.
+    large_alloc_round_size : int, default 2097152
+        'Naive' rounds sizes above this up to a multiple of it.
+    round_linear_cutoff : int, default 24
+        'Round' uses powers of two up to ``2 ** round_linear_cutoff``, multiples of it above.
+    reserve : int, default 5
+        Percent of the device's memory kept away from the pool.
+    meminfo : callable, optional
+        Returns (available, total) bytes of the device; the system's by default.
+    """
+
+    def __init__(
+        self,
+        ctx: Context,
+        pool_type: str = "Naive",
+        *,
+        page_size: int = 4096,
+        large_alloc_round_size: int = 2097152,
+        round_linear_cutoff: int = 24,
+        reserve: int = 5,
+        meminfo: MemInfo | None = None,
+    ) -> None:
+        if pool_type not in POOL_TYPES:
+            raise MXNetError(
+                f"storage.Pool: argument 'pool_type' must be one of {', '.join(POOL_TYPES)}, "
+                f"got {pool_type!r}."
+            )
+        _check_settings(pool_type, page_size, large_alloc_round_size, round_linear_cutoff, reserve)
+        self.ctx = ctx
+        self.pool_type = pool_type
+        self._kind = POOL_TYPES.index(pool_type)
+        self._page = page_size
+        self._large = large_alloc_round_size
+        self._cutoff = round_linear_cutoff
+        self._is_gpu = ctx.device_typeid == 2
+        if meminfo is None:
+            meminfo = _gpu_meminfo(ctx.device_id) if self._is_gpu else _system_meminfo
+        self._meminfo = meminfo
+        avail, total = meminfo() if self._kind != _UNPOOLED else (None, None)
+        self._reserve_bytes = total * reserve // 100 if total is not None else 0
+        if self._kind == _UNPOOLED:
+            self._limit = -1  # nothing is ever pooled
+        elif total is None:
+            self._limit = sys.maxsize
+        else:
+            self._limit = total - self._reserve_bytes
+        self._avail = avail  # estimate of the system's available bytes; None if unknown
+        self._misses_since_meminfo = 0
+        # The hot path (a hit, and a free that pools) takes no lock: it pops from and appends
+        # to a class's idle stack, and CPython's list.pop()/append() are atomic (each idle
+        # block goes to exactly one thread). _lock serialises everything else: misses, the
+        # writes to _stacks and _classes, releases, stats, and the counters below, which
+        # change only on those paths. Nothing blocks or calls user code while holding it.
+        self._lock = threading.Lock()
+        self._stacks: dict[int, list[Any]] = {}  # size class -> idle (block, buffer) pairs
+        self._classes: dict[int, tuple[int, list[Any]]] = {}  # request -> (size, its stack)
+        self._held = 0  # bytes of every block this pool holds: in use plus idle
+        self._held_blocks = 0
+        self._peak = 0  # highest _held
+        self._misses = 0
+        self._released = 0
+
+    def __repr__(self) -> str:
+        return f"<storage.Pool {self.pool_type} on {self.ctx}>"
+
+    def size_class(self, nbytes: int) -> int:
+        """Return the block size that a request of ``nbytes`` gets."""
+        if nbytes <= 0:
+            return 0
+        if self._kind == _NAIVE:
+            size = -(-nbytes // self._page) * self._page
+            if size > self._large:
+                size = -(-size // self._large) * self._large
+            return size
+        if self._kind == _ROUND:
+            if nbytes <= 1 << self._cutoff:
+                return max(1 << (nbytes - 1).bit_length(), self._page)
+            return (((nbytes - 1) >> self._cutoff) + 1) << self._cutoff
+        return nbytes
+
+    def alloc(self, nbytes: int, ctx: Context) -> Handle:
+        """Return a :class:`Handle` of ``nbytes`` on this pool's device (see :func:`alloc`)."""
+        # Every operator output comes through here, so a request size seen before costs one
+        # dict lookup: _classes maps it to its (size class, idle stack), and holds valid
+        # sizes only.
+        cls = self._classes.get(nbytes)
+        if cls is None:
+            if type(nbytes) is not int or nbytes < 0:
+                nbytes = _check_nbytes(nbytes)
+            cls = self._class_for(nbytes)
+        stack = cls[1]
+        try:
+            # The idle entry keeps the last buffer cut from the block: when the request size
+            # repeats (the common case) no new view is made.
+            block, buf = stack.pop() if stack else _MISS
+        except IndexError:  # another thread took the last block between the test and pop
+            block = None
+        if block is None:
+            block = self._miss(cls[0], nbytes)
+            buf = block[:nbytes]
+        elif len(buf) != nbytes:
+            buf = block[:nbytes]
+        return Handle(buf, nbytes, ctx, self, [block], cls)
+
+    def free(self, handle: Handle) -> None:
+        """Give ``handle``'s block back at once (see :func:`free`)."""
+        try:
+            block = handle._box.pop()
+        except IndexError:
+            raise MXNetError(f"storage.free: {handle!r} was already freed (double free).") from None
+        if self._held <= self._limit:  # _give_back's common case, inlined
+            handle._cls[1].append((block, handle.buffer))
+        else:
+            self._give_back(block, handle.buffer, handle._cls)
+
+    def release_all(self) -> None:
+        """Give every idle block back to the system."""
+        with self._lock:
+            self._release_idle_locked()
+
+    def stats(self) -> StorageStats:
+        """Return a snapshot of this pool's counters."""
+        with self._lock:
+            pooled = num_pooled = 0
+            for size, stack in list(self._stacks.items()):
+                n = len(stack)
+                pooled += n * size
+                num_pooled += n
+            return StorageStats(
+                in_use=self._held - pooled,
+                pooled=pooled,
+                peak=self._peak,
+                num_in_use=self._held_blocks - num_pooled,
+                num_pooled=num_pooled,
+                misses=self._misses,
+                released=self._released,
+            )
+
+    # ---- used by free_after and by the methods above --------------------------------------
+
+    def _class_for(self, nbytes: int) -> tuple[int, list[Any]]:
+        size = self.size_class(nbytes)
+        with self._lock:
+            stack = self._stacks.get(size)
+            if stack is None:
+                stack = self._stacks[size] = []
+            cls = (size, stack)
+            if len(self._classes) < _SIZE_CACHE_ENTRIES:
+                self._classes[nbytes] = cls
+        return cls
+
+    def _take(self, handle: Handle) -> Any:
+        """Mark ``handle`` freed and return its block (still in use until given back)."""
+        try:
+            return handle._box.pop()
+        except IndexError:
+            raise MXNetError(
+                f"storage.free_after: {handle!r} was already freed (double free)."
+            ) from None
+
+    def _give_back(self, block: Any, buf: Any, cls: tuple[int, list[Any]]) -> None:
+        # _held changes under _lock only; reading it here unlocked can be stale by one
+        # concurrent miss or release, which only moves the reserve limit by one block.
+        if self._held <= self._limit:
+            cls[1].append((block, buf))
+            return
+        # Over the reserve limit (always, for Unpooled): drop the block, and NumPy (or CUDA)
+        # frees the memory with its last reference.
+        with self._lock:
+            self._drop_locked(cls[0])
+
+    def _drop_locked(self, size: int) -> None:
+        self._held -= size
+        self._held_blocks -= 1
+        self._released += 1
+        if self._avail is not None:
+            self._avail += size
+
+    def _release_idle_locked(self) -> None:
+        for size, stack in self._stacks.items():
+            while True:
+                try:
+                    stack.pop()  # one at a time: a concurrent free may append meanwhile
+                except IndexError:
+                    break
+                self._drop_locked(size)
+
+    def _miss(self, size: int, nbytes: int) -> Any:
+        with self._lock:
+            self._misses += 1
+            if self._kind != _UNPOOLED and self._reserve_bytes:
+                self._check_reserve_locked(size)
+            try:
+                block = self._new_block(size)
+            except MemoryError:
+                pass
+            except Exception as exc:  # CuPy's OutOfMemoryError is not a MemoryError
+                if type(exc).__name__ != "OutOfMemoryError":
+                    raise
+            else:
+                return self._account_new_locked(block, size)
+            self._release_idle_locked()  # retry once, as MXNet does after fragmentation
+            try:
+                block = self._new_block(size)
+            except Exception as exc:
+                raise MXNetError(
+                    f"storage.alloc: out of memory on {self.ctx} allocating {nbytes} bytes "
+                    f"(block of {size}); the pool holds {self._held} bytes."
+                ) from exc
+            return self._account_new_locked(block, size)
+
+    def _check_reserve_locked(self, size: int) -> None:
+        # MXNet's rule: if the new block would eat into the reserve, release the idle blocks
+        # first. The system is asked only when the estimate says memory is short, or every
+        # _MEMINFO_REFRESH_MISSES misses; in between the estimate follows our own blocks.
+        self._misses_since_meminfo += 1
+        avail = self._avail
+        if (
+            avail is None
+            or avail - size < self._reserve_bytes
+            or self._misses_since_meminfo >= _MEMINFO_REFRESH_MISSES
+        ):
+            avail = self._meminfo()[0]
+            self._misses_since_meminfo = 0
+        if avail is not None and avail - size < self._reserve_bytes:
+            self._release_idle_locked()
+            avail = self._meminfo()[0]
+        self._avail = None if avail is None else avail - size
+
+    def _account_new_locked(self, block: Any, size: int) -> Any:
+        held = self._held + size
+        self._held = held
+        self._held_blocks += 1
+        if held > self._peak:
+            self._peak = held
+        return block
+
+    def _new_block(self, size: int) -> Any:
+        if not self._is_gpu:
+            return _aligned_empty(size) if size else _EMPTY
+        cupy = self.ctx.xp
+        if not size:
+            return cupy.empty((0,), dtype=cupy.uint8)
+        with cupy.cuda.Device(self.ctx.device_id):
+            # Straight from cudaMalloc (256-byte aligned), not through CuPy's own pool, so
+            # that this pool is the only cache and release_all really returns the memory.
+            mem = cupy.cuda.Memory(size)
+            return cupy.ndarray((size,), cupy.uint8, cupy.cuda.MemoryPointer(mem, 0))
+
+
+def _check_nbytes(nbytes: Any) -> int:
+    if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes >= 0:
+        return int(nbytes)
+    raise MXNetError(f"storage.alloc: argument 'nbytes' must be an int >= 0, got {nbytes!r}.")
+
+
+def _check_settings(
+    pool_type: str, page_size: int, large_round: int, cutoff: int, reserve: int, prefix: str = ""
+) -> None:
+    def bad(name: str, want: str, got: Any) -> MXNetError:
+        where = f"MXNET_{prefix}_{name}" if prefix else f"storage.Pool: argument '{name.lower()}'"
+        return MXNetError(f"{where} must be {want}, got {got!r}.")
+
+    page_name = "MEM_POOL_PAGE_SIZE" if prefix else "page_size"
+    if page_size < 32:
+        raise bad(page_name, "at least 32", page_size)
+    if large_round <= 0:
+        name = "MEM_LARGE_ALLOC_ROUND_SIZE" if prefix else "large_alloc_round_size"
+        raise bad(name, "> 0", large_round)
+    if not 0 <= reserve <= 100:
+        raise bad("MEM_POOL_RESERVE" if prefix else "reserve", "a percentage in 0..100", reserve)
+    if pool_type == "Round":
+        if page_size & (page_size - 1):
+            raise bad(page_name, "a power of 2 with the Round pool", page_size)
+        log_page = page_size.bit_length() - 1
+        if not max(20, log_page) <= cutoff <= _LOG2_MAX_MEM:
+            name = "MEM_POOL_ROUND_LINEAR_CUTOFF" if prefix else "round_linear_cutoff"
+            low = max(20, log_page)
+            raise bad(name, f"in {low}..{_LOG2_MAX_MEM} (and >= log2 of the page size)", cutoff)
+
+
+# ---- the process-wide pools -----------------------------------------------------------------
+
+_pools: dict[Any, Pool] = {}
+# _pools_lock guards the creation of pools in _pools; lookups read the dict without it.
+_pools_lock = threading.Lock()
+_PREFIX = {1: "CPU", 2: "GPU", 3: "CPU_PINNED"}
+
+
+def _key(ctx: Context) -> Any:
+    t = ctx.device_typeid
+    return t if t != 2 else (2, ctx.device_id)
+
+
+def _pool_for(ctx: Any) -> Pool:
+    if not isinstance(ctx, Context):
+        raise MXNetError(f"storage: argument 'ctx' must be a Context, got {ctx!r}.")
+    key = _key(ctx)
+    with _pools_lock:
+        pool = _pools.get(key)
+        if pool is None:
+            pool = _pools[key] = _pool_from_settings(ctx)
+        return pool
+
+
+def _pool_from_settings(ctx: Context) -> Pool:
+    prefix = _PREFIX.get(ctx.device_typeid)
+    base_ctx = Context("gpu", ctx.device_id) if prefix == "GPU" else Context(ctx.device_type, 0)
+    if prefix is None:  # cpu_shared
+        return Pool(base_ctx, "Unpooled")
+    pool_type = env_str(f"MXNET_{prefix}_MEM_POOL_TYPE", "Naive", POOL_TYPES)
+    if env_bool("MXNET_USE_NAIVE_STORAGE_MANAGERS", False):
+        pool_type = "Unpooled"
+    page = env_int(f"MXNET_{prefix}_MEM_POOL_PAGE_SIZE", 4096)
+    large = env_int(f"MXNET_{prefix}_MEM_LARGE_ALLOC_ROUND_SIZE", 2097152)
+    cutoff = env_int(f"MXNET_{prefix}_MEM_POOL_ROUND_LINEAR_CUTOFF", 24)
+    reserve = env_int(f"MXNET_{prefix}_MEM_POOL_RESERVE", 5)
+    _check_settings(pool_type, page, large, cutoff, reserve, prefix)
+    return Pool(
+        base_ctx,
+        pool_type,
+        page_size=page,
+        large_alloc_round_size=large,
+        round_linear_cutoff=cutoff,
+        reserve=reserve,
+    )
+
+
+def alloc(nbytes: int, ctx: Context) -> Handle:
+    """Allocate ``nbytes`` bytes on ``ctx`` from its pool.
+
+    Parameters
+    ----------
+    nbytes : int
+        Size in bytes, >= 0.
+    ctx : Context
+        The device.
+
+    Returns
+    -------
+    Handle
+        ``handle.buffer`` is a 1-D uint8 array (NumPy, or CuPy on a GPU) of exactly ``nbytes``
+        bytes whose data pointer is 64-byte aligned; its contents are undefined.
+    """
+    try:
+        t = ctx.device_typeid
+    except AttributeError:
+        raise MXNetError(f"storage.alloc: argument 'ctx' must be a Context, got {ctx!r}.") from None
+    pool = _pools.get(t if t != 2 else (2, ctx.device_id))
+    if pool is None:
+        pool = _pool_for(ctx)
+    return pool.alloc(nbytes, ctx)
+
+
+def free(handle: Handle) -> None:
+    """Give ``handle``'s memory back to its pool now. Thread-safe.
+
+    Only when nothing, including a pending engine function, will touch the buffer again; else
+    use :func:`free_after`. Freeing a handle twice raises :class:`MXNetError`.
+    """
+    if type(handle) is not Handle:
+        raise MXNetError(
+            f"storage.free: argument 'handle' must be a storage.Handle, got {handle!r}."
+        )
+    handle._pool.free(handle)
+
+
+def free_after(handle: Handle, var: Any) -> None:
+    """Free ``handle`` once the engine has run every function pushed so far that uses ``var``.
+
+    The free is pushed as a delete on ``var`` (``engine.get().push_delete``), so ``var`` is
+    dead afterwards. The handle counts as freed at once: a second free raises.
+    """
+    if type(handle) is not Handle:
+        raise MXNetError(
+            f"storage.free_after: argument 'handle' must be a storage.Handle, got {handle!r}."
+        )
+    pool = handle._pool
+    block = pool._take(handle)
+    buf, cls = handle.buffer, handle._cls
+
+    def give_back(rctx: Any) -> None:
+        pool._give_back(block, buf, cls)
+
+    try:
+        _engine.get().push_delete(give_back, handle.ctx, var)
+    except BaseException:
+        handle._box.append(block)  # the free did not happen: the handle is live again
+        raise
+
+
+def stats(ctx: Context) -> StorageStats:
+    """Return the statistics of ``ctx``'s pool (all zero before its first allocation)."""
+    if not isinstance(ctx, Context):
+        raise MXNetError(f"storage.stats: argument 'ctx' must be a Context, got {ctx!r}.")
+    pool = _pools.get(_key(ctx))
+    return pool.stats() if pool is not None else StorageStats()
+
+
+def release_all(ctx: Context | None = None) -> None:
+    """Give the idle pooled memory of ``ctx`` (of every device when None) back to the system.
+
+    Memory in use is untouched; ``Context.empty_cache()`` calls this.
+    """
+    if ctx is None:
+        pools = list(_pools.values())
+    elif isinstance(ctx, Context):
+        pool = _pools.get(_key(ctx))
+        pools = [pool] if pool is not None else []
+    else:
+        raise MXNetError(f"storage.release_all: argument 'ctx' must be a Context, got {ctx!r}.")
+    for pool in pools:
+        pool.release_all()
+
+
+def _reset() -> None:
+    """Forget every pool, so that the next allocation reads the settings again (for tests).
+
+    Live handles keep their pools; their frees go there.
+    """
+    with _pools_lock:
+        for pool in _pools.values():
+            pool.release_all()
+        _pools.clear()
