@@ -15,6 +15,7 @@ from .context import gpu as gpu
 
 __version__ = "1.9.1"
 from . import ndarray as ndarray
+from . import autograd as autograd
 from . import profiler as profiler
 
 nd = ndarray

@@ -88,6 +88,10 @@ def invoke(
         _check_out(prop, outputs, out_shapes, out_dtypes, ctx, name)
         req = [_INPLACE if any(o._chunk is x._chunk for x in inputs) else _WRITE for o in outputs]
 
+    if prop.runs_on_caller:
+        prop.forward_ndarray(_state[1], req, list(args), outputs, list(aux))
+        return _finish(prop, args, outputs, aux, out)
+
     resources = prop.forward_resource(list(shapes)) if prop._has_resources else ()
     if resources:
         from ..resource import request
@@ -109,6 +113,12 @@ def invoke(
         forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
     _engine().push_sync(run, ctx, [x._chunk.var for x in args], mutate, 0, prop.op_name)
+    return _finish(prop, args, outputs, aux, out)
+
+
+def _finish(
+    prop: OperatorProperty, args: Sequence[Any], outputs: list, aux: Sequence[Any], out: Any
+) -> Any:
     if _state[0] and _record_hook is not None:
         _record_hook(prop, list(args), outputs, list(aux))
     if out is not None:

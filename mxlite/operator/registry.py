@@ -121,6 +121,9 @@ class OperatorProperty:
     test: ClassVar[OpTest | None] = None
     # name of the parameter that counts variable inputs (MXNet's key_var_num_args), if any
     key_var_num_args: ClassVar[str | None] = None
+    # Custom operators run their Python forward/backward on NDArrays on the calling thread
+    # (forward_ndarray / backward_ndarray) instead of as one engine function.
+    runs_on_caller: ClassVar[bool] = False
     # MXNet's FInferStorageType etc. have no equivalent here; only dense arrays exist
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:

@@ -1,0 +1,545 @@
+"""Imperative automatic differentiation (``mx.autograd``), as in MXNet 1.9.1.
+
+Design note
+-----------
+While recording, every operator call (``ndarray/invoke.py``) reports itself to
+:func:`_record`. If any input is part of a graph (a marked variable or the output of a recorded
+call), the call becomes a :class:`_Node` that keeps the operator's property and only the inputs
+and outputs its backward declares it reads (``declare_backward_dependency``); each output's
+``_ag`` points at its node. A variable is a node without an operator that owns the gradient
+buffer and its ``grad_req``.
+
+``backward`` orders the nodes reachable from the heads, walks them from the heads down and,
+for each node, pushes its operator's backward as one engine function (asynchronous, like any
+operator); gradients reaching an array from several uses are summed. At the variables, the
+result is written into ``.grad`` ('write') or added to it ('add'). Without ``retain_graph`` the
+graph is cut after the pass, so a second backward raises, as in MXNet.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+
+from .base import MXNetError
+from .engine import get as _engine
+from .ndarray import invoke as _invoke
+from .ndarray.ndarray import NDArray, _new, _wrap
+from .operator.registry import OpContext, OperatorProperty
+from .operator.req import OpReq, parse_req
+
+__all__ = [
+    "record",
+    "pause",
+    "train_mode",
+    "predict_mode",
+    "is_recording",
+    "is_training",
+    "set_recording",
+    "set_training",
+    "mark_variables",
+    "backward",
+    "grad",
+    "Function",
+    "get_symbol",
+]
+
+_state = _invoke._state  # [is_recording, is_training], shared with every operator call
+
+
+class _Node:
+    """A recorded call, or a variable (``prop`` None)."""
+
+    __slots__ = (
+        "prop",
+        "inputs",
+        "in_data",
+        "out_data",
+        "aux",
+        "n_out",
+        "ctx",
+        "var_array",
+        "grad_req",
+        "function",
+        "in_meta",
+        "out_meta",
+        "__weakref__",
+    )
+
+    def __init__(self) -> None:
+        self.prop: OperatorProperty | None = None
+        self.inputs: list[tuple[_Node, int] | None] = []
+        self.in_data: list[Any] = []
+        self.out_data: list[Any] = []
+        self.aux: list[Any] = []
+        self.n_out = 1
+        self.ctx = None
+        self.var_array: NDArray | None = None  # for variables: the array whose .grad is set
+        self.grad_req = OpReq.WRITE
+        self.function: Function | None = None
+        # (shape, dtype) of every input and output, kept even where the data is not
+        self.in_meta: list[tuple] = []
+        self.out_meta: list[tuple] = []
+
+
+# ---- modes -------------------------------------------------------------------------------
+
+
+def set_recording(is_recording: bool) -> bool:
+    """Set whether operators are recorded; return the previous state."""
+    prev, _state[0] = _state[0], bool(is_recording)
+    return prev
+
+
+def set_training(train_mode: bool) -> bool:
+    """Set training mode (Dropout, BatchNorm behave as in training); return the previous one."""
+    prev, _state[1] = _state[1], bool(train_mode)
+    return prev
+
+
+def is_recording() -> bool:
+    return _state[0]
+
+
+def is_training() -> bool:
+    return _state[1]
+
+
+@contextlib.contextmanager
+def _scope(recording: bool | None, training: bool | None) -> Iterator[None]:
+    old = list(_state)
+    if recording is not None:
+        _state[0] = recording
+    if training is not None:
+        _state[1] = training
+    try:
+        yield
+    finally:
+        _state[0], _state[1] = old
+
+
+def record(train_mode: bool = True) -> Any:
+    """Scope in which operators are recorded for ``backward`` (training mode by default)."""
+    return _scope(True, train_mode)
+
+
+def pause(train_mode: bool = False) -> Any:
+    """Scope in which recording is paused (inference mode by default)."""
+    return _scope(False, train_mode)
+
+
+def train_mode() -> Any:
+    """Scope with training-mode behaviour, not changing recording."""
+    return _scope(None, True)
+
+
+def predict_mode() -> Any:
+    """Scope with inference-mode behaviour, not changing recording."""
+    return _scope(None, False)
+
+
+# ---- graph construction --------------------------------------------------------------------
+
+
+def mark_variables(
+    variables: NDArray | Sequence[NDArray],
+    gradients: NDArray | Sequence[NDArray],
+    grad_reqs: str | Sequence[str] = "write",
+) -> None:
+    """Mark arrays as variables whose gradients go to ``gradients`` (``attach_grad`` uses it)."""
+    if isinstance(variables, NDArray):
+        variables, gradients = [variables], [gradients]
+    if isinstance(grad_reqs, str):
+        grad_reqs = [grad_reqs] * len(variables)
+    if not (len(variables) == len(gradients) == len(grad_reqs)):
+        raise MXNetError(
+            f"mark_variables: {len(variables)} variables, {len(gradients)} "
+            f"gradients and {len(grad_reqs)} grad_reqs must match in number."
+        )
+    for v, g, r in zip(variables, gradients, grad_reqs):
+        if not isinstance(v, NDArray) or not isinstance(g, NDArray):
+            raise MXNetError("mark_variables: variables and gradients must be NDArrays.")
+        node = _Node()
+        node.var_array = v
+        node.grad_req = parse_req(r, "mark_variables: grad_reqs")
+        v._grad = g
+        v._grad_req = r
+        v._ag = (node, 0)
+
+
+def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> None:
+    entries = [x._ag for x in args]
+    if not any(e is not None for e in entries):
+        return
+    for o in outputs:
+        if o._ag is not None and o._ag[0].var_array is None:
+            raise MXNetError(
+                f"{prop.op_name}: in-place operations (+=, -=, x[:]=, out=...) on "
+                "an array that is already part of the recorded graph are not "
+                "supported while recording."
+            )
+    node = _Node()
+    node.prop = prop
+    node.inputs = entries
+    node.ctx = outputs[0].context if outputs else args[0].context
+    n_in, n_out = len(args), len(outputs)
+    deps = set(
+        prop.declare_backward_dependency(
+            list(range(n_out)),
+            list(range(n_out, n_out + n_in)),
+            list(range(n_out + n_in, n_out + n_in + n_out)),
+        )
+    )
+    node.in_data = [
+        _wrap(x._chunk, x._data) if (n_out + i) in deps or prop.runs_on_caller else None
+        for i, x in enumerate(args)
+    ]
+    node.out_data = [
+        _wrap(o._chunk, o._data) if (n_out + n_in + i) in deps or prop.runs_on_caller else None
+        for i, o in enumerate(outputs)
+    ]
+    node.aux = [_wrap(a._chunk, a._data) for a in aux]
+    node.in_meta = [(x.shape, x._data.dtype) for x in args]
+    node.out_meta = [(o.shape, o._data.dtype) for o in outputs]
+    node.n_out = n_out
+    for i, o in enumerate(outputs):
+        o._ag = (node, i)
+
+
+_invoke.set_record_hook(_record)
+
+
+# ---- backward ------------------------------------------------------------------------------
+
+
+def _topo(heads: list[_Node]) -> list[_Node]:
+    order: list[_Node] = []
+    seen: set[int] = set()
+    stack = [(h, False) for h in heads]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for e in node.inputs:
+            if e is not None and id(e[0]) not in seen:
+                stack.append((e[0], False))
+    return order  # inputs before the nodes that use them
+
+
+def _accumulate(store: dict, key: tuple[int, int], value: NDArray) -> None:
+    old = store.get(key)
+    store[key] = value if old is None else old + value
+
+
+def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[NDArray | None]:
+    """Push ``node``'s backward; return one new gradient array per input (None where the
+    input is not part of the graph)."""
+    prop = node.prop
+    wanted = [e is not None for e in node.inputs]
+    if node.function is not None:
+        return node.function._backward(out_grads, wanted)
+    in_grads = [
+        None if e is None else _new(shape, dtype, node.ctx)
+        for e, (shape, dtype) in zip(node.inputs, node.in_meta)
+    ]
+    req = [OpReq.WRITE if g is not None else OpReq.NULL for g in in_grads]
+    if prop.runs_on_caller:
+        scratch = [
+            g if g is not None else _new(s, t, node.ctx)
+            for g, (s, t) in zip(in_grads, node.in_meta)
+        ]
+        prop.backward_ndarray(req, out_grads, node.in_data, node.out_data, scratch, node.aux)
+        return in_grads
+    op = prop.operator(node.ctx)
+    shapes = [g.shape for g in in_grads if g is not None]
+    resources = prop.backward_resource(shapes) if prop._has_resources else []
+    if resources:
+        from .resource import request
+
+        resources = [request(node.ctx, r) for r in resources]
+    og = [g._data for g in out_grads]
+    ind = [x._data if x is not None else None for x in node.in_data]
+    outd = [o._data if o is not None else None for o in node.out_data]
+    igd = [g._data if g is not None else None for g in in_grads]
+    auxd = [a._data for a in node.aux]
+    backward_fn = op.backward
+
+    def run(rctx: Any) -> None:
+        backward_fn(OpContext(train, rctx, resources), og, ind, outd, req, igd, auxd)
+
+    reads = [g._chunk.var for g in out_grads]
+    reads += [x._chunk.var for x in node.in_data if x is not None]
+    reads += [o._chunk.var for o in node.out_data if o is not None]
+    writes = [g._chunk.var for g in in_grads if g is not None]
+    writes += [a._chunk.var for a in node.aux]
+    writes += [r.var for r in resources]
+    _engine().push_sync(run, node.ctx, reads, writes, 0, f"_backward_{prop.op_name}")
+    return in_grads
+
+
+def _backward(
+    heads: list[NDArray],
+    head_grads: list[NDArray | None] | None,
+    retain_graph: bool,
+    train_mode: bool,
+    variables: list[NDArray] | None = None,
+    create_graph: bool = False,
+) -> list[NDArray] | None:
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    if len(head_grads) != len(heads):
+        raise MXNetError(f"backward: {len(heads)} heads but {len(head_grads)} head_grads.")
+    grads: dict[tuple[int, int], NDArray] = {}
+    head_nodes = []
+    for h, hg in zip(heads, head_grads):
+        if not isinstance(h, NDArray):
+            raise MXNetError(f"backward: heads must be NDArrays, got {type(h).__name__}.")
+        if h._ag is None:
+            raise MXNetError(
+                "backward: cannot differentiate an array that is not in a computational graph. "
+                "Record its computation inside autograd.record() (and attach_grad to the "
+                "inputs); to differentiate the same graph twice, pass retain_graph=True."
+            )
+        if hg is None:
+            hg = _ones_like(h)
+        elif not isinstance(hg, NDArray) or hg.shape != h.shape:
+            raise MXNetError(
+                f"backward: head_grads for a head of shape {h.shape} must be an "
+                f"NDArray of that shape, got "
+                f"{getattr(hg, 'shape', type(hg).__name__)}."
+            )
+        node, idx = h._ag
+        _accumulate(grads, (id(node), idx), hg)
+        head_nodes.append(node)
+    order = _topo(head_nodes)
+    prev_record = set_recording(create_graph)
+    try:
+        with _scope(None, train_mode):
+            for node in reversed(order):
+                if node.var_array is not None:
+                    continue
+                outs = [grads.pop((id(node), i), None) for i in range(node.n_out)]
+                if all(g is None for g in outs):
+                    continue
+                outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
+                for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
+                    if e is not None and g is not None:
+                        _accumulate(grads, (id(e[0]), e[1]), g)
+    finally:
+        set_recording(prev_record)
+    results = None
+    if variables is not None:
+        results = []
+        for v in variables:
+            g = grads.get((id(v._ag[0]), 0)) if v._ag else None
+            results.append(g if g is not None else _zeros_like(v))
+    else:
+        for node in order:
+            if node.var_array is None:
+                continue
+            g = grads.get((id(node), 0))
+            target = node.var_array._grad
+            if target is None or node.grad_req == OpReq.NULL:
+                continue
+            if g is None:
+                if node.grad_req == OpReq.WRITE:
+                    target[:] = 0
+                continue
+            if node.grad_req == OpReq.ADD:
+                target += g
+            else:
+                g.copyto(target)
+    if not retain_graph:
+        for node in order:
+            if node.var_array is None:
+                node.inputs = []
+                node.in_data = node.out_data = node.aux = []
+        for h in heads:
+            if h._ag is not None and h._ag[0].var_array is None:
+                h._ag = None
+    return results
+
+
+def _ones_like(x: NDArray) -> NDArray:
+    out = _new(x.shape, x._data.dtype, x.context)
+    out[:] = 1
+    return out
+
+
+def _zeros_like(x: NDArray) -> NDArray:
+    out = _new(x.shape, x._data.dtype, x.context)
+    out[:] = 0
+    return out
+
+
+def _zeros_for(node: _Node, i: int) -> NDArray:
+    shape, dtype = node.out_meta[i]
+    out = _new(shape, dtype, node.ctx)
+    out[:] = 0
+    return out
+
+
+def backward(
+    heads: NDArray | Sequence[NDArray],
+    head_grads: Any = None,
+    retain_graph: bool = False,
+    train_mode: bool = True,
+) -> None:
+    """Compute the gradients of ``heads`` with respect to the marked variables, into ``.grad``.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Output(s) to differentiate.
+    head_grads : NDArray or list of NDArray or None
+        Gradients with respect to the heads (ones when None).
+    retain_graph : bool, default False
+        Keep the graph for another backward.
+    train_mode : bool, default True
+        Run the backward in training mode.
+    """
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = (
+            [head_grads] if head_grads is None or isinstance(head_grads, NDArray) else head_grads
+        )
+    _backward(
+        list(heads), None if head_grads is None else list(head_grads), retain_graph, train_mode
+    )
+
+
+def grad(
+    heads: NDArray | Sequence[NDArray],
+    variables: NDArray | Sequence[NDArray],
+    head_grads: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    train_mode: bool = True,
+) -> NDArray | list[NDArray]:
+    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in .grad).
+
+    ``create_graph=True`` records the backward computation itself, so the result can be
+    differentiated again (for operators whose backward is made of recordable operators).
+    """
+    single = isinstance(variables, NDArray)
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = (
+            [head_grads] if head_grads is None or isinstance(head_grads, NDArray) else head_grads
+        )
+    variables = [variables] if single else list(variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    out = _backward(
+        list(heads),
+        None if head_grads is None else list(head_grads),
+        retain_graph,
+        train_mode,
+        variables,
+        create_graph,
+    )
+    return out[0] if single else out
+
+
+def get_symbol(x: NDArray) -> Any:
+    """The recorded computation of ``x`` as a Symbol (needs the symbol package)."""
+    raise MXNetError("autograd.get_symbol: symbols are not available in mxlite yet.")
+
+
+class Function:
+    """A differentiable function with a custom ``forward`` and ``backward`` on NDArrays.
+
+    Subclass it, implement ``forward(*inputs)`` and ``backward(*output_grads)`` (returning one
+    gradient per input), and call the instance on NDArrays inside ``autograd.record()``.
+    ``save_for_backward(*arrays)`` keeps arrays in ``self.saved_tensors``.
+    """
+
+    def __init__(self) -> None:
+        self._used = False
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *args: Any) -> None:
+        self.saved_tensors = args
+
+    def forward(self, *inputs: NDArray) -> Any:
+        raise NotImplementedError
+
+    def backward(self, *output_grads: NDArray) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, *inputs: NDArray) -> Any:
+        if self._used:
+            raise MXNetError(
+                "autograd.Function: each Function instance can be called only "
+                "once; create a new instance per call."
+            )
+        self._used = True
+        with pause(train_mode=is_training()):
+            outputs = self.forward(*inputs)
+        single = isinstance(outputs, NDArray)
+        outs = [outputs] if single else list(outputs)
+        if is_recording() and any(x._ag is not None for x in inputs):
+            node = _Node()
+            node.function = self
+            node.inputs = [x._ag for x in inputs]
+            node.in_data = [_wrap(x._chunk, x._data) for x in inputs]
+            node.out_data = [_wrap(o._chunk, o._data) for o in outs]
+            node.in_meta = [(x.shape, x._data.dtype) for x in inputs]
+            node.out_meta = [(o.shape, o._data.dtype) for o in outs]
+            node.n_out = len(outs)
+            node.ctx = outs[0].context
+            for i, o in enumerate(outs):
+                o._ag = (node, i)
+        return outputs
+
+    def _backward(self, out_grads: list[NDArray], wanted: list[bool]) -> list[NDArray | None]:
+        with pause():
+            res = self.backward(*out_grads)
+        res = [res] if isinstance(res, NDArray) else list(res)
+        if len(res) != len(wanted):
+            raise MXNetError(
+                f"autograd.Function.backward must return {len(wanted)} "
+                f"gradients (one per input), got {len(res)}."
+            )
+        return [g if w else None for g, w in zip(res, wanted)]
+
+
+# ---- NDArray methods -----------------------------------------------------------------------
+
+
+def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = None) -> None:
+    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``)."""
+    if stype not in (None, "default"):
+        raise MXNetError(
+            f"attach_grad: argument 'stype' {stype!r} is not supported; only "
+            "dense ('default') gradients exist in mxlite."
+        )
+    parse_req(grad_req, "attach_grad: grad_req")
+    mark_variables([self], [_zeros_like(self)], grad_req)
+
+
+def _detach(self: NDArray) -> NDArray:
+    """A new array sharing data with this one, outside any recorded graph."""
+    return _wrap(self._chunk, self._data, self.writable)
+
+
+def _nd_backward(
+    self: NDArray,
+    out_grad: NDArray | None = None,
+    retain_graph: bool = False,
+    train_mode: bool = True,
+) -> None:
+    """Compute the gradients of this array with respect to the marked variables."""
+    backward([self], [out_grad], retain_graph, train_mode)
+
+
+NDArray.attach_grad = _attach_grad
+NDArray.detach = _detach
+NDArray.backward = _nd_backward
