@@ -14,8 +14,8 @@ from .context import current_context as current_context
 from .context import gpu as gpu
 
 __version__ = "1.9.1"
-from . import ndarray as ndarray
 from . import autograd as autograd
+from . import ndarray as ndarray
 from . import profiler as profiler
 
 nd = ndarray

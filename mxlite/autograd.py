@@ -22,7 +22,6 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-
 from .base import MXNetError
 from .engine import get as _engine
 from .ndarray import invoke as _invoke

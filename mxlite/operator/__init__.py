@@ -3,12 +3,12 @@
 from . import custom as custom
 from . import registry as registry
 from . import tensor as tensor
-from .registry import OpContext as OpContext
-from .registry import Operator as Operator
-from .registry import OperatorProperty as OperatorProperty
 from .custom import CustomOp as CustomOp
 from .custom import CustomOpProp as CustomOpProp
 from .custom import register as register
+from .registry import OpContext as OpContext
+from .registry import Operator as Operator
+from .registry import OperatorProperty as OperatorProperty
 from .req import OpReq as OpReq
 from .simple_op import GradNeeds as GradNeeds
 from .simple_op import simple_op as simple_op

@@ -19,7 +19,8 @@ import numpy as np
 from ..base import MXNetError
 from ..context import Context
 from .param import Param, field
-from .registry import OperatorProperty, register as register_op
+from .registry import OperatorProperty
+from .registry import register as register_op
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
 
