@@ -17,5 +17,6 @@ __version__ = "1.9.1"
 from . import autograd as autograd
 from . import ndarray as ndarray
 from . import profiler as profiler
+from . import random as random
 
 nd = ndarray

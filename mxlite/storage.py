@@ -30,14 +30,19 @@ physical memory kept away from the pool, enforced in two places:
   allocation still fails for lack of memory, the idle blocks are released and it is tried once
   more.
 
-State (per pool, all guarded by ``Pool._lock``): ``_idle`` maps a size class to a stack of idle
-blocks; counters of bytes in use, idle bytes, the peak of bytes in use, allocations, misses,
-frees and releases; a cached estimate of the system's available memory.
+State, per pool: ``_stacks`` maps a size class to a stack of idle (block, buffer) pairs;
+``_classes`` caches request size -> (size class, its stack); counters of the bytes and blocks
+the pool holds (in use plus idle), their peak, misses and releases; a cached estimate of the
+system's available memory. Locking: a hit and a free that pools touch only one stack, with
+``list.pop``/``list.append``, which are atomic, and take no lock (this keeps an alloc+free pair
+far below a microsecond); ``Pool._lock`` serialises everything else (misses, releases, stats,
+the counters, new size classes). Bytes in use are derived: held minus idle.
 
-Invariants: a block is either idle in exactly one stack or owned by exactly one live
-:class:`Handle`; ``pooled`` is the sum of the idle blocks' sizes; a handle is freed at most
-once (a second :func:`free` raises). Every buffer's data pointer is 64-byte aligned (a cache
-line, and enough for every NumPy dtype and for SIMD loads).
+Invariants: a block is either idle in exactly one stack or owned by exactly one
+:class:`Handle` (or by a free pushed to the engine and not yet run); a handle is freed at most
+once: its block sits in a one-element list that the free pops, so of two racing frees exactly
+one wins and the other raises. Every CPU buffer's data pointer is 64-byte aligned (a cache
+line, enough for every NumPy dtype and for SIMD loads); GPU blocks come 256-byte aligned.
 
 Reuse and the engine. :func:`free` returns the block at once, so call it only when nothing will
 touch the buffer again. :func:`free_after` pushes the free to the engine as a delete on a var,
@@ -84,8 +89,11 @@ ALIGNMENT = 64  # bytes; a cache line, and the widest SIMD load (AVX-512)
 _NAIVE, _ROUND, _UNPOOLED = 0, 1, 2
 # MXNet checks cutoffs against 2 ** 34 (16 GiB), the largest class its table holds.
 _LOG2_MAX_MEM = 34
-# Re-read the system's available memory after this many misses, so that what other processes
-# allocate or free is noticed; between readings the pool tracks its own allocations.
+# Reading the system's available memory costs tens of microseconds, more than a small miss.
+# It is read for every miss of at least _MEMINFO_ALWAYS_BYTES (whose page faults cost more),
+# and otherwise every _MEMINFO_REFRESH_MISSES misses; in between the pool subtracts its own
+# new blocks from the last reading.
+_MEMINFO_ALWAYS_BYTES = 1 << 20
 _MEMINFO_REFRESH_MISSES = 64
 
 # Bound on the request -> size class cache: plenty for a model's distinct array sizes.
@@ -236,7 +244,9 @@ class Pool:
         # block goes to exactly one thread). _lock serialises everything else: misses, the
         # writes to _stacks and _classes, releases, stats, and the counters below, which
         # change only on those paths. Nothing blocks or calls user code while holding it.
-        self._lock = threading.Lock()
+        # Re-entrant because a miss allocates, allocating may run the garbage collector, and
+        # a collected NDArray frees its block (with the naive engine, inline) on this thread.
+        self._lock = threading.RLock()
         self._stacks: dict[int, list[Any]] = {}  # size class -> idle (block, buffer) pairs
         self._classes: dict[int, tuple[int, list[Any]]] = {}  # request -> (size, its stack)
         self._held = 0  # bytes of every block this pool holds: in use plus idle
@@ -268,11 +278,10 @@ class Pool:
         # Every operator output comes through here, so a request size seen before costs one
         # dict lookup: _classes maps it to its (size class, idle stack), and holds valid
         # sizes only.
-        cls = self._classes.get(nbytes)
+        cls = self._classes.get(nbytes) if type(nbytes) is int else None
         if cls is None:
-            if type(nbytes) is not int or nbytes < 0:
-                nbytes = _check_nbytes(nbytes)
-            cls = self._class_for(nbytes)
+            nbytes = _check_nbytes(nbytes)
+            cls = self._classes.get(nbytes) or self._class_for(nbytes)
         stack = cls[1]
         try:
             # The idle entry keeps the last buffer cut from the block: when the request size
@@ -396,12 +405,12 @@ class Pool:
 
     def _check_reserve_locked(self, size: int) -> None:
         # MXNet's rule: if the new block would eat into the reserve, release the idle blocks
-        # first. The system is asked only when the estimate says memory is short, or every
-        # _MEMINFO_REFRESH_MISSES misses; in between the estimate follows our own blocks.
+        # first.
         self._misses_since_meminfo += 1
         avail = self._avail
         if (
             avail is None
+            or size >= _MEMINFO_ALWAYS_BYTES
             or avail - size < self._reserve_bytes
             or self._misses_since_meminfo >= _MEMINFO_REFRESH_MISSES
         ):
@@ -435,7 +444,7 @@ class Pool:
 
 def _check_nbytes(nbytes: Any) -> int:
     if isinstance(nbytes, (int, np.integer)) and not isinstance(nbytes, bool) and nbytes >= 0:
-        return int(nbytes)
+        return int(nbytes)  # a NumPy integer becomes an int, so it finds its cached class
     raise MXNetError(f"storage.alloc: argument 'nbytes' must be an int >= 0, got {nbytes!r}.")
 
 
