@@ -18,5 +18,6 @@ from . import autograd as autograd
 from . import ndarray as ndarray
 from . import profiler as profiler
 from . import random as random
+from . import test_utils as test_utils
 
 nd = ndarray

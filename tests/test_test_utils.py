@@ -1,0 +1,617 @@
+"""mx.test_utils: assert_almost_equal's messages (as real MXNet 1.9.1 prints them), tolerances,
+environment(), random shapes and arrays, and the small helpers MXNet's tests import."""
+
+from __future__ import annotations
+
+import gzip
+import os
+import struct
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+import mxlite._test_utils_data as _data
+from mxlite import test_utils as tu
+from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
+
+F32 = np.float32
+
+# Each case below was run once under real MXNet 1.9.1 (NumPy 1.23); its AssertionError text
+# and, for some, what it printed, are embedded as they came.
+CASES = {
+    "one": lambda: tu.assert_almost_equal(np.array([1, 2, 3], F32), np.array([1, 2.5, 3], F32)),
+    "two2d": lambda: tu.assert_almost_equal(
+        np.arange(12, dtype=F32).reshape(3, 4),
+        np.arange(12, dtype=F32).reshape(3, 4)
+        + np.array([0, 0, 0.5, 0], F32) * np.array([[1], [0], [3]], F32),
+        names=("x", "y"),
+    ),
+    "atleast": lambda: tu.assert_almost_equal(
+        np.zeros((4, 5), F32), np.arange(20, dtype=F32).reshape(4, 5), mismatches=(3, 4)
+    ),
+    "mism0": lambda: tu.assert_almost_equal(
+        np.zeros((2, 3)), np.arange(6.0).reshape(2, 3) + 1, mismatches=(2, 0)
+    ),
+    "scalar": lambda: tu.assert_almost_equal(np.array(1.0, F32), np.array(2.0, F32)),
+    "pyscalar": lambda: tu.assert_almost_equal(1.0, 1.5),
+    "f16f64b": lambda: tu.assert_almost_equal(np.array([1.0], np.float16), np.array([1.2])),
+    "f64": lambda: tu.assert_almost_equal(np.array([1.0]), np.array([1.00002])),
+    "int": lambda: tu.assert_almost_equal(
+        np.array([1, 2, 3], np.int32), np.array([1, 2, 4], np.int32)
+    ),
+    "nd": lambda: tu.assert_almost_equal(mx.nd.array([1, 2, 3]), mx.nd.array([1, 2, 4])),
+    "ndnp": lambda: tu.assert_almost_equal(mx.nd.array([1, 2, 3]), np.array([1, 2, 4.0])),
+    "err2": lambda: tu.assert_almost_equal_with_err(
+        np.array([1, 2, 3, 4.0]), np.array([1, 2, 6, 5.0]), etol=0.3
+    ),
+    "ignnan": lambda: tu.assert_almost_equal_ignore_nan(
+        np.array([1, np.nan, 3.0]), np.array([np.nan, 2, 3.5]), names=("p", "q")
+    ),
+    "big": lambda: tu.assert_almost_equal(np.arange(30, dtype=F32), np.arange(30, dtype=F32) * 1.1),
+    "shape": lambda: tu.assert_almost_equal(np.zeros((2, 3)), np.zeros((3,)), use_broadcast=False),
+    "nan": lambda: tu.assert_almost_equal(np.array([1.0, np.nan]), np.array([1.0, np.nan])),
+}
+
+MXNET_MESSAGES = {
+    "one": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 400.000000 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch 33.333333%).\n"
+        "Location of maximum error: (1,), a=2.00000000, b=2.50000000\n"
+        " ACTUAL: array([1., 2., 3.], dtype=float32)\n"
+        " DESIRED: array([1. , 2.5, 3. ], dtype=float32)"
+    ),
+    "two2d": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 697.674377 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch 16.666667%).\n"
+        "Location of maximum error: (2, 2), x=10.00000000, y=11.50000000\n"
+        " ACTUAL: array([[ 0.,  1.,  2.,  3.],\n"
+        "       [ 4.,  5.,  6.,  7.],\n"
+        "       [ 8.,  9., 10., 11.]], dtype=float32)\n"
+        " DESIRED: array([[ 0. ,  1. ,  2.5,  3. ],\n"
+        "       [ 4. ,  5. ,  6. ,  7. ],\n"
+        "       [ 8. ,  9. , 11.5, 11. ]], dtype=float32)"
+    ),
+    "atleast": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 6551.724121 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch at least 25.000000%).\n"
+        "Location of maximum error: (3, 4), a=0.00000000, b=19.00000000\n"
+        " ACTUAL: array([[0., 0., 0., 0., 0.],\n"
+        "       [0., 0., 0., 0., 0.],\n"
+        "       [0., 0., 0., 0., 0.],\n"
+        "       [0., 0., 0., 0., 0.]], dtype=float32)\n"
+        " DESIRED: array([[ 0.,  1.,  2.,  3.,  4.],\n"
+        "       [ 5.,  6.,  7.,  8.,  9.],\n"
+        "       [10., 11., 12., 13., 14.],\n"
+        "       [15., 16., 17., 18., 19.]], dtype=float32)"
+    ),
+    "mism0": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 100000.000000 exceeds tolerance rtol=1.000000e-05,"
+        " atol=1.000000e-20 (mismatch 100.000000%).\n"
+        "Location of maximum error: (1, 1), a=0.00000000, b=5.00000000\n"
+        " ACTUAL: array([[0., 0., 0.],\n"
+        "       [0., 0., 0.]])\n"
+        " DESIRED: array([[1., 2., 3.],\n"
+        "       [4., 5., 6.]])"
+    ),
+    "scalar": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 833.333333 exceeds tolerance rtol=1.000000e-04, atol=1.000000e-03.\n"
+        "\n"
+        " ACTUAL: array(1., dtype=float32)\n"
+        " DESIRED: array(2., dtype=float32)"
+    ),
+    "pyscalar": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 33333.333333 exceeds tolerance rtol=1.000000e-05, atol=1.000000e-20.\n"
+        "\n"
+        " ACTUAL: 1.0\n"
+        " DESIRED: 1.5"
+    ),
+    "f16f64b": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 1.785714 exceeds tolerance rtol=1.000000e-02,"
+        " atol=1.000000e-01 (mismatch 100.000000%).\n"
+        "Location of maximum error: (0,), a=1.00000000, b=1.20000000\n"
+        " ACTUAL: array([1.], dtype=float16)\n"
+        " DESIRED: array([1.2])"
+    ),
+    "f64": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 1.999960 exceeds tolerance rtol=1.000000e-05,"
+        " atol=1.000000e-20 (mismatch 100.000000%).\n"
+        "Location of maximum error: (0,), a=1.00000000, b=1.00002000\n"
+        " ACTUAL: array([1.])\n"
+        " DESIRED: array([1.00002])"
+    ),
+    "shape": (
+        "\n"
+        "Items are not equal: a.shape = (2, 3) and b.shape = (3,) are not equal\n"
+        " ACTUAL: array([[0., 0., 0.],\n"
+        "       [0., 0., 0.]])\n"
+        " DESIRED: array([0., 0., 0.])"
+    ),
+    "nan": (
+        "\n"
+        "Items are not equal:\n"
+        "Error nan exceeds tolerance rtol=1.000000e-05, atol=1.000000e-20"
+        " (mismatch 50.000000%).\n"
+        "Location of maximum error: (1,), a=nan, b=nan\n"
+        " ACTUAL: array([ 1., nan])\n"
+        " DESIRED: array([ 1., nan])"
+    ),
+    "nd": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 714.285706 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch 33.333333%).\n"
+        "Location of maximum error: (2,), a=3.00000000, b=4.00000000\n"
+        " ACTUAL: array([1., 2., 3.], dtype=float32)\n"
+        " DESIRED: array([1., 2., 4.], dtype=float32)"
+    ),
+    "ndnp": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 714.285714 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch 33.333333%).\n"
+        "Location of maximum error: (2,), a=3.00000000, b=4.00000000\n"
+        " ACTUAL: array([1., 2., 3.], dtype=float32)\n"
+        " DESIRED: array([1., 2., 4.])"
+    ),
+    "int": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 100000000000000000000.000000 exceeds tolerance"
+        " rtol=0.000000e+00, atol=0.000000e+00 (mismatch 33.333333%).\n"
+        "Location of maximum error: (2,), a=3.00000000, b=4.00000000\n"
+        " ACTUAL: array([1, 2, 3], dtype=int32)\n"
+        " DESIRED: array([1, 2, 4], dtype=int32)"
+    ),
+    "err2": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 50000.000000 exceeds tolerance rtol=1.000000e-05,"
+        " atol=1.000000e-20 (mismatch 50.000000%).\n"
+        "Location of maximum error: (2,), a=3.00000000, b=6.00000000\n"
+        " ACTUAL: array([1., 2., 3., 4.])\n"
+        " DESIRED: array([1., 2., 6., 5.])"
+    ),
+    "ignnan": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 14285.714286 exceeds tolerance rtol=1.000000e-05,"
+        " atol=1.000000e-20 (mismatch 33.333333%).\n"
+        "Location of maximum error: (2,), p=3.00000000, q=3.50000000\n"
+        " ACTUAL: array([0., 0., 3.])\n"
+        " DESIRED: array([0. , 0. , 3.5])"
+    ),
+    "big": (
+        "\n"
+        "Items are not equal:\n"
+        "Error 692.124451 exceeds tolerance rtol=1.000000e-04,"
+        " atol=1.000000e-03 (mismatch at least 36.666667%).\n"
+        "Location of maximum error: (29,), a=29.00000000, b=31.90000153\n"
+        " ACTUAL: array([ 0.,  1.,  2., ..., 27., 28., 29.], dtype=float32)\n"
+        " DESIRED: array([ 0.      ,  1.1     ,  2.2     , ..., 29.7     ,"
+        " 30.800001,\n"
+        "       31.900002], dtype=float32)"
+    ),
+}
+MXNET_STDOUT = {
+    "one": (
+        "\n"
+        "*** Maximum errors for vector of size 3:  rtol=0.0001, atol=0.001\n"
+        "\n"
+        "  1: Error 400.000000  Location of error: (1,), a=2.00000000, b=2.50000000\n"
+    ),
+    "atleast": (
+        "\n"
+        "*** Maximum errors for vector of size 20:  rtol=0.0001, atol=0.001\n"
+        "\n"
+        "  1: Error 6551.724121  Location of error: (3, 4), a=0.00000000,"
+        " b=19.00000000\n"
+        "  2: Error 6428.571777  Location of error: (3, 3), a=0.00000000,"
+        " b=18.00000000\n"
+        "  3: Error 6296.295898  Location of error: (3, 2), a=0.00000000,"
+        " b=17.00000000\n"
+    ),
+    "big": (
+        "\n"
+        "*** Maximum errors for vector of size 30:  rtol=0.0001, atol=0.001\n"
+        "\n"
+        "  1: Error 692.124451  Location of error: (29,), a=29.00000000,"
+        " b=31.90000153\n"
+        "  2: Error 686.274841  Location of error: (28,), a=28.00000000,"
+        " b=30.80000114\n"
+        "  3: Error 680.100952  Location of error: (27,), a=27.00000000,"
+        " b=29.70000076\n"
+        "  4: Error 673.575195  Location of error: (26,), a=26.00000000,"
+        " b=28.60000038\n"
+        "  5: Error 666.666626  Location of error: (25,), a=25.00000000,"
+        " b=27.50000000\n"
+        "  6: Error 659.341064  Location of error: (24,), a=24.00000000,"
+        " b=26.40000153\n"
+        "  7: Error 651.558411  Location of error: (23,), a=23.00000000,"
+        " b=25.30000114\n"
+        "  8: Error 643.275085  Location of error: (22,), a=22.00000000,"
+        " b=24.20000076\n"
+        "  9: Error 634.441162  Location of error: (21,), a=21.00000000,"
+        " b=23.10000038\n"
+        " 10: Error 625.000000  Location of error: (20,), a=20.00000000,"
+        " b=22.00000000\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_assert_almost_equal_message_matches_mxnet(case, capsys):
+    with pytest.raises(AssertionError) as info:
+        CASES[case]()
+    assert str(info.value) == MXNET_MESSAGES[case]
+    if case in MXNET_STDOUT:
+        assert capsys.readouterr().out == MXNET_STDOUT[case]
+
+
+@pytest.mark.parametrize(
+    "a, b, kwargs",
+    [
+        (np.array([1.0], np.float16), np.array([1.05]), {}),  # float16's tolerance wins
+        (np.array([1.0], F32), np.array([1.0005], F32), {}),
+        (np.zeros((2, 3)), np.zeros((3,)), {}),  # broadcasting is allowed by default
+        (np.array([1.0, np.nan]), np.array([1.0, np.nan]), {"equal_nan": True}),
+        (np.array([1.0], F32), np.array([1.002], F32), {"rtol": {np.dtype(F32): 1e-2}}),
+        (1.0, 1.0 + 1e-6, {}),
+        (mx.nd.array([1, 2]), [1.00001, 2], {}),
+        (mx.nd.array([1, 2]), mx.nd.array([1, 2.0001]), {}),
+    ],
+)
+def test_assert_almost_equal_passes_within_tolerance(a, b, kwargs):
+    tu.assert_almost_equal(a, b, **kwargs)
+
+
+def test_assert_almost_equal_leaves_print_options_alone():
+    before = np.get_printoptions()
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal(np.arange(30.0), np.arange(30.0) + 1)
+    assert np.get_printoptions() == before
+
+
+def test_assert_almost_equal_compares_bools_exactly():
+    tu.assert_almost_equal(np.array([True, False]), np.array([True, False]))
+    with pytest.raises(AssertionError, match="Mismatched elements: 1 / 2"):
+        tu.assert_almost_equal(np.array([True, False]), np.array([True, True]))
+
+
+def test_assert_almost_equal_rejects_shapes_that_do_not_broadcast():
+    with pytest.raises(ShapeError, match=r"assert_almost_equal.*\(2, 3\).*\(2,\)"):
+        tu.assert_almost_equal(np.zeros((2, 3)), np.zeros(2))
+
+
+def test_assert_almost_equal_with_err_allows_a_share_of_mismatches():
+    tu.assert_almost_equal_with_err(np.array([1, 2, 3, 4.0]), np.array([1, 2, 3, 5.0]), etol=0.3)
+    with pytest.raises(AssertionError):
+        tu.assert_almost_equal_with_err(np.array([1, 2, 3, 4.0]), np.array([1, 2, 3, 5.0]))
+
+
+def test_assert_allclose_uses_tight_defaults():
+    tu.assert_allclose(np.array([1.0, np.nan]), np.array([1.0, np.nan]))
+    with pytest.raises(AssertionError):
+        tu.assert_allclose(np.array([1.0], F32), np.array([1.0001], F32))
+
+
+def test_almost_equal_uses_float64_defaults():
+    assert tu.almost_equal(np.array([1.0]), np.array([1.0 + 1e-6]))
+    assert not tu.almost_equal(np.array([1.0]), np.array([1.0 + 1e-4]))
+    assert tu.almost_equal(mx.nd.array([1.0]), np.array([1.0 + 1e-4]), rtol=1e-3)
+    with pytest.raises(AssertionError, match=r"a.shape = \(2, 3\) and b.shape = \(3,\)"):
+        tu.almost_equal(np.zeros((2, 3)), np.zeros((3,)), use_broadcast=False)
+
+
+def test_default_tolerances_per_dtype():
+    assert tu.get_tols(np.zeros(1, np.float16), np.zeros(1), None, None) == (0.01, 0.1)
+    assert tu.get_tols(1.0, np.zeros(1, F32), None, None) == (1e-4, 1e-3)
+    assert tu.get_tols(np.zeros(1), np.zeros(1), None, None) == (1e-5, 1e-20)
+    assert tu.get_tols(mx.nd.zeros((1,), dtype="float16"), 0.0, None, None) == (0.01, 0.1)
+    assert tu.get_tols(np.zeros(1, np.int32), np.zeros(1, np.uint8), None, None) == (0, 0)
+    assert tu.get_tols(np.zeros(1), np.zeros(1), 0.5, None) == (0.5, 1e-20)
+    assert tu.get_atol() == 1e-20 and tu.get_rtol() == 1e-5 and tu.get_etol() == 0
+    assert tu.get_atol(dtype=np.dtype(F32)) == 1e-3 and tu.get_rtol(0.2) == 0.2
+    assert tu.get_tolerance(np.zeros(1, np.int64), None, tu.default_rtols()) == 0
+    assert tu.default_numeric_eps()[np.dtype(F32)] == 1.0 / 2**9
+    assert tu.default_dtype() is np.float32
+
+
+def test_get_tolerance_names_an_unknown_dtype():
+    with pytest.raises(DTypeError, match="get_tolerance.*complex128"):
+        tu.get_tols(np.zeros(1, np.complex128), np.zeros(1), None, None)
+
+
+def test_environment_sets_and_restores(monkeypatch):
+    monkeypatch.setenv("MXLITE_TU_A", "old")
+    monkeypatch.delenv("MXLITE_TU_B", raising=False)
+    with tu.environment({"MXLITE_TU_A": None, "MXLITE_TU_B": "new"}):
+        assert "MXLITE_TU_A" not in os.environ
+        assert os.environ["MXLITE_TU_B"] == "new"
+    assert os.environ["MXLITE_TU_A"] == "old"
+    assert "MXLITE_TU_B" not in os.environ
+    with tu.environment("MXLITE_TU_A", "two-args"):
+        assert os.environ["MXLITE_TU_A"] == "two-args"
+    assert os.environ["MXLITE_TU_A"] == "old"
+
+
+def test_environment_restores_after_an_exception(monkeypatch):
+    monkeypatch.delenv("MXLITE_TU_C", raising=False)
+    with pytest.raises(KeyError):
+        with tu.environment("MXLITE_TU_C", "1"):
+            raise KeyError("boom")
+    assert "MXLITE_TU_C" not in os.environ
+
+
+def test_environment_as_decorator(monkeypatch):
+    monkeypatch.setenv("MXLITE_TU_D", "outer")
+    seen = []
+
+    @tu.environment("MXLITE_TU_D", "inner")
+    def body():
+        seen.append(os.environ["MXLITE_TU_D"])
+
+    @tu.with_environment({"MXLITE_TU_D": "decorated"})
+    def other():
+        seen.append(os.environ["MXLITE_TU_D"])
+
+    body()
+    body()
+    other()
+    assert seen == ["inner", "inner", "decorated"]
+    assert os.environ["MXLITE_TU_D"] == "outer"
+
+
+def test_environment_rejects_bad_arguments():
+    with pytest.raises(ParamError, match="environment.*got 3"):
+        tu.environment("A", "1", "2")
+    with pytest.raises(ParamError, match="environment.*'MXLITE_TU_E'.*int"):
+        tu.environment("MXLITE_TU_E", 1)
+
+
+def test_set_env_var_returns_the_old_value(monkeypatch):
+    monkeypatch.delenv("MXLITE_TU_F", raising=False)
+    assert tu.set_env_var("MXLITE_TU_F", "1", default_val="none") == "none"
+    assert tu.set_env_var("MXLITE_TU_F", "2") == "1"
+    assert os.environ["MXLITE_TU_F"] == "2"
+
+
+def test_rand_shapes_stay_in_range():
+    for _ in range(50):
+        d0, d1 = tu.rand_shape_2d(3, 4)
+        assert 1 <= d0 <= 3 and 1 <= d1 <= 4
+        assert all(1 <= d <= 2 for d in tu.rand_shape_3d(2, 2, 2))
+        shape = tu.rand_shape_nd(4, dim=5)
+        assert len(shape) == 4 and all(type(d) is int and 1 <= d <= 5 for d in shape)
+        x, y = tu.rand_coord_2d(2, 5, 10, 11)
+        assert 2 <= x < 5 and y == 10
+    zeros = [tu.rand_shape_nd(3, dim=1, allow_zero_size=True) for _ in range(20)]
+    assert any(0 in s for s in zeros)
+
+
+def test_rand_ndarray_shape_dtype_and_context():
+    arr = tu.rand_ndarray((2, 3))
+    assert isinstance(arr, mx.nd.NDArray)
+    assert arr.shape == (2, 3) and arr.dtype == np.float32 and arr.context == mx.cpu()
+    assert tu.rand_ndarray((4,), dtype=np.float16).dtype == np.float16
+    assert tu.rand_ndarray(5, ctx=mx.cpu(0)).shape == (5,)
+    with pytest.raises(MXNetError, match="rand_ndarray.*'stype'.*'csr'"):
+        tu.rand_ndarray((2, 2), stype="csr")
+    with pytest.raises(MXNetError, match="rand_sparse_ndarray.*sparse"):
+        tu.rand_sparse_ndarray((2, 2), "row_sparse")
+
+
+def test_random_arrays():
+    one = tu.random_arrays((2, 3))
+    assert isinstance(one, np.ndarray) and one.shape == (2, 3) and one.dtype == np.float32
+    scalar, vec = tu.random_arrays((), (4,))
+    assert scalar.shape == () and vec.shape == (4,)
+    (u,) = tu.random_uniform_arrays((100,), low=2.0, high=3.0, dtype=np.float64)
+    assert u.dtype == np.float64 and u.min() >= 2.0 and u.max() < 3.0
+    with pytest.raises(ParamError, match="random_uniform_arrays.*bogus"):
+        tu.random_uniform_arrays((2,), bogus=1)
+    sample = tu.random_sample(list(range(10)), 4)
+    assert len(sample) == 4 and len(set(sample)) == 4
+    with pytest.raises(ParamError, match="random_sample.*'k'"):
+        tu.random_sample([1, 2], 3)
+
+
+def test_assert_exception():
+    tu.assert_exception(int, ValueError, "not a number")
+    with pytest.raises(AssertionError, match="did not raise ValueError"):
+        tu.assert_exception(int, ValueError, "12")
+    # MXNet's version passed here, swallowing its own assert; this one reports the miss.
+    with pytest.raises(AssertionError, match="did not raise AssertionError"):
+        tu.assert_exception(int, AssertionError, "12")
+
+
+def test_same_and_same_array():
+    a = mx.nd.array([[1, 2], [3, 4]])
+    assert tu.same(a, np.array([[1, 2], [3, 4]], F32))
+    assert not tu.same(a, np.array([[1, 2], [3, 5]], F32))
+    assert not tu.same(np.zeros(2), np.zeros(3))
+    assert tu.same_array(a, a[:])
+    assert tu.same_array(a, a.reshape((4,)).reshape((2, 2)))
+    assert not tu.same_array(a, a.copy())
+    assert tu.same(a, np.array([[1, 2], [3, 4]], F32))  # same_array left it unchanged
+
+
+def test_compare_ndarray_tuple():
+    tu.compare_ndarray_tuple((mx.nd.ones((2,)), (np.zeros(1), None)), (np.ones(2), (0.0, 5.0)))
+    with pytest.raises(AssertionError):
+        tu.compare_ndarray_tuple((mx.nd.ones((2,)),), (np.zeros(2),))
+
+
+def test_retry_reruns_failed_assertions():
+    calls = []
+
+    @tu.retry(3)
+    def flaky():
+        calls.append(1)
+        assert len(calls) == 3
+
+    flaky()
+    assert len(calls) == 3
+
+    @tu.retry(2)
+    def always_fails():
+        calls.append(1)
+        raise AssertionError("still wrong")
+
+    with pytest.raises(AssertionError, match="still wrong"):
+        always_fails()
+    assert len(calls) == 5
+    with pytest.raises(ParamError, match="retry.*'n'"):
+        tu.retry(0)
+
+
+def test_cudnn_decorator_runs_the_test():
+    ran = []
+
+    @tu.assert_raises_cudnn_not_satisfied(min_version="9.9.9")
+    def needs_cudnn(x):
+        ran.append(x)
+
+    needs_cudnn(7)
+    assert ran == [7]
+
+
+def test_contexts_and_platform_queries():
+    assert tu.default_context() == mx.current_context()
+    try:
+        tu.set_default_context(mx.cpu(1))
+        assert tu.default_context() == mx.cpu(1)
+        assert tu.rand_ndarray((1,)).context == mx.cpu(1)
+    finally:
+        tu.set_default_context(mx.cpu(0))
+    with pytest.raises(MXNetError, match="set_default_context.*'ctx'"):
+        tu.set_default_context("gpu")
+    assert tu.list_gpus() == range(mx.context.num_gpus())
+    assert tu.has_tvm_ops() is False and tu.is_op_runnable() is True
+    with tu.environment("CD_JOB", "1"):
+        assert tu.is_cd_run()
+    with tu.environment("CD_JOB", None):
+        assert not tu.is_cd_run()
+
+
+def test_star_import_exports_what_mxnet_tests_use():
+    namespace: dict = {}
+    exec("from mxlite.test_utils import *", namespace)
+    for name in (
+        "np",
+        "rnd",
+        "npt",
+        "os",
+        "sys",
+        "time",
+        "mx",
+        "assert_almost_equal",
+        "rand_ndarray",
+        "environment",
+        "same",
+        "default_context",
+    ):
+        assert name in namespace, name
+
+
+def test_np_reduce_and_collapse_sum_like():
+    x = np.arange(24.0).reshape(2, 3, 4)
+    assert np.array_equal(tu.np_reduce(x, (0, 2), True, np.sum), x.sum(axis=(0, 2), keepdims=True))
+    assert np.array_equal(tu.np_reduce(x, None, False, np.max), x.max())
+    assert np.array_equal(tu.np_reduce(x, 1, False, np.sum), x.sum(axis=1))
+    assert np.array_equal(tu.collapse_sum_like(x, (3, 1)), x.sum(axis=(0, 2))[:, None])
+    assert tu.collapse_sum_like(np.zeros((2, 0)), (1, 0)).shape == (1, 0)
+    with pytest.raises(ShapeError, match=r"collapse_sum_like.*\(2,\)"):
+        tu.collapse_sum_like(x, (2,))
+
+
+def test_matrix_generators():
+    np.random.seed(0)
+    m = tu.new_matrix_with_real_eigvals_2d(4)
+    assert np.allclose(np.linalg.eigvals(m).imag, 0)
+    assert tu.new_matrix_with_real_eigvals_nd((2, 3, 3)).shape == (2, 3, 3)
+    q = tu.new_orthonormal_matrix_2d(3)
+    assert np.allclose(q.T @ q, np.eye(3))
+    s = tu.new_sym_matrix_with_real_eigvals_nd((2, 1, 3, 3))
+    assert s.shape == (2, 1, 3, 3) and np.allclose(s, np.swapaxes(s, -1, -2))
+
+
+def test_mean_and_var_checks():
+    rng = np.random.default_rng(1)
+    assert tu.mean_check(lambda n: rng.normal(0, 1, n), 0, 1, nsamples=20000)
+    assert not tu.mean_check(lambda n: rng.normal(0.5, 1, n), 0, 1, nsamples=20000)
+    assert tu.var_check(lambda n: rng.normal(0, 2, n), 2, nsamples=20000)
+    assert not tu.var_check(lambda n: rng.normal(0, 3, n), 2, nsamples=20000)
+
+
+def test_chi_square_check_tells_good_from_bad_samplers():
+    ss = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(2)
+    buckets, probs = tu.gen_buckets_probs_with_ppf(lambda q: ss.norm.ppf(q), 5)
+    p_good, obs, expected = tu.chi_square_check(lambda n: rng.normal(size=n), buckets, probs, 20000)
+    assert p_good > 1e-3 and obs.sum() == 20000 and list(expected) == [4000] * 5
+    p_bad, _, _ = tu.chi_square_check(lambda n: rng.uniform(-2, 2, n), buckets, probs, 20000)
+    assert p_bad < 1e-6
+    p_discrete, obs, _ = tu.chi_square_check(
+        lambda n: rng.integers(0, 3, n), [0, 1, 2], [1 / 3] * 3, 9000
+    )
+    assert p_discrete > 1e-3 and obs.sum() == 9000
+    with pytest.raises(AssertionError, match="Generator test fails"):
+        tu.verify_generator(lambda n: rng.uniform(-2, 2, n), buckets, probs, 20000, nrepeat=2)
+
+
+def test_download_copies_once_and_fails_clearly(tmp_path, capsys):
+    src = tmp_path / "src.bin"
+    src.write_bytes(b"payload")
+    out = tu.download(src.as_uri(), dirname=str(tmp_path / "dl"))
+    assert out == str(tmp_path / "dl" / "src.bin")
+    assert (tmp_path / "dl" / "src.bin").read_bytes() == b"payload"
+    src.write_bytes(b"changed")
+    assert tu.download(src.as_uri(), dirname=str(tmp_path / "dl")) == out  # present: kept
+    assert (tmp_path / "dl" / "src.bin").read_bytes() == b"payload"
+    missing = (tmp_path / "missing.bin").as_uri()
+    with pytest.raises(MXNetError, match="download.*missing.bin"):
+        tu.download(missing, fname=str(tmp_path / "m.bin"), retries=2)
+    assert "1 attempt left" in capsys.readouterr().out
+    assert not (tmp_path / "m.bin").exists()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".download")] == []
+
+
+def test_get_mnist_reads_local_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for prefix, n in (("train", 3), ("t10k", 2)):
+        with gzip.open(f"{prefix}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + bytes(range(n)))
+        with gzip.open(f"{prefix}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(struct.pack(">IIII", 2051, n, 28, 28) + bytes([255]) * (n * 784))
+    data = tu.get_mnist()
+    assert data["train_data"].shape == (3, 1, 28, 28) and data["train_data"].dtype == np.float32
+    assert data["train_data"].max() == 1.0
+    assert list(data["train_label"]) == [0, 1, 2] and data["test_data"].shape == (2, 1, 28, 28)
+
+
+def test_dataset_helpers_fail_clearly_without_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(_data, "_fetch", _no_network)
+    with pytest.raises(MXNetError, match="download.*cifar10.zip"):
+        tu.get_cifar10()
+
+
+def _no_network(url, fname):
+    raise OSError("network is unreachable")
