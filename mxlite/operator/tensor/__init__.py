@@ -1,3 +1,5 @@
 """Tensor operators: element-wise, broadcast, reductions, shapes, indexing, linear algebra."""
 
 from . import elemwise_binary as elemwise_binary
+from . import ordering as ordering
+from . import reduce as reduce
