@@ -3,3 +3,6 @@
 from . import elemwise_binary as elemwise_binary
 from . import ordering as ordering
 from . import reduce as reduce
+from . import shape as shape
+from . import join as join
+from . import gather as gather

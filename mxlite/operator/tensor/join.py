@@ -1,0 +1,234 @@
+"""Joining and splitting: Concat, stack (variadic inputs) and SliceChannel, _split_v2 (several
+outputs). The gradient of a join splits ``out_grad``; the gradient of a split joins the
+``out_grad`` list, so none of them reads its inputs or outputs in backward.
+
+``mx.nd.split_v2(ary, indices_or_sections, axis=0, squeeze_axis=False)`` is a Python wrapper in
+MXNet: an int ``n`` calls ``_split_v2(ary, indices=(), sections=n, ...)``; a tuple ``t`` calls
+``_split_v2(ary, indices=(0,) + t, sections=0, ...)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...base import Shape
+from ..param import Param, field
+from ..registry import OpTest, dtype_assign, register
+from .shape import ArrayOp, norm_axis
+
+__all__: list[str] = []
+
+
+class _JoinBase(ArrayOp):
+    """n inputs named arg0, arg1, ... of one dtype joined along one axis."""
+
+    key_var_num_args = "num_args"
+
+    def list_arguments(self) -> list[str]:
+        return [f"arg{i}" for i in range(self.param.num_args)]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        known = next((t for t in in_type if t is not None), None)
+        if known is None:
+            return None
+        names = self.list_arguments()
+        return [dtype_assign(self, names[i], t, known) for i, t in enumerate(in_type)], [known], []
+
+    def _check_count(self, in_shapes: tuple) -> None:
+        if len(in_shapes) != self.param.num_args:
+            raise self.fail(
+                f"argument 'num_args' is {self.param.num_args} but {len(in_shapes)} inputs came."
+            )
+
+
+class ConcatParam(Param):
+    num_args: int = field(low=1, doc="Number of inputs to concatenate.")
+    dim: int = field(default=1, doc="Axis along which to concatenate.")
+
+
+@register("Concat", aliases=("concat",))
+class ConcatProp(_JoinBase):
+    """Join arrays along an existing axis ``dim``; other dims must agree."""
+
+    param_class = ConcatParam
+    test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 2)}, params={"num_args": 2, "dim": 1})
+
+    def out_shapes(self, *shapes: Shape) -> list[Shape]:
+        self._check_count(shapes)
+        first = shapes[0]
+        axis = norm_axis(self, "dim", self.param.dim, len(first))
+        for i, s in enumerate(shapes):
+            if len(s) != len(first) or s[:axis] + s[axis + 1 :] != first[:axis] + first[axis + 1 :]:
+                raise self.fail(
+                    f"input arg{i} has shape {s}; with dim={self.param.dim} it "
+                    f"must match arg0's shape {first} except on axis {axis}."
+                )
+        return [first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1 :]]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.concatenate(ins, axis=norm_axis(self, "dim", self.param.dim, ins[0].ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        axis = norm_axis(self, "dim", self.param.dim, len(in_shapes[0]))
+        cuts, total = [], 0
+        for s in in_shapes[:-1]:
+            total += s[axis]
+            cuts.append(total)
+        return xp.split(ograds[0], cuts, axis=axis)
+
+
+class StackParam(Param):
+    axis: int = field(default=0, doc="Axis of the result along which the inputs are stacked.")
+    num_args: int = field(low=1, doc="Number of inputs to stack.")
+
+
+@register("stack")
+class StackProp(_JoinBase):
+    """Join arrays of one shape along a new axis ``axis``."""
+
+    param_class = StackParam
+    test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 3)}, params={"num_args": 2})
+
+    def out_shapes(self, *shapes: Shape) -> list[Shape]:
+        self._check_count(shapes)
+        for i, s in enumerate(shapes):
+            if s != shapes[0]:
+                raise self.fail(
+                    f"input arg{i} has shape {s}; every input must have arg0's shape {shapes[0]}."
+                )
+        axis = norm_axis(self, "axis", self.param.axis, len(shapes[0]) + 1)
+        return [shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.stack(ins, axis=norm_axis(self, "axis", self.param.axis, ins[0].ndim + 1))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        axis = norm_axis(self, "axis", self.param.axis, len(in_shapes[0]) + 1)
+        return [xp.take(ograds[0], i, axis=axis) for i in range(len(in_shapes))]
+
+
+class _SplitBase(ArrayOp):
+    """One input cut along ``axis`` into pieces [bounds[i], bounds[i+1])."""
+
+    def list_outputs(self) -> list[str]:
+        return [f"output{i}" for i in range(self._count())]
+
+    def _count(self) -> int:
+        raise NotImplementedError
+
+    def _bounds(self, dshape: Shape, axis: int) -> list[int]:
+        raise NotImplementedError
+
+    def _axis(self, ndim: int) -> int:
+        return norm_axis(self, "axis", self.param.axis, ndim)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        axis = self._axis(len(dshape))
+        bounds = self._bounds(dshape, axis)
+        outs = []
+        for i in range(len(bounds) - 1):
+            n = bounds[i + 1] - bounds[i]
+            if self.param.squeeze_axis:
+                if n != 1:
+                    raise self.fail(
+                        f"squeeze_axis=True needs pieces of size 1 on axis {axis}; "
+                        f"piece {i} of input shape {dshape} has size {n}."
+                    )
+                outs.append(dshape[:axis] + dshape[axis + 1 :])
+            else:
+                outs.append(dshape[:axis] + (n,) + dshape[axis + 1 :])
+        return outs
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        x = ins[0]
+        axis = self._axis(x.ndim)
+        bounds = self._bounds(x.shape, axis)
+        x = x[(slice(None),) * axis + (slice(bounds[0], None),)]  # _split_v2 may skip a head
+        parts = xp.split(x, [b - bounds[0] for b in bounds[1:-1]], axis=axis)
+        return [p.reshape(o.shape) for p, o in zip(parts, outs)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        shape = in_shapes[0]
+        axis = self._axis(len(shape))
+        bounds = self._bounds(shape, axis)
+        parts = [
+            g.reshape(shape[:axis] + (bounds[i + 1] - bounds[i],) + shape[axis + 1 :])
+            for i, g in enumerate(ograds)
+        ]
+        if bounds[0]:
+            parts.insert(
+                0, xp.zeros(shape[:axis] + (bounds[0],) + shape[axis + 1 :], ograds[0].dtype)
+            )
+        return [xp.concatenate(parts, axis=axis)]
+
+
+class SliceChannelParam(Param):
+    num_outputs: int = field(low=1, doc="Number of equal pieces.")
+    axis: int = field(default=1, doc="Axis to split.")
+    squeeze_axis: bool = field(
+        default=False,
+        doc="Drop the split axis from the outputs (each piece must then have size 1 on it).",
+    )
+
+
+@register("SliceChannel", aliases=("split",))
+class SliceChannelProp(_SplitBase):
+    """Split an array into ``num_outputs`` equal pieces along ``axis``."""
+
+    param_class = SliceChannelParam
+    test = OpTest(shapes={"data": (2, 4)}, params={"num_outputs": 2})
+
+    def _count(self) -> int:
+        return self.param.num_outputs
+
+    def _bounds(self, dshape: Shape, axis: int) -> list[int]:
+        n, k = dshape[axis], self.param.num_outputs
+        if n % k:
+            raise self.fail(
+                f"argument 'num_outputs' is {k}; it does not divide axis {axis} "
+                f"of input shape {dshape}."
+            )
+        return [i * (n // k) for i in range(k + 1)]
+
+
+class SplitV2Param(Param):
+    indices: tuple[int, ...] = field(doc="Start index of every piece along the axis.")
+    axis: int = field(default=1, doc="Axis to split.")
+    squeeze_axis: bool = field(
+        default=False,
+        doc="Drop the split axis from the outputs (each piece must then have size 1 on it).",
+    )
+    sections: int = field(default=0, doc="Number of near-equal pieces; 0 splits by indices.")
+
+
+@register("_split_v2")
+class SplitV2Prop(_SplitBase):
+    """Split an array at given indices, or into ``sections`` near-equal pieces (the first
+    ``size % sections`` pieces one longer)."""
+
+    param_class = SplitV2Param
+    test = OpTest(shapes={"data": (2, 5)}, params={"indices": (0, 2)})
+
+    def _count(self) -> int:
+        return self.param.sections if self.param.sections > 0 else len(self.param.indices)
+
+    def _bounds(self, dshape: Shape, axis: int) -> list[int]:
+        n, k = dshape[axis], self.param.sections
+        if k > 0:
+            small, extra = divmod(n, k)
+            bounds = [0]
+            for i in range(k):
+                bounds.append(bounds[-1] + small + (1 if i < extra else 0))
+            return bounds
+        bounds = [*self.param.indices, n]
+        if (
+            not self.param.indices
+            or any(a > b for a, b in zip(bounds, bounds[1:]))
+            or bounds[0] < 0
+        ):
+            raise self.fail(
+                f"argument 'indices' {self.param.indices} must be non-empty, "
+                f"non-negative, ascending and at most {n} (axis {axis} of input "
+                f"shape {dshape})."
+            )
+        return bounds

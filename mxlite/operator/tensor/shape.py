@@ -1,0 +1,863 @@
+"""Operators that change an array's shape or layout: Reshape, Flatten, transpose, tile, pad,
+broadcast_to, depth_to_space, diag and their kin.
+
+Design note
+-----------
+Every operator here is an :class:`ArrayOp` property: it computes its output shapes from fully
+known input shapes (``out_shapes``; partial shapes wait), and its kernels are two methods
+(``compute`` and ``gradient``) called with ``xp`` and plain arrays by one shared
+:class:`Operator`. Gradients read only ``out_grad`` unless an operator says otherwise, and take
+input shapes from the gradient arrays, so the planner may free inputs after forward.
+join.py and gather.py build on the same base.
+
+``reshape_shape`` is MXNet's Reshape inference (special values 0, -1, -2, -3, -4 and
+``reverse``); ``NDArray.reshape`` uses it too::
+
+    >>> reshape_shape((2, 3, 4), (-4, 1, 2, -2))
+    (1, 2, 3, 4)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...base import MXNetError, Shape, ShapeError
+from ...context import Context
+from ..param import Param, field
+from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
+from ..req import OpReq, assign
+
+__all__ = ["reshape_shape", "ArrayOp", "norm_axis"]
+
+
+def reshape_shape(
+    src: tuple[int, ...], target: tuple[int, ...], reverse: bool = False
+) -> tuple[int, ...]:
+    """The shape ``Reshape(shape=target, reverse=reverse)`` gives an array of shape ``src``.
+
+    0 copies a source dim, -1 infers one dim, -2 copies all remaining dims, -3 merges two
+    source dims, -4 splits one source dim into the next two values (one may be -1); with
+    ``reverse`` the special values are matched from the right. Raises ShapeError naming both
+    shapes when the target is malformed or its size differs.
+    """
+    src, target = tuple(src), tuple(target)
+    dims = list(src[::-1] if reverse else src)
+    spec = list(target[::-1] if reverse else target)
+
+    def bad(why: str) -> ShapeError:
+        return ShapeError(
+            f"Reshape: cannot reshape shape {src} to shape={target}"
+            f"{' with reverse=True' if reverse else ''}: {why}."
+        )
+
+    out: list[int] = []
+    i = j = 0  # i walks spec, j walks the source dims
+    infer = -1
+    while i < len(spec):
+        d = spec[i]
+        if d == 0:
+            if j >= len(dims):
+                raise bad(f"0 at position {i} has no source dim to copy")
+            out.append(dims[j])
+            j += 1
+        elif d == -1:
+            if infer >= 0:
+                raise bad("only one dim can be -1")
+            infer = len(out)
+            out.append(1)
+            j += 1
+        elif d == -2:
+            out.extend(dims[j:])
+            j = len(dims)
+        elif d == -3:
+            if j + 1 >= len(dims):
+                raise bad(f"-3 at position {i} needs two source dims")
+            out.append(dims[j] * dims[j + 1])
+            j += 2
+        elif d == -4:
+            if i + 2 >= len(spec) or j >= len(dims):
+                raise bad(f"-4 at position {i} needs a source dim and two values after it")
+            whole, a, b = dims[j], spec[i + 1], spec[i + 2]
+            j += 1
+            i += 2
+            if a == -1 and b == -1:
+                raise bad("the two dims after -4 cannot both be -1")
+            if a == -1:
+                a = whole // b if b else 0
+            if b == -1:
+                b = whole // a if a else 0
+            if a * b != whole:
+                raise bad(f"split dims {a}, {b} do not divide source dim {whole}")
+            out.extend((a, b))
+        elif d > 0:
+            out.append(d)
+            j += 1
+        else:
+            raise bad(f"{d} is not a valid dim (use a positive size, 0, -1, -2, -3 or -4)")
+        i += 1
+    size = math.prod(src)
+    if infer >= 0:
+        rest = math.prod(out)
+        if rest == 0 or size % rest:
+            raise bad("the -1 dim cannot be inferred")
+        out[infer] = size // rest
+    if reverse:
+        out.reverse()
+    if math.prod(out) != size or any(d <= 0 for d in out):
+        raise bad(f"the result {tuple(out)} has a different size")
+    return tuple(out)
+
+
+def norm_axis(prop: OperatorProperty, arg: str, axis: int, ndim: int) -> int:
+    """``axis`` in [-ndim, ndim) made non-negative; ShapeError naming the operator otherwise."""
+    if not -ndim <= axis < ndim:
+        raise ShapeError(
+            f"{prop.where()}: argument {arg!r} is {axis}; expected an axis in "
+            f"[{-ndim}, {ndim - 1}] for an input of {ndim} dims."
+        )
+    return axis + ndim if axis < 0 else axis
+
+
+class _ArrayOperator(Operator):
+    __slots__ = ("prop", "xp")
+
+    def __init__(self, prop: ArrayOp, xp: Any) -> None:
+        self.prop = prop
+        self.xp = xp
+
+    def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
+        if all(r == OpReq.NULL for r in req):
+            return
+        values = self.prop.compute(self.xp, in_data, out_data)
+        for o, r, v in zip(out_data, req, values):
+            if r != OpReq.NULL:
+                assign(o, r, v)
+
+    def backward(
+        self,
+        op_ctx: Any,
+        out_grad: list,
+        in_data: list,
+        out_data: list,
+        req: list,
+        in_grad: list,
+        aux: list,
+    ) -> None:
+        if all(r == OpReq.NULL for r in req):
+            return
+        grads = self.prop.gradient(self.xp, out_grad, in_data, [g.shape for g in in_grad])
+        for g, r, v in zip(in_grad, req, grads):
+            if r != OpReq.NULL and v is not None:
+                assign(g, r, v)
+
+
+class ArrayOp(OperatorProperty):
+    """Base of the shape and indexing operators: subclasses give ``out_shapes``, ``compute``
+    and ``gradient`` (or ``differentiable = False``); the rest has sensible defaults."""
+
+    differentiable = True
+    backward_reads_inputs = False  # the gradient reads in_data (the indices of take, ...)
+    inplace = False  # the output may share memory with input 0 (Reshape, Flatten, ...)
+
+    def out_shapes(self, *in_shapes: Shape) -> list[Shape]:
+        raise NotImplementedError
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        raise NotImplementedError
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list[Shape]) -> list:
+        raise MXNetError(f"{self.op_name}: this operator has no gradient (MXNet registers none).")
+
+    def fail(self, why: str) -> ShapeError:
+        return ShapeError(f"{self.where()}: {why}")
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        if any(s is None or 0 in s for s in in_shape):
+            return None
+        outs = [tuple(int(d) for d in s) for s in self.out_shapes(*in_shape)]
+        if out_shape:
+            for k, (o, given) in enumerate(zip(outs, out_shape)):
+                shape_assign(self, "output", self.list_outputs()[k], given, o)
+        return list(in_shape), outs, []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None:
+            return None
+        return list(in_type), [in_type[0]] * self.num_outputs(), []
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return [*out_grad, *in_data] if self.backward_reads_inputs else list(out_grad)
+
+    def forward_inplace_option(self, in_data: list, out_data: list) -> list:
+        return [(in_data[0], out_data[0])] if self.inplace else []
+
+    def backward_inplace_option(
+        self, out_grad: list, in_data: list, out_data: list, in_grad: list
+    ) -> list:
+        return [(out_grad[0], in_grad[0])] if self.inplace else []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _ArrayOperator(self, ctx.xp)
+
+
+# ---- reshaping ------------------------------------------------------------------------------
+
+
+class ReshapeParam(Param):
+    shape: tuple[int, ...] = field(default=(), doc="New shape; may use 0, -1, -2, -3, -4.")
+    reverse: bool = field(default=False, doc="Match the special values from the right.")
+    target_shape: tuple[int, ...] = field(
+        default=(), doc="Deprecated form of shape: one 0 dim is inferred."
+    )
+    keep_highest: bool = field(
+        default=False, doc="Deprecated: keep the first input dim (with target_shape)."
+    )
+
+
+class _ReshapeBase(ArrayOp):
+    inplace = True
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [ins[0].reshape(outs[0].shape)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [ograds[0].reshape(in_shapes[0])] + [
+            xp.zeros(s, ograds[0].dtype) for s in in_shapes[1:]
+        ]
+
+
+@register("Reshape", aliases=("reshape",))
+class ReshapeProp(_ReshapeBase):
+    """Reshape the input to a new shape of the same size, with MXNet's special values."""
+
+    param_class = ReshapeParam
+    test = OpTest(shapes={"data": (2, 3, 4)}, params={"shape": (0, -1)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        p = self.param
+        if p.shape:
+            return [reshape_shape(dshape, p.shape, p.reverse)]
+        if not p.target_shape:
+            raise self.fail("argument 'shape' is required (got neither shape nor target_shape).")
+        out = list(p.target_shape)
+        if p.keep_highest:
+            out[0] = dshape[0]
+        zeros = [i for i in range(1 if p.keep_highest else 0, len(out)) if out[i] == 0]
+        if len(zeros) == 1:
+            out[zeros[0]] = 1
+            out[zeros[0]] = math.prod(dshape) // math.prod(out)
+        if math.prod(out) != math.prod(dshape) or 0 in out:
+            raise self.fail(
+                f"argument 'target_shape' {p.target_shape} does not fit input shape {dshape}."
+            )
+        return [tuple(out)]
+
+
+class ReshapeLikeParam(Param):
+    lhs_begin: int | None = field(default=None, doc="First lhs dim replaced (default 0).")
+    lhs_end: int | None = field(default=None, doc="End of the lhs dims replaced (default all).")
+    rhs_begin: int | None = field(default=None, doc="First rhs dim used (default 0).")
+    rhs_end: int | None = field(default=None, doc="End of the rhs dims used (default all).")
+
+
+@register("reshape_like")
+class ReshapeLikeProp(_ReshapeBase):
+    """Reshape lhs (or its dims lhs_begin:lhs_end) to the shape of rhs (or rhs_begin:rhs_end)."""
+
+    param_class = ReshapeLikeParam
+    test = OpTest(shapes={"lhs": (2, 3), "rhs": (3, 2)})
+
+    def list_arguments(self) -> list[str]:
+        return ["lhs", "rhs"]
+
+    def _range(self, side: str, ndim: int) -> tuple[int, int]:
+        begin = getattr(self.param, f"{side}_begin")
+        end = getattr(self.param, f"{side}_end")
+        b = 0 if begin is None else begin + (ndim if begin < 0 else 0)
+        e = ndim if end is None else end + (ndim if end < 0 else 0)
+        if not 0 <= b < e <= ndim:
+            raise self.fail(
+                f"arguments '{side}_begin'={begin}, '{side}_end'={end} do not give "
+                f"a non-empty range of the {ndim} dims of {side}."
+            )
+        return b, e
+
+    def out_shapes(self, lhs: Shape, rhs: Shape) -> list[Shape]:
+        lb, le = self._range("lhs", len(lhs))
+        rb, re = self._range("rhs", len(rhs))
+        out = lhs[:lb] + rhs[rb:re] + lhs[le:]
+        if math.prod(out) != math.prod(lhs):
+            raise self.fail(f"cannot reshape lhs with shape {lhs} to {out}: the sizes differ.")
+        return [out]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None or in_type[1] is None:
+            return None
+        return list(in_type), [in_type[0]], []
+
+
+@register("Flatten", aliases=("flatten",))
+class FlattenProp(_ReshapeBase):
+    """Collapse all dims but the first: (d1, d2, ..., dk) -> (d1, d2*...*dk)."""
+
+    test = OpTest(shapes={"data": (2, 3, 4)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        return [(dshape[0], math.prod(dshape[1:]))]
+
+
+class ExpandDimParam(Param):
+    axis: int = field(doc="Where the new axis goes, in [-ndim-1, ndim].")
+
+
+@register("expand_dims")
+class ExpandDimsProp(_ReshapeBase):
+    """Insert a new axis of size 1 at ``axis``."""
+
+    param_class = ExpandDimParam
+    test = OpTest(shapes={"data": (2, 3)}, params={"axis": 1})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        axis = norm_axis(self, "axis", self.param.axis, len(dshape) + 1)
+        return [dshape[:axis] + (1,) + dshape[axis:]]
+
+
+class SqueezeParam(Param):
+    axis: tuple[int, ...] | None = field(
+        default=None, doc="Axes of size 1 to remove (default: all of them)."
+    )
+
+
+@register("squeeze")
+class SqueezeProp(_ReshapeBase):
+    """Remove axes of size 1 (all of them, or those in ``axis``); never below one dim."""
+
+    param_class = SqueezeParam
+    test = OpTest(shapes={"data": (2, 1, 3)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        if self.param.axis is None:
+            drop = {i for i, d in enumerate(dshape) if d == 1}
+        else:
+            drop = set()
+            for a in self.param.axis:
+                i = norm_axis(self, "axis", a, len(dshape))
+                if dshape[i] != 1:
+                    raise self.fail(
+                        f"argument 'axis' selects axis {a} of size {dshape[i]}; "
+                        "only axes of size 1 can be squeezed."
+                    )
+                if i in drop:
+                    raise self.fail(f"argument 'axis' {self.param.axis} repeats axis {a}.")
+                drop.add(i)
+        return [tuple(d for i, d in enumerate(dshape) if i not in drop) or (1,)]
+
+
+# ---- axis order --------------------------------------------------------------------------
+
+
+class TransposeParam(Param):
+    axes: tuple[int, ...] = field(default=(), doc="New order of the axes (default: reversed).")
+
+
+@register("transpose")
+class TransposeProp(ArrayOp):
+    """Permute the axes (reverse them by default)."""
+
+    param_class = TransposeParam
+    test = OpTest(shapes={"data": (2, 3, 4)}, params={"axes": (1, 2, 0)})
+
+    def _axes(self, ndim: int) -> tuple[int, ...]:
+        axes = self.param.axes
+        if not axes:
+            return tuple(range(ndim - 1, -1, -1))
+        if (
+            len(axes) != ndim
+            or sorted(a % ndim for a in axes) != list(range(ndim))
+            or any(not -ndim <= a < ndim for a in axes)
+        ):
+            raise self.fail(f"argument 'axes' {axes} is not a permutation of the {ndim} axes.")
+        return tuple(a % ndim for a in axes)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        if len(dshape) > 6:
+            raise self.fail(f"input has {len(dshape)} dims; transpose supports at most 6.")
+        return [tuple(dshape[a] for a in self._axes(len(dshape)))]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.transpose(ins[0], self._axes(ins[0].ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [xp.transpose(ograds[0], np.argsort(self._axes(len(in_shapes[0]))))]
+
+
+class SwapAxisParam(Param):
+    dim1: int = field(default=0, doc="First axis.")
+    dim2: int = field(default=0, doc="Second axis.")
+
+
+@register("SwapAxis", aliases=("swapaxes",))
+class SwapAxisProp(ArrayOp):
+    """Interchange two axes."""
+
+    param_class = SwapAxisParam
+    test = OpTest(shapes={"data": (2, 3, 4)}, params={"dim1": 0, "dim2": 2})
+
+    def _dims(self, ndim: int) -> tuple[int, int]:
+        return (
+            norm_axis(self, "dim1", self.param.dim1, ndim),
+            norm_axis(self, "dim2", self.param.dim2, ndim),
+        )
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        a, b = self._dims(len(dshape))
+        out = list(dshape)
+        out[a], out[b] = out[b], out[a]
+        return [tuple(out)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.swapaxes(ins[0], *self._dims(ins[0].ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [xp.swapaxes(ograds[0], *self._dims(ograds[0].ndim))]
+
+
+class ReverseParam(Param):
+    axis: tuple[int, ...] = field(doc="Axes along which to reverse.")
+
+
+@register("reverse", aliases=("flip",))
+class ReverseProp(ArrayOp):
+    """Reverse the order of elements along the given axes."""
+
+    param_class = ReverseParam
+    test = OpTest(shapes={"data": (2, 3)}, params={"axis": (1,)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        for a in self.param.axis:
+            norm_axis(self, "axis", a, len(dshape))
+        return [dshape]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.flip(ins[0], axis=tuple(self.param.axis))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [xp.flip(ograds[0], axis=tuple(self.param.axis))]
+
+
+# ---- repetition and padding ----------------------------------------------------------------
+
+
+class TileParam(Param):
+    reps: tuple[int, ...] = field(
+        doc="Repetitions per axis; the shorter of reps and the shape is padded with leading 1s."
+    )
+
+
+@register("tile")
+class TileProp(ArrayOp):
+    """Repeat the whole array ``reps`` times along each axis (NumPy's tile)."""
+
+    param_class = TileParam
+    test = OpTest(shapes={"data": (2, 3)}, params={"reps": (2, 2)})
+
+    def _reps(self, ndim: int) -> tuple[int, ...]:
+        reps = tuple(self.param.reps)
+        if any(r < 0 for r in reps):
+            raise self.fail(f"argument 'reps' {reps} must hold non-negative ints.")
+        return (1,) * (ndim - len(reps)) + reps
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        reps = self._reps(len(dshape))
+        shape = (1,) * (len(reps) - len(dshape)) + tuple(dshape)
+        return [tuple(d * r for d, r in zip(shape, reps))]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.tile(ins[0], self._reps(ins[0].ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        shape = in_shapes[0]
+        reps = self._reps(len(shape))
+        full = (1,) * (len(reps) - len(shape)) + tuple(shape)
+        split = [v for r, d in zip(reps, full) for v in (r, d)]
+        g = ograds[0].reshape(split).sum(axis=tuple(range(0, 2 * len(full), 2)))
+        return [g.reshape(shape)]
+
+
+class RepeatParam(Param):
+    repeats: int = field(doc="How many times each element is repeated.")
+    axis: int | None = field(
+        default=None, doc="Axis to repeat along (default: repeat the flattened array)."
+    )
+
+
+@register("repeat")
+class RepeatProp(ArrayOp):
+    """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
+
+    param_class = RepeatParam
+    test = OpTest(shapes={"data": (2, 3)}, params={"repeats": 2, "axis": 1})
+
+    def _axis(self, ndim: int) -> int | None:
+        if self.param.repeats < 0:
+            raise self.fail(f"argument 'repeats' is {self.param.repeats}; it cannot be negative.")
+        a = self.param.axis
+        return None if a is None else norm_axis(self, "axis", a, ndim)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        axis, r = self._axis(len(dshape)), self.param.repeats
+        if axis is None:
+            return [(math.prod(dshape) * r,)]
+        return [dshape[:axis] + (dshape[axis] * r,) + dshape[axis + 1 :]]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.repeat(ins[0], self.param.repeats, axis=self._axis(ins[0].ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        shape, r = in_shapes[0], self.param.repeats
+        axis = self._axis(len(shape))
+        if axis is None:
+            return [ograds[0].reshape(-1, r).sum(axis=1).reshape(shape)]
+        split = shape[:axis] + (shape[axis], r) + shape[axis + 1 :]
+        return [ograds[0].reshape(split).sum(axis=axis + 1)]
+
+
+class PadParam(Param):
+    mode: str = field(choices=("constant", "edge", "reflect"), doc="How to fill the padding.")
+    pad_width: tuple[int, ...] = field(
+        doc="(before, after) pairs for every axis, flattened; the first two axes must get 0."
+    )
+    constant_value: float = field(
+        default=0.0, typename="double", doc="Fill value of mode 'constant'."
+    )
+
+
+@register("Pad", aliases=("pad",))
+class PadProp(ArrayOp):
+    """Pad the last two (4-D input) or three (5-D input) axes: constant, edge or reflect."""
+
+    param_class = PadParam
+    test = OpTest(
+        shapes={"data": (1, 2, 3, 3)},
+        params={"mode": "edge", "pad_width": (0, 0, 0, 0, 1, 1, 1, 1)},
+    )
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        pw, n = self.param.pad_width, len(dshape)
+        if n not in (4, 5):
+            raise self.fail(f"input has shape {dshape}; Pad supports only 4-D or 5-D input.")
+        if len(pw) != 2 * n:
+            raise self.fail(
+                f"argument 'pad_width' has {len(pw)} values; a {n}-D input needs {2 * n}."
+            )
+        if any(pw[:4]):
+            raise self.fail(f"argument 'pad_width' {pw} pads the first two axes; they must be 0.")
+        if any(w < 0 for w in pw):
+            raise self.fail(f"argument 'pad_width' {pw} must not be negative.")
+        if self.param.mode == "reflect" and any(
+            pw[2 * i + k] >= dshape[i] for i in range(2, n) for k in (0, 1)
+        ):
+            raise self.fail(
+                f"argument 'pad_width' {pw}: reflect padding must be smaller than "
+                f"the padded axes of shape {dshape}."
+            )
+        return [tuple(d + pw[2 * i] + pw[2 * i + 1] for i, d in enumerate(dshape))]
+
+    def _widths(self, ndim: int) -> list[tuple[int, int]]:
+        pw = self.param.pad_width
+        return [(pw[2 * i], pw[2 * i + 1]) for i in range(ndim)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        x, mode = ins[0], self.param.mode
+        if mode == "constant":
+            return [
+                xp.pad(
+                    x,
+                    self._widths(x.ndim),
+                    mode="constant",
+                    constant_values=x.dtype.type(self.param.constant_value),
+                )
+            ]
+        return [xp.pad(x, self._widths(x.ndim), mode=mode)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        g, shape = ograds[0], in_shapes[0]
+        widths = self._widths(len(shape))
+        inner = tuple(slice(b, b + d) for (b, _), d in zip(widths, shape))
+        if self.param.mode == "constant":
+            return [g[inner]]
+        # fold every padded position back onto the input position it copied, axis by axis
+        for ax in range(2, len(shape)):
+            b, a = widths[ax]
+            n = shape[ax]
+            if self.param.mode == "edge":
+                src = np.concatenate([np.zeros(b, np.intp), np.arange(n), np.full(a, n - 1)])
+            else:
+                src = np.concatenate(
+                    [np.arange(b, 0, -1), np.arange(n), np.arange(n - 2, n - 2 - a, -1)]
+                )
+            moved = xp.moveaxis(g, ax, 0)
+            acc = xp.zeros((n,) + moved.shape[1:], g.dtype)
+            xp.add.at(acc, xp.asarray(src), moved)
+            g = xp.moveaxis(acc, 0, ax)
+        return [g]
+
+
+# ---- broadcasting ---------------------------------------------------------------------------
+
+
+def _unbroadcast(g: Any, shape: Shape) -> Any:
+    """Sum ``g`` over the axes where an input of ``shape`` (same ndim) was broadcast."""
+    axes = tuple(i for i, (a, b) in enumerate(zip(shape, g.shape)) if a != b)
+    return g.sum(axis=axes, keepdims=True) if axes else g
+
+
+class _BroadcastBase(ArrayOp):
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.broadcast_to(ins[0], outs[0].shape)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [_unbroadcast(ograds[0], in_shapes[0])] + [
+            xp.zeros(s, ograds[0].dtype) for s in in_shapes[1:]
+        ]
+
+    def _to(self, src: Shape, dst: list[int], what: str) -> Shape:
+        if len(src) != len(dst) or any(d and s not in (1, d) for s, d in zip(src, dst)):
+            raise self.fail(f"input of shape {src} cannot be broadcast to {what}.")
+        return tuple(d or s for s, d in zip(src, dst))
+
+
+class BroadcastToParam(Param):
+    shape: tuple[int, ...] = field(default=(), doc="Target shape; a 0 keeps the input's dim.")
+
+
+@register("broadcast_to")
+class BroadcastToProp(_BroadcastBase):
+    """Broadcast axes of size 1 to the sizes in ``shape``."""
+
+    param_class = BroadcastToParam
+    test = OpTest(shapes={"data": (2, 1, 3)}, params={"shape": (2, 4, 3)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        return [self._to(dshape, list(self.param.shape), f"shape={self.param.shape}")]
+
+
+class BroadcastLikeParam(Param):
+    lhs_axes: tuple[int, ...] | None = field(default=None, doc="Axes of lhs to broadcast.")
+    rhs_axes: tuple[int, ...] | None = field(default=None, doc="Axes of rhs whose sizes they take.")
+
+
+@register("broadcast_like")
+class BroadcastLikeProp(_BroadcastBase):
+    """Broadcast lhs to the shape of rhs (or only lhs_axes to the sizes of rhs_axes)."""
+
+    param_class = BroadcastLikeParam
+    test = OpTest(shapes={"lhs": (1, 3), "rhs": (4, 3)})
+
+    def list_arguments(self) -> list[str]:
+        return ["lhs", "rhs"]
+
+    def out_shapes(self, lhs: Shape, rhs: Shape) -> list[Shape]:
+        la, ra = self.param.lhs_axes, self.param.rhs_axes
+        if la is None or ra is None:
+            return [self._to(lhs, list(rhs), f"rhs shape {rhs}")]
+        if len(la) != len(ra) or not la:
+            raise self.fail(
+                f"arguments 'lhs_axes' {la} and 'rhs_axes' {ra} must be non-empty "
+                "and of one length."
+            )
+        dst = [0] * len(lhs)
+        for a, b in zip(la, ra):
+            dst[norm_axis(self, "lhs_axes", a, len(lhs))] = rhs[
+                norm_axis(self, "rhs_axes", b, len(rhs))
+            ]
+        return [self._to(lhs, dst, f"the rhs sizes {tuple(rhs[b] for b in ra)} on lhs_axes")]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None or in_type[1] is None:
+            return None
+        return list(in_type), [in_type[0]], []
+
+
+class BroadcastAxesParam(Param):
+    axis: tuple[int, ...] = field(default=(), doc="Axes (of size 1) to broadcast.")
+    size: tuple[int, ...] = field(default=(), doc="New sizes of those axes.")
+
+
+@register("broadcast_axis", aliases=("broadcast_axes",))
+class BroadcastAxisProp(_BroadcastBase):
+    """Broadcast the given axes of size 1 to the given sizes."""
+
+    param_class = BroadcastAxesParam
+    test = OpTest(shapes={"data": (2, 1)}, params={"axis": (1,), "size": (3,)})
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        p = self.param
+        if len(p.axis) != len(p.size):
+            raise self.fail(f"arguments 'axis' {p.axis} and 'size' {p.size} differ in length.")
+        dst = [0] * len(dshape)
+        for a, n in zip(p.axis, p.size):
+            i = norm_axis(self, "axis", a, len(dshape))
+            if dshape[i] != 1:
+                raise self.fail(
+                    f"argument 'axis' selects axis {a} of size {dshape[i]}; only "
+                    "axes of size 1 can be broadcast."
+                )
+            dst[i] = n
+        return [self._to(dshape, dst, f"sizes {p.size} on axes {p.axis}")]
+
+
+# ---- blocks, diagonals, shapes ----------------------------------------------------------------
+
+
+class DepthToSpaceParam(Param):
+    block_size: int = field(doc="Side of the square blocks moved between depth and space.")
+
+
+def _d2s(x: Any, b: int) -> Any:
+    n, c, h, w = x.shape
+    return (
+        x.reshape(n, b, b, c // (b * b), h, w)
+        .transpose(0, 3, 4, 1, 5, 2)
+        .reshape(n, c // (b * b), h * b, w * b)
+    )
+
+
+def _s2d(x: Any, b: int) -> Any:
+    n, c, h, w = x.shape
+    return (
+        x.reshape(n, c, h // b, b, w // b, b)
+        .transpose(0, 3, 5, 1, 2, 4)
+        .reshape(n, c * b * b, h // b, w // b)
+    )
+
+
+@register("depth_to_space")
+class DepthToSpaceProp(ArrayOp):
+    """Move (block_size x block_size) blocks of channels into the height and width axes."""
+
+    param_class = DepthToSpaceParam
+    test = OpTest(shapes={"data": (1, 4, 2, 3)}, params={"block_size": 2})
+    to_space = True
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        b = self.param.block_size
+        if len(dshape) != 4:
+            raise self.fail(f"input has shape {dshape}; it must be 4-D.")
+        if b <= 0:
+            raise self.fail(f"argument 'block_size' is {b}; it must be positive.")
+        n, c, h, w = dshape
+        if self.to_space:
+            if c % (b * b):
+                raise self.fail(
+                    f"input shape {dshape}: dim 1 must be a multiple of block_size**2 = {b * b}."
+                )
+            return [(n, c // (b * b), h * b, w * b)]
+        if h % b or w % b:
+            raise self.fail(
+                f"input shape {dshape}: dims 2 and 3 must be multiples of block_size = {b}."
+            )
+        return [(n, c * b * b, h // b, w // b)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [(_d2s if self.to_space else _s2d)(ins[0], self.param.block_size)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [(_s2d if self.to_space else _d2s)(ograds[0], self.param.block_size)]
+
+
+@register("space_to_depth")
+class SpaceToDepthProp(DepthToSpaceProp):
+    """Move (block_size x block_size) blocks of height and width into the channel axis."""
+
+    test = OpTest(shapes={"data": (1, 1, 4, 6)}, params={"block_size": 2})
+    to_space = False
+
+
+class DiagParam(Param):
+    k: int = field(default=0, doc="Which diagonal: 0 the main one, > 0 above, < 0 below.")
+    axis1: int = field(default=0, doc="First axis of the 2-D sub-arrays (ignored for 1-D).")
+    axis2: int = field(default=1, doc="Second axis of the 2-D sub-arrays (ignored for 1-D).")
+
+
+@register("diag")
+class DiagProp(ArrayOp):
+    """Extract a diagonal (input of 2 or more dims, diagonal last) or build a diagonal matrix
+    from a vector."""
+
+    param_class = DiagParam
+    test = OpTest(shapes={"data": (3, 4)}, params={"k": 1})
+
+    def _axes(self, ndim: int) -> tuple[int, int]:
+        a = norm_axis(self, "axis1", self.param.axis1, ndim)
+        b = norm_axis(self, "axis2", self.param.axis2, ndim)
+        if a == b:
+            raise self.fail(f"arguments 'axis1' and 'axis2' name the same axis {a}.")
+        return a, b
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        k = self.param.k
+        if len(dshape) == 1:
+            return [(dshape[0] + abs(k),) * 2]
+        a, b = self._axes(len(dshape))
+        n = min(dshape[a] + min(k, 0), dshape[b] - max(k, 0))
+        if n <= 0:
+            raise self.fail(f"argument 'k' is {k}; input shape {dshape} has no such diagonal.")
+        return [tuple(d for i, d in enumerate(dshape) if i not in (a, b)) + (n,)]
+
+    def _index(self, xp: Any, n: int) -> tuple[Any, Any]:
+        r = xp.arange(n)
+        return r + max(-self.param.k, 0), r + max(self.param.k, 0)
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        x = ins[0]
+        if x.ndim == 1:
+            return [xp.diag(x, self.param.k)]
+        return [xp.diagonal(x, self.param.k, *self._axes(x.ndim))]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        g, shape = ograds[0], in_shapes[0]
+        if len(shape) == 1:
+            return [xp.diagonal(g, self.param.k)]
+        out = xp.zeros(shape, g.dtype)
+        view = xp.moveaxis(out, self._axes(len(shape)), (-2, -1))
+        rows, cols = self._index(xp, g.shape[-1])
+        view[..., rows, cols] = g
+        return [out]
+
+
+class _ShapeInfo(ArrayOp):
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        return list(in_type), [np.dtype(np.int64)], []
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [xp.zeros(in_shapes[0], ograds[0].dtype)]
+
+
+@register("shape_array")
+class ShapeArrayProp(_ShapeInfo):
+    """The shape of the input as a 1-D int64 array."""
+
+    test = OpTest(shapes={"data": (2, 3)}, grad=False)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        return [(len(dshape),)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.asarray(ins[0].shape, dtype=np.int64)]
+
+
+@register("size_array")
+class SizeArrayProp(_ShapeInfo):
+    """The number of elements of the input as a 1-element int64 array."""
+
+    test = OpTest(shapes={"data": (2, 3)}, grad=False)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        return [(1,)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [xp.asarray([ins[0].size], dtype=np.int64)]
