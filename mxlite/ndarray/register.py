@@ -28,7 +28,22 @@ _PREFIXES = (
 )
 
 
-def _split(cls: type, args: tuple, kwargs: dict[str, Any]) -> tuple[list, dict, dict, Any]:
+def _positional_params(cls: type, values: list, params: dict[str, Any]) -> None:
+    pc = cls.param_class
+    names = list(pc.field_names()) if pc is not None else []
+    if len(values) > len(names):
+        bad = values[len(names)]
+        raise MXNetError(
+            f"{cls.op_name}: got {type(bad).__name__} {bad!r} where an NDArray input or a "
+            f"parameter was expected; its parameters are {', '.join(names) or 'none'}."
+        )
+    for key, value in zip(names, values):
+        if key in params:
+            raise MXNetError(f"{cls.op_name}: parameter {key!r} given twice.")
+        params[key] = value
+
+
+def _split(args: tuple, kwargs: dict[str, Any]) -> tuple[list, dict, dict, Any]:
     """Separate NDArray inputs given by name from parameters; pull out ``ctx``."""
     named: dict[str, NDArray] = {}
     params: dict[str, Any] = {}
@@ -55,12 +70,13 @@ def make_function(cls: type, func_name: str) -> Any:
     var_args = cls.key_var_num_args
 
     def fn(*args: Any, out: Any = None, name: str | None = None, **kwargs: Any) -> Any:
-        inputs, named, params, ctx = _split(cls, args, kwargs)
-        for i, a in enumerate(inputs):
-            if not isinstance(a, NDArray):
-                raise MXNetError(
-                    f"{cls.op_name}: input {i} must be an NDArray, got {type(a).__name__}."
-                )
+        inputs, named, params, ctx = _split(args, kwargs)
+        n = 0
+        while n < len(inputs) and isinstance(inputs[n], NDArray):
+            n += 1
+        if n < len(inputs):  # positional values after the arrays are parameters, in order
+            _positional_params(cls, inputs[n:], params)
+            inputs = inputs[:n]
         if var_args is not None and var_args not in params:
             params[var_args] = len(inputs)
         prop = cls.get_prop(params, name)
@@ -166,6 +182,8 @@ def _late_lookup(mod_name: str, root: ModuleType, submodules: dict[str, ModuleTy
             )
         _place(prefix + attr, cls, root, submodules)
         module = submodules.get(mod_name, root)
+        if attr not in module.__dict__:  # e.g. an internal name asked of mx.nd itself
+            raise AttributeError(f"module 'mxlite.ndarray' has no attribute {attr!r}")
         return module.__dict__[attr]
 
     return __getattr__

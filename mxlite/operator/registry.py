@@ -234,9 +234,11 @@ class OperatorProperty:
         if hit is not None:
             return hit
         res = self.infer_shape(list(shapes))
-        if res is None or not all(shape_is_known(s) for s in res[1]):
+        # every input is known here, so a 0 in an output shape is a real, empty dimension
+        if res is None or any(s is None for s in res[1]):
             raise ShapeError(
-                f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
+                f"{self.where()}: cannot infer the output shape from input shapes "
+                f"{list(shapes)}."
             )
         tres = self.infer_type(list(dtypes))
         if tres is None:

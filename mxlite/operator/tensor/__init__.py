@@ -5,4 +5,6 @@ from . import ordering as ordering
 from . import reduce as reduce
 from . import shape as shape
 from . import join as join
+from . import elemwise_unary as elemwise_unary
+from . import misc as misc
 from . import gather as gather
