@@ -9,6 +9,7 @@ An async function may call ``on_complete`` from another thread; the push then wa
 from __future__ import annotations
 
 import threading
+import time
 
 from ..base import MXNetError
 from .base import Engine, Var, _Block, _Failure, _tls
@@ -69,6 +70,9 @@ class _CompletionRelay:
         self._done = done
 
     def _on_async_complete(self, blk: _Block, exc: BaseException | None) -> None:
+        sink = self._engine._profile_sink
+        if sink is not None and not blk.done:
+            sink(blk.opr.name, blk.ctx, threading.get_ident(), blk.start_ns, time.perf_counter_ns())
         try:
             self._engine._finish(blk, None if exc is None else _Failure(blk.opr.name, blk.ctx, exc))
         finally:
