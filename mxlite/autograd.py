@@ -169,16 +169,19 @@ def mark_variables(
 
 
 def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> None:
+    # Checked before anything else, as MXNet does: writing into a marked variable would
+    # otherwise re-point its _ag away from the variable node and cut later gradients off.
+    for o in outputs:
+        if o._ag is not None:
+            raise MXNetError(
+                f"{prop.op_name}: in-place operations (+=, -=, x[:]=, out=...) on "
+                "an array that is already part of the recorded graph (a marked "
+                "variable or a recorded result) are not supported while recording; "
+                "do them outside autograd.record()."
+            )
     entries = [x._ag for x in args]
     if not any(e is not None for e in entries):
         return
-    for o in outputs:
-        if o._ag is not None and o._ag[0].var_array is None:
-            raise MXNetError(
-                f"{prop.op_name}: in-place operations (+=, -=, x[:]=, out=...) on "
-                "an array that is already part of the recorded graph are not "
-                "supported while recording."
-            )
     node = _Node()
     node.prop = prop
     node.inputs = entries
@@ -421,19 +424,37 @@ def grad(
     retain_graph: bool | None = None,
     create_graph: bool = False,
     train_mode: bool = True,
-) -> NDArray | list[NDArray]:
-    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in .grad).
+) -> list[NDArray]:
+    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in .grad),
+    as a list with one array per variable, also for a single variable (as MXNet 1.9.1 does).
 
-    ``create_graph=True`` records the backward computation itself, so the result can be
-    differentiated again (for operators whose backward is made of recordable operators).
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Output(s) to differentiate.
+    variables : NDArray or list of NDArray
+        Input variables to compute gradients for.
+    head_grads : NDArray or list of NDArray or None
+        Gradients with respect to the heads (ones when None).
+    retain_graph : bool, optional
+        Keep the graph for another differentiation; defaults to ``create_graph``.
+    create_graph : bool, default False
+        Record the backward computation itself, so the result can be differentiated again
+        (for operators whose backward is made of recordable operators).
+    train_mode : bool, default True
+        Run the backward in training mode.
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable.
     """
-    single = isinstance(variables, NDArray)
     if isinstance(heads, NDArray):
         heads = [heads]
         head_grads = (
             [head_grads] if head_grads is None or isinstance(head_grads, NDArray) else head_grads
         )
-    variables = [variables] if single else list(variables)
+    variables = [variables] if isinstance(variables, NDArray) else list(variables)
     if retain_graph is None:
         retain_graph = create_graph
     out = _backward(
@@ -444,7 +465,9 @@ def grad(
         variables,
         create_graph,
     )
-    return out[0] if single else out
+    # MXNet 1.9.1 returns a list even for a single variable (it rebinds ``variables`` to a
+    # list before testing for an NDArray); code written for it indexes the result.
+    return out
 
 
 def get_symbol(x: NDArray) -> Any:
