@@ -68,6 +68,7 @@ class Resource:
         self.req = req
         self.ctx = ctx
         self.var = var
+        var.takes_failures = False  # a failed user must not poison the resource for all others
         self._owner = owner  # the device's _DeviceResources, which holds the generator
         self._handle: storage.Handle | None = None  # TEMP_SPACE: the workspace
 

@@ -74,6 +74,7 @@ class Var:
         "failure",
         "deleted",
         "deleter",
+        "takes_failures",
         "name",
         "__weakref__",
     )
@@ -85,6 +86,9 @@ class Var:
         self.failure: _Failure | None = None
         self.deleted = False
         self.deleter: tuple[SyncFn, Context] | None = None  # push_delete's fn, run when idle
+        # False for vars that guard a shared resource (an RNG, temp space): a failed function
+        # must not poison every later user of the resource.
+        self.takes_failures = True
         self.name = name
 
     def __repr__(self) -> str:
@@ -140,13 +144,14 @@ class Opr:
 class _Failure:
     """An exception raised inside a function, shared by every var it poisoned."""
 
-    __slots__ = ("name", "ctx", "exc", "cleared")
+    __slots__ = ("name", "ctx", "exc", "cleared", "recorded")
 
     def __init__(self, name: str, ctx: Context, exc: BaseException) -> None:
         self.name = name
         self.ctx = ctx
         self.exc = exc
-        self.cleared = False
+        self.cleared = False  # raised to the user: reported
+        self.recorded = False  # in Engine._failures (skipped functions pass the same one on)
 
     def raise_error(self) -> None:
         self.cleared = True
@@ -258,6 +263,13 @@ class Engine:
         const, mutate = _normalize(const_vars, mutate_vars)
         self._push_block(_Block(self, Opr(fn, const, mutate, name, False), ctx, priority))
 
+    def push_sync_trusted(
+        self, fn: SyncFn, ctx: Context, const_vars: list, mutate_vars: list, name: str
+    ) -> None:
+        """``push_sync`` for callers that guarantee the vars are live Vars and that no var is
+        both read and written (NDArray operators writing fresh outputs). Saves the checks."""
+        self._push_block(_Block(self, Opr(fn, const_vars, mutate_vars, name, False), ctx, 0))
+
     def push_async(
         self,
         fn: AsyncFn,
@@ -336,12 +348,14 @@ class Engine:
             raise MXNetError(f"wait_for_var: argument 'var' must be an engine Var, got {var!r}.")
         self._flush_deferred()
         self._wait_var(var)
-        failure = var.failure
-        if failure is not None and not failure.cleared:
-            with self._lock:
-                var.failure = None
-                self._live_failures -= 1
-            failure.raise_error()
+        with self._lock:
+            failure = var.failure
+            var.failure = None
+            if failure is None or failure.cleared:
+                return
+            failure.cleared = True
+            self._live_failures -= 1
+        failure.raise_error()
 
     def wait_for_all(self) -> None:
         """Block until every pushed function is done; raise the first unreported failure."""
@@ -446,8 +460,7 @@ class Engine:
             fn(self.run_context(ctx))
         except BaseException as exc:
             with self._lock:
-                self._failures.append(_Failure(getattr(fn, "__qualname__", "delete"), ctx, exc))
-                self._live_failures += 1
+                self._record_failure(_Failure(getattr(fn, "__qualname__", "delete"), ctx, exc))
 
     def _flush_deferred(self) -> None:
         while self._deferred_deletes:
@@ -459,6 +472,13 @@ class Engine:
 
     def _dispatch(self, blk: _Block) -> None:
         raise NotImplementedError
+
+    def _record_failure(self, failure: _Failure) -> None:
+        """Keep ``failure`` for wait_for_all, once. Call with the lock held."""
+        if not failure.recorded:
+            failure.recorded = True
+            self._failures.append(failure)
+            self._live_failures += 1
 
     def _find_failure(self, opr: Opr) -> _Failure | None:
         for v in opr.const_vars:
@@ -491,8 +511,7 @@ class Engine:
                 if not blk.done:
                     return failure
                 with self._lock:  # raised after on_complete: no var to carry it
-                    self._failures.append(failure)
-                    self._live_failures += 1
+                    self._record_failure(failure)
             return False
         try:
             opr.fn(rctx)
@@ -526,10 +545,9 @@ class Engine:
         try:
             _tls.holds_engine_lock = self
             if failure is not None:
-                self._failures.append(failure)
-                self._live_failures += 1
+                self._record_failure(failure)
                 for v in opr.mutate_vars:
-                    if v.failure is None or v.failure.cleared:
+                    if v.takes_failures and (v.failure is None or v.failure.cleared):
                         v.failure = failure
             for v in opr.const_vars:
                 v.num_readers -= 1

@@ -44,10 +44,9 @@ class NaiveEngine(Engine):
         blk.done = True
         if failure is not None:
             with self._lock:
-                self._failures.append(failure)
-                self._live_failures += 1
+                self._record_failure(failure)
                 for v in blk.opr.mutate_vars:
-                    if v.failure is None or v.failure.cleared:
+                    if v.takes_failures and (v.failure is None or v.failure.cleared):
                         v.failure = failure
 
     def _wait_var(self, var: Var) -> None:

@@ -112,7 +112,11 @@ def invoke(
     def run(rctx: Any) -> None:
         forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
-    _engine().push_sync(run, ctx, [x._chunk.var for x in args], mutate, 0, prop.op_name)
+    reads = [x._chunk.var for x in args]
+    if out is None:  # fresh outputs: no var is both read and written
+        _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name)
+    else:
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name)
     return _finish(prop, args, outputs, aux, out)
 
 
