@@ -105,11 +105,6 @@ def _numeric_grads(case: Any, arrays: list, hgs: list | None, eps: float = 1e-6)
 
 def _skip_unsupported(case: Any, request: Any) -> None:
     _needs(*case.needs)
-    if case.name == "slicing":  # remove this mark once mxlite/ndarray/indexing.py records slices
-        mark = pytest.mark.xfail(
-            strict=True, reason="slices taken while recording are not recorded yet"
-        )
-        request.applymarker(mark)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -18,7 +18,8 @@ import numpy as np
 
 from ..base import MXNetError, numeric_types
 from ..engine import get as _engine
-from .ndarray import NDArray, _new, _wrap
+from . import invoke as _invoke
+from .ndarray import NDArray, _new, _wrap, array_from_numpy
 
 __all__ = ["getitem", "setitem"]
 
@@ -59,7 +60,56 @@ def _result_shape(shape: tuple[int, ...], key: Any) -> tuple[int, ...]:
         ) from None
 
 
+def _recording(x: NDArray) -> bool:
+    return _invoke._state[0] and x._ag is not None
+
+
+def _recorded_getitem(x: NDArray, key: Any) -> NDArray:
+    """Indexing while autograd records ``x``: through operators, so gradients flow (MXNet's
+    SliceWithRecord / AtWithRecord)."""
+    from . import op
+
+    if _is_advanced(key):
+        if isinstance(key, tuple) and len(key) != 1:
+            raise MXNetError(
+                "NDArray indexing with several index arrays is not supported "
+                "while recording; use mx.nd.gather_nd."
+            )
+        idx = key[0] if isinstance(key, tuple) else key
+        if not isinstance(idx, NDArray):
+            idx = array_from_numpy(np.asarray(idx, dtype=np.float32), x.context)
+        return op.take(x, idx, axis=0)
+    items = key if isinstance(key, tuple) else (key,)
+    if any(k is None or k is Ellipsis for k in items) or len(items) > x.ndim:
+        raise MXNetError(f"NDArray indexing with {key!r} is not supported while recording.")
+    begin, end, step, dropped = [], [], [], []
+    for axis, k in enumerate(items):
+        if isinstance(k, _INT) and not isinstance(k, bool):
+            n = x.shape[axis]
+            if not -n <= k < n:
+                raise IndexError(f"index {int(k)} is out of bounds for axis {axis} with size {n}")
+            k = int(k) % n
+            begin.append(k)
+            end.append(k + 1)
+            step.append(1)
+            dropped.append(axis)
+        elif isinstance(k, slice):
+            b, e, st = k.indices(x.shape[axis])
+            begin.append(b)
+            end.append(e)
+            step.append(st)
+        else:
+            raise IndexError(f"NDArray: unsupported index {k!r}")
+    out = op.slice(x, begin=tuple(begin), end=tuple(end), step=tuple(step))
+    if dropped:
+        shape = tuple(n for i, n in enumerate(out.shape) if i not in dropped) or (1,)
+        out = op.Reshape(out, shape=shape)
+    return out
+
+
 def getitem(x: NDArray, key: Any) -> NDArray:
+    if _recording(x):
+        return _recorded_getitem(x, key)
     if isinstance(key, _INT) and not isinstance(key, bool):
         n = x.shape[0] if x.shape else 0
         if not -n <= key < n:
@@ -101,6 +151,11 @@ def _gather(x: NDArray, key: Any) -> NDArray:
 def setitem(x: NDArray, key: Any, value: Any) -> None:
     if not x.writable:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
+    if _recording(x):
+        raise MXNetError(
+            "NDArray.__setitem__: in-place assignment (x[...] = v) to an array "
+            "that is part of the recorded graph is not supported while recording."
+        )
     if _is_advanced(key):
         key = _index_values(key)
     target = _result_shape(x.shape, key)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import MXNetError
+from . import invoke as _invoke
 from . import op as _op_module
 from .ndarray import NDArray, _wrap
 
@@ -15,7 +16,8 @@ OP_METHODS = {
         m: m
         for m in (
             "reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes split slice "
-            "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel argmin "
+            "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel "
+            "argmin "
             "clip abs sign shape_array size_array expand_dims tile transpose flip depth_to_space "
             "space_to_depth diag sum nansum prod nanprod mean max min norm round rint fix floor "
             "ceil trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh "
@@ -52,6 +54,8 @@ def reshape(self: NDArray, *shape: Any, **kwargs: Any) -> NDArray:
     if kwargs:
         raise MXNetError(f"NDArray.reshape: unknown argument {next(iter(kwargs))!r}.")
     new = reshape_shape(self.shape, tuple(shape), reverse)
+    if _invoke._state[0] and self._ag is not None:  # recorded, so the gradient flows back
+        return _op_module.Reshape(self, shape=new)
     return _wrap(self._chunk, self._data.reshape(new), self.writable)
 
 
