@@ -18,6 +18,7 @@ from . import autograd as autograd
 from . import ndarray as ndarray
 from . import profiler as profiler
 from . import random as random
+from . import runtime as runtime
 from . import test_utils as test_utils
 
 nd = ndarray

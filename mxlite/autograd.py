@@ -29,21 +29,8 @@ from .ndarray.ndarray import NDArray, _new, _wrap
 from .operator.registry import OpContext, OperatorProperty
 from .operator.req import OpReq, parse_req
 
-__all__ = [
-    "record",
-    "pause",
-    "train_mode",
-    "predict_mode",
-    "is_recording",
-    "is_training",
-    "set_recording",
-    "set_training",
-    "mark_variables",
-    "backward",
-    "grad",
-    "Function",
-    "get_symbol",
-]
+# No __all__: MXNet code does `from mxnet.autograd import *` and then uses NDArray, as
+# MXNet's module (which has none) exports it.
 
 _state = _invoke._state  # [is_recording, is_training], shared with every operator call
 
@@ -358,6 +345,7 @@ def _backward(
                 target += g
             else:
                 g.copyto(target)
+            node.var_array._fresh_grad = True
     if not retain_graph:
         for node in order:
             if node.var_array is None:

@@ -83,6 +83,7 @@ def _wrap(chunk: _Chunk, data: Any, writable: bool = True) -> NDArray:
     arr._grad = None
     arr._grad_req = "null"
     arr._ag = None
+    arr._fresh_grad = False
     return arr
 
 
@@ -93,7 +94,16 @@ class NDArray:
     ``mx.nd`` operator returns new NDArrays at once while the engine computes.
     """
 
-    __slots__ = ("_chunk", "_data", "writable", "_grad", "_grad_req", "_ag", "__weakref__")
+    __slots__ = (
+        "_chunk",
+        "_data",
+        "writable",
+        "_grad",
+        "_grad_req",
+        "_ag",
+        "_fresh_grad",
+        "__weakref__",
+    )
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
 
     def __init__(self, handle: Any = None, writable: bool = True) -> None:
@@ -108,6 +118,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self._ag = None
+        self._fresh_grad = False
 
     # ---- attributes -------------------------------------------------------------------
 
@@ -229,6 +240,15 @@ class NDArray:
         _push_copy(self, dst)
         return dst
 
+    def tostype(self, stype: str) -> NDArray:
+        """A copy with storage type ``stype``; only 'default' (dense) exists in mxlite."""
+        if stype != "default":
+            raise MXNetError(
+                f"NDArray.tostype: storage type {stype!r} is not supported; mxlite "
+                "has dense ('default') arrays only."
+            )
+        return self.copy()
+
     def __getstate__(self) -> dict[str, Any]:
         from .serialization import dumps_array
 
@@ -244,6 +264,7 @@ class NDArray:
         self._grad = None
         self._grad_req = "null"
         self._ag = None
+        self._fresh_grad = False
 
     # ---- Python protocol --------------------------------------------------------------------
 
