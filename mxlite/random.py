@@ -1,12 +1,37 @@
-"""Random number interface of mxlite (``mx.random``), as MXNet's ``mxnet.random``."""
+"""Random number interface of mxlite (``mx.random``), as MXNet's ``mxnet.random``: ``seed`` and
+the sampling functions of ``mx.nd.random``."""
 
 from __future__ import annotations
 
 from . import resource
 from .base import ParamError, integer_types
 from .context import Context
+from .ndarray.random import exponential as exponential
+from .ndarray.random import gamma as gamma
+from .ndarray.random import generalized_negative_binomial as generalized_negative_binomial
+from .ndarray.random import multinomial as multinomial
+from .ndarray.random import negative_binomial as negative_binomial
+from .ndarray.random import normal as normal
+from .ndarray.random import poisson as poisson
+from .ndarray.random import randint as randint
+from .ndarray.random import randn as randn
+from .ndarray.random import shuffle as shuffle
+from .ndarray.random import uniform as uniform
 
-__all__ = ["seed"]
+__all__ = [
+    "seed",
+    "exponential",
+    "gamma",
+    "generalized_negative_binomial",
+    "multinomial",
+    "negative_binomial",
+    "normal",
+    "poisson",
+    "randint",
+    "randn",
+    "shuffle",
+    "uniform",
+]
 
 
 def seed(seed_state: int, ctx: Context | str = "all") -> None:

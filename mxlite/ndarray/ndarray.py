@@ -28,6 +28,8 @@ from ..engine import get as _engine
 
 __all__ = ["NDArray", "waitall"]
 
+py_slice = slice  # MXNet's ndarray module exports the builtin under this name; tests import it
+
 
 class _Chunk:
     """Memory owned by NumPy plus the var that orders every access to it. Engine functions
