@@ -161,10 +161,10 @@ def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> Non
     for o in outputs:
         if o._ag is not None:
             raise MXNetError(
-                f"{prop.op_name}: in-place operations (+=, -=, x[:]=, out=...) on "
-                "an array that is already part of the recorded graph (a marked "
-                "variable or a recorded result) are not supported while recording; "
-                "do them outside autograd.record()."
+                f"{prop.op_name}: Inplace operations (+=, -=, x[:]=, etc) are not supported "
+                "when recording with autograd: the array is already part of the recorded "
+                "graph (a marked variable or a recorded result); do them outside "
+                "autograd.record()."
             )
     entries = [x._ag for x in args]
     if not any(e is not None for e in entries):

@@ -30,6 +30,7 @@ from .arith import subtract as subtract
 from .arith import true_divide as true_divide
 from .creation import arange as arange
 from .creation import array as array
+from .creation import concatenate as concatenate
 from .creation import empty as empty
 from .creation import eye as eye
 from .creation import from_numpy as from_numpy

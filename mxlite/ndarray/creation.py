@@ -185,3 +185,31 @@ def moveaxis(
     rest = iter(a for a in range(nd) if a not in src)
     axes = tuple(placed[i] if i in placed else next(rest) for i in range(nd))
     return tensor.transpose(axes=axes)
+
+
+def concatenate(arrays: list[NDArray], axis: int = 0, always_copy: bool = True) -> NDArray:
+    """Join arrays of equal shape (but along ``axis``) and dtype; with ``always_copy=False`` a
+    single array is returned as it is."""
+    if (
+        not isinstance(arrays, (list, tuple))
+        or not arrays
+        or not all(isinstance(a, NDArray) for a in arrays)
+    ):
+        raise MXNetError("concatenate: argument 'arrays' must be a non-empty list of NDArrays.")
+    if not always_copy and len(arrays) == 1:
+        return arrays[0]
+    first = arrays[0]
+    for i, a in enumerate(arrays[1:], 1):
+        if (
+            a.shape[:axis] != first.shape[:axis]
+            or a.shape[axis + 1 :] != first.shape[axis + 1 :]
+            or a.dtype != first.dtype
+        ):
+            raise MXNetError(
+                f"concatenate: array {i} has shape {a.shape} and dtype "
+                f"{np.dtype(a.dtype).name}; array 0 has {first.shape} and "
+                f"{np.dtype(first.dtype).name} (only axis {axis} may differ)."
+            )
+    from . import op
+
+    return op.Concat(*arrays, dim=axis)

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError, numeric_types
+from ..base import MXNetError, ShapeError, numeric_types
 from ..engine import get as _engine
 from . import invoke as _invoke
 from .ndarray import NDArray, _new, _wrap, array_from_numpy
@@ -153,16 +153,15 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
     if _recording(x):
         raise MXNetError(
-            "NDArray.__setitem__: in-place assignment (x[...] = v) to an array "
-            "that is part of the recorded graph is not supported while recording."
+            "NDArray.__setitem__: Inplace operations (+=, -=, x[:]=, etc) are not supported "
+            "when recording with autograd: the array is part of the recorded graph."
         )
     if _is_advanced(key):
         key = _index_values(key)
     target = _result_shape(x.shape, key)
     data = x._data
     if isinstance(value, NDArray):
-        _check_broadcast(value.shape, target, key)
-        src = value._data
+        src = value._data.reshape(_check_broadcast(value.shape, target, key))
         const = () if value._chunk is x._chunk else (value._chunk.var,)
         if value._chunk is x._chunk:  # the value may overlap the region: copy it first
 
@@ -187,7 +186,7 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
             raise MXNetError(
                 f"NDArray.__setitem__: cannot assign {type(value).__name__}: {exc}"
             ) from None
-        _check_broadcast(arr.shape, target, key)
+        arr = arr.reshape(_check_broadcast(arr.shape, target, key))
         const = ()
 
         def run(rctx: Any) -> None:
@@ -196,7 +195,7 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
     _engine().push_sync(run, x.context, const, (x._chunk.var,), 0, "_slice_assign")
 
 
-def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> None:
+def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> tuple[int, ...]:
     """Raise at the call when a value of shape ``src`` cannot fill a region of shape ``dst``
     (NumPy's assignment rule: broadcasting, after dropping leading 1-dims of the value)."""
     trimmed = src
@@ -204,10 +203,10 @@ def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> No
         trimmed = trimmed[1:]
     try:
         if np.broadcast_shapes(trimmed, dst) == tuple(dst):
-            return
+            return trimmed  # the value's shape without the leading 1-dims numpy would reject
     except ValueError:
         pass
-    raise MXNetError(
+    raise ShapeError(
         f"NDArray.__setitem__: cannot assign a value of shape {src} to the region {key!r} of "
         f"shape {dst}."
     )

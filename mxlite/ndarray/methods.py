@@ -22,10 +22,9 @@ OP_METHODS = {
             "space_to_depth diag sum nansum prod nanprod mean max min norm round rint fix floor "
             "ceil trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh "
             "arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt rcbrt square "
-            "reciprocal relu sigmoid softmax log_softmax softmin squeeze broadcast_like"
+            "reciprocal relu sigmoid softmax log_softmax softmin broadcast_like"
         ).split()
     },
-    "flatten": "Flatten",
 }
 
 
@@ -59,6 +58,35 @@ def reshape(self: NDArray, *shape: Any, **kwargs: Any) -> NDArray:
     return _wrap(self._chunk, self._data.reshape(new), self.writable)
 
 
+def _view_or_op(self: NDArray, inplace: bool, new_shape: tuple, op_name: str, **kw: Any) -> Any:
+    if inplace and not (_invoke._state[0] and self._ag is not None):
+        return _wrap(self._chunk, self._data.reshape(new_shape), self.writable)
+    return getattr(_op_module, op_name)(self, **kw)
+
+
+def flatten(self: NDArray, inplace: bool = False) -> NDArray:
+    """Collapse all but the first axis; ``inplace=True`` returns a view sharing memory."""
+    first = self.shape[0] if self.ndim else 1
+    rest = self.size // first if first else 0
+    return _view_or_op(self, inplace, (first, rest), "Flatten")
+
+
+def expand_dims(self: NDArray, axis: int, inplace: bool = False) -> NDArray:
+    """Insert an axis of size 1 at ``axis``; ``inplace=True`` returns a view."""
+    ax = axis if axis >= 0 else axis + self.ndim + 1
+    new = self.shape[:ax] + (1,) + self.shape[ax:]
+    return _view_or_op(self, inplace, new, "expand_dims", axis=axis)
+
+
+def squeeze(self: NDArray, axis: Any = None, inplace: bool = False) -> NDArray:
+    """Remove axes of size 1 (all, or those in ``axis``); ``inplace=True`` returns a view."""
+    axes = range(self.ndim) if axis is None else (axis,) if isinstance(axis, int) else axis
+    axes = {a % self.ndim for a in axes}
+    new = tuple(n for i, n in enumerate(self.shape) if not (i in axes and n == 1)) or (1,)
+    kw = {} if axis is None else {"axis": axis}
+    return _view_or_op(self, inplace, new, "squeeze", **kw)
+
+
 def broadcast_to(self: NDArray, shape: Any) -> NDArray:
     """Broadcast to ``shape`` (a copy), as ``mx.nd.broadcast_to``."""
     return _op_module.broadcast_to(self, shape=tuple(shape))
@@ -69,3 +97,7 @@ def install() -> None:
         setattr(NDArray, method, _op_method(method, op_name))
     NDArray.reshape = reshape
     NDArray.broadcast_to = broadcast_to
+    NDArray.flatten = flatten
+    NDArray.expand_dims = expand_dims
+    NDArray.squeeze = squeeze
+    NDArray.__abs__ = lambda self: _op_module.abs(self)
