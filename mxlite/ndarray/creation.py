@@ -11,10 +11,10 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError, numeric_types
+from ..base import MXNetError, ParamError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
-from .ndarray import NDArray, _new, array_from_numpy
+from .ndarray import NDArray, _Chunk, _new, _wrap, array_from_numpy
 
 __all__ = [
     "array",
@@ -116,13 +116,25 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
 
 
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
-    """An NDArray with the contents of a NumPy array (always a copy here, so that the pool
-    owns the memory); keeps the NumPy dtype."""
+    """An NDArray with the contents of a NumPy array, keeping its dtype.
+
+    With ``zero_copy`` (a C-contiguous array) the NDArray shares the memory and, as in MXNet,
+    the NumPy array is made read-only so that only the NDArray writes it.
+    """
     if not isinstance(ndarray, np.ndarray):
         raise MXNetError(
             f"from_numpy: argument 'ndarray' must be a numpy.ndarray, got {type(ndarray).__name__}."
         )
-    return array_from_numpy(ndarray, current_context())
+    if not zero_copy:
+        return array_from_numpy(ndarray, current_context())
+    if not ndarray.flags.c_contiguous:
+        raise MXNetError(
+            "from_numpy: zero_copy needs a C-contiguous array; pass "
+            "numpy.ascontiguousarray(a) or zero_copy=False."
+        )
+    view = ndarray.view()  # stays writeable for the NDArray after the original is locked
+    ndarray.flags.writeable = False
+    return _wrap(_Chunk(current_context()), view)
 
 
 def arange(
@@ -171,15 +183,20 @@ def moveaxis(
     tensor: NDArray, source: int | Sequence[int], destination: int | Sequence[int]
 ) -> NDArray:
     """Move axes of ``tensor`` to new positions (a transpose)."""
-    src = [source] if isinstance(source, int) else list(source)
-    dst = [destination] if isinstance(destination, int) else list(destination)
     nd = tensor.ndim
-    src = [s % nd for s in src]
-    dst = [d % nd for d in dst]
+
+    def axes_of(arg: Any, what: str) -> list[int]:
+        items = [arg] if isinstance(arg, (int, np.integer)) else list(arg)
+        for a in items:
+            if not -nd <= a < nd:
+                raise ParamError(f"moveaxis: {what} axis {a} is out of range for a {nd}-D array.")
+        return [int(a) % nd for a in items]
+
+    src, dst = axes_of(source, "source"), axes_of(destination, "destination")
     if len(src) != len(dst) or len(set(src)) != len(src) or len(set(dst)) != len(dst):
-        raise MXNetError(
-            f"moveaxis: 'source' {source} and 'destination' {destination} must "
-            "name the same number of distinct axes."
+        raise ParamError(
+            f"moveaxis: 'source' {source} and 'destination' {destination} must name the same "
+            "number of distinct axes."
         )
     placed = dict(zip(dst, src))
     rest = iter(a for a in range(nd) if a not in src)
