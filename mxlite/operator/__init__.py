@@ -1,6 +1,7 @@
 """The operator registry and every operator (``mx.operator`` holds the custom-op API)."""
 
 from . import custom as custom
+from . import nn as nn
 from . import random as random
 from . import registry as registry
 from . import tensor as tensor

@@ -1,0 +1,5 @@
+"""Neural-network operators: convolution, pooling, normalisation, activations, embedding, ..."""
+
+from . import activation as activation
+from . import normalization as normalization
+from . import dropout as dropout

@@ -1,0 +1,656 @@
+"""Normalisation operators: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization and
+LRN, as in MXNet 1.9.1.
+
+Design note
+-----------
+Each operator computes per-group statistics over some axes, normalises, then scales and
+shifts. The statistics are extra outputs, hidden unless ``output_mean_var`` is set, and
+backward reads them instead of recomputing. Facts from MXNet 1.9.1 kept here:
+
+* BatchNorm's third output is the inverse standard deviation 1 / sqrt(var + eps), not the
+  variance. In training (and not ``use_global_stats``) the statistics come from the batch
+  (biased variance); otherwise from ``moving_mean`` / ``moving_var``. The moving averages
+  ``m = m * momentum + batch * (1 - momentum)`` (biased variance) are updated by *backward*
+  in training, not by forward: a forward-only pass leaves them unchanged, as on MXNet's CPU.
+  ``fix_gamma`` uses gamma = 1 and gives gamma a zero gradient. For float16 data, gamma,
+  beta, the moving statistics and the mean/invstd outputs are float32.
+* LayerNorm and GroupNorm output mean and std = sqrt(var + eps); InstanceNorm outputs mean
+  and var. GroupNorm's gamma and beta have one entry per group, as in 1.9.1.
+* LRN sums squares over a window of ``nsize`` channels: y = x * (knorm + alpha / nsize *
+  sum)^-beta; the hidden output is that base.
+
+Statistics accumulate in float32 for float16 data. Everything is vectorised over the batch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...base import DTypeError, ShapeError
+from ...context import Context
+from ..param import Param, field
+from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
+from ..req import OpReq, assign
+from .activation import check_float
+
+__all__ = [
+    "BatchNormParam",
+    "LayerNormParam",
+    "InstanceNormParam",
+    "GroupNormParam",
+    "L2NormalizationParam",
+    "LRNParam",
+]
+
+
+def _only_float32(prop: OperatorProperty, dtype: Any) -> None:
+    # MXNet 1.9.1 runs InstanceNorm and LRN on float32 only (mshadow's default type)
+    if dtype is not None and np.dtype(dtype) != np.float32:
+        raise DTypeError(
+            f"{prop.where()}: argument 'data' has dtype {np.dtype(dtype).name}; "
+            f"{prop.op_name} accepts float32 only."
+        )
+
+
+def _acc(dtype: Any) -> np.dtype:
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(dtype)
+
+
+def _put(out: Any, req: OpReq, value: Any) -> None:
+    if req != OpReq.NULL:
+        assign(out, req, value)
+
+
+def _check_nargs(prop: OperatorProperty, in_shape: list) -> None:
+    names = prop.list_arguments()
+    if len(in_shape) != len(names):
+        raise ShapeError(f"{prop.where()}: takes {len(names)} inputs {names}, got {len(in_shape)}.")
+
+
+def _norm_axis(prop: OperatorProperty, axis: int, ndim: int) -> int:
+    if not -ndim <= axis < ndim:
+        raise ShapeError(
+            f"{prop.where()}: argument 'axis' is {axis}; expected an axis of data with "
+            f"{ndim} dimensions."
+        )
+    return axis % ndim
+
+
+def _fill_params(prop: OperatorProperty, in_shape: list, shape: tuple) -> list:
+    """data, then every other argument (gamma, beta) of ``shape``."""
+    names = prop.list_arguments()
+    return [in_shape[0]] + [
+        shape_assign(prop, "argument", names[i], in_shape[i], shape)
+        for i in range(1, len(in_shape))
+    ]
+
+
+def _float_type(prop: OperatorProperty, in_type: list, out_type: Any, n_out: int, acc: bool):
+    """Arguments after data (gamma, beta) and aux states have data's dtype, or float32 for
+    float16 data when ``acc``; outputs: data's dtype, then the statistics in that same dtype."""
+    dtype = in_type[0]
+    if dtype is None and out_type:
+        dtype = out_type[0]
+    if dtype is None:
+        return None
+    check_float(prop, "data", dtype)
+    dtype = np.dtype(dtype)
+    pdt = _acc(dtype) if acc else dtype
+    names = prop.list_arguments()
+    ins = [dtype] + [dtype_assign(prop, names[i], in_type[i], pdt) for i in range(1, len(in_type))]
+    n_aux = len(prop.list_auxiliary_states())
+    return ins, [dtype] + [pdt] * (n_out - 1), [pdt] * n_aux
+
+
+# ---------------------------------------------------------------------------------------------
+# BatchNorm
+
+
+class BatchNormParam(Param):
+    eps: float = field(
+        default=0.0010000000474974513,
+        typename="double",
+        doc="Epsilon to prevent div 0. Must be no less than CUDNN_BN_MIN_EPSILON defined in "
+        "cudnn.h when using cudnn (usually 1e-5)",
+    )
+    momentum: float = field(default=0.9, doc="Momentum for moving average")
+    fix_gamma: bool = field(default=True, doc="Fix gamma while training")
+    use_global_stats: bool = field(
+        default=False,
+        doc="Whether use global moving statistics instead of local batch-norm. This will force "
+        "change batch-norm into a scale shift operator.",
+    )
+    output_mean_var: bool = field(default=False, doc="Output the mean and inverse std ")
+    axis: int = field(default=1, doc="Specify which shape axis the channel is specified")
+    cudnn_off: bool = field(default=False, doc="Do not select CUDNN operator, if available")
+    min_calib_range: float | None = field(
+        default=None,
+        doc="The minimum scalar value in the form of float32 obtained through calibration. "
+        "Used only by quantized batch norm.",
+    )
+    max_calib_range: float | None = field(
+        default=None,
+        doc="The maximum scalar value in the form of float32 obtained through calibration. "
+        "Used only by quantized batch norm.",
+    )
+
+
+def _bcast(v: Any, ndim: int, axis: int) -> Any:
+    shape = [1] * ndim
+    shape[axis] = -1
+    return v.reshape(shape)
+
+
+class _BatchNormOp(Operator):
+    def __init__(self, param: BatchNormParam, xp: Any) -> None:
+        self.p = param
+        self.xp = xp
+
+    def _axis(self, x: Any) -> tuple[int, tuple[int, ...]]:
+        axis = self.p.axis % x.ndim
+        return axis, tuple(i for i in range(x.ndim) if i != axis)
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        xp, p = self.xp, self.p
+        x, gamma, beta = in_data
+        axis, red = self._axis(x)
+        acc = out_data[1].dtype
+        if op_ctx.is_train and not p.use_global_stats:
+            n = x.size // max(x.shape[axis], 1)
+            mean = x.mean(axis=red, dtype=acc)
+            centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
+            var = xp.einsum(_sq_spec(x.ndim, axis), centered, centered, dtype=acc) / n
+            with np.errstate(divide="ignore"):
+                invstd = 1 / xp.sqrt(var + acc.type(p.eps))
+            if p.eps == 0:
+                invstd = xp.where(var == 0, acc.type(0), invstd)
+        else:
+            mean = aux[0].astype(acc, copy=False)
+            invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
+        _put(out_data[1], req[1], mean)
+        _put(out_data[2], req[2], invstd)
+        scale = invstd if p.fix_gamma else invstd * gamma.astype(acc, copy=False)
+        shift = beta.astype(acc, copy=False) - mean * scale
+        if req[0] == OpReq.NULL:
+            return
+        scale_b = _bcast(scale.astype(x.dtype, copy=False), x.ndim, axis)
+        shift_b = _bcast(shift.astype(x.dtype, copy=False), x.ndim, axis)
+        if req[0] == OpReq.ADD:
+            out_data[0] += x * scale_b + shift_b
+        else:
+            xp.multiply(x, scale_b, out=out_data[0])
+            out_data[0] += shift_b
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        xp, p = self.xp, self.p
+        x, gamma = in_data[0], in_data[1]
+        g = out_grad[0]
+        axis, red = self._axis(x)
+        acc = out_data[1].dtype
+        train = op_ctx.is_train and not p.use_global_stats
+        if train:
+            mean, invstd = out_data[1], out_data[2]
+            mom = acc.type(p.momentum)
+            variance = 1 / (invstd * invstd) - acc.type(p.eps)
+            aux[0][...] = aux[0] * mom + mean * (1 - mom)
+            aux[1][...] = aux[1] * mom + variance * (1 - mom)
+        else:
+            mean = aux[0].astype(acc, copy=False)
+            invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
+        w = xp.ones_like(invstd) if p.fix_gamma else gamma.astype(acc, copy=False)
+        sum_g = g.sum(axis=red, dtype=acc)
+        centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
+        dotp = xp.einsum(_sq_spec(x.ndim, axis), centered, g, dtype=acc)
+        if req[0] != OpReq.NULL:
+            n = x.size // max(x.shape[axis], 1)
+            iw = invstd * w
+            if train:
+                k = dotp * invstd * invstd / n
+                dx = (g - _bcast((sum_g / n).astype(x.dtype), x.ndim, axis)) - centered * _bcast(
+                    k.astype(x.dtype), x.ndim, axis
+                )
+                dx *= _bcast(iw.astype(x.dtype), x.ndim, axis)
+            else:
+                dx = g * _bcast(iw.astype(x.dtype), x.ndim, axis)
+            assign(in_grad[0], req[0], dx)
+        if req[1] != OpReq.NULL:
+            assign(in_grad[1], req[1], 0 if p.fix_gamma else dotp * invstd)
+        _put(in_grad[2], req[2], sum_g)
+
+
+def _sq_spec(ndim: int, axis: int) -> str:
+    """einsum spec summing a*b over every axis but ``axis``: 'abcd,abcd->b'."""
+    letters = "abcdefghijklmnopqrstuvwxyz"[:ndim]
+    return f"{letters},{letters}->{letters[axis]}"
+
+
+@register("BatchNorm", aliases=("_npx_batch_norm",))
+class BatchNormProp(OperatorProperty):
+    """Batch normalisation over every axis but ``axis``, with moving statistics as
+    auxiliary states (updated in training; see the module note)."""
+
+    param_class = BatchNormParam
+
+    def list_arguments(self) -> list[str]:
+        return ["data", "gamma", "beta"]
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "mean", "var"]
+
+    def list_auxiliary_states(self) -> list[str]:
+        return ["moving_mean", "moving_var"]
+
+    def num_visible_outputs(self) -> int:
+        return 3 if self.param.output_mean_var else 1
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        data = in_shape[0]
+        if data is None:
+            return None
+        c = data[_norm_axis(self, self.param.axis, len(data))]
+        return _fill_params(self, in_shape, (c,)), [data, (c,), (c,)], [(c,), (c,)]
+
+    def infer_type(self, in_type, out_type=None):
+        return _float_type(self, in_type, out_type, 3, acc=True)
+
+    def is_train_dependent(self) -> bool:
+        return True
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return [out_grad[0], in_data[0], in_data[1], out_data[1], out_data[2]]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _BatchNormOp(self.param, ctx.xp)
+
+
+# ---------------------------------------------------------------------------------------------
+# LayerNorm, InstanceNorm, GroupNorm: normalise over a set of axes, one (gamma, beta) per
+# channel (per group for GroupNorm).
+
+
+def _moments(xp: Any, x: Any, red: tuple[int, ...], eps: float):
+    acc = _acc(x.dtype)
+    mean = x.mean(axis=red, dtype=acc, keepdims=True)
+    centered = x - mean.astype(x.dtype, copy=False)
+    var = xp.square(centered, dtype=acc).mean(axis=red, keepdims=True)
+    return mean, var, centered
+
+
+def _norm_backward(xp: Any, g: Any, xhat: Any, dxhat: Any, red: tuple, inv: Any) -> Any:
+    """dL/dx of xhat = (x - mean) * inv over axes ``red``, given dL/dxhat."""
+    m1 = dxhat.mean(axis=red, keepdims=True)
+    m2 = (dxhat * xhat).mean(axis=red, keepdims=True)
+    return (dxhat - m1 - xhat * m2) * inv
+
+
+class LayerNormParam(Param):
+    axis: int = field(
+        default=-1,
+        doc="The axis to perform layer normalization. Usually, this should be be axis of the "
+        "channel dimension. Negative values means indexing from right to left.",
+    )
+    eps: float = field(default=1e-5, doc="An `epsilon` parameter to prevent division by 0.")
+    output_mean_var: bool = field(
+        default=False, doc="Output the mean and std calculated along the given axis."
+    )
+
+
+class _LayerNormOp(Operator):
+    def __init__(self, param: LayerNormParam, xp: Any) -> None:
+        self.p = param
+        self.xp = xp
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        xp, x = self.xp, in_data[0]
+        axis = self.p.axis % x.ndim
+        mean, var, centered = _moments(xp, x, (axis,), self.p.eps)
+        std = xp.sqrt(var + var.dtype.type(self.p.eps))
+        _put(out_data[1], req[1], mean)
+        _put(out_data[2], req[2], std)
+        gamma = _bcast(in_data[1], x.ndim, axis)
+        beta = _bcast(in_data[2], x.ndim, axis)
+        _put(out_data[0], req[0], centered / std.astype(x.dtype) * gamma + beta)
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        xp, x, g = self.xp, in_data[0], out_grad[0]
+        axis = self.p.axis % x.ndim
+        mean, std = out_data[1], out_data[2]
+        inv = (1 / std).astype(x.dtype)
+        xhat = (x - mean.astype(x.dtype)) * inv
+        red = tuple(i for i in range(x.ndim) if i != axis)
+        _put(in_grad[1], req[1], (g * xhat).sum(axis=red))
+        _put(in_grad[2], req[2], g.sum(axis=red))
+        if req[0] != OpReq.NULL:
+            dxhat = g * _bcast(in_data[1], x.ndim, axis)
+            assign(in_grad[0], req[0], _norm_backward(xp, g, xhat, dxhat, (axis,), inv))
+
+
+class _NormPropBase(OperatorProperty):
+    def list_arguments(self) -> list[str]:
+        return ["data", "gamma", "beta"]
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "mean", "std"]
+
+    def num_visible_outputs(self) -> int:
+        return 3 if getattr(self.param, "output_mean_var", False) else 1
+
+    def infer_type(self, in_type, out_type=None):
+        return _float_type(self, in_type, out_type, 3, acc=False)
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return [out_grad[0], in_data[0], in_data[1], out_data[1], out_data[2]]
+
+
+@register("LayerNorm", aliases=("_npx_layer_norm",))
+class LayerNormProp(_NormPropBase):
+    """Layer normalisation along ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta."""
+
+    param_class = LayerNormParam
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        data = in_shape[0]
+        if data is None:
+            return None
+        axis = _norm_axis(self, self.param.axis, len(data))
+        moments = data[:axis] + (1,) + data[axis + 1 :]
+        return _fill_params(self, in_shape, (data[axis],)), [data, moments, moments], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _LayerNormOp(self.param, ctx.xp)
+
+
+class InstanceNormParam(Param):
+    eps: float = field(default=1e-3, doc="An `epsilon` parameter to prevent division by 0.")
+
+
+class GroupNormParam(Param):
+    num_groups: int = field(default=1, low=1, doc="Total number of groups.")
+    eps: float = field(default=1e-5, doc="An `epsilon` parameter to prevent division by 0.")
+    output_mean_var: bool = field(
+        default=False, doc="Output the mean and std calculated along the given axis."
+    )
+
+
+class _GroupedNormOp(Operator):
+    """InstanceNorm (groups = channels, outputs var) and GroupNorm (outputs std)."""
+
+    def __init__(self, param: Any, xp: Any, instance: bool) -> None:
+        self.p = param
+        self.xp = xp
+        self.instance = instance
+
+    def _groups(self, x: Any) -> int:
+        return x.shape[1] if self.instance else self.p.num_groups
+
+    @staticmethod
+    def _affine(v: Any) -> Any:
+        # one entry per group (per channel for InstanceNorm), on the (n, groups, -1) view
+        return v.reshape(1, -1, 1)
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        xp, x = self.xp, in_data[0]
+        n, gr = x.shape[0], self._groups(x)
+        xg = x.reshape(n, gr, -1)
+        mean, var, centered = _moments(xp, xg, (2,), self.p.eps)
+        denom = xp.sqrt(var + var.dtype.type(self.p.eps))
+        _put(out_data[1], req[1], mean.reshape(out_data[1].shape))
+        _put(out_data[2], req[2], (var if self.instance else denom).reshape(out_data[2].shape))
+        y = centered / denom.astype(x.dtype) * self._affine(in_data[1])
+        y += self._affine(in_data[2])
+        _put(out_data[0], req[0], y.reshape(x.shape))
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        xp, x = self.xp, in_data[0]
+        n, gr = x.shape[0], self._groups(x)
+        xg = x.reshape(n, gr, -1)
+        g = out_grad[0].reshape(n, gr, -1)
+        mean = out_data[1].reshape(n, gr, 1)
+        stat = out_data[2].reshape(n, gr, 1)
+        eps = stat.dtype.type(self.p.eps)
+        inv = (1 / (xp.sqrt(stat + eps) if self.instance else stat)).astype(x.dtype)
+        xhat = (xg - mean.astype(x.dtype)) * inv
+        _put(in_grad[1], req[1], (g * xhat).sum(axis=(0, 2)))
+        _put(in_grad[2], req[2], g.sum(axis=(0, 2)))
+        if req[0] != OpReq.NULL:
+            dxhat = g * self._affine(in_data[1])
+            dx = _norm_backward(xp, g, xhat, dxhat, (2,), inv)
+            assign(in_grad[0], req[0], dx.reshape(x.shape))
+
+
+@register("InstanceNorm")
+class InstanceNormProp(_NormPropBase):
+    """Instance normalisation: each (sample, channel) over its spatial axes."""
+
+    param_class = InstanceNormParam
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "mean", "var"]
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        data = in_shape[0]
+        if data is None:
+            return None
+        if len(data) < 3:
+            raise ShapeError(
+                f"{self.where()}: argument 'data' has shape {tuple(data)}; expected at least 3 "
+                f"dimensions (batch, channel, spatial...)."
+            )
+        stats = (data[0], data[1])
+        return _fill_params(self, in_shape, (data[1],)), [data, stats, stats], []
+
+    def infer_type(self, in_type, out_type=None):
+        _only_float32(self, in_type[0] if in_type else None)
+        return super().infer_type(in_type, out_type)
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _GroupedNormOp(self.param, ctx.xp, instance=True)
+
+
+@register("GroupNorm")
+class GroupNormProp(_NormPropBase):
+    """Group normalisation: channels split into ``num_groups`` groups, each normalised with
+    its spatial axes; gamma and beta have one entry per group (MXNet 1.9.1)."""
+
+    param_class = GroupNormParam
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        data = in_shape[0]
+        if data is None:
+            return None
+        g = self.param.num_groups
+        if len(data) < 3:
+            raise ShapeError(
+                f"{self.where()}: argument 'data' has shape {tuple(data)}; expected at least 3 "
+                f"dimensions (batch, channel, spatial...)."
+            )
+        if data[1] % g:
+            raise ShapeError(
+                f"{self.where()}: argument 'num_groups' is {g}; it must divide the {data[1]} "
+                f"channels of data {tuple(data)}."
+            )
+        stats = (data[0], g)
+        return _fill_params(self, in_shape, (g,)), [data, stats, stats], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _GroupedNormOp(self.param, ctx.xp, instance=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# L2Normalization
+
+
+class L2NormalizationParam(Param):
+    eps: float = field(default=1e-10, doc="A small constant for numerical stability.")
+    mode: str = field(
+        default="instance",
+        choices=("channel", "instance", "spatial"),
+        doc="Specify the dimension along which to compute L2 norm.",
+    )
+
+
+def _l2_axes(mode: str, ndim: int) -> tuple[int, ...]:
+    if mode == "instance":
+        return tuple(range(1, ndim))
+    if mode == "channel":
+        return (1,)
+    return tuple(range(2, ndim))
+
+
+class _L2NormOp(Operator):
+    def __init__(self, param: L2NormalizationParam, xp: Any) -> None:
+        self.p = param
+        self.xp = xp
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        xp, x = self.xp, in_data[0]
+        red = _l2_axes(self.p.mode, x.ndim)
+        norm = xp.sqrt(xp.square(x).sum(axis=red, keepdims=True) + x.dtype.type(self.p.eps))
+        _put(out_data[1], req[1], norm.reshape(out_data[1].shape))
+        _put(out_data[0], req[0], x / norm)
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        if req[0] == OpReq.NULL:
+            return
+        y, g = out_data[0], out_grad[0]  # backward does not read the input
+        red = _l2_axes(self.p.mode, y.ndim)
+        kshape = tuple(1 if i in red else n for i, n in enumerate(y.shape))
+        norm = out_data[1].reshape(kshape)
+        dot = (g * y).sum(axis=red, keepdims=True)
+        assign(in_grad[0], req[0], (g - y * dot) / norm)
+
+
+@register("L2Normalization")
+class L2NormalizationProp(OperatorProperty):
+    """x divided by its L2 norm over all axes but the first (instance), over the channel axis
+    (channel) or over the spatial axes (spatial)."""
+
+    param_class = L2NormalizationParam
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "norm"]
+
+    def num_visible_outputs(self) -> int:
+        return 1
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        data = in_shape[0]
+        if data is None:
+            return None
+        mode = self.param.mode
+        if len(data) < (3 if mode == "spatial" else 2):
+            raise ShapeError(
+                f"{self.where()}: argument 'data' has shape {tuple(data)}; mode={mode!r} needs "
+                f"at least {3 if mode == 'spatial' else 2} dimensions."
+            )
+        red = _l2_axes(mode, len(data))
+        norm = tuple(n for i, n in enumerate(data) if i not in red)
+        return [data], [data, norm], []
+
+    def infer_type(self, in_type, out_type=None):
+        res = super().infer_type(in_type, out_type)
+        if res is not None:
+            check_float(self, "data", res[0][0])
+        return res
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return [out_grad[0], out_data[0], out_data[1]]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _L2NormOp(self.param, ctx.xp)
+
+
+# ---------------------------------------------------------------------------------------------
+# LRN
+
+
+class LRNParam(Param):
+    alpha: float = field(
+        default=1e-4, doc="The variance scaling parameter :math:`alpha` in the LRN expression."
+    )
+    beta: float = field(default=0.75, doc="The power parameter :math:`beta` in the LRN expression.")
+    knorm: float = field(default=2.0, doc="The parameter :math:`k` in the LRN expression.")
+    nsize: int = field(
+        low=1, typename="int (non-negative)", doc="normalization window width in elements."
+    )
+
+
+def _channel_window_sum(xp: Any, v: Any, nsize: int) -> Any:
+    """Sum of ``v`` over a centred window of ``nsize`` channels (axis 1), zero padded."""
+    half = nsize // 2
+    c = v.shape[1]
+    pad = [(0, 0)] * v.ndim
+    pad[1] = (half + 1, half)
+    cs = xp.cumsum(xp.pad(v, pad), axis=1)
+    return cs[:, nsize : nsize + c] - cs[:, :c]
+
+
+class _LRNOp(Operator):
+    def __init__(self, param: LRNParam, xp: Any) -> None:
+        self.p = param
+        self.xp = xp
+
+    def forward(self, op_ctx, in_data, req, out_data, aux):
+        xp, p, x = self.xp, self.p, in_data[0]
+        salpha = x.dtype.type(p.alpha / p.nsize)
+        base = _channel_window_sum(xp, xp.square(x), p.nsize) * salpha + x.dtype.type(p.knorm)
+        _put(out_data[1], req[1], base)
+        _put(out_data[0], req[0], x * base ** x.dtype.type(-p.beta))
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        if req[0] == OpReq.NULL:
+            return
+        xp, p, x, g = self.xp, self.p, in_data[0], out_grad[0]
+        base = out_data[1]
+        salpha = p.alpha / p.nsize
+        dx = g * base ** x.dtype.type(-p.beta)
+        inner = g * x * base ** x.dtype.type(-p.beta - 1)
+        dx -= x.dtype.type(2 * p.beta * salpha) * _channel_window_sum(xp, inner, p.nsize) * x
+        assign(in_grad[0], req[0], dx)
+
+
+@register("LRN")
+class LRNProp(OperatorProperty):
+    """Local response normalisation across channels (axis 1)."""
+
+    param_class = LRNParam
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "tmp_norm"]
+
+    def num_visible_outputs(self) -> int:
+        return 1
+
+    def infer_shape(self, in_shape, out_shape=None):
+        _check_nargs(self, in_shape)
+        if self.param.nsize % 2 == 0:
+            raise ShapeError(
+                f"{self.where()}: argument 'nsize' is {self.param.nsize}; LRN only supports odd "
+                f"window widths."
+            )
+        data = in_shape[0]
+        if data is None:
+            return None
+        if len(data) != 4:
+            raise ShapeError(
+                f"{self.where()}: argument 'data' has shape {tuple(data)}; expected 4 "
+                f"dimensions (batch, channel, height, width)."
+            )
+        return [data], [data, data], []
+
+    def infer_type(self, in_type, out_type=None):
+        _only_float32(self, in_type[0] if in_type else None)
+        return super().infer_type(in_type, out_type)
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return [out_grad[0], in_data[0], out_data[1]]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _LRNOp(self.param, ctx.xp)

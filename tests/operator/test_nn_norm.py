@@ -1,0 +1,285 @@
+"""BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization and LRN against MXNet 1.9.1
+golden values (tools/make_golden_nn_norm.py), finite differences, req='add' and bad input.
+
+``run_golden_case`` / ``run_public_case`` are shared with test_nn_act.py.
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
+from mxlite.operator.req import OpReq
+from tests.operator.opcheck import GOLDEN, backward, forward, golden, numeric_grad, prop_of
+
+_META_PATH = GOLDEN / "nn_norm.json"
+META = json.loads(_META_PATH.read_text()) if _META_PATH.exists() else []
+G = golden("nn_norm") if (GOLDEN / "nn_norm.npz").exists() else {}
+
+TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 2e-5), "float64": (1e-6, 1e-8)}
+NORM_OPS = {"BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN"}
+
+
+def cases_for(ops: set[str]) -> list[dict]:
+    return [m for m in META if m["op"] in ops]
+
+
+def _inputs(m: dict) -> list[np.ndarray]:
+    return [G[f"{m['case']}:in{i}"] for i in range(m["n_args"] + m["n_aux"])]
+
+
+def _heads(m: dict, outs: list[np.ndarray]) -> list[np.ndarray]:
+    return [G[f"{m['case']}:head"]] + [np.zeros_like(o) for o in outs[1:]]
+
+
+def _close(got: np.ndarray, want: np.ndarray, dtype: str, what: str) -> None:
+    rtol, atol = TOL[dtype]
+    np.testing.assert_allclose(
+        got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol, err_msg=what
+    )
+
+
+def _only_output(m: dict) -> bool:
+    # rrelu in inference: MXNet leaves the mask (and so the gradient) unwritten, i.e. garbage
+    return m["params"].get("act_type") == "rrelu" and not m["train"]
+
+
+def run_golden_case(m: dict) -> None:
+    """forward (visible outputs) and backward (argument gradients) against MXNet."""
+    name, ins = m["case"], _inputs(m)
+    outs = forward(m["op"], ins, is_train=m["train"], **m["params"])
+    if _only_output(m):
+        _close(outs[0], G[f"{name}:out0"], m["dtype"], f"{name} out0")
+        return
+    for i in range(m["n_out"]):
+        _close(outs[i], G[f"{name}:out{i}"], m["dtype"], f"{name} out{i}")
+        assert outs[i].dtype == G[f"{name}:out{i}"].dtype
+    grads = backward(m["op"], ins, _heads(m, outs), is_train=m["train"], **m["params"])
+    for i in range(m["n_args"]):
+        _close(grads[i], G[f"{name}:grad{i}"], m["dtype"], f"{name} grad{i}")
+
+
+def run_public_case(m: dict) -> None:
+    """The same case through mx.nd and mx.autograd, including the aux states after backward."""
+    name, ins = m["case"], _inputs(m)
+    args = [mx.nd.array(a, dtype=a.dtype) for a in ins[: m["n_args"]]]
+    aux = [mx.nd.array(a, dtype=a.dtype) for a in ins[m["n_args"] :]]
+    for a in args:
+        a.attach_grad()
+    with mx.autograd.record(train_mode=m["train"]):
+        outs = getattr(mx.nd, m["op"])(*args, *aux, **m["params"])
+    outs = outs if isinstance(outs, list) else [outs]
+    assert len(outs) == m["n_out"]
+    if _only_output(m):
+        _close(outs[0].asnumpy(), G[f"{name}:out0"], m["dtype"], f"{name} out0")
+        return
+    head = mx.nd.array(G[f"{name}:head"], dtype=m["dtype"])
+    mx.autograd.backward([outs[0]], [head], train_mode=m["train"])
+    for i, o in enumerate(outs):
+        _close(o.asnumpy(), G[f"{name}:out{i}"], m["dtype"], f"{name} out{i}")
+    for i, a in enumerate(args):
+        _close(a.grad.asnumpy(), G[f"{name}:grad{i}"], m["dtype"], f"{name} grad{i}")
+    for i, a in enumerate(aux):
+        _close(a.asnumpy(), G[f"{name}:aux{i}"], m["dtype"], f"{name} aux{i}")
+
+
+needs_golden = pytest.mark.skipif(not META, reason="golden file nn_norm missing")
+
+
+@needs_golden
+@pytest.mark.parametrize("m", cases_for(NORM_OPS), ids=lambda m: m["case"])
+def test_golden(m: dict) -> None:
+    run_golden_case(m)
+
+
+@needs_golden
+@pytest.mark.parametrize("m", cases_for(NORM_OPS), ids=lambda m: m["case"])
+def test_public_api_and_aux_update(m: dict) -> None:
+    run_public_case(m)
+
+
+def test_batchnorm_forward_alone_keeps_moving_stats() -> None:
+    # MXNet's CPU BatchNorm updates moving_mean/var in backward only
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(4, 3, 2, 2))
+    mm, mv = np.zeros(3), np.ones(3)
+    aux = [mx.nd.array(mm, dtype="float64"), mx.nd.array(mv, dtype="float64")]
+    with mx.autograd.record(train_mode=True):
+        y = mx.nd.BatchNorm(
+            mx.nd.array(x, dtype="float64"),
+            mx.nd.ones(3, dtype="float64"),
+            mx.nd.zeros(3, dtype="float64"),
+            *aux,
+        )
+    y.wait_to_read()
+    assert np.array_equal(aux[0].asnumpy(), mm) and np.array_equal(aux[1].asnumpy(), mv)
+
+
+def test_batchnorm_fix_gamma_ignores_gamma_and_mean_var_outputs() -> None:
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(5, 2, 3))
+    gamma, beta = np.array([3.0, -2.0]), np.array([0.5, 0.1])
+    aux = [np.zeros(2), np.ones(2)]
+    out, mean, invstd = forward("BatchNorm", [x, gamma, beta, *aux], is_train=True, eps=1e-3)
+    want_mean = x.mean(axis=(0, 2))
+    want_inv = 1 / np.sqrt(x.var(axis=(0, 2)) + 1e-3)
+    np.testing.assert_allclose(mean, want_mean)
+    np.testing.assert_allclose(invstd, want_inv)  # inverse std, not the variance
+    want = (x - want_mean[:, None]) * want_inv[:, None] + beta[:, None]
+    np.testing.assert_allclose(out, want)
+    grads = backward("BatchNorm", [x, gamma, beta, *aux], is_train=True)
+    assert np.all(grads[1] == 0)
+
+
+NUMERIC = [
+    ("BatchNorm", [(4, 3, 2), (3,), (3,)], [(3,), (3,)], {"fix_gamma": False}),
+    ("BatchNorm", [(3, 5), (3,), (3,)], [(3,), (3,)], {"fix_gamma": False, "axis": 0}),
+    (
+        "BatchNorm",
+        [(4, 3, 2), (3,), (3,)],
+        [(3,), (3,)],
+        {"fix_gamma": False, "use_global_stats": True},
+    ),
+    ("LayerNorm", [(3, 4), (4,), (4,)], [], {}),
+    ("LayerNorm", [(2, 3, 4), (3,), (3,)], [], {"axis": 1}),
+    ("GroupNorm", [(2, 4, 3), (2,), (2,)], [], {"num_groups": 2}),
+    ("L2Normalization", [(2, 3, 4)], [], {"mode": "channel"}),
+    ("L2Normalization", [(2, 3, 4)], [], {"mode": "spatial"}),
+    ("L2Normalization", [(2, 3, 4)], [], {"mode": "instance"}),
+]
+
+
+@pytest.mark.parametrize("op,shapes,aux_shapes,params", NUMERIC)
+def test_backward_matches_numeric(op, shapes, aux_shapes, params) -> None:
+    rng = np.random.default_rng(3)
+    ins = [rng.uniform(-1, 1, s) for s in shapes[:1]] + [
+        rng.uniform(0.5, 1.5, s) for s in shapes[1:]
+    ]
+    ins += [rng.uniform(0.1, 1, s) for s in aux_shapes]
+    outs = forward(op, ins, is_train=True, **params)
+    heads = [rng.uniform(-1, 1, outs[0].shape)] + [np.zeros_like(o) for o in outs[1:]]
+    got = backward(op, ins, heads, is_train=True, **params)
+    want = numeric_grad(op, ins, heads, **params)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-7)
+
+
+ADD_CASES = [
+    ("BatchNorm", [(4, 3, 2), (3,), (3,)], [(3,), (3,)], {"fix_gamma": False}),
+    ("LayerNorm", [(3, 4), (4,), (4,)], [], {}),
+    ("InstanceNorm", [(2, 3, 4), (3,), (3,)], [], {}),
+    ("GroupNorm", [(2, 4, 3), (2,), (2,)], [], {"num_groups": 2}),
+    ("L2Normalization", [(2, 3, 4)], [], {}),
+    ("LRN", [(2, 5, 2, 2)], [], {"nsize": 3}),
+]
+
+
+@pytest.mark.parametrize("op,shapes,aux_shapes,params", ADD_CASES)
+def test_req_add_accumulates(op, shapes, aux_shapes, params) -> None:
+    rng = np.random.default_rng(4)
+    ins = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    ins += [rng.uniform(0.1, 1, s).astype(np.float32) for s in aux_shapes]
+    init = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    plain = backward(op, ins, is_train=True, **params)
+    added = backward(op, ins, is_train=True, req=OpReq.ADD, grad_init=init, **params)
+    for p, a, i in zip(plain, added, init):
+        np.testing.assert_allclose(a, i + p, rtol=1e-5, atol=1e-6)
+
+
+def test_infer_shape_fills_params_and_checks_channels() -> None:
+    prop = prop_of("BatchNorm", axis=-1)
+    ins, outs, aux = prop.infer_shape([(2, 5, 7), None, None])
+    assert ins == [(2, 5, 7), (7,), (7,)] and outs == [(2, 5, 7), (7,), (7,)]
+    assert aux == [(7,), (7,)]
+    ins, outs, _ = prop_of("GroupNorm", num_groups=2).infer_shape([(2, 4, 3), None, None])
+    assert ins[1] == (2,) and outs[1] == (2, 2)
+    _, outs, _ = prop_of("LayerNorm").infer_shape([(2, 4, 3), None, None])
+    assert outs[1] == (2, 4, 1)
+    assert prop_of("BatchNorm").num_visible_outputs() == 1
+    assert prop_of("BatchNorm", output_mean_var=True).num_visible_outputs() == 3
+    assert prop_of("BatchNorm").list_auxiliary_states() == ["moving_mean", "moving_var"]
+
+
+def test_float16_batchnorm_keeps_float32_params() -> None:
+    _, outs, _, aux = prop_of("BatchNorm").infer_imperative(
+        ((2, 3), (3,), (3,)), (np.dtype("float16"), np.dtype("float32"), np.dtype("float32"))
+    )
+    assert outs == [np.float16, np.float32, np.float32] and aux == [np.float32, np.float32]
+
+
+def _nd(*shapes, dtype="float32"):
+    return [mx.nd.ones(s, dtype=dtype) for s in shapes]
+
+
+@pytest.mark.parametrize(
+    "call,err,match",
+    [
+        (
+            lambda: mx.nd.BatchNorm(*_nd((2, 3), (3,), (3,), (3,), (3,)), axis=4),
+            ShapeError,
+            "BatchNorm.*axis",
+        ),
+        (
+            lambda: mx.nd.BatchNorm(*_nd((2, 3), (4,), (3,), (3,), (3,))),
+            ShapeError,
+            "BatchNorm.*gamma",
+        ),
+        (
+            lambda: mx.nd.BatchNorm(*_nd((2, 3), (3,), (3,), (3,), (3,)), momentum="x"),
+            ParamError,
+            "BatchNorm.*momentum",
+        ),
+        (lambda: mx.nd.LayerNorm(*_nd((2, 3), (3,), (3,)), axis=2), ShapeError, "LayerNorm.*axis"),
+        (lambda: mx.nd.LayerNorm(*_nd((2, 3), (2,), (3,))), ShapeError, "LayerNorm.*gamma"),
+        (
+            lambda: mx.nd.GroupNorm(*_nd((2, 4, 3), (3,), (3,)), num_groups=3),
+            ShapeError,
+            "GroupNorm.*num_groups",
+        ),
+        (
+            lambda: mx.nd.GroupNorm(*_nd((2, 4, 3), (2,), (2,)), num_groups=0),
+            ParamError,
+            "GroupNorm.*num_groups",
+        ),
+        (lambda: mx.nd.InstanceNorm(*_nd((2, 4), (4,), (4,))), ShapeError, "InstanceNorm.*data"),
+        (
+            lambda: mx.nd.InstanceNorm(*_nd((2, 4, 3), (4,), (4,), dtype="float64")),
+            DTypeError,
+            "InstanceNorm.*data",
+        ),
+        (
+            lambda: mx.nd.L2Normalization(*_nd((2, 4)), mode="pixel"),
+            ParamError,
+            "L2Normalization.*mode",
+        ),
+        (lambda: mx.nd.LRN(*_nd((2, 4, 3, 3)), nsize=2), ShapeError, "LRN.*nsize"),
+        (lambda: mx.nd.LRN(*_nd((2, 4, 3, 3))), ParamError, "LRN.*nsize"),
+        (lambda: mx.nd.LRN(*_nd((2, 4, 3)), nsize=3), ShapeError, "LRN.*data"),
+        (
+            lambda: mx.nd.BatchNorm(*_nd((2, 3), dtype="int32"), *_nd((3,), (3,), (3,), (3,))),
+            DTypeError,
+            "BatchNorm.*data",
+        ),
+    ],
+)
+def test_bad_input_raises(call, err, match) -> None:
+    with pytest.raises(err, match=match):
+        call()
+
+
+def test_wrong_number_of_inputs() -> None:
+    with pytest.raises(MXNetError, match="BatchNorm"):
+        prop_of("BatchNorm").infer_shape([(2, 3), None])
+    with pytest.raises(MXNetError, match="LayerNorm"):
+        prop_of("LayerNorm").infer_shape([(2, 3)])
+
+
+def test_npx_aliases_share_the_entry() -> None:
+    from mxlite.operator import registry
+
+    assert registry.get("_npx_batch_norm") is registry.get("BatchNorm")
+    assert registry.get("_npx_layer_norm") is registry.get("LayerNorm")

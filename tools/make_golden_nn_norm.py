@@ -1,0 +1,186 @@
+"""Record golden values for the activation, normalisation and dropout operators from real
+MXNet 1.9.1: run under /tmp/mxref/bin/python from the repository root.
+
+Writes tests/operator/golden/nn_norm.npz and nn_norm.json. For each case: the inputs
+(arguments, then aux states), every visible output, the gradient of each argument for a fixed
+random head gradient on output 0 (autograd, in the case's train mode), and the aux states after
+that backward (MXNet updates BatchNorm's moving statistics there on CPU).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mxnet as mx
+import numpy as np
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "golden"
+
+# (case, op, arg shapes, aux shapes, params, train, dtype, input scale)
+X4 = (3, 4, 2, 3)
+CASES: list[tuple] = []
+for act in ("relu", "sigmoid", "tanh", "softrelu", "softsign"):
+    for dt in ("float32", "float64", "float16"):
+        CASES.append((f"act_{act}_{dt}", "Activation", [(3, 5)], [], {"act_type": act}, True, dt))
+for act, extra in [
+    ("leaky", {"slope": 0.1}),
+    ("elu", {"slope": 0.7}),
+    ("selu", {}),
+    ("gelu", {}),
+    ("rrelu", {}),
+]:
+    for dt in ("float32", "float64"):
+        CASES.append(
+            (
+                f"leaky_{act}_{dt}",
+                "LeakyReLU",
+                [(3, 4, 5)],
+                [],
+                {"act_type": act, **extra},
+                act != "rrelu",
+                dt,
+            )
+        )
+CASES += [
+    ("prelu_chan", "LeakyReLU", [(3, 4, 5), (4,)], [], {"act_type": "prelu"}, True, "float32"),
+    ("prelu_one", "LeakyReLU", [(3, 4, 5), (1,)], [], {"act_type": "prelu"}, True, "float64"),
+    ("prelu_2d", "LeakyReLU", [(6, 4), (4,)], [], {"act_type": "prelu"}, True, "float32"),
+]
+C = X4[1]
+BN = [(X4, (C,), (C,)), [(C,), (C,)]]
+for name, params, train, dt in [
+    ("bn_train_fix", {}, True, "float32"),
+    ("bn_train_free", {"fix_gamma": False}, True, "float32"),
+    ("bn_train_f64", {"fix_gamma": False, "momentum": 0.7, "eps": 1e-5}, True, "float64"),
+    ("bn_global", {"fix_gamma": False, "use_global_stats": True}, True, "float32"),
+    ("bn_infer", {"fix_gamma": False}, False, "float32"),
+    ("bn_meanvar", {"fix_gamma": False, "output_mean_var": True}, True, "float32"),
+    ("bn_meanvar_infer", {"output_mean_var": True}, False, "float64"),
+    ("bn_f16", {"fix_gamma": False}, True, "float16"),
+]:
+    CASES.append((name, "BatchNorm", list(BN[0]), BN[1], params, train, dt))
+CASES += [
+    (
+        "bn_axis_last",
+        "BatchNorm",
+        [(4, 5, 3), (3,), (3,)],
+        [(3,), (3,)],
+        {"axis": -1, "fix_gamma": False},
+        True,
+        "float32",
+    ),
+    (
+        "bn_2d",
+        "BatchNorm",
+        [(6, 3), (3,), (3,)],
+        [(3,), (3,)],
+        {"fix_gamma": False},
+        True,
+        "float64",
+    ),
+    ("ln_last", "LayerNorm", [(3, 4, 5), (5,), (5,)], [], {}, True, "float32"),
+    (
+        "ln_axis1",
+        "LayerNorm",
+        [(3, 4, 5), (4,), (4,)],
+        [],
+        {"axis": 1, "eps": 1e-3},
+        True,
+        "float64",
+    ),
+    (
+        "ln_meanvar",
+        "LayerNorm",
+        [(3, 4, 5), (5,), (5,)],
+        [],
+        {"output_mean_var": True},
+        True,
+        "float32",
+    ),
+    ("in_4d", "InstanceNorm", [X4, (C,), (C,)], [], {}, True, "float32"),
+    ("in_3d", "InstanceNorm", [(3, 4, 5), (4,), (4,)], [], {"eps": 1e-5}, True, "float32"),
+    ("gn_2", "GroupNorm", [(3, 4, 5), (2,), (2,)], [], {"num_groups": 2}, True, "float32"),
+    (
+        "gn_meanvar",
+        "GroupNorm",
+        [X4, (4,), (4,)],
+        [],
+        {"num_groups": 4, "output_mean_var": True},
+        True,
+        "float64",
+    ),
+    ("gn_1", "GroupNorm", [X4, (1,), (1,)], [], {}, True, "float32"),
+    ("l2_instance", "L2Normalization", [X4], [], {}, True, "float32"),
+    ("l2_channel", "L2Normalization", [X4], [], {"mode": "channel"}, True, "float64"),
+    ("l2_spatial", "L2Normalization", [X4], [], {"mode": "spatial"}, True, "float32"),
+    ("l2_2d", "L2Normalization", [(4, 5)], [], {"eps": 1e-3}, True, "float32"),
+    ("lrn_3", "LRN", [(2, 5, 3, 3)], [], {"nsize": 3}, True, "float32"),
+    (
+        "lrn_5",
+        "LRN",
+        [(2, 6, 2, 3)],
+        [],
+        {"nsize": 5, "alpha": 0.01, "beta": 0.6, "knorm": 1.5},
+        True,
+        "float32",
+    ),
+    ("drop_infer", "Dropout", [(4, 5)], [], {"p": 0.5}, False, "float32"),
+    ("drop_p0", "Dropout", [(4, 5)], [], {"p": 0.0}, True, "float32"),
+    ("drop_p0_f64", "Dropout", [(4, 5)], [], {"p": 0.0, "axes": (1,)}, True, "float64"),
+]
+
+
+def main() -> None:
+    rng = np.random.RandomState(42)
+    arrays: dict[str, np.ndarray] = {}
+    meta = []
+    for name, op, shapes, aux_shapes, params, train, dt in CASES:
+        pdt = "float32" if (dt == "float16" and op == "BatchNorm") else dt
+        ins = [rng.uniform(-2, 2, shapes[0]).astype(dt)]
+        for s in shapes[1:]:
+            ins.append(rng.uniform(0.5, 1.5, s).astype(pdt))
+        aux = []
+        if aux_shapes:
+            aux = [
+                rng.uniform(-0.5, 0.5, aux_shapes[0]).astype(pdt),
+                rng.uniform(0.5, 2, aux_shapes[1]).astype(pdt),
+            ]
+        nd_in = [mx.nd.array(a, dtype=a.dtype) for a in ins]
+        nd_aux = [mx.nd.array(a, dtype=a.dtype) for a in aux]
+        for a in nd_in:
+            a.attach_grad()
+        with mx.autograd.record(train_mode=train):
+            outs = getattr(mx.nd, op)(*nd_in, *nd_aux, **params)
+        outs = outs if isinstance(outs, list) else [outs]
+        head = rng.uniform(-1, 1, outs[0].shape).astype(dt)
+        mx.autograd.backward([outs[0]], [mx.nd.array(head, dtype=dt)], train_mode=train)
+        for i, a in enumerate(ins + aux):
+            arrays[f"{name}:in{i}"] = a
+        arrays[f"{name}:head"] = head
+        for i, o in enumerate(outs):
+            arrays[f"{name}:out{i}"] = o.asnumpy()
+        for i, a in enumerate(nd_in):
+            arrays[f"{name}:grad{i}"] = a.grad.asnumpy()
+        for i, a in enumerate(nd_aux):
+            arrays[f"{name}:aux{i}"] = a.asnumpy()
+        meta.append(
+            {
+                "case": name,
+                "op": op,
+                "params": params,
+                "train": train,
+                "dtype": dt,
+                "n_args": len(ins),
+                "n_aux": len(aux),
+                "n_out": len(outs),
+            }
+        )
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(OUT / "nn_norm.npz", **arrays)
+    (OUT / "nn_norm.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"{len(meta)} cases")
+
+
+if __name__ == "__main__":
+    main()
