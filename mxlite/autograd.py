@@ -22,6 +22,8 @@ import contextlib
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+
 from .base import MXNetError
 from .engine import get as _engine
 from .ndarray import invoke as _invoke
@@ -222,9 +224,25 @@ def _topo(heads: list[_Node]) -> list[_Node]:
     return order  # inputs before the nodes that use them
 
 
-def _accumulate(store: dict, key: tuple[int, int], value: NDArray) -> None:
+def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[int]) -> None:
+    """Sum gradients reaching one array. ``owned`` holds the ids of the buffers backward made
+    itself: those may be added into in place; head gradients given by the user may not."""
     old = store.get(key)
-    store[key] = value if old is None else old + value
+    if old is None:
+        store[key] = value
+    elif _state[0]:  # create_graph: the sum must be recorded too
+        store[key] = old + value
+    else:
+        dst = old if id(old) in owned else _new(old.shape, old._data.dtype, old.context)
+        owned.add(id(dst))
+        a, b, d = old._data, value._data, dst._data
+
+        def run(rctx: Any) -> None:
+            np.add(a, b, out=d)
+
+        reads = [value._chunk.var] if dst is old else [old._chunk.var, value._chunk.var]
+        _engine().push_sync_trusted(run, dst.context, reads, [dst._chunk.var], "_grad_add")
+        store[key] = dst
 
 
 def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[NDArray | None]:
@@ -269,7 +287,8 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     writes = [g._chunk.var for g in in_grads if g is not None]
     writes += [a._chunk.var for a in node.aux]
     writes += [r.var for r in resources]
-    _engine().push_sync(run, node.ctx, reads, writes, 0, f"_backward_{prop.op_name}")
+    # the writes are fresh gradient buffers, aux states and resources: none is also read
+    _engine().push_sync_trusted(run, node.ctx, reads, writes, f"_backward_{prop.op_name}")
     return in_grads
 
 
@@ -286,6 +305,7 @@ def _backward(
     if len(head_grads) != len(heads):
         raise MXNetError(f"backward: {len(heads)} heads but {len(head_grads)} head_grads.")
     grads: dict[tuple[int, int], NDArray] = {}
+    owned: set[int] = set()  # ids of gradient buffers this pass allocated
     head_nodes = []
     for h, hg in zip(heads, head_grads):
         if not isinstance(h, NDArray):
@@ -305,7 +325,7 @@ def _backward(
                 f"{getattr(hg, 'shape', type(hg).__name__)}."
             )
         node, idx = h._ag
-        _accumulate(grads, (id(node), idx), hg)
+        _accumulate(grads, (id(node), idx), hg, owned)
         head_nodes.append(node)
     order = _topo(head_nodes)
     prev_record = set_recording(create_graph)
@@ -320,7 +340,8 @@ def _backward(
                 outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
                 for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
                     if e is not None and g is not None:
-                        _accumulate(grads, (id(e[0]), e[1]), g)
+                        owned.add(id(g))
+                        _accumulate(grads, (id(e[0]), e[1]), g, owned)
     finally:
         set_recording(prev_record)
     results = None
