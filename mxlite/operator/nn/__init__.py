@@ -1,5 +1,14 @@
 """Neural-network operators: convolution, pooling, normalisation, activations, embedding, ..."""
 
+from . import pooling as pooling
 from . import activation as activation
 from . import normalization as normalization
 from . import dropout as dropout
+from . import softmax as softmax
+from . import loss_output as loss_output
+from . import ctc as ctc
+from . import upsampling as upsampling
+from . import roi_pooling as roi_pooling
+from . import embedding as embedding
+from . import sequence as sequence
+from . import crop as crop

@@ -1,0 +1,327 @@
+"""Pooling: max, average, sum and Lp pooling over 1-D, 2-D and 3-D windows.
+
+Design note
+-----------
+Kernels work on channel-first arrays (a channel-last ``layout`` is a ``moveaxis`` view, so the
+output is written in place through that view). The input is padded once (with the lowest
+finite value for max pooling, with zeros otherwise) and the window is walked *by kernel
+offset*: for each of the ``prod(kernel)`` offsets one strided slice of the padded input covers
+that offset of every window at once, so the Python loop runs over kernel elements only, never
+over pixels or batch items. Global pooling reduces over the spatial axes directly.
+
+MXNet's rules kept here: a window that lies wholly in padding gives the lowest finite value
+(max); the average divides by the window clipped to ``input + pad`` (``count_include_pad``,
+the default) or to the input; Lp pooling sums ``x**p`` (not ``|x|**p``) and takes the p-th
+root; max backward routes each output gradient to the *first* position, in row-major window
+order, whose value equals the output. float16 sums accumulate in float32.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Any
+
+import numpy as np
+
+from ...base import DTypeError, ParamError, Shape, ShapeError
+from ...context import Context
+from ..param import Param, field
+from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
+from ..req import assign
+
+__all__: list[str] = []
+
+_LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
+_DEFAULT_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+
+
+class PoolingParam(Param):
+    kernel: tuple[int, ...] = field(default=(), doc="Pooling kernel size: (y, x) or (d, y, x)")
+    pool_type: str = field(
+        default="max", choices=("max", "avg", "sum", "lp"), doc="Pooling type to be applied."
+    )
+    global_pool: bool = field(
+        default=False,
+        doc="Ignore kernel size, do global pooling based on current input feature map.",
+    )
+    cudnn_off: bool = field(default=False, doc="Turn off cudnn pooling (accepted, no effect).")
+    pooling_convention: str = field(
+        default="valid", choices=("valid", "full", "same"), doc="Pooling convention to be applied."
+    )
+    stride: tuple[int, ...] = field(
+        default=(), doc="Stride: for pooling (y, x) or (d, y, x). Defaults to 1 for each dimension."
+    )
+    pad: tuple[int, ...] = field(
+        default=(), doc="Pad for pooling: (y, x) or (d, y, x). Defaults to no padding."
+    )
+    p_value: int | None = field(
+        default=None, doc="Value of p for Lp pooling, can be 1 or 2, required for Lp Pooling."
+    )
+    count_include_pad: bool | None = field(
+        default=None,
+        doc="Only used for AvgPool: whether padding elements count in the average (default true).",
+    )
+    layout: str | None = field(
+        default=None,
+        choices=_LAYOUTS,
+        doc="Set layout for input and output. Empty for default layout: NCW for 1d, NCHW for "
+        "2d and NCDHW for 3d.",
+    )
+
+
+class _Geometry:
+    """Kernel, stride, pad and output size per spatial axis, and whether channels come last."""
+
+    __slots__ = ("kernel", "stride", "pad", "out", "channel_last")
+
+    def __init__(self, kernel: Shape, stride: Shape, pad: Shape, out: Shape, last: bool) -> None:
+        self.kernel, self.stride, self.pad, self.out = kernel, stride, pad, out
+        self.channel_last = last
+
+
+@register("Pooling", aliases=("_npx_pooling",))
+class PoolingProp(OperatorProperty):
+    """Pool windows of the input: max, avg, sum or lp (``p_value``)."""
+
+    param_class = PoolingParam
+    test = OpTest(shapes={"data": (2, 3, 5, 5)}, params={"kernel": (2, 2), "pool_type": "avg"})
+
+    def _fail(self, why: str) -> ShapeError:
+        return ShapeError(f"{self.where()}: {why}")
+
+    def geometry(self, dshape: Shape) -> _Geometry:
+        p = self.param
+        nd = len(dshape)
+        if nd not in (3, 4, 5):
+            raise self._fail(
+                f"argument 'data' must be 3-D (batch, channel, x), 4-D or 5-D; got shape {dshape}."
+            )
+        layout = p.layout if p.layout is not None else _DEFAULT_LAYOUT[nd]
+        if len(layout) != nd:
+            raise ParamError(
+                f"{self.where()}: argument 'layout' is {layout!r}, which does not fit "
+                f"{nd}-D data of shape {dshape}."
+            )
+        last = layout[1] != "C"
+        spatial = dshape[1:-1] if last else dshape[2:]
+        if p.pool_type == "lp" and p.p_value not in (1, 2, 3):
+            raise ParamError(
+                f"{self.where()}: argument 'p_value' must be 1, 2 or 3 for pool_type='lp', "
+                f"got {p.p_value!r}."
+            )
+        if p.global_pool:
+            ones = (1,) * len(spatial)
+            return _Geometry(tuple(spatial), ones, (0,) * len(spatial), ones, last)
+        k = p.kernel
+        if not k:
+            raise ParamError(f"{self.where()}: argument 'kernel' is required unless global_pool.")
+        if len(k) != len(spatial):
+            raise self._fail(
+                f"argument 'kernel' {k} has {len(k)} dims; data of shape {dshape} needs "
+                f"{len(spatial)}."
+            )
+        stride = p.stride or (1,) * len(k)
+        pad = p.pad or (0,) * len(k)
+        for name, val, low in (("kernel", k, 1), ("stride", stride, 1), ("pad", pad, 0)):
+            if len(val) != len(k) or min(val) < low:
+                raise ParamError(
+                    f"{self.where()}: argument {name!r} must have {len(k)} values >= {low}, "
+                    f"got {val}."
+                )
+        conv = p.pooling_convention
+        if conv == "same" and (nd != 3 or any(pad)):
+            raise ParamError(
+                f"{self.where()}: pooling_convention='same' supports only 1-D data without "
+                f"'pad'; got data shape {dshape}, pad={pad}."
+            )
+        out = []
+        for n, kk, s, pp in zip(spatial, k, stride, pad):
+            if kk > n + 2 * pp:
+                raise self._fail(
+                    f"argument 'kernel' {k} exceeds the input {tuple(spatial)} padded by {pad}."
+                )
+            if conv == "valid":
+                out.append(1 + (n + 2 * pp - kk) // s)
+            elif conv == "full":
+                out.append(1 + math.ceil((n + 2 * pp - kk) / s))
+            else:
+                out.append(math.ceil((n + 2 * pp) / s))
+        return _Geometry(tuple(k), tuple(stride), tuple(pad), tuple(out), last)
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        if len(in_shape) != 1:
+            raise self._fail(f"expects 1 input (data), got {len(in_shape)}.")
+        dshape = in_shape[0]
+        if dshape is None or 0 in dshape:
+            return None
+        g = self.geometry(tuple(dshape))
+        oshape = (dshape[0], *g.out, dshape[-1]) if g.channel_last else (*dshape[:2], *g.out)
+        if out_shape and out_shape[0] is not None:
+            shape_assign(self, "output", "output", out_shape[0], oshape)
+        return [tuple(dshape)], [oshape], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        t = in_type[0]
+        if t is None:
+            return None
+        if np.dtype(t).kind != "f":
+            raise DTypeError(
+                f"{self.where()}: argument 'data' has dtype {np.dtype(t).name}; Pooling "
+                "accepts float16, float32, float64."
+            )
+        return [t], [t], []
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        if self.param.pool_type in ("avg", "sum"):
+            return list(out_grad)  # the gradient spreads dy by window counts only
+        return [*out_grad, *in_data, *out_data]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _PoolingOp(self, ctx.xp)
+
+
+# ---- kernels ----------------------------------------------------------------------------------
+
+
+def _windows(g: _Geometry, offsets: tuple[int, ...]) -> tuple[slice, ...]:
+    """The slice of the padded array holding kernel offset ``offsets`` of every window."""
+    return (Ellipsis,) + tuple(
+        slice(j, j + (o - 1) * s + 1, s) for j, o, s in zip(offsets, g.out, g.stride)
+    )
+
+
+def _pad_widths(g: _Geometry, spatial: Shape) -> list[tuple[int, int]]:
+    """(left, right) padding so that every window of the output lies inside the array."""
+    return [
+        (p, max(0, (o - 1) * s + k - p - n))
+        for n, k, s, p, o in zip(spatial, g.kernel, g.stride, g.pad, g.out)
+    ]
+
+
+def _padded(xp: Any, x: Any, widths: list[tuple[int, int]], value: Any) -> Any:
+    if not any(a or b for a, b in widths):
+        return x
+    full = [(0, 0), (0, 0), *widths]
+    return xp.pad(x, full, mode="constant", constant_values=value)
+
+
+def _counts(xp: Any, g: _Geometry, spatial: Shape, include_pad: bool, dtype: Any) -> Any:
+    """The divisor of each average window, as a broadcastable product of per-axis counts."""
+    total = None
+    nd = len(spatial)
+    for axis, (n, k, s, p, o) in enumerate(zip(spatial, g.kernel, g.stride, g.pad, g.out)):
+        start = np.arange(o) * s - p
+        end = np.minimum(start + k, n + p)
+        # a window wholly in padding sums nothing: MXNet divides nothing and gives 0
+        cnt = end - start if include_pad else np.minimum(end, n) - np.maximum(start, 0)
+        cnt = np.maximum(cnt, 1)
+        cnt = cnt.reshape((o,) + (1,) * (nd - 1 - axis))
+        total = cnt if total is None else total * cnt
+    return xp.asarray(total, dtype=dtype)
+
+
+def _acc_dtype(dtype: Any) -> Any:
+    return np.float32 if dtype == np.float16 else dtype
+
+
+class _PoolingOp(Operator):
+    def __init__(self, prop: PoolingProp, xp: Any) -> None:
+        self.prop = prop
+        self.xp = xp
+        p = prop.param
+        self.ptype = p.pool_type
+        self.p = p.p_value if p.pool_type == "lp" else 1
+        self.include_pad = True if p.count_include_pad is None else p.count_include_pad
+
+    def _cf(self, a: Any, g: _Geometry) -> Any:
+        return self.xp.moveaxis(a, -1, 1) if g.channel_last else a
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        x = in_data[0]
+        g = self.prop.geometry(x.shape)
+        x, out = self._cf(x, g), self._cf(out_data[0], g)
+        xp = self.xp
+        spatial = x.shape[2:]
+        axes = tuple(range(2, x.ndim))
+        is_global = self.prop.param.global_pool
+        if self.ptype == "max":
+            if is_global:
+                res = x.max(axis=axes, keepdims=True)
+            else:
+                xpad = _padded(xp, x, _pad_widths(g, spatial), np.finfo(x.dtype).min)
+                res = None
+                for off in itertools.product(*map(range, g.kernel)):
+                    sl = xpad[_windows(g, off)]
+                    res = sl.copy() if res is None else xp.maximum(res, sl, out=res)
+            assign(out, req[0], res)
+            return
+        acc = _acc_dtype(x.dtype)
+        xa = x.astype(acc, copy=False)
+        if self.p == 2:
+            xa = xa * xa
+        elif self.p == 3:
+            xa = xa * xa * xa
+        if is_global:
+            res = xa.sum(axis=axes, keepdims=True)
+        else:
+            xpad = _padded(xp, xa, _pad_widths(g, spatial), 0)
+            res = None
+            for off in itertools.product(*map(range, g.kernel)):
+                sl = xpad[_windows(g, off)]
+                res = sl.copy() if res is None else xp.add(res, sl, out=res)
+        if self.ptype == "avg":
+            res /= _counts(xp, g, spatial, self.include_pad, acc)
+        elif self.p == 2:
+            res = xp.sqrt(res)
+        elif self.p == 3:
+            res = xp.cbrt(res)
+        assign(out, req[0], res.astype(out.dtype, copy=False))
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
+        gin = in_grad[0]
+        g = self.prop.geometry(gin.shape)
+        gin_cf, dy = self._cf(gin, g), self._cf(out_grad[0], g)
+        xp = self.xp
+        spatial = gin_cf.shape[2:]
+        widths = _pad_widths(g, spatial)
+        acc = _acc_dtype(gin.dtype)
+        gpad = xp.zeros(
+            (*gin_cf.shape[:2], *(n + a + b for n, (a, b) in zip(spatial, widths))), dtype=acc
+        )
+        offsets = list(itertools.product(*map(range, g.kernel)))
+        if self.ptype == "max":
+            x, y = self._cf(in_data[0], g), self._cf(out_data[0], g)
+            xpad = _padded(xp, x, widths, np.finfo(x.dtype).min)
+            found = xp.zeros(y.shape, dtype=bool)
+            for off in offsets:
+                key = _windows(g, off)
+                hit = xpad[key] == y
+                hit &= ~found
+                found |= hit
+                gpad[key] += xp.where(hit, dy, 0)
+        elif self.ptype in ("avg", "sum"):
+            d = dy.astype(acc, copy=False)
+            if self.ptype == "avg":
+                d = d / _counts(xp, g, spatial, self.include_pad, acc)
+            for off in offsets:
+                gpad[_windows(g, off)] += d
+        else:
+            x = self._cf(in_data[0], g).astype(acc, copy=False)
+            y = self._cf(out_data[0], g).astype(acc, copy=False)
+            d = dy.astype(acc, copy=False)
+            xpad = _padded(xp, x, widths, 0)
+            if self.p > 1:
+                safe = xp.where(y == 0, 1, y)
+                d = xp.where(y == 0, 0, d)
+            for off in offsets:
+                key = _windows(g, off)
+                if self.p == 1:
+                    gpad[key] += d
+                elif self.p == 2:
+                    gpad[key] += d * (xpad[key] / safe)
+                else:
+                    r = xpad[key] / safe
+                    gpad[key] += d * r * r
+        inner = (Ellipsis,) + tuple(slice(a, a + n) for n, (a, _) in zip(spatial, widths))
+        assign(gin_cf, req[0], gpad[inner].astype(gin.dtype, copy=False))

@@ -1,0 +1,294 @@
+"""Record Pooling, UpSampling, ROIPooling, Embedding, Crop and the Sequence operators from real
+MXNet 1.9.1 into tests/operator/golden/nn_pool.npz, for tests/operator/test_nn_pool.py and
+test_nn_misc.py.
+
+Run under the reference interpreter (never imported by mxlite)::
+
+    /tmp/mxref/bin/python tools/make_golden_nn_pool.py [OUT_FILE]
+
+For case ``i`` the file holds ``i_in{j}`` (inputs), ``i_out0`` (the visible output),
+``i_head0`` (a fixed random head gradient) and ``i_grad{j}`` (gradients of the inputs listed
+in the case's ``grad`` field, from ``mx.autograd``). ``__cases__`` is a JSON list of
+``{"op", "params", "grad"}``. Max-pooling data has distinct values, so no tie decides a
+gradient (MXNet's MKLDNN and native kernels agree on those).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import mxnet as mx
+import numpy as np
+
+OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "operator", "golden", "nn_pool.npz")
+
+
+def distinct(shape, dtype="float32", seed=0):
+    rng = np.random.RandomState(seed)
+    n = int(np.prod(shape))
+    return (rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0).astype(dtype)
+
+
+def normal(shape, dtype="float32", seed=0):
+    return np.random.RandomState(seed).normal(size=shape).astype(dtype)
+
+
+F32, F64, F16 = "float32", "float64", "float16"
+P2 = (2, 3, 7, 7)
+
+# (op, inputs, params, indices of the inputs that get a gradient)
+CASES = [
+    ("Pooling", [distinct(P2)], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [distinct(P2)], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
+    (
+        "Pooling",
+        [distinct(P2, F64)],
+        {"kernel": (3, 3), "stride": (2, 2), "pooling_convention": "full"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct(P2)],
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct(P2)],
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "pad": (1, 1),
+            "pool_type": "avg",
+            "count_include_pad": False,
+        },
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct(P2, F64)],
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "pad": (1, 1),
+            "pool_type": "avg",
+            "pooling_convention": "full",
+        },
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct(P2, F64)],
+        {
+            "kernel": (2, 3),
+            "stride": (2, 1),
+            "pad": (1, 0),
+            "pool_type": "avg",
+            "pooling_convention": "full",
+            "count_include_pad": False,
+        },
+        [0],
+    ),
+    ("Pooling", [normal(P2)], {"kernel": (2, 2), "pool_type": "sum", "pad": (1, 1)}, [0]),
+    ("Pooling", [normal(P2, F64)], {"kernel": (2, 2), "pool_type": "lp", "p_value": 1}, [0]),
+    ("Pooling", [normal(P2, F64)], {"kernel": (2, 2), "pool_type": "lp", "p_value": 2}, [0]),
+    (
+        "Pooling",
+        [distinct(P2, F64) + 2.5],
+        {"kernel": (3, 3), "stride": (2, 2), "pool_type": "lp", "p_value": 3},
+        [0],
+    ),
+    ("Pooling", [distinct(P2)], {"global_pool": True}, [0]),
+    ("Pooling", [normal(P2)], {"global_pool": True, "pool_type": "avg", "kernel": (3, 3)}, [0]),
+    ("Pooling", [distinct((2, 3, 9))], {"kernel": (3,), "stride": (2,), "pad": (1,)}, [0]),
+    (
+        "Pooling",
+        [normal((2, 3, 9), F64)],
+        {"kernel": (4,), "stride": (3,), "pool_type": "avg", "pooling_convention": "full"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct((1, 2, 4, 5, 5))],
+        {"kernel": (2, 2, 2), "stride": (2, 2, 2), "pooling_convention": "full"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [normal((1, 2, 4, 5, 5))],
+        {"kernel": (2, 3, 3), "pool_type": "avg", "pad": (1, 1, 1)},
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct((2, 6, 6, 3))],
+        {"kernel": (2, 2), "stride": (2, 2), "layout": "NHWC"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [normal((2, 6, 6, 3), F64)],
+        {"kernel": (3, 3), "pool_type": "avg", "layout": "NHWC", "pad": (1, 1)},
+        [0],
+    ),
+    (
+        "Pooling",
+        [distinct((2, 9, 3), F64)],
+        {"kernel": (3,), "stride": (2,), "layout": "NWC", "cudnn_off": True},
+        [0],
+    ),
+    ("Pooling", [distinct(P2, F16)], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [normal(P2, F16)], {"kernel": (3, 3), "pool_type": "avg", "pad": (1, 1)}, [0]),
+    # UpSampling
+    ("UpSampling", [normal((2, 3, 3, 4))], {"scale": 2, "sample_type": "nearest"}, [0]),
+    (
+        "UpSampling",
+        [normal((2, 3, 4, 4), F64), normal((2, 2, 2, 2), F64, 1)],
+        {"scale": 2, "sample_type": "nearest", "num_args": 2},
+        [0, 1],
+    ),
+    (
+        "UpSampling",
+        [normal((1, 2, 2, 2)), normal((1, 2, 3, 3), F32, 1)],
+        {"scale": 3, "sample_type": "nearest", "num_args": 2, "multi_input_mode": "sum"},
+        [0, 1],
+    ),
+    (
+        "UpSampling",
+        [normal((2, 3, 3, 4)), normal((3, 1, 4, 4), F32, 1)],
+        {"scale": 2, "sample_type": "bilinear", "num_filter": 3},
+        [0, 1],
+    ),
+    (
+        "UpSampling",
+        [normal((1, 2, 3, 3), F64), normal((2, 1, 5, 5), F64, 1)],
+        {"scale": 3, "sample_type": "bilinear", "num_filter": 2},
+        [0, 1],
+    ),
+    # Crop
+    ("Crop", [normal((2, 3, 6, 7))], {"num_args": 1, "h_w": (3, 4), "offset": (1, 2)}, [0]),
+    (
+        "Crop",
+        [normal((2, 3, 6, 7)), normal((1, 1, 3, 3), F32, 1)],
+        {"num_args": 2, "center_crop": True},
+        [0],
+    ),
+    (
+        "Crop",
+        [normal((2, 3, 6, 7)), normal((2, 3, 4, 2), F32, 1)],
+        {"num_args": 2, "offset": (2, 5)},
+        [0],
+    ),
+    # ROIPooling
+    (
+        "ROIPooling",
+        [
+            distinct((2, 3, 8, 8)),
+            np.array(
+                [
+                    [0, 0, 0, 7, 7],
+                    [1, 2.4, 1.5, 6, 5],
+                    [1, 3, 3, 3, 3],
+                    [0, -2, -2, 20, 30],
+                    [1, 10, 12, 14, 16],
+                ],
+                F32,
+            ),
+        ],
+        {"pooled_size": (2, 3), "spatial_scale": 1.0},
+        [0],
+    ),
+    (
+        "ROIPooling",
+        [
+            distinct((1, 2, 6, 6), F64),
+            np.array([[0, 0, 0, 11, 11], [0, 3, 4, 9, 10], [0, 1, 1, 2, 2]], F64),
+        ],
+        {"pooled_size": (3, 3), "spatial_scale": 0.5},
+        [0],
+    ),
+    # Embedding
+    (
+        "Embedding",
+        [np.array([[0, 3, 9], [2, 2, 5]], F32), normal((10, 4))],
+        {"input_dim": 10, "output_dim": 4},
+        [1],
+    ),
+    (
+        "Embedding",
+        [np.array([1, 4.7, -1, 12, 1], F32), normal((6, 3), F64)],
+        {"input_dim": 6, "output_dim": 3, "dtype": "float64"},
+        [1],
+    ),
+    (
+        "Embedding",
+        [np.array([[1, 0], [0, 1]], "int32"), normal((3, 2), F16)],
+        {"input_dim": 3, "output_dim": 2, "dtype": "float16"},
+        [1],
+    ),
+    # Sequence operators
+    ("SequenceMask", [normal((4, 3, 2))], {}, [0]),
+    (
+        "SequenceMask",
+        [normal((4, 3, 2)), np.array([1, 4, 2], F32)],
+        {"use_sequence_length": True, "value": -1.5},
+        [0],
+    ),
+    (
+        "SequenceMask",
+        [normal((3, 5, 2), F64), np.array([5, 0, 2], F64)],
+        {"use_sequence_length": True, "axis": 1},
+        [0],
+    ),
+    # MXNet 1.9.1 crashes in SequenceLast's backward without sequence_length: forward only
+    ("SequenceLast", [normal((4, 3, 2))], {}, []),
+    (
+        "SequenceLast",
+        [normal((4, 3, 2)), np.array([1, 4, 2], F32)],
+        {"use_sequence_length": True},
+        [0],
+    ),
+    (
+        "SequenceLast",
+        [normal((3, 5), F64), np.array([5, 1, 3], F64)],
+        {"use_sequence_length": True, "axis": 1},
+        [0],
+    ),
+    ("SequenceReverse", [normal((4, 3, 2))], {}, [0]),
+    (
+        "SequenceReverse",
+        [normal((5, 3, 2), F64), np.array([2, 5, 1], F64)],
+        {"use_sequence_length": True},
+        [0],
+    ),
+]
+
+
+def main(out: str) -> None:
+    arrays: dict[str, np.ndarray] = {}
+    table = []
+    for i, (op, inputs, params, grads) in enumerate(CASES):
+        nds = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
+        for j in grads:
+            nds[j].attach_grad()
+        with mx.autograd.record(train_mode=True):
+            y = getattr(mx.nd, op)(*nds, **params)
+        head = np.random.RandomState(100 + i).normal(size=y.shape).astype(y.dtype)
+        if grads:
+            y.backward(mx.nd.array(head, dtype=head.dtype))
+        for j, x in enumerate(inputs):
+            arrays[f"{i}_in{j}"] = x
+        arrays[f"{i}_out0"] = y.asnumpy()
+        arrays[f"{i}_head0"] = head
+        for j in grads:
+            arrays[f"{i}_grad{j}"] = nds[j].grad.asnumpy()
+        table.append({"op": op, "params": params, "grad": grads})
+    arrays["__cases__"] = np.array(json.dumps(table))
+    np.savez_compressed(out, **arrays)
+    print(f"wrote {len(table)} cases to {out} ({os.path.getsize(out)} bytes)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else OUT)
