@@ -12,3 +12,6 @@ from . import roi_pooling as roi_pooling
 from . import embedding as embedding
 from . import sequence as sequence
 from . import crop as crop
+from . import fully_connected as fully_connected
+from . import convolution as convolution
+from . import deconvolution as deconvolution

@@ -1,0 +1,390 @@
+"""FullyConnected, Convolution and Deconvolution: forward and backward against golden values from
+MXNet 1.9.1 (tools/make_golden_nn_conv.py), against finite differences, accumulation under
+req=ADD, channels-last layouts, shape inference, bad arguments, and the public mx.nd functions."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
+from mxlite.operator.req import OpReq
+from tests.operator.opcheck import GOLDEN, backward, forward, golden, numeric_grad, prop_of
+
+_TABLE_PATH = GOLDEN / "nn_conv.json"
+TABLE = json.loads(_TABLE_PATH.read_text()) if _TABLE_PATH.exists() else []
+TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
+
+
+def _params(raw: dict[str, Any]) -> dict[str, Any]:
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
+
+
+@pytest.fixture(scope="module")
+def gold() -> dict[str, np.ndarray]:
+    if not (GOLDEN / "nn_conv.npz").exists():
+        pytest.skip("golden file missing: run tools/make_golden_nn_conv.py under MXNet 1.9.1")
+    return golden("nn_conv")
+
+
+@pytest.mark.parametrize("case", TABLE, ids=[c["case"] for c in TABLE])
+def test_forward_backward_match_mxnet(case: dict, gold: dict) -> None:
+    name, params, tol = case["case"], _params(case["params"]), TOL[case["dtype"]]
+    ins = [gold[f"{name}:{k}"] for k in case["inputs"]]
+    (y,) = forward(case["op"], ins, is_train=True, **params)
+    assert y.dtype == np.dtype(case["dtype"])
+    np.testing.assert_allclose(y, gold[f"{name}:out"], **tol)
+    grads = backward(case["op"], ins, [gold[f"{name}:head"]], **params)
+    for k, g in zip(case["inputs"], grads):
+        np.testing.assert_allclose(g, gold[f"{name}:grad_{k}"], **tol, err_msg=k)
+
+
+@pytest.mark.parametrize("case", TABLE, ids=[c["case"] for c in TABLE])
+def test_backward_add_accumulates(case: dict, gold: dict) -> None:
+    name, params = case["case"], _params(case["params"])
+    ins = [gold[f"{name}:{k}"] for k in case["inputs"]]
+    head = [gold[f"{name}:head"]]
+    init = [np.full_like(a, 0.5) for a in ins]
+    added = backward(case["op"], ins, head, req=OpReq.ADD, grad_init=init, **params)
+    plain = backward(case["op"], ins, head, **params)
+    for a, p, i in zip(added, plain, init):
+        np.testing.assert_allclose(a, i + p, **TOL[case["dtype"]])
+
+
+def test_forward_add_accumulates() -> None:
+    rng = np.random.default_rng(1)
+    ins = [rng.standard_normal(s) for s in [(2, 3, 5, 5), (4, 3, 3, 3), (4,)]]
+    params = dict(kernel=(3, 3), num_filter=4, pad=(1, 1))
+    (y,) = forward("Convolution", ins, **params)
+    init = [np.ones_like(y)]
+    (acc,) = forward("Convolution", ins, req=OpReq.ADD, out_init=init, **params)
+    np.testing.assert_allclose(acc, y + 1)
+
+
+# Small float64 cases for finite differences: (op, input shapes, params).
+NUMERIC = [
+    (
+        "Convolution",
+        [(2, 4, 5, 4), (4, 2, 2, 3), (4,)],
+        dict(kernel=(2, 3), stride=(2, 1), dilate=(1, 2), pad=(1, 1), num_filter=4, num_group=2),
+    ),
+    (
+        "Convolution",
+        [(1, 3, 7), (3, 1, 3)],
+        dict(kernel=(3,), stride=(2,), pad=(2,), num_filter=3, num_group=3, no_bias=True),
+    ),
+    (
+        "Convolution",
+        [(1, 2, 3, 4, 3), (2, 2, 2, 2, 2), (2,)],
+        dict(kernel=(2, 2, 2), stride=(1, 2, 1), pad=(0, 1, 0), num_filter=2),
+    ),
+    (
+        "Deconvolution",
+        [(1, 2, 3, 3), (2, 3, 3, 2), (3,)],
+        dict(kernel=(3, 2), stride=(2, 2), pad=(1, 0), adj=(1, 1), num_filter=3, no_bias=False),
+    ),
+    (
+        "Deconvolution",
+        [(2, 4, 2, 3), (4, 1, 2, 2)],
+        dict(
+            kernel=(2, 2),
+            stride=(2, 1),
+            dilate=(1, 2),
+            num_filter=2,
+            num_group=2,
+            target_shape=(4, 5),
+        ),
+    ),
+    (
+        "Deconvolution",
+        [(1, 2, 2, 2, 2), (2, 2, 2, 1, 2)],
+        dict(kernel=(2, 1, 2), stride=(2, 1, 1), num_filter=2),
+    ),
+    ("FullyConnected", [(3, 2, 2), (4, 4), (4,)], dict(num_hidden=4)),
+    ("FullyConnected", [(2, 3, 2), (4, 2)], dict(num_hidden=4, flatten=False, no_bias=True)),
+]
+
+
+@pytest.mark.parametrize(
+    "op, shapes, params", NUMERIC, ids=[f"{c[0]}{i}" for i, c in enumerate(NUMERIC)]
+)
+def test_backward_matches_numeric_gradient(op: str, shapes: list, params: dict) -> None:
+    rng = np.random.default_rng(7)
+    ins = [rng.standard_normal(s) for s in shapes]
+    (y,) = forward(op, ins, **params)
+    head = [rng.standard_normal(y.shape)]
+    got = backward(op, ins, head, **params)
+    want = numeric_grad(op, ins, head, **params)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-8)
+
+
+def test_fully_connected_bias_as_column() -> None:
+    # MXNet also accepts a (num_hidden, 1) bias (its backward then fails; ours gives its shape)
+    rng = np.random.default_rng(2)
+    x, w, b = rng.standard_normal((3, 4)), rng.standard_normal((2, 4)), rng.standard_normal((2, 1))
+    (y,) = forward("FullyConnected", [x, w, b], num_hidden=2)
+    np.testing.assert_allclose(y, x @ w.T + b.T)
+    grads = backward("FullyConnected", [x, w, b], [np.ones_like(y)], num_hidden=2)
+    assert grads[2].shape == (2, 1)
+    np.testing.assert_allclose(grads[2][:, 0], [3.0, 3.0])
+
+
+# ---- layouts --------------------------------------------------------------------------------
+
+LAYOUTS = [
+    (
+        "Convolution",
+        "NHWC",
+        (2, 3, 6, 5),
+        (4, 3, 3, 2),
+        dict(kernel=(3, 2), num_filter=4, pad=(1, 0), stride=(2, 1)),
+    ),
+    (
+        "Convolution",
+        "NDHWC",
+        (1, 2, 4, 4, 3),
+        (2, 2, 2, 2, 2),
+        dict(kernel=(2, 2, 2), num_filter=2),
+    ),
+    (
+        "Deconvolution",
+        "NHWC",
+        (2, 4, 3, 3),
+        (4, 3, 2, 2),
+        dict(kernel=(2, 2), num_filter=6, stride=(2, 2), num_group=2),
+    ),
+]
+
+
+@pytest.mark.parametrize("op, layout, dshape, wshape, params", LAYOUTS)
+def test_channels_last_equals_channels_first(op, layout, dshape, wshape, params) -> None:
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal(dshape), rng.standard_normal(wshape)
+    nd = len(dshape) - 2
+    last = (0, *range(2, nd + 2), 1)
+    first = (0, nd + 1, *range(1, nd + 1))
+    params = dict(params, no_bias=True)
+    (y,) = forward(op, [x, w], **params)
+    xl, wl = x.transpose(last), w.transpose(last)
+    (yl,) = forward(op, [xl, wl], layout=layout, **params)
+    np.testing.assert_allclose(yl.transpose(first), y, rtol=1e-12)
+    head = rng.standard_normal(y.shape)
+    gx, gw = backward(op, [x, w], [head], **params)
+    glx, glw = backward(op, [xl, wl], [head.transpose(last)], layout=layout, **params)
+    np.testing.assert_allclose(glx.transpose(first), gx, rtol=1e-12)
+    np.testing.assert_allclose(glw.transpose(first), gw, rtol=1e-12)
+
+
+# ---- shape inference ------------------------------------------------------------------------
+
+
+def test_convolution_infers_weight_bias_and_data_from_output() -> None:
+    prop = prop_of("Convolution", kernel=(3, 3), num_filter=8, num_group=2, stride=(1, 2))
+    assert prop.list_arguments() == ["data", "weight", "bias"]
+    ins, outs, aux = prop.infer_shape([(4, 6, 10, 11), None, None])
+    assert ins == [(4, 6, 10, 11), (8, 3, 3, 3), (8,)] and outs == [(4, 8, 8, 5)] and aux == []
+    ins, outs, _ = prop.infer_shape([(0, 6, 0, 0), None, None], [(5, 8, 7, 4)])
+    assert ins[0] == (5, 6, 9, 0) and outs == [(5, 8, 7, 4)]
+    nhwc = prop_of("Convolution", kernel=(3, 3), num_filter=8, layout="NHWC", no_bias=True)
+    assert nhwc.list_arguments() == ["data", "weight"]
+    ins, outs, _ = nhwc.infer_shape([(2, 5, 5, 4), None])
+    assert ins[1] == (8, 3, 3, 4) and outs == [(2, 3, 3, 8)]
+
+
+def test_deconvolution_and_fc_infer_shapes() -> None:
+    prop = prop_of(
+        "Deconvolution",
+        kernel=(3, 3),
+        stride=(2, 2),
+        num_filter=6,
+        num_group=2,
+        target_shape=(10, 9),
+    )
+    ins, outs, _ = prop.infer_shape([(1, 4, 5, 4), None])
+    assert ins[1] == (4, 3, 3, 3) and outs == [(1, 6, 10, 9)]
+    fc = prop_of("FullyConnected", num_hidden=7)
+    ins, outs, _ = fc.infer_shape([(0, 3, 4), None, None], [(9, 7)])
+    assert ins == [(9, 3, 4), (7, 12), (7,)] and outs == [(9, 7)]
+    fc = prop_of("FullyConnected", num_hidden=7, flatten=False)
+    assert fc.infer_shape([(2, 3, 4), None, None])[1] == [(2, 3, 7)]
+    assert prop_of("FullyConnected", num_hidden=3).infer_shape([(7,), None, None])[0][1] == (3, 1)
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+X4 = np.ones((2, 4, 6, 6), np.float32)
+
+BAD_PARAMS = [
+    ("Convolution", dict(kernel=(-1, 3), num_filter=4), r"Convolution.*'kernel'"),
+    ("Convolution", dict(kernel=(0, 3), num_filter=4), r"Convolution.*'kernel'"),
+    ("Convolution", dict(kernel=(1, 1, 1, 1), num_filter=4), r"Convolution.*'kernel'"),
+    ("Convolution", dict(kernel=(3, 3), stride=(1,), num_filter=4), r"Convolution.*'stride'"),
+    ("Convolution", dict(kernel=(3, 3), stride=(0, 1), num_filter=4), r"Convolution.*'stride'"),
+    ("Convolution", dict(kernel=(3, 3), pad=(-1, 0), num_filter=4), r"Convolution.*'pad'"),
+    ("Convolution", dict(kernel=(3, 3), dilate=(1, 1, 1), num_filter=4), "'dilate'"),
+    ("Convolution", dict(kernel=(3, 3), num_filter=0), r"Convolution.*'num_filter'"),
+    ("Convolution", dict(kernel=(3, 3), num_filter=5, num_group=2), "'num_filter'"),
+    ("Convolution", dict(kernel=(3,), num_filter=4, layout="NHWC"), r"Convolution.*'layout'"),
+    ("Convolution", dict(kernel=(3, 3), num_filter=4, layout="NWC"), r"Convolution.*'layout'"),
+    ("Convolution", dict(kernel=(3, 3), num_filter=4, cudnn_tune="best"), "'cudnn_tune'"),
+    ("Deconvolution", dict(kernel=(3, 3), stride=(2, 2), adj=(2, 0), num_filter=4), "'adj'"),
+    ("Deconvolution", dict(kernel=(3, 3), adj=(0,), num_filter=4), "'adj'"),
+    ("Deconvolution", dict(kernel=(3, 3), target_shape=(12,), num_filter=4), "'target_shape'"),
+    ("Deconvolution", dict(kernel=(2, 2, 2), dilate=(2, 2, 2), num_filter=4), "'dilate'"),
+    ("FullyConnected", dict(num_hidden=0), r"FullyConnected.*'num_hidden'"),
+    ("FullyConnected", dict(num_hidden=3, flatten="maybe"), "'flatten'"),
+]
+
+
+@pytest.mark.parametrize("op, params, match", BAD_PARAMS)
+def test_bad_parameters_raise(op: str, params: dict, match: str) -> None:
+    with pytest.raises(ParamError, match=match):
+        prop_of(op, **params)
+
+
+BAD_SHAPES = [
+    (
+        "Convolution",
+        [(2, 4, 6, 6), (3, 3, 3, 3), (3,)],
+        dict(kernel=(3, 3), num_filter=3),
+        r"Convolution.*'weight'",
+    ),
+    (
+        "Convolution",
+        [(2, 4, 6, 6), (3, 4, 3, 3), (4,)],
+        dict(kernel=(3, 3), num_filter=3),
+        r"Convolution.*'bias'",
+    ),
+    (
+        "Convolution",
+        [(2, 4, 6, 6), (3, 4, 3, 3)],
+        dict(kernel=(3, 3), num_filter=3),
+        r"Convolution.*3 inputs",
+    ),
+    (
+        "Convolution",
+        [(2, 4, 6, 6), (3, 4, 3, 3), (3,)],
+        dict(kernel=(3,), num_filter=3),
+        r"Convolution.*'data'",
+    ),
+    (
+        "Convolution",
+        [(2, 4, 6, 6), (6, 1, 3, 3), (6,)],
+        dict(kernel=(3, 3), num_filter=6, num_group=3),
+        r"'data'.*num_group",
+    ),
+    (
+        "Convolution",
+        [(2, 4, 2, 6), (3, 4, 3, 3), (3,)],
+        dict(kernel=(3, 3), num_filter=3),
+        r"Convolution.*exceeds",
+    ),
+    (
+        "Deconvolution",
+        [(2, 4, 6, 6), (3, 3, 3, 3)],
+        dict(kernel=(3, 3), num_filter=3),
+        r"Deconvolution.*'weight'",
+    ),
+    (
+        "Deconvolution",
+        [(2, 4, 6, 6), (4, 3, 3, 3)],
+        dict(kernel=(3, 3), num_filter=3, stride=(2, 2), target_shape=(20, 12)),
+        r"Deconvolution.*'target_shape'",
+    ),
+    (
+        "Deconvolution",
+        [(2, 4, 6, 6), (4, 3, 3, 3)],
+        dict(kernel=(3, 3), num_filter=3, target_shape=(7, 7)),
+        r"Deconvolution.*adj",
+    ),
+    ("FullyConnected", [(2, 3, 4), (5, 11), (5,)], dict(num_hidden=5), r"FullyConnected.*'weight'"),
+    ("FullyConnected", [(2, 12), (5, 12), (4,)], dict(num_hidden=5), r"FullyConnected.*'bias'"),
+]
+
+
+@pytest.mark.parametrize("op, shapes, params, match", BAD_SHAPES)
+def test_bad_shapes_raise(op: str, shapes: list, params: dict, match: str) -> None:
+    with pytest.raises(ShapeError, match=match):
+        prop_of(op, **params).infer_shape(list(shapes))
+
+
+@pytest.mark.parametrize("dtype", ["int32", "uint8"])
+@pytest.mark.parametrize("op", ["Convolution", "Deconvolution", "FullyConnected"])
+def test_integer_inputs_are_rejected_at_the_call(op: str, dtype: str) -> None:
+    x = mx.nd.ones((2, 3, 4, 4), dtype=dtype)
+    w = mx.nd.ones((3, 3, 3, 3) if op != "FullyConnected" else (2, 48), dtype=dtype)
+    params = dict(num_hidden=2) if op == "FullyConnected" else dict(kernel=(3, 3), num_filter=3)
+    with pytest.raises(DTypeError, match=f"{op}.*'data'.*{dtype}"):
+        getattr(mx.nd, op)(x, w, no_bias=True, **params)
+
+
+def test_float16_needs_a_gpu_as_in_mxnet() -> None:
+    x = mx.nd.ones((2, 3, 4, 4), dtype="float16")
+    w = mx.nd.ones((2, 3, 3, 3), dtype="float16")
+    with pytest.raises(MXNetError, match="Convolution: float16 inputs need a GPU"):
+        mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=2, no_bias=True).asnumpy()
+
+
+# ---- the public functions -------------------------------------------------------------------
+
+
+def _run_public(fn: Any, op: str) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(4)
+    if op == "FullyConnected":
+        arrays = [rng.standard_normal(s) for s in [(3, 2, 2), (5, 4), (5,)]]
+        params: dict[str, Any] = dict(num_hidden=5)
+    elif op == "Convolution":
+        arrays = [rng.standard_normal(s) for s in [(2, 3, 5, 5), (4, 3, 3, 3), (4,)]]
+        params = dict(kernel=(3, 3), num_filter=4, pad=(1, 1))
+    else:
+        arrays = [rng.standard_normal(s) for s in [(2, 3, 3, 3), (3, 4, 3, 3)]]
+        params = dict(kernel=(3, 3), num_filter=4, stride=(2, 2))
+    arrays = [a.astype(np.float32) for a in arrays]
+    got = fn(*[mx.nd.array(a) for a in arrays], **params).asnumpy()
+    (want,) = forward(op, arrays, **params)
+    return got, want
+
+
+PUBLIC = [
+    ("FullyConnected", "FullyConnected"),
+    ("FullyConnected", "_npx_fully_connected"),
+    ("FullyConnected", "_sparse_FullyConnected"),
+    ("Convolution", "Convolution"),
+    ("Convolution", "_npx_convolution"),
+    ("Deconvolution", "Deconvolution"),
+    ("Deconvolution", "_npx_deconvolution"),
+]
+
+
+@pytest.mark.parametrize("op, fname", PUBLIC)
+def test_public_function_and_aliases(op: str, fname: str) -> None:
+    fn = getattr(mx.nd._internal if fname.startswith("_") else mx.nd, fname)
+    got, want = _run_public(fn, op)
+    assert got.shape == want.shape
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_autograd_through_convolution() -> None:
+    x = mx.nd.array(np.arange(2 * 2 * 4 * 4, dtype=np.float32).reshape(2, 2, 4, 4) / 10)
+    w = mx.nd.ones((3, 2, 2, 2))
+    b = mx.nd.zeros((3,))
+    for a in (x, w, b):
+        a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Convolution(x, w, b, kernel=(2, 2), num_filter=3)
+    y.backward()
+    assert y.shape == (2, 3, 3, 3)
+    np.testing.assert_allclose(b.grad.asnumpy(), [18.0, 18.0, 18.0])
+    # a corner pixel is in one window per filter, a centre pixel in four
+    gx = x.grad.asnumpy()
+    assert gx[0, 0, 0, 0] == 3.0 and gx[0, 0, 1, 1] == 12.0
+
+
+def test_errors_are_mxnet_errors() -> None:
+    with pytest.raises(MXNetError):
+        mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 2)), num_hidden=4, no_bias=True)

@@ -1,0 +1,232 @@
+"""Record FullyConnected, Convolution and Deconvolution from real MXNet 1.9.1 for
+tests/operator/test_nn_conv.py: inputs, forward output and the gradients of every input under a
+fixed random head gradient (autograd, training mode).
+
+Run with the reference interpreter:  /tmp/mxref/bin/python tools/make_golden_nn_conv.py
+Writes tests/operator/golden/nn_conv.npz and nn_conv.json (the case table).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import mxnet as mx
+import numpy as np
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "golden"
+
+# (case id, operator, dtype, {input name: shape}, params)
+CASES = [
+    (
+        "conv2d",
+        "Convolution",
+        "float32",
+        {"data": (2, 3, 7, 7), "weight": (4, 3, 3, 3), "bias": (4,)},
+        {"kernel": (3, 3), "num_filter": 4, "pad": (1, 1)},
+    ),
+    (
+        "conv2d_odd",
+        "Convolution",
+        "float64",
+        {"data": (2, 4, 9, 8), "weight": (6, 4, 3, 2)},
+        {
+            "kernel": (3, 2),
+            "stride": (2, 1),
+            "dilate": (2, 1),
+            "pad": (1, 2),
+            "num_filter": 6,
+            "no_bias": True,
+        },
+    ),
+    (
+        "conv2d_group",
+        "Convolution",
+        "float32",
+        {"data": (2, 4, 6, 6), "weight": (6, 2, 3, 3), "bias": (6,)},
+        {"kernel": (3, 3), "stride": (2, 2), "num_filter": 6, "num_group": 2},
+    ),
+    (
+        "conv2d_depthwise",
+        "Convolution",
+        "float32",
+        {"data": (2, 4, 6, 5), "weight": (4, 1, 3, 3), "bias": (4,)},
+        {"kernel": (3, 3), "pad": (1, 1), "num_filter": 4, "num_group": 4},
+    ),
+    (
+        "conv2d_depthwise_x2",
+        "Convolution",
+        "float64",
+        {"data": (1, 3, 5, 5), "weight": (6, 1, 2, 2), "bias": (6,)},
+        {
+            "kernel": (2, 2),
+            "num_filter": 6,
+            "num_group": 3,
+            "workspace": 64,
+            "cudnn_tune": "off",
+            "cudnn_off": True,
+        },
+    ),
+    (
+        "conv1d",
+        "Convolution",
+        "float32",
+        {"data": (2, 3, 10), "weight": (5, 3, 3), "bias": (5,)},
+        {
+            "kernel": (3,),
+            "stride": (2,),
+            "dilate": (2,),
+            "pad": (1,),
+            "num_filter": 5,
+            "layout": "NCW",
+        },
+    ),
+    (
+        "conv3d",
+        "Convolution",
+        "float64",
+        {"data": (1, 2, 5, 5, 4), "weight": (3, 2, 2, 3, 2), "bias": (3,)},
+        {"kernel": (2, 3, 2), "stride": (1, 2, 1), "pad": (1, 0, 1), "num_filter": 3},
+    ),
+    (
+        "conv2d_1x1",
+        "Convolution",
+        "float32",
+        {"data": (2, 5, 6, 6), "weight": (3, 5, 1, 1), "bias": (3,)},
+        {"kernel": (1, 1), "stride": (2, 2), "num_filter": 3},
+    ),
+    (
+        "deconv2d",
+        "Deconvolution",
+        "float32",
+        {"data": (2, 3, 4, 4), "weight": (3, 4, 3, 3)},
+        {"kernel": (3, 3), "stride": (2, 2), "num_filter": 4},
+    ),
+    (
+        "deconv2d_adj",
+        "Deconvolution",
+        "float64",
+        {"data": (2, 3, 4, 5), "weight": (3, 2, 3, 3), "bias": (2,)},
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "pad": (1, 1),
+            "adj": (1, 0),
+            "num_filter": 2,
+            "no_bias": False,
+        },
+    ),
+    # float64: MXNet's MKLDNN float32 path fails on target_shape (it ignores the adj it implies)
+    (
+        "deconv2d_target",
+        "Deconvolution",
+        "float64",
+        {"data": (2, 3, 4, 5), "weight": (3, 2, 3, 3)},
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "target_shape": (9, 10),
+            "num_filter": 2,
+            "pad": (4, 4),
+        },
+    ),
+    (
+        "deconv2d_group",
+        "Deconvolution",
+        "float32",
+        {"data": (2, 4, 3, 3), "weight": (4, 3, 2, 2), "bias": (6,)},
+        {
+            "kernel": (2, 2),
+            "stride": (2, 2),
+            "dilate": (2, 1),
+            "num_filter": 6,
+            "num_group": 2,
+            "no_bias": False,
+        },
+    ),
+    (
+        "deconv1d",
+        "Deconvolution",
+        "float64",
+        {"data": (2, 3, 5), "weight": (3, 2, 4), "bias": (2,)},
+        {
+            "kernel": (4,),
+            "stride": (3,),
+            "pad": (1,),
+            "adj": (2,),
+            "num_filter": 2,
+            "no_bias": False,
+        },
+    ),
+    (
+        "deconv3d",
+        "Deconvolution",
+        "float32",
+        {"data": (1, 2, 3, 3, 2), "weight": (2, 3, 2, 2, 2)},
+        {"kernel": (2, 2, 2), "stride": (2, 1, 2), "pad": (1, 0, 0), "num_filter": 3},
+    ),
+    (
+        "fc",
+        "FullyConnected",
+        "float32",
+        {"data": (3, 2, 4), "weight": (5, 8), "bias": (5,)},
+        {"num_hidden": 5},
+    ),
+    (
+        "fc_noflat",
+        "FullyConnected",
+        "float64",
+        {"data": (2, 3, 4), "weight": (5, 4), "bias": (5,)},
+        {"num_hidden": 5, "flatten": False},
+    ),
+    (
+        "fc_nobias",
+        "FullyConnected",
+        "float32",
+        {"data": (4, 6), "weight": (3, 6)},
+        {"num_hidden": 3, "no_bias": True},
+    ),
+    (
+        "fc_1d",
+        "FullyConnected",
+        "float32",
+        {"data": (7,), "weight": (3, 1), "bias": (3,)},
+        {"num_hidden": 3},
+    ),
+]
+
+
+def main() -> None:
+    rng = np.random.default_rng(20240514)
+    arrays: dict[str, np.ndarray] = {}
+    table = []
+    for case, op, dtype, shapes, params in CASES:
+        ins = {k: rng.standard_normal(s).astype(dtype) for k, s in shapes.items()}
+        nds = {k: mx.nd.array(v, dtype=dtype) for k, v in ins.items()}
+        for v in nds.values():
+            v.attach_grad()
+        with mx.autograd.record(train_mode=True):
+            y = getattr(mx.nd, op)(*nds.values(), **params)
+        head = rng.standard_normal(y.shape).astype(dtype)
+        y.backward(mx.nd.array(head, dtype=dtype))
+        for k, v in ins.items():
+            arrays[f"{case}:{k}"] = v
+            arrays[f"{case}:grad_{k}"] = nds[k].grad.asnumpy()
+        arrays[f"{case}:head"] = head
+        arrays[f"{case}:out"] = y.asnumpy()
+        table.append(
+            {
+                "case": case,
+                "op": op,
+                "dtype": dtype,
+                "inputs": list(shapes),
+                "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
+            }
+        )
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(OUT / "nn_conv.npz", **arrays)
+    (OUT / "nn_conv.json").write_text(json.dumps(table, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
