@@ -240,6 +240,7 @@ class Engine:
         # _lock; such deletes wait here and are pushed at the next engine call.
         self._deferred_deletes: deque[tuple[SyncFn, Context, Var]] = deque()
         self._bulk_size = 0
+        self._segment: Any = None  # functions collected for bulk execution (bulk.py)
         self._stopped = False
 
     # ---- the public interface -------------------------------------------------------------
@@ -380,6 +381,7 @@ class Engine:
         """Set how many consecutive functions may be run as one; return the previous size."""
         if not isinstance(size, int) or size < 0:
             raise MXNetError(f"set_bulk_size: argument 'size' must be an int >= 0, got {size!r}.")
+        self._flush_segment()
         old, self._bulk_size = self._bulk_size, size
         return old
 
@@ -408,6 +410,44 @@ class Engine:
         return getattr(_tls, "holds_engine_lock", None) is self
 
     def _push_block(self, blk: _Block) -> None:
+        opr = blk.opr
+        if self._bulk_size > 1 and not opr.is_async and not opr.no_skip and blk.priority == 0:
+            self._bulk(blk)
+            return
+        if self._segment is not None:
+            self._flush_segment()
+        self._enqueue(blk)
+
+    def _bulk(self, blk: _Block) -> None:
+        from .bulk import Segment
+
+        ready = []
+        with self._lock:
+            _tls.holds_engine_lock = self  # allocations below may run GC finalizers
+            try:
+                seg = self._segment
+                if seg is not None and seg.ctx != blk.ctx:
+                    ready.append(seg)
+                    seg = None
+                if seg is None:
+                    seg = self._segment = Segment(blk.ctx)
+                seg.add(blk.opr)
+                if len(seg) >= self._bulk_size:
+                    ready.append(seg)
+                    self._segment = None
+            finally:
+                _tls.holds_engine_lock = None
+        for s in ready:
+            self._enqueue(_Block(self, s.to_opr(), s.ctx, 0))
+
+    def _flush_segment(self) -> None:
+        """Push the functions collected for bulk execution, if any."""
+        with self._lock:
+            seg, self._segment = self._segment, None
+        if seg is not None:
+            self._enqueue(_Block(self, seg.to_opr(), seg.ctx, 0))
+
+    def _enqueue(self, blk: _Block) -> None:
         if self._stopped:
             raise MXNetError(f"{self.kind}: the engine was shut down; no more pushes.")
         opr = blk.opr
@@ -443,6 +483,7 @@ class Engine:
         # No function may be pushed on a deleted var, so once it is idle it stays idle: the
         # deleter runs now if nothing uses the var, else from the completion that frees it.
         # This costs no engine function per deleted array.
+        self._flush_segment()  # a collected function may still use the var
         lock = self._lock
         if not lock.acquire(False):
             _acquire_slow(lock)
@@ -616,6 +657,7 @@ class Engine:
         return None
 
     def _wait_var(self, var: Var) -> None:
+        self._flush_segment()
         with self._lock:
             if not var.writing and not var.queue:
                 return
@@ -625,6 +667,7 @@ class Engine:
         done.wait()
 
     def _wait_all(self) -> None:
+        self._flush_segment()
         with self._lock:
             if not self._pending:
                 return

@@ -1,0 +1,61 @@
+"""Bulk execution: consecutive synchronous functions on one context run as one engine function.
+
+With ``set_bulk_size(n)`` (n > 1; MXNet's default is 0, no bulking), the engine collects
+synchronous pushes of priority 0 into a :class:`Segment` instead of tracking each one. The
+segment is pushed as a single function when it holds ``n`` functions, when a push it cannot
+take arrives (another context, async, prioritised), and before any wait, delete or change of
+the bulk size; so every function still runs after what it depends on. Inside a segment the
+functions run in push order. The segment reads the union of its functions' read vars (less
+those it writes) and writes the union of their write vars. A failure stops the segment and is
+reported under the name of the function that raised, on every var the segment writes (as in
+MXNet, where a bulked segment fails as a whole).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..context import Context
+from .base import Opr, Var
+
+__all__ = ["Segment"]
+
+
+class Segment:
+    """Functions collected for one bulk push."""
+
+    __slots__ = ("ctx", "oprs", "const", "mutate")
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.oprs: list[Opr] = []
+        self.const: dict[Var, None] = {}  # ordered sets
+        self.mutate: dict[Var, None] = {}
+
+    def __len__(self) -> int:
+        return len(self.oprs)
+
+    def add(self, opr: Opr) -> None:
+        self.oprs.append(opr)
+        for v in opr.const_vars:
+            self.const[v] = None
+        for v in opr.mutate_vars:
+            self.mutate[v] = None
+
+    def to_opr(self) -> Opr:
+        """One engine function running the collected functions in order."""
+        oprs = self.oprs
+        const = tuple(v for v in self.const if v not in self.mutate)
+        seg = Opr(None, const, tuple(self.mutate), None, False)  # type: ignore[arg-type]
+
+        def run(rctx: Any) -> None:
+            for op in oprs:
+                try:
+                    op.fn(rctx)
+                except BaseException:
+                    seg._name = op.name  # the failure names the function that raised
+                    raise
+
+        seg.fn = run
+        seg._name = oprs[0].name if len(oprs) == 1 else f"bulk[{len(oprs)}]"
+        return seg
