@@ -240,7 +240,7 @@ class Engine:
         # _lock; such deletes wait here and are pushed at the next engine call.
         self._deferred_deletes: deque[tuple[SyncFn, Context, Var]] = deque()
         self._bulk_size = 0
-        self._segment: Any = None  # functions collected for bulk execution (bulk.py)
+        self._segment: Any = None  # functions collected for bulk execution (segment.py)
         self._stopped = False
 
     # ---- the public interface -------------------------------------------------------------
@@ -419,7 +419,7 @@ class Engine:
         self._enqueue(blk)
 
     def _bulk(self, blk: _Block) -> None:
-        from .bulk import Segment
+        from .segment import Segment
 
         ready = []
         with self._lock:

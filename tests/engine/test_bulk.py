@@ -1,4 +1,4 @@
-"""Bulk execution (engine/bulk.py): fewer engine functions, same results, flushed before waits
+"""Bulk execution (engine/segment.py): fewer engine functions, same results, flushed before waits
 and deletes, failures named after the function that raised."""
 
 from __future__ import annotations
