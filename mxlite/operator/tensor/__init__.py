@@ -4,6 +4,7 @@ from . import elemwise_binary as elemwise_binary
 from . import ordering as ordering
 from . import reduce as reduce
 from . import shape as shape
+from . import layout as layout
 from . import dot as dot
 from . import join as join
 from . import elemwise_unary as elemwise_unary
