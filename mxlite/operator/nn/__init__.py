@@ -12,6 +12,10 @@ from . import roi_pooling as roi_pooling
 from . import embedding as embedding
 from . import sequence as sequence
 from . import crop as crop
+from . import rnn as rnn
 from . import fully_connected as fully_connected
 from . import convolution as convolution
 from . import deconvolution as deconvolution
+from . import spatial as spatial
+from . import correlation as correlation
+from . import im2col as im2col
