@@ -14,11 +14,19 @@ from .context import current_context as current_context
 from .context import gpu as gpu
 
 __version__ = "1.9.1"
+from . import attribute as attribute
 from . import autograd as autograd
+from . import executor as executor
+from . import name as name
 from . import ndarray as ndarray
 from . import profiler as profiler
 from . import random as random
 from . import runtime as runtime
+from . import symbol as symbol
 from . import test_utils as test_utils
+from . import visualization as visualization
+from .attribute import AttrScope as AttrScope
 
 nd = ndarray
+sym = symbol
+viz = visualization

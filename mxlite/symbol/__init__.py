@@ -1,0 +1,34 @@
+"""``mx.sym``: symbolic graphs, their MXNet JSON, and every registered operator as a function."""
+
+from .. import operator as _operator  # registers every operator before the functions are built
+from ..attribute import AttrScope as AttrScope
+from ..name import NameManager as NameManager
+from ..name import Prefix as Prefix
+from . import _internal as _internal
+from . import contrib as contrib
+from . import image as image
+from . import linalg as linalg
+from . import op as op
+from . import random as random
+from .register import install_methods as _install_methods
+from .register import populate as _populate
+from .symbol import Group as Group
+from .symbol import Symbol as Symbol
+from .symbol import Variable as Variable
+from .symbol import load as load
+from .symbol import load_json as load_json
+from .symbol import var as var
+
+_populate(
+    __import__(__name__, fromlist=["_"]),
+    {
+        "_internal": _internal,
+        "op": op,
+        "contrib": contrib,
+        "linalg": linalg,
+        "random": random,
+        "image": image,
+    },
+)
+_install_methods(__import__(__name__, fromlist=["_"]))
+del _operator

@@ -1,0 +1,202 @@
+"""Creating operator symbols and composing graphs (NNVM's ``CreateFunctor`` + ``Compose``).
+
+An operator call ``mx.sym.FullyConnected(data, num_hidden=10, name="fc1")`` makes one node
+whose attributes are the keyword arguments as strings (as MXNet writes them) plus the
+``__xxx__`` attributes of the current :class:`~mxlite.attribute.AttrScope`. Inputs not given
+become variables named ``<node>_<input>`` (``fc1_weight``) that carry a copy of the node's
+attributes, as in MXNet. Calling a symbol, ``net(data=x)``, replaces its free variables.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..attribute import AttrScope
+from ..base import MXNetError
+from ..name import NameManager
+from ..operator import registry
+from .graph import Entry, Node, topo_order
+
+__all__ = ["HIDDEN_KEYS", "hidden_key", "create", "compose", "copy_graph"]
+
+# attributes MXNet accepts without underscores and stores as __key__ (c_api_symbolic.cc)
+HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
+
+# Initializers MXNet puts on input variables that have none when an operator is composed
+# (its FSetInputVarAttrOnCompose), by input position.
+# TODO(#5): move into the operator registry entries once they can declare it.
+_INPUT_VAR_INIT = {
+    "BatchNorm": {3: '["zero", {}]', 4: '["one", {}]'},
+    "BatchNorm_v1": {3: '["zero", {}]', 4: '["one", {}]'},
+    "_contrib_SyncBatchNorm": {3: '["zero", {}]', 4: '["one", {}]'},
+    "LeakyReLU": {1: '["Constant", {"value": 0.25}]'},
+}
+
+
+def hidden_key(key: str, value: str, where: str) -> str:
+    """Map ``lr_mult`` to ``__lr_mult__``; reject MXNet's deprecated ``weight_lr_mult``."""
+    for k in HIDDEN_KEYS:
+        pos = key.rfind(k)
+        if pos == 0 and len(key) == len(k):
+            return f"__{k}__"
+        if pos > 0 and pos + len(k) == len(key) and not key.startswith("__"):
+            raise MXNetError(
+                f"{where}: setting variable attributes with {key} is deprecated. please "
+                f"instead use\nw = Variable({k}={value})\nsym = YourSymbolName("
+                f"{key[: pos - 1]}=w)"
+            )
+    return key
+
+
+def _attr_text(key: str, value: Any) -> str:
+    if key == "dtype" and not isinstance(value, str):
+        return np.dtype(value).name
+    return str(value)
+
+
+def _single(sym: Any, where: str, what: str) -> Entry:
+    entries = sym._entries
+    if len(entries) != 1:
+        raise MXNetError(
+            f"{where}: input {what!r} must be a symbol with one output, got one with "
+            f"{len(entries)} outputs."
+        )
+    return entries[0]
+
+
+def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
+    """Build the symbol for calling ``mx.sym.<func_name>(*args, **kwargs)``."""
+    from .symbol import Symbol
+
+    cls = registry.get(op_name)
+    attr = kwargs.pop("attr", None)
+    name = kwargs.pop("name", None)
+    kwargs.pop("out", None)
+    kwargs.update(AttrScope.current().get(attr))
+    name = NameManager.current().get(name, func_name.lower())
+    where = f"{cls.op_name}(name={name!r})"
+
+    pos_syms: list[Any] = []
+    i = 0
+    while i < len(args) and (isinstance(args[i], Symbol) or args[i] is None):
+        pos_syms.append(args[i])
+        i += 1
+    params: dict[str, str] = {}
+    field_names = list(cls.param_class.field_names()) if cls.param_class is not None else []
+    for key, value in zip(field_names, args[i:]):
+        params[key] = _attr_text(key, value)
+    if len(args) - i > len(field_names):
+        bad = args[i + len(field_names)]
+        raise MXNetError(f"{where}: unexpected positional argument {bad!r}.")
+    sym_kwargs: dict[str, Any] = {}
+    for key, value in kwargs.items():
+        if isinstance(value, Symbol):
+            sym_kwargs[key] = value
+        elif value is None and key in ("dtype",):
+            continue
+        else:
+            if key in params:
+                raise MXNetError(f"{where}: parameter {key!r} given twice.")
+            params[hidden_key(key, str(value), where)] = _attr_text(key, value)
+    var_key = cls.key_var_num_args
+    if var_key is not None:
+        if sym_kwargs and pos_syms:
+            raise MXNetError(
+                f"{where}: operators with variable length input take input symbols either "
+                f"as positional or as keyword arguments, not both."
+            )
+        if var_key not in params:
+            params[var_key] = str(len(pos_syms) + len(sym_kwargs))
+    op_params = {k: v for k, v in params.items() if not k.startswith("__")}
+    prop = cls.get_prop(op_params, name)
+    node = Node(cls.op_name, name, params)
+    node._prop = prop
+    order = prop.list_arguments() + prop.list_auxiliary_states()
+    if var_key is not None:
+        given = [s for s in pos_syms if s is not None] or list(sym_kwargs.values())
+        if len(given) != len(order):
+            raise MXNetError(
+                f"{where}: {var_key}={params[var_key]} but {len(given)} input symbols were given."
+            )
+        node.inputs = [_single(s, where, order[j]) for j, s in enumerate(given)]
+        return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+    if len(pos_syms) > len(order):
+        raise MXNetError(
+            f"{where}: got {len(pos_syms)} input symbols; inputs are {', '.join(order)}."
+        )
+    slots: list[Any] = list(pos_syms) + [None] * (len(order) - len(pos_syms))
+    for key, value in sym_kwargs.items():
+        if key not in order:
+            raise MXNetError(f"{where}: unknown input {key!r}; inputs are {', '.join(order)}.")
+        j = order.index(key)
+        if slots[j] is not None:
+            raise MXNetError(f"{where}: input {key!r} given twice.")
+        slots[j] = value
+    inputs: list[Entry] = []
+    for arg, sym in zip(order, slots):
+        if sym is None:
+            inputs.append((Node(None, f"{name}_{arg}", dict(params)), 0))
+        else:
+            inputs.append(_single(sym, where, arg))
+    node.inputs = inputs
+    for j, init in _INPUT_VAR_INIT.get(cls.op_name, {}).items():
+        if j < len(inputs) and inputs[j][0].is_variable():
+            inputs[j][0].attrs.setdefault("__init__", init)
+    return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+
+
+def copy_graph(entries: list[Entry]) -> list[Entry]:
+    """A deep copy of the graph behind ``entries`` (every node, variables included)."""
+    mapping: dict[int, Node] = {}
+    for node in topo_order(entries):
+        new = Node(node.op, node.name, node.attrs, [(mapping[id(s)], i) for s, i in node.inputs])
+        new._prop = node._prop
+        mapping[id(node)] = new
+    return [(mapping[id(n)], i) for n, i in entries]
+
+
+def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
+    """Replace ``sym``'s free variables in place: positional ``args`` in ``list_inputs``
+    order, keyword arguments by variable name; ``name=`` renames the output node."""
+    from .symbol import Symbol
+
+    name = kwargs.pop("name", None)
+    if args and kwargs:
+        raise MXNetError(
+            "compose: input symbols go either as positional or as keyword arguments, not both."
+        )
+    for value in [*args, *kwargs.values()]:
+        if not isinstance(value, Symbol):
+            raise MXNetError(
+                f"compose: expected Symbol arguments, got {type(value).__name__} {value!r}."
+            )
+    nodes = topo_order(sym._entries)
+    variables = [n for n in nodes if n.is_variable()]
+    if len(args) > len(variables):
+        raise MXNetError(
+            f"compose: got {len(args)} positional symbols but the symbol has only "
+            f"{len(variables)} inputs ({', '.join(v.name for v in variables)})."
+        )
+    replace: dict[int, Entry] = {}
+    for var, value in zip(variables, args):
+        replace[id(var)] = _single(value, "compose", var.name)
+    matched = set()
+    for var in variables:
+        if var.name in kwargs:
+            replace[id(var)] = _single(kwargs[var.name], "compose", var.name)
+            matched.add(var.name)
+    missing = [k for k in kwargs if k not in matched]
+    if missing:
+        raise MXNetError(
+            f"compose: keyword argument name {missing[0]!r} not found; candidate "
+            f"arguments: {', '.join(v.name for v in variables)}."
+        )
+    for node in nodes:
+        node.inputs = [replace.get(id(s), (s, i)) for s, i in node.inputs]
+    sym._entries = [replace.get(id(n), (n, i)) for n, i in sym._entries]
+    if name:
+        heads = {id(n) for n, _ in sym._entries}
+        if len(heads) == 1:
+            sym._entries[0][0].name = name

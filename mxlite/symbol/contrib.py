@@ -1,0 +1,1 @@
+"""mx.sym.contrib: operators filled in from the registry by mxlite.symbol."""

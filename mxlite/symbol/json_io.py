@@ -1,0 +1,198 @@
+"""MXNet's symbol JSON, both ways, byte for byte as MXNet 1.9.1 writes it.
+
+Writing: nodes in NNVM's depth-first post-order, ``arg_nodes`` (the variables),
+``node_row_ptr`` (running count of outputs), ``heads`` and ``attrs.mxnet_version``. The layout
+follows dmlc's JSON writer: objects one key per line except an ``attrs`` map of one key;
+arrays of numbers or entries on one line up to 10 items; keys of ``attrs`` sorted.
+
+Reading: any version MXNet 1.x reads. Files older than 1.9.1 are upgraded as MXNet does: the
+``param``/``attr`` keys of 0.8 merge into ``attrs``, bare ``lr_mult``/``ctx_group``... become
+``__lr_mult__``..., ``weight_lr_mult`` on an operator moves to its ``weight`` variable, and
+inputs that 0.8 left implicit become variables.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..base import MXNetError
+from ..operator import registry
+from .compose import HIDDEN_KEYS
+from .graph import Entry, Node, topo_order
+
+__all__ = ["to_json", "from_json", "MXNET_VERSION"]
+
+MXNET_VERSION = 10901
+_V0800, _V0900 = 800, 900
+
+
+def _str(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        out.append({"\r": "\\r", "\n": "\\n", "\\": "\\\\", "\t": "\\t", '"': '\\"'}.get(ch, ch))
+    out.append('"')
+    return "".join(out)
+
+
+def _entry(e: list[int]) -> str:
+    return "[" + ", ".join(map(str, e)) + "]"
+
+
+def _array(items: list[str], indent: str) -> str:
+    if not items:
+        return "[]"
+    if len(items) <= 10:
+        return "[" + ", ".join(items) + "]"
+    inner = indent + "  "
+    return "[\n" + inner + (", \n" + inner).join(items) + "\n" + indent + "]"
+
+
+def _object(pairs: list[tuple[str, str]], indent: str, multi: bool = True) -> str:
+    body = [f"{_str(k)}: {v}" for k, v in pairs]
+    if not multi:
+        return "{" + ", ".join(body) + "}"
+    inner = indent + "  "
+    return "{\n" + inner + (", \n" + inner).join(body) + "\n" + indent + "}"
+
+
+def entry_versions(nodes: list[Node]) -> dict[tuple[int, int], int]:
+    """NNVM's entry versions: ``(id(node), input position)`` to how many times the variable
+    read there had been updated (as an auxiliary state) when the node was composed.
+
+    NNVM counts in composition order; this counts in graph order, which is the same for
+    graphs where each auxiliary state is updated by one operator (all the usual ones).
+    """
+    count: dict[int, int] = {}
+    out: dict[tuple[int, int], int] = {}
+    for node in nodes:
+        if node.is_variable():
+            continue
+        n_args = len(node.prop().list_arguments())
+        for j, (src, _) in enumerate(node.inputs):
+            if src.is_variable():
+                if j >= n_args:
+                    count[id(src)] = count.get(id(src), 0) + 1
+                if count.get(id(src)):
+                    out[(id(node), j)] = count[id(src)]
+    return out
+
+
+def to_json(entries: list[Entry]) -> str:
+    """The MXNet 1.9.1 JSON text of the graph whose outputs are ``entries``."""
+    nodes = topo_order(entries)
+    index = {id(n): i for i, n in enumerate(nodes)}
+    versions = entry_versions(nodes)
+    texts, row_ptr = [], [0]
+    ind = "    "
+    for node in nodes:
+        pairs = [("op", _str(node.op or "null")), ("name", _str(node.name))]
+        if node.attrs:
+            items = sorted(node.attrs.items())
+            attrs = [(k, _str(v)) for k, v in items]
+            pairs.append(("attrs", _object(attrs, ind + "  ", multi=len(items) > 1)))
+        inputs = [
+            _entry([index[id(s)], i, versions.get((id(node), j), 0)])
+            for j, (s, i) in enumerate(node.inputs)
+        ]
+        pairs.append(("inputs", _array(inputs, ind + "  ")))
+        texts.append(_object(pairs, ind))
+        row_ptr.append(row_ptr[-1] + node.num_outputs())
+    top = [
+        ("nodes", "[\n" + ind + (", \n" + ind).join(texts) + "\n  ]"),
+        ("arg_nodes", _array([str(i) for i, n in enumerate(nodes) if n.is_variable()], "  ")),
+        ("node_row_ptr", _array([str(r) for r in row_ptr], "  ")),
+        ("heads", _array([_entry([index[id(n)], i, 0]) for n, i in entries], "  ")),
+        ("attrs", f'{{"mxnet_version": ["int", {MXNET_VERSION}]}}'),
+    ]
+    return _object(top, "")
+
+
+def _fix_hidden_keys(node: Node) -> None:
+    """Move bare hidden keys to ``__key__``, and ``<input>_<key>`` to that input variable."""
+    moved = {}
+    for key in list(node.attrs):
+        for k in HIDDEN_KEYS:
+            pos = key.rfind(k)
+            if pos == 0 or (pos > 0 and pos + len(k) == len(key)):
+                moved[key] = node.attrs.pop(key)
+                break
+    for key, value in moved.items():
+        placed = False
+        for k in HIDDEN_KEYS:
+            pos = key.rfind(k)
+            if pos == 0 and len(k) == len(key):
+                node.attrs[f"__{k}__"] = value
+                placed = True
+                break
+            if pos > 1 and pos + len(k) == len(key):
+                if node.op is not None:  # a variable keeps weight_lr_mult as it is
+                    names = _input_names(node)
+                    arg = key[: pos - 1]
+                    if arg in names and names.index(arg) < len(node.inputs):
+                        target = node.inputs[names.index(arg)][0]
+                        if target.is_variable():
+                            target.attrs[f"__{k}__"] = value
+                            placed = True
+                break
+        if not placed:
+            node.attrs[key] = value
+
+
+def _input_names(node: Node) -> list[str]:
+    prop = node.prop()
+    return prop.list_arguments() + prop.list_auxiliary_states()
+
+
+def from_json(text: str) -> list[Entry]:
+    """The output entries of the graph in MXNet symbol JSON ``text`` (any 1.x version)."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise MXNetError(f"load_json: not valid JSON ({exc}).") from None
+    if not isinstance(data, dict) or "nodes" not in data or "heads" not in data:
+        raise MXNetError("load_json: expected an object with 'nodes' and 'heads' (symbol JSON).")
+    version = _V0800
+    graph_attrs = data.get("attrs") or {}
+    if "mxnet_version" in graph_attrs:
+        version = int(graph_attrs["mxnet_version"][1])
+    nodes: list[Node] = []
+    for i, jn in enumerate(data["nodes"]):
+        op = jn.get("op", "null")
+        attrs: dict[str, str] = {}
+        for key in ("param", "attr", "attrs"):
+            attrs.update({k: str(v) for k, v in (jn.get(key) or {}).items()})
+        try:
+            inputs = [(nodes[e[0]], int(e[1])) for e in jn.get("inputs", [])]
+        except (IndexError, TypeError):
+            raise MXNetError(
+                f"load_json: node {i} ({jn.get('name')!r}) has an input that is not an "
+                f"earlier node: {jn.get('inputs')}."
+            ) from None
+        if op != "null" and registry.find(op) is None:
+            raise MXNetError(
+                f"load_json: node {jn.get('name')!r} uses operator {op!r}, which is not "
+                f"registered in mxlite."
+            )
+        node = Node(None if op == "null" else registry.get(op).op_name, jn["name"], attrs, inputs)
+        nodes.append(node)
+    heads = [(nodes[h[0]], int(h[1])) for h in data["heads"]]
+    if version < MXNET_VERSION:
+        for node in topo_order(heads):
+            _fix_hidden_keys(node)
+    if version < _V0900:
+        for node in topo_order(heads):
+            if node.op is None:
+                continue
+            names = _input_names(node)
+            for arg in names[len(node.inputs) :]:
+                node.inputs.append((Node(None, f"{node.name}_{arg}", dict(node.attrs)), 0))
+    for node in nodes:
+        if node.op is not None:
+            node.prop()  # parse now, so a bad parameter fails at load and names its node
+            n_in = len(_input_names(node))
+            if len(node.inputs) != n_in:
+                raise MXNetError(
+                    f"load_json: node {node.name!r} ({node.op}) has {len(node.inputs)} inputs; "
+                    f"the operator takes {n_in}."
+                )
+    return heads

@@ -1,0 +1,1 @@
+"""mx.sym.linalg: operators filled in from the registry by mxlite.symbol."""
