@@ -12,7 +12,8 @@ MXNet it does not change NumPy's global print options while building them.
 The module has no ``__all__`` on purpose: MXNet's tests do ``from mxnet.test_utils import *``
 and then use ``np``, ``rnd``, ``npt``, ``os``, ``sys`` and ``time`` without importing them.
 
-Symbol-based checkers (``check_numeric_gradient``, ``check_symbolic_forward``, ...) and the
+Symbol-based checkers (``check_numeric_gradient``, ``check_symbolic_forward``, ...) live in
+``_test_utils_symbolic``; the
 sparse, gluon, optimizer and io helpers live with those parts of mxlite.
 
 Example::
@@ -88,6 +89,12 @@ from ._test_utils_stats import (
 )
 from ._test_utils_stats import var_check as var_check
 from ._test_utils_stats import verify_generator as verify_generator
+from ._test_utils_symbolic import check_consistency as check_consistency
+from ._test_utils_symbolic import check_numeric_gradient as check_numeric_gradient
+from ._test_utils_symbolic import check_symbolic_backward as check_symbolic_backward
+from ._test_utils_symbolic import check_symbolic_forward as check_symbolic_forward
+from ._test_utils_symbolic import numeric_grad as numeric_grad
+from ._test_utils_symbolic import simple_forward as simple_forward
 from .base import MXNetError, ParamError, ShapeError
 from .context import Context, current_context, num_gpus
 

@@ -1,0 +1,422 @@
+"""``Symbol.bind`` and ``Symbol.simple_bind``: inference, the gradient graph, the memory plan.
+
+Both end in :func:`_make_executor`: infer every shape and dtype from the arrays (bind) or the
+given shapes and ``type_dict`` (simple_bind), build the :class:`~.gradient.ExecGraph`, plan
+its memory and make the :class:`~.executor.Executor`. ``group2ctx`` is accepted and every
+node runs on ``ctx`` (model parallelism across devices is not implemented).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context
+from ..ndarray.ndarray import NDArray, _new
+from ..operator.req import OpReq, parse_req
+from ..symbol.graph import Entry, Node, topo_order
+from .executor import Executor
+from .gradient import INTERNAL, build_graph
+from .plan_memory import plan_memory
+
+__all__ = ["bind", "simple_bind", "graph_names"]
+
+
+def _entries(symbol: Any) -> list[Entry]:
+    if isinstance(symbol, list):
+        return symbol
+    return symbol._entries
+
+
+def graph_names(outputs: list[Entry]) -> tuple[list[Node], list[Node], list[str]]:
+    """Argument variables, auxiliary variables (each in topological order) and output names,
+    as ``list_arguments``, ``list_auxiliary_states`` and ``list_outputs`` give them."""
+    order = topo_order(outputs)
+    aux_ids: set[int] = set()
+    for node in order:
+        if node.op is not None:
+            n_arg = len(node.prop().list_arguments())
+            aux_ids.update(id(n) for n, _ in node.inputs[n_arg:])
+    variables = [n for n in order if n.op is None]
+    args = [n for n in variables if id(n) not in aux_ids]
+    aux = [n for n in variables if id(n) in aux_ids]
+    names = []
+    for node, i in outputs:
+        if node.op is None:
+            names.append(node.name)
+        else:
+            names.append(f"{node.name}_{node.prop().list_outputs()[i]}")
+    return args, aux, names
+
+
+def _grad_reqs(grad_req: Any, arg_names: list[str]) -> dict[str, OpReq]:
+    if isinstance(grad_req, (str, OpReq)):
+        r = parse_req(grad_req, "bind: argument 'grad_req'")
+        return dict.fromkeys(arg_names, r)
+    if isinstance(grad_req, (list, tuple)):
+        if len(grad_req) != len(arg_names):
+            raise MXNetError(
+                f"bind: argument 'grad_req' has {len(grad_req)} entries; the symbol has "
+                f"{len(arg_names)} arguments."
+            )
+        return {n: parse_req(r, "bind: argument 'grad_req'") for n, r in zip(arg_names, grad_req)}
+    if isinstance(grad_req, dict):
+        return {
+            n: parse_req(grad_req.get(n, "null"), "bind: argument 'grad_req'") for n in arg_names
+        }
+    raise MXNetError(
+        f"bind: argument 'grad_req' must be a str, list or dict, got {type(grad_req).__name__}."
+    )
+
+
+def _arrays(what: str, value: Any, names: list[str], required: bool) -> list[NDArray | None]:
+    if value is None:
+        if required and names:
+            raise MXNetError(f"bind: argument {what!r} is required for {names}.")
+        return [None] * len(names)
+    if isinstance(value, dict):
+        missing = [n for n in names if n not in value]
+        if required and missing:
+            raise MXNetError(f"bind: argument {what!r} lacks {missing}.")
+        out = [value.get(n) for n in names]
+    elif isinstance(value, (list, tuple)):
+        if len(value) != len(names):
+            raise MXNetError(
+                f"bind: argument {what!r} has {len(value)} arrays; expected {len(names)} "
+                f"for {names}."
+            )
+        out = list(value)
+    else:
+        raise MXNetError(
+            f"bind: argument {what!r} must be a list or dict of NDArray, got "
+            f"{type(value).__name__}."
+        )
+    for n, a in zip(names, out):
+        if a is not None and not isinstance(a, NDArray):
+            raise MXNetError(
+                f"bind: argument {what!r}: {n!r} must be an NDArray, got {type(a).__name__}."
+            )
+    return out
+
+
+def bind(
+    symbol: Any,
+    ctx: Context,
+    args: Any,
+    args_grad: Any = None,
+    grad_req: Any = "write",
+    aux_states: Any = None,
+    group2ctx: dict | None = None,
+    shared_exec: Executor | None = None,
+) -> Executor:
+    """Bind ``symbol`` to the given arrays on ``ctx`` (``Symbol.bind``).
+
+    Parameters
+    ----------
+    ctx : Context
+        The context to run on.
+    args : list or dict of NDArray
+        The arguments, in ``list_arguments()`` order or by name.
+    args_grad : list or dict of NDArray, optional
+        Where the gradients go; arguments without one get no gradient.
+    grad_req : {'write', 'add', 'null'}, list or dict, optional
+        How gradients are written; default 'write'.
+    aux_states : list or dict of NDArray, optional
+        The auxiliary states.
+    group2ctx : dict of str to Context, optional
+        Accepted; every node runs on ``ctx``.
+    shared_exec : Executor, optional
+        An executor whose memory blocks this one may reuse (they must not run at once).
+    """
+    outputs = _entries(symbol)
+    arg_nodes, aux_nodes, out_names = graph_names(outputs)
+    arg_names = [n.name for n in arg_nodes]
+    aux_names = [n.name for n in aux_nodes]
+    arg_arrays = _arrays("args", args, arg_names, True)
+    aux_arrays = _arrays("aux_states", aux_states, aux_names, True)
+    grad_arrays = _arrays("args_grad", args_grad, arg_names, False)
+    reqs = _grad_reqs(grad_req, arg_names)
+    for n, g in zip(arg_names, grad_arrays):
+        if g is None:
+            reqs[n] = OpReq.NULL
+    shapes = {id(n): a.shape for n, a in zip(arg_nodes + aux_nodes, arg_arrays + aux_arrays)}
+    dtypes = {id(n): a.dtype for n, a in zip(arg_nodes + aux_nodes, arg_arrays + aux_arrays)}
+    return _make_executor(
+        symbol, ctx, outputs, shapes, dtypes, (arg_names, aux_names, out_names), reqs,
+        arg_arrays, grad_arrays, aux_arrays, shared_exec, group2ctx,
+    )  # fmt: skip
+
+
+def simple_bind(
+    symbol: Any,
+    ctx: Context,
+    grad_req: Any = "write",
+    type_dict: dict | None = None,
+    stype_dict: dict | None = None,
+    group2ctx: dict | None = None,
+    shared_arg_names: list[str] | None = None,
+    shared_exec: Executor | None = None,
+    shared_buffer: dict | None = None,
+    **kwargs: Any,
+) -> Executor:
+    """Bind ``symbol`` allocating every array from the input shapes (``Symbol.simple_bind``).
+
+    Parameters
+    ----------
+    ctx : Context
+        The context to run on.
+    grad_req : {'write', 'add', 'null'}, list or dict, optional
+        How gradients are written; default 'write'.
+    type_dict : dict of str to dtype, optional
+        Input dtypes; inputs not named are float32 unless their ``__dtype__`` says otherwise.
+    stype_dict : dict of str to str, optional
+        Storage types; only 'default' (dense) exists here.
+    group2ctx : dict of str to Context, optional
+        Accepted; every node runs on ``ctx``.
+    shared_arg_names : list of str, optional
+        Arguments whose arrays (and gradients) are taken from ``shared_exec``.
+    shared_exec : Executor, optional
+        The executor to share arguments and memory blocks with.
+    shared_buffer : dict of str to NDArray, optional
+        Arrays reused for arguments of the same name when big enough; new ones are added.
+    **kwargs
+        Input shapes by name.
+    """
+    outputs = _entries(symbol)
+    arg_nodes, aux_nodes, out_names = graph_names(outputs)
+    arg_names = [n.name for n in arg_nodes]
+    aux_names = [n.name for n in aux_nodes]
+    by_name = {n.name: n for n in arg_nodes + aux_nodes}
+    shapes: dict[int, Any] = {}
+    for name, shape in kwargs.items():
+        if name not in by_name:
+            raise MXNetError(
+                f"simple_bind: {name!r} is not an input of the symbol; the inputs are "
+                f"{arg_names + aux_names}."
+            )
+        if not isinstance(shape, (tuple, list)):
+            raise MXNetError(f"simple_bind: shape of {name!r} must be a tuple, got {shape!r}.")
+        shapes[id(by_name[name])] = tuple(shape)
+    for name, st in (stype_dict or {}).items():
+        if st not in ("default", None):
+            raise MXNetError(f"simple_bind: stype {st!r} of {name!r}: only 'default' exists.")
+    dtypes: dict[int, Any] = {}
+    for node in arg_nodes + aux_nodes:
+        if type_dict and node.name in type_dict:
+            dtypes[id(node)] = np.dtype(type_dict[node.name])
+        elif "__dtype__" not in node.attrs and node in arg_nodes:
+            dtypes[id(node)] = np.dtype(np.float32)
+    reqs = _grad_reqs(grad_req, arg_names)
+    return _make_executor(
+        symbol, ctx, outputs, shapes, dtypes, (arg_names, aux_names, out_names), reqs,
+        None, None, None, shared_exec, group2ctx,
+        shared=(set(shared_arg_names or ()), shared_buffer),
+    )  # fmt: skip
+
+
+def _make_executor(
+    symbol: Any,
+    ctx: Context,
+    outputs: list[Entry],
+    known_shapes: dict[int, Any],
+    known_dtypes: dict[int, Any],
+    names: tuple[list[str], list[str], list[str]],
+    reqs: dict[str, OpReq],
+    arg_arrays: list | None,
+    grad_arrays: list | None,
+    aux_arrays: list | None,
+    shared_exec: Executor | None,
+    group2ctx: dict | None,
+    shared: tuple[set[str], dict | None] | None = None,
+) -> Executor:
+    from ..symbol.infer import infer_shapes, infer_types
+
+    if not isinstance(ctx, Context):
+        raise MXNetError(f"bind: argument 'ctx' must be a Context, got {type(ctx).__name__}.")
+    arg_names, aux_names, out_names = names
+    shapes = infer_shapes(outputs, known_shapes)
+    dtypes = infer_types(outputs, known_dtypes)
+    arg_nodes, aux_nodes, _ = graph_names(outputs)
+    missing = [
+        n.name
+        for n in arg_nodes + aux_nodes
+        if shapes.get((id(n), 0)) is None or 0 in shapes[(id(n), 0)]
+    ]
+    if missing:
+        given = {n.name: shapes.get((id(n), 0)) for n in arg_nodes + aux_nodes}
+        raise MXNetError(
+            f"bind: cannot infer the shapes of {missing}; give them (the shapes known are {given})."
+        )
+    graph = build_graph(outputs, shapes, dtypes, arg_names, aux_names, reqs, out_names)
+    if arg_arrays is None:  # simple_bind: allocate (or share) every external array
+        arg_arrays, grad_arrays, aux_arrays = _allocate(
+            graph, ctx, arg_names, aux_names, reqs, shared_exec, shared
+        )
+    else:
+        _check_arrays(graph, arg_names, arg_arrays, "args")
+        _check_arrays(graph, aux_names, aux_arrays, "aux_states", aux=True)
+        grad_arrays = [g if e >= 0 else None for g, e in zip(grad_arrays, graph.grad_eids)]
+        for name, g, e in zip(arg_names, grad_arrays, graph.grad_eids):
+            if g is not None and g.shape != graph.entries[e].shape:
+                raise MXNetError(
+                    f"bind: argument 'args_grad': {name!r} has shape {g.shape}; the argument "
+                    f"has shape {graph.entries[e].shape}."
+                )
+    plan = plan_memory(graph, with_backward=bool(graph.backward))
+    shared_blocks = shared_exec._blocks if shared_exec is not None else None
+    req_names = {n: r.name.lower() for n, r in reqs.items()}
+    return Executor(
+        symbol, ctx, graph, plan, arg_names, aux_names, arg_arrays, grad_arrays, aux_arrays,
+        req_names, shared_blocks, group2ctx,
+    )  # fmt: skip
+
+
+def _check_arrays(graph: Any, names: list[str], arrays: list, what: str, aux: bool = False):
+    eids = graph.aux_eids if aux else graph.arg_eids
+    for name, arr, eid in zip(names, arrays, eids):
+        want = graph.entries[eid].shape
+        if arr.shape != want:
+            raise MXNetError(
+                f"bind: argument {what!r}: {name!r} has shape {arr.shape}; the symbol needs {want}."
+            )
+
+
+def _allocate(graph, ctx, arg_names, aux_names, reqs, shared_exec, shared):
+    shared_names, buffer = shared if shared is not None else (set(), None)
+    args, grads, aux = [], [], []
+    for name, eid, geid in zip(arg_names, graph.arg_eids, graph.grad_eids):
+        e = graph.entries[eid]
+        arr = None
+        if shared_exec is not None and name in shared_names:
+            arr = shared_exec.arg_dict.get(name)
+            if arr is not None and (arr.shape != e.shape or arr.dtype != e.dtype):
+                raise MXNetError(
+                    f"simple_bind: shared argument {name!r} has shape {arr.shape}; this "
+                    f"executor needs {e.shape}."
+                )
+        if arr is None and buffer is not None:
+            arr = _from_buffer(buffer, name, e.shape, e.dtype, ctx)
+        if arr is None:
+            arr = _zeros(e.shape, e.dtype, ctx)
+        grad = None
+        if geid >= 0:
+            if shared_exec is not None and name in shared_names:
+                grad = shared_exec.grad_dict.get(name)
+            if grad is None:
+                grad = _zeros(e.shape, e.dtype, ctx)
+        args.append(arr)
+        grads.append(grad)
+    for eid in graph.aux_eids:
+        e = graph.entries[eid]
+        name = e.name
+        arr = shared_exec.aux_dict.get(name) if shared_exec is not None else None
+        if arr is None or arr.shape != e.shape:
+            arr = _zeros(e.shape, e.dtype, ctx)
+        aux.append(arr)
+    return args, grads, aux
+
+
+def _from_buffer(buffer: dict, name: str, shape, dtype, ctx) -> NDArray:
+    old = buffer.get(name)
+    size = int(np.prod(shape))
+    if old is not None and old.size >= size and old.dtype == dtype and old.context == ctx:
+        if old.shape == tuple(shape):
+            return old
+        return old.reshape((-1,))[:size].reshape(shape)
+    arr = _zeros(shape, dtype, ctx)
+    buffer[name] = arr
+    return arr
+
+
+def _zeros(shape, dtype, ctx) -> NDArray:
+    arr = _new(shape, dtype, ctx)
+    arr._data[...] = 0  # a fresh chunk: nothing pending on it
+    return arr
+
+
+def reshape_executor(
+    exe: Executor, partial_shaping: bool, allow_up_sizing: bool, kwargs: dict
+) -> Executor:
+    """``Executor.reshape``: see there."""
+    outputs = _entries(exe._symbol)
+    arg_nodes, aux_nodes, names = graph_names(outputs)
+    from ..symbol.infer import infer_shapes
+
+    by_name = {n.name: n for n in arg_nodes}
+    known = {id(by_name[k]): tuple(v) for k, v in kwargs.items() if k in by_name}
+    shapes = infer_shapes(outputs, known)
+
+    def fit(name: str, old: NDArray | None, new_shape, given: bool) -> NDArray | None:
+        if old is None:
+            return None
+        new_shape = tuple(new_shape)
+        if new_shape == old.shape:
+            return old
+        if not (partial_shaping or given):
+            raise MXNetError(
+                f"Executor.reshape: shape of unspecified array {name!r} changed from "
+                f"{old.shape} to {new_shape}; pass partial_shaping=True to allow it."
+            )
+        size = int(np.prod(new_shape))
+        if size > old.size:
+            if not allow_up_sizing:
+                raise MXNetError(
+                    f"Executor.reshape: new shape of {name!r} {new_shape} is larger than the "
+                    f"original {old.shape}; pass allow_up_sizing=True to allocate new memory."
+                )
+            return _zeros(new_shape, old.dtype, old.context)
+        return old.reshape((-1,))[:size].reshape(new_shape)
+
+    args, grads, aux = [], [], []
+    for node, a, g in zip(arg_nodes, exe.arg_arrays, exe.grad_arrays):
+        s = shapes[(id(node), 0)]
+        args.append(fit(node.name, a, s, node.name in kwargs))
+        grads.append(fit(node.name, g, s, node.name in kwargs))
+    for node, a in zip(aux_nodes, exe.aux_arrays):
+        aux.append(fit(node.name, a, shapes[(id(node), 0)], False))
+    reqs = dict(exe._grad_req)
+    return bind(exe._symbol, exe._ctx, args, grads, reqs, aux, exe._group2ctx, exe)
+
+
+def debug_string(exe: Executor) -> str:
+    """MXNet's ``debug_str``: outputs, each step with its inputs and planned storage, then the
+    total planned (MXNet's line, in MB, and the exact bytes)."""
+    g, plan = exe._graph, exe._plan
+    lines = ["Symbol Outputs:"]
+    lines += [f"\toutput[{i}]={g.entries[e].name}" for i, e in enumerate(g.output_eids)]
+    for eid in g.arg_eids + g.aux_eids:
+        lines.append(f"Variable:{g.entries[eid].name}")
+    steps = g.forward + (g.backward if g.backward else [])
+    for s in steps:
+        lines.append("-" * 20)
+        op = s.prop.op_name if s.prop is not None else f"_{s.kind}"
+        if s.kind == "backward":
+            op = f"_backward_{op}"
+        lines.append(f"Op:{op}, Name={s.name}")
+        lines.append("Inputs:")
+        for i, e in enumerate(s.reads()):
+            lines.append(f"\targ[{i}]={g.entries[e].name}")
+        if s.node is not None and s.node.params():
+            lines.append("Attrs:")
+            lines += [f"\t{k}={v}" for k, v in s.node.params().items()]
+        lines.append("Storage:")
+        for i, e in enumerate(s.outputs):
+            if e < 0:
+                lines.append(f"\tout[{i}]=none")
+                continue
+            info, bid = g.entries[e], plan.storage[e]
+            where = f"block {bid}" if bid >= 0 else info.kind
+            extra = " (in place)" if e in plan.inplace else ""
+            lines.append(
+                f"\tout[{i}]={info.name} {info.shape} {info.dtype.name} {info.nbytes} bytes "
+                f"in {where}{extra}"
+            )
+    total = plan.total_bytes
+    naive = sum(e.nbytes for e in g.entries if e.kind == INTERNAL)
+    lines.append(f"Total {total >> 20} MB allocated")
+    lines.append(
+        f"Total {total} bytes in {len(plan.block_bytes)} blocks (naive plan: {naive} bytes)"
+    )
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,399 @@
+"""The Executor: a bound symbol whose steps are cached engine operators.
+
+Design note
+-----------
+Binding (bind.py) builds the :class:`~.gradient.ExecGraph` and its
+:class:`~.plan_memory.MemoryPlan`; the executor then allocates one NDArray per planned block
+and makes every internal entry a typed view on its block, so entries sharing a block share
+its engine var and the engine orders their users. External entries are the arrays the user
+gave (or simple_bind made): arguments, gradients, auxiliary states; head gradients are the
+executor's own arrays that ``backward`` copies the user's ``out_grads`` into.
+
+Each step becomes one engine operator (``engine.new_operator``) holding its kernel, the
+arrays it reads and writes, its requests and its resources. They are created on first use,
+once per ``is_train`` value (the flag is baked into the closure so that a queued training
+forward never sees a later inference call's flag), and ``forward``/``backward`` only push
+them in order. Operators that run on the caller (``Custom``) are called in order instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..base import MXNetError
+from ..context import Context
+from ..engine import get as _engine
+from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy
+from ..operator.registry import OpContext
+from ..operator.req import OpReq
+from .gradient import ExecGraph, Step
+from .plan_memory import MemoryPlan
+
+__all__ = ["Executor"]
+
+
+class Executor:
+    """A symbol bound to arrays on a context (``mx.executor.Executor``); made by
+    :meth:`Symbol.bind` and :meth:`Symbol.simple_bind`, not by users."""
+
+    def __init__(
+        self,
+        symbol: Any,
+        ctx: Context,
+        graph: ExecGraph,
+        plan: MemoryPlan,
+        arg_names: list[str],
+        aux_names: list[str],
+        arg_arrays: list[NDArray],
+        grad_arrays: list[NDArray | None],
+        aux_arrays: list[NDArray],
+        grad_req: dict[str, str],
+        shared_blocks: list[NDArray] | None = None,
+        group2ctx: dict | None = None,
+    ) -> None:
+        self._symbol = symbol
+        self._ctx = ctx
+        self._graph = graph
+        self._plan = plan
+        self._arg_names = list(arg_names)
+        self._aux_names = list(aux_names)
+        self._grad_req = dict(grad_req)
+        self._group2ctx = group2ctx
+        self.arg_arrays = list(arg_arrays)
+        self.grad_arrays = list(grad_arrays)
+        self.aux_arrays = list(aux_arrays)
+        self._blocks = _make_blocks(plan.block_bytes, ctx, shared_blocks or [])
+        arrays: list[NDArray | None] = [None] * len(graph.entries)
+        for eid, arr in zip(graph.arg_eids, self.arg_arrays):
+            arrays[eid] = arr
+        for eid, arr in zip(graph.aux_eids, self.aux_arrays):
+            arrays[eid] = arr
+        for eid, arr in zip(graph.grad_eids, self.grad_arrays):
+            if eid >= 0:
+                arrays[eid] = arr
+        for eid in graph.head_grad_eids:
+            if eid >= 0:
+                e = graph.entries[eid]
+                arrays[eid] = _new(e.shape, e.dtype, ctx)
+        for eid, bid in enumerate(plan.storage):
+            if bid >= 0:
+                e = graph.entries[eid]
+                block = self._blocks[bid]
+                view = block._data[: e.nbytes].view(e.dtype).reshape(e.shape)
+                arrays[eid] = _wrap(block._chunk, view)
+        self._arrays = arrays
+        self.outputs: list[NDArray] = [arrays[e] for e in graph.output_eids]  # type: ignore[misc]
+        self._oprs: dict[tuple[bool, bool], list[tuple[Any, Any]]] = {}
+        self._monitor: Callable[[str, NDArray], None] | None = None
+        self._monitor_all = False
+        self._arg_dict: dict[str, NDArray] | None = None
+        self._grad_dict: dict[str, NDArray] | None = None
+        self._aux_dict: dict[str, NDArray] | None = None
+        self._output_dict: dict[str, NDArray] | None = None
+
+    # ---- dictionaries ----------------------------------------------------------------------
+
+    @property
+    def arg_dict(self) -> dict[str, NDArray]:
+        """Argument name to its array."""
+        if self._arg_dict is None:
+            self._arg_dict = dict(zip(self._arg_names, self.arg_arrays))
+        return self._arg_dict
+
+    @property
+    def grad_dict(self) -> dict[str, NDArray]:
+        """Argument name to its gradient array (arguments with ``grad_req='null'`` left out)."""
+        if self._grad_dict is None:
+            self._grad_dict = {
+                n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None
+            }
+        return self._grad_dict
+
+    @property
+    def aux_dict(self) -> dict[str, NDArray]:
+        """Auxiliary state name to its array."""
+        if self._aux_dict is None:
+            self._aux_dict = dict(zip(self._aux_names, self.aux_arrays))
+        return self._aux_dict
+
+    @property
+    def output_dict(self) -> dict[str, NDArray]:
+        """Output name to its array."""
+        if self._output_dict is None:
+            names = self._graph.output_names
+            if len(set(names)) != len(names):
+                raise MXNetError("Executor.output_dict: the symbol has duplicated output names.")
+            self._output_dict = dict(zip(names, self.outputs))
+        return self._output_dict
+
+    # ---- running -----------------------------------------------------------------------------
+
+    def forward(self, is_train: bool = False, **kwargs: Any) -> list[NDArray]:
+        """Compute the outputs, after copying ``kwargs`` (name to NDArray or numpy array)
+        into the arguments of the same name.
+
+        Parameters
+        ----------
+        is_train : bool, optional
+            Whether this forward is for training (Dropout drops, BatchNorm uses batch
+            statistics); default False.
+        """
+        if kwargs:
+            arg_dict = self.arg_dict
+            for name, value in kwargs.items():
+                dst = arg_dict.get(name)
+                if dst is None:
+                    raise MXNetError(
+                        f"Executor.forward: unknown argument {name!r}; the arguments are "
+                        f"{self._arg_names}."
+                    )
+                _copy_into(name, value, dst)
+        self._run(False, bool(is_train))
+        return self.outputs
+
+    def backward(self, out_grads: Any = None, is_train: bool = True) -> None:
+        """Compute the gradients of the arguments into ``grad_arrays``.
+
+        Parameters
+        ----------
+        out_grads : NDArray, list or dict of NDArray, optional
+            Gradient of each output; may be left out for outputs of loss operators.
+        is_train : bool, optional
+            Whether the backward is for training; default True.
+        """
+        g = self._graph
+        if out_grads is None:
+            out_grads = []
+        elif isinstance(out_grads, (NDArray, np.ndarray)):
+            out_grads = [out_grads]
+        elif isinstance(out_grads, dict):
+            out_grads = [out_grads.get(n) for n in g.output_names]
+        for i, eid in enumerate(g.head_grad_eids):
+            if eid < 0:
+                continue
+            src = out_grads[i] if i < len(out_grads) else None
+            if src is None:
+                raise MXNetError(
+                    "Executor.backward: because the last operator is not a loss function, "
+                    f"head gradient {i} (of output {g.output_names[i]!r}) is required. To "
+                    "minimise an output as an objective, pass it through MakeLoss."
+                )
+            _copy_into(f"out_grads[{i}]", src, self._arrays[eid])
+        self._run(True, bool(is_train))
+
+    def _run(self, backward: bool, is_train: bool) -> None:
+        key = (backward, is_train)
+        oprs = self._oprs.get(key)
+        if oprs is None:
+            steps = self._graph.backward if backward else self._graph.forward
+            oprs = [self._make_opr(s, is_train) for s in steps]
+            self._oprs[key] = oprs
+        eng = _engine()
+        ctx = self._ctx
+        monitor = self._monitor
+        for opr, step in oprs:
+            if type(opr) is tuple:  # runs on the caller
+                opr[0]()
+            else:
+                eng.push(opr, ctx)
+            if monitor is not None:
+                self._call_monitor(step)
+
+    def _call_monitor(self, step: Step) -> None:
+        names = [self._graph.entries[e].name for e in step.writes()]
+        arrays = [self._arrays[e] for e in step.writes()]
+        if self._monitor_all:
+            reads = [e for e in step.reads() if e >= 0]
+            names = [self._graph.entries[e].name for e in reads] + names
+            arrays = [self._arrays[e] for e in reads] + arrays
+        for name, arr in zip(names, arrays):
+            self._monitor(name, arr)  # type: ignore[misc]
+
+    def _make_opr(self, step: Step, is_train: bool) -> tuple[Any, Step]:
+        arrays, ctx, plan = self._arrays, self._ctx, self._plan
+
+        def raw(e: int) -> Any:
+            return arrays[e]._data if e >= 0 else None  # type: ignore[union-attr]
+
+        req = [
+            OpReq.INPLACE if r == OpReq.WRITE and e in plan.inplace else r
+            for e, r in zip(step.outputs, step.req)
+        ]
+        writes = [arrays[e]._chunk.var for e in step.writes()]  # type: ignore[union-attr]
+        reads = [arrays[e]._chunk.var for e in step.reads()]  # type: ignore[union-attr]
+        name = step.name
+        if step.kind == "zeros":
+            out = raw(step.outputs[0])
+
+            def fill(rctx: Any, done: Any) -> None:
+                out[...] = 0
+                done()
+
+            return _engine().new_operator(fill, (), writes, name), step
+        if step.kind == "accumulate":
+            src, dst = raw(step.inputs[0]), raw(step.outputs[0])
+
+            def accumulate(rctx: Any, done: Any) -> None:
+                dst[...] += src
+                done()
+
+            return _engine().new_operator(accumulate, reads, writes, name), step
+        prop = step.prop
+        aux = [raw(e) for e in step.aux]
+        writes += [arrays[e]._chunk.var for e in step.aux]  # type: ignore[union-attr]
+        if prop.runs_on_caller:
+            return (self._caller_fn(step, req, is_train),), step
+        if step.kind == "forward":
+            shapes = [self._graph.entries[e].shape for e in step.inputs]
+            resources = _resources(ctx, prop.forward_resource(shapes))
+        else:
+            shapes = [self._graph.entries[e].shape for e in step.outputs if e >= 0]
+            resources = _resources(ctx, prop.backward_resource(shapes))
+        writes += [r.var for r in resources]
+        op = prop.operator(ctx)
+        if step.kind == "forward":
+            fwd = op.forward
+            ins = [raw(e) for e in step.inputs]
+            outs = [raw(e) for e in step.outputs]
+
+            def run_forward(rctx: Any, done: Any) -> None:
+                fwd(OpContext(is_train, rctx, resources), ins, req, outs, aux)
+                done()
+
+            return _engine().new_operator(run_forward, reads, writes, name), step
+        bwd = op.backward
+        og = [raw(e) for e in step.out_grad]
+        ind = [raw(e) for e in step.in_data]
+        outd = [raw(e) for e in step.out_data]
+        igd = [raw(e) for e in step.outputs]
+
+        def run_backward(rctx: Any, done: Any) -> None:
+            bwd(OpContext(is_train, rctx, resources), og, ind, outd, req, igd, aux)
+            done()
+
+        return _engine().new_operator(run_backward, reads, writes, name), step
+
+    def _caller_fn(self, step: Step, req: list[OpReq], is_train: bool) -> Callable[[], None]:
+        arrays, prop = self._arrays, step.prop
+        aux = [arrays[e] for e in step.aux]
+        if step.kind == "forward":
+            ins = [arrays[e] for e in step.inputs]
+            outs = [arrays[e] for e in step.outputs]
+            return lambda: prop.forward_ndarray(is_train, req, ins, outs, aux)
+        og = [arrays[e] if e >= 0 else None for e in step.out_grad]
+        ind = [arrays[e] if e >= 0 else None for e in step.in_data]
+        outd = [arrays[e] if e >= 0 else None for e in step.out_data]
+        igd = []
+        for e, fe in zip(step.outputs, step.inputs):
+            info = self._graph.entries[fe]  # an unwanted gradient still needs a place
+            igd.append(arrays[e] if e >= 0 else _new(info.shape, info.dtype, self._ctx))
+        return lambda: prop.backward_ndarray(req, og, ind, outd, igd, aux)
+
+    # ---- parameters, reshape, monitor, debug -------------------------------------------------
+
+    def copy_params_from(
+        self,
+        arg_params: dict[str, NDArray],
+        aux_params: dict[str, NDArray] | None = None,
+        allow_extra_params: bool = False,
+    ) -> None:
+        """Copy parameters from ``arg_params`` (and ``aux_params``) into the bound arrays.
+
+        Parameters
+        ----------
+        arg_params : dict of str to NDArray
+            Argument values by name.
+        aux_params : dict of str to NDArray, optional
+            Auxiliary state values by name.
+        allow_extra_params : bool, optional
+            Ignore names the symbol does not have instead of raising; default False.
+        """
+        for name, value in arg_params.items():
+            if name in self.arg_dict:
+                _copy_into(name, value, self.arg_dict[name])
+            elif not allow_extra_params:
+                raise ValueError(f'Find name "{name}" that is not in the arguments')
+        for name, value in (aux_params or {}).items():
+            if name in self.aux_dict:
+                _copy_into(name, value, self.aux_dict[name])
+            elif not allow_extra_params:
+                raise ValueError(f'Find name "{name}" that is not in the auxiliary states')
+
+    def reshape(
+        self, partial_shaping: bool = False, allow_up_sizing: bool = False, **kwargs: Any
+    ) -> Executor:
+        """A new executor for new input shapes, sharing arrays and memory with this one.
+
+        Parameters
+        ----------
+        partial_shaping : bool, optional
+            Allow arguments not named in ``kwargs`` to change shape; default False.
+        allow_up_sizing : bool, optional
+            Allow arrays to grow (new memory is allocated for them); default False.
+        **kwargs
+            New shapes of some inputs, by name.
+        """
+        from .bind import reshape_executor
+
+        return reshape_executor(self, partial_shaping, allow_up_sizing, kwargs)
+
+    def set_monitor_callback(
+        self, callback: Callable[[str, NDArray], None], monitor_all: bool = False
+    ) -> None:
+        """Call ``callback(name, array)`` for every output of every step as it is pushed
+        (with ``monitor_all``, for its inputs too)."""
+        self._monitor = callback
+        self._monitor_all = bool(monitor_all)
+
+    def debug_str(self) -> str:
+        """The graph, each step's storage, and the total bytes planned (as MXNet prints)."""
+        from .bind import debug_string
+
+        return debug_string(self)
+
+
+def _make_blocks(sizes: list[int], ctx: Context, shared: list[NDArray]) -> list[NDArray]:
+    """One uint8 NDArray per block; blocks of a shared executor are reused where big enough."""
+    pool = sorted(((b.shape[0], i) for i, b in enumerate(shared) if b.context == ctx))
+    used: set[int] = set()
+    blocks = []
+    for nbytes in sizes:
+        pick = next((i for n, i in pool if n >= nbytes and i not in used), None)
+        if pick is not None:
+            used.add(pick)
+            blocks.append(shared[pick])
+        else:
+            blocks.append(_new((max(nbytes, 1),), np.uint8, ctx))
+    return blocks
+
+
+def _resources(ctx: Context, requests: list[Any]) -> list[Any]:
+    if not requests:
+        return []
+    from ..resource import request
+
+    return [request(ctx, r) for r in requests]
+
+
+def _copy_into(name: str, value: Any, dst: NDArray) -> None:
+    if isinstance(value, NDArray):
+        if value.shape != dst.shape:
+            raise MXNetError(
+                f"Executor: shape of {name!r} does not match; need {dst.shape}, "
+                f"received {value.shape}."
+            )
+        value.copyto(dst)
+    elif isinstance(value, np.ndarray):
+        if value.shape != dst.shape:
+            raise MXNetError(
+                f"Executor: shape of {name!r} does not match; need {dst.shape}, "
+                f"received {value.shape}."
+            )
+        array_from_numpy(value, dst.context, dst.dtype).copyto(dst)
+    else:
+        raise MXNetError(
+            f"Executor: {name!r} must be an NDArray or a numpy.ndarray, got {type(value).__name__}."
+        )
