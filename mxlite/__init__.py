@@ -17,6 +17,7 @@ __version__ = "1.9.1"
 from . import attribute as attribute
 from . import autograd as autograd
 from . import executor as executor
+from . import io as io
 from . import name as name
 from . import ndarray as ndarray
 from . import profiler as profiler
@@ -27,6 +28,7 @@ from . import test_utils as test_utils
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
 
+init = initializer
 nd = ndarray
 sym = symbol
 viz = visualization
