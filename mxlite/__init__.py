@@ -28,7 +28,6 @@ from . import test_utils as test_utils
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
 
-init = initializer
 nd = ndarray
 sym = symbol
 viz = visualization
