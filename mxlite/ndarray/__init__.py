@@ -39,6 +39,11 @@ from .creation import linspace as linspace
 from .creation import moveaxis as moveaxis
 from .creation import ones as ones
 from .creation import zeros as zeros
+from .extras import fill_element_0index as fill_element_0index
+from .extras import histogram as histogram
+from .extras import imdecode as imdecode
+from .extras import onehot_encode as onehot_encode
+from .extras import split_v2 as split_v2
 from .ndarray import NDArray as NDArray
 from .ndarray import waitall as waitall
 from .register import populate as _populate

@@ -125,6 +125,9 @@ def register(reg_name: str) -> Callable[[type[CustomOpProp]], type[CustomOpProp]
                 f"register({reg_name!r}): expected a CustomOpProp subclass, got {prop_cls!r}."
             )
         _CUSTOM[reg_name] = prop_cls  # re-registering replaces, as MXNet users rely on
+        # get_prop caches CustomProp instances per kwargs, each holding an instance of the
+        # user's class: drop them so that the next call is built from the new class.
+        CustomProp.__dict__.get("_prop_cache", {}).clear()
         return prop_cls
 
     return deco
