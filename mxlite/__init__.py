@@ -16,10 +16,15 @@ from .context import gpu as gpu
 __version__ = "1.9.1"
 from . import attribute as attribute
 from . import autograd as autograd
+from . import callback as callback
 from . import executor as executor
+from . import initializer as initializer
 from . import io as io
+from . import lr_scheduler as lr_scheduler
+from . import metric as metric
 from . import name as name
 from . import ndarray as ndarray
+from . import optimizer as optimizer
 from . import profiler as profiler
 from . import random as random
 from . import runtime as runtime
@@ -28,6 +33,7 @@ from . import test_utils as test_utils
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
 
+init = initializer
 nd = ndarray
 sym = symbol
 viz = visualization

@@ -2,6 +2,7 @@
 
 from . import custom as custom
 from . import nn as nn
+from . import optimizer_ops as optimizer_ops
 from . import random as random
 from . import registry as registry
 from . import tensor as tensor
@@ -14,3 +15,7 @@ from .registry import OperatorProperty as OperatorProperty
 from .req import OpReq as OpReq
 from .simple_op import GradNeeds as GradNeeds
 from .simple_op import simple_op as simple_op
+
+# What ``from mxnet.operator import *`` gives in MXNet; without it the star import would also
+# bind our subpackages (``random``, ``nn``, ...) over the caller's own modules.
+__all__ = ["CustomOp", "CustomOpProp", "register"]

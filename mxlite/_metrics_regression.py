@@ -1,0 +1,424 @@
+"""The regression, likelihood and loss metrics of ``mx.metric`` (Perplexity, MAE, MSE, RMSE,
+CrossEntropy, NegativeLogLikelihood, PearsonCorrelation, Loss, Torch, Caffe), re-exported by
+``metric.py``. Values are computed on NumPy copies of the inputs, as MXNet 1.9.1 does.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy
+
+from ._metrics import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
+from .base import ShapeError
+
+
+@register
+class Perplexity(EvalMetric):
+    """Computes perplexity: ``exp`` of the mean negative log-probability of the labels.
+
+    Parameters
+    ----------
+    ignore_label : int or None
+        Index of invalid label to ignore when counting (required). If set to `None`, it will
+        include all entries.
+    axis : int (default -1)
+        The axis from prediction that was used to compute softmax. By default use the last
+        axis.
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        ignore_label: int | None,
+        axis: int = -1,
+        name: str = "perplexity",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(
+            name,
+            ignore_label=ignore_label,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
+        self.ignore_label = ignore_label
+        self.axis = axis
+
+    def update(self, labels: Any, preds: Any) -> None:
+        if len(labels) != len(preds):
+            raise ShapeError(
+                f"Perplexity.update: {len(labels)} labels but {len(preds)} predictions"
+            )
+        loss = 0.0
+        num = 0
+        for label, pred in zip(labels, preds):
+            pred_np = _as_numpy(pred)
+            if label.size != pred_np.size / pred_np.shape[-1]:
+                raise ShapeError(
+                    f"Perplexity.update: shape mismatch: {tuple(label.shape)} vs. {pred_np.shape}"
+                )
+            label_np = _as_numpy(label).reshape(-1)
+            moved = numpy.moveaxis(pred_np, self.axis, -1)
+            if moved.shape[:-1] != label_np.shape:
+                # MXNet picks with the flattened label, so pred must be 2-D.
+                raise ShapeError(
+                    f"Perplexity.update: predictions of shape {pred_np.shape} without axis "
+                    f"{self.axis} must match the flattened label's shape {label_np.shape}"
+                )
+            classes = moved.shape[-1]
+            # MXNet picks with mode='clip': an out-of-range label (e.g. -1) reads a class.
+            index = numpy.clip(label_np.astype("int32"), 0, classes - 1)
+            picked = numpy.take_along_axis(moved.reshape(-1, classes), index[:, None], axis=1)
+            picked = picked.reshape(-1)
+            if self.ignore_label is not None:
+                ignore = (label_np == self.ignore_label).astype(picked.dtype)
+                num -= int(ignore.sum())
+                picked = picked * (1 - ignore) + ignore
+            loss -= float(numpy.log(numpy.maximum(picked.dtype.type(1e-10), picked)).sum())
+            num += picked.size
+        self._add(loss, num)
+
+    def get(self) -> tuple[str, float]:
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        return (self.name, math.exp(self.sum_metric / self.num_inst))
+
+    def get_global(self) -> tuple[str, float]:
+        if self.global_num_inst == 0:
+            return (self.name, float("nan"))
+        return (self.name, math.exp(self.global_sum_metric / self.global_num_inst))
+
+
+def _as_columns(label: Any, pred: Any) -> tuple[numpy.ndarray, numpy.ndarray]:
+    label_np, pred_np = _as_numpy(label), _as_numpy(pred)
+    if label_np.ndim == 1:
+        label_np = label_np.reshape(label_np.shape[0], 1)
+    if pred_np.ndim == 1:
+        pred_np = pred_np.reshape(pred_np.shape[0], 1)
+    return label_np, pred_np
+
+
+class _Regression(EvalMetric):
+    """A per-array regression error; one instance per array, as MXNet counts it."""
+
+    def __init__(
+        self, name: str, output_names: list[str] | None, label_names: list[str] | None
+    ) -> None:
+        super().__init__(
+            name, output_names=output_names, label_names=label_names, has_global_stats=True
+        )
+
+    @staticmethod
+    def _error(diff: numpy.ndarray) -> Any:
+        raise NotImplementedError
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label_np, pred_np = _as_columns(label, pred)
+            self._add(self._error(label_np - pred_np), 1)
+
+
+@register
+class MAE(_Regression):
+    """Computes Mean Absolute Error (MAE) loss.
+
+    Parameters
+    ----------
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        name: str = "mae",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff: numpy.ndarray) -> Any:
+        return numpy.abs(diff).mean()
+
+
+@register
+class MSE(_Regression):
+    """Computes Mean Squared Error (MSE) loss.
+
+    Parameters
+    ----------
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        name: str = "mse",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff: numpy.ndarray) -> Any:
+        return (diff**2.0).mean()
+
+
+@register
+class RMSE(_Regression):
+    """Computes Root Mean Squred Error (RMSE) loss.
+
+    Parameters
+    ----------
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        name: str = "rmse",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(name, output_names, label_names)
+
+    @staticmethod
+    def _error(diff: numpy.ndarray) -> Any:
+        return numpy.sqrt((diff**2.0).mean())
+
+
+class _LabelLogLoss(EvalMetric):
+    """Sum of ``-log(p[label] + eps)`` over samples, divided by the number of samples."""
+
+    def __init__(
+        self,
+        eps: float,
+        name: str,
+        output_names: list[str] | None,
+        label_names: list[str] | None,
+    ) -> None:
+        super().__init__(
+            name,
+            eps=eps,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+        )
+        self.eps = eps
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            label_np = _as_numpy(label).ravel()
+            pred_np = _as_numpy(pred)
+            n = pred_np.shape[0]
+            if label_np.shape[0] != n:
+                raise ShapeError(
+                    f"{type(self).__name__}.update: {label_np.shape[0]} labels for {n} predictions"
+                )
+            prob = pred_np[numpy.arange(n, dtype=numpy.int64), numpy.int64(label_np)]
+            self._add((-numpy.log(prob + self.eps)).sum(), n)
+
+
+@register
+@alias("ce")
+class CrossEntropy(_LabelLogLoss):
+    """Computes Cross Entropy loss: the mean of ``-log(p[label] + eps)``.
+
+    Parameters
+    ----------
+    eps : float
+        Cross Entropy loss is undefined for predicted value is 0 or 1, so predicted values
+        are added with the small constant.
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        eps: float = 1e-12,
+        name: str = "cross-entropy",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(eps, name, output_names, label_names)
+
+
+@register
+@alias("nll_loss")
+class NegativeLogLikelihood(_LabelLogLoss):
+    """Computes the negative log-likelihood loss: the mean of ``-log(p[label] + eps)``.
+
+    Parameters
+    ----------
+    eps : float
+        Negative log-likelihood loss is undefined for predicted value is 0, so predicted
+        values are added with the small constant.
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        eps: float = 1e-12,
+        name: str = "nll-loss",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(eps, name, output_names, label_names)
+
+
+@register
+@alias("pearsonr")
+class PearsonCorrelation(EvalMetric):
+    """Computes Pearson correlation.
+
+    Parameters
+    ----------
+    name : str
+        Name of this metric instance for display.
+    output_names : list of str, or None
+        Name of predictions that should be used when updating with update_dict.
+    label_names : list of str, or None
+        Name of labels that should be used when updating with update_dict.
+    average : str, default 'macro'
+        Strategy to be used for aggregating across mini-batches.
+            "macro": average the pearsonr scores for each batch.
+            "micro": compute a single pearsonr score across all batches.
+    """
+
+    def __init__(
+        self,
+        name: str = "pearsonr",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+        average: str = "macro",
+    ) -> None:
+        self.average = average
+        super().__init__(
+            name, output_names=output_names, label_names=label_names, has_global_stats=True
+        )
+
+    def reset_micro(self) -> None:
+        """Resets the running moments of the 'micro' average."""
+        self._sse_p = 0.0
+        self._mean_p = 0.0
+        self._sse_l = 0.0
+        self._mean_l = 0.0
+        self._pred_nums = 0
+        self._label_nums = 0
+        self._conv = 0.0
+
+    def reset(self) -> None:
+        super().reset()
+        if self.average == "micro":
+            self.reset_micro()
+
+    @staticmethod
+    def update_variance(new_values: numpy.ndarray, *aggregate: Any) -> tuple[Any, Any, Any]:
+        """One step of MXNet's batched running mean and sum of squared deviations."""
+        count, mean, m_2 = aggregate
+        count += len(new_values)
+        delta = new_values - mean
+        mean += numpy.sum(delta / count)
+        delta_2 = new_values - mean
+        m_2 += numpy.sum(delta * delta_2)
+        return count, mean, m_2
+
+    def update_cov(self, label: numpy.ndarray, pred: numpy.ndarray) -> None:
+        """Adds the batch's co-deviation around the current means."""
+        self._conv = self._conv + numpy.sum((label - self._mean_l) * (pred - self._mean_p))
+
+    def update(self, labels: Any, preds: Any) -> None:
+        labels, preds = check_label_shapes(labels, preds, True)
+        for label, pred in zip(labels, preds):
+            check_label_shapes(label, pred, False, True)
+            label_np = _as_numpy(label).ravel().astype(numpy.float64)
+            pred_np = _as_numpy(pred).ravel().astype(numpy.float64)
+            if self.average == "macro":
+                self._add(numpy.corrcoef(pred_np, label_np)[0, 1], 1)
+                continue
+            self.global_num_inst += 1
+            self.num_inst += 1
+            self._label_nums, self._mean_l, self._sse_l = self.update_variance(
+                label_np, self._label_nums, self._mean_l, self._sse_l
+            )
+            self.update_cov(label_np, pred_np)
+            self._pred_nums, self._mean_p, self._sse_p = self.update_variance(
+                pred_np, self._pred_nums, self._mean_p, self._sse_p
+            )
+
+    def get(self) -> tuple[str, Any]:
+        if self.num_inst == 0:
+            return (self.name, float("nan"))
+        if self.average == "macro":
+            return (self.name, self.sum_metric / self.num_inst)
+        n = self._label_nums
+        denom = (n - 1) * numpy.sqrt(self._sse_p / (n - 1)) * numpy.sqrt(self._sse_l / (n - 1))
+        return (self.name, self._conv / denom)
+
+
+@register
+class Loss(EvalMetric):
+    """Dummy metric for directly printing loss: the mean of the predictions' elements.
+
+    Parameters
+    ----------
+    name : str
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
+
+    def __init__(
+        self,
+        name: str = "loss",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(
+            name, output_names=output_names, label_names=label_names, has_global_stats=True
+        )
+
+    def update(self, _: Any, preds: Any) -> None:
+        if not isinstance(preds, (list, tuple)):
+            preds = [preds]
+        for pred in preds:
+            values = _as_numpy(pred)
+            self._add(values.sum().item(), values.size)
+
+
+@register
+class Torch(Loss):
+    """Dummy metric for torch criterions."""
+
+    def __init__(
+        self,
+        name: str = "torch",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(name, output_names=output_names, label_names=label_names)
+
+
+@register
+class Caffe(Loss):
+    """Dummy metric for caffe criterions."""
+
+    def __init__(
+        self,
+        name: str = "caffe",
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        super().__init__(name, output_names=output_names, label_names=label_names)

@@ -1,0 +1,104 @@
+"""SGD (with momentum and multi-precision) and its alias ccSGD, as MXNet 1.9.1.
+
+Each update is one fused operator (``sgd_update``, ``sgd_mom_update``, ``mp_sgd_update``,
+``mp_sgd_mom_update``). Lists of indices (the Updater's aggregated calls) count every index
+first and then update each weight with the same per-weight operators, which compute exactly
+what MXNet's ``multi_*`` operators compute.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import ndarray as nd
+from .optimizer import Optimizer, register
+
+__all__ = ["SGD", "ccSGD"]
+
+
+@register
+class SGD(Optimizer):
+    """The SGD optimizer with momentum and weight decay.
+
+    ``state = momentum * state - lr * (rescale_grad * grad + wd * weight)``;
+    ``weight += state`` (without momentum: ``weight -= lr * (rescale_grad * grad + wd *
+    weight)``).
+
+    Parameters
+    ----------
+    momentum : float, optional, default 0.0
+        The momentum value.
+    lazy_update : bool, optional, default True
+        Lazy updates for row_sparse gradients (mxlite has dense arrays only).
+    multi_precision : bool, optional, default False
+        Keep a float32 master copy of float16 weights.
+    **kwargs
+        Passed to :class:`Optimizer`.
+    """
+
+    def __init__(self, momentum: float = 0.0, lazy_update: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.momentum = momentum
+        self.lazy_update = lazy_update
+        self.aggregate_num = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
+
+    def create_state_multi_precision(self, index: Any, weight: Any) -> Any:
+        if self.multi_precision and weight.dtype == np.float16:
+            master = weight.astype(np.float32)
+            return (self.create_state(index, master), master)
+        if weight.dtype == np.float16 and not self.multi_precision:
+            warnings.warn(
+                "Accumulating with float16 in optimizer can lead to poor accuracy or slow "
+                "convergence. Consider using multi_precision=True option of the SGD optimizer",
+                stacklevel=2,
+            )
+        return self.create_state(index, weight)
+
+    def create_state(self, index: Any, weight: Any) -> Any:
+        if self.momentum == 0.0:
+            return None
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+    def _update_impl(
+        self, indices: Any, weights: Any, grads: Any, states: Any, multi_precision: bool = False
+    ) -> None:
+        if not isinstance(indices, (tuple, list)):
+            indices, weights, grads, states = [indices], [weights], [grads], [states]
+        self._update_count(indices)
+        lrs = self._get_lrs(indices)
+        wds = self._get_wds(indices)
+        kwargs: dict[str, Any] = {"rescale_grad": self.rescale_grad}
+        if self.momentum > 0:
+            kwargs["momentum"] = self.momentum
+        self._clip_kwargs(kwargs)
+        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+            if not multi_precision:
+                if state is not None:
+                    nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+                else:
+                    kw = {k: v for k, v in kwargs.items() if k != "momentum"}
+                    nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, **kw)
+            elif state[0] is not None:
+                nd.mp_sgd_mom_update(
+                    weight, grad, state[0], state[1], out=weight, lr=lr, wd=wd, **kwargs
+                )
+            else:
+                kw = {k: v for k, v in kwargs.items() if k != "momentum"}
+                nd.mp_sgd_update(weight, grad, state[1], out=weight, lr=lr, wd=wd, **kw)
+
+    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
+        first = weight[0] if isinstance(index, (tuple, list)) else weight
+        use_mp = self.multi_precision and first.dtype == np.float16
+        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
+
+
+@register
+class ccSGD(SGD):  # noqa: N801  (MXNet's name)
+    """[DEPRECATED] Same as :class:`SGD`."""

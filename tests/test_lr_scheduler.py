@@ -1,0 +1,70 @@
+"""Learning-rate schedules against MXNet 1.9.1 (tools/make_golden_optimizer.py)."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+import mxlite as mx
+from mxlite.base import ParamError
+
+SCHED = json.loads((Path(__file__).parent / "optimizer" / "golden" / "optimizer.json").read_text())[
+    "schedules"
+]
+F = mx.lr_scheduler
+MAKE = {
+    "factor": lambda: F.FactorScheduler(step=3, factor=0.7, stop_factor_lr=0.004, base_lr=0.1),
+    "factor_warm": lambda: F.FactorScheduler(
+        step=3, factor=0.7, base_lr=0.1, warmup_steps=4, warmup_begin_lr=0.01
+    ),
+    "multifactor": lambda: F.MultiFactorScheduler(step=[3, 7, 12], factor=0.5, base_lr=0.1),
+    "multifactor_warm_const": lambda: F.MultiFactorScheduler(
+        step=[5, 9],
+        factor=0.5,
+        base_lr=0.1,
+        warmup_steps=4,
+        warmup_begin_lr=0.02,
+        warmup_mode="constant",
+    ),  # fmt: skip
+    "poly": lambda: F.PolyScheduler(max_update=15, base_lr=0.1, pwr=2, final_lr=0.001),
+    "poly_warm": lambda: F.PolyScheduler(
+        max_update=15, base_lr=0.1, pwr=3, warmup_steps=5, warmup_begin_lr=0.01
+    ),
+    "cosine": lambda: F.CosineScheduler(max_update=15, base_lr=0.1, final_lr=0.002),
+    "cosine_warm": lambda: F.CosineScheduler(
+        max_update=15, base_lr=0.1, warmup_steps=4, warmup_mode="constant", warmup_begin_lr=0.05
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(MAKE))
+def test_schedule_matches_mxnet(name):
+    sched = MAKE[name]()
+    got = [sched(n) for n in range(20)]
+    assert got == pytest.approx(SCHED[name], rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: F.FactorScheduler(step=0), "FactorScheduler.*step"),
+        (lambda: F.FactorScheduler(step=2, factor=1.5), "FactorScheduler.*factor"),
+        (lambda: F.MultiFactorScheduler(step=[3, 2]), "MultiFactorScheduler.*increasing"),
+        (lambda: F.MultiFactorScheduler(step=5), "MultiFactorScheduler.*list"),
+        (lambda: F.PolyScheduler(max_update=0), "PolyScheduler.*max_update"),
+        (lambda: F.CosineScheduler(max_update=5, warmup_mode="exp"), "warmup_mode"),
+        (lambda: F.CosineScheduler(max_update=5, base_lr=0.1, warmup_begin_lr=0.5),
+         "warmup_begin_lr"),
+        (lambda: F.FactorScheduler(step=2, warmup_steps=-1), "warmup_steps"),
+    ],
+)  # fmt: skip
+def test_bad_arguments(make, match):
+    with pytest.raises(ParamError, match=match):
+        make()
+
+
+def test_optimizer_uses_scheduler():
+    opt = mx.optimizer.SGD(learning_rate=0.4, lr_scheduler=F.FactorScheduler(step=1, factor=0.5))
+    assert opt.lr_scheduler.base_lr == 0.4
+    opt.num_update = 3
+    assert opt.learning_rate == pytest.approx(0.1)
