@@ -30,8 +30,13 @@ from . import random as random
 from . import runtime as runtime
 from . import symbol as symbol
 from . import test_utils as test_utils
+from . import util as util
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
+from .util import is_np_shape as is_np_shape
+from .util import np_shape as np_shape
+from .util import set_np_shape as set_np_shape
+from .util import use_np_shape as use_np_shape
 
 init = initializer
 nd = ndarray

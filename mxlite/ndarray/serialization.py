@@ -87,12 +87,15 @@ class SavedArray:
         The device id.
     """
 
-    __slots__ = ("data", "dev_type", "dev_id")
+    __slots__ = ("data", "dev_type", "dev_id", "np_shape")
 
-    def __init__(self, data: np.ndarray, dev_type: int = 1, dev_id: int = 0) -> None:
+    def __init__(
+        self, data: np.ndarray, dev_type: int = 1, dev_id: int = 0, np_shape: bool = False
+    ) -> None:
         self.data = data
         self.dev_type = dev_type
         self.dev_id = dev_id
+        self.np_shape = np_shape  # written in MXNet's numpy-shape (V3) layout
 
     def __repr__(self) -> str:
         dev = _DEV_TYPES.get(self.dev_type, str(self.dev_type))
@@ -267,7 +270,7 @@ def _read_array(src: _Source, label: str) -> SavedArray:
         # MXNet stores bools as raw bytes; make any nonzero byte a proper True.
         raw = data.view(np.uint8)
         np.not_equal(raw, 0, out=data)
-    return SavedArray(data, dev_type, dev_id)
+    return SavedArray(data, dev_type, dev_id, magic == NDARRAY_V3_MAGIC)
 
 
 def _read_shape(src: _Source, label: str, ndim_fmt: str, dim_code: str) -> tuple[int, ...]:

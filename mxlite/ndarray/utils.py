@@ -12,6 +12,7 @@ from typing import Any
 
 from ..base import MXNetError
 from ..context import Context, cpu
+from ..util import is_np_shape
 from . import serialization
 from .ndarray import NDArray, array_from_numpy
 
@@ -56,11 +57,20 @@ def save(fname: str | os.PathLike, data: Any) -> None:
         else (list(data.values()) if isinstance(data, dict) else list(data))
     )
     contexts = [(v.context.device_typeid, v.context.device_id) for v in values]
-    serialization.save(fname, arrays, contexts)
+    serialization.save(fname, arrays, contexts, np_shape=is_np_shape())
 
 
-def _to_nd(loaded: Any) -> list[NDArray] | dict[str, NDArray]:
+def _to_nd(loaded: Any, where: str) -> list[NDArray] | dict[str, NDArray]:
+    np_mode = is_np_shape()
+
     def one(saved: Any) -> NDArray:
+        if saved.np_shape != np_mode:  # MXNet 1.9.1 refuses the other layout in each mode
+            raise MXNetError(
+                f"{where}: the file holds arrays saved with NumPy shape semantics "
+                f"{'on' if saved.np_shape else 'off'}, and they are "
+                f"{'on' if np_mode else 'off'} now; load it inside "
+                f"mx.np_shape({saved.np_shape})."
+            )
         ctx = cpu(0) if saved.dev_type != 1 else Context("cpu", saved.dev_id)
         return array_from_numpy(saved.data, ctx)
 
@@ -73,7 +83,7 @@ def load(fname: str | os.PathLike) -> list[NDArray] | dict[str, NDArray]:
     """Load what ``save`` (here or in MXNet) wrote: a list, or a dict when names were saved."""
     if not isinstance(fname, (str, os.PathLike)):
         raise MXNetError(f"load: argument 'fname' must be a path, got {type(fname).__name__}.")
-    return _to_nd(serialization.load(fname))
+    return _to_nd(serialization.load(fname), "load")
 
 
 def load_frombuffer(buf: bytes | bytearray | memoryview) -> list[NDArray] | dict[str, NDArray]:
@@ -82,4 +92,4 @@ def load_frombuffer(buf: bytes | bytearray | memoryview) -> list[NDArray] | dict
         raise MXNetError(
             f"load_frombuffer: argument 'buf' must be bytes, got {type(buf).__name__}."
         )
-    return _to_nd(serialization.loads(buf))
+    return _to_nd(serialization.loads(buf), "load_frombuffer")
