@@ -19,22 +19,44 @@ graph is cut after the pass, so a second backward raises, as in MXNet.
 from __future__ import annotations
 
 import contextlib
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
 
-from .base import MXNetError
+from .base import MXNetError, env_bool, env_int
 from .engine import get as _engine
 from .ndarray import invoke as _invoke
 from .ndarray.ndarray import NDArray, _new, _wrap
+from .ndarray.xp_nd import _op, as_entry, backward_recorded
 from .operator.registry import OpContext, OperatorProperty
 from .operator.req import OpReq, parse_req
+from .operator.simple_op import _SimpleProp
 
 # No __all__: MXNet code does `from mxnet.autograd import *` and then uses NDArray, as
 # MXNet's module (which has none) exports it.
 
 _state = _invoke._state  # [is_recording, is_training], shared with every operator call
+
+# Names in get_symbol's graphs, numbered process-wide as MXNet numbers them: marked variables
+# "var<k>" and constant inputs "null<k>" share one counter, recorded calls are "node_<k>".
+_var_count = itertools.count()
+_node_count = itertools.count()
+
+# MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
+_BWD_BULK = (
+    env_int(
+        "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD",
+        env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15, 0),
+        0,
+    )
+    if env_bool("MXNET_EXEC_BULK_EXEC_TRAIN", True)
+    else 0
+)
+
+# (SimpleOp property class, n_in, n_out) -> (input saved?, output saved?) per position
+_deps_cache: dict[tuple, tuple[tuple[bool, ...], tuple[bool, ...]]] = {}
 
 
 class _Node:
@@ -53,6 +75,7 @@ class _Node:
         "function",
         "in_meta",
         "out_meta",
+        "uid",
         "__weakref__",
     )
 
@@ -70,6 +93,7 @@ class _Node:
         # (shape, dtype) of every input and output, kept even where the data is not
         self.in_meta: list[tuple] = []
         self.out_meta: list[tuple] = []
+        self.uid = -1  # the k of get_symbol's "var<k>" / "node_<k>"
 
 
 # ---- modes -------------------------------------------------------------------------------
@@ -152,9 +176,36 @@ def mark_variables(
         node = _Node()
         node.var_array = v
         node.grad_req = parse_req(r, "mark_variables: grad_reqs")
+        node.uid = next(_var_count)
         v._grad = g
         v._grad_req = r
         v._ag = (node, 0)
+
+
+def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]:
+    """Which inputs and outputs the backward of ``prop`` reads (by position)."""
+    simple = isinstance(prop, _SimpleProp)
+    if simple:
+        hit = _deps_cache.get((type(prop), n_in, n_out))
+        if hit is not None:
+            return hit
+    if prop.runs_on_caller:
+        res = ((True,) * n_in, (True,) * n_out)
+    else:
+        deps = set(
+            prop.declare_backward_dependency(
+                list(range(n_out)),
+                list(range(n_out, n_out + n_in)),
+                list(range(n_out + n_in, n_out + n_in + n_out)),
+            )
+        )
+        res = (
+            tuple((n_out + i) in deps for i in range(n_in)),
+            tuple((n_out + n_in + i) in deps for i in range(n_out)),
+        )
+    if simple:  # a SimpleOp's dependencies follow from its class (GradNeeds) alone
+        _deps_cache[(type(prop), n_in, n_out)] = res
+    return res
 
 
 def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> None:
@@ -169,31 +220,24 @@ def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> Non
                 "autograd.record()."
             )
     entries = [x._ag for x in args]
-    if not any(e is not None for e in entries):
+    for e in entries:
+        if e is not None:
+            break
+    else:
         return
     node = _Node()
     node.prop = prop
     node.inputs = entries
-    node.ctx = outputs[0].context if outputs else args[0].context
+    node.uid = next(_node_count)
+    node.ctx = outputs[0]._chunk.ctx if outputs else args[0]._chunk.ctx
     n_in, n_out = len(args), len(outputs)
-    deps = set(
-        prop.declare_backward_dependency(
-            list(range(n_out)),
-            list(range(n_out, n_out + n_in)),
-            list(range(n_out + n_in, n_out + n_in + n_out)),
-        )
-    )
-    node.in_data = [
-        _wrap(x._chunk, x._data) if (n_out + i) in deps or prop.runs_on_caller else None
-        for i, x in enumerate(args)
-    ]
-    node.out_data = [
-        _wrap(o._chunk, o._data) if (n_out + n_in + i) in deps or prop.runs_on_caller else None
-        for i, o in enumerate(outputs)
-    ]
-    node.aux = [_wrap(a._chunk, a._data) for a in aux]
-    node.in_meta = [(x.shape, x._data.dtype) for x in args]
-    node.out_meta = [(o.shape, o._data.dtype) for o in outputs]
+    save_in, save_out = _saved(prop, n_in, n_out)
+    node.in_data = [_wrap(x._chunk, x._data) if k else None for x, k in zip(args, save_in)]
+    node.out_data = [_wrap(o._chunk, o._data) if k else None for o, k in zip(outputs, save_out)]
+    if aux:
+        node.aux = [_wrap(a._chunk, a._data) for a in aux]
+    node.in_meta = [(x._data.shape, x._data.dtype) for x in args]
+    node.out_meta = [(o._data.shape, o._data.dtype) for o in outputs]
     node.n_out = n_out
     for i, o in enumerate(outputs):
         o._ag = (node, i)
@@ -249,9 +293,10 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     """Push ``node``'s backward; return one new gradient array per input (None where the
     input is not part of the graph)."""
     prop = node.prop
-    wanted = [e is not None for e in node.inputs]
     if node.function is not None:
-        return node.function._backward(out_grads, wanted)
+        return node.function._backward(out_grads, [e is not None for e in node.inputs])
+    if _state[0]:  # create_graph
+        return backward_recorded(node, out_grads, train)
     in_grads = [
         None if e is None else _new(shape, dtype, node.ctx)
         for e, (shape, dtype) in zip(node.inputs, node.in_meta)
@@ -328,7 +373,9 @@ def _backward(
         _accumulate(grads, (id(node), idx), hg, owned)
         head_nodes.append(node)
     order = _topo(head_nodes)
+    parts: dict[int, list[NDArray]] = {}  # gradients reaching each variable
     prev_record = set_recording(create_graph)
+    prev_bulk = _engine().set_bulk_size(_BWD_BULK) if _BWD_BULK > 1 else None
     try:
         with _scope(None, train_mode):
             for node in reversed(order):
@@ -339,33 +386,46 @@ def _backward(
                     continue
                 outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
                 for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
-                    if e is not None and g is not None:
-                        owned.add(id(g))
-                        _accumulate(grads, (id(e[0]), e[1]), g, owned)
+                    if e is None or g is None:
+                        continue
+                    if e[0].var_array is not None and not create_graph:
+                        # a variable's parts are summed once, at the end
+                        parts.setdefault(id(e[0]), []).append(g)
+                        continue
+                    owned.add(id(g))
+                    _accumulate(grads, (id(e[0]), e[1]), g, owned)
     finally:
         set_recording(prev_record)
+        if prev_bulk is not None:
+            _engine().set_bulk_size(prev_bulk)
     results = None
     if variables is not None:
         results = []
         for v in variables:
-            g = grads.get((id(v._ag[0]), 0)) if v._ag else None
-            results.append(g if g is not None else _zeros_like(v))
+            g = _var_grad(grads, parts, v._ag[0]) if v._ag else None
+            g = g if g is not None else _zeros_like(v)
+            if create_graph and g._ag is None and v._ag is not None:
+                # a gradient that does not depend on v still is v's function in MXNet's
+                # graph (its derivative is zero, not missing): link it to v with zeros
+                with _scope(True, None):
+                    g = g + _op("zeros_like", [as_entry(v, v._ag)])
+            results.append(g)
     else:
         for node in order:
             if node.var_array is None:
                 continue
-            g = grads.get((id(node), 0))
             target = node.var_array._grad
             if target is None or node.grad_req == OpReq.NULL:
                 continue
-            if g is None:
+            g = grads.get((id(node), 0))
+            ps = parts.get(id(node), [])
+            if g is not None:
+                ps = [g, *ps]
+            if not ps:
                 if node.grad_req == OpReq.WRITE:
                     target[:] = 0
                 continue
-            if node.grad_req == OpReq.ADD:
-                target += g
-            else:
-                g.copyto(target)
+            _sum_into(target, ps, node.grad_req == OpReq.ADD)
             node.var_array._fresh_grad = True
     if not retain_graph:
         for node in order:
@@ -376,6 +436,38 @@ def _backward(
             if h._ag is not None and h._ag[0].var_array is None:
                 h._ag = None
     return results
+
+
+def _sum_into(dst: NDArray, ps: list[NDArray], add: bool) -> None:
+    """Write (or with ``add``, add) the sum of ``ps`` into ``dst`` as one engine function."""
+    d, xp = dst._data, dst._chunk.ctx.xp
+    srcs = [p._data for p in ps]
+
+    def run(rctx: Any) -> None:
+        if not add:
+            xp.copyto(d, srcs[0])
+        for a in srcs if add else srcs[1:]:
+            xp.add(d, a, out=d)
+
+    _engine().push_sync(
+        run, dst.context, [p._chunk.var for p in ps], [dst._chunk.var], 0, "_grad_sum"
+    )
+
+
+def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
+    """The summed gradient of variable ``node`` (a new array), or None when none reached it."""
+    g = grads.get((id(node), 0))
+    ps = parts.get(id(node), [])
+    if not ps:
+        return g
+    if g is not None:
+        ps = [g, *ps]
+    if len(ps) == 1:
+        return ps[0]
+    shape, dtype = ps[0].shape, ps[0]._data.dtype
+    out = _new(shape, dtype, ps[0].context)
+    _sum_into(out, ps, False)
+    return out
 
 
 def _ones_like(x: NDArray) -> NDArray:
@@ -480,8 +572,53 @@ def grad(
 
 
 def get_symbol(x: NDArray) -> Any:
-    """The recorded computation of ``x`` as a Symbol (needs the symbol package)."""
-    raise MXNetError("autograd.get_symbol: symbols are not available in mxlite yet.")
+    """The recorded computation of ``x`` as a Symbol.
+
+    Marked variables become variables ``var<k>`` and recorded calls nodes ``node_<k>``,
+    numbered process-wide in the order they were marked or recorded, as MXNet numbers them.
+    Inputs that were not part of the graph (constants) become variables ``null<k>``; MXNet
+    numbers those when they are recorded and reuses one per array, mxlite numbers them here,
+    one per use.
+
+    Parameters
+    ----------
+    x : NDArray
+        An array computed inside ``autograd.record()``.
+
+    Returns
+    -------
+    Symbol
+        The graph that computed ``x``, with the operators' parameters as attributes.
+    """
+    from .symbol.graph import Node as _GNode
+    from .symbol.symbol import Symbol
+
+    if not isinstance(x, NDArray):
+        raise MXNetError(
+            f"autograd.get_symbol: argument 'x' must be an NDArray, got {type(x).__name__}."
+        )
+    if x._ag is None:
+        raise MXNetError(
+            "autograd.get_symbol: argument 'x' is not part of a computation graph; compute it "
+            "inside autograd.record() from arrays with attach_grad()."
+        )
+    made: dict[int, Any] = {}
+    for n in _topo([x._ag[0]]):
+        if n.prop is None and n.function is None:
+            made[id(n)] = _GNode(None, f"var{n.uid}")
+            continue
+        inputs = [
+            (made[id(e[0])], e[1])
+            if e is not None
+            else (_GNode(None, f"null{next(_var_count)}"), 0)
+            for e in n.inputs
+        ]
+        inputs += [(_GNode(None, f"null{next(_var_count)}"), 0) for _ in n.aux]
+        if n.function is not None:
+            made[id(n)] = _GNode("_CustomFunction", f"node_{n.uid}", {}, inputs)
+        else:
+            made[id(n)] = _GNode(n.prop.op_name, f"node_{n.uid}", n.prop.attrs(), inputs)
+    return Symbol([(made[id(x._ag[0])], x._ag[1])])
 
 
 class Function:
@@ -525,6 +662,7 @@ class Function:
             node.in_meta = [(x.shape, x._data.dtype) for x in inputs]
             node.out_meta = [(o.shape, o._data.dtype) for o in outs]
             node.n_out = len(outs)
+            node.uid = next(_node_count)
             node.ctx = outs[0].context
             for i, o in enumerate(outs):
                 o._ag = (node, i)
