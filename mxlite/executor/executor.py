@@ -29,7 +29,7 @@ from ..engine import get as _engine
 from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
-from .gradient import ExecGraph, Step
+from .gradient import ARG, AUX, ExecGraph, Step
 from .plan_memory import MemoryPlan
 
 __all__ = ["Executor"]
@@ -195,22 +195,32 @@ class Executor:
         ctx = self._ctx
         monitor = self._monitor
         for opr, step in oprs:
+            # inputs are shown before the step runs: an in-place step overwrites them
+            if monitor is not None and self._monitor_all:
+                self._monitor_inputs(step)
             if type(opr) is tuple:  # runs on the caller
                 opr[0]()
             else:
                 eng.push(opr, ctx)
             if monitor is not None:
-                self._call_monitor(step)
+                for e in step.writes():
+                    monitor(self._graph.entries[e].name, self._arrays[e])
 
-    def _call_monitor(self, step: Step) -> None:
-        names = [self._graph.entries[e].name for e in step.writes()]
-        arrays = [self._arrays[e] for e in step.writes()]
-        if self._monitor_all:
-            reads = [e for e in step.reads() if e >= 0]
-            names = [self._graph.entries[e].name for e in reads] + names
-            arrays = [self._arrays[e] for e in reads] + arrays
-        for name, arr in zip(names, arrays):
-            self._monitor(name, arr)  # type: ignore[misc]
+    def _monitor_inputs(self, step: Step) -> None:
+        """MXNet's names: ``<node>_<input name>`` (``input<i>`` for backward steps), and a
+        variable's own name as well."""
+        entries, monitor = self._graph.entries, self._monitor
+        if step.kind == "forward":
+            eids = step.inputs + step.aux
+            labels = step.prop.list_arguments() + step.prop.list_auxiliary_states()
+        else:
+            eids = step.reads()
+            labels = [f"input{i}" for i in range(len(eids))]
+        prefix = step.node.name if step.kind == "forward" else step.name
+        for e, label in zip(eids, labels):
+            if entries[e].kind in (ARG, AUX):
+                monitor(entries[e].name, self._arrays[e])  # type: ignore[misc]
+            monitor(f"{prefix}_{label}", self._arrays[e])  # type: ignore[misc]
 
     def _make_opr(self, step: Step, is_train: bool) -> tuple[Any, Step]:
         arrays, ctx, plan = self._arrays, self._ctx, self._plan

@@ -10,6 +10,19 @@ from . import image as image
 from . import linalg as linalg
 from . import op as op
 from . import random as random
+from .functions import arange as arange
+from .functions import eye as eye
+from .functions import full as full
+from .functions import histogram as histogram
+from .functions import hypot as hypot
+from .functions import linspace as linspace
+from .functions import maximum as maximum
+from .functions import minimum as minimum
+from .functions import ones as ones
+from .functions import pow as pow  # noqa: A004 (MXNet's name)
+from .functions import power as power
+from .functions import split_v2 as split_v2
+from .functions import zeros as zeros
 from .register import install_methods as _install_methods
 from .register import populate as _populate
 from .symbol import Group as Group
