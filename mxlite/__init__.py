@@ -22,6 +22,8 @@ from . import initializer as initializer
 from . import io as io
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
+from . import model as model
+from . import module as module
 from . import name as name
 from . import ndarray as ndarray
 from . import optimizer as optimizer
@@ -39,6 +41,7 @@ from .util import set_np_shape as set_np_shape
 from .util import use_np_shape as use_np_shape
 
 init = initializer
+mod = module
 nd = ndarray
 sym = symbol
 viz = visualization

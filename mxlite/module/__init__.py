@@ -1,0 +1,7 @@
+"""``mx.mod``: the Module API (MXNet 1.9.1's ``mxnet.module``)."""
+
+from .base_module import BaseModule as BaseModule
+from .bucketing_module import BucketingModule as BucketingModule
+from .executor_group import DataParallelExecutorGroup as DataParallelExecutorGroup
+from .module import Module as Module
+from .sequential_module import SequentialModule as SequentialModule

@@ -1,0 +1,649 @@
+"""BaseModule: the training loop (fit), evaluation (score) and prediction shared by modules.
+
+Design note
+-----------
+A module is a state machine: ``bind`` (allocate executors for given input shapes), then
+``init_params``, then ``init_optimizer``; the flags ``binded``, ``params_initialized`` and
+``optimizer_initialized`` record how far it got. Subclasses (Module, BucketingModule,
+SequentialModule) implement those steps plus forward/backward/update; everything here is
+written against that interface only, as MXNet 1.9.1's BaseModule is, and logs the same lines
+(``Epoch[0] Train-accuracy=0.912500``, ``Epoch[0] Time cost=1.234``,
+``Epoch[0] Validation-accuracy=...``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import metric
+from .. import ndarray as nd
+from ..base import MXNetError, ParamError
+from ..callback import BatchEndParam
+from ..context import cpu
+from ..initializer import Uniform
+from ..io import DataBatch, DataDesc, DataIter
+
+__all__ = ["BaseModule"]
+
+
+def _as_list(obj: Any) -> list:
+    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
+
+
+def _check_state(module: Any, fn: str, *flags: str) -> None:
+    """Raise naming the step missing before ``fn`` can run (MXNet asserts)."""
+    steps = {
+        "binded": "bind",
+        "params_initialized": "init_params",
+        "optimizer_initialized": "init_optimizer",
+    }
+    for flag in flags:
+        if not getattr(module, flag):
+            raise MXNetError(f"{type(module).__name__}.{fn}: call {steps[flag]}() first.")
+
+
+def _atomic_write(fname: str, data: bytes) -> None:
+    tmp = f"{fname}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.replace(tmp, fname)
+
+
+def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:
+    """Check that every input name is an argument of the symbol."""
+    args = symbol.list_arguments()
+    for name in names:
+        if name in args:
+            continue
+        candidates = [a for a in args if not a.endswith(("_weight", "_bias", "_gamma", "_beta"))]
+        msg = (
+            f"You created Module with Module(..., {typename}_names={names}) but input with "
+            f"name '{name}' is not found in symbol.list_arguments(). Did you mean one of:"
+            "\n\t" + "\n\t".join(candidates)
+        )
+        if throw:
+            raise ParamError(msg)
+        warnings.warn(msg, stacklevel=3)
+
+
+def _check_names_match(names: list[str], shapes: list, what: str, throw: bool) -> None:
+    actual = [x[0] for x in shapes]
+    if sorted(names) != sorted(actual):
+        msg = (
+            f"Data provided by {what}_shapes don't match names specified by {what}_names "
+            f"({shapes} vs. {names})"
+        )
+        if throw:
+            raise ParamError(msg)
+        warnings.warn(msg, stacklevel=3)
+
+
+def _parse_data_desc(
+    data_names: list[str], label_names: list[str], data_shapes: Any, label_shapes: Any
+) -> tuple[list[DataDesc], list[DataDesc] | None]:
+    """Turn (name, shape) pairs into DataDesc and check the names against the module's."""
+    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
+    _check_names_match(data_names, data_shapes, "data", True)
+    if label_shapes is not None:
+        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
+        _check_names_match(label_names, label_shapes, "label", False)
+    else:
+        _check_names_match(label_names, [], "label", False)
+    return data_shapes, label_shapes
+
+
+class BaseModule:
+    """The base class of modules: computation that can be bound, initialised, run and trained.
+
+    Parameters
+    ----------
+    logger : Logger, optional
+        Where progress is logged; default the ``logging`` module.
+    """
+
+    def __init__(self, logger: Any = logging) -> None:
+        self.logger = logger
+        self.binded = False
+        self.for_training = False
+        self.inputs_need_grad = False
+        self.params_initialized = False
+        self.optimizer_initialized = False
+        self._symbol: Any = None
+        self._total_exec_bytes = 0
+
+    # ---- high-level API --------------------------------------------------------------------
+
+    def forward_backward(self, data_batch: DataBatch) -> None:
+        """A convenient function that calls both ``forward`` and ``backward``."""
+        self.forward(data_batch, is_train=True)
+        self.backward()
+
+    def score(
+        self,
+        eval_data: DataIter,
+        eval_metric: Any,
+        num_batch: int | None = None,
+        batch_end_callback: Any = None,
+        score_end_callback: Any = None,
+        reset: bool = True,
+        epoch: int = 0,
+        sparse_row_id_fn: Any = None,
+    ) -> list[tuple[str, float]]:
+        """Run prediction on ``eval_data`` and evaluate the performance according to
+        the given ``eval_metric``.
+
+        Parameters
+        ----------
+        eval_data : DataIter
+            Evaluation data to run prediction on.
+        eval_metric : EvalMetric or list of EvalMetrics
+            Evaluation metric to use.
+        num_batch : int, optional
+            Number of batches to run. Defaults to ``None``, indicating run until the
+            ``DataIter`` finishes.
+        batch_end_callback : function, optional
+            Could also be a list of functions.
+        score_end_callback : function, optional
+            Could also be a list of functions.
+        reset : bool, optional
+            Default ``True``, indicating whether we should reset ``eval_data`` before starting
+            evaluating.
+        epoch : int, optional
+            Default 0. For compatibility, this will be passed to callbacks (if any).
+        sparse_row_id_fn : callable, optional
+            Accepted for compatibility; there is no sparse storage here.
+
+        Returns
+        -------
+        list of (str, float)
+            The metric names and values.
+        """
+        _check_state(self, "score", "binded", "params_initialized")
+        if reset:
+            eval_data.reset()
+        if not isinstance(eval_metric, metric.EvalMetric):
+            eval_metric = metric.create(eval_metric)
+        eval_metric.reset()
+        actual_num_batch = 0
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            if isinstance(eval_batch, list):
+                self.update_metric(eval_metric, [eb.label for eb in eval_batch], pre_sliced=True)
+            else:
+                self.update_metric(eval_metric, eval_batch.label)
+            if batch_end_callback is not None:
+                params = BatchEndParam(epoch, nbatch, eval_metric, locals())
+                for callback in _as_list(batch_end_callback):
+                    callback(params)
+            actual_num_batch += 1
+        if score_end_callback:
+            params = BatchEndParam(epoch, actual_num_batch, eval_metric, locals())
+            for callback in _as_list(score_end_callback):
+                callback(params)
+        return eval_metric.get_global_name_value()
+
+    def iter_predict(
+        self,
+        eval_data: DataIter,
+        num_batch: int | None = None,
+        reset: bool = True,
+        sparse_row_id_fn: Any = None,
+    ) -> Iterator[tuple[list, int, DataBatch]]:
+        """Iterate over predictions: yields ``(outputs, nbatch, batch)`` with the padding
+        removed from the outputs.
+
+        Parameters
+        ----------
+        eval_data : DataIter
+            Evaluation data to run prediction on.
+        num_batch : int, optional
+            Default is ``None``, indicating running all the batches in the data iterator.
+        reset : bool, optional
+            Default is ``True``, indicating whether we should reset the data iter before start
+            doing prediction.
+        sparse_row_id_fn : callable, optional
+            Accepted for compatibility.
+        """
+        _check_state(self, "iter_predict", "binded", "params_initialized")
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            pad = eval_batch.pad or 0
+            outputs = [out[0 : out.shape[0] - pad] for out in self.get_outputs()]
+            yield outputs, nbatch, eval_batch
+
+    def predict(
+        self,
+        eval_data: Any,
+        num_batch: int | None = None,
+        merge_batches: bool = True,
+        reset: bool = True,
+        always_output_list: bool = False,
+        sparse_row_id_fn: Any = None,
+    ) -> Any:
+        """Run prediction and collect the outputs.
+
+        Parameters
+        ----------
+        eval_data : DataIter or NDArray or numpy array
+            Evaluation data to run prediction on.
+        num_batch : int, optional
+            Defaults to ``None``, indicates running all the batches in the data iterator.
+        merge_batches : bool, optional
+            Defaults to ``True``, see above for return values.
+        reset : bool, optional
+            Defaults to ``True``, indicates whether we should reset the data iter before doing
+            prediction.
+        always_output_list : bool, optional
+            Defaults to ``False``, see above for return values.
+        sparse_row_id_fn : callable, optional
+            Accepted for compatibility.
+
+        Returns
+        -------
+        list of NDArray or list of list of NDArray
+            Prediction results: with ``merge_batches`` one NDArray per output (just the
+            NDArray when there is one output, unless ``always_output_list``); otherwise one
+            list of outputs per batch.
+        """
+        _check_state(self, "predict", "binded", "params_initialized")
+        if isinstance(eval_data, (nd.NDArray, np.ndarray)):
+            if isinstance(eval_data, np.ndarray):
+                eval_data = nd.array(eval_data)
+            self.forward(DataBatch([eval_data]))
+            return self.get_outputs()[0]
+        if not isinstance(eval_data, DataIter):
+            raise MXNetError(
+                f"predict: argument 'eval_data' must be an NDArray or a DataIter, "
+                f"got {type(eval_data).__name__}."
+            )
+        if reset:
+            eval_data.reset()
+        output_list = []
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            pad = eval_batch.pad or 0
+            output_list.append([out[0 : out.shape[0] - pad].copy() for out in self.get_outputs()])
+        if not output_list:
+            return output_list
+        if not merge_batches:
+            return output_list
+        num_outputs = len(output_list[0])
+        if any(len(out) != num_outputs for out in output_list):
+            raise MXNetError(
+                "predict: cannot merge batches, as num of outputs is not the same in "
+                "mini-batches. Maybe bucketing is used?"
+            )
+        merged = [
+            nd.concat(*[out[i] for out in output_list], dim=0) if len(output_list) > 1
+            else output_list[0][i]
+            for i in range(num_outputs)
+        ]  # fmt: skip
+        if num_outputs == 1 and not always_output_list:
+            return merged[0]
+        return merged
+
+    def fit(
+        self,
+        train_data: DataIter,
+        eval_data: DataIter | None = None,
+        eval_metric: Any = "acc",
+        epoch_end_callback: Any = None,
+        batch_end_callback: Any = None,
+        kvstore: Any = "local",
+        optimizer: Any = "sgd",
+        optimizer_params: Any = (("learning_rate", 0.01),),
+        eval_end_callback: Any = None,
+        eval_batch_end_callback: Any = None,
+        initializer: Any = None,
+        arg_params: dict | None = None,
+        aux_params: dict | None = None,
+        allow_missing: bool = False,
+        force_rebind: bool = False,
+        force_init: bool = False,
+        begin_epoch: int = 0,
+        num_epoch: int | None = None,
+        validation_metric: Any = None,
+        monitor: Any = None,
+        sparse_row_id_fn: Any = None,
+    ) -> None:
+        """Train the module parameters.
+
+        Parameters
+        ----------
+        train_data : DataIter
+            Train DataIter.
+        eval_data : DataIter
+            If not ``None``, will be used as validation set and the performance
+            after each epoch will be evaluated.
+        eval_metric : str or EvalMetric
+            Defaults to 'accuracy'. The performance measure used to display during training.
+        epoch_end_callback : function or list of functions
+            Each callback will be called with the current `epoch`, `symbol`, `arg_params`
+            and `aux_params`.
+        batch_end_callback : function or list of function
+            Each callback will be called with a `BatchEndParam`.
+        kvstore : str or KVStore
+            Defaults to 'local'.
+        optimizer : str or Optimizer
+            Defaults to 'sgd'.
+        optimizer_params : dict
+            Defaults to ``(('learning_rate', 0.01),)``. The parameters for
+            the optimizer constructor.
+        eval_end_callback : function or list of function
+            These will be called at the end of each full evaluation, with the metrics over
+            the entire evaluation set.
+        eval_batch_end_callback : function or list of function
+            These will be called at the end of each mini-batch during evaluation.
+        initializer : Initializer
+            The initializer is called to initialize the module parameters when they are
+            not already initialized; default ``Uniform(0.01)``.
+        arg_params : dict
+            Defaults to ``None``, if not ``None``, should be existing parameters from a trained
+            model or loaded from a checkpoint (previously saved model).
+        aux_params : dict
+            Defaults to ``None``. Similar to `arg_params`, except for auxiliary states.
+        allow_missing : bool
+            Defaults to ``False``. Indicates whether to allow missing parameters when
+            `arg_params` and `aux_params` are not ``None``.
+        force_rebind : bool
+            Defaults to ``False``. Whether to force rebinding the executors if already bound.
+        force_init : bool
+            Defaults to ``False``. Indicates whether to force initialization even if the
+            parameters are already initialized.
+        begin_epoch : int
+            Defaults to 0. Indicates the starting epoch.
+        num_epoch : int
+            Number of epochs for training.
+        validation_metric : str or EvalMetric, optional
+            The metric of ``eval_data``; defaults to ``eval_metric``.
+        monitor : Monitor, optional
+            Installed on the executors; ``tic``/``toc_print`` around every batch.
+        sparse_row_id_fn : callable, optional
+            Accepted for compatibility.
+        """
+        if num_epoch is None:
+            raise MXNetError("fit: please specify number of epochs (argument 'num_epoch').")
+        if initializer is None:
+            initializer = Uniform(0.01)
+        self.bind(
+            data_shapes=train_data.provide_data,
+            label_shapes=train_data.provide_label,
+            for_training=True,
+            force_rebind=force_rebind,
+        )
+        if monitor is not None:
+            self.install_monitor(monitor)
+        self.init_params(
+            initializer=initializer,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+        )
+        self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
+        if validation_metric is None:
+            validation_metric = eval_metric
+        if not isinstance(eval_metric, metric.EvalMetric):
+            eval_metric = metric.create(eval_metric)
+
+        for epoch in range(begin_epoch, num_epoch):
+            tic = time.time()
+            eval_metric.reset()
+            nbatch = 0
+            data_iter = iter(train_data)
+            end_of_batch = False
+            next_data_batch = next(data_iter)
+            eval_name_vals: list = []
+            while not end_of_batch:
+                data_batch = next_data_batch
+                if monitor is not None:
+                    monitor.tic()
+                self.forward_backward(data_batch)
+                self.update()
+                if isinstance(data_batch, list):
+                    labels = [db.label for db in data_batch]
+                    self.update_metric(eval_metric, labels, pre_sliced=True)
+                else:
+                    self.update_metric(eval_metric, data_batch.label)
+                try:
+                    next_data_batch = next(data_iter)
+                    self.prepare(next_data_batch, sparse_row_id_fn=sparse_row_id_fn)
+                except StopIteration:
+                    end_of_batch = True
+                if monitor is not None:
+                    monitor.toc_print()
+                if end_of_batch:
+                    eval_name_vals = eval_metric.get_global_name_value()
+                if batch_end_callback is not None:
+                    params = BatchEndParam(epoch, nbatch, eval_metric, locals())
+                    for callback in _as_list(batch_end_callback):
+                        callback(params)
+                nbatch += 1
+            for name, val in eval_name_vals:
+                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
+            toc = time.time()
+            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, (toc - tic))
+
+            # sync the devices' parameters into the module's copies for the callbacks
+            arg_params, aux_params = self.get_params()
+            self.set_params(arg_params, aux_params)
+            if epoch_end_callback is not None:
+                for callback in _as_list(epoch_end_callback):
+                    callback(epoch, self.symbol, arg_params, aux_params)
+            if eval_data:
+                res = self.score(
+                    eval_data,
+                    validation_metric,
+                    score_end_callback=eval_end_callback,
+                    batch_end_callback=eval_batch_end_callback,
+                    epoch=epoch,
+                )
+                for name, val in res:
+                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+            train_data.reset()
+
+    # ---- symbol and names ------------------------------------------------------------------
+
+    @property
+    def data_names(self) -> list[str]:
+        """A list of names for data required by this module."""
+        raise NotImplementedError()
+
+    @property
+    def output_names(self) -> list[str]:
+        """A list of names for the outputs of this module."""
+        raise NotImplementedError()
+
+    @property
+    def data_shapes(self) -> list:
+        """A list of (name, shape) pairs specifying the data inputs to this module."""
+        raise NotImplementedError()
+
+    @property
+    def label_shapes(self) -> list | None:
+        """A list of (name, shape) pairs specifying the label inputs to this module."""
+        raise NotImplementedError()
+
+    @property
+    def output_shapes(self) -> list:
+        """A list of (name, shape) pairs specifying the outputs of this module."""
+        raise NotImplementedError()
+
+    @property
+    def symbol(self) -> Any:
+        """Gets the symbol associated with this module."""
+        return self._symbol
+
+    # ---- parameters ------------------------------------------------------------------------
+
+    def get_params(self) -> tuple[dict, dict]:
+        """Gets parameters, those are potentially copies of the actual parameters used
+        to do computation on the device."""
+        raise NotImplementedError()
+
+    def init_params(
+        self,
+        initializer: Any = None,
+        arg_params: dict | None = None,
+        aux_params: dict | None = None,
+        allow_missing: bool = False,
+        force_init: bool = False,
+        allow_extra: bool = False,
+    ) -> None:
+        """Initializes the parameters and auxiliary states."""
+        raise NotImplementedError()
+
+    def set_params(
+        self,
+        arg_params: dict,
+        aux_params: dict,
+        allow_missing: bool = False,
+        force_init: bool = True,
+        allow_extra: bool = False,
+    ) -> None:
+        """Assigns parameter and aux state values.
+
+        Parameters
+        ----------
+        arg_params : dict
+            Dictionary of name to value (`NDArray`) mapping.
+        aux_params : dict
+            Dictionary of name to value (`NDArray`) mapping.
+        allow_missing : bool
+            If ``True``, params could contain missing values, and the initializer will be
+            called to fill those missing params.
+        force_init : bool
+            If ``True``, will force re-initialize even if already initialized.
+        allow_extra : boolean, optional
+            Whether allow extra parameters that are not needed by symbol.
+        """
+        self.init_params(
+            initializer=None,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+            allow_extra=allow_extra,
+        )
+
+    def save_params(self, fname: str) -> None:
+        """Saves model parameters to file (keys ``arg:<name>`` and ``aux:<name>``).
+
+        Parameters
+        ----------
+        fname : str
+            Path to output param file.
+        """
+        arg_params, aux_params = self.get_params()
+        save_dict = {f"arg:{k}": v.as_in_context(cpu()) for k, v in arg_params.items()}
+        save_dict.update({f"aux:{k}": v.as_in_context(cpu()) for k, v in aux_params.items()})
+        nd.save(fname, save_dict)
+
+    def load_params(self, fname: str) -> None:
+        """Loads model parameters from file.
+
+        Parameters
+        ----------
+        fname : str
+            Path to input param file.
+        """
+        save_dict = nd.load(fname)
+        arg_params: dict = {}
+        aux_params: dict = {}
+        for k, value in save_dict.items():
+            arg_type, _, name = k.partition(":")
+            if arg_type == "arg":
+                arg_params[name] = value
+            elif arg_type == "aux":
+                aux_params[name] = value
+            else:
+                raise MXNetError(f"load_params: invalid param file {fname!r} (key {k!r}).")
+        self.set_params(arg_params, aux_params)
+
+    def get_states(self, merge_multi_context: bool = True) -> list:
+        """Gets states from all devices (none by default)."""
+        _check_state(self, "get_states", "binded", "params_initialized")
+        return []
+
+    def set_states(self, states: Any = None, value: Any = None) -> None:
+        """Sets value for states (none by default)."""
+        _check_state(self, "set_states", "binded", "params_initialized")
+
+    def install_monitor(self, mon: Any) -> None:
+        """Installs monitor on all executors."""
+        raise NotImplementedError()
+
+    def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
+        """Prepares the module for processing a data batch (nothing to do without sparse
+        storage)."""
+        if sparse_row_id_fn is not None:
+            self.logger.warning("sparse_row_id_fn is ignored: there is no sparse storage.")
+
+    # ---- computation -----------------------------------------------------------------------
+
+    def forward(self, data_batch: DataBatch, is_train: bool | None = None) -> None:
+        """Forward computation."""
+        raise NotImplementedError()
+
+    def backward(self, out_grads: Any = None) -> None:
+        """Backward computation."""
+        raise NotImplementedError()
+
+    def get_outputs(self, merge_multi_context: bool = True) -> list:
+        """Gets outputs of the previous forward computation."""
+        raise NotImplementedError()
+
+    def get_input_grads(self, merge_multi_context: bool = True) -> list:
+        """Gets the gradients to the inputs, computed in the previous backward computation."""
+        raise NotImplementedError()
+
+    def update(self) -> None:
+        """Updates parameters according to the installed optimizer and the gradients
+        computed in the previous forward-backward batch."""
+        raise NotImplementedError()
+
+    def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
+        """Evaluates and accumulates evaluation metric on outputs of the last forward
+        computation."""
+        raise NotImplementedError()
+
+    def bind(
+        self,
+        data_shapes: Any,
+        label_shapes: Any = None,
+        for_training: bool = True,
+        inputs_need_grad: bool = False,
+        force_rebind: bool = False,
+        shared_module: Any = None,
+        grad_req: Any = "write",
+    ) -> None:
+        """Binds the symbols to construct executors."""
+        raise NotImplementedError()
+
+    def init_optimizer(
+        self,
+        kvstore: Any = "local",
+        optimizer: Any = "sgd",
+        optimizer_params: Any = (("learning_rate", 0.01),),
+        force_init: bool = False,
+    ) -> None:
+        """Installs and initializes optimizers."""
+        raise NotImplementedError()

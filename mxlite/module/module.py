@@ -1,0 +1,726 @@
+"""Module: a symbol bound on one or more contexts, with its parameters and optimizer.
+
+Design note
+-----------
+The module keeps the master copy of the parameters on the CPU (``_arg_params``,
+``_aux_params``) and the working copies in its :class:`DataParallelExecutorGroup`.
+``_params_dirty`` says the working copies moved on (after ``update``), so ``get_params``
+syncs first. There is no KVStore here: ``update`` sums every parameter's gradient over the
+devices (what the 'local' and 'device' stores do) and applies the updater to each device's
+copy with the index ``param_index * num_device + device``, which is how MXNet 1.9.1 indexes
+updater states without a store; its ``.states`` files therefore load here and ours there.
+"""
+
+from __future__ import annotations
+
+import logging
+import warnings
+from typing import Any
+
+from .. import model as _model
+from .. import ndarray as nd
+from .. import optimizer as opt
+from ..base import MXNetError
+from ..context import Context, cpu
+from ..initializer import InitDesc, Uniform
+from .base_module import (
+    BaseModule,
+    _atomic_write,
+    _check_input_names,
+    _check_state,
+    _parse_data_desc,
+)
+from .executor_group import DataParallelExecutorGroup
+
+__all__ = ["Module"]
+
+_KVSTORE_NAMES = ("local", "device", "local_update_cpu", "local_allreduce_cpu", "nccl")
+
+
+class Module(BaseModule):
+    """Module is a basic module that wrap a `Symbol`. It is functionally the same
+    as the `FeedForward` model, except under the module API.
+
+    Parameters
+    ----------
+    symbol : Symbol
+    data_names : list of str
+        Defaults to `('data')` for a typical model used in image classification.
+    label_names : list of str
+        Defaults to `('softmax_label')` for a typical model used in image classification.
+    logger : Logger
+        Defaults to `logging`.
+    context : Context or list of Context
+        Defaults to ``mx.cpu()``.
+    work_load_list : list of number
+        Default ``None``, indicating uniform workload.
+    fixed_param_names: list of str
+        Default ``None``, indicating no network parameters are fixed.
+    state_names : list of str
+        States are similar to data and label, but not provided by data iterator.
+        Instead they are initialized to 0 and can be set by `set_states()`.
+    group2ctxs : dict of str to context or list of context, or list of dict of str to context
+        Default is `None`. Accepted; every node runs on its executor's context.
+    compression_params : dict
+        Accepted for compatibility (gradient compression needs a KVStore).
+    """
+
+    def __init__(
+        self,
+        symbol: Any,
+        data_names: Any = ("data",),
+        label_names: Any = ("softmax_label",),
+        logger: Any = logging,
+        context: Any = None,
+        work_load_list: list[float] | None = None,
+        fixed_param_names: list[str] | None = None,
+        state_names: list[str] | None = None,
+        group2ctxs: Any = None,
+        compression_params: dict | None = None,
+    ) -> None:
+        super().__init__(logger=logger)
+        if context is None:
+            context = cpu()
+        if isinstance(context, Context):
+            context = [context]
+        self._context = list(context)
+        if work_load_list is None:
+            work_load_list = [1] * len(self._context)
+        if len(work_load_list) != len(self._context):
+            raise MXNetError(
+                f"Module: work_load_list has {len(work_load_list)} entries for "
+                f"{len(self._context)} contexts."
+            )
+        self._work_load_list = list(work_load_list)
+        self._group2ctxs = group2ctxs
+        self._symbol = symbol
+        data_names = list(data_names) if data_names is not None else []
+        label_names = list(label_names) if label_names is not None else []
+        state_names = list(state_names) if state_names is not None else []
+        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
+        _check_input_names(symbol, data_names, "data", True)
+        _check_input_names(symbol, label_names, "label", False)
+        _check_input_names(symbol, state_names, "state", True)
+        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        arg_names = symbol.list_arguments()
+        input_names = data_names + label_names + state_names
+        self._param_names = [x for x in arg_names if x not in input_names]
+        self._fixed_param_names = fixed_param_names
+        self._aux_names = symbol.list_auxiliary_states()
+        self._data_names = data_names
+        self._label_names = label_names
+        self._state_names = state_names
+        self._output_names = symbol.list_outputs()
+        self._arg_params: dict | None = None
+        self._aux_params: dict | None = None
+        self._params_dirty = False
+        self._compression_params = compression_params
+        self._optimizer: Any = None
+        self._kvstore: Any = None
+        self._update_on_kvstore = False
+        self._updater: Any = None
+        self._preload_opt_states: str | None = None
+        self._grad_req: Any = None
+        self._exec_group: DataParallelExecutorGroup | None = None
+        self._data_shapes: Any = None
+        self._label_shapes: Any = None
+
+    @staticmethod
+    def load(prefix: str, epoch: int, load_optimizer_states: bool = False, **kwargs: Any) -> Module:
+        """Creates a model from previously saved checkpoint.
+
+        Parameters
+        ----------
+        prefix : str
+            path prefix of saved model files. You should have
+            "prefix-symbol.json", "prefix-xxxx.params", and
+            optionally "prefix-xxxx.states", where xxxx is the
+            epoch number.
+        epoch : int
+            epoch to load.
+        load_optimizer_states : bool
+            whether to load optimizer states. Checkpoint needs
+            to have been made with save_optimizer_states=True.
+        **kwargs
+            The other arguments of :class:`Module`.
+        """
+        sym, args, auxs = _model.load_checkpoint(prefix, epoch)
+        mod = Module(symbol=sym, **kwargs)
+        mod._arg_params = args
+        mod._aux_params = auxs
+        mod.params_initialized = True
+        if load_optimizer_states:
+            mod._preload_opt_states = f"{prefix}-{int(epoch):04d}.states"
+        return mod
+
+    def save_checkpoint(
+        self,
+        prefix: str,
+        epoch: int,
+        save_optimizer_states: bool = False,
+        remove_amp_cast: bool = True,
+    ) -> None:
+        """Saves current progress to checkpoint.
+        Use `mx.callback.module_checkpoint` as `epoch_end_callback` to save during training.
+
+        Parameters
+        ----------
+        prefix : str
+            The file prefix to checkpoint to.
+        epoch : int
+            The current epoch number.
+        save_optimizer_states : bool
+            Whether to save optimizer states to continue training.
+        remove_amp_cast : bool, optional
+            Whether to remove the amp_cast and amp_multicast operators, before saving the model.
+        """
+        self._symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
+        param_name = f"{prefix}-{int(epoch):04d}.params"
+        self.save_params(param_name)
+        logging.info('Saved checkpoint to "%s"', param_name)
+        if save_optimizer_states:
+            state_name = f"{prefix}-{int(epoch):04d}.states"
+            self.save_optimizer_states(state_name)
+            logging.info('Saved optimizer state to "%s"', state_name)
+
+    def _reset_bind(self) -> None:
+        self.binded = False
+        self._exec_group = None
+        self._data_shapes = None
+        self._label_shapes = None
+
+    # ---- names and shapes ------------------------------------------------------------------
+
+    @property
+    def data_names(self) -> list[str]:
+        """A list of names for data required by this module."""
+        return self._data_names
+
+    @property
+    def label_names(self) -> list[str]:
+        """A list of names for labels required by this module."""
+        return self._label_names
+
+    @property
+    def output_names(self) -> list[str]:
+        """A list of names for the outputs of this module."""
+        return self._output_names
+
+    @property
+    def data_shapes(self) -> list:
+        """Gets data shapes (a list of DataDesc)."""
+        _check_state(self, "data_shapes", "binded")
+        return self._data_shapes
+
+    @property
+    def label_shapes(self) -> list | None:
+        """Gets label shapes (a list of DataDesc, or None when not bound with labels)."""
+        _check_state(self, "label_shapes", "binded")
+        return self._label_shapes
+
+    @property
+    def output_shapes(self) -> list:
+        """Gets output shapes: a list of (name, shape) pairs."""
+        _check_state(self, "output_shapes", "binded")
+        return self._exec_group.get_output_shapes()
+
+    # ---- parameters ------------------------------------------------------------------------
+
+    def get_params(self) -> tuple[dict, dict]:
+        """Gets current parameters: ``(arg_params, aux_params)``, dicts of name to NDArray."""
+        _check_state(self, "get_params", "binded", "params_initialized")
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        return self._arg_params, self._aux_params
+
+    def init_params(
+        self,
+        initializer: Any = Uniform(0.01),  # noqa: B008 (MXNet's default object)
+        arg_params: dict | None = None,
+        aux_params: dict | None = None,
+        allow_missing: bool = False,
+        force_init: bool = False,
+        allow_extra: bool = False,
+    ) -> None:
+        """Initializes the parameters and auxiliary states.
+
+        Parameters
+        ----------
+        initializer : Initializer
+            Called to initialize parameters if needed.
+        arg_params : dict
+            If not ``None``, should be a dictionary of existing arg_params. Initialization
+            will be copied from that.
+        aux_params : dict
+            If not ``None``, should be a dictionary of existing aux_params. Initialization
+            will be copied from that.
+        allow_missing : bool
+            If ``True``, params could contain missing values, and the initializer will be
+            called to fill those missing params.
+        force_init : bool
+            If ``True``, will force re-initialize even if already initialized.
+        allow_extra : boolean, optional
+            Whether allow extra parameters that are not needed by symbol.
+            If this is True, no error will be thrown when arg_params or aux_params
+            contain extra parameters that is not needed by the executor.
+        """
+        if self.params_initialized and not force_init:
+            warnings.warn(
+                "Parameters already initialized and force_init=False. init_params call ignored.",
+                stacklevel=2,
+            )
+            return
+        _check_state(self, "init_params", "binded")
+
+        def _impl(name: Any, arr: Any, cache: dict | None) -> None:
+            if cache is not None:
+                if name in cache:
+                    if cache[name] is not arr:
+                        src = cache[name]
+                        if not isinstance(src, nd.NDArray):
+                            src = nd.array(src)
+                        if src.shape != arr.shape:
+                            raise MXNetError(
+                                f"init_params: parameter {str(name)!r} has shape {src.shape}; "
+                                f"the module needs {arr.shape}."
+                            )
+                        src.copyto(arr)
+                    return
+                if not allow_missing:
+                    raise MXNetError(f"init_params: {str(name)} is not presented")
+            if initializer is not None:
+                initializer(name, arr)
+
+        attrs = self._symbol.attr_dict()
+        for name, arr in sorted(self._arg_params.items()):
+            _impl(InitDesc(name, attrs.get(name, None)), arr, arg_params)
+        for name, arr in sorted(self._aux_params.items()):
+            _impl(InitDesc(name, attrs.get(name, None)), arr, aux_params)
+        self.params_initialized = True
+        self._params_dirty = False
+        self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
+
+    def set_params(
+        self,
+        arg_params: dict,
+        aux_params: dict,
+        allow_missing: bool = False,
+        force_init: bool = True,
+        allow_extra: bool = False,
+    ) -> None:
+        """Assigns parameter and aux state values.
+
+        Parameters
+        ----------
+        arg_params : dict
+            Dictionary of name to `NDArray`.
+        aux_params : dict
+            Dictionary of name to `NDArray`.
+        allow_missing : bool
+            If ``True``, params could contain missing values, and the initializer will be
+            called to fill those missing params.
+        force_init : bool
+            If ``True``, will force re-initialize even if already initialized.
+        allow_extra : boolean, optional
+            Whether allow extra parameters that are not needed by symbol.
+        """
+        if not allow_missing:
+            self.init_params(
+                initializer=None,
+                arg_params=arg_params,
+                aux_params=aux_params,
+                allow_missing=allow_missing,
+                force_init=force_init,
+                allow_extra=allow_extra,
+            )
+            return
+        if self.params_initialized and not force_init:
+            warnings.warn(
+                "Parameters already initialized and force_init=False. set_params call ignored.",
+                stacklevel=2,
+            )
+            return
+        self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
+        self._params_dirty = True
+        self.params_initialized = True
+
+    def _sync_params_from_devices(self) -> None:
+        self._exec_group.get_params(self._arg_params, self._aux_params)
+        self._params_dirty = False
+
+    # ---- binding ---------------------------------------------------------------------------
+
+    def bind(
+        self,
+        data_shapes: Any,
+        label_shapes: Any = None,
+        for_training: bool = True,
+        inputs_need_grad: bool = False,
+        force_rebind: bool = False,
+        shared_module: Module | None = None,
+        grad_req: Any = "write",
+    ) -> None:
+        """Binds the symbols to construct executors. This is necessary before one
+        can perform computation with the module.
+
+        Parameters
+        ----------
+        data_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_data``.
+        label_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_label``.
+        for_training : bool
+            Default is ``True``. Whether the executors should be bound for training.
+        inputs_need_grad : bool
+            Default is ``False``. Whether the gradients to the input data need to be computed.
+            Typically this is not needed. But this might be needed when implementing composition
+            of modules.
+        force_rebind : bool
+            Default is ``False``. This function does nothing if the executors are already
+            bound. But with this ``True``, the executors will be forced to rebind.
+        shared_module : Module
+            Default is ``None``. This is used in bucketing. When not ``None``, the shared module
+            essentially corresponds to a different bucket -- a module with different symbol
+            but with the same sets of parameters (e.g. unrolled RNNs with different lengths).
+        grad_req : str, list of str, dict of str to str
+            Requirement for gradient accumulation. Can be 'write', 'add', or 'null'
+            (default to 'write').
+        """
+        if force_rebind:
+            self._reset_bind()
+        if self.binded:
+            self.logger.warning("Already bound, ignoring bind()")
+            return
+        if not for_training and inputs_need_grad:
+            raise MXNetError("bind: inputs_need_grad=True needs for_training=True.")
+        self.for_training = for_training
+        self.inputs_need_grad = inputs_need_grad
+        self._grad_req = grad_req
+        self._data_shapes, self._label_shapes = _parse_data_desc(
+            self.data_names, self.label_names, data_shapes, label_shapes
+        )
+        shared_group = None
+        if shared_module is not None:
+            if not (
+                isinstance(shared_module, Module)
+                and shared_module.binded
+                and shared_module.params_initialized
+            ):
+                raise MXNetError(
+                    "bind: shared_module must be a bound Module with initialized parameters."
+                )
+            shared_group = shared_module._exec_group
+        self._exec_group = DataParallelExecutorGroup(
+            self._symbol,
+            self._context,
+            self._work_load_list,
+            self._data_shapes,
+            self._label_shapes,
+            self._param_names,
+            for_training,
+            inputs_need_grad,
+            shared_group,
+            logger=self.logger,
+            fixed_param_names=self._fixed_param_names,
+            grad_req=grad_req,
+            group2ctxs=self._group2ctxs,
+            state_names=self._state_names,
+        )
+        self._total_exec_bytes = self._exec_group._total_exec_bytes
+        if shared_module is not None:
+            self.params_initialized = True
+            self._arg_params = shared_module._arg_params
+            self._aux_params = shared_module._aux_params
+        elif self.params_initialized:
+            # re-binding (or loaded from a checkpoint): push the kept values to the devices
+            self._exec_group.set_params(self._arg_params, self._aux_params)
+        else:
+            group = self._exec_group
+            self._arg_params = {
+                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype)
+                for name, arrs in zip(self._param_names, group.param_arrays)
+            }
+            self._aux_params = {
+                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype)
+                for name, arrs in zip(self._aux_names, group.aux_arrays)
+            }
+        if shared_module is not None and shared_module.optimizer_initialized:
+            self.borrow_optimizer(shared_module)
+        self.binded = True
+
+    def reshape(self, data_shapes: Any, label_shapes: Any = None) -> None:
+        """Reshapes the module for new input shapes.
+
+        Parameters
+        ----------
+        data_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_data``.
+        label_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_label``.
+        """
+        _check_state(self, "reshape", "binded")
+        self._data_shapes, self._label_shapes = _parse_data_desc(
+            self.data_names, self.label_names, data_shapes, label_shapes
+        )
+        self._exec_group.reshape(self._data_shapes, self._label_shapes)
+
+    # ---- optimizer -------------------------------------------------------------------------
+
+    def init_optimizer(
+        self,
+        kvstore: Any = "local",
+        optimizer: Any = "sgd",
+        optimizer_params: Any = (("learning_rate", 0.01),),
+        force_init: bool = False,
+    ) -> None:
+        """Installs and initializes optimizers.
+
+        Parameters
+        ----------
+        kvstore : str or KVStore
+            Default `'local'`. Here 'local', 'device' and None all update on the devices
+            (gradients summed over them first).
+        optimizer : str or Optimizer
+            Default `'sgd'`
+        optimizer_params : dict
+            Default `(('learning_rate', 0.01),)`. The default value is not a dictionary,
+            just to avoid pylint warning of dangerous default values.
+        force_init : bool
+            Default ``False``, indicating whether we should force re-initializing the
+            optimizer in the case an optimizer is already installed.
+        """
+        _check_state(self, "init_optimizer", "binded", "params_initialized")
+        if self.optimizer_initialized and not force_init:
+            self.logger.warning("optimizer already initialized, ignoring...")
+            return
+        if self._params_dirty:
+            self._sync_params_from_devices()
+        if isinstance(kvstore, str) and "dist" in kvstore:
+            raise MXNetError(
+                f"init_optimizer: kvstore {kvstore!r} needs mxlite.kvstore, which is not "
+                "available; use 'local', 'device' or None."
+            )
+        if kvstore is not None and not isinstance(kvstore, str):
+            raise MXNetError(
+                "init_optimizer: KVStore objects are not supported yet; pass 'local', "
+                f"'device' or None, got {type(kvstore).__name__}."
+            )
+        if isinstance(kvstore, str) and kvstore not in _KVSTORE_NAMES:
+            raise MXNetError(
+                f"init_optimizer: unknown kvstore {kvstore!r}; expected one of {_KVSTORE_NAMES}."
+            )
+        num_device = len(self._context)
+        batch_size = self._exec_group.batch_size
+        rescale_grad = 1.0 / batch_size
+        idx2name = {}
+        for k in range(num_device):
+            idx2name.update(
+                {i * num_device + k: n for i, n in enumerate(self._exec_group.param_names)}
+            )
+        if isinstance(optimizer, str):
+            optimizer_params = dict(optimizer_params)
+            if "rescale_grad" not in optimizer_params:
+                optimizer_params["rescale_grad"] = rescale_grad
+            optimizer = opt.create(
+                optimizer, sym=self.symbol, param_idx2name=idx2name, **optimizer_params
+            )
+        else:
+            if not isinstance(optimizer, opt.Optimizer):
+                raise MXNetError(
+                    "init_optimizer: argument 'optimizer' must be a name or an Optimizer, "
+                    f"got {type(optimizer).__name__}."
+                )
+            if optimizer.rescale_grad != rescale_grad:
+                warnings.warn(
+                    "Optimizer created manually outside Module but rescale_grad is not "
+                    f"normalized to 1.0/batch_size/num_workers ({optimizer.rescale_grad} vs. "
+                    f"{rescale_grad}). Is this intended?",
+                    stacklevel=2,
+                )
+            if not optimizer.idx2name:
+                optimizer.idx2name = idx2name.copy()
+        self._optimizer = optimizer
+        self._kvstore = kvstore
+        self._update_on_kvstore = False
+        self._updater = opt.get_updater(optimizer)
+        self.optimizer_initialized = True
+        if self._preload_opt_states is not None:
+            self.load_optimizer_states(self._preload_opt_states)
+            self._preload_opt_states = None
+
+    def borrow_optimizer(self, shared_module: Module) -> None:
+        """Borrows optimizer from a shared module. Used in bucketing, where exactly the same
+        optimizer (esp. kvstore) is used.
+
+        Parameters
+        ----------
+        shared_module : Module
+        """
+        if not shared_module.optimizer_initialized:
+            raise MXNetError("borrow_optimizer: the shared module has no optimizer yet.")
+        self._optimizer = shared_module._optimizer
+        self._kvstore = shared_module._kvstore
+        self._update_on_kvstore = shared_module._update_on_kvstore
+        self._updater = shared_module._updater
+        self.optimizer_initialized = True
+
+    def save_optimizer_states(self, fname: str) -> None:
+        """Saves optimizer (updater) state to a file.
+
+        Parameters
+        ----------
+        fname : str
+            Path to output states file.
+        """
+        _check_state(self, "save_optimizer_states", "optimizer_initialized")
+        _atomic_write(fname, self._updater.get_states())
+
+    def load_optimizer_states(self, fname: str) -> None:
+        """Loads optimizer (updater) state from a file.
+
+        Parameters
+        ----------
+        fname : str
+            Path to input states file.
+        """
+        _check_state(self, "load_optimizer_states", "optimizer_initialized")
+        with open(fname, "rb") as f:
+            self._updater.set_states(f.read())
+
+    # ---- computation -----------------------------------------------------------------------
+
+    def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
+        """Forward computation. It supports data batches with different shapes, such as
+        different batch sizes or different image sizes (the module is reshaped).
+
+        Parameters
+        ----------
+        data_batch : DataBatch
+            Could be anything with similar API implemented.
+        is_train : bool
+            Default is ``None``, which means ``is_train`` takes the value of
+            ``self.for_training``.
+        """
+        _check_state(self, "forward", "binded", "params_initialized")
+        curr = tuple(d.shape for d in self._data_shapes)
+        new = tuple(d.shape for d in data_batch.data)
+        if curr != new:
+            from ..io import DataDesc
+
+            provided = getattr(data_batch, "provide_data", None)
+            if provided:
+                new_dshape = provided
+            else:
+                new_dshape = [
+                    DataDesc(d.name, s, d.dtype, d.layout) for d, s in zip(self._data_shapes, new)
+                ]
+            provided = getattr(data_batch, "provide_label", None)
+            if provided:
+                new_lshape = provided
+            elif getattr(data_batch, "label", None) and self._label_shapes:
+                new_lshape = [
+                    DataDesc(d.name, j.shape, d.dtype, d.layout)
+                    for d, j in zip(self._label_shapes, data_batch.label)
+                ]
+            else:
+                new_lshape = None
+            self.reshape(new_dshape, new_lshape)
+        self._exec_group.forward(data_batch, is_train)
+
+    def backward(self, out_grads: Any = None) -> None:
+        """Backward computation.
+
+        Parameters
+        ----------
+        out_grads : NDArray or list of NDArray, optional
+            Gradient on the outputs to be propagated back.
+            This parameter is only needed when bind is called
+            on outputs that are not a loss function.
+        """
+        _check_state(self, "backward", "binded", "params_initialized")
+        self._exec_group.backward(out_grads=out_grads)
+
+    def update(self) -> None:
+        """Updates parameters according to the installed optimizer and the gradients computed
+        in the previous forward-backward batch."""
+        _check_state(self, "update", "binded", "params_initialized", "optimizer_initialized")
+        self._params_dirty = True
+        group = self._exec_group
+        num_device = len(self._context)
+        updates: list[list[tuple[int, Any, Any]]] = [[] for _ in range(num_device)]
+        for index, (weights, grads) in enumerate(zip(group.param_arrays, group.grad_arrays)):
+            if grads[0] is None:
+                continue
+            if num_device > 1 and self._kvstore is not None:
+                _sum_into_all(grads)
+            for k, (w, g) in enumerate(zip(weights, grads)):
+                updates[k].append((index * num_device + k, g, w))
+        for dev_updates in updates:
+            if dev_updates:
+                idx, g, w = zip(*dev_updates)
+                self._updater(list(idx), list(g), list(w))
+
+    def get_outputs(self, merge_multi_context: bool = True) -> list:
+        """Gets outputs of the previous forward computation.
+
+        Parameters
+        ----------
+        merge_multi_context : bool
+            Default is ``True``. In the case when data-parallelism is used, the outputs
+            will be collected from multiple devices. A ``True`` value indicate that we
+            should merge the collected results so that they look like from a single
+            executor.
+        """
+        _check_state(self, "get_outputs", "binded", "params_initialized")
+        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
+
+    def get_input_grads(self, merge_multi_context: bool = True) -> list:
+        """Gets the gradients with respect to the inputs of the module.
+
+        Parameters
+        ----------
+        merge_multi_context : bool
+            Default is ``True``; merge the per-device gradients along the batch axis.
+        """
+        _check_state(self, "get_input_grads", "binded", "params_initialized")
+        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
+
+    def get_states(self, merge_multi_context: bool = True) -> list:
+        """Gets states from all devices (per device; merging is not supported)."""
+        _check_state(self, "get_states", "binded", "params_initialized")
+        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
+
+    def set_states(self, states: Any = None, value: Any = None) -> None:
+        """Sets value for states. Only one of the states & value can be specified."""
+        _check_state(self, "set_states", "binded", "params_initialized")
+        self._exec_group.set_states(states, value)
+
+    def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
+        """Evaluates and accumulates evaluation metric on outputs of the last forward
+        computation.
+
+        Parameters
+        ----------
+        eval_metric : EvalMetric
+            Evaluation metric to use.
+        labels : list of NDArray if `pre_sliced` parameter is set to `False`,
+            list of lists of NDArray otherwise. Typically `data_batch.label`.
+        pre_sliced: bool
+            Whether the labels are already sliced per device (default: False).
+        """
+        self._exec_group.update_metric(eval_metric, labels, pre_sliced)
+
+    def install_monitor(self, mon: Any) -> None:
+        """Installs monitor on all executors."""
+        _check_state(self, "install_monitor", "binded")
+        self._exec_group.install_monitor(mon)
+
+
+def _sum_into_all(grads: list[Any]) -> None:
+    """Replace each device's gradient by the sum over devices (what a local KVStore's
+    push-then-pull does)."""
+    total = grads[0].copyto(cpu())
+    for g in grads[1:]:
+        total += g.copyto(cpu())
+    for g in grads:
+        total.copyto(g)

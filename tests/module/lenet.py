@@ -1,0 +1,59 @@
+"""The network, data and starting parameters of tools/make_golden_module.py, for mxlite."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import mxlite as mx
+
+GOLDEN = Path(__file__).parent / "golden"
+BATCH = 8
+N_TRAIN = 32
+N_TEST = 16
+OPT_PARAMS = {"learning_rate": 0.1, "momentum": 0.9, "wd": 0.001}
+
+
+def make_data(n: int, start: int) -> tuple[np.ndarray, np.ndarray]:
+    i = np.arange(start, start + n)
+    label = (i * 7 + 3) % 4
+    grid = np.arange(64, dtype=np.float64).reshape(1, 8, 8)
+    x = np.sin(grid * (0.15 + 0.1 * label[:, None, None]) + 0.3 * i[:, None, None])
+    return x.reshape(n, 1, 8, 8).astype(np.float32), label.astype(np.float32)
+
+
+def lenet() -> mx.sym.Symbol:
+    data = mx.sym.var("data")
+    net = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, name="conv1")
+    net = mx.sym.BatchNorm(net, name="bn1")
+    net = mx.sym.Activation(net, act_type="relu", name="relu1")
+    net = mx.sym.Pooling(net, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool1")
+    net = mx.sym.Flatten(net, name="flat")
+    net = mx.sym.FullyConnected(net, num_hidden=16, name="fc1")
+    net = mx.sym.Activation(net, act_type="tanh", name="tanh1")
+    net = mx.sym.FullyConnected(net, num_hidden=4, name="fc2")
+    return mx.sym.SoftmaxOutput(net, name="softmax")
+
+
+def initial_params(sym: mx.sym.Symbol) -> tuple[dict, dict]:
+    arg, _, aux = sym.infer_shape(data=(BATCH, 1, 8, 8), softmax_label=(BATCH,))
+    arg_shapes = dict(zip(sym.list_arguments(), arg))
+    args = {}
+    for k, name in enumerate(sorted(arg_shapes)):
+        shape = arg_shapes[name]
+        if name in ("data", "softmax_label"):
+            continue
+        if name.endswith("gamma"):
+            args[name] = mx.nd.ones(shape)
+        elif name.endswith("beta"):
+            args[name] = mx.nd.zeros(shape)
+        else:
+            n = int(np.prod(shape))
+            scale = 1.0 / np.sqrt(max(1, n // shape[0]))
+            v = np.sin(np.arange(n, dtype=np.float64) * 0.7 + k) * scale
+            args[name] = mx.nd.array(v.reshape(shape).astype(np.float32))
+    auxs = {}
+    for name, shape in zip(sym.list_auxiliary_states(), aux):
+        auxs[name] = mx.nd.ones(shape) if name.endswith("var") else mx.nd.zeros(shape)
+    return args, auxs

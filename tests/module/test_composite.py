@@ -1,0 +1,103 @@
+"""BucketingModule and SequentialModule against the plain Module they must agree with."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import MXNetError
+
+from .test_module import data, mlp, params
+
+
+def sym_gen(seq_len: int):
+    """A bucket per sequence length: mean over time, then the shared MLP."""
+    x = mx.sym.var("data")
+    pooled = mx.sym.mean(x, axis=1)
+    net = mx.sym.FullyConnected(pooled, num_hidden=3, name="fc")
+    return mx.sym.SoftmaxOutput(net, name="softmax"), ("data",), ("softmax_label",)
+
+
+def seq_batch(seq_len: int, start: int) -> mx.io.DataBatch:
+    x = np.sin(np.arange(8 * seq_len * 5).reshape(8, seq_len, 5) * 0.1 + start).astype("f4")
+    y = (np.arange(8) % 3).astype("f4")
+    return mx.io.DataBatch(
+        [mx.nd.array(x)],
+        [mx.nd.array(y)],
+        bucket_key=seq_len,
+        provide_data=[mx.io.DataDesc("data", x.shape)],
+        provide_label=[mx.io.DataDesc("softmax_label", y.shape)],
+    )
+
+
+FC = {"fc_weight": mx.nd.array(np.linspace(-1, 1, 15).reshape(3, 5)), "fc_bias": mx.nd.zeros(3)}
+
+
+def test_bucketing_shares_parameters_across_buckets(tmp_path: Path) -> None:
+    bm = mx.mod.BucketingModule(sym_gen, default_bucket_key=10)
+    bm.bind(data_shapes=[("data", (8, 10, 5))], label_shapes=[("softmax_label", (8,))])
+    bm.init_params(arg_params=FC)
+    bm.init_optimizer(optimizer_params={"learning_rate": 0.5})
+    # the same updates on one plain module that sees each batch's own shape
+    ref = mx.mod.Module(sym_gen(10)[0])
+    ref.bind(data_shapes=[("data", (8, 10, 5))], label_shapes=[("softmax_label", (8,))])
+    ref.init_params(arg_params=FC)
+    ref.init_optimizer(optimizer_params={"learning_rate": 0.5})
+    for key, start in [(10, 0), (4, 1), (7, 2), (4, 3)]:
+        for mod in (bm, ref):
+            mod.forward_backward(seq_batch(key, start))
+            mod.update()
+    assert sorted(bm._buckets) == [4, 7, 10]
+    assert bm.output_shapes == [("softmax_output", (8, 3))]
+    got, _ = bm.get_params()
+    want, _ = ref.get_params()
+    for name in want:
+        np.testing.assert_allclose(got[name].asnumpy(), want[name].asnumpy(), rtol=1e-6)
+    assert not np.allclose(got["fc_weight"].asnumpy(), FC["fc_weight"].asnumpy())
+
+    prefix = str(tmp_path / "bk")
+    bm.save_checkpoint(prefix, 2)
+    loaded = mx.mod.BucketingModule.load(prefix, 2, sym_gen=sym_gen, default_bucket_key=10)
+    loaded.bind(data_shapes=[("data", (8, 10, 5))], label_shapes=[("softmax_label", (8,))])
+    back, _ = loaded.get_params()
+    np.testing.assert_array_equal(back["fc_weight"].asnumpy(), got["fc_weight"].asnumpy())
+    with pytest.raises(MXNetError, match="default_bucket_key"):
+        mx.mod.BucketingModule(sym_gen)
+
+
+def test_sequential_equals_one_module() -> None:
+    x, y = data(8)
+    body = mx.sym.Activation(
+        mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=6, name="fc1"), act_type="relu"
+    )
+    head = mx.sym.SoftmaxOutput(
+        mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3, name="fc2"), name="softmax"
+    )
+    seq = mx.mod.SequentialModule()
+    seq.add(mx.mod.Module(body, label_names=None))
+    seq.add(mx.mod.Module(head), take_labels=True, auto_wiring=True)
+    seq.bind(data_shapes=[("data", (8, 5))], label_shapes=[("softmax_label", (8,))])
+    seq.init_params(arg_params=params())
+    seq.init_optimizer(optimizer_params={"learning_rate": 0.5})
+    one = mx.mod.Module(mlp())
+    one.bind(data_shapes=[("data", (8, 5))], label_shapes=[("softmax_label", (8,))])
+    one.init_params(arg_params=params())
+    one.init_optimizer(optimizer_params={"learning_rate": 0.5})
+    batch = mx.io.DataBatch([mx.nd.array(x)], [mx.nd.array(y)])
+    for _ in range(3):
+        for mod in (seq, one):
+            mod.forward_backward(batch)
+            mod.update()
+    a, _ = seq.get_params()
+    b, _ = one.get_params()
+    assert set(a) == set(b)
+    for name in b:
+        np.testing.assert_allclose(a[name].asnumpy(), b[name].asnumpy(), rtol=1e-5, atol=1e-6)
+    res_seq = seq.score(mx.io.NDArrayIter(x, y, batch_size=8), "acc")
+    res_one = one.score(mx.io.NDArrayIter(x, y, batch_size=8), "acc")
+    assert res_seq == res_one
+    with pytest.raises(MXNetError, match="meta"):
+        seq.add(mx.mod.Module(head), take_label=True)
