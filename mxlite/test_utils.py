@@ -74,6 +74,9 @@ from ._test_utils_data import get_mnist as get_mnist
 from ._test_utils_data import get_mnist_pkl as get_mnist_pkl
 from ._test_utils_data import get_mnist_ubyte as get_mnist_ubyte
 from ._test_utils_data import get_zip_data as get_zip_data
+from ._test_utils_env import getenv as getenv
+from ._test_utils_env import setenv as setenv
+from ._test_utils_env import use_np as use_np
 from ._test_utils_stats import chi_square_check as chi_square_check
 from ._test_utils_stats import collapse_sum_like as collapse_sum_like
 from ._test_utils_stats import gen_buckets_probs_with_ppf as gen_buckets_probs_with_ppf

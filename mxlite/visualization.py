@@ -81,6 +81,42 @@ def print_summary(
     print("_" * line_length)
 
 
+# fill colours by kind of layer, as MXNet's drawings use them
+_COLORS = ("#8dd3c7", "#fb8072", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69", "#fccde5")
+_WEIGHT_SUFFIXES = (
+    "_weight", "_bias", "_beta", "_gamma",
+    "_moving_var", "_moving_mean", "_running_var", "_running_mean",
+)  # fmt: skip
+
+
+def _dims(text: str) -> str:
+    return "x".join(p.strip() for p in text.strip("()[] ").split(",") if p.strip())
+
+
+def _look(node: Any) -> tuple[str, str]:
+    """The label and fill colour of an operator node."""
+    op, a = node.op, node.attrs
+    if op == "Convolution":
+        stride = _dims(a["stride"]) if "stride" in a else "1"
+        return f"Convolution\n{_dims(a['kernel'])}/{stride}, {a['num_filter']}", _COLORS[1]
+    if op == "FullyConnected":
+        return f"FullyConnected\n{a['num_hidden']}", _COLORS[1]
+    if op == "BatchNorm":
+        return node.name, _COLORS[3]
+    if op in ("Activation", "LeakyReLU"):
+        act = a.get("act_type", "relu" if op == "Activation" else "Leaky")
+        return f"{op}\n{act}", _COLORS[2]
+    if op == "Pooling":
+        kernel = _dims(a["kernel"]) if "kernel" in a else "[]"
+        stride = _dims(a["stride"]) if "stride" in a else "1"
+        return f"Pooling\n{a.get('pool_type', 'max')}, {kernel}/{stride}", _COLORS[4]
+    if op in ("Concat", "Flatten", "Reshape"):
+        return node.name, _COLORS[5]
+    if op == "Softmax":
+        return node.name, _COLORS[6]
+    return (a.get("op_type", node.name) if op == "Custom" else node.name), _COLORS[7]
+
+
 def plot_network(
     symbol: Any,
     title: str = "plot",
@@ -92,6 +128,9 @@ def plot_network(
 ) -> Any:
     """Draw the graph of ``symbol`` as a ``graphviz.Digraph`` (needs the graphviz package).
 
+    Nodes are named after the graph's nodes, so nodes sharing a name are drawn as one (a
+    ``RuntimeWarning`` names them, as in MXNet). Edges point from each node to its inputs.
+
     Parameters
     ----------
     title : str, optional
@@ -99,14 +138,21 @@ def plot_network(
     save_format : str, optional
         Output format for rendering; default 'pdf'.
     shape : dict of str to tuple, optional
-        Input shapes: edges are labelled with the shapes inferred.
-    dtype : dict, optional
-        Accepted for MXNet compatibility.
+        Input shapes: edges are labelled with the shapes inferred (batch dimension left out).
+    dtype : dict of str to numpy type, optional
+        Input dtypes: edge labels get the dtype inferred, in parentheses.
     node_attrs : dict, optional
-        Graphviz attributes for every node.
+        Graphviz attributes for every node, e.g. ``{"shape": "oval", "fixedsize": "false"}``.
     hide_weights : bool, optional
-        Leave out weight and bias variables; default True.
+        Leave out the edges to weight-like variables (``*_weight``, ``*_bias``, ...); default
+        True.
     """
+    import warnings
+
+    from .symbol.graph import topo_order
+    from .symbol.infer import infer_types
+    from .symbol.symbol import Symbol
+
     try:
         from graphviz import Digraph
     except ImportError:
@@ -114,31 +160,57 @@ def plot_network(
             "plot_network: the graphviz Python package is not installed; run "
             "`pip install graphviz` (and install the Graphviz programs to render)."
         ) from None
+    if not isinstance(symbol, Symbol):
+        raise MXNetError(f"plot_network: symbol must be a Symbol, got {type(symbol).__name__}.")
     nodes, shapes = _layers(symbol, shape)
-    attrs = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
-             "style": "filled"}  # fmt: skip
-    attrs.update(node_attrs or {})
-    dot = Digraph(name=title, format=save_format)
-    hidden = set()
-    for node in nodes:
-        if (
-            node.op is None
-            and hide_weights
-            and node.name.endswith(
-                ("_weight", "_bias", "_gamma", "_beta", "_moving_mean", "_moving_var", "_label")
+    if shape is not None and any(v is None or 0 in v for v in shapes.values()):
+        raise MXNetError("plot_network: argument 'shape' is incomplete: not every shape is known.")
+    types: dict = {}
+    if dtype is not None:
+        by_name = {n.name: n for n in topo_order(symbol._entries) if n.op is None}
+        types = infer_types(symbol._entries, {id(by_name[k]): v for k, v in dtype.items()})
+        if any(v is None for v in types.values()):
+            raise MXNetError(
+                "plot_network: argument 'dtype' is incomplete: not every dtype is known."
             )
-        ):
-            hidden.add(id(node))
-            continue
-        label = node.name if node.op is None else f"{node.op}\n{node.name}"
-        dot.node(name=str(id(node)), label=label, **attrs)
+    names = [n.name for n in nodes]
+    repeated = sorted({x for x in names if names.count(x) > 1})
+    if repeated:
+        warnings.warn(
+            "There are multiple variables with the same name in your graph, this may result in "
+            "cyclic graph. Repeated names: " + ",".join(repeated),
+            RuntimeWarning,
+            stacklevel=2,
+        )
+    base = {"shape": "box", "fixedsize": "true", "width": "1.3", "height": "0.8034",
+            "style": "filled"}  # fmt: skip
+    base.update(node_attrs or {})
+    dot = Digraph(name=title, format=save_format)
+    hidden: set[str] = set()
     for node in nodes:
-        if id(node) in hidden:
+        attr = dict(base)
+        if node.op is None:
+            if node.name.endswith(_WEIGHT_SUFFIXES):
+                if hide_weights:
+                    hidden.add(node.name)
+                continue  # drawn only through its edges when not hidden, as in MXNet
+            attr.update(shape="oval", fillcolor=_COLORS[0])
+            label = node.name
+        else:
+            label, attr["fillcolor"] = _look(node)
+        dot.node(name=node.name, label=label, **attr)
+    for node in nodes:
+        if node.op is None:
             continue
-        for src, idx in node.inputs:
-            if id(src) in hidden:
+        inputs = node.inputs[:1] if node.op == "_contrib_BilinearResize2D" else node.inputs
+        for src, idx in inputs:
+            if src.name in hidden:
                 continue
-            s = shapes.get((id(src), idx))
-            label = "x".join(map(str, s[1:])) if s else ""
-            dot.edge(str(id(src)), str(id(node)), label=label, dir="back")
+            label = ""
+            if shape is not None:
+                label = "x".join(str(d) for d in shapes[(id(src), idx)][1:])
+            if dtype is not None:
+                label += f"({types[(id(src), idx)].name})"
+            dot.edge(tail_name=node.name, head_name=src.name, dir="back", arrowtail="open",
+                     label=label)  # fmt: skip
     return dot

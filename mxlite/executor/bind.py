@@ -1,6 +1,7 @@
 """``Symbol.bind`` and ``Symbol.simple_bind``: inference, the gradient graph, the memory plan.
 
-Both end in :func:`_make_executor`: infer every shape and dtype from the arrays (bind) or the
+Both end in :func:`_make_executor`: merge common subexpressions (unless
+``MXNET_ELIMINATE_COMMON_EXPR=0``), infer every shape and dtype from the arrays (bind) or the
 given shapes and ``type_dict`` (simple_bind), build the :class:`~.gradient.ExecGraph`, plan
 its memory and make the :class:`~.executor.Executor`. ``group2ctx`` is accepted and every
 node runs on ``ctx`` (model parallelism across devices is not implemented).
@@ -12,11 +13,12 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, env_bool
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
 from ..symbol.graph import Entry, Node, topo_order
+from .cse import eliminate_common_expr
 from .executor import Executor
 from .gradient import INTERNAL, build_graph
 from .plan_memory import plan_memory
@@ -236,6 +238,8 @@ def _make_executor(
     if not isinstance(ctx, Context):
         raise MXNetError(f"bind: argument 'ctx' must be a Context, got {type(ctx).__name__}.")
     arg_names, aux_names, out_names = names
+    if env_bool("MXNET_ELIMINATE_COMMON_EXPR", True):
+        outputs = eliminate_common_expr(outputs)
     shapes = infer_shapes(outputs, known_shapes)
     dtypes = infer_types(outputs, known_dtypes)
     arg_nodes, aux_nodes, _ = graph_names(outputs)
@@ -267,10 +271,12 @@ def _make_executor(
     plan = plan_memory(graph, with_backward=bool(graph.backward))
     shared_blocks = shared_exec._blocks if shared_exec is not None else None
     req_names = {n: r.name.lower() for n, r in reqs.items()}
-    return Executor(
+    exe = Executor(
         symbol, ctx, graph, plan, arg_names, aux_names, arg_arrays, grad_arrays, aux_arrays,
         req_names, shared_blocks, group2ctx,
     )  # fmt: skip
+    exe._optimized = outputs
+    return exe
 
 
 def _check_arrays(graph: Any, names: list[str], arrays: list, what: str, aux: bool = False):

@@ -55,6 +55,7 @@ class Executor:
         group2ctx: dict | None = None,
     ) -> None:
         self._symbol = symbol
+        self._optimized: list[Any] | None = None  # the graph bound, after bind's passes
         self._ctx = ctx
         self._graph = graph
         self._plan = plan
@@ -357,6 +358,15 @@ class Executor:
         (with ``monitor_all``, for its inputs too)."""
         self._monitor = callback
         self._monitor_all = bool(monitor_all)
+
+    def get_optimized_symbol(self) -> Any:
+        """The symbol of the graph this executor runs, after bind's graph passes (such as
+        common subexpression elimination); a copy, so changing it changes nothing here."""
+        from ..symbol.compose import copy_graph
+        from ..symbol.symbol import Symbol
+
+        outputs = self._optimized if self._optimized is not None else self._symbol._entries
+        return Symbol(copy_graph(outputs))
 
     def debug_str(self) -> str:
         """The graph, each step's storage, and the total bytes planned (as MXNet prints)."""

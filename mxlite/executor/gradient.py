@@ -17,11 +17,12 @@ buffer is needed; the engine orders the writers because they mutate the same var
 contributions from one step (``x * x``) go through a temporary and an ``accumulate`` step, as
 a kernel may assign its input gradients in any order.
 
-``BlockGrad`` (``stop_gradient``) passes no gradient: its input gets none from it. An output
-whose operator's backward never reads ``out_grad`` (a loss such as ``SoftmaxOutput`` or
-``MakeLoss``) needs no head gradient; every other head does, and the executor asks for it.
-An argument with ``grad_req='write'`` that gets no gradient at all is filled with zeros, as
-in MXNet.
+``BlockGrad`` (``stop_gradient``) passes no gradient: its input gets none from it. Binding
+fails when a gradient must flow through an operator that has none (``differentiable`` false).
+An output whose operator's backward never reads ``out_grad`` (a loss such as
+``SoftmaxOutput`` or ``MakeLoss``) needs no head gradient; every other head does, and the
+executor asks for it. An argument with ``grad_req='write'`` that gets no gradient at all is
+filled with zeros, as in MXNet.
 
 Example::
 
@@ -306,6 +307,13 @@ class _GradientPass:
         have = [g if g >= 0 and self.writers.get(g, 0) > 0 else -1 for g in have]
         if all(g < 0 for g in have) and any(i in deps for i in og_ids):
             return  # no gradient reaches this node's outputs
+        if not getattr(prop, "differentiable", True):
+            # fail at bind, as MXNet does for an operator without FGradient
+            raise MXNetError(
+                f"bind: operator {prop.op_name} (node {step.name!r}) is non-differentiable: it "
+                f"has no gradient, yet the gradient of its input is requested (use "
+                f"stop_gradient on its output or grad_req='null' for its inputs)."
+            )
         b = Step("backward", f"{step.name}_backward", step.node, prop, aux=list(step.aux))
         b.inputs = list(step.inputs)  # the forward inputs, for reference (not read)
         for i, e in enumerate(step.outputs):

@@ -19,7 +19,7 @@ from ..name import NameManager
 from ..operator import registry
 from .graph import Entry, Node, topo_order
 
-__all__ = ["HIDDEN_KEYS", "hidden_key", "create", "compose", "copy_graph"]
+__all__ = ["HIDDEN_KEYS", "hidden_key", "create", "compose", "copy_graph", "atomic"]
 
 # attributes MXNet accepts without underscores and stores as __key__ (c_api_symbolic.cc)
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
@@ -50,10 +50,19 @@ def hidden_key(key: str, value: str, where: str) -> str:
     return key
 
 
+def _plain(value: Any) -> Any:
+    # NumPy 2 prints scalars as np.int64(3); MXNet wrote the plain number
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, (tuple, list)):
+        return type(value)(_plain(v) for v in value)
+    return value
+
+
 def _attr_text(key: str, value: Any) -> str:
     if key == "dtype" and not isinstance(value, str):
         return np.dtype(value).name
-    return str(value)
+    return str(_plain(value))
 
 
 def _single(sym: Any, where: str, what: str) -> Entry:
@@ -157,12 +166,53 @@ def copy_graph(entries: list[Entry]) -> list[Entry]:
     return [(mapping[id(n)], i) for n, i in entries]
 
 
+def atomic(entries: list[Entry]) -> list[Entry]:
+    """The outputs of a new, input-less node with the same operator and attributes as the
+    single operator node behind ``entries`` (``Symbol._gen_atomic_symbol``)."""
+    node = entries[0][0] if entries else None
+    if node is None or any(n is not node for n, _ in entries):
+        raise MXNetError(
+            "_gen_atomic_symbol: the symbol must have the outputs of exactly one node, got "
+            f"{len({id(n) for n, _ in entries})} nodes."
+        )
+    if node.is_variable():
+        raise MXNetError(f"_gen_atomic_symbol: {node.name!r} is a variable, not an operator.")
+    new = Node(node.op, node.name, node.attrs)
+    new._prop = node._prop
+    return [(new, i) for i in range(node.prop().num_visible_outputs())]
+
+
+def _fill_atomic(node: Node, args: tuple, kwargs: dict[str, Any]) -> None:
+    """Give an input-less operator node its inputs (positional, then by input name); inputs
+    not given become variables named ``<node>_<input>``, as at creation."""
+    prop = node.prop()
+    order = prop.list_arguments() + prop.list_auxiliary_states()
+    where = f"{node.op}(name={node.name!r})"
+    if len(args) > len(order):
+        raise MXNetError(f"{where}: got {len(args)} inputs; inputs are {', '.join(order)}.")
+    slots: list[Any] = list(args) + [None] * (len(order) - len(args))
+    for key, value in kwargs.items():
+        if key not in order:
+            raise MXNetError(f"{where}: unknown input {key!r}; inputs are {', '.join(order)}.")
+        slots[order.index(key)] = value
+    node.inputs = [
+        (Node(None, f"{node.name}_{a}", node.params()), 0) if v is None else _single(v, where, a)
+        for a, v in zip(order, slots)
+    ]
+
+
 def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
     """Replace ``sym``'s free variables in place: positional ``args`` in ``list_inputs``
     order, keyword arguments by variable name; ``name=`` renames the output node."""
     from .symbol import Symbol
 
     name = kwargs.pop("name", None)
+    head = sym._entries[0][0] if sym._entries else None
+    if head is not None and head.op is not None and not head.inputs:
+        if name:
+            head.name = name
+        _fill_atomic(head, args, kwargs)  # an atomic symbol: its node takes the inputs
+        return
     if args and kwargs:
         raise MXNetError(
             "compose: input symbols go either as positional or as keyword arguments, not both."

@@ -34,12 +34,14 @@ _MAX_SWEEPS = 64  # each useful sweep fills at least one entry; real graphs sett
 
 
 def parse_shape_attr(text: str) -> Shape | None:
-    """Parse a ``__shape__`` attribute such as ``"(2, 3)"`` or ``"[2,3]"``; None if empty."""
+    """Parse a ``__shape__`` attribute such as ``"(2, 3)"`` or ``"[2,-1]"`` (-1 and 0 are
+    unknown dims); None if empty or ``"None"``."""
     body = text.strip().strip("()[]").strip()
-    if not body:
+    if not body or body == "None":
         return None
     try:
-        return tuple(int(p) for p in body.replace("L", "").split(",") if p.strip())
+        # -1 is NumPy-shape semantics' unknown dim; inference writes unknown as 0
+        return tuple(max(int(p), 0) for p in body.replace("L", "").split(",") if p.strip())
     except ValueError:
         raise ShapeError(f"infer_shape: cannot read shape attribute {text!r}.") from None
 

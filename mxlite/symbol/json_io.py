@@ -1,14 +1,17 @@
 """MXNet's symbol JSON, both ways, byte for byte as MXNet 1.9.1 writes it.
 
 Writing: nodes in NNVM's depth-first post-order, ``arg_nodes`` (the variables),
-``node_row_ptr`` (running count of outputs), ``heads`` and ``attrs.mxnet_version``. The layout
+``node_row_ptr`` (running count of outputs), ``heads`` and ``attrs.mxnet_version`` (plus
+``attrs.is_np_shape`` under NumPy shape semantics). The layout
 follows dmlc's JSON writer: objects one key per line except an ``attrs`` map of one key;
 arrays of numbers or entries on one line up to 10 items; keys of ``attrs`` sorted.
 
 Reading: any version MXNet 1.x reads. Files older than 1.9.1 are upgraded as MXNet does: the
 ``param``/``attr`` keys of 0.8 merge into ``attrs``, bare ``lr_mult``/``ctx_group``... become
 ``__lr_mult__``..., ``weight_lr_mult`` on an operator moves to its ``weight`` variable, and
-inputs that 0.8 left implicit become variables.
+inputs that 0.8 left implicit become variables. Loaded under NumPy shape semantics, a file
+written without them has its variables' ``__shape__`` rewritten (0 dims become -1, an empty
+shape ``None``), as MXNet does.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import json
 
 from ..base import MXNetError
 from ..operator import registry
+from ..util import is_np_shape
 from .compose import HIDDEN_KEYS
 from .graph import Entry, Node, topo_order
 
@@ -97,12 +101,15 @@ def to_json(entries: list[Entry]) -> str:
         pairs.append(("inputs", _array(inputs, ind + "  ")))
         texts.append(_object(pairs, ind))
         row_ptr.append(row_ptr[-1] + node.num_outputs())
+    graph_attrs = [("mxnet_version", f'["int", {MXNET_VERSION}]')]
+    if is_np_shape():  # MXNet marks files written with NumPy shape semantics on
+        graph_attrs.insert(0, ("is_np_shape", '["int", 1]'))
     top = [
         ("nodes", "[\n" + ind + (", \n" + ind).join(texts) + "\n  ]"),
         ("arg_nodes", _array([str(i) for i, n in enumerate(nodes) if n.is_variable()], "  ")),
         ("node_row_ptr", _array([str(r) for r in row_ptr], "  ")),
         ("heads", _array([_entry([index[id(n)], i, 0]) for n, i in entries], "  ")),
-        ("attrs", f'{{"mxnet_version": ["int", {MXNET_VERSION}]}}'),
+        ("attrs", _object(graph_attrs, "  ", multi=len(graph_attrs) > 1)),
     ]
     return _object(top, "")
 
@@ -143,6 +150,14 @@ def _input_names(node: Node) -> list[str]:
     return prop.list_arguments() + prop.list_auxiliary_states()
 
 
+def _numpy_shape_text(text: str) -> str:
+    body = text.strip().strip("()[]").replace("L", "")
+    dims = [int(p) for p in body.split(",") if p.strip()] if body.strip() != "None" else []
+    if not dims:
+        return "None"
+    return "[" + ",".join(str(d if d else -1) for d in dims) + "]"
+
+
 def from_json(text: str) -> list[Entry]:
     """The output entries of the graph in MXNet symbol JSON ``text`` (any 1.x version)."""
     try:
@@ -176,6 +191,11 @@ def from_json(text: str) -> list[Entry]:
         node = Node(None if op == "null" else registry.get(op).op_name, jn["name"], attrs, inputs)
         nodes.append(node)
     heads = [(nodes[h[0]], int(h[1])) for h in data["heads"]]
+    if is_np_shape() and not int((graph_attrs.get("is_np_shape") or [0, 0])[1]):
+        # a file from before NumPy shapes: its 0 dims mean "unknown", which is -1 now
+        for node in nodes:
+            if node.op is None and "__shape__" in node.attrs:
+                node.attrs["__shape__"] = _numpy_shape_text(node.attrs["__shape__"])
     if version < MXNET_VERSION:
         for node in topo_order(heads):
             _fix_hidden_keys(node)

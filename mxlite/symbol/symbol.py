@@ -27,6 +27,7 @@ import numpy as np
 
 from ..attribute import AttrScope
 from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol
+from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
 from .graph import Entry, Node, topo_order
@@ -209,6 +210,11 @@ class Symbol:
     def _compose(self, *args: Symbol, **kwargs: Any) -> None:
         _compose.compose(self, args, kwargs)
 
+    def _gen_atomic_symbol(self) -> Symbol:
+        """A symbol of one new node, with no inputs yet, running this symbol's operator with
+        its attributes; calling it with inputs composes it."""
+        return Symbol(_compose.atomic(self._entries))
+
     def __copy__(self) -> Symbol:
         return Symbol(_compose.copy_graph(self._entries))
 
@@ -333,7 +339,10 @@ class Symbol:
         return args, outs, auxs
 
     def _infer_shape_impl(self, partial: bool, args: tuple, kwargs: dict) -> Any:
-        known = self._known("infer_shape", args, kwargs, lambda s: tuple(int(d) for d in s))
+        # inference marks unknown dims 0; NumPy shape semantics write them -1 (and an unknown
+        # shape None, not ()), so convert on the way in and out
+        np_sem = is_np_shape()
+        known = self._known("infer_shape", args, kwargs, lambda s: tuple(max(int(d), 0) for d in s))
         try:
             values = infer_shapes(self._entries, known)
         except MXNetError as exc:
@@ -343,8 +352,13 @@ class Symbol:
             raise type(exc)(f"{exc}\ninfer_shape error. Arguments:{given}") from exc
         arg_s, out_s, aux_s = self._collect(values)
         if partial:
-            fix = [lambda s: () if s is None else s]
-            return tuple([fix[0](s) for s in part] for part in (arg_s, out_s, aux_s))
+
+            def fix(s: Any) -> Any:
+                if s is None:
+                    return None if np_sem else ()
+                return tuple(d or -1 for d in s) if np_sem else s
+
+            return tuple([fix(s) for s in part] for part in (arg_s, out_s, aux_s))
         complete = all(s is not None and 0 not in s for s in [*arg_s, *out_s, *aux_s])
         if not complete:
             names = self.list_arguments()

@@ -86,3 +86,14 @@ def test_missing_head_gradient_raises():
     exe.forward(is_train=True)
     with pytest.raises(mx.base.MXNetError, match="head gradient 0.*MakeLoss"):
         exe.backward()
+
+
+def test_non_differentiable_operator_fails_at_bind():
+    x, idx = mx.sym.Variable("x"), mx.sym.Variable("idx")
+    y = mx.sym.batch_take(x, idx)
+    types = {"x": np.float32, "idx": np.int32}
+    exe = mx.sym.stop_gradient(y).simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types)
+    exe.forward()
+    exe.backward()
+    with pytest.raises(mx.base.MXNetError, match="batch_take.*non-differentiable"):
+        y.simple_bind(mx.cpu(), x=(4, 3), idx=(4,), type_dict=types)

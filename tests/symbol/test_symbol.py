@@ -129,3 +129,34 @@ def test_late_registered_operator_is_found():
     with pytest.raises(AttributeError):
         getattr(mx.sym, "no_such_operator")  # noqa: B009
     assert set(n for n in registry.all_ops() if not n.startswith("_")) <= set(dir(mx.sym.op))
+
+
+def test_gen_atomic_symbol_composes_like_the_source():
+    data, p = mx.sym.Variable("data"), mx.sym.Variable("param")
+    h0, h1 = mx.sym.Variable("h0"), mx.sym.Variable("h1")
+    rnn = mx.sym.RNN(data, p, h0, h1, state_size=10, num_layers=2, bidirectional=True,
+                     state_outputs=True, mode="lstm", name="rnn")  # fmt: skip
+    atom = rnn._gen_atomic_symbol()
+    assert atom.list_arguments() == []
+    assert atom.list_outputs() == rnn.list_outputs()
+    again = atom(data, p, h0, h1)
+    assert again.tojson() == rnn.tojson()
+    fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")._gen_atomic_symbol()(data=data)
+    assert fc.list_arguments() == ["data", "fc_weight", "fc_bias"]
+
+
+def test_gen_atomic_symbol_needs_one_operator_node():
+    with pytest.raises(mx.base.MXNetError, match="variable"):
+        mx.sym.Variable("x")._gen_atomic_symbol()
+    two = mx.sym.Group([mx.sym.sin(mx.sym.Variable("x")), mx.sym.cos(mx.sym.Variable("x"))])
+    with pytest.raises(mx.base.MXNetError, match="one node"):
+        two._gen_atomic_symbol()
+
+
+def test_numpy_scalars_are_written_as_plain_numbers():
+    import numpy as np
+
+    t = mx.sym.transpose(mx.sym.Variable("a"), axes=tuple(np.arange(3)[::-1]), name="t")
+    assert t.list_attr() == {"axes": "(2, 1, 0)"}
+    s = mx.sym.sum(mx.sym.Variable("a"), axis=np.int64(1), name="s")
+    assert s.list_attr() == {"axis": "1"}

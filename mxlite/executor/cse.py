@@ -1,0 +1,116 @@
+"""Common subexpression elimination over a forward graph (``MXNET_ELIMINATE_COMMON_EXPR``).
+
+Design note
+-----------
+Binding runs this pass on a copy of the symbol's graph before the gradient pass, as MXNet's
+executor does (on by default). Two operator nodes are merged when they read the very same
+input entries, run the same operator with the same attributes, and computing one twice is
+sure to give the same result: no auxiliary states or other inputs it updates, no resource
+other than temporary space (random numbers differ on each call), no ``Custom`` operator (it
+may keep state). Rounds repeat until nothing merges, so ``(a+b)+c`` twice folds in two
+rounds. When merging makes two graph outputs the same entry, the later ones are given a
+``_copy`` node each (named ``<node>_<k>_copy``) so every output keeps its own array.
+
+Variable nodes are kept as they are (callers key what they know by ``id(variable)``); every
+operator node is copied, so the user's symbol is never changed.
+
+Example::
+
+    outs = eliminate_common_expr(sym._entries)   # (a+b)+(a+b) -> one a+b read twice
+"""
+
+from __future__ import annotations
+
+from ..resource import ResourceRequest
+from ..symbol.graph import Entry, Node, topo_order
+
+__all__ = ["eliminate_common_expr"]
+
+_STATEFUL_OPS = frozenset({"Custom"})
+
+
+def _copy_ops(outputs: list[Entry]) -> list[Entry]:
+    mapping: dict[int, Node] = {}
+    for node in topo_order(outputs):
+        if node.is_variable():
+            mapping[id(node)] = node
+            continue
+        new = Node(node.op, node.name, node.attrs, [(mapping[id(s)], i) for s, i in node.inputs])
+        new._prop = node._prop
+        mapping[id(node)] = new
+    return [(mapping[id(n)], i) for n, i in outputs]
+
+
+def _mergeable(node: Node) -> bool:
+    if node.op in _STATEFUL_OPS:
+        return False
+    try:
+        prop = node.prop()
+        mutates = getattr(prop, "mutate_inputs", None)
+        if prop.list_auxiliary_states() or (mutates is not None and mutates()):
+            return False
+        # requests depend on the operator and its attributes, not on the shapes
+        requests = prop.forward_resource([None] * len(node.inputs))
+    except Exception:  # noqa: BLE001  (an operator that cannot tell is kept as it is)
+        return False
+    return all(r == ResourceRequest.TEMP_SPACE for r in requests)
+
+
+def _equal(a: Node, b: Node) -> bool:
+    return a.op == b.op and a.attrs == b.attrs and _mergeable(a)
+
+
+def _common_pairs(outputs: list[Entry]) -> list[tuple[Node, Node]]:
+    groups: dict[tuple, list[Node]] = {}
+    for node in topo_order(outputs):
+        if node.inputs and not node.is_variable():
+            groups.setdefault(tuple((id(s), i) for s, i in node.inputs), []).append(node)
+    pairs: list[tuple[Node, Node]] = []
+    for group in groups.values():
+        replaced: set[int] = set()
+        for i, src in enumerate(group):
+            if i in replaced:
+                continue
+            for j in range(i + 1, len(group)):
+                if j not in replaced and _equal(src, group[j]):
+                    replaced.add(j)
+                    pairs.append((src, group[j]))
+    return pairs
+
+
+def eliminate_common_expr(outputs: list[Entry]) -> list[Entry]:
+    """Return the outputs of a copy of the graph with common subexpressions merged.
+
+    Parameters
+    ----------
+    outputs : list of (Node, int)
+        The graph's output entries.
+
+    Returns
+    -------
+    list of (Node, int)
+        The output entries of the new graph (its variable nodes are the original ones).
+    """
+    outs = _copy_ops(outputs)
+    merged_any = False
+    while True:
+        pairs = _common_pairs(outs)
+        if not pairs:
+            break
+        merged_any = True
+        to_src = {id(rep): src for src, rep in pairs}
+        for node in topo_order(outs):
+            node.inputs = [(to_src.get(id(s), s), i) for s, i in node.inputs]
+        outs = [(to_src.get(id(n), n), i) for n, i in outs]
+    if not merged_any:
+        return outs
+    seen: dict[tuple[int, int], int] = {}
+    for k, (node, i) in enumerate(outs):
+        key = (id(node), i)
+        if key not in seen:
+            seen[key] = 0
+            continue
+        copy = Node("_copy", f"{node.name}_{seen[key]}_copy", {}, [(node, i)])
+        seen[key] += 1
+        outs[k] = (copy, 0)
+    return outs
