@@ -9,6 +9,9 @@ from . import tensor as tensor
 from .custom import CustomOp as CustomOp
 from .custom import CustomOpProp as CustomOpProp
 from .custom import register as register
+from .introspect import OperatorArguments as OperatorArguments
+from .introspect import get_all_registered_operators as get_all_registered_operators
+from .introspect import get_operator_arguments as get_operator_arguments
 from .registry import OpContext as OpContext
 from .registry import Operator as Operator
 from .registry import OperatorProperty as OperatorProperty
@@ -18,4 +21,11 @@ from .simple_op import simple_op as simple_op
 
 # What ``from mxnet.operator import *`` gives in MXNet; without it the star import would also
 # bind our subpackages (``random``, ``nn``, ...) over the caller's own modules.
-__all__ = ["CustomOp", "CustomOpProp", "register"]
+__all__ = [
+    "CustomOp",
+    "CustomOpProp",
+    "register",
+    "OperatorArguments",
+    "get_all_registered_operators",
+    "get_operator_arguments",
+]

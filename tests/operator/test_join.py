@@ -126,3 +126,18 @@ def test_public_split_v2() -> None:
     a = np.arange(10, dtype=np.float32).reshape(5, 2)
     parts = mx.nd._internal._split_v2(mx.nd.array(a), indices=(0, 1), axis=0)
     assert [p.shape for p in parts] == [(1, 2), (4, 2)]
+
+
+def test_concat_backward_with_an_input_that_needs_no_gradient() -> None:
+    # the executor hands None for the gradient of an input bound without one
+    a, b, c = (mx.sym.Variable(n) for n in "abc")
+    out = mx.sym.Concat(a, b, c, dim=1)
+    shapes = [(2, 1), (2, 3), (2, 2)]
+    args = [mx.nd.ones(s) * (i + 1) for i, s in enumerate(shapes)]
+    grads = {"a": mx.nd.zeros(shapes[0]), "c": mx.nd.zeros(shapes[2])}
+    exe = out.bind(mx.cpu(), args=args, args_grad=grads)
+    exe.forward(is_train=True)
+    head = np.arange(12, dtype=np.float32).reshape(2, 6)
+    exe.backward([mx.nd.array(head)])
+    np.testing.assert_array_equal(grads["a"].asnumpy(), head[:, :1])
+    np.testing.assert_array_equal(grads["c"].asnumpy(), head[:, 4:])

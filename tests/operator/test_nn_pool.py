@@ -168,6 +168,22 @@ def test_bad_input(shape, params, err, match) -> None:
         opcheck.forward("Pooling", [np.zeros(shape, np.float32)], **params)
 
 
+def test_extra_pad_and_stride_values_are_ignored() -> None:
+    # MXNet reads only the first len(kernel) values (values from real MXNet 1.9.1)
+    x = np.arange(10, dtype=np.float32).reshape(1, 1, 10)
+    (out,) = opcheck.forward(
+        "Pooling", [x], kernel=(2,), stride=(2, 1, 1), pad=(0, 0, 0), pool_type="max"
+    )
+    np.testing.assert_array_equal(out, [[[1, 3, 5, 7, 9]]])
+    (out,) = opcheck.forward("Pooling", [x], kernel=(3,), pad=(1, 2, 3), pool_type="max")
+    assert out.shape == (1, 1, 10)
+
+
+def test_too_few_pad_values_rejected() -> None:
+    with pytest.raises(ParamError, match="Pooling.*pad"):
+        opcheck.forward("Pooling", [np.zeros((1, 1, 4, 4), np.float32)], kernel=(2, 2), pad=(1,))
+
+
 def test_integer_data_rejected() -> None:
     with pytest.raises(DTypeError, match="Pooling.*data"):
         opcheck.forward("Pooling", [np.zeros((1, 1, 4, 4), np.int32)], kernel=(2, 2))

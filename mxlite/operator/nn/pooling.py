@@ -124,11 +124,15 @@ class PoolingProp(OperatorProperty):
         stride = p.stride or (1,) * len(k)
         pad = p.pad or (0,) * len(k)
         for name, val, low in (("kernel", k, 1), ("stride", stride, 1), ("pad", pad, 0)):
-            if len(val) != len(k) or min(val) < low:
+            if len(val) < len(k) or min(val[: len(k)]) < low:
                 raise ParamError(
-                    f"{self.where()}: argument {name!r} must have {len(k)} values >= {low}, "
+                    f"{self.where()}: argument {name!r} must have {len(k)} values >= {low} (one "
+                    "per kernel dim), "
                     f"got {val}."
                 )
+        # MXNet reads only the first len(kernel) values of stride and pad (pad=(0, 0, 0) with a
+        # 1-D kernel works there)
+        stride, pad = stride[: len(k)], pad[: len(k)]
         conv = p.pooling_convention
         if conv == "same" and (nd != 3 or any(pad)):
             raise ParamError(

@@ -49,6 +49,13 @@ def _int_div(xp: Any, a: Any, b: Any, out: Any) -> Any:
     return xp.true_divide(a, b, out=out)
 
 
+def _mod_grads(xp: Any, g: Any, a: Any, b: Any) -> tuple:
+    # MXNet defines both gradients of an integer mod as 0 (its mod_grad/mod_rgrad templates)
+    if np.issubdtype(g.dtype, np.integer):
+        return xp.zeros_like(g), xp.zeros_like(g)
+    return g, -g * xp.floor(a / b)
+
+
 def _cmp(ufunc_name: str):
     def fwd(xp: Any, a: Any, b: Any, env: Any, out: Any) -> Any:
         return getattr(xp, ufunc_name)(a, b).astype(a.dtype, copy=False)
@@ -104,7 +111,7 @@ _BINARY: list[tuple[str, Any, Any, GradNeeds, tuple[str, ...], tuple[str, ...]]]
     (
         "mod",
         lambda xp, a, b, env, out: xp.mod(a, b, out=out),
-        lambda xp, g, a, b, env: (g, -g * xp.floor(a / b)),
+        lambda xp, g, a, b, env: _mod_grads(xp, g, a, b),
         GradNeeds.INPUT,
         ("_mod", "_Mod"),
         (),
@@ -283,12 +290,16 @@ _scalar(
     ("_RDivScalar",),
 )
 _scalar(
-    "_mod_scalar", lambda xp, x, s: xp.mod(x, s), lambda xp, g, e: g, _G.OUT_GRAD, ("_ModScalar",)
+    "_mod_scalar",
+    lambda xp, x, s: xp.mod(x, s),
+    lambda xp, g, e: xp.zeros_like(g) if np.issubdtype(g.dtype, np.integer) else g,
+    _G.OUT_GRAD,
+    ("_ModScalar",),
 )
 _scalar(
     "_rmod_scalar",
     lambda xp, x, s: xp.mod(s, x),
-    lambda xp, g, x, e: -g * xp.floor(e.scalar / x),
+    lambda xp, g, x, e: _mod_grads(xp, g, e.scalar, x)[1],
     _G.INPUT,
     ("_RModScalar",),
 )

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...base import Shape
+import numpy as np
+
+from ...base import MXNetError, Shape
 from ..param import Param, field
 from ..registry import OpTest, dtype_assign, register
 from .shape import ArrayOp, norm_axis
@@ -69,11 +71,16 @@ class ConcatProp(_JoinBase):
         return [xp.concatenate(ins, axis=norm_axis(self, "dim", self.param.dim, ins[0].ndim))]
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        axis = norm_axis(self, "dim", self.param.dim, len(in_shapes[0]))
-        cuts, total = [], 0
-        for s in in_shapes[:-1]:
-            total += s[axis]
-            cuts.append(total)
+        axis = norm_axis(self, "dim", self.param.dim, ograds[0].ndim)
+        sizes = [None if s is None else s[axis] for s in in_shapes]
+        if sizes.count(None) == 1:  # one input needs no gradient: its size is what is left
+            sizes[sizes.index(None)] = ograds[0].shape[axis] - sum(n for n in sizes if n)
+        if None in sizes:
+            raise MXNetError(
+                f"{self.where()}: backward needs the shapes of inputs that take no gradient "
+                "when more than one of them does."
+            )
+        cuts = np.cumsum(sizes[:-1]).tolist()
         return xp.split(ograds[0], cuts, axis=axis)
 
 

@@ -148,7 +148,13 @@ class _ArrayOperator(Operator):
     ) -> None:
         if all(r == OpReq.NULL for r in req):
             return
-        grads = self.prop.gradient(self.xp, out_grad, in_data, [g.shape for g in in_grad])
+        # An input bound without a gradient comes as None; take its shape from in_data when
+        # backward reads it, else leave it None (the gradient may derive it, as Concat does).
+        shapes = [
+            g.shape if g is not None else (d.shape if d is not None else None)
+            for g, d in zip(in_grad, in_data)
+        ]
+        grads = self.prop.gradient(self.xp, out_grad, in_data, shapes)
         for g, r, v in zip(in_grad, req, grads):
             if r != OpReq.NULL and v is not None:
                 assign(g, r, v)
