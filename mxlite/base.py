@@ -146,3 +146,22 @@ DTYPE_MX_TO_NP: dict[int, Any] = {-1: None, **{flag: t for t, flag in _MX_FLAGS.
 
 # Flags MXNet knows that mxlite does not support: NumPy has no bfloat16.
 DTYPE_MX_UNSUPPORTED: dict[int, str] = {12: "bfloat16"}
+
+
+# ---- names MXNet's Python front end exports from mxnet.base, which user code and MXNet's own
+# tests import --------------------------------------------------------------------------------
+
+mx_real_t = np.float32  # MXNet's default real type
+mx_uint = int  # a C uint in MXNet; only used for counts and sizes from Python
+
+
+def py_str(x: bytes | str) -> str:
+    """Decode bytes from MXNet's C API (here: any bytes) as UTF-8; strings pass through."""
+    return x.decode("utf-8") if isinstance(x, bytes) else x
+
+
+def _as_list(obj: Any) -> list:
+    """``obj`` as a list: lists and tuples as they are, anything else in a one-item list."""
+    if isinstance(obj, (list, tuple)):
+        return list(obj)
+    return [obj]
