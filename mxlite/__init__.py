@@ -24,6 +24,7 @@ from . import lr_scheduler as lr_scheduler
 from . import metric as metric
 from . import model as model
 from . import module as module
+from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
 from . import optimizer as optimizer
@@ -42,6 +43,7 @@ from .util import use_np_shape as use_np_shape
 
 init = initializer
 mod = module
+mon = monitor
 nd = ndarray
 sym = symbol
 viz = visualization

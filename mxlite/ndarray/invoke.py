@@ -6,8 +6,9 @@ Design note
 infers output shapes and dtypes (cached per input set on the property, so a repeated call
 costs one dict lookup), checks contexts, allocates the outputs, picks up the resources the
 operator requests, and pushes a single engine function that reads the inputs' vars and
-mutates the outputs', the auxiliary states' and the resources' vars. Errors in the arguments
-are raised here; errors inside the kernel surface at the next wait on an output.
+mutates the outputs', the auxiliary states', the mutated inputs' (``mutate_inputs``) and the
+resources' vars. Errors in the arguments are raised here; errors inside the kernel surface at
+the next wait on an output.
 
 Autograd (when recording) sees each call through ``_record_hook``.
 """
@@ -113,7 +114,12 @@ def invoke(
         forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
     reads = [x._chunk.var for x in args]
-    if out is None:  # fresh outputs: no var is both read and written
+    if prop._mutates:  # states updated in place (FMutateInputs): written, not only read
+        mutated = [args[i]._chunk.var for i in prop._mutates]
+        mutate += mutated
+        reads = [v for v in reads if v not in mutated]
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name)
+    elif out is None:  # fresh outputs: no var is both read and written
         _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name)
     else:
         _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name)

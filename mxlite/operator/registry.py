@@ -133,6 +133,13 @@ class OperatorProperty:
         # fast-path flags for imperative calls
         self._has_aux = bool(self.list_auxiliary_states())
         self._has_resources = type(self).forward_resource is not OperatorProperty.forward_resource
+        # inputs that forward updates in place (empty for nearly every operator: invoke's fast
+        # path then stays as it is)
+        self._mutates: tuple[int, ...] = (
+            tuple(self.mutate_inputs())
+            if type(self).mutate_inputs is not OperatorProperty.mutate_inputs
+            else ()
+        )
 
     # ---- construction ----------------------------------------------------------------
 
@@ -237,8 +244,7 @@ class OperatorProperty:
         # every input is known here, so a 0 in an output shape is a real, empty dimension
         if res is None or any(s is None for s in res[1]):
             raise ShapeError(
-                f"{self.where()}: cannot infer the output shape from input shapes "
-                f"{list(shapes)}."
+                f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
             )
         tres = self.infer_type(list(dtypes))
         if tres is None:
@@ -270,6 +276,13 @@ class OperatorProperty:
         self, out_grad: list[int], in_data: list[int], out_data: list[int], in_grad: list[int]
     ) -> list[tuple]:
         """Pairs (out_grad/in_data/out_data, in_grad) that may share memory in backward."""
+        return []
+
+    def mutate_inputs(self) -> list[int]:
+        """Indices of the arguments that forward updates in place (MXNet's ``FMutateInputs``),
+        such as the interleaved optimizer states of ``multi_sgd_mom_update``. An imperative call
+        mutates their vars instead of reading them, so a later read waits for the update.
+        Trailing mutated inputs are better declared as auxiliary states (default: none)."""
         return []
 
     def is_train_dependent(self) -> bool:
