@@ -6,6 +6,7 @@
 from . import base as base
 from . import context as context
 from . import engine as engine
+from . import error as error
 from .base import MXNetError as MXNetError
 from .context import Context as Context
 from .context import cpu as cpu

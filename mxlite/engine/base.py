@@ -156,9 +156,31 @@ class _Failure:
     def raise_error(self) -> None:
         self.cleared = True
         exc = self.exc
-        raise MXNetError(
+        raise error_class(exc)(
             f"engine function {self.name!r} on {self.ctx} failed: {type(exc).__name__}: {exc}"
         ) from exc
+
+
+# MXNet raises these kinds of failure as the builtin class (mxnet/error.py registers them);
+# ours are both that builtin and MXNetError, so `except IndexError` and `except MXNetError`
+# both catch them.
+_BUILTIN_KINDS = (IndexError, KeyError, ValueError, TypeError, AttributeError, NotImplementedError)
+_COMBINED: dict[type, type] = {}
+
+
+def error_class(exc: BaseException) -> type:
+    """The class a failure is raised as at a wait: MXNetError, joined with the failure's
+    builtin kind when it has one of MXNet's registered kinds."""
+    if isinstance(exc, MXNetError):
+        return MXNetError
+    for kind in _BUILTIN_KINDS:
+        if isinstance(exc, kind):
+            cls = _COMBINED.get(kind)
+            if cls is None:
+                cls = type(kind.__name__, (MXNetError, kind), {"__module__": "mxlite.error"})
+                _COMBINED[kind] = cls
+            return cls
+    return MXNetError
 
 
 class _Block:

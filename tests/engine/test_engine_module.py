@@ -233,3 +233,17 @@ def test_exit_runs_pending_work_and_returns(kind: str, tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["leaving"]
     assert out.read_text().split() == [str(i) for i in range(100)]
+
+
+def test_builtin_failure_kinds_are_raised_as_both_kinds() -> None:
+    # MXNet raises IndexError/ValueError/... failures as the builtin; ours also stay MXNetError
+    eng = engine.create("ThreadedEngine")
+    try:
+        v = eng.new_var()
+        eng.push_sync(lambda rctx: [][1], mx.cpu(), [], [v], name="index_out_of_range")
+        with pytest.raises(IndexError, match="index_out_of_range") as info:
+            eng.wait_for_var(v)
+        assert isinstance(info.value, mx.MXNetError)
+        assert isinstance(info.value.__cause__, IndexError)
+    finally:
+        eng.shutdown()
