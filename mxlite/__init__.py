@@ -5,6 +5,7 @@
 
 from . import base as base
 from . import context as context
+from . import contrib as contrib
 from . import engine as engine
 from . import error as error
 from .base import MXNetError as MXNetError
@@ -19,6 +20,7 @@ from . import attribute as attribute
 from . import autograd as autograd
 from . import callback as callback
 from . import executor as executor
+from . import gluon as gluon
 from . import initializer as initializer
 from . import io as io
 from . import lr_scheduler as lr_scheduler

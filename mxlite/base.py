@@ -165,3 +165,17 @@ def _as_list(obj: Any) -> list:
     if isinstance(obj, (list, tuple)):
         return list(obj)
     return [obj]
+
+
+def data_dir_default() -> str:
+    """Where MXNet keeps downloaded data by default: ~/.mxnet (%APPDATA%/mxnet on Windows)."""
+    import platform
+
+    if platform.system() == "Windows":
+        return os.path.join(os.environ.get("APPDATA", ""), "mxnet")
+    return os.path.join(os.path.expanduser("~"), ".mxnet")
+
+
+def data_dir() -> str:
+    """The data directory: ``MXNET_HOME`` if set, else :func:`data_dir_default`."""
+    return os.getenv("MXNET_HOME", data_dir_default())

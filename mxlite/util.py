@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape"]
+__all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "getenv", "setenv"]
 
 _state = threading.local()  # the flag is per thread, as in MXNet
 
@@ -54,3 +54,7 @@ def use_np_shape(func: Callable) -> Callable:
             return func(*args, **kwargs)
 
     return wrapper
+
+
+from ._test_utils_env import getenv as getenv  # noqa: E402  (one definition, shared)
+from ._test_utils_env import setenv as setenv  # noqa: E402

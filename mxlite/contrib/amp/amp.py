@@ -1,0 +1,15 @@
+"""``mx.contrib.amp.amp``: not implemented in mxlite yet; any use raises a clear error."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...base import MXNetError
+
+
+def __getattr__(name: str) -> Any:
+    if name.startswith("__"):
+        raise AttributeError(name)
+    raise MXNetError(
+        f"mx.contrib.amp.{name}: automatic mixed precision (AMP) is not implemented in mxlite yet."
+    )

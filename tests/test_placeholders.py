@@ -1,0 +1,33 @@
+"""Packages mxlite does not implement yet import, and fail clearly when used."""
+
+import pytest
+
+import mxlite as mx
+from mxlite.base import MXNetError
+
+
+def test_gluon_imports_and_fails_clearly():
+    from mxlite import gluon
+
+    with pytest.raises(MXNetError, match="Gluon is not implemented"):
+        gluon.nn  # noqa: B018
+
+
+def test_amp_imports_and_fails_clearly():
+    from mxlite.contrib.amp import amp
+
+    with pytest.raises(MXNetError, match="AMP"):
+        amp.init()
+
+
+def test_contrib_aliases_the_contrib_operators():
+    assert mx.contrib.ndarray is mx.nd.contrib and mx.contrib.symbol is mx.sym.contrib
+
+
+def test_base_data_dir_and_util_env(monkeypatch, tmp_path):
+    monkeypatch.setenv("MXNET_HOME", str(tmp_path))
+    assert mx.base.data_dir() == str(tmp_path)
+    mx.util.setenv("MXLITE_TEST_X", "1")
+    assert mx.util.getenv("MXLITE_TEST_X") == "1"
+    mx.util.setenv("MXLITE_TEST_X", None)
+    assert mx.util.getenv("MXLITE_TEST_X") is None
