@@ -51,6 +51,7 @@ from ._test_utils_compare import (
 from ._test_utils_compare import assert_almost_equal_with_err as assert_almost_equal_with_err
 from ._test_utils_compare import checkShapes as checkShapes
 from ._test_utils_compare import compare_ndarray_tuple as compare_ndarray_tuple
+from ._test_utils_optimizer import compare_optimizer as compare_optimizer
 from ._test_utils_compare import default_atols as default_atols
 from ._test_utils_compare import default_numeric_eps as default_numeric_eps
 from ._test_utils_compare import default_rtols as default_rtols
