@@ -50,7 +50,23 @@ def _as_dict(sym: Any, values: Any, names: list[str], what: str) -> dict[str, An
     raise MXNetError(f"{what}: expected a list or dict of arrays, got {type(values).__name__}.")
 
 
+def _check_dtype(where: str, dtype: Any) -> None:
+    if isinstance(dtype, str) and dtype == "asnumpy":
+        return
+    try:
+        ok = np.dtype(dtype) in (np.float16, np.float32, np.float64)
+    except TypeError:
+        ok = False
+    if not ok:
+        raise MXNetError(
+            f"{where}: dtype must be 'asnumpy', np.float16, np.float32 or np.float64, "
+            f"got {dtype!r}."
+        )
+
+
 def _to_nd(values: dict[str, Any], ctx: Context, dtype: Any) -> dict[str, Any]:
+    """NDArrays as given; every other value becomes an NDArray of ``dtype`` (integer arrays
+    too, as MXNet 1.9.1 does), or of its own dtype when ``dtype`` is 'asnumpy'."""
     nd = _nd()
     out = {}
     for k, v in values.items():
@@ -58,7 +74,8 @@ def _to_nd(values: dict[str, Any], ctx: Context, dtype: Any) -> dict[str, Any]:
             out[k] = v.as_in_context(ctx)
         else:
             a = np.asarray(v)
-            out[k] = nd.array(a, ctx=ctx, dtype=dtype if a.dtype.kind == "f" else a.dtype)
+            keep = isinstance(dtype, str) and dtype == "asnumpy"
+            out[k] = nd.array(a, ctx=ctx, dtype=a.dtype if keep else dtype)
     return out
 
 
@@ -77,7 +94,7 @@ def _asnumpy(x: Any) -> np.ndarray:
 def simple_forward(sym: Any, ctx: Context | None = None, is_train: bool = False, **inputs: Any):
     """Run ``sym`` once on numpy ``inputs``; return the output (a list if several) as numpy."""
     ctx = ctx or current_context()
-    args = _to_nd(inputs, ctx, None)
+    args = _to_nd(inputs, ctx, "asnumpy")
     exe = _bind(sym, ctx, args, None, "null")
     outs = [o.asnumpy() for o in exe.forward(is_train=is_train)]
     return outs[0] if len(outs) == 1 else outs
@@ -96,6 +113,7 @@ def check_symbolic_forward(
 ) -> list[np.ndarray]:
     """Check that ``sym``'s outputs at ``location`` equal ``expected`` (list or dict of
     numpy arrays); return the outputs."""
+    _check_dtype("check_symbolic_forward", dtype)
     ctx = ctx or current_context()
     args = _location(sym, location, ctx, dtype)
     aux = _aux(sym, aux_states, ctx, dtype)
@@ -126,6 +144,7 @@ def check_symbolic_backward(
     """Check the gradients of ``sym`` at ``location`` for head gradients ``out_grads``
     against ``expected`` (list or dict); with ``grad_req='add'`` the expected values are
     added to random initial gradients. Return the gradients."""
+    _check_dtype("check_symbolic_backward", dtype)
     ctx = ctx or current_context()
     nd = _nd()
     names = sym.list_arguments()
@@ -136,8 +155,13 @@ def check_symbolic_backward(
         grad_req = dict.fromkeys(names, grad_req)
     elif isinstance(grad_req, (list, tuple)):
         grad_req = dict(zip(names, grad_req))
-    initial = {k: np.random.normal(size=args[k].shape).astype(args[k].dtype) for k in expected}
-    grads = {k: nd.array(v, ctx=ctx, dtype=v.dtype) for k, v in initial.items()}
+    keep = isinstance(dtype, str) and dtype == "asnumpy"
+    grads = {
+        k: nd.array(np.random.normal(size=args[k].shape), ctx=ctx,
+                    dtype=np.asarray(_asnumpy(v)).dtype if keep else dtype)
+        for k, v in expected.items()
+    }  # fmt: skip
+    initial = {k: g.asnumpy() for k, g in grads.items()}
     exe = _bind(sym, ctx, args, grads, {k: grad_req.get(k, "null") for k in names}, aux)
     exe.forward(is_train=True)
     if isinstance(out_grads, (list, tuple)):

@@ -51,7 +51,6 @@ from ._test_utils_compare import (
 from ._test_utils_compare import assert_almost_equal_with_err as assert_almost_equal_with_err
 from ._test_utils_compare import checkShapes as checkShapes
 from ._test_utils_compare import compare_ndarray_tuple as compare_ndarray_tuple
-from ._test_utils_optimizer import compare_optimizer as compare_optimizer
 from ._test_utils_compare import default_atols as default_atols
 from ._test_utils_compare import default_numeric_eps as default_numeric_eps
 from ._test_utils_compare import default_rtols as default_rtols
@@ -65,6 +64,7 @@ from ._test_utils_compare import get_tols as get_tols
 from ._test_utils_compare import locationError as locationError
 from ._test_utils_compare import same as same
 from ._test_utils_compare import same_array as same_array
+from ._test_utils_data import DummyIter as DummyIter
 from ._test_utils_data import discard_stderr as discard_stderr
 from ._test_utils_data import download as download
 from ._test_utils_data import download_model as download_model
@@ -78,6 +78,7 @@ from ._test_utils_data import get_zip_data as get_zip_data
 from ._test_utils_env import getenv as getenv
 from ._test_utils_env import setenv as setenv
 from ._test_utils_env import use_np as use_np
+from ._test_utils_optimizer import compare_optimizer as compare_optimizer
 from ._test_utils_stats import chi_square_check as chi_square_check
 from ._test_utils_stats import collapse_sum_like as collapse_sum_like
 from ._test_utils_stats import gen_buckets_probs_with_ppf as gen_buckets_probs_with_ppf

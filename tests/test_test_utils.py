@@ -615,3 +615,25 @@ def test_dataset_helpers_fail_clearly_without_files(tmp_path, monkeypatch):
 
 def _no_network(url, fname):
     raise OSError("network is unreachable")
+
+
+def test_check_symbolic_casts_int_inputs_and_accepts_asnumpy():
+    import mxlite as mx
+    from mxlite.test_utils import check_symbolic_backward, check_symbolic_forward
+
+    d, lab = mx.sym.var("d"), mx.sym.var("l")
+    s = d + lab
+    loc = [np.ones((2,), np.float32), np.array([1, 2], np.int64)]
+    check_symbolic_forward(s, loc, [np.array([2.0, 3.0])])
+    check_symbolic_backward(s, loc, [np.ones(2)], [np.ones(2), np.ones(2)])
+    out = check_symbolic_forward(s, [np.ones(2), np.ones(2)], [np.full(2, 2.0)], dtype="asnumpy")
+    assert out[0].dtype == np.float64
+
+
+def test_dummy_iter_repeats_first_batch():
+    import mxlite as mx
+    from mxlite.test_utils import DummyIter
+
+    it = DummyIter(mx.io.NDArrayIter(np.arange(8.0).reshape(4, 2), batch_size=2))
+    assert next(it) is next(it)
+    assert it.batch_size == 2

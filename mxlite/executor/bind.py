@@ -184,7 +184,8 @@ def simple_bind(
     shared_buffer : dict of str to NDArray, optional
         Arrays reused for arguments of the same name when big enough; new ones are added.
     **kwargs
-        Input shapes by name.
+        Input shapes by name, as tuples; other values and names that are not inputs are
+        ignored, as in MXNet.
     """
     outputs = _entries(symbol)
     arg_nodes, aux_nodes, out_names = graph_names(outputs)
@@ -193,14 +194,10 @@ def simple_bind(
     by_name = {n.name: n for n in arg_nodes + aux_nodes}
     shapes: dict[int, Any] = {}
     for name, shape in kwargs.items():
-        if name not in by_name:
-            raise MXNetError(
-                f"simple_bind: {name!r} is not an input of the symbol; the inputs are "
-                f"{arg_names + aux_names}."
-            )
-        if not isinstance(shape, (tuple, list)):
-            raise MXNetError(f"simple_bind: shape of {name!r} must be a tuple, got {shape!r}.")
-        shapes[id(by_name[name])] = tuple(shape)
+        # As MXNet 1.9.1: only tuples are shapes, and names that are no input are ignored
+        # (``simple_bind(ctx, a=(2, 3), axis=1)`` works); lists are taken too.
+        if name in by_name and isinstance(shape, (tuple, list)):
+            shapes[id(by_name[name])] = tuple(shape)
     for name, st in (stype_dict or {}).items():
         if st not in ("default", None):
             raise MXNetError(f"simple_bind: stype {st!r} of {name!r}: only 'default' exists.")

@@ -17,7 +17,10 @@ buffer is needed; the engine orders the writers because they mutate the same var
 contributions from one step (``x * x``) go through a temporary and an ``accumulate`` step, as
 a kernel may assign its input gradients in any order.
 
-``BlockGrad`` (``stop_gradient``) passes no gradient: its input gets none from it. Binding
+``BlockGrad`` (``stop_gradient``) passes no gradient: its input gets none from it. Neither
+do the operators MXNet gives a zero gradient (``MakeZeroGradNodes``: comparisons,
+``shape_array``...): their backward reads no head gradient, so MXNet's executor neither asks
+for one nor checks its shape, and the same holds here. Binding
 fails when a gradient must flow through an operator that has none (``differentiable`` false).
 An output whose operator's backward never reads ``out_grad`` (a loss such as
 ``SoftmaxOutput`` or ``MakeLoss``) needs no head gradient; every other head does, and the
@@ -41,10 +44,21 @@ from ..base import MXNetError
 from ..operator.req import OpReq
 from ..symbol.graph import Entry, Node, topo_order
 
-__all__ = ["EntryInfo", "Step", "ExecGraph", "build_graph", "NO_GRAD_OPS"]
+__all__ = ["EntryInfo", "Step", "ExecGraph", "build_graph", "NO_GRAD_OPS", "ZERO_GRAD_OPS"]
 
 # Operators whose gradient is zero by definition: the pass sends nothing through them.
 NO_GRAD_OPS = frozenset({"BlockGrad", "stop_gradient", "_zeros_without_dtype"})
+
+# Operators whose FGradient in MXNet 1.9.1 is MakeZeroGradNodes: their inputs' gradients are
+# zeros made without reading the head gradient. Only the backward pass skips them.
+# TODO(#5): an operator entry should declare this itself.
+_LOGIC = "equal not_equal greater greater_equal lesser lesser_equal".split()
+ZERO_GRAD_OPS = frozenset(
+    [f"_{n}" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
+    + [f"_{n}_scalar" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
+    + [f"broadcast_{n}" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
+    + ["shape_array", "size_array", "argmax", "argmin"]
+)
 
 # Entry kinds. External entries live in arrays given to or made by bind; the memory plan
 # places only internal ones.
@@ -284,7 +298,9 @@ class _GradientPass:
                 self.writers[h] = 1  # filled by the copy from the user's out_grads
         read_heads: set[int] = set()
         for step in reversed(forward):
-            if step.prop.op_name in NO_GRAD_OPS or not any(needs[e] for e in step.inputs):
+            if step.prop.op_name in NO_GRAD_OPS or step.prop.op_name in ZERO_GRAD_OPS:
+                continue
+            if not any(needs[e] for e in step.inputs):
                 continue
             self._backward_step(step, backward, read_heads)
         for i, h in enumerate(head_grad_eids):

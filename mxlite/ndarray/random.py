@@ -71,7 +71,6 @@ def _random_helper(
     kwargs: dict[str, Any],
 ) -> Any:
     """Call ``_random_X`` with scalar ``params`` or ``_sample_X`` with NDArray ``params``."""
-    random, sampler, names = _OPERATORS[func]
     if dtype is not _Null:
         # MXNet's front end passes np.dtype(dtype).name, so dtype=None means float64 there
         kwargs["dtype"] = dtype if isinstance(dtype, str) else np.dtype(dtype).name
@@ -80,36 +79,42 @@ def _random_helper(
     if out is not None and "dtype" not in kwargs:
         # MXNet infers the dtype that is not given from ``out``.
         kwargs["dtype"] = np.dtype(out.dtype).name
+    name, is_array = pick_operator("mx.nd.random", func, params, NDArray)
+    if is_array:
+        return getattr(_internal, name)(*params, out=out, **kwargs)
+    # MXNet takes a shape that is not given from ``out``, else draws one sample.
+    kwargs.setdefault("shape", out.shape if out is not None else 1)
+    scalars = dict(zip(_OPERATORS[func][2], params))
+    ctx = current_context() if ctx is None else ctx
+    return getattr(_internal, name)(ctx=ctx, out=out, **scalars, **kwargs)
+
+
+def pick_operator(api: str, func: str, params: list[Any], array_type: type) -> tuple[str, bool]:
+    """The operator for ``func`` with distribution parameters ``params``: ``_sample_X`` when
+    they are all ``array_type`` (NDArray or Symbol), ``_random_X`` when all are numbers;
+    the bool says which. Shared by ``mx.nd.random`` and ``mx.sym.random`` (``api``)."""
+    random, sampler, names = _OPERATORS[func]
     first = params[0]
-    if isinstance(first, NDArray):
-        for p in params[1:]:
-            if not isinstance(p, NDArray):
-                raise MXNetError(
-                    f"mx.nd.random.{func}: distribution parameters must all have the same "
-                    f"type, but got both NDArray and {type(p).__name__}."
-                )
-        if sampler is None:
+    kind = array_type if isinstance(first, array_type) else numeric_types
+    if kind is numeric_types and not isinstance(first, numeric_types):
+        raise MXNetError(
+            f"{api}.{func}: distribution parameters must be either {array_type.__name__} or "
+            f"numbers, but got {type(first).__name__}."
+        )
+    for p in params[1:]:
+        if not isinstance(p, kind):
             raise MXNetError(
-                f"mx.nd.random.{func}: arguments {', '.join(map(repr, names))} must be "
-                f"numbers, got NDArray."
+                f"{api}.{func}: distribution parameters must all have the same type, but got "
+                f"both {type(first).__name__} and {type(p).__name__}."
             )
-        return getattr(_internal, sampler)(*params, out=out, **kwargs)
-    if isinstance(first, numeric_types):
-        for p in params[1:]:
-            if not isinstance(p, numeric_types):
-                raise MXNetError(
-                    f"mx.nd.random.{func}: distribution parameters must all have the same "
-                    f"type, but got both {type(first).__name__} and {type(p).__name__}."
-                )
-        # MXNet takes a shape that is not given from ``out``, else draws one sample.
-        kwargs.setdefault("shape", out.shape if out is not None else 1)
-        scalars = dict(zip(names, params))
-        ctx = current_context() if ctx is None else ctx
-        return getattr(_internal, random)(ctx=ctx, out=out, **scalars, **kwargs)
-    raise MXNetError(
-        f"mx.nd.random.{func}: distribution parameters must be either NDArray or numbers, "
-        f"but got {type(first).__name__}."
-    )
+    if kind is numeric_types:
+        return random, False
+    if sampler is None:
+        raise MXNetError(
+            f"{api}.{func}: arguments {', '.join(map(repr, names))} must be numbers, got "
+            f"{array_type.__name__}."
+        )
+    return sampler, True
 
 
 def uniform(

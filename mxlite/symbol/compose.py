@@ -92,6 +92,10 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     while i < len(args) and (isinstance(args[i], Symbol) or args[i] is None):
         pos_syms.append(args[i])
         i += 1
+    # MXNet skips inputs given as None: trailing ones are dropped (``Convolution(x, w, None,
+    # no_bias=True)``), inner ones become the usual ``<node>_<input>`` variables.
+    while pos_syms and pos_syms[-1] is None:
+        pos_syms.pop()
     params: dict[str, str] = {}
     field_names = list(cls.param_class.field_names()) if cls.param_class is not None else []
     for key, value in zip(field_names, args[i:]):
@@ -103,8 +107,8 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     for key, value in kwargs.items():
         if isinstance(value, Symbol):
             sym_kwargs[key] = value
-        elif value is None and key in ("dtype",):
-            continue
+        elif value is None and (key == "dtype" or key not in field_names):
+            continue  # an input given as None (``sequence_length=None``) is skipped
         else:
             if key in params:
                 raise MXNetError(f"{where}: parameter {key!r} given twice.")

@@ -179,7 +179,7 @@ def test_monitor_shows_inputs_before_an_in_place_step_overwrites_them():
     assert names["stage1_unit1_relu1_output"] in exe._plan.inplace
     bn_out = seen["stage1_unit1_bn1_output"]
     assert (bn_out < 0).any()  # relu would have zeroed these
-    np.testing.assert_array_equal(seen["stage1_unit1_relu1_data"], bn_out)
+    np.testing.assert_array_equal(seen["stage1_unit1_relu1_input0"], bn_out)
     np.testing.assert_array_equal(
         seen["stage1_unit1_conv1_data"], seen["stage1_unit1_relu1_output"]
     )
