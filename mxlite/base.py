@@ -18,6 +18,7 @@ __all__ = [
     "DTypeError",
     "ParamError",
     "NotImplementedForSymbol",
+    "NotInMxliteError",
     "Shape",
     "DTypeLike",
     "ContextLike",
@@ -55,6 +56,11 @@ class DTypeError(MXNetError, TypeError):
 
 class ParamError(MXNetError, ValueError):
     """A keyword argument of an operator is unknown, missing or has a bad value."""
+
+
+class NotInMxliteError(MXNetError, AttributeError):
+    """A part of MXNet's API that mxlite does not implement yet. An AttributeError too, so that
+    ``hasattr`` and tools that probe attributes see it as missing."""
 
 
 class NotImplementedForSymbol(MXNetError):

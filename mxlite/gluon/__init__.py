@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..base import MXNetError
+from ..base import NotInMxliteError
 
 
 def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
-    raise MXNetError(
+    raise NotInMxliteError(
         f"mx.gluon.{name}: Gluon is not implemented in mxlite yet; use mx.mod (Module) or "
         "mx.autograd with mx.nd, which are."
     )

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...base import MXNetError
+from ...base import NotInMxliteError
 
 
 def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
-    raise MXNetError(
+    raise NotInMxliteError(
         f"mx.contrib.amp.{name}: automatic mixed precision (AMP) is not implemented in mxlite yet."
     )
