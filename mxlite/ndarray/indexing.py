@@ -114,9 +114,10 @@ def getitem(x: NDArray, key: Any) -> NDArray:
         n = x.shape[0] if x.shape else 0
         if not -n <= key < n:
             raise IndexError(f"index {int(key)} is out of bounds for axis 0 with size {n}")
-        view = x._data[int(key)]
-        if view.ndim == 0:
-            view = view.reshape(1)
+        k = int(key) % n
+        # a slice keeps a view even on 1-D arrays (x._data[k] would copy the scalar at once,
+        # before a pending write to it has run); MXNet gives shape (1,) there anyway
+        view = x._data[k : k + 1] if x.ndim == 1 else x._data[k]
         return _wrap(x._chunk, view, x.writable)
     if isinstance(key, slice) and key.step in (None, 1):
         return _wrap(x._chunk, x._data[key], x.writable)

@@ -229,3 +229,24 @@ def test_large_arrays_come_from_the_pool_and_are_reused():
     y.wait_to_read()
     after = storage.stats(mx.cpu())
     assert after.in_use == before.in_use  # the freed block came back for y
+
+
+def test_int_index_of_1d_array_waits_for_pending_writes():
+    import threading
+
+    from mxlite.engine import get
+
+    gate = threading.Event()
+    x = mx.nd.zeros((3,))
+    data = x._data
+
+    def slow_write(rctx):
+        gate.wait(30)
+        data[:] = 7
+
+    get().push_sync(slow_write, mx.cpu(), [], [x._chunk.var])
+    first = x[0]  # a view: reading it waits for the write
+    gate.set()
+    assert first.asscalar() == 7 and first.shape == (1,)
+    first[:] = 5
+    assert x.asnumpy().tolist() == [5, 7, 7]
