@@ -33,6 +33,7 @@ from . import ndarray as ndarray
 from . import optimizer as optimizer
 from . import profiler as profiler
 from . import random as random
+from . import rnn as rnn
 from . import runtime as runtime
 from . import symbol as symbol
 from . import test_utils as test_utils

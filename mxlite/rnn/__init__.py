@@ -1,0 +1,23 @@
+"""``mx.rnn``: MXNet 1.9.1's symbolic recurrent cells, bucketing iterator and checkpoints."""
+
+from . import io as io
+from . import rnn as rnn
+from . import rnn_cell as rnn_cell
+from .io import BucketSentenceIter as BucketSentenceIter
+from .io import encode_sentences as encode_sentences
+from .rnn import do_rnn_checkpoint as do_rnn_checkpoint
+from .rnn import load_rnn_checkpoint as load_rnn_checkpoint
+from .rnn import rnn_unroll as rnn_unroll
+from .rnn import save_rnn_checkpoint as save_rnn_checkpoint
+from .rnn_cell import BaseRNNCell as BaseRNNCell
+from .rnn_cell import BidirectionalCell as BidirectionalCell
+from .rnn_cell import DropoutCell as DropoutCell
+from .rnn_cell import FusedRNNCell as FusedRNNCell
+from .rnn_cell import GRUCell as GRUCell
+from .rnn_cell import LSTMCell as LSTMCell
+from .rnn_cell import ModifierCell as ModifierCell
+from .rnn_cell import ResidualCell as ResidualCell
+from .rnn_cell import RNNCell as RNNCell
+from .rnn_cell import RNNParams as RNNParams
+from .rnn_cell import SequentialRNNCell as SequentialRNNCell
+from .rnn_cell import ZoneoutCell as ZoneoutCell

@@ -1,0 +1,626 @@
+"""MXNet 1.9.1's symbolic RNN cells: plain, LSTM, GRU, fused, stacks and modifiers.
+
+Design note
+-----------
+The step cells (``RNNCell``, ``LSTMCell``, ``GRUCell``) compute the gates of a step with two
+``FullyConnected`` nodes (``i2h`` on the input, ``h2h`` on the state) whose rows are the gates
+stacked in MXNet's order (LSTM: i, f, c, o; GRU: r, z, o), which is the order the fused ``RNN``
+operator packs them in. ``FusedRNNCell`` puts a whole stack into one ``RNN`` node whose weights
+are one flat ``parameters`` vector; ``unpack_weights`` slices that vector into the per-gate
+arrays a step cell would use (``lstm_l0_i2h_i_weight``, ...) and ``pack_weights`` builds it
+back, so ``unfuse()`` gives an equivalent ``SequentialRNNCell`` of step cells.
+
+Containers (``SequentialRNNCell``, ``BidirectionalCell``) share one ``RNNParams`` with their
+children. The dropout and modifier cells live in ``_modifier_cell.py`` and are re-exported here.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any
+
+from .. import ndarray, symbol
+from ..base import MXNetError
+from ..initializer import FusedRNN, LSTMBias, fused_rnn_layout
+from ._base import (
+    BaseRNNCell,
+    RNNParams,
+    _cells_begin_state,
+    _cells_pack_weights,
+    _cells_state_info,
+    _cells_unpack_weights,
+    _normalize_sequence,
+)
+from ._modifier_cell import DropoutCell, ModifierCell, ResidualCell, ZoneoutCell
+
+__all__ = [
+    "BaseRNNCell",
+    "BidirectionalCell",
+    "DropoutCell",
+    "FusedRNNCell",
+    "GRUCell",
+    "LSTMCell",
+    "ModifierCell",
+    "RNNCell",
+    "RNNParams",
+    "ResidualCell",
+    "SequentialRNNCell",
+    "ZoneoutCell",
+]
+
+
+class RNNCell(BaseRNNCell):
+    """Simple recurrent neural network cell.
+
+    Parameters
+    ----------
+    num_hidden : int
+        Number of units in output symbol.
+    activation : str or Symbol, default 'tanh'
+        Type of activation function. Options are 'relu' and 'tanh'.
+    prefix : str, default ``'rnn_'``
+        Prefix for name of layers (and name of weight if params is None).
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None.
+    """
+
+    def __init__(
+        self,
+        num_hidden: int,
+        activation: Any = "tanh",
+        prefix: str = "rnn_",
+        params: RNNParams | None = None,
+    ) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self._num_hidden = num_hidden
+        self._activation = activation
+        self._iW = self.params.get("i2h_weight")
+        self._iB = self.params.get("i2h_bias")
+        self._hW = self.params.get("h2h_weight")
+        self._hB = self.params.get("h2h_bias")
+
+    @property
+    def state_info(self) -> list:
+        return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
+
+    @property
+    def _gate_names(self) -> tuple:
+        return ("",)
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        self._counter += 1
+        name = f"{self._prefix}t{self._counter}_"
+        i2h = symbol.FullyConnected(
+            data=inputs, weight=self._iW, bias=self._iB, num_hidden=self._num_hidden,
+            name=f"{name}i2h",
+        )  # fmt: skip
+        h2h = symbol.FullyConnected(
+            data=states[0], weight=self._hW, bias=self._hB, num_hidden=self._num_hidden,
+            name=f"{name}h2h",
+        )  # fmt: skip
+        output = self._get_activation(i2h + h2h, self._activation, name=f"{name}out")
+        return output, [output]
+
+
+class LSTMCell(BaseRNNCell):
+    """Long-Short Term Memory (LSTM) network cell.
+
+    Parameters
+    ----------
+    num_hidden : int
+        Number of units in output symbol.
+    prefix : str, default ``'lstm_'``
+        Prefix for name of layers (and name of weight if params is None).
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None.
+    forget_bias : bias added to forget gate, default 1.0.
+        Jozefowicz et al. 2015 recommends setting this to 1.0
+    """
+
+    def __init__(
+        self,
+        num_hidden: int,
+        prefix: str = "lstm_",
+        params: RNNParams | None = None,
+        forget_bias: float = 1.0,
+    ) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self._num_hidden = num_hidden
+        self._iW = self.params.get("i2h_weight")
+        self._hW = self.params.get("h2h_weight")
+        # the forget bias lives in i2h_bias, through its initializer
+        self._iB = self.params.get("i2h_bias", init=LSTMBias(forget_bias=forget_bias))
+        self._hB = self.params.get("h2h_bias")
+
+    @property
+    def state_info(self) -> list:
+        return [{"shape": (0, self._num_hidden), "__layout__": "NC"} for _ in range(2)]
+
+    @property
+    def _gate_names(self) -> list:
+        return ["_i", "_f", "_c", "_o"]
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        self._counter += 1
+        name = f"{self._prefix}t{self._counter}_"
+        n = self._num_hidden * 4
+        i2h = symbol.FullyConnected(
+            data=inputs, weight=self._iW, bias=self._iB, num_hidden=n, name=f"{name}i2h"
+        )
+        h2h = symbol.FullyConnected(
+            data=states[0], weight=self._hW, bias=self._hB, num_hidden=n, name=f"{name}h2h"
+        )
+        gates = symbol.SliceChannel(i2h + h2h, num_outputs=4, name=f"{name}slice")
+        in_gate = symbol.Activation(gates[0], act_type="sigmoid", name=f"{name}i")
+        forget_gate = symbol.Activation(gates[1], act_type="sigmoid", name=f"{name}f")
+        in_transform = symbol.Activation(gates[2], act_type="tanh", name=f"{name}c")
+        out_gate = symbol.Activation(gates[3], act_type="sigmoid", name=f"{name}o")
+        next_c = symbol._internal._plus(
+            forget_gate * states[1], in_gate * in_transform, name=f"{name}state"
+        )
+        next_h = symbol._internal._mul(
+            out_gate, symbol.Activation(next_c, act_type="tanh"), name=f"{name}out"
+        )
+        return next_h, [next_h, next_c]
+
+
+class GRUCell(BaseRNNCell):
+    """Gated Rectified Unit (GRU) network cell.
+
+    Note: this is an implementation of the cuDNN version of GRUs
+    (slight modification compared to Cho et al. 2014).
+
+    Parameters
+    ----------
+    num_hidden : int
+        Number of units in output symbol.
+    prefix : str, default ``'gru_'``
+        Prefix for name of layers (and name of weight if params is None).
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None.
+    """
+
+    def __init__(
+        self, num_hidden: int, prefix: str = "gru_", params: RNNParams | None = None
+    ) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self._num_hidden = num_hidden
+        self._iW = self.params.get("i2h_weight")
+        self._iB = self.params.get("i2h_bias")
+        self._hW = self.params.get("h2h_weight")
+        self._hB = self.params.get("h2h_bias")
+
+    @property
+    def state_info(self) -> list:
+        return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
+
+    @property
+    def _gate_names(self) -> list:
+        return ["_r", "_z", "_o"]
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        self._counter += 1
+        name = f"{self._prefix}t{self._counter}_"
+        prev_h = states[0]
+        n = self._num_hidden * 3
+        i2h = symbol.FullyConnected(
+            data=inputs, weight=self._iW, bias=self._iB, num_hidden=n, name=f"{name}_i2h"
+        )
+        h2h = symbol.FullyConnected(
+            data=prev_h, weight=self._hW, bias=self._hB, num_hidden=n, name=f"{name}_h2h"
+        )
+        i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}_i2h_slice")
+        h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}_h2h_slice")
+        reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}_r_act")
+        update_gate = symbol.Activation(i2h_z + h2h_z, act_type="sigmoid", name=f"{name}_z_act")
+        candidate = symbol.Activation(i2h + reset_gate * h2h, act_type="tanh", name=f"{name}_h_act")
+        next_h = symbol._internal._plus(
+            (1.0 - update_gate) * candidate, update_gate * prev_h, name=f"{name}out"
+        )
+        return next_h, [next_h]
+
+
+_FUSED_GATES = {
+    "rnn_relu": [""],
+    "rnn_tanh": [""],
+    "lstm": ["_i", "_f", "_c", "_o"],
+    "gru": ["_r", "_z", "_o"],
+}
+
+
+class FusedRNNCell(BaseRNNCell):
+    """Fusing RNN layers across time step into one kernel.
+
+    Improves speed but is less flexible (it cannot be stepped).
+
+    Parameters
+    ----------
+    num_hidden : int
+        Number of units in output symbol.
+    num_layers : int, default 1
+        Number of layers in the cell.
+    mode : str, default 'lstm'
+        Type of RNN. options are 'rnn_relu', 'rnn_tanh', 'lstm', 'gru'.
+    bidirectional : bool, default False
+        Whether to use bidirectional unroll. The output dimension size is doubled if bidrectional.
+    dropout : float, default 0.
+        Fraction of the input that gets dropped out during training time.
+    get_next_state : bool, default False
+        Whether to return the states that can be used as starting states next time.
+    forget_bias : bias added to forget gate, default 1.0.
+        Jozefowicz et al. 2015 recommends setting this to 1.0
+    prefix : str, default ``'$mode_'`` such as ``'lstm_'``
+        Prefix for names of layers
+        (this prefix is also used for names of weights if `params` is None
+        i.e. if `params` are being created and not reused)
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None.
+    """
+
+    def __init__(
+        self,
+        num_hidden: int,
+        num_layers: int = 1,
+        mode: str = "lstm",
+        bidirectional: bool = False,
+        dropout: float = 0.0,
+        get_next_state: bool = False,
+        forget_bias: float = 1.0,
+        prefix: str | None = None,
+        params: RNNParams | None = None,
+    ) -> None:
+        if mode not in _FUSED_GATES:
+            raise MXNetError(
+                f"FusedRNNCell: argument 'mode' must be one of {list(_FUSED_GATES)}, got {mode!r}."
+            )
+        if prefix is None:
+            prefix = f"{mode}_"
+        super().__init__(prefix=prefix, params=params)
+        self._num_hidden = num_hidden
+        self._num_layers = num_layers
+        self._mode = mode
+        self._bidirectional = bidirectional
+        self._dropout = dropout
+        self._get_next_state = get_next_state
+        self._directions = ["l", "r"] if bidirectional else ["l"]
+        initializer = FusedRNN(None, num_hidden, num_layers, mode, bidirectional, forget_bias)
+        self._parameter = self.params.get("parameters", init=initializer)
+
+    @property
+    def state_info(self) -> list:
+        b = self._bidirectional + 1
+        n = (self._mode == "lstm") + 1
+        return [
+            {"shape": (b * self._num_layers, 0, self._num_hidden), "__layout__": "LNC"}
+            for _ in range(n)
+        ]
+
+    @property
+    def _gate_names(self) -> list:
+        return _FUSED_GATES[self._mode]
+
+    @property
+    def _num_gates(self) -> int:
+        return len(self._gate_names)
+
+    def _param_size(self, num_input: int) -> int:
+        b, m, h = len(self._directions), self._num_gates, self._num_hidden
+        first = (num_input + h + 2) * h * m * b
+        return first + (self._num_layers - 1) * m * h * (h + b * h + 2) * b
+
+    def _slices(self, size: int) -> list:
+        return [
+            (self._prefix + name, start, shape)
+            for name, start, shape in fused_rnn_layout(
+                size, self._num_hidden, self._num_layers, self._mode, self._bidirectional
+            )
+        ]
+
+    def unpack_weights(self, args: dict) -> dict:
+        args = dict(args)
+        name = self._parameter.name
+        if name not in args:
+            raise MXNetError(f"FusedRNNCell.unpack_weights: argument 'args' has no {name!r}.")
+        arr = args.pop(name)
+        flat = arr.reshape((-1,))
+        for key, start, shape in self._slices(flat.size):
+            n = shape[0] * (shape[1] if len(shape) == 2 else 1)
+            args[key] = flat[start : start + n].reshape(shape).copy()
+        return args
+
+    def pack_weights(self, args: dict) -> dict:
+        args = dict(args)
+        first = f"{self._prefix}l0_i2h{self._gate_names[0]}_weight"
+        if first not in args:
+            raise MXNetError(f"FusedRNNCell.pack_weights: argument 'args' has no {first!r}.")
+        w0 = args[first]
+        total = self._param_size(w0.shape[1])
+        arr = ndarray.zeros((total,), ctx=w0.context, dtype=w0.dtype)
+        for key, start, shape in self._slices(total):
+            n = shape[0] * (shape[1] if len(shape) == 2 else 1)
+            arr[start : start + n] = args.pop(key).reshape((n,))
+        args[self._parameter.name] = arr
+        return args
+
+    _steppable = False
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
+
+    def unroll(
+        self,
+        length: int,
+        inputs: Any,
+        begin_state: list | None = None,
+        layout: str = "NTC",
+        merge_outputs: bool | None = None,
+    ) -> tuple[Any, list]:
+        self.reset()
+        inputs, axis = _normalize_sequence(length, inputs, layout, True)
+        if axis == 1:
+            warnings.warn(
+                "NTC layout detected. Consider using TNC for FusedRNNCell for faster speed",
+                stacklevel=2,
+            )
+            inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
+        elif axis != 0:
+            raise MXNetError(
+                f"FusedRNNCell.unroll: argument 'layout' must be 'TNC' or 'NTC', got {layout!r}."
+            )
+        states = self.begin_state() if begin_state is None else begin_state
+        state_args = {"state": states[0]}
+        if self._mode == "lstm":
+            state_args["state_cell"] = states[1]
+        rnn = symbol.RNN(
+            data=inputs,
+            parameters=self._parameter,
+            state_size=self._num_hidden,
+            num_layers=self._num_layers,
+            bidirectional=self._bidirectional,
+            p=self._dropout,
+            state_outputs=self._get_next_state,
+            mode=self._mode,
+            name=self._prefix + "rnn",
+            **state_args,
+        )
+        if not self._get_next_state:
+            outputs, states = rnn, []
+        else:
+            n_states = 2 if self._mode == "lstm" else 1
+            states = [rnn[i + 1] for i in range(n_states)]
+            for s in states:
+                s._set_attr(__layout__="LNC")
+            outputs = rnn[0]
+        if axis == 1:
+            outputs = symbol.swapaxes(outputs, dim1=0, dim2=1)
+        outputs, _ = _normalize_sequence(length, outputs, layout, merge_outputs)
+        return outputs, states
+
+    def unfuse(self) -> SequentialRNNCell:
+        """Unfuse the fused RNN in to a stack of rnn cells.
+
+        Returns
+        -------
+        cell : mxnet.rnn.SequentialRNNCell
+            unfused cell that can be used for stepping, and can run on CPU.
+        """
+        h = self._num_hidden
+        makers = {
+            "rnn_relu": lambda p: RNNCell(h, activation="relu", prefix=p),
+            "rnn_tanh": lambda p: RNNCell(h, activation="tanh", prefix=p),
+            "lstm": lambda p: LSTMCell(h, prefix=p),
+            "gru": lambda p: GRUCell(h, prefix=p),
+        }
+        make = makers[self._mode]
+        stack = SequentialRNNCell()
+        for i in range(self._num_layers):
+            if self._bidirectional:
+                stack.add(
+                    BidirectionalCell(
+                        make(f"{self._prefix}l{i}_"),
+                        make(f"{self._prefix}r{i}_"),
+                        output_prefix=f"{self._prefix}bi_l{i}_",
+                    )
+                )
+            else:
+                stack.add(make(f"{self._prefix}l{i}_"))
+            if self._dropout > 0 and i != self._num_layers - 1:
+                stack.add(DropoutCell(self._dropout, prefix=f"{self._prefix}_dropout{i}_"))
+        return stack
+
+
+class SequentialRNNCell(BaseRNNCell):
+    """Sequantially stacking multiple RNN cells.
+
+    Parameters
+    ----------
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None.
+    """
+
+    def __init__(self, params: RNNParams | None = None) -> None:
+        super().__init__(prefix="", params=params)
+        self._override_cell_params = params is not None
+        self._cells: list[BaseRNNCell] = []
+
+    def add(self, cell: BaseRNNCell) -> None:
+        """Append a cell into the stack.
+
+        Parameters
+        ----------
+        cell : BaseRNNCell
+            The cell to be appended. During unroll, previous cell's output (or raw inputs if
+            no previous cell) is used as the input to this cell.
+        """
+        if self._override_cell_params:
+            # as MXNet: a cell that has used its own container (every step cell does while
+            # it is built) cannot take the stack's
+            if not cell._own_params:
+                raise MXNetError(
+                    "SequentialRNNCell.add: give params to the SequentialRNNCell or to its "
+                    "child cells, not both."
+                )
+            cell.params._params.update(self.params._params)
+        self._cells.append(cell)
+        self.params._params.update(cell.params._params)
+
+    @property
+    def state_info(self) -> list:
+        return _cells_state_info(self._cells)
+
+    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
+        self._check_not_modified("begin_state")
+        return _cells_begin_state(self._cells, **kwargs)
+
+    def unpack_weights(self, args: dict) -> dict:
+        return _cells_unpack_weights(self._cells, args)
+
+    def pack_weights(self, args: dict) -> dict:
+        return _cells_pack_weights(self._cells, args)
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        self._counter += 1
+        next_states: list = []
+        p = 0
+        for cell in self._cells:
+            if isinstance(cell, BidirectionalCell):
+                raise MXNetError(
+                    "SequentialRNNCell: a stack holding a BidirectionalCell cannot be "
+                    "stepped; use unroll."
+                )
+            n = len(cell.state_info)
+            inputs, state = cell(inputs, states[p : p + n])
+            p += n
+            next_states.extend(state)
+        return inputs, next_states
+
+    def unroll(
+        self,
+        length: int,
+        inputs: Any,
+        begin_state: list | None = None,
+        layout: str = "NTC",
+        merge_outputs: bool | None = None,
+    ) -> tuple[Any, list]:
+        self.reset()
+        num_cells = len(self._cells)
+        if begin_state is None:
+            begin_state = self.begin_state()
+        p = 0
+        next_states: list = []
+        for i, cell in enumerate(self._cells):
+            n = len(cell.state_info)
+            inputs, states = cell.unroll(
+                length,
+                inputs=inputs,
+                begin_state=begin_state[p : p + n],
+                layout=layout,
+                merge_outputs=None if i < num_cells - 1 else merge_outputs,
+            )
+            p += n
+            next_states.extend(states)
+        return inputs, next_states
+
+
+class BidirectionalCell(BaseRNNCell):
+    """Bidirectional RNN cell.
+
+    Parameters
+    ----------
+    l_cell : BaseRNNCell
+        cell for forward unrolling
+    r_cell : BaseRNNCell
+        cell for backward unrolling
+    params : RNNParams, default None.
+        Container for weight sharing between cells.
+        A new RNNParams container is created if `params` is None.
+    output_prefix : str, default ``'bi_'``
+        prefix for name of output
+    """
+
+    def __init__(
+        self,
+        l_cell: BaseRNNCell,
+        r_cell: BaseRNNCell,
+        params: RNNParams | None = None,
+        output_prefix: str = "bi_",
+    ) -> None:
+        super().__init__("", params=params)
+        self._output_prefix = output_prefix
+        self._override_cell_params = params is not None
+        if self._override_cell_params:
+            if not (l_cell._own_params and r_cell._own_params):
+                raise MXNetError(
+                    "BidirectionalCell: give params to the BidirectionalCell or to its child "
+                    "cells, not both."
+                )
+            l_cell.params._params.update(self.params._params)
+            r_cell.params._params.update(self.params._params)
+        self.params._params.update(l_cell.params._params)
+        self.params._params.update(r_cell.params._params)
+        self._cells = [l_cell, r_cell]
+
+    def unpack_weights(self, args: dict) -> dict:
+        return _cells_unpack_weights(self._cells, args)
+
+    def pack_weights(self, args: dict) -> dict:
+        return _cells_pack_weights(self._cells, args)
+
+    _steppable = False
+
+    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
+        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
+
+    @property
+    def state_info(self) -> list:
+        return _cells_state_info(self._cells)
+
+    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
+        self._check_not_modified("begin_state")
+        return _cells_begin_state(self._cells, **kwargs)
+
+    def unroll(
+        self,
+        length: int,
+        inputs: Any,
+        begin_state: list | None = None,
+        layout: str = "NTC",
+        merge_outputs: bool | None = None,
+    ) -> tuple[Any, list]:
+        self.reset()
+        inputs, axis = _normalize_sequence(length, inputs, layout, False)
+        states = self.begin_state() if begin_state is None else begin_state
+        l_cell, r_cell = self._cells
+        n_left = len(l_cell.state_info)
+        l_outputs, l_states = l_cell.unroll(
+            length, inputs=inputs, begin_state=states[:n_left], layout=layout,
+            merge_outputs=merge_outputs,
+        )  # fmt: skip
+        r_outputs, r_states = r_cell.unroll(
+            length, inputs=list(reversed(inputs)), begin_state=states[n_left:], layout=layout,
+            merge_outputs=merge_outputs,
+        )  # fmt: skip
+        if merge_outputs is None:
+            merge_outputs = isinstance(l_outputs, symbol.Symbol) and isinstance(
+                r_outputs, symbol.Symbol
+            )
+            if not merge_outputs:
+                split = functools.partial(
+                    symbol.SliceChannel, axis=axis, num_outputs=length, squeeze_axis=1
+                )
+                if isinstance(l_outputs, symbol.Symbol):
+                    l_outputs = list(split(l_outputs))
+                if isinstance(r_outputs, symbol.Symbol):
+                    r_outputs = list(split(r_outputs))
+        if merge_outputs:
+            out = symbol.Concat(
+                l_outputs, symbol.reverse(r_outputs, axis=axis), dim=2,
+                name=f"{self._output_prefix}out",
+            )  # fmt: skip
+            return out, [l_states, r_states]
+        outputs = [
+            symbol.Concat(l_o, r_o, dim=1, name=f"{self._output_prefix}t{i}")
+            for i, (l_o, r_o) in enumerate(zip(l_outputs, list(reversed(r_outputs))))
+        ]
+        return outputs, [l_states, r_states]
