@@ -178,6 +178,40 @@ def test_custom_operator_parts_get_their_category(trace):
     assert "Custom" not in table.get("operator", {})  # MXNet leaves the wrapper out
 
 
+def test_custom_op_scope_times_python_and_names_pushed_functions(trace):
+    from mxlite.profiler.custom_op import custom_op_scope, display_name
+
+    profiler.set_state("run")
+    with custom_op_scope("MySigmoid"):
+        inner = display_name("_zeros")
+        with custom_op_scope("_backward_MySigmoid"):
+            nested = display_name("_zeros")
+        run_ops([display_name("_plus_scalar")])
+    run_ops([display_name("_plus_scalar")])
+    profiler.set_state("stop")
+    assert (inner, nested) == ("MySigmoid::_zeros", "_backward_MySigmoid::_zeros")
+    table = stats()["Time"]
+    assert {"MySigmoid::pure_python", "_backward_MySigmoid::pure_python"} <= set(
+        table["Custom Operator"]
+    )
+    assert table["Custom Operator"]["MySigmoid::_plus_scalar"]["Count"] == 1
+    assert table["operator"]["_plus_scalar"]["Count"] == 1
+
+
+def test_custom_op_scope_records_only_imperative_profiling(trace, tmp_path):
+    from mxlite.profiler.custom_op import custom_op_scope
+
+    profiler.set_config(
+        filename=str(tmp_path / "t.json"), profile_imperative=False, profile_symbolic=True,
+        aggregate_stats=True,
+    )  # fmt: skip
+    profiler.set_state("run")
+    with custom_op_scope("MyOp"):
+        pass
+    profiler.set_state("stop")
+    assert "Custom Operator" not in stats().get("Time", {})
+
+
 # -- continuous and one-shot dumps --------------------------------------------------------------
 
 

@@ -1,7 +1,9 @@
-"""``mx.io``: data iterators (the DataIter protocol, NDArrayIter, ResizeIter, PrefetchingIter)."""
+"""``mx.io``: data iterators (the DataIter protocol, NDArrayIter, CSVIter, ResizeIter,
+PrefetchingIter)."""
 
 from . import io as io
 from . import utils as utils
+from .csv_iter import CSVIter as CSVIter
 from .io import DataBatch as DataBatch
 from .io import DataDesc as DataDesc
 from .io import DataIter as DataIter

@@ -24,7 +24,7 @@ from typing import Any
 
 from .. import ndarray as nd
 from ..base import MXNetError
-from ..context import cpu
+from ..context import Context, cpu
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup"]
@@ -48,6 +48,43 @@ def _split_input_slice(batch_size: int, work_load_list: list[float]) -> list[sli
             )
         slices.append(slice(begin, end))
     return slices
+
+
+def _prepare_group2ctxs(group2ctxs: Any, ctx_len: int) -> list[dict | None]:
+    """One ``group2ctx`` dict (or None) per executor from Module's ``group2ctxs`` argument.
+
+    A dict maps each ctx_group to one context (the same for every executor) or to a list of
+    one context or of ``ctx_len`` contexts (one per executor); a list gives each executor's
+    dict directly.
+    """
+    if group2ctxs is None:
+        return [None] * ctx_len
+    if isinstance(group2ctxs, list):
+        if len(group2ctxs) != ctx_len:
+            raise MXNetError(
+                f"DataParallelExecutorGroup: argument 'group2ctxs' must have one dict per "
+                f"context ({ctx_len}), got {len(group2ctxs)}."
+            )
+        return list(group2ctxs)
+    if isinstance(group2ctxs, dict):
+        per_exec: list[dict | None] = [{} for _ in range(ctx_len)]
+        for group, value in group2ctxs.items():
+            if isinstance(value, Context):
+                ctxs = [value] * ctx_len
+            elif isinstance(value, (list, tuple)) and len(value) in (1, ctx_len):
+                ctxs = list(value) * ctx_len if len(value) == 1 else list(value)
+            else:
+                raise MXNetError(
+                    f"DataParallelExecutorGroup: argument 'group2ctxs'[{group!r}] must be a "
+                    f"Context or a list of 1 or {ctx_len} contexts, got {value!r}."
+                )
+            for i in range(ctx_len):
+                per_exec[i][group] = ctxs[i]
+        return per_exec
+    raise MXNetError(
+        "DataParallelExecutorGroup: argument 'group2ctxs' must be a dict of str to Context "
+        f"(or to lists of them) or a list of such dicts, got {type(group2ctxs).__name__}."
+    )
 
 
 def _slice_axis(arr: Any, axis: int, islice: slice) -> Any:
@@ -99,8 +136,8 @@ class DataParallelExecutorGroup:
         'write', 'add' or 'null'; default 'write'.
     state_names : list of str, optional
         Non-learnable inputs kept across batches.
-    group2ctxs : optional
-        Accepted for MXNet compatibility; every node runs on its executor's context.
+    group2ctxs : dict of str to Context (or list of Context), or list of such dicts, optional
+        The context of each ``ctx_group`` attribute, per executor; handed to ``simple_bind``.
     """
 
     def __init__(
@@ -131,7 +168,7 @@ class DataParallelExecutorGroup:
                 f"DataParallelExecutorGroup: work_load_list has {len(self.workload)} entries "
                 f"for {len(self.contexts)} contexts."
             )
-        self.group2ctxs = group2ctxs
+        self.group2ctxs = _prepare_group2ctxs(group2ctxs, len(self.contexts))
         self.for_training = for_training
         self.inputs_need_grad = inputs_need_grad
         self.logger = logger
@@ -273,6 +310,7 @@ class DataParallelExecutorGroup:
             shared_arg_names=self.param_names,
             shared_exec=shared_exec,
             shared_buffer=self._shared_buffers[i],
+            group2ctx=self.group2ctxs[i],
             **shapes,
         )
 

@@ -155,6 +155,11 @@ class Profiler:
             tid = threading.get_ident()
             self._pending.append(Record(kind, name, cat, None, tid, start_ns, end_ns, value))
 
+    def profiles_imperative(self) -> bool:
+        """Whether imperative operators are being recorded now (read without the lock)."""
+        config = self._config
+        return self._active and (config.profile_all or config.profile_imperative)
+
     def _update_sink(self) -> None:
         """Install the sink on the engine exactly while engine functions are to be recorded."""
         self._active = self._state == "run" and not self._paused

@@ -198,3 +198,38 @@ def test_checkpoint_helpers(tmp_path: Path) -> None:
     assert sym.list_arguments() == mod.symbol.list_arguments()
     assert set(a2) == set(args) and x2 == {}
     assert mx.model.BatchEndParam is mx.callback.BatchEndParam
+
+
+def test_group2ctxs_reach_each_executor():
+    with mx.AttrScope(ctx_group="dev1"):
+        a = mx.sym.var("a") * 2
+    with mx.AttrScope(ctx_group="dev2"):
+        c = a + mx.sym.var("b")
+    shapes = [("a", (4, 3)), ("b", (4, 3))]
+    cases = [
+        ({"dev1": mx.cpu(2), "dev2": mx.cpu(3)}, [(2, 3), (2, 3)]),
+        ({"dev1": [mx.cpu(2)], "dev2": [mx.cpu(3), mx.cpu(4)]}, [(2, 3), (2, 4)]),
+        ([{"dev1": mx.cpu(5)}, {"dev1": mx.cpu(6)}], None),
+    ]
+    for group2ctxs, want in cases:
+        mod = mx.mod.Module(
+            c, data_names=["a", "b"], label_names=None, context=[mx.cpu(0), mx.cpu(1)],
+            group2ctxs=group2ctxs,
+        )  # fmt: skip
+        mod.bind(data_shapes=shapes, inputs_need_grad=True)
+        got = [e._group2ctx for e in mod._exec_group.execs]
+        if want is None:
+            assert got == group2ctxs
+        else:
+            assert got == [{"dev1": mx.cpu(i), "dev2": mx.cpu(j)} for i, j in want]
+
+
+def test_group2ctxs_bad_input():
+    c = mx.sym.var("a") + mx.sym.var("b")
+    for bad in ({"dev1": [mx.cpu(2)] * 3}, [{"dev1": mx.cpu(2)}], "cpu"):
+        mod = mx.mod.Module(
+            c, data_names=["a", "b"], label_names=None, context=[mx.cpu(0), mx.cpu(1)],
+            group2ctxs=bad,
+        )  # fmt: skip
+        with pytest.raises(MXNetError, match="group2ctxs"):
+            mod.bind(data_shapes=[("a", (4, 3)), ("b", (4, 3))])
