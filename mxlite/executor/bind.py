@@ -252,8 +252,14 @@ def _make_executor(
         )
     graph = build_graph(outputs, shapes, dtypes, arg_names, aux_names, reqs, out_names)
     if arg_arrays is None:  # simple_bind: allocate (or share) every external array
+        # variables tagged with a ctx_group (AttrScope(ctx_group=...)) live on group2ctx[group]
+        placed = {
+            n.name: group2ctx[n.attrs["__ctx_group__"]]
+            for n in arg_nodes + aux_nodes
+            if group2ctx and n.attrs.get("__ctx_group__") in group2ctx
+        }
         arg_arrays, grad_arrays, aux_arrays = _allocate(
-            graph, ctx, arg_names, aux_names, reqs, shared_exec, shared
+            graph, ctx, arg_names, aux_names, reqs, shared_exec, shared, placed
         )
     else:
         _check_arrays(graph, arg_names, arg_arrays, "args")
@@ -286,10 +292,11 @@ def _check_arrays(graph: Any, names: list[str], arrays: list, what: str, aux: bo
             )
 
 
-def _allocate(graph, ctx, arg_names, aux_names, reqs, shared_exec, shared):
+def _allocate(graph, default_ctx, arg_names, aux_names, reqs, shared_exec, shared, placed):
     shared_names, buffer = shared if shared is not None else (set(), None)
     args, grads, aux = [], [], []
     for name, eid, geid in zip(arg_names, graph.arg_eids, graph.grad_eids):
+        ctx = placed.get(name, default_ctx)
         e = graph.entries[eid]
         arr = None
         if shared_exec is not None and name in shared_names:
@@ -314,6 +321,7 @@ def _allocate(graph, ctx, arg_names, aux_names, reqs, shared_exec, shared):
     for eid in graph.aux_eids:
         e = graph.entries[eid]
         name = e.name
+        ctx = placed.get(name, default_ctx)
         arr = shared_exec.aux_dict.get(name) if shared_exec is not None else None
         if arr is None or arr.shape != e.shape:
             arr = _zeros(e.shape, e.dtype, ctx)

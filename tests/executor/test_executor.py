@@ -147,3 +147,16 @@ def test_loss_output_needs_no_head_gradient():
     exe.forward(is_train=True)
     exe.backward()
     assert np.abs(exe.grad_dict["fc_weight"].asnumpy()).sum() > 0
+
+
+def test_simple_bind_places_ctx_group_arguments_on_group2ctx():
+    with mx.AttrScope(ctx_group="dev1"):
+        a = mx.sym.Variable("a")
+    b = mx.sym.Variable("b")
+    exe = (a + b).simple_bind(mx.cpu(0), group2ctx={"dev1": mx.cpu(1)}, a=(2,), b=(2,))
+    assert exe.arg_dict["a"].context == mx.cpu(1)
+    assert exe.grad_dict["a"].context == mx.cpu(1)
+    assert exe.arg_dict["b"].context == mx.cpu(0)
+    exe.arg_dict["a"][:] = 1
+    exe.arg_dict["b"][:] = 2
+    assert exe.forward()[0].asnumpy().tolist() == [3, 3]
