@@ -46,6 +46,7 @@ __all__ = [
     "find",
     "all_ops",
     "shape_is_known",
+    "merge_shape",
     "shape_assign",
     "dtype_assign",
 ]
@@ -203,18 +204,22 @@ class OperatorProperty:
         """Return (in_shapes, out_shapes, aux_shapes) with what can be known filled in, None
         when too little is known yet; raise ShapeError on inconsistency.
 
-        Default: every input and output has one common shape.
+        Default: every input, output and auxiliary state has one common shape, merged
+        dimension by dimension from whatever is partly known (NNVM's ElemwiseShape).
         """
-        known = next((s for s in in_shape if shape_is_known(s)), None)
-        if known is None and out_shape:
-            known = next((s for s in out_shape if shape_is_known(s)), None)
+        names = self.list_arguments()
+        known: Shape | None = None
+        for i, s in enumerate(in_shape):
+            known = shape_assign(self, "input", names[i] if i < len(names) else str(i), s, known)
+        for i, s in enumerate(out_shape or ()):
+            known = shape_assign(self, "output", self.list_outputs()[i], s, known)
         if known is None:
             return None
-        ins = [
-            shape_assign(self, "input", self.list_arguments()[i], s, known)
-            for i, s in enumerate(in_shape)
-        ]
-        return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
+        return (
+            [known] * len(in_shape),
+            [known] * self.num_outputs(),
+            [known] * len(self.list_auxiliary_states()),
+        )
 
     def infer_type(
         self, in_type: list[np.dtype | None], out_type: list[np.dtype | None] | None = None
@@ -308,10 +313,13 @@ def shape_is_known(shape: Shape | None) -> bool:
     return shape is not None and 0 not in shape
 
 
-def _merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
+def merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
+    """Merge two partial shapes (None = unknown shape, 0 = unknown dim) into what both say;
+    raise ValueError when they disagree in rank or in a known dimension. Serves the
+    operators' inference and the graph-wide pass alike."""
     if a is None:
         return b
-    if b is None:
+    if b is None or a == b:
         return a
     if len(a) != len(b):
         raise ValueError
@@ -323,13 +331,16 @@ def _merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
     return tuple(out)
 
 
+_merge_shape = merge_shape
+
+
 def shape_assign(
     prop: OperatorProperty, kind: str, arg: str, current: Shape | None, expected: Shape | None
 ) -> Shape | None:
     """Fill ``current`` from ``expected`` (either may be partial); raise ShapeError naming the
     operator and argument when they disagree (MXNet's SHAPE_ASSIGN_CHECK)."""
     try:
-        return _merge_shape(current, expected)
+        return merge_shape(current, expected)
     except ValueError:
         raise ShapeError(
             f"{prop.where()}: {kind} {arg!r} has shape {current}; expected {expected}."

@@ -145,9 +145,11 @@ class _SimpleProp(OperatorProperty):
     def infer_type(self, in_type: list, out_type: list | None = None):
         if self.dtype_fn is None:
             return super().infer_type(in_type, out_type)
-        if any(t is None for t in in_type):
+        # an unknown input dtype comes as None: Cast's output dtype is its parameter anyway
+        out = self.dtype_fn(*in_type, self.param)
+        if out is None:
             return None
-        return list(in_type), [np.dtype(self.dtype_fn(*in_type, self.param))], []
+        return list(in_type), [np.dtype(out)], []
 
     def forward_resource(self, in_shape: list) -> list:
         return list(self.resources)
@@ -234,8 +236,10 @@ def simple_op(
         operators; an entry may be None for an input without gradient). Gradients of
         broadcast inputs are summed back to the input's shape.
     shape, dtype : callable, optional
-        ``shape(*in_shapes, param) -> out_shape``; ``dtype(*in_dtypes, param) -> out_dtype``.
-        By default all inputs and the output share one shape and one dtype.
+        ``shape(*in_shapes, param) -> out_shape``; ``dtype(*in_dtypes, param) -> out_dtype``,
+        where an input dtype not known yet is None and the function returns None when it
+        cannot tell the output dtype without it. By default all inputs and the output share
+        one shape and one dtype.
     param_class : Param subclass, optional
         The keyword arguments (MXNet's ``set_enable_kwargs``); a class with a ``scalar`` field
         gives ``env.scalar`` (``set_enable_scalar``).

@@ -9,6 +9,7 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator import registry
+from mxlite.operator.req import OpReq
 
 from . import opcheck
 from .test_shape import check_add, check_golden_case, check_numeric, golden_cases
@@ -134,9 +135,17 @@ def test_batch_take_needs_int32_indices() -> None:
         opcheck.forward("batch_take", [np.zeros((2, 3)), np.zeros(2, np.float32)])
 
 
-def test_no_gradient_ops_say_so() -> None:
-    with pytest.raises(MXNetError, match="one_hot"):
-        opcheck.backward("one_hot", [np.array([0.0, 1.0])], depth=2)
+def test_one_hot_gradient_is_zero() -> None:
+    # MXNet 1.9.1 gives one_hot MakeZeroGradNodes: a zero gradient that reads nothing
+    idx = [np.array([0.0, 1.0])]
+    init = [np.array([3.0, 4.0])]
+    assert not opcheck.backward("one_hot", idx, grad_init=init, depth=2)[0].any()
+    got = opcheck.backward("one_hot", idx, req=OpReq.ADD, grad_init=init, depth=2)[0]
+    np.testing.assert_array_equal(got, init[0])
+    assert (
+        registry.get("one_hot").get_prop({"depth": 2}).declare_backward_dependency([0], [1], [2])
+        == []
+    )
 
 
 def test_metadata() -> None:

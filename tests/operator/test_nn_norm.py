@@ -283,3 +283,18 @@ def test_npx_aliases_share_the_entry() -> None:
 
     assert registry.get("_npx_batch_norm") is registry.get("BatchNorm")
     assert registry.get("_npx_layer_norm") is registry.get("LayerNorm")
+
+
+def test_layernorm_sums_over_many_rows_stay_exact() -> None:
+    # MXNet's test_layer_norm checks a (4096, 512) float32 case at 1e-4: plain float32 sums
+    # over the rows drift by ~3e-4 here
+    rs = np.random.RandomState(0)
+    x = rs.normal(size=(4096, 64)).astype(np.float32)
+    gamma, beta = np.ones(64, np.float32), np.zeros(64, np.float32)
+    head = rs.normal(size=x.shape).astype(np.float32)
+    grads = backward("LayerNorm", [x, gamma, beta], [head, None, None])
+    mean = x.mean(-1, keepdims=True, dtype=np.float64)
+    xhat = (x - mean) / np.sqrt(x.var(-1, keepdims=True, dtype=np.float64) + 1e-5)
+    np.testing.assert_allclose(grads[1], (head * xhat).sum(0), rtol=0, atol=3e-5)
+    np.testing.assert_allclose(grads[2], head.sum(0, dtype=np.float64), rtol=0, atol=3e-5)
+    assert grads[1].dtype == np.float32

@@ -262,3 +262,13 @@ def test_autograd_public():
     mx.autograd.backward(ys, [mx.nd.array(h) for h in heads])
     for x, g in zip(xs, grads):
         np.testing.assert_allclose(x.grad.asnumpy(), g, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("p,layers,full", [(0.0, 2, False), (0.5, 1, False), (0.5, 2, True)])
+def test_reserve_is_a_token_unless_dropout_masks_need_it(p: float, layers: int, full: bool) -> None:
+    # MXNet keeps its reserve space inside the operator, outside the memory plan; here the
+    # hidden output holds it only when backward must reuse forward's dropout masks
+    prop = prop_of("RNN", mode="lstm", state_size=4, num_layers=layers, p=p)
+    shapes = [(3, 2, 5), None, None, None]
+    reserve = prop.infer_shape(shapes)[1][-1]
+    assert (reserve[0] > 1) is full and len(reserve) == 1

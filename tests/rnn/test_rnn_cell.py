@@ -188,12 +188,6 @@ def test_bad_input_errors():
         mx.rnn.FusedRNNCell(3)(mx.sym.Variable("x"), [])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="_zeros with a 0 (unknown) dim publishes no partial shape to inference "
-    "(mxlite/operator/tensor/misc.py _InitProp.infer_shape); MXNet fills the batch dim "
-    "backward from the FullyConnected that reads it",
-)
 def test_default_begin_state_binds_and_runs():
     cell = mx.rnn.LSTMCell(4, prefix="lstm_")
     out, _ = cell.unroll(3, mx.sym.Variable("data"), merge_outputs=True)

@@ -60,8 +60,9 @@ class EmbeddingProp(OperatorProperty):
         p = self.param
         wshape = shape_assign(self, "input", "weight", in_shape[1], (p.input_dim, p.output_dim))
         data = in_shape[0]
-        if data is None or 0 in data:
+        if data is None:
             return None
+        # an unknown data dim (0) stays unknown in the output, as in MXNet
         return [tuple(data), wshape], [(*data, p.output_dim)], []
 
     def infer_type(self, in_type: list, out_type: list | None = None):

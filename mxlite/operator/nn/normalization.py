@@ -271,19 +271,29 @@ class BatchNormProp(OperatorProperty):
 # channel (per group for GroupNorm).
 
 
-def _moments(xp: Any, x: Any, red: tuple[int, ...], eps: float):
-    acc = _acc(x.dtype)
+def _moments(xp: Any, x: Any, red: tuple[int, ...], eps: float, acc: Any = None):
+    acc = _acc(x.dtype) if acc is None else acc
     mean = x.mean(axis=red, dtype=acc, keepdims=True)
     centered = x - mean.astype(x.dtype, copy=False)
     var = xp.square(centered, dtype=acc).mean(axis=red, keepdims=True)
     return mean, var, centered
 
 
-def _norm_backward(xp: Any, g: Any, xhat: Any, dxhat: Any, red: tuple, inv: Any) -> Any:
+def _norm_backward(
+    xp: Any, g: Any, xhat: Any, dxhat: Any, red: tuple, inv: Any, acc: Any = None
+) -> Any:
     """dL/dx of xhat = (x - mean) * inv over axes ``red``, given dL/dxhat."""
-    m1 = dxhat.mean(axis=red, keepdims=True)
-    m2 = (dxhat * xhat).mean(axis=red, keepdims=True)
+    m1 = dxhat.mean(axis=red, keepdims=True, dtype=acc)
+    m2 = (dxhat * xhat).mean(axis=red, keepdims=True, dtype=acc)
+    if acc is not None:
+        m1, m2 = m1.astype(xhat.dtype), m2.astype(xhat.dtype)
     return (dxhat - m1 - xhat * m2) * inv
+
+
+def _acc64(dtype: Any) -> np.dtype:
+    # LayerNorm sums thousands of rows: NumPy adds along a non-contiguous axis one row at a
+    # time, so float32 sums drift by ~1e-4 where MXNet's are exact to ~1e-6; float64 sums
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(np.float64)
 
 
 class LayerNormParam(Param):
@@ -306,7 +316,7 @@ class _LayerNormOp(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux):
         xp, x = self.xp, in_data[0]
         axis = self.p.axis % x.ndim
-        mean, var, centered = _moments(xp, x, (axis,), self.p.eps)
+        mean, var, centered = _moments(xp, x, (axis,), self.p.eps, _acc64(x.dtype))
         std = xp.sqrt(var + var.dtype.type(self.p.eps))
         _put(out_data[1], req[1], mean)
         _put(out_data[2], req[2], std)
@@ -321,11 +331,12 @@ class _LayerNormOp(Operator):
         inv = (1 / std).astype(x.dtype)
         xhat = (x - mean.astype(x.dtype)) * inv
         red = tuple(i for i in range(x.ndim) if i != axis)
-        _put(in_grad[1], req[1], (g * xhat).sum(axis=red))
-        _put(in_grad[2], req[2], g.sum(axis=red))
+        acc = _acc64(x.dtype)
+        _put(in_grad[1], req[1], (g * xhat).sum(axis=red, dtype=acc))
+        _put(in_grad[2], req[2], g.sum(axis=red, dtype=acc))
         if req[0] != OpReq.NULL:
             dxhat = g * _bcast(in_data[1], x.ndim, axis)
-            assign(in_grad[0], req[0], _norm_backward(xp, g, xhat, dxhat, (axis,), inv))
+            assign(in_grad[0], req[0], _norm_backward(xp, g, xhat, dxhat, (axis,), inv, acc))
 
 
 class _NormPropBase(OperatorProperty):

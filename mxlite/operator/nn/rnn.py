@@ -154,6 +154,14 @@ def _layout(d: _Dims) -> tuple[dict[tuple, tuple[int, tuple[int, ...]]], int]:
     return table, off
 
 
+def _keeps_reserve(d: _Dims) -> bool:
+    """Whether the reserve output holds the whole reserve space. Only with dropout between
+    layers: backward must reuse forward's masks. Otherwise it is a token of one element (MXNet
+    keeps its reserve inside the operator, outside the memory plan) and backward recomputes
+    the reserve from the inputs, exactly, at the cost of a second forward."""
+    return bool(d.dropout)
+
+
 def _views(flat: Any, table: dict) -> dict[tuple, Any]:
     return {k: flat[o : o + int(np.prod(s))].reshape(s) for k, (o, s) in table.items()}
 
@@ -194,7 +202,11 @@ class _RNNOp(Operator):
         h0 = in_data[2]
         c0 = in_data[3] if lstm else None
         seq = in_data[-1] if p.use_sequence_length else None
-        res = _views(out_data[-1], _layout(d)[0])
+        table, size = _layout(d)
+        flat = out_data[-1]
+        if flat.size != size:  # a token reserve: work in a scratch buffer (see _keeps_reserve)
+            flat = xp.empty((size,), x.dtype)
+        res = _views(flat, table)
         masks = None
         if seq is not None:
             lens = xp.asarray(seq).astype(np.int64)
@@ -291,7 +303,14 @@ class _RNNOp(Operator):
         w = _views(in_data[1], ptable)
         dflat = xp.zeros(in_data[1].shape, x.dtype)
         dw = _views(dflat, ptable)
-        res = _views(out_data[-1], _layout(d)[0])
+        table, size = _layout(d)
+        flat = out_data[-1]
+        if flat.size != size:
+            # no reserve was kept: rerun the (deterministic, dropout-free) forward to rebuild it
+            flat = xp.empty((size,), x.dtype)
+            outs = [None] * (len(out_data) - 1) + [flat]
+            self.forward(op_ctx, in_data, [OpReq.NULL] * len(out_data), outs, aux)
+        res = _views(flat, table)
         h0 = in_data[2]
         c0 = in_data[3] if lstm else None
         masks = None
@@ -509,7 +528,7 @@ class RNNProp(OperatorProperty):
             outs.append((d.L * d.D, N, d.Hout))
             if p.mode == "lstm":
                 outs.append((d.L * d.D, N, d.H))
-        outs.append((_layout(d)[1],))
+        outs.append((_layout(d)[1],) if _keeps_reserve(d) else (1,))
         return ins, outs, []
 
     def infer_type(self, in_type, out_type=None):

@@ -35,7 +35,7 @@ import numpy as np
 
 from ...base import DTypeError, Shape, ShapeError
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, register
+from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
 from ..req import OpReq, assign
 from .linalg import _LOWER_DOC, _LaProp, _square, _t, _tri, solve_triangular
 
@@ -142,7 +142,8 @@ class DotProp(_DotBase):
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         lshape, rshape = in_shape
-        if lshape is None or rshape is None or 0 in lshape or 0 in rshape:
+        # partial shapes (0 = unknown dim) give a partial output, as MXNet's DotShape does
+        if lshape is None or rshape is None:
             return None
         ta, tb = self.param.transpose_a, self.param.transpose_b
         if len(lshape) == 0 or len(rshape) == 0:
@@ -156,7 +157,7 @@ class DotProp(_DotBase):
                     "dot: cannot transpose vectors: transpose_a and transpose_b "
                     "must be False when lhs and rhs are both 1-D."
                 )
-            if lshape[0] != rshape[0]:
+            if lshape[0] and rshape[0] and lshape[0] != rshape[0]:
                 raise ShapeError(
                     f"dot: argument 'rhs' has shape {rshape}; lhs of shape {lshape} needs {lshape}."
                 )
@@ -164,7 +165,7 @@ class DotProp(_DotBase):
         # a 1-D operand contracts over its whole length whatever the transpose flag says
         k_l = lshape[0] if ta or len(lshape) == 1 else lshape[-1]
         k_r = rshape[-1] if tb or len(rshape) == 1 else rshape[0]
-        if k_l != k_r:
+        if k_l and k_r and k_l != k_r:
             raise ShapeError(
                 f"dot: argument 'rhs' has shape {rshape}; with lhs of shape {lshape}, "
                 f"transpose_a={ta} and transpose_b={tb} it must contract over {k_l} "
@@ -242,7 +243,7 @@ class BatchDotProp(_DotBase):
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         lshape, rshape = in_shape
-        if lshape is None or rshape is None or 0 in lshape or 0 in rshape:
+        if lshape is None or rshape is None:
             return None
         ta, tb = self.param.transpose_a, self.param.transpose_b
         if len(lshape) < 3 or len(lshape) != len(rshape):
@@ -250,14 +251,20 @@ class BatchDotProp(_DotBase):
                 f"batch_dot: arguments 'lhs' and 'rhs' must both be N-D arrays with the same "
                 f"N >= 3, got shapes {lshape} and {rshape}."
             )
-        if lshape[:-2] != rshape[:-2]:
+        # MXNet infers a partial output only when lhs's last and rhs's second-to-last dims are
+        # known, whatever the transpose flags say
+        if not lshape[-1] or not rshape[-2]:
+            return None
+        try:
+            batch = merge_shape(lshape[:-2], rshape[:-2])
+        except ValueError:
             raise ShapeError(
                 f"batch_dot: argument 'rhs' has shape {rshape}; its leading batch dimensions "
                 f"must equal those of lhs {lshape}."
-            )
+            ) from None
         k_l = lshape[-2] if ta else lshape[-1]
         k_r = rshape[-1] if tb else rshape[-2]
-        if k_l != k_r:
+        if k_l and k_r and k_l != k_r:
             raise ShapeError(
                 f"batch_dot: argument 'rhs' has shape {rshape}; with lhs of shape {lshape}, "
                 f"transpose_a={ta} and transpose_b={tb} it must contract over {k_l} "
@@ -265,7 +272,7 @@ class BatchDotProp(_DotBase):
             )
         m = lshape[-1] if ta else lshape[-2]
         n = rshape[-2] if tb else rshape[-1]
-        return [lshape, rshape], [tuple(lshape[:-2]) + (m, n)], []
+        return [batch + lshape[-2:], batch + rshape[-2:]], [batch + (m, n)], []
 
     def create_operator(self, ctx: Any) -> Operator:
         return _BatchDotOperator(self, ctx.xp)

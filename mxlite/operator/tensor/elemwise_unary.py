@@ -483,6 +483,17 @@ simple_op(
     doc="Return a copy of the input.",
 )
 simple_op(
+    "_identity_with_attr_like_rhs",
+    forward=lambda xp, lhs, rhs, env, out: lhs,
+    # rhs only lends its shape and dtype; its gradient is zero
+    gradient=lambda xp, g, env: (g, xp.zeros_like(g)),
+    arity=2,
+    forward_inplace=True,
+    gradient_inplace=True,
+    test=OpTest(),
+    doc="Return a copy of lhs, whose shape and dtype must equal rhs's (for inference).",
+)
+simple_op(
     "BlockGrad",
     forward=lambda xp, x, env, out: x,
     gradient=_zero_grad,

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError, Shape
 from ..param import Param, field
-from ..registry import OpTest, register
+from ..registry import OpTest, register, shape_assign, shape_is_known
 from .shape import ArrayOp, norm_axis
 
 __all__: list[str] = []
@@ -75,6 +75,17 @@ def _slice_key(prop: ArrayOp, dshape: Shape) -> tuple[tuple[slice, ...], Shape]:
     return tuple(key), tuple(shape)
 
 
+def _partial_infer(prop: ArrayOp, in_shape: list, out_shape: list | None) -> Any:
+    """ArrayOp.infer_shape for one-input operators whose out_shapes also takes partly known
+    shapes (0 dims): the output is then partial too."""
+    if in_shape[0] is None or shape_is_known(in_shape[0]):
+        return ArrayOp.infer_shape(prop, in_shape, out_shape)
+    out = prop.out_shapes(in_shape[0])[0]
+    if out_shape:
+        out = shape_assign(prop, "output", "output", out_shape[0], out)
+    return list(in_shape), [out], []
+
+
 @register("slice", aliases=("crop",))
 class SliceProp(ArrayOp):
     """Take a (strided) block of the input: data[begin:end:step] on the leading axes."""
@@ -83,7 +94,12 @@ class SliceProp(ArrayOp):
     test = OpTest(shapes={"data": (3, 4)}, params={"begin": (0, 1), "end": (2, 3)})
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
-        return [_slice_key(self, dshape)[1]]
+        # an unknown input dim (0) gives an unknown output dim, as in MXNet's SliceOpShape
+        shape = _slice_key(self, dshape)[1]
+        return [tuple(o if d else 0 for o, d in zip(shape, dshape))]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        return _partial_infer(self, in_shape, out_shape)
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][_slice_key(self, ins[0].shape)[0]]]
@@ -177,8 +193,14 @@ class SliceAxisProp(ArrayOp):
         return axis, b, e
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
+        axis = norm_axis(self, "axis", self.param.axis, len(dshape))
+        if not dshape[axis]:  # unknown: the sliced axis stays unknown
+            return [dshape]
         axis, b, e = self._range(dshape)
         return [dshape[:axis] + (e - b,) + dshape[axis + 1 :]]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        return _partial_infer(self, in_shape, out_shape)
 
     def _key(self, shape: Shape) -> tuple:
         axis, b, e = self._range(shape)
@@ -236,7 +258,8 @@ class SliceLikeProp(ArrayOp):
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
         g = xp.zeros(in_shapes[0], ograds[0].dtype)
         g[tuple(slice(0, n) for n in ograds[0].shape)] = ograds[0]
-        return [g, xp.zeros(in_shapes[1], ograds[0].dtype)]
+        # shape_like bound without a gradient comes with no shape; it needs none then
+        return [g, None if in_shapes[1] is None else xp.zeros(in_shapes[1], ograds[0].dtype)]
 
 
 # ---- gathers --------------------------------------------------------------------------------
@@ -367,6 +390,25 @@ class PickProp(ArrayOp):
             )
         return [kept if self.param.keepdims else dropped]
 
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        # MXNet's PickOpShape: the output follows from the data's shape even when some of its
+        # dims are unknown (0); the index is then checked against, and filled from, it
+        dshape, ishape = in_shape
+        if dshape is None:
+            return None
+        if ishape is not None and shape_is_known(dshape) and shape_is_known(ishape):
+            return super().infer_shape(in_shape, out_shape)
+        axis = self._axis(len(dshape))
+        kept = dshape[:axis] + (1,) + dshape[axis + 1 :]
+        dropped = dshape[:axis] + dshape[axis + 1 :] or (1,)
+        out = kept if self.param.keepdims else dropped
+        if out_shape:
+            out = shape_assign(self, "output", "output", out_shape[0], out)
+        if ishape is not None:
+            want = kept if len(ishape) == len(dshape) else dropped
+            ishape = shape_assign(self, "input", "index", ishape, want)
+        return [dshape, ishape], [out], []
+
     def infer_type(self, in_type: list, out_type: list | None = None):
         return _other_types(self, in_type)
 
@@ -410,7 +452,6 @@ class OneHotProp(ArrayOp):
 
     param_class = OneHotParam
     test = OpTest(shapes={"indices": (3,)}, params={"depth": 4}, grad=False)
-    differentiable = False
 
     def list_arguments(self) -> list[str]:
         return ["indices"]
@@ -425,6 +466,14 @@ class OneHotProp(ArrayOp):
         p, dt = self.param, outs[0].dtype
         hit = _ints(xp, ins[0])[..., None] == xp.arange(p.depth)
         return [xp.where(hit, dt.type(p.on_value), dt.type(p.off_value))]
+
+    # MXNet's FGradient here is MakeZeroGradNodes: the indices get a zero gradient and the
+    # backward reads nothing, so binding with gradients works
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return []
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [0]  # a scalar: assign broadcasts it into the gradient, whatever its dtype
 
 
 class _NdIndexBase(ArrayOp):

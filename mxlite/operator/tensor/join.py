@@ -15,7 +15,7 @@ import numpy as np
 
 from ...base import MXNetError, Shape
 from ..param import Param, field
-from ..registry import OpTest, dtype_assign, register
+from ..registry import OpTest, dtype_assign, merge_shape, register, shape_assign, shape_is_known
 from .shape import ArrayOp, norm_axis
 
 __all__: list[str] = []
@@ -66,6 +66,36 @@ class ConcatProp(_JoinBase):
                     f"must match arg0's shape {first} except on axis {axis}."
                 )
         return [first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1 :]]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        oshape = out_shape[0] if out_shape else None
+        if oshape is None and all(shape_is_known(s) for s in in_shape):
+            return super().infer_shape(in_shape, out_shape)
+        # partial shapes (MXNet's ConcatShape): every dim but the joined one is shared by the
+        # inputs and the output; the joined size is their sum once every input's is known
+        self._check_count(tuple(in_shape))
+        common, axis, size, unknown = None, 0, 0, False
+        for i, s in enumerate([*in_shape, oshape]):
+            if s is None:
+                unknown = unknown or i < len(in_shape)
+                continue
+            axis = norm_axis(self, "dim", self.param.dim, len(s))
+            if i < len(in_shape):
+                unknown = unknown or not s[axis]
+                size += s[axis]
+            try:
+                common = merge_shape(common, s[:axis] + (0,) + s[axis + 1 :])
+            except ValueError:
+                where = f"input arg{i}" if i < len(in_shape) else "the output"
+                raise self.fail(
+                    f"{where} has shape {s}; with dim={self.param.dim} the inputs and the "
+                    f"output must agree except on axis {axis}, as in {common}."
+                ) from None
+        if common is None:
+            return None
+        ins = [shape_assign(self, "input", f"arg{i}", s, common) for i, s in enumerate(in_shape)]
+        out = common if unknown else common[:axis] + (size,) + common[axis + 1 :]
+        return ins, [shape_assign(self, "output", "output", oshape, out)], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [xp.concatenate(ins, axis=norm_axis(self, "dim", self.param.dim, ins[0].ndim))]
@@ -187,6 +217,35 @@ class SliceChannelProp(_SplitBase):
 
     def _count(self) -> int:
         return self.param.num_outputs
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        dshape = in_shape[0]
+        given = list(out_shape) if out_shape else [None] * self._count()
+        if dshape is None:
+            return None
+        if shape_is_known(dshape) and all(o is None for o in given):
+            return super().infer_shape(in_shape, out_shape)
+        # partial shapes (MXNet's SliceChannel InferShape): unknown dims (0) pass through, and
+        # the outputs, which all share one shape, fill the input back
+        axis, k, squeeze = self._axis(len(dshape)), self.param.num_outputs, self.param.squeeze_axis
+        for i, o in enumerate(given):
+            if o is None:
+                continue
+            if len(o) != len(dshape) - squeeze:
+                raise self.fail(f"output{i} has shape {o}; input shape {dshape} cannot give it.")
+            back = o[:axis] + ((k,) if squeeze else (o[axis] * k,)) + o[axis + 1 - squeeze :]
+            dshape = shape_assign(self, "input", "data", dshape, back)
+        n = dshape[axis]
+        if n and n % k:
+            self._bounds(dshape, axis)  # raises, naming num_outputs
+        if squeeze and n and n != k:
+            raise self.fail(
+                f"squeeze_axis=True needs pieces of size 1 on axis {axis}; input shape {dshape} "
+                f"split into {k} has pieces of size {n // k}."
+            )
+        piece = dshape[:axis] + (() if squeeze else (n // k,)) + dshape[axis + 1 :]
+        outs = [shape_assign(self, "output", f"output{i}", o, piece) for i, o in enumerate(given)]
+        return [dshape], outs, []
 
     def _bounds(self, dshape: Shape, axis: int) -> list[int]:
         n, k = dshape[axis], self.param.num_outputs

@@ -33,7 +33,9 @@ class _BroadcastBase(ArrayOp):
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
         return [_unbroadcast(ograds[0], in_shapes[0])] + [
-            xp.zeros(s, ograds[0].dtype) for s in in_shapes[1:]
+            # the shape-giving input, bound without a gradient, comes with no shape
+            None if s is None else xp.zeros(s, ograds[0].dtype)
+            for s in in_shapes[1:]
         ]
 
     def _to(self, src: Shape, dst: list[int], what: str) -> Shape:

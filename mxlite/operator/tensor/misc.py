@@ -388,7 +388,8 @@ class _InitProp(OperatorProperty):
 
     def out_shape(self) -> Shape | None:
         """The output shape from the parameters (0 dims or None: unknown)."""
-        return self.param.shape or None
+        # -1 is unknown too, as MXNet's legacy shape semantics convert it (shape=[-1, -1])
+        return tuple(max(d, 0) for d in self.param.shape) or None
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         if in_shape:
@@ -396,9 +397,9 @@ class _InitProp(OperatorProperty):
         shape = self.out_shape()
         if out_shape and out_shape[0] is not None:
             shape = shape_assign(self, "output", "output", out_shape[0], shape)
-        if shape is None or not shape_is_known(shape):
+        if shape is None:
             return None
-        return [], [shape], []
+        return [], [shape], []  # partly known (0 dims) until the graph fills it
 
     def infer_imperative(self, shapes: tuple, dtypes: tuple):
         shape = self.out_shape()

@@ -27,21 +27,22 @@ import numpy as np
 from ...base import MXNetError, Shape, ShapeError
 from ...context import Context
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
+from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign, shape_is_known
 from ..req import OpReq, assign
 
 __all__ = ["reshape_shape", "ArrayOp", "norm_axis"]
 
 
 def reshape_shape(
-    src: tuple[int, ...], target: tuple[int, ...], reverse: bool = False
+    src: tuple[int, ...], target: tuple[int, ...], reverse: bool = False, partial: bool = False
 ) -> tuple[int, ...]:
     """The shape ``Reshape(shape=target, reverse=reverse)`` gives an array of shape ``src``.
 
     0 copies a source dim, -1 infers one dim, -2 copies all remaining dims, -3 merges two
     source dims, -4 splits one source dim into the next two values (one may be -1); with
     ``reverse`` the special values are matched from the right. Raises ShapeError naming both
-    shapes when the target is malformed or its size differs.
+    shapes when the target is malformed or its size differs. With ``partial``, 0 dims of
+    ``src`` are unknown: the output dims they decide are 0 (unknown) too, sizes unchecked.
     """
     src, target = tuple(src), tuple(target)
     dims = list(src[::-1] if reverse else src)
@@ -89,7 +90,7 @@ def reshape_shape(
                 a = whole // b if b else 0
             if b == -1:
                 b = whole // a if a else 0
-            if a * b != whole:
+            if a * b != whole and not (partial and whole == 0):
                 raise bad(f"split dims {a}, {b} do not divide source dim {whole}")
             out.extend((a, b))
         elif d > 0:
@@ -99,6 +100,12 @@ def reshape_shape(
             raise bad(f"{d} is not a valid dim (use a positive size, 0, -1, -2, -3 or -4)")
         i += 1
     size = math.prod(src)
+    if partial and size == 0:  # an unknown source dim: -1 stays unknown, nothing to check
+        if infer >= 0:
+            out[infer] = 0
+        if reverse:
+            out.reverse()
+        return tuple(out)
     if infer >= 0:
         rest = math.prod(out)
         if rest == 0 or size % rest:
@@ -231,7 +238,9 @@ class _ReshapeBase(ArrayOp):
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
         return [ograds[0].reshape(in_shapes[0])] + [
-            xp.zeros(s, ograds[0].dtype) for s in in_shapes[1:]
+            # the shape-giving input, bound without a gradient, comes with no shape
+            None if s is None else xp.zeros(s, ograds[0].dtype)
+            for s in in_shapes[1:]
         ]
 
 
@@ -241,6 +250,23 @@ class ReshapeProp(_ReshapeBase):
 
     param_class = ReshapeParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"shape": (0, -1)})
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        dshape, oshape = in_shape[0], (out_shape[0] if out_shape else None)
+        if dshape is None or shape_is_known(dshape) or not self.param.shape:
+            return super().infer_shape(in_shape, out_shape)
+        # MXNet's ReshapeShape on a partly known input: a partial output, and a known output
+        # fills the one unknown input dim back (ReverseReshapeInferShape)
+        p = self.param
+        out = shape_assign(
+            self, "output", "output", oshape, reshape_shape(dshape, p.shape, p.reverse, True)
+        )
+        unknown = [i for i, d in enumerate(dshape) if not d]
+        if shape_is_known(out) and len(unknown) == 1:
+            rest = math.prod(d for d in dshape if d)
+            dshape = dshape[: unknown[0]] + (math.prod(out) // rest,) + dshape[unknown[0] + 1 :]
+            out = shape_assign(self, "output", "output", out, self.out_shapes(dshape)[0])
+        return [dshape], [out], []
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
         p = self.param
@@ -392,6 +418,25 @@ class TransposeProp(ArrayOp):
         if len(dshape) > 6:
             raise self.fail(f"input has {len(dshape)} dims; transpose supports at most 6.")
         return [tuple(dshape[a] for a in self._axes(len(dshape)))]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        # both directions, dim by dim: a partly known output fills the input (MXNet's
+        # TransposeShape), and unknown input dims (0) stay unknown in the output
+        dshape, oshape = in_shape[0], (out_shape[0] if out_shape else None)
+        if dshape is None and oshape is None:
+            return None
+        if dshape is not None and oshape is not None and len(dshape) != len(oshape):
+            raise self.fail(f"input has shape {dshape} but the output has shape {oshape}.")
+        ndim = len(dshape if dshape is not None else oshape)
+        if ndim > 6:
+            raise self.fail(f"input has {ndim} dims; transpose supports at most 6.")
+        axes = self._axes(ndim)
+        if oshape is not None:
+            back = [0] * ndim
+            for i, a in enumerate(axes):
+                back[a] = oshape[i]
+            dshape = shape_assign(self, "input", "data", dshape, tuple(back))
+        return [dshape], [tuple(dshape[a] for a in axes)], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [xp.transpose(ins[0], self._axes(ins[0].ndim))]
