@@ -331,9 +331,6 @@ def merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
     return tuple(out)
 
 
-_merge_shape = merge_shape
-
-
 def shape_assign(
     prop: OperatorProperty, kind: str, arg: str, current: Shape | None, expected: Shape | None
 ) -> Shape | None:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..base import DTYPE_MX_TO_NP, DTypeError, MXNetError, Shape, ShapeError
+from ..operator.registry import merge_shape
 from .graph import Entry, Node, topo_order
 
 __all__ = ["infer_shapes", "infer_types", "parse_shape_attr"]
@@ -44,21 +45,6 @@ def parse_shape_attr(text: str) -> Shape | None:
         return tuple(max(int(p), 0) for p in body.replace("L", "").split(",") if p.strip())
     except ValueError:
         raise ShapeError(f"infer_shape: cannot read shape attribute {text!r}.") from None
-
-
-def _merge_shape(a: Shape | None, b: Shape | None) -> Shape | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    if len(a) != len(b):
-        raise ValueError
-    out = []
-    for x, y in zip(a, b):
-        if x and y and x != y:
-            raise ValueError
-        out.append(x or y)
-    return tuple(out)
 
 
 def _merge_dtype(a: Any, b: Any) -> Any:
@@ -194,7 +180,7 @@ def infer_shapes(outputs: list[Entry], known: dict[int, Shape]) -> dict[tuple[in
     """
     known = {k: (None if v is None else tuple(int(d) for d in v)) for k, v in known.items()}
     return _run(
-        outputs, known, _var_shape, _call_shape, _merge_shape, _fmt_shape, ShapeError, "Shape"
+        outputs, known, _var_shape, _call_shape, merge_shape, _fmt_shape, ShapeError, "Shape"
     )
 
 
