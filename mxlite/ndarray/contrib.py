@@ -67,7 +67,7 @@ def rand_zipfian(
     >>> true_cls = mx.nd.array([3])
     >>> samples, exp_count_true, exp_count_sample = mx.nd.contrib.rand_zipfian(true_cls, 4, 5)
     >>> samples.shape, exp_count_true.dtype
-    ((4,), dtype('float64'))
+    ((4,), <class 'numpy.float64'>)
     """
     if ctx is None:
         ctx = current_context()
