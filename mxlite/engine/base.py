@@ -216,6 +216,23 @@ def _acquire_slow(lock: Any) -> None:
         time.sleep(0)
 
 
+class _Locked:
+    """``with _Locked(lock):`` takes the engine lock the way _acquire_slow explains (never
+    blocking on it while holding the GIL). For the rarer paths; hot paths inline it."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, lock: Any) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        if not self.lock.acquire(False):
+            _acquire_slow(self.lock)
+
+    def __exit__(self, *exc: Any) -> None:
+        self.lock.release()
+
+
 def _check_vars(where: str, vars_: Sequence[Var], arg: str) -> None:
     for v in vars_:
         if type(v) is not Var:
@@ -371,7 +388,7 @@ class Engine:
             raise MXNetError(f"wait_for_var: argument 'var' must be an engine Var, got {var!r}.")
         self._flush_deferred()
         self._wait_var(var)
-        with self._lock:
+        with _Locked(self._lock):
             failure = var.failure
             var.failure = None
             if failure is None or failure.cleared:
@@ -388,7 +405,7 @@ class Engine:
             )
         self._flush_deferred()
         self._wait_all()
-        with self._lock:
+        with _Locked(self._lock):
             _tls.holds_engine_lock = self
             live = [f for f in self._failures if not f.cleared]
             self._failures.clear()
@@ -444,7 +461,7 @@ class Engine:
         from .segment import Segment
 
         ready = []
-        with self._lock:
+        with _Locked(self._lock):
             _tls.holds_engine_lock = self  # allocations below may run GC finalizers
             try:
                 seg = self._segment
@@ -464,7 +481,9 @@ class Engine:
 
     def _flush_segment(self) -> None:
         """Push the functions collected for bulk execution, if any."""
-        with self._lock:
+        if self._segment is None:  # the common case: nothing collected, no lock taken
+            return
+        with _Locked(self._lock):
             seg, self._segment = self._segment, None
         if seg is not None:
             self._enqueue(_Block(self, seg.to_opr(), seg.ctx, 0))
@@ -522,7 +541,7 @@ class Engine:
         try:
             fn(self.run_context(ctx))
         except BaseException as exc:
-            with self._lock:
+            with _Locked(self._lock):
                 self._record_failure(_Failure(getattr(fn, "__qualname__", "delete"), ctx, exc))
 
     def _flush_deferred(self) -> None:
@@ -573,7 +592,7 @@ class Engine:
                 failure = _Failure(opr.name, blk.ctx, exc)
                 if not blk.done:
                     return failure
-                with self._lock:  # raised after on_complete: no var to carry it
+                with _Locked(self._lock):  # raised after on_complete: no var to carry it
                     self._record_failure(failure)
             return False
         try:
@@ -660,7 +679,7 @@ class Engine:
         if deleters is not None:
             for fn, ctx in deleters:
                 self._run_deleter(fn, ctx)
-            with self._lock:
+            with _Locked(self._lock):
                 self._pending -= 1
                 if self._pending == 0 and self._idle is not None:
                     self._idle.set()
@@ -680,7 +699,7 @@ class Engine:
 
     def _wait_var(self, var: Var) -> None:
         self._flush_segment()
-        with self._lock:
+        with _Locked(self._lock):
             if not var.writing and not var.queue:
                 return
         done = threading.Event()
@@ -690,7 +709,7 @@ class Engine:
 
     def _wait_all(self) -> None:
         self._flush_segment()
-        with self._lock:
+        with _Locked(self._lock):
             if not self._pending:
                 return
             if self._idle is None:
