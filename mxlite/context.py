@@ -44,7 +44,7 @@ class Context(metaclass=_ContextMeta):
     devstr2type = {"cpu": 1, "gpu": 2, "cpu_pinned": 3, "cpu_shared": 5}
     _default = threading.local()
 
-    __slots__ = ("device_typeid", "device_id", "_old_ctx")
+    __slots__ = ("device_typeid", "device_id", "_old_ctx", "_hash")
 
     def __init__(self, device_type: Context | str, device_id: int = 0) -> None:
         if isinstance(device_type, Context):
@@ -64,6 +64,8 @@ class Context(metaclass=_ContextMeta):
             self.device_typeid = typeid
             self.device_id = int(device_id)
         self._old_ctx: Context | None = None
+        # contexts key the engine's and operators' caches on every call: hash once
+        self._hash = hash((self.device_typeid, self.device_id))
 
     @property
     def device_type(self) -> str:
@@ -78,10 +80,10 @@ class Context(metaclass=_ContextMeta):
         return np
 
     def __hash__(self) -> int:
-        return hash((self.device_typeid, self.device_id))
+        return self._hash
 
     def __eq__(self, other: Any) -> bool:
-        return (
+        return other is self or (
             isinstance(other, Context)
             and self.device_typeid == other.device_typeid
             and self.device_id == other.device_id

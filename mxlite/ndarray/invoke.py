@@ -48,7 +48,7 @@ def is_train_flag() -> bool:
 def _ctx_of(prop: OperatorProperty, inputs: Sequence[Any], name: str | None) -> Context:
     ctx = inputs[0]._chunk.ctx
     for i, x in enumerate(inputs):
-        if x._chunk.ctx != ctx:
+        if x._chunk.ctx is not ctx and x._chunk.ctx != ctx:
             raise MXNetError(
                 f"{prop.where(name)}: all inputs must be on one context; input {i} is on "
                 f"{x._chunk.ctx}, input 0 on {ctx}."
