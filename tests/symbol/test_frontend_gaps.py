@@ -1,6 +1,5 @@
 """Front-end behaviours that MXNet 1.9.1's own unit tests rely on."""
 
-
 import mxlite as mx
 
 
