@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .base import MXNetError
-from .engine.base import error_class
+from .engine.failure import error_class
 
 __all__ = ["MXNetError", "InternalError", "register"]
 

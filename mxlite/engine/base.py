@@ -46,6 +46,7 @@ from typing import Any
 
 from ..base import MXNetError
 from ..context import Context
+from .failure import _Failure, error_class  # noqa: F401  (error_class: mxlite.error)
 
 __all__ = ["Var", "Opr", "RunContext", "Engine", "SyncFn", "AsyncFn", "ProfileSink"]
 
@@ -139,48 +140,6 @@ class Opr:
 
     def __repr__(self) -> str:
         return f"<Opr {self.name}>"
-
-
-class _Failure:
-    """An exception raised inside a function, shared by every var it poisoned."""
-
-    __slots__ = ("name", "ctx", "exc", "cleared", "recorded")
-
-    def __init__(self, name: str, ctx: Context, exc: BaseException) -> None:
-        self.name = name
-        self.ctx = ctx
-        self.exc = exc
-        self.cleared = False  # raised to the user: reported
-        self.recorded = False  # in Engine._failures (skipped functions pass the same one on)
-
-    def raise_error(self) -> None:
-        self.cleared = True
-        exc = self.exc
-        raise error_class(exc)(
-            f"engine function {self.name!r} on {self.ctx} failed: {type(exc).__name__}: {exc}"
-        ) from exc
-
-
-# MXNet raises these kinds of failure as the builtin class (mxnet/error.py registers them);
-# ours are both that builtin and MXNetError, so `except IndexError` and `except MXNetError`
-# both catch them.
-_BUILTIN_KINDS = (IndexError, KeyError, ValueError, TypeError, AttributeError, NotImplementedError)
-_COMBINED: dict[type, type] = {}
-
-
-def error_class(exc: BaseException) -> type:
-    """The class a failure is raised as at a wait: MXNetError, joined with the failure's
-    builtin kind when it has one of MXNet's registered kinds."""
-    if isinstance(exc, MXNetError):
-        return MXNetError
-    for kind in _BUILTIN_KINDS:
-        if isinstance(exc, kind):
-            cls = _COMBINED.get(kind)
-            if cls is None:
-                cls = type(kind.__name__, (MXNetError, kind), {"__module__": "mxlite.error"})
-                _COMBINED[kind] = cls
-            return cls
-    return MXNetError
 
 
 class _Block:

@@ -12,7 +12,8 @@ import threading
 import time
 
 from ..base import MXNetError
-from .base import Engine, Var, _Block, _Failure, _tls
+from .base import Engine, Var, _Block, _tls
+from .failure import _Failure
 
 
 class NaiveEngine(Engine):
