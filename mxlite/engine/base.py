@@ -46,7 +46,7 @@ from typing import Any
 
 from ..base import MXNetError
 from ..context import Context
-from .failure import _Failure, error_class  # noqa: F401  (error_class: mxlite.error)
+from .failure import _Failure
 
 __all__ = ["Var", "Opr", "RunContext", "Engine", "SyncFn", "AsyncFn", "ProfileSink"]
 
