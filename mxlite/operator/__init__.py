@@ -2,6 +2,7 @@
 
 from . import custom as custom
 from . import nn as nn
+from . import optimizer_multi_ops as optimizer_multi_ops
 from . import optimizer_ops as optimizer_ops
 from . import random as random
 from . import registry as registry

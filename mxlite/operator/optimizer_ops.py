@@ -16,11 +16,8 @@ operators, so ``mx.nd.sgd_mom_update(w, g, mom, lr=.1, out=w)`` hands ``mom`` to
 ``mom`` therefore waits for the update. This is also what NNVM reports for these ops
 (mutated inputs are auxiliary states of a symbol).
 
-The ``multi_*`` operators interleave states with weights and gradients (``weight_0, grad_0,
-mom_0, weight_1, ...``), which cannot be a trailing block; they list every input as an
-argument and name the states in ``mutate_inputs`` (MXNet's ``FMutateInputs``), so an
-imperative call puts the states' vars in ``mutate_vars`` all the same. The optimizers here do
-not call them (they apply the single-tensor operators, which compute the same values).
+The ``multi_*`` operators, whose states interleave with weights and gradients, are in
+optimizer_multi_ops.py.
 
 Scalar parameters are rounded to float32 first, as MXNet stores them as C ``float``.
 """
@@ -32,7 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import DTypeError, MXNetError, ParamError, ShapeError
+from ..base import DTypeError, ShapeError
 from .param import Param, field
 from .registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
 from .req import assign
@@ -537,174 +534,3 @@ _define("mp_lamb_update_phase2", LambPhase2Param, ("weight", "g", "r1", "r2"), (
         _k_mp_lamb2, "Mixed Precision version Phase II of lamb update.",
         f32=("g", "r1", "r2", "weight32"), scalars=("r1", "r2"))
 # fmt: on
-
-
-# ---- multi_*: several weights in one call, inputs interleaved per weight --------------------
-
-
-class MultiSGDParam(Param):
-    lrs: tuple[float, ...] = field(doc="Learning rates.")
-    wds: tuple[float, ...] = field(doc=_WD)
-    rescale_grad: float = field(default=1.0, doc=_RS)
-    clip_gradient: float = field(default=-1.0, doc=_CG)
-    num_weights: int = field(default=1, low=1, doc="Number of updated weights.")
-
-
-class MultiSGDMomParam(Param):
-    lrs: tuple[float, ...] = field(doc="Learning rates.")
-    wds: tuple[float, ...] = field(doc=_WD)
-    momentum: float = field(default=0.0, doc="The decay rate of momentum estimates at each epoch.")
-    rescale_grad: float = field(default=1.0, doc=_RS)
-    clip_gradient: float = field(default=-1.0, doc=_CG)
-    num_weights: int = field(default=1, low=1, doc="Number of updated weights.")
-
-
-class _MultiSGDOp(Operator):
-    def __init__(self, prop: _MultiSGDProp) -> None:
-        self.param = prop.param
-        self.stride = len(prop.group)
-        self.has_mom = "mom" in prop.group
-        self.mp = "weight32" in prop.group
-
-    def forward(self, op_ctx, in_data, req, out_data, aux):
-        p, k = self.param, self.stride
-        xp = _xp(out_data[0])
-        momentum = getattr(p, "momentum", 0.0)
-        for i, out in enumerate(out_data):
-            w, g = in_data[i * k], in_data[i * k + 1]
-            # as MXNet: with float32 weights the master copy is neither read nor written
-            mixed = self.mp and w.dtype != _F32
-            if mixed:  # the update runs on the float32 master copy
-                w = in_data[i * k + k - 1]
-                g = g.astype(_F32)
-            t = w.dtype.type
-            # MXNet keeps the scalars as C floats, then converts them to the compute type
-            lr, rescale = t(_f(p.lrs[i])), t(_f(p.rescale_grad))
-            # the order of the products follows MXNet's kernel, so float32 results agree bitwise
-            if p.clip_gradient >= 0:
-                step = lr * _clip(xp, rescale * g, t(_f(p.clip_gradient)))
-            else:
-                step = (lr * rescale) * g
-            decay = (lr * t(_f(p.wds[i]))) * w
-            if self.has_mom:
-                mom = in_data[i * k + 2]
-                mom[...] = t(_f(momentum)) * mom - decay - step
-                new_w = w + mom
-            else:
-                new_w = w + (-decay - step)
-            if mixed:
-                w[...] = new_w
-            assign(out, req[i], new_w.astype(out.dtype, copy=False))
-
-
-class _MultiSGDProp(OperatorProperty):
-    """``num_weights`` fused SGD updates; inputs ``weight_i, grad_i[, mom_i][, weight32_i]``
-    for each i, outputs the new weights; the states are updated in place (mutate_inputs)."""
-
-    group: ClassVar[tuple[str, ...]] = ("weight", "grad")
-    mp: ClassVar[bool] = False
-
-    def list_arguments(self) -> list[str]:
-        return [f"{f}_{i}" for i in range(self.param.num_weights) for f in self.group]
-
-    def list_outputs(self) -> list[str]:
-        return [f"output{i}" for i in range(self.param.num_weights)]
-
-    def mutate_inputs(self) -> list[int]:
-        if self.param is None:
-            return []
-        k = len(self.group)
-        states = [j for j, f in enumerate(self.group) if f in ("mom", "weight32")]
-        return [i * k + j for i in range(self.param.num_weights) for j in states]
-
-    def _check_counts(self, n_in: int) -> None:
-        p = self.param
-        for arg in ("lrs", "wds"):
-            if len(getattr(p, arg)) != p.num_weights:
-                raise ParamError(
-                    f"{self.op_name}: argument {arg!r} needs num_weights={p.num_weights} values, "
-                    f"got {len(getattr(p, arg))}: {getattr(p, arg)}."
-                )
-        if n_in != len(self.group) * p.num_weights:
-            raise MXNetError(
-                f"{self.op_name}: argument 'data' needs {len(self.group) * p.num_weights} arrays "
-                f"({', '.join(self.group)} for each of num_weights={p.num_weights}), got {n_in}."
-            )
-
-    def infer_shape(self, in_shape, out_shape=None):
-        self._check_counts(len(in_shape))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_shape), []
-        for i in range(self.param.num_weights):
-            known = out_shape[i] if out_shape else None
-            for j in range(i * k, i * k + k):
-                known = shape_assign(self, "input", names[j], ins[j], known)
-            for j in range(i * k, i * k + k):
-                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
-            outs.append(known)
-        if any(s is None for s in outs):
-            return None
-        return ins, outs, []
-
-    def infer_type(self, in_type, out_type=None):
-        self._check_counts(len(in_type))
-        k, names, n = len(self.group), self.list_arguments(), self.param.num_weights
-        f32 = [j for j, f in enumerate(self.group) if f in ("mom", "weight32") and self.mp]
-        outs = list(out_type) if out_type else [None] * n
-        # with mp, each weight and its gradient share a dtype; without, every weight, gradient,
-        # state and output shares one (MXNet's ElemwiseType<-1, -1>)
-        groups = [range(n)] if not self.mp else [[i] for i in range(n)]
-        ins = list(in_type)
-        for members in groups:
-            slots = [(i * k + j) for i in members for j in range(k) if j not in f32]
-            known = None
-            for s in slots:
-                known = dtype_assign(self, names[s], known, ins[s]) if ins[s] is not None else known
-            for i in members:
-                known = dtype_assign(self, f"output{i}", known, outs[i]) if outs[i] is not None \
-                    else known  # fmt: skip
-            if known is None:
-                return None
-            if known.kind != "f":
-                raise DTypeError(
-                    f"{self.op_name}: input {names[slots[0]]!r} has dtype {known.name}; expected "
-                    "a floating-point dtype (float16, float32, float64)."
-                )
-            for s in slots:
-                ins[s] = dtype_assign(self, names[s], ins[s], known)
-            for i in members:
-                outs[i] = known
-                for j in f32:
-                    ins[i * k + j] = dtype_assign(self, names[i * k + j], ins[i * k + j], _F32)
-        return ins, outs, []
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return []
-
-    def forward_inplace_option(self, in_data, out_data):
-        k = len(self.group)
-        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
-
-    def create_operator(self, ctx):
-        return _MultiSGDOp(self)
-
-
-def _define_multi(name: str, param_cls: type, group: tuple[str, ...], doc: str) -> None:
-    attrs = {"__doc__": doc, "param_class": param_cls, "group": group, "mp": "weight32" in group}
-    register(name)(type(f"_{name}_prop", (_MultiSGDProp,), attrs))
-
-
-_MULTI_DOC = (
-    "{what} for Stochastic Gradient Descent (SGD) optimizer, for num_weights weights at once.\n\n"
-    "Inputs are interleaved per weight: {inputs} for weight 0, then for weight 1, ...; the "
-    "outputs are the new weights (pass ``out=`` the weights to update them in place)."
-)
-_define_multi("multi_sgd_update", MultiSGDParam, _WG, _MULTI_DOC.format(
-    what="Update function", inputs="weight_i, grad_i"))  # fmt: skip
-_define_multi("multi_sgd_mom_update", MultiSGDMomParam, (*_WG, "mom"), _MULTI_DOC.format(
-    what="Momentum update function", inputs="weight_i, grad_i, mom_i"))  # fmt: skip
-_define_multi("multi_mp_sgd_update", MultiSGDParam, (*_WG, "weight32"), _MULTI_DOC.format(
-    what="Multi-precision update function", inputs="weight_i, grad_i, weight32_i"))  # fmt: skip
-_define_multi("multi_mp_sgd_mom_update", MultiSGDMomParam, (*_WG, "mom", "weight32"),
-              _MULTI_DOC.format(what="Multi-precision momentum update function",
-                                inputs="weight_i, grad_i, mom_i, weight32_i"))  # fmt: skip
