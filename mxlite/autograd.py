@@ -571,56 +571,6 @@ def grad(
     return out
 
 
-def get_symbol(x: NDArray) -> Any:
-    """The recorded computation of ``x`` as a Symbol.
-
-    Marked variables become variables ``var<k>`` and recorded calls nodes ``node_<k>``,
-    numbered process-wide in the order they were marked or recorded, as MXNet numbers them.
-    Inputs that were not part of the graph (constants) become variables ``null<k>``; MXNet
-    numbers those when they are recorded and reuses one per array, mxlite numbers them here,
-    one per use.
-
-    Parameters
-    ----------
-    x : NDArray
-        An array computed inside ``autograd.record()``.
-
-    Returns
-    -------
-    Symbol
-        The graph that computed ``x``, with the operators' parameters as attributes.
-    """
-    from .symbol.graph import Node as _GNode
-    from .symbol.symbol import Symbol
-
-    if not isinstance(x, NDArray):
-        raise MXNetError(
-            f"autograd.get_symbol: argument 'x' must be an NDArray, got {type(x).__name__}."
-        )
-    if x._ag is None:
-        raise MXNetError(
-            "autograd.get_symbol: argument 'x' is not part of a computation graph; compute it "
-            "inside autograd.record() from arrays with attach_grad()."
-        )
-    made: dict[int, Any] = {}
-    for n in _topo([x._ag[0]]):
-        if n.prop is None and n.function is None:
-            made[id(n)] = _GNode(None, f"var{n.uid}")
-            continue
-        inputs = [
-            (made[id(e[0])], e[1])
-            if e is not None
-            else (_GNode(None, f"null{next(_var_count)}"), 0)
-            for e in n.inputs
-        ]
-        inputs += [(_GNode(None, f"null{next(_var_count)}"), 0) for _ in n.aux]
-        if n.function is not None:
-            made[id(n)] = _GNode("_CustomFunction", f"node_{n.uid}", {}, inputs)
-        else:
-            made[id(n)] = _GNode(n.prop.op_name, f"node_{n.uid}", n.prop.attrs(), inputs)
-    return Symbol([(made[id(x._ag[0])], x._ag[1])])
-
-
 class Function:
     """A differentiable function with a custom ``forward`` and ``backward`` on NDArrays.
 
@@ -712,3 +662,6 @@ def _nd_backward(
 NDArray.attach_grad = _attach_grad
 NDArray.detach = _detach
 NDArray.backward = _nd_backward
+
+
+from ._autograd_symbol import get_symbol as get_symbol  # noqa: E402  (public here, as MXNet)
