@@ -24,17 +24,13 @@ import numpy as np
 
 from .. import metric
 from .. import ndarray as nd
-from ..base import MXNetError, ParamError
+from ..base import MXNetError, ParamError, _as_list
 from ..callback import BatchEndParam
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 
 __all__ = ["BaseModule"]
-
-
-def _as_list(obj: Any) -> list:
-    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
 
 
 def _check_state(module: Any, fn: str, *flags: str) -> None:
