@@ -531,6 +531,17 @@ class BaseModule:
         allow_extra : boolean, optional
             Whether allow extra parameters that are not needed by symbol.
         """
+        if allow_missing and self._assigns_params:
+            if self.params_initialized and not force_init:
+                warnings.warn(
+                    "Parameters already initialized and force_init=False. set_params call ignored.",
+                    stacklevel=2,
+                )
+                return
+            self._assign_params(arg_params, aux_params, force_init, allow_extra)
+            self._params_dirty = True
+            self.params_initialized = True
+            return
         self.init_params(
             initializer=None,
             arg_params=arg_params,
@@ -539,6 +550,15 @@ class BaseModule:
             force_init=force_init,
             allow_extra=allow_extra,
         )
+
+    # Modules that can take values without the initializer (Module, BucketingModule) set
+    # this and implement _assign_params; set_params then assigns what allow_missing lets in.
+    _assigns_params = False
+
+    def _assign_params(
+        self, arg_params: dict, aux_params: dict, force_init: bool, allow_extra: bool
+    ) -> None:
+        raise NotImplementedError
 
     def save_params(self, fname: str) -> None:
         """Saves model parameters to file (keys ``arg:<name>`` and ``aux:<name>``).

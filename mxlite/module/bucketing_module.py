@@ -12,7 +12,6 @@ to the batch's ``bucket_key`` (binding that bucket on first sight) and delegates
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any
 
 import numpy as np
@@ -157,37 +156,15 @@ class BucketingModule(BaseModule):
         self._params_dirty = False
         return params
 
-    def set_params(
-        self,
-        arg_params: dict,
-        aux_params: dict,
-        allow_missing: bool = False,
-        force_init: bool = True,
-        allow_extra: bool = False,
+    _assigns_params = True
+
+    def _assign_params(
+        self, arg_params: dict, aux_params: dict, force_init: bool, allow_extra: bool
     ) -> None:
-        """Assigns parameters and aux state values (see :meth:`Module.set_params`)."""
-        if not allow_missing:
-            self.init_params(
-                initializer=None,
-                arg_params=arg_params,
-                aux_params=aux_params,
-                allow_missing=allow_missing,
-                force_init=force_init,
-                allow_extra=allow_extra,
-            )
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn(
-                "Parameters already initialized and force_init=False. set_params call ignored.",
-                stacklevel=2,
-            )
-            return
         self._curr_module.set_params(
             arg_params, aux_params, allow_missing=True, force_init=force_init,
             allow_extra=allow_extra,
         )  # fmt: skip
-        self._params_dirty = True
-        self.params_initialized = True
 
     def init_params(
         self,

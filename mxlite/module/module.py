@@ -300,49 +300,12 @@ class Module(BaseModule):
         self._params_dirty = False
         self._exec_group.set_params(self._arg_params, self._aux_params, allow_extra=allow_extra)
 
-    def set_params(
-        self,
-        arg_params: dict,
-        aux_params: dict,
-        allow_missing: bool = False,
-        force_init: bool = True,
-        allow_extra: bool = False,
-    ) -> None:
-        """Assigns parameter and aux state values.
+    _assigns_params = True
 
-        Parameters
-        ----------
-        arg_params : dict
-            Dictionary of name to `NDArray`.
-        aux_params : dict
-            Dictionary of name to `NDArray`.
-        allow_missing : bool
-            If ``True``, params could contain missing values, and the initializer will be
-            called to fill those missing params.
-        force_init : bool
-            If ``True``, will force re-initialize even if already initialized.
-        allow_extra : boolean, optional
-            Whether allow extra parameters that are not needed by symbol.
-        """
-        if not allow_missing:
-            self.init_params(
-                initializer=None,
-                arg_params=arg_params,
-                aux_params=aux_params,
-                allow_missing=allow_missing,
-                force_init=force_init,
-                allow_extra=allow_extra,
-            )
-            return
-        if self.params_initialized and not force_init:
-            warnings.warn(
-                "Parameters already initialized and force_init=False. set_params call ignored.",
-                stacklevel=2,
-            )
-            return
+    def _assign_params(
+        self, arg_params: dict, aux_params: dict, force_init: bool, allow_extra: bool
+    ) -> None:
         self._exec_group.set_params(arg_params, aux_params, allow_extra=allow_extra)
-        self._params_dirty = True
-        self.params_initialized = True
 
     def _sync_params_from_devices(self) -> None:
         self._exec_group.get_params(self._arg_params, self._aux_params)
