@@ -25,8 +25,10 @@ from typing import Any
 
 import numpy as np
 
-from .base import MXNetError, env_bool, env_int
+from .base import MXNetError
 from .engine import get as _engine
+from .engine import small_enough_inline
+from .engine.segment import exec_bulk_size
 from .ndarray import invoke as _invoke
 from .ndarray.ndarray import NDArray, _new, _wrap
 from .ndarray.xp_nd import _op, as_entry, backward_recorded
@@ -45,15 +47,7 @@ _var_count = itertools.count()
 _node_count = itertools.count()
 
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
-_BWD_BULK = (
-    env_int(
-        "MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_BWD",
-        env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15, 0),
-        0,
-    )
-    if env_bool("MXNET_EXEC_BULK_EXEC_TRAIN", True)
-    else 0
-)
+_BWD_BULK = exec_bulk_size("bwd")
 
 # (SimpleOp property class, n_in, n_out) -> (input saved?, output saved?) per position
 _deps_cache: dict[tuple, tuple[tuple[bool, ...], tuple[bool, ...]]] = {}
@@ -285,7 +279,8 @@ def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[in
             np.add(a, b, out=d)
 
         reads = [value._chunk.var] if dst is old else [old._chunk.var, value._chunk.var]
-        _engine().push_sync_trusted(run, dst.context, reads, [dst._chunk.var], "_grad_add")
+        inline = small_enough_inline(dst.context, (d,))
+        _engine().push_sync_trusted(run, dst.context, reads, [dst._chunk.var], "_grad_add", inline)
         store[key] = dst
 
 
@@ -333,7 +328,8 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     writes += [a._chunk.var for a in node.aux]
     writes += [r.var for r in resources]
     # the writes are fresh gradient buffers, aux states and resources: none is also read
-    _engine().push_sync_trusted(run, node.ctx, reads, writes, f"_backward_{prop.op_name}")
+    inline = small_enough_inline(node.ctx, og, ind, outd, igd, auxd)
+    _engine().push_sync_trusted(run, node.ctx, reads, writes, f"_backward_{prop.op_name}", inline)
     return in_grads
 
 
@@ -449,9 +445,9 @@ def _sum_into(dst: NDArray, ps: list[NDArray], add: bool) -> None:
         for a in srcs if add else srcs[1:]:
             xp.add(d, a, out=d)
 
-    _engine().push_sync(
-        run, dst.context, [p._chunk.var for p in ps], [dst._chunk.var], 0, "_grad_sum"
-    )
+    reads = [p._chunk.var for p in ps]
+    inline = small_enough_inline(dst.context, (d,))
+    _engine().push_sync(run, dst.context, reads, [dst._chunk.var], 0, "_grad_sum", inline=inline)
 
 
 def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:

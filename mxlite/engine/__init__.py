@@ -19,7 +19,18 @@ import threading
 from collections.abc import Iterator
 
 from ..base import MXNetError, env_str
-from .base import AsyncFn, Engine, Opr, ProfileSink, RunContext, SyncFn, Var, in_engine_function
+from .base import (
+    INLINE_BYTES,
+    AsyncFn,
+    Engine,
+    Opr,
+    ProfileSink,
+    RunContext,
+    SyncFn,
+    Var,
+    in_engine_function,
+    small_enough_inline,
+)
 from .naive import NaiveEngine
 from .threaded import ThreadedEngine
 from .threaded_per_device import ThreadedEnginePerDevice
@@ -40,6 +51,8 @@ __all__ = [
     "bulk",
     "set_bulk_size",
     "in_engine_function",
+    "INLINE_BYTES",
+    "small_enough_inline",
 ]
 
 KINDS: dict[str, type[Engine]] = {

@@ -26,7 +26,8 @@ class NaiveEngine(Engine):
             raise MXNetError("NaiveEngine: the engine was shut down; no more pushes.")
         done = None
         if blk.opr.is_async:
-            done = threading.Event()
+            done = threading.Lock()  # released by on_complete; cheaper than an Event
+            done.acquire()
             blk.engine = _CompletionRelay(self, done)
         outer = getattr(_tls, "in_engine", False)
         _tls.in_engine = True
@@ -34,8 +35,8 @@ class NaiveEngine(Engine):
             result = self._execute(blk)
         finally:
             _tls.in_engine = outer
-        if result is False:  # async and still running: its on_complete finishes it
-            done.wait()
+        if result is False:  # async: its on_complete finishes it, here or on another thread
+            done.acquire()
         else:
             self._finish(blk, result)
 
@@ -65,15 +66,17 @@ class _CompletionRelay:
 
     __slots__ = ("_engine", "_done")
 
-    def __init__(self, engine: NaiveEngine, done: threading.Event) -> None:
+    def __init__(self, engine: NaiveEngine, done: threading.Lock) -> None:
         self._engine = engine
         self._done = done
 
     def _on_async_complete(self, blk: _Block, exc: BaseException | None) -> None:
+        if blk.done:  # the pushing thread was released by the first call
+            raise MXNetError(f"on_complete of {blk.opr!r} was called twice.")
         sink = self._engine._profile_sink
-        if sink is not None and not blk.done:
+        if sink is not None:
             sink(blk.opr.name, blk.ctx, threading.get_ident(), blk.start_ns, time.perf_counter_ns())
         try:
             self._engine._finish(blk, None if exc is None else _Failure(blk.opr.name, blk.ctx, exc))
         finally:
-            self._done.set()
+            self._done.release()

@@ -15,10 +15,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import env_bool, env_int
 from ..context import Context
 from .base import Opr, Var
 
-__all__ = ["Segment"]
+__all__ = ["Segment", "exec_bulk_size"]
+
+
+def exec_bulk_size(phase: str) -> int:
+    """How many consecutive steps of a graph run as one engine function, by MXNet's settings:
+    ``phase`` is ``"fwd"`` or ``"bwd"`` of a training graph (MXNET_EXEC_BULK_EXEC_TRAIN, on by
+    default; MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD/_BWD, else _MAX_NODE_TRAIN, default 15)
+    or ``"inference"`` (MXNET_EXEC_BULK_EXEC_INFERENCE, on by default: the whole graph).
+    0 means no bulking; -1 means no limit."""
+    if phase == "inference":
+        return -1 if env_bool("MXNET_EXEC_BULK_EXEC_INFERENCE", True) else 0
+    if not env_bool("MXNET_EXEC_BULK_EXEC_TRAIN", True):
+        return 0
+    size = env_int("MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN", 15, 0)
+    return env_int(f"MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_{phase.upper()}", size, 0)
 
 
 class Segment:
@@ -57,5 +72,6 @@ class Segment:
                     raise
 
         seg.fn = run
+        seg.inline = all(op.inline for op in oprs)
         seg._name = oprs[0].name if len(oprs) == 1 else f"bulk[{len(oprs)}]"
         return seg

@@ -9,11 +9,15 @@ its engine var and the engine orders their users. External entries are the array
 gave (or simple_bind made): arguments, gradients, auxiliary states; head gradients are the
 executor's own arrays that ``backward`` copies the user's ``out_grads`` into.
 
-Each step becomes one engine operator (``engine.new_operator``) holding its kernel, the
-arrays it reads and writes, its requests and its resources. They are created on first use,
-once per ``is_train`` value (the flag is baked into the closure so that a queued training
-forward never sees a later inference call's flag), and ``forward``/``backward`` only push
-them in order. Operators that run on the caller (``Custom``) are called in order instead.
+Each step becomes one engine function holding its kernel, the arrays it reads and writes,
+its requests and its resources. As in MXNet, consecutive steps are bulked into one engine
+operator (segments of up to 15 steps for a graph with gradients, the whole graph for
+inference; ``_make_plan``), so a forward or backward costs a few pushes, not one per step;
+with a monitor set, every step is its own operator so that its outputs can be shown. The
+operators are created on first use, once per ``is_train`` value (the flag is baked into the
+closure so that a queued training forward never sees a later inference call's flag), and
+``forward``/``backward`` only push them in order. Operators that run on the caller
+(``Custom``) are called in order instead, between segments.
 """
 
 from __future__ import annotations
@@ -25,7 +29,9 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context
+from ..engine import Opr, small_enough_inline
 from ..engine import get as _engine
+from ..engine.segment import Segment, exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
@@ -105,7 +111,7 @@ class Executor:
                 arrays[eid] = _wrap(block._chunk, view)
         self._arrays = arrays
         self.outputs: list[NDArray] = [arrays[e] for e in graph.output_eids]  # type: ignore[misc]
-        self._oprs: dict[tuple[bool, bool], list[tuple[Any, Any]]] = {}
+        self._oprs: dict[tuple[bool, bool, bool], list[Any]] = {}  # see _make_plan
         self._monitor: Callable[[str, NDArray], None] | None = None
         self._monitor_all = False
         self._arg_dict: dict[str, NDArray] | None = None
@@ -204,26 +210,63 @@ class Executor:
         self._run(True, bool(is_train))
 
     def _run(self, backward: bool, is_train: bool) -> None:
-        key = (backward, is_train)
-        oprs = self._oprs.get(key)
-        if oprs is None:
-            steps = self._graph.backward if backward else self._graph.forward
-            oprs = [self._make_opr(s, is_train) for s in steps]
-            self._oprs[key] = oprs
+        monitor = self._monitor
+        key = (backward, is_train, monitor is not None)
+        plan = self._oprs.get(key)
+        if plan is None:
+            plan = self._oprs[key] = self._make_plan(backward, is_train, monitor is not None)
         eng = _engine()
         ctx = self._ctx
-        monitor = self._monitor
-        for opr, step in oprs:
+        if monitor is None:
+            for opr in plan:
+                if type(opr) is tuple:  # runs on the caller
+                    opr[0]()
+                else:
+                    eng.push(opr, ctx)
+            return
+        for opr, step in plan:
             # inputs are shown before the step runs: an in-place step overwrites them
-            if monitor is not None and self._monitor_all:
+            if self._monitor_all:
                 self._monitor_inputs(step)
-            if type(opr) is tuple:  # runs on the caller
+            if type(opr) is tuple:
                 opr[0]()
             else:
                 eng.push(opr, ctx)
-            if monitor is not None:
-                for e in step.writes():
-                    monitor(self._graph.entries[e].name, self._arrays[e])
+            for e in step.writes():
+                monitor(self._graph.entries[e].name, self._arrays[e])
+
+    def _make_plan(self, backward: bool, is_train: bool, per_step: bool) -> list[Any]:
+        """The engine operators of a forward or backward: with ``per_step`` (a monitor is set)
+        one ``(opr, step)`` per step; else consecutive steps are bulked into one operator
+        each as MXNet does (up to MXNET_EXEC_BULK_EXEC_MAX_NODE_TRAIN_FWD/_BWD steps in a
+        graph with gradients; a whole inference graph), and steps that run on the caller are
+        ``(callable,)`` between them."""
+        g = self._graph
+        steps = g.backward if backward else g.forward
+        made = [self._make_opr(s, is_train) for s in steps]
+        if per_step:
+            return [
+                (_segment([opr], self._ctx) if type(opr) is Opr else opr, step)
+                for opr, step in zip(made, steps)
+            ]
+        has_grads = any(e >= 0 for e in g.grad_eids)
+        limit = exec_bulk_size(("bwd" if backward else "fwd") if has_grads else "inference")
+        plan: list[Any] = []
+        run: list[Opr] = []
+        for opr in made:
+            if type(opr) is tuple:
+                if run:
+                    plan.append(_segment(run, self._ctx))
+                    run = []
+                plan.append(opr)
+                continue
+            run.append(opr)
+            if len(run) == limit or limit == 0:
+                plan.append(_segment(run, self._ctx))
+                run = []
+        if run:
+            plan.append(_segment(run, self._ctx))
+        return plan
 
     def _monitor_inputs(self, step: Step) -> None:
         """MXNet's names: ``<node>_<input name>`` (``input<i>`` for backward steps and for
@@ -244,7 +287,9 @@ class Executor:
                 monitor(entries[e].name, self._arrays[e])  # type: ignore[misc]
             monitor(f"{prefix}_{label}", self._arrays[e])  # type: ignore[misc]
 
-    def _make_opr(self, step: Step, is_train: bool) -> tuple[Any, Step]:
+    def _make_opr(self, step: Step, is_train: bool) -> Any:
+        """One synchronous :class:`Opr` for ``step``, or ``(callable,)`` for a step that runs
+        on the caller."""
         arrays, ctx, plan = self._arrays, self._ctx, self._plan
 
         def raw(e: int) -> Any:
@@ -256,28 +301,27 @@ class Executor:
         ]
         writes = [arrays[e]._chunk.var for e in step.writes()]  # type: ignore[union-attr]
         reads = [arrays[e]._chunk.var for e in step.reads()]  # type: ignore[union-attr]
+        inline = small_enough_inline(ctx, [raw(e) for e in (*step.reads(), *step.writes())])
         name = step.name
         if step.kind == "zeros":
             out = raw(step.outputs[0])
 
-            def fill(rctx: Any, done: Any) -> None:
+            def fill(rctx: Any) -> None:
                 out[...] = 0
-                done()
 
-            return _engine().new_operator(fill, (), writes, name), step
+            return Opr(fill, (), tuple(writes), name, False, False, inline)
         if step.kind == "accumulate":
             src, dst = raw(step.inputs[0]), raw(step.outputs[0])
 
-            def accumulate(rctx: Any, done: Any) -> None:
+            def accumulate(rctx: Any) -> None:
                 dst[...] += src
-                done()
 
-            return _engine().new_operator(accumulate, reads, writes, name), step
+            return Opr(accumulate, tuple(reads), tuple(writes), name, False, False, inline)
         prop = step.prop
         aux = [raw(e) for e in step.aux]
         writes += [arrays[e]._chunk.var for e in step.aux]  # type: ignore[union-attr]
         if prop.runs_on_caller:
-            return (self._caller_fn(step, req, is_train),), step
+            return (self._caller_fn(step, req, is_train),)
         if step.kind == "forward":
             shapes = [self._graph.entries[e].shape for e in step.inputs]
             resources = _resources(ctx, prop.forward_resource(shapes))
@@ -291,22 +335,20 @@ class Executor:
             ins = [raw(e) for e in step.inputs]
             outs = [raw(e) for e in step.outputs]
 
-            def run_forward(rctx: Any, done: Any) -> None:
+            def run_forward(rctx: Any) -> None:
                 fwd(OpContext(is_train, rctx, resources), ins, req, outs, aux)
-                done()
 
-            return _engine().new_operator(run_forward, reads, writes, name), step
+            return Opr(run_forward, tuple(reads), tuple(writes), name, False, False, inline)
         bwd = op.backward
         og = [raw(e) for e in step.out_grad]
         ind = [raw(e) for e in step.in_data]
         outd = [raw(e) for e in step.out_data]
         igd = [raw(e) for e in step.outputs]
 
-        def run_backward(rctx: Any, done: Any) -> None:
+        def run_backward(rctx: Any) -> None:
             bwd(OpContext(is_train, rctx, resources), og, ind, outd, req, igd, aux)
-            done()
 
-        return _engine().new_operator(run_backward, reads, writes, name), step
+        return Opr(run_backward, tuple(reads), tuple(writes), name, False, False, inline)
 
     def _caller_fn(self, step: Step, req: list[OpReq], is_train: bool) -> Callable[[], None]:
         arrays, prop = self._arrays, step.prop
@@ -394,6 +436,19 @@ class Executor:
         from .bind import debug_string
 
         return debug_string(self)
+
+
+def _segment(oprs: list[Opr], ctx: Context) -> Opr:
+    """One engine operator running ``oprs`` in order (its vars: the union of theirs, a var
+    both read and written counted as written)."""
+    seg = Segment(ctx)
+    for opr in oprs:
+        seg.add(opr)
+    if len(oprs) > 1:
+        return seg.to_opr()
+    opr = seg.to_opr()
+    opr.fn, opr._name = oprs[0].fn, oprs[0].name  # one step: no wrapper around it
+    return opr
 
 
 def _make_blocks(sizes: list[int], ctx: Context, shared: list[NDArray]) -> list[NDArray]:

@@ -14,6 +14,7 @@ import numpy as np
 from ..base import MXNetError, ParamError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
+from ..engine import small_enough_inline
 from .ndarray import NDArray, _Chunk, _new, _wrap, array_from_numpy
 
 __all__ = [
@@ -61,7 +62,8 @@ def _fill(arr: NDArray, value: Any) -> NDArray:
     def run(rctx: Any) -> None:
         data.fill(value)
 
-    _engine().push_sync(run, arr.context, (), (arr._chunk.var,), 0, "_full")
+    inline = small_enough_inline(arr.context, (data,))
+    _engine().push_sync(run, arr.context, (), (arr._chunk.var,), 0, "_full", inline=inline)
     return arr
 
 

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..base import MXNetError, ShapeError, numeric_types
 from ..engine import get as _engine
+from ..engine import small_enough_inline
 from . import invoke as _invoke
 from .ndarray import NDArray, _new, _wrap, array_from_numpy
 
@@ -133,7 +134,10 @@ def getitem(x: NDArray, key: Any) -> NDArray:
     def run(rctx: Any) -> None:
         np.copyto(dst, view)
 
-    _engine().push_sync(run, x.context, (x._chunk.var,), (out._chunk.var,), 0, "slice")
+    inline = small_enough_inline(x.context, (view, dst))
+    _engine().push_sync(
+        run, x.context, (x._chunk.var,), (out._chunk.var,), 0, "slice", inline=inline
+    )
     return out
 
 
@@ -145,7 +149,10 @@ def _gather(x: NDArray, key: Any) -> NDArray:
     def run(rctx: Any) -> None:
         dst[...] = src[key]
 
-    _engine().push_sync(run, x.context, (x._chunk.var,), (out._chunk.var,), 0, "gather_nd")
+    inline = small_enough_inline(x.context, (src, dst))
+    _engine().push_sync(
+        run, x.context, (x._chunk.var,), (out._chunk.var,), 0, "gather_nd", inline=inline
+    )
     return out
 
 
@@ -193,7 +200,8 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
         def run(rctx: Any) -> None:
             data[key] = arr
 
-    _engine().push_sync(run, x.context, const, (x._chunk.var,), 0, "_slice_assign")
+    inline = small_enough_inline(x.context, (data,))  # the value is at most as big
+    _engine().push_sync(run, x.context, const, (x._chunk.var,), 0, "_slice_assign", inline=inline)
 
 
 def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> tuple[int, ...]:

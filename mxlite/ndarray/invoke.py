@@ -21,6 +21,7 @@ from typing import Any
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..engine import get as _engine
+from ..engine import small_enough_inline
 from ..operator.registry import OpContext, OperatorProperty
 from ..operator.req import OpReq
 from .ndarray import NDArray, _new
@@ -114,15 +115,16 @@ def invoke(
         forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
 
     reads = [x._chunk.var for x in args]
+    inline = small_enough_inline(ctx, in_data, out_data, aux_data)
     if prop._mutates:  # states updated in place (FMutateInputs): written, not only read
         mutated = [args[i]._chunk.var for i in prop._mutates]
         mutate += mutated
         reads = [v for v in reads if v not in mutated]
-        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name)
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
     elif out is None:  # fresh outputs: no var is both read and written
-        _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name)
+        _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name, inline)
     else:
-        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name)
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
     return _finish(prop, args, outputs, aux, out)
 
 

@@ -23,7 +23,7 @@ import numpy as np
 from .. import storage
 from ..base import MXNetError
 from ..context import Context, current_context
-from ..engine import Var
+from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
 
 __all__ = ["NDArray", "waitall"]
@@ -335,10 +335,9 @@ def _push_copy(src: NDArray, dst: NDArray) -> None:
         def run(rctx: Any) -> None:
             np.copyto(d, s, casting="unsafe")
 
-    if src._chunk is dst._chunk:
-        _engine().push_sync(run, dctx, (), (dst._chunk.var,), 0, "_copyto")
-    else:
-        _engine().push_sync(run, dctx, (src._chunk.var,), (dst._chunk.var,), 0, "_copyto")
+    inline = sctx.device_typeid != 2 and small_enough_inline(dctx, (s, d))
+    const = () if src._chunk is dst._chunk else (src._chunk.var,)
+    _engine().push_sync(run, dctx, const, (dst._chunk.var,), 0, "_copyto", inline=inline)
 
 
 def array_from_numpy(src: np.ndarray, ctx: Context, dtype: Any = None) -> NDArray:

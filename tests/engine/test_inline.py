@@ -1,0 +1,100 @@
+"""Small functions marked ``inline`` run on the pushing thread when their vars are free, and
+otherwise wait their turn on a worker; either way order and failures follow the engine's rules."""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import MXNetError
+from mxlite.engine import INLINE_BYTES, create, small_enough_inline
+
+KINDS = ["ThreadedEngine", "ThreadedEnginePerDevice"]
+
+
+@pytest.fixture(params=KINDS)
+def eng(request):
+    e = create(request.param)
+    yield e
+    e.shutdown()
+
+
+def test_ready_inline_function_runs_on_the_caller_before_push_returns(eng):
+    v = eng.new_var()
+    ran = []
+    eng.push_sync(lambda rctx: ran.append(threading.get_ident()), mx.cpu(), [], [v], inline=True)
+    assert ran == [threading.get_ident()]
+    eng.wait_for_all()
+
+
+def test_inline_function_waits_for_a_busy_var_and_then_runs_on_a_worker(eng):
+    v = eng.new_var()
+    gate = threading.Event()
+    order = []
+    eng.push_sync(lambda rctx: (gate.wait(), order.append("writer")), mx.cpu(), [], [v])
+    eng.push_sync(
+        lambda rctx: order.append(("reader", threading.get_ident())),
+        mx.cpu(),
+        [v],
+        [],
+        inline=True,
+    )
+    assert order == []  # queued behind the blocked writer, not run at push
+    gate.set()
+    eng.wait_for_all()
+    assert order[0] == "writer"
+    assert order[1][0] == "reader" and order[1][1] != threading.get_ident()
+
+
+def test_failure_of_an_inline_function_surfaces_at_the_wait_not_the_push(eng):
+    v = eng.new_var()
+
+    def boom(rctx):
+        raise ValueError("inline boom")
+
+    eng.push_sync(boom, mx.cpu(), [], [v], inline=True)  # does not raise here
+    with pytest.raises(MXNetError, match="inline boom"):
+        eng.wait_for_var(v)
+    eng.push_sync(lambda rctx: None, mx.cpu(), [], [v], inline=True)
+    eng.wait_for_var(v)  # the engine stays usable
+
+
+def test_waiting_inside_an_inline_function_raises_as_on_a_worker(eng):
+    v, w = eng.new_var(), eng.new_var()
+    eng.push_sync(lambda rctx: eng.wait_for_var(w), mx.cpu(), [], [v], inline=True)
+    with pytest.raises(MXNetError, match="inside an engine function"):
+        eng.wait_for_var(v)
+
+
+def test_inline_function_ends_a_bulk_segment_first(eng):
+    v = eng.new_var()
+    seen = []
+    eng.set_bulk_size(8)
+    eng.push_sync(lambda rctx: seen.append("bulked"), mx.cpu(), [], [v])
+    eng.push_sync(lambda rctx: seen.append("inline"), mx.cpu(), [v], [], inline=True)
+    eng.wait_for_all()
+    assert seen == ["bulked", "inline"]
+
+
+def test_small_enough_inline_checks_every_array_and_the_device():
+    small, big = np.zeros(4, np.float32), np.zeros(INLINE_BYTES // 4 + 1, np.float32)
+    assert small_enough_inline(mx.cpu(), [small], [None])
+    assert not small_enough_inline(mx.cpu(), [small], [big])
+    assert not small_enough_inline(mx.gpu(0), [small])
+
+
+def test_ndarray_chain_gives_the_same_values_inline_and_on_workers():
+    a = mx.nd.arange(10)
+    big = mx.nd.ones((INLINE_BYTES // 4 + 8,))  # goes to a worker; its users queue behind it
+    c = a
+    for i in range(50):
+        c = c * 1.01 + i
+    d = (big * 2).sum() + c[0]
+    ref = np.arange(10, dtype=np.float32)
+    for i in range(50):
+        ref = ref * np.float32(1.01) + np.float32(i)
+    np.testing.assert_allclose(c.asnumpy(), ref, rtol=1e-5)
+    np.testing.assert_allclose(d.asnumpy(), 2 * big.size + ref[0], rtol=1e-5)
