@@ -2,23 +2,29 @@
 
 Design note
 -----------
-Policy. Steps run in list order (forward, then backward). Walking them in that order, each
-internal entry (operator outputs, intermediate gradients, zero fills) gets a *block*:
+Policy. Steps run in list order (forward, then backward). The plan is made in two passes.
 
-1. In place: when the operator allows an (input, output) pair to share memory, the input's
-   block has no user left after this step (its reference count is 1), and the two entries
-   have the same size, the output takes the input's block (its request becomes
-   ``OpReq.INPLACE``).
-2. Otherwise a freed block is reused: among free blocks whose size is within a factor
-   ``MXNET_EXEC_MATCH_RANGE`` (default 16) of the request, the smallest one at least as large,
-   or failing that the largest smaller one, which then grows to fit (MXNet's rule).
-3. Otherwise a new block.
+1. Lifetimes, walking the steps in order. Each internal entry (operator outputs, intermediate
+   gradients, zero fills) joins a *group* of entries that share memory in place, or starts one:
+   when the operator allows an (input, output) pair to share memory, nothing reads the input's
+   group after this step, and the two entries have the same size, the output joins the
+   input's group (its request becomes ``OpReq.INPLACE``). A group lives from the step that
+   writes its first entry to the last step that reads one of its entries. Reads count the
+   steps that read an entry (an accumulation into an entry counts as a read) and one more for
+   each graph output, which lives to the end: the user reads it after ``forward``.
+2. Blocks, largest group first: each group goes into the first block made (the largest) whose
+   groups all live at other times, or else into a new block of its size. Blocks are made in
+   decreasing size, so a group always fits the block it joins.
 
-After the step, each block it read loses one reference; a block with none left returns to
-the free list. Reference counts count the steps that read an entry (an accumulation into an
-entry counts as a read) and one more for each graph output, which is never freed: the user
-reads it after ``forward``. External entries (arguments, auxiliary states, their gradients,
-head gradients) live in their own arrays and are not planned.
+MXNet places each entry when the walk reaches it (the smallest free block within
+``MXNET_EXEC_MATCH_RANGE`` of its size, else a new one); knowing every lifetime before placing
+anything lets the large entries share first and never leaves a small entry in a block that a
+later large one needed. It plans ResNet-18 and Inception-BN in less memory than MXNet's
+online rule. ``MXNET_EXEC_MATCH_RANGE=0`` (MXNet's switch for no reuse) keeps every group in a
+block of its own; other values change nothing here, as no block is ever grown.
+
+External entries (arguments, auxiliary states, their gradients, head gradients) live in their
+own arrays and are not planned.
 
 ``MXNET_EXEC_ENABLE_INPLACE=false`` turns sharing off altogether, in place and reuse: every
 internal entry gets a block of its own. That is the naive plan, for debugging a suspected
@@ -37,7 +43,6 @@ Example::
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass, field
 
 from ..base import env_bool, env_int
@@ -57,33 +62,6 @@ class MemoryPlan:
     @property
     def total_bytes(self) -> int:
         return sum(self.block_bytes)
-
-
-class _FreeList:
-    """Free blocks kept sorted by size; ``take`` applies the match-range rule."""
-
-    def __init__(self, block_bytes: list[int], match_range: int) -> None:
-        self.block_bytes = block_bytes
-        self.match_range = match_range
-        self.sizes: list[tuple[int, int]] = []  # (size, block id), sorted
-
-    def give(self, bid: int) -> None:
-        bisect.insort(self.sizes, (self.block_bytes[bid], bid))
-
-    def take(self, nbytes: int) -> int:
-        if self.match_range <= 0 or not self.sizes:
-            return -1
-        mid = bisect.bisect_left(self.sizes, (nbytes, -1))
-        hi = bisect.bisect_right(self.sizes, (nbytes * self.match_range, 1 << 62))
-        if mid < hi:
-            _, bid = self.sizes.pop(mid)
-            return bid
-        lo = bisect.bisect_left(self.sizes, (nbytes // self.match_range, -1))
-        if lo < mid:
-            _, bid = self.sizes.pop(mid - 1)
-            self.block_bytes[bid] = max(self.block_bytes[bid], nbytes)
-            return bid
-        return -1
 
 
 def plan_memory(graph: ExecGraph, with_backward: bool, enable: bool | None = None) -> MemoryPlan:
@@ -112,50 +90,75 @@ def plan_memory(graph: ExecGraph, with_backward: bool, enable: bool | None = Non
         refs[e] += 1
 
     plan = MemoryPlan(storage=[-1] * len(entries))
-    block_refs: list[int] = []
-    free = _FreeList(plan.block_bytes, match_range if enable else 0)
+    group_of = [-1] * len(entries)
+    g_bytes: list[int] = []
+    g_start: list[int] = []
+    g_end: list[int] = []  # last step that reads the group; len(steps) for graph outputs
+    g_refs: list[int] = []  # reads still to come
 
-    def new_block(nbytes: int) -> int:
-        plan.block_bytes.append(nbytes)
-        block_refs.append(0)
-        return len(plan.block_bytes) - 1
-
-    for s in steps:
+    for i, s in enumerate(steps):
         taken: set[int] = set()
         reads = s.reads()
         if enable:
             for src, dst in s.inplace:
-                bid = plan.storage[src]
+                g = group_of[src]
                 if (
                     internal[src]
                     and internal[dst]
-                    and bid >= 0
-                    and plan.storage[dst] < 0
+                    and g >= 0
+                    and group_of[dst] < 0
                     and src not in taken
-                    and block_refs[bid] == 1
+                    and g_refs[g] == 1
                     and refs[dst] > 0
                     and entries[src].nbytes == entries[dst].nbytes
                 ):
                     taken.add(src)
-                    plan.storage[dst] = bid
+                    group_of[dst] = g
                     plan.inplace.add(dst)
-                    block_refs[bid] += refs[dst]
+                    g_refs[g] += refs[dst]
         for e in s.writes():
-            if not internal[e] or plan.storage[e] >= 0:
+            if not internal[e] or group_of[e] >= 0:
                 continue
-            nbytes = entries[e].nbytes
-            bid = free.take(nbytes)
-            if bid < 0:
-                bid = new_block(nbytes)
-            plan.storage[e] = bid
-            block_refs[bid] = refs[e]
-            if refs[e] == 0:  # written, never read: free once this step is done
-                block_refs[bid] = 1
+            group_of[e] = len(g_bytes)
+            g_bytes.append(entries[e].nbytes)
+            g_start.append(i)
+            g_end.append(len(steps))
+            g_refs.append(refs[e])
+            if refs[e] == 0:  # written, never read: dead once this step is done
+                g_refs[-1] = 1
                 reads = [*reads, e]
         for e in reads:
-            bid = plan.storage[e]
-            if internal[e] and bid >= 0:
-                block_refs[bid] -= 1
-                if block_refs[bid] == 0:
-                    free.give(bid)
+            g = group_of[e]
+            if internal[e] and g >= 0:
+                g_refs[g] -= 1
+                if g_refs[g] == 0:
+                    g_end[g] = i
+
+    block_of = _place(g_bytes, g_start, g_end, plan.block_bytes, share=enable and match_range > 0)
+    for e, g in enumerate(group_of):
+        if g >= 0:
+            plan.storage[e] = block_of[g]
     return plan
+
+
+def _place(
+    g_bytes: list[int], g_start: list[int], g_end: list[int], block_bytes: list[int], share: bool
+) -> list[int]:
+    """Block of every group, largest group first (module note); appends to ``block_bytes``."""
+    block_of = [-1] * len(g_bytes)
+    spans: list[list[tuple[int, int]]] = []  # per block: (start, end) of its groups
+    for g in sorted(range(len(g_bytes)), key=lambda g: (-g_bytes[g], g_start[g])):
+        lo, hi = g_start[g], g_end[g]
+        bid = -1
+        if share:
+            for b, used in enumerate(spans):
+                if all(hi < s or e < lo for s, e in used):
+                    bid = b
+                    break
+        if bid < 0:
+            bid = len(block_bytes)
+            block_bytes.append(g_bytes[g])
+            spans.append([])
+        spans[bid].append((lo, hi))
+        block_of[g] = bid
+    return block_of

@@ -91,3 +91,46 @@ def test_lifetimes_never_overlap_in_a_block(enable, monkeypatch):
         for (_s1, l1, _e1), (s2, _l2, e2) in zip(spans, spans[1:]):
             # a later entry starts after the earlier died, or at its last step when in place
             assert s2 > l1 or (s2 == l1 and e2 in plan.inplace)
+
+
+def test_large_entries_are_placed_first():
+    # a (16 KiB) -> b, c (256 B) -> d (8 KiB, the output). Placing in walk order puts c in a's
+    # freed block and then has to grow b's block for d (24 KiB); placing the largest first
+    # lets d live in a's block once a is dead, and b and c take small blocks of their own.
+    h = mx.sym.var("data")
+    for i, width in enumerate((1024, 16, 16, 512)):
+        h = mx.sym.FullyConnected(h, num_hidden=width, name=f"fc{i}")
+    exe = simple_bind(h, mx.cpu(), grad_req="null", data=(4, 8))
+    assert sorted(exe._plan.block_bytes) == [256, 256, 16384]
+
+
+def _conv_bn_relu():
+    x = mx.sym.Convolution(mx.sym.var("data"), num_filter=4, kernel=(3, 3), name="conv")
+    x = mx.sym.BatchNorm(x, fix_gamma=False, name="bn")
+    return mx.sym.Activation(x, act_type="relu", name="relu")
+
+
+def _bind_conv(grad_req):
+    exe = simple_bind(_conv_bn_relu(), mx.cpu(), grad_req=grad_req, data=(2, 3, 6, 6))
+    rng = np.random.default_rng(1)
+    for _name, arr in exe.arg_dict.items():
+        arr[:] = rng.standard_normal(arr.shape).astype(np.float32)
+    for arr in exe.aux_dict.values():
+        arr[:] = rng.uniform(0.5, 1.5, arr.shape).astype(np.float32)
+    return exe
+
+
+def _entry(exe, name):
+    return next(i for i, e in enumerate(exe._graph.entries) if e.name == name)
+
+
+def test_batchnorm_writes_over_its_input_only_when_nothing_reads_it_later(monkeypatch):
+    infer = _bind_conv("null")
+    assert _entry(infer, "bn_output") in infer._plan.inplace
+    out = infer.forward(is_train=False)[0].asnumpy()
+    train = _bind_conv("write")  # the backward of BatchNorm reads its input
+    assert _entry(train, "bn_output") not in train._plan.inplace
+    monkeypatch.setenv("MXNET_EXEC_ENABLE_INPLACE", "false")
+    ref = _bind_conv("null").forward(is_train=False)[0].asnumpy()
+    np.testing.assert_allclose(out, ref, rtol=1e-6)
+    assert np.any(out > 0)

@@ -262,6 +262,13 @@ class BatchNormProp(OperatorProperty):
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return [out_grad[0], in_data[0], in_data[1], out_data[1], out_data[2]]
 
+    def forward_inplace_option(self, in_data, out_data):
+        # The statistics are taken before the output is written. MXNet declares no in-place
+        # pair; the planner only uses it where nothing reads the input afterwards (inference,
+        # since the backward reads it), which saves the memory its fused Convolution+BatchNorm
+        # saves there.
+        return [(in_data[0], out_data[0])]
+
     def create_operator(self, ctx: Context) -> Operator:
         return _BatchNormOp(self.param, ctx.xp)
 
