@@ -279,6 +279,7 @@ class Engine:
         self._failures: list[_Failure] = []
         self._live_failures = 0  # failures recorded and not yet raised; 0 skips the checks
         self._rctx: dict[Context, RunContext] = {}
+        self._last_rctx = RunContext(None)  # type: ignore[arg-type]  # _run_if_free's cache
         self._profile_sink: ProfileSink | None = None
         # push_delete may be called by a garbage-collector finalizer while this thread holds
         # _lock; such deletes wait here and are pushed at the next engine call.
@@ -309,6 +310,8 @@ class Engine:
         _check_vars("push_sync", const_vars, "const_vars")
         _check_vars("push_sync", mutate_vars, "mutate_vars")
         const, mutate = _normalize(const_vars, mutate_vars)
+        if inline and priority == 0 and self._run_if_free(fn, ctx, const, mutate, name):
+            return
         opr = Opr(fn, const, mutate, name, False, False, inline)
         self._push_block(_Block(self, opr, ctx, priority))
 
@@ -323,6 +326,8 @@ class Engine:
     ) -> None:
         """``push_sync`` for callers that guarantee the vars are live Vars and that no var is
         both read and written (NDArray operators writing fresh outputs). Saves the checks."""
+        if inline and self._run_if_free(fn, ctx, const_vars, mutate_vars, name):
+            return
         opr = Opr(fn, const_vars, mutate_vars, name, False, False, inline)
         self._push_block(_Block(self, opr, ctx, 0))
 
@@ -372,6 +377,13 @@ class Engine:
         for v in opr.const_vars:
             if v.deleted:
                 _check_vars("push", opr.const_vars, "opr.const_vars")
+        if (
+            opr.inline
+            and not opr.is_async
+            and priority == 0
+            and self._run_if_free(opr.fn, ctx, opr.const_vars, opr.mutate_vars, opr.name)
+        ):
+            return
         self._push_block(_Block(self, opr, ctx, priority))
 
     def delete_operator(self, opr: Opr) -> None:
@@ -544,6 +556,84 @@ class Engine:
                 self._dispatch(blk)
         if self._deferred_deletes:
             self._flush_deferred()
+
+    def _run_if_free(
+        self, fn: SyncFn, ctx: Context, const: Sequence[Var], mutate: Sequence[Var], name: Any
+    ) -> bool:
+        """The common case of an inline push, without the bookkeeping of a block: if nothing
+        needs it (no bulk segment open, no unreported failure, no profiler) and every var is
+        free, take the vars, run ``fn`` here and release them. Returns False, having done
+        nothing, when the general path must be taken."""
+        if self._segment is not None or self._live_failures or self._profile_sink is not None:
+            return False
+        lock = self._lock
+        if not lock.acquire(False):
+            _acquire_slow(lock)
+        try:  # nothing below allocates, so no finalizer can run while the lock is held
+            if self._stopped:
+                return False
+            for v in const:
+                if v.writing or v.queue:
+                    return False
+            for v in mutate:
+                if v.writing or v.num_readers or v.queue:
+                    return False
+            for v in const:
+                v.num_readers += 1
+            for v in mutate:
+                v.writing = True
+            self._pending += 1
+        finally:
+            lock.release()
+        rctx = self._last_rctx
+        if rctx.ctx is not ctx:
+            rctx = self._last_rctx = self.run_context(ctx)
+        tls = _tls
+        outer = getattr(tls, "in_engine", False)
+        tls.in_engine = True  # a wait from inside the function must raise, as on a worker
+        try:
+            fn(rctx)
+        except BaseException as exc:
+            failure: _Failure | None = _Failure(name or "inline", ctx, exc)
+        else:
+            failure = None
+        finally:
+            tls.in_engine = outer
+        if failure is None:
+            if not lock.acquire(False):
+                _acquire_slow(lock)
+            try:
+                # others may have queued behind the function meanwhile: then the general
+                # completion below hands the vars on
+                quiet = True
+                for v in const:
+                    if v.queue or v.deleter is not None:
+                        quiet = False
+                        break
+                for v in mutate:
+                    if v.queue or v.deleter is not None:
+                        quiet = False
+                        break
+                if quiet:
+                    for v in const:
+                        v.num_readers -= 1
+                    for v in mutate:
+                        v.writing = False
+                    self._pending -= 1
+                    if self._pending == 0 and self._idle is not None:
+                        self._idle.set()
+                        self._idle = None
+            finally:
+                lock.release()
+            if quiet:
+                if self._deferred_deletes:
+                    self._flush_deferred()
+                return True
+        blk = _Block(self, Opr(fn, tuple(const), tuple(mutate), name, False), ctx, 0)
+        self._complete(blk, failure, None)
+        if self._deferred_deletes:
+            self._flush_deferred()
+        return True
 
     def _run_on_caller(self, blk: _Block) -> None:
         """Run a ready ``inline`` block on this thread, as a worker would."""

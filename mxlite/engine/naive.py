@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import Any
 
 from ..base import MXNetError
 from .base import Engine, Var, _Block, _tls
@@ -50,6 +51,9 @@ class NaiveEngine(Engine):
                 for v in blk.opr.mutate_vars:
                     if v.takes_failures and (v.failure is None or v.failure.cleared):
                         v.failure = failure
+
+    def _run_if_free(self, *args: Any) -> bool:
+        return False  # _push_block runs every function at once already
 
     def _wait_var(self, var: Var) -> None:
         return None  # every push has finished before it returned

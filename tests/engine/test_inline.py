@@ -98,3 +98,30 @@ def test_ndarray_chain_gives_the_same_values_inline_and_on_workers():
         ref = ref * np.float32(1.01) + np.float32(i)
     np.testing.assert_allclose(c.asnumpy(), ref, rtol=1e-5)
     np.testing.assert_allclose(d.asnumpy(), 2 * big.size + ref[0], rtol=1e-5)
+
+
+def test_function_queued_behind_a_running_inline_function_runs_after_it(eng):
+    v = eng.new_var()
+    order = []
+
+    def first(rctx):
+        # another thread pushes a write while this function holds the var: it must queue
+        t = threading.Thread(
+            target=lambda: eng.push_sync(lambda r: order.append("second"), mx.cpu(), [], [v])
+        )
+        t.start()
+        t.join()
+        order.append("first")
+
+    eng.push_sync(first, mx.cpu(), [], [v], inline=True)
+    eng.wait_for_all()
+    assert order == ["first", "second"]
+
+
+def test_inline_functions_are_profiled_like_the_others(eng):
+    seen = []
+    eng.set_profile_sink(lambda name, ctx, tid, t0, t1: seen.append((name, tid)))
+    v = eng.new_var()
+    eng.push_sync(lambda rctx: None, mx.cpu(), [], [v], name="small", inline=True)
+    eng.wait_for_all()
+    assert seen == [("small", threading.get_ident())]
