@@ -70,6 +70,7 @@ class _Node:
         "in_meta",
         "out_meta",
         "uid",
+        "inline",
         "__weakref__",
     )
 
@@ -88,6 +89,7 @@ class _Node:
         self.in_meta: list[tuple] = []
         self.out_meta: list[tuple] = []
         self.uid = -1  # the k of get_symbol's "var<k>" / "node_<k>"
+        self.inline = False  # the arrays are small: its gradient function may run on the caller
 
 
 # ---- modes -------------------------------------------------------------------------------
@@ -202,7 +204,9 @@ def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]
     return res
 
 
-def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> None:
+def _record(
+    prop: OperatorProperty, args: list, outputs: list, aux: list, inline: bool = False
+) -> None:
     # Checked before anything else, as MXNet does: writing into a marked variable would
     # otherwise re-point its _ag away from the variable node and cut later gradients off.
     for o in outputs:
@@ -233,6 +237,7 @@ def _record(prop: OperatorProperty, args: list, outputs: list, aux: list) -> Non
     node.in_meta = [(x._data.shape, x._data.dtype) for x in args]
     node.out_meta = [(o._data.shape, o._data.dtype) for o in outputs]
     node.n_out = n_out
+    node.inline = inline
     for i, o in enumerate(outputs):
         o._ag = (node, i)
 
@@ -292,44 +297,61 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
         return node.function._backward(out_grads, [e is not None for e in node.inputs])
     if _state[0]:  # create_graph
         return backward_recorded(node, out_grads, train)
-    in_grads = [
-        None if e is None else _new(shape, dtype, node.ctx)
-        for e, (shape, dtype) in zip(node.inputs, node.in_meta)
-    ]
-    req = [OpReq.WRITE if g is not None else OpReq.NULL for g in in_grads]
+    ctx = node.ctx
+    in_grads: list[NDArray | None] = []
+    igd, req, writes = [], [], []
+    for e, (shape, dtype) in zip(node.inputs, node.in_meta):
+        if e is None:
+            in_grads.append(None)
+            igd.append(None)
+            req.append(OpReq.NULL)
+        else:
+            g = _new(shape, dtype, ctx)
+            in_grads.append(g)
+            igd.append(g._data)
+            req.append(OpReq.WRITE)
+            writes.append(g._chunk.var)
     if prop.runs_on_caller:
         scratch = [
-            g if g is not None else _new(s, t, node.ctx)
-            for g, (s, t) in zip(in_grads, node.in_meta)
+            g if g is not None else _new(s, t, ctx) for g, (s, t) in zip(in_grads, node.in_meta)
         ]
         prop.backward_ndarray(req, out_grads, node.in_data, node.out_data, scratch, node.aux)
         return in_grads
-    op = prop.operator(node.ctx)
-    shapes = [g.shape for g in in_grads if g is not None]
-    resources = prop.backward_resource(shapes) if prop._has_resources else []
-    if resources:
+    op = prop.operator(ctx)
+    resources: list = []
+    if prop._has_resources:
         from .resource import request
 
-        resources = [request(node.ctx, r) for r in resources]
-    og = [g._data for g in out_grads]
-    ind = [x._data if x is not None else None for x in node.in_data]
-    outd = [o._data if o is not None else None for o in node.out_data]
-    igd = [g._data if g is not None else None for g in in_grads]
+        shapes = [g.shape for g in in_grads if g is not None]
+        resources = [request(ctx, r) for r in prop.backward_resource(shapes)]
+    og, reads = [], []
+    for g in out_grads:
+        og.append(g._data)
+        reads.append(g._chunk.var)
+    ind, outd = [], []
+    for x in node.in_data:
+        if x is None:
+            ind.append(None)
+        else:
+            ind.append(x._data)
+            reads.append(x._chunk.var)
+    for o in node.out_data:
+        if o is None:
+            outd.append(None)
+        else:
+            outd.append(o._data)
+            reads.append(o._chunk.var)
     auxd = [a._data for a in node.aux]
+    writes += [a._chunk.var for a in node.aux]
+    writes += [r.var for r in resources]
     backward_fn = op.backward
 
     def run(rctx: Any) -> None:
         backward_fn(OpContext(train, rctx, resources), og, ind, outd, req, igd, auxd)
 
-    reads = [g._chunk.var for g in out_grads]
-    reads += [x._chunk.var for x in node.in_data if x is not None]
-    reads += [o._chunk.var for o in node.out_data if o is not None]
-    writes = [g._chunk.var for g in in_grads if g is not None]
-    writes += [a._chunk.var for a in node.aux]
-    writes += [r.var for r in resources]
-    # the writes are fresh gradient buffers, aux states and resources: none is also read
-    inline = small_enough_inline(node.ctx, og, ind, outd, igd, auxd)
-    _engine().push_sync_trusted(run, node.ctx, reads, writes, f"_backward_{prop.op_name}", inline)
+    # the writes are fresh gradient buffers, aux states and resources: none is also read;
+    # the arrays have the sizes of the recorded call's, which decided node.inline
+    _engine().push_sync_trusted(run, ctx, reads, writes, f"_backward_{prop.op_name}", node.inline)
     return in_grads
 
 

@@ -31,7 +31,8 @@ __all__ = ["invoke", "set_record_hook", "is_train_flag"]
 _WRITE = OpReq.WRITE
 _INPLACE = OpReq.INPLACE
 
-# Set by mxlite.autograd: (prop, inputs, outputs, aux) -> None, called only while recording.
+# Set by mxlite.autograd: (prop, inputs, outputs, aux, inline) -> None, called only while
+# recording; ``inline`` says whether the call's arrays were small enough to run on the caller.
 _record_hook: Any = None
 # [is_recording, is_training]: a list so that autograd flips them without a call.
 _state = [False, False]
@@ -92,7 +93,7 @@ def invoke(
 
     if prop.runs_on_caller:
         prop.forward_ndarray(_state[1], req, list(args), outputs, list(aux))
-        return _finish(prop, args, outputs, aux, out)
+        return _finish(prop, args, outputs, aux, out, False)
 
     resources = prop.forward_resource(list(shapes)) if prop._has_resources else ()
     if resources:
@@ -125,14 +126,19 @@ def invoke(
         _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name, inline)
     else:
         _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
-    return _finish(prop, args, outputs, aux, out)
+    return _finish(prop, args, outputs, aux, out, inline)
 
 
 def _finish(
-    prop: OperatorProperty, args: Sequence[Any], outputs: list, aux: Sequence[Any], out: Any
+    prop: OperatorProperty,
+    args: Sequence[Any],
+    outputs: list,
+    aux: Sequence[Any],
+    out: Any,
+    inline: bool,
 ) -> Any:
-    if _state[0] and _record_hook is not None:
-        _record_hook(prop, list(args), outputs, list(aux))
+    if _state[0] and _record_hook is not None:  # inline: the arrays are small (the backward's too)
+        _record_hook(prop, list(args), outputs, list(aux), inline)
     if out is not None:
         return out
     nvis = prop.num_visible_outputs()
