@@ -47,6 +47,7 @@ __all__ = [
 ]
 
 FLOATS = (np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64))
+_F32, _F64 = FLOATS[1], FLOATS[2]
 _CHANNELS_FIRST = {1: "NCW", 2: "NCHW", 3: "NCDHW"}
 _CHANNELS_LAST = {2: "NHWC", 3: "NDHWC"}
 
@@ -152,6 +153,8 @@ def to_channels_last(shape_or_array: Any, geom: Geometry) -> Any:
 
 def check_dtype(op: str, xp: Any, dtype: Any) -> None:
     """MXNet computes these on CPU in float32 and float64 only (float16 on GPU)."""
+    if dtype is _F32 or dtype is _F64:  # the common case, without converting anything
+        return
     if np.dtype(dtype) not in FLOATS:
         raise DTypeError(
             f"{op}: argument 'data' has dtype {np.dtype(dtype).name}; {op} accepts float32 "

@@ -98,6 +98,9 @@ class _ActivationOp(Operator):
         assign(out, req[0], _ACT_FORWARD[self.act_type](self.xp, x))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
+        if self.act_type == "relu" and (req[0] == OpReq.WRITE or req[0] == OpReq.INPLACE):
+            self.xp.multiply(out_grad[0], out_data[0] > 0, out=in_grad[0])
+            return
         src = in_data[0] if self.act_type == "softsign" else out_data[0]
         _write(in_grad[0], req[0], out_grad[0] * _ACT_GRAD[self.act_type](self.xp, src))
 

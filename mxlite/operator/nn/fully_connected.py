@@ -144,10 +144,16 @@ class _FullyConnectedOp(Operator):
         x = self._matrix(in_data[0])
         dy = out_grad[0].reshape(x.shape[0], -1)
         w = in_data[1]
-        if req[1] != OpReq.NULL:
+        if req[1] == OpReq.WRITE and in_grad[1].flags.c_contiguous:
+            xp.matmul(dy.T, x, out=in_grad[1])
+        elif req[1] != OpReq.NULL:
             assign(in_grad[1], req[1], xp.matmul(dy.T, x))
         if not self.no_bias and req[2] != OpReq.NULL:
-            assign(in_grad[2], req[2], dy.sum(axis=0).reshape(in_grad[2].shape))
+            gb = in_grad[2]
+            if req[2] == OpReq.WRITE and gb.ndim == 1:
+                dy.sum(axis=0, out=gb)
+            else:
+                assign(gb, req[2], dy.sum(axis=0).reshape(gb.shape))
         if req[0] == OpReq.WRITE and in_grad[0].flags.c_contiguous:
             xp.matmul(dy, w, out=in_grad[0].reshape(x.shape))
         elif req[0] != OpReq.NULL:
