@@ -8,16 +8,6 @@ import threading
 import pytest
 
 import mxlite as mx
-from mxlite.engine import create
-
-KINDS = ["ThreadedEngine", "ThreadedEnginePerDevice"]
-
-
-@pytest.fixture(params=KINDS)
-def eng(request):
-    e = create(request.param)
-    yield e
-    e.shutdown()
 
 
 def test_bulk_runs_fewer_engine_functions_with_sequential_results(eng):

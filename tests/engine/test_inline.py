@@ -10,16 +10,7 @@ import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError
-from mxlite.engine import INLINE_BYTES, create, small_enough_inline
-
-KINDS = ["ThreadedEngine", "ThreadedEnginePerDevice"]
-
-
-@pytest.fixture(params=KINDS)
-def eng(request):
-    e = create(request.param)
-    yield e
-    e.shutdown()
+from mxlite.engine import INLINE_BYTES, small_enough_inline
 
 
 def test_ready_inline_function_runs_on_the_caller_before_push_returns(eng):
