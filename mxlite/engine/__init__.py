@@ -19,10 +19,11 @@ import threading
 from collections.abc import Iterator
 
 from ..base import MXNetError, env_str
-from .base import (
+from .base import Engine
+from .naive import NaiveEngine
+from .objects import (
     INLINE_BYTES,
     AsyncFn,
-    Engine,
     Opr,
     ProfileSink,
     RunContext,
@@ -31,7 +32,6 @@ from .base import (
     in_engine_function,
     small_enough_inline,
 )
-from .naive import NaiveEngine
 from .threaded import ThreadedEngine
 from .threaded_per_device import ThreadedEnginePerDevice
 

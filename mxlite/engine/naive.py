@@ -13,8 +13,9 @@ import time
 from typing import Any
 
 from ..base import MXNetError
-from .base import Engine, Var, _Block, _tls
+from .base import Engine
 from .failure import _Failure
+from .objects import Var, _Block, _tls
 
 
 class NaiveEngine(Engine):

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..base import env_bool, env_int
 from ..context import Context
-from .base import Opr, Var
+from .objects import Opr, Var
 
 __all__ = ["Segment", "exec_bulk_size"]
 

@@ -21,7 +21,8 @@ import threading
 from typing import Any
 
 from ..base import env_int
-from .base import Engine, _Block, _tls
+from .base import Engine
+from .objects import _Block, _tls
 
 __all__ = ["ThreadedEngine", "WorkerPool"]
 

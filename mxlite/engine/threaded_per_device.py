@@ -15,7 +15,7 @@ from typing import Any
 
 from ..base import env_int
 from ..context import Context
-from .base import _Block
+from .objects import _Block
 from .threaded import ThreadedEngine, WorkerPool
 
 __all__ = ["ThreadedEnginePerDevice"]
