@@ -399,10 +399,16 @@ def _backward(
             for node in reversed(order):
                 if node.var_array is not None:
                     continue
-                outs = [grads.pop((id(node), i), None) for i in range(node.n_out)]
-                if all(g is None for g in outs):
-                    continue
-                outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
+                if node.n_out == 1:  # the common case, without the lists below
+                    g = grads.pop((id(node), 0), None)
+                    if g is None:
+                        continue
+                    outs = [g]
+                else:
+                    outs = [grads.pop((id(node), i), None) for i in range(node.n_out)]
+                    if all(g is None for g in outs):
+                        continue
+                    outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
                 for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
                     if e is None or g is None:
                         continue
