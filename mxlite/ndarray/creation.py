@@ -11,10 +11,13 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError, ParamError, numeric_types
+from ..base import DTypeError, MXNetError, ParamError, ShapeError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
 from ..engine import small_enough_inline
+from ..operator import registry
+from ..util import is_np_shape
+from .invoke import invoke
 from .ndarray import NDArray, _Chunk, _new, _wrap, array_from_numpy
 
 __all__ = [
@@ -72,22 +75,69 @@ def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
     return _new(_shape("empty", shape), _dtype("empty", dtype), ctx or current_context())
 
 
-def zeros(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """A new array of zeros (``mx.nd.zeros``); ``dtype`` defaults to float32."""
-    return _fill(_new(_shape("zeros", shape), _dtype("zeros", dtype), ctx or current_context()), 0)
+def _legacy_shape_check(where: str, shape: tuple[int, ...]) -> None:
+    """Without NumPy shape semantics MXNet's creation operators read a 0 dimension, and the
+    shape (), as "unknown", and their shape inference fails; ``empty`` and ``array`` are no
+    operators and make such arrays all the same."""
+    if (not shape or 0 in shape) and not is_np_shape():
+        raise ShapeError(
+            f"{where}: argument 'shape' is {shape}; without NumPy shape semantics a 0 "
+            "dimension or the shape () means 'unknown', so the shape cannot be inferred. "
+            "Create zero-size and 0-d arrays inside mx.np_shape(True)."
+        )
 
 
-def ones(shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any) -> NDArray:
-    """A new array of ones (``mx.nd.ones``); ``dtype`` defaults to float32."""
-    return _fill(_new(_shape("ones", shape), _dtype("ones", dtype), ctx or current_context()), 1)
+def _create(
+    where: str, value: int, shape: Any, ctx: Context | None, dtype: Any, kwargs: dict
+) -> NDArray:
+    out = kwargs.pop("out", None)
+    kwargs.pop("name", None)  # the operator's name= only labels the call in MXNet
+    if kwargs:
+        raise ParamError(
+            f"{where}: unknown argument {next(iter(kwargs))!r}; {where} takes shape, ctx, "
+            "dtype, stype and out."
+        )
+    shp, dt = _shape(where, shape), _dtype(where, dtype)
+    _legacy_shape_check(where, shp)
+    if out is None:
+        return _fill(_new(shp, dt, ctx or current_context()), value)
+    if not isinstance(out, NDArray):
+        raise MXNetError(f"{where}: argument 'out' must be an NDArray, got {type(out).__name__}.")
+    if out.shape != shp:
+        raise ShapeError(f"{where}: argument 'out' has shape {out.shape}; expected {shp}.")
+    if np.dtype(out.dtype) != dt:
+        raise DTypeError(
+            f"{where}: argument 'out' has dtype {np.dtype(out.dtype).name}; expected "
+            f"{dt.name} (pass dtype= to match)."
+        )
+    return _fill(out, value)
+
+
+def zeros(
+    shape: Any, ctx: Context | None = None, dtype: Any = None, stype: Any = None, **kwargs: Any
+) -> NDArray:
+    """A new array of zeros (``mx.nd.zeros``), or ``out=`` filled with zeros; ``dtype``
+    defaults to float32. ``stype`` is accepted for MXNet's signature; arrays are dense."""
+    return _create("zeros", 0, shape, ctx, dtype, kwargs)
+
+
+def ones(
+    shape: Any, ctx: Context | None = None, dtype: Any = None, stype: Any = None, **kwargs: Any
+) -> NDArray:
+    """A new array of ones (``mx.nd.ones``), or ``out=`` filled with ones; ``dtype`` defaults
+    to float32. ``stype`` is accepted for MXNet's signature; arrays are dense."""
+    return _create("ones", 1, shape, ctx, dtype, kwargs)
 
 
 def full(
     shape: Any, val: Any, ctx: Context | None = None, dtype: Any = None, out: NDArray | None = None
 ) -> NDArray:
-    """A new array (or ``out``) filled with ``val``."""
+    """A new array (or ``out``, whatever ``shape`` says) filled with ``val``."""
     if out is None:
-        out = _new(_shape("full", shape), _dtype("full", dtype), ctx or current_context())
+        shp = _shape("full", shape)
+        if not shp:  # MXNet skips the fill of a zero-size array, but fills a 0-d one
+            _legacy_shape_check("full", shp)
+        out = _new(shp, _dtype("full", dtype), ctx or current_context())
     return _fill(out, val)
 
 
@@ -117,6 +167,19 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     return array_from_numpy(src, ctx, _dtype("array", dtype))
 
 
+class _WritableLoan:
+    """The memory of a (read-only) NumPy array, exposed writable: MXNet's DLPack import
+    writes where NumPy may not, and a NumPy view of a read-only array (one passed to
+    ``from_numpy`` before) cannot be made writable. Holds the array, so the memory lives as
+    long as the NDArray does."""
+
+    def __init__(self, owner: np.ndarray) -> None:
+        self.owner = owner
+        iface = dict(owner.__array_interface__)
+        iface["data"] = (iface["data"][0], False)  # (address, read-only flag)
+        self.__array_interface__ = iface
+
+
 def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     """An NDArray with the contents of a NumPy array, keeping its dtype.
 
@@ -130,13 +193,12 @@ def from_numpy(ndarray: np.ndarray, zero_copy: bool = True) -> NDArray:
     if not zero_copy:
         return array_from_numpy(ndarray, current_context())
     if not ndarray.flags.c_contiguous:
-        raise MXNetError(
+        raise ParamError(
             "from_numpy: zero_copy needs a C-contiguous array; pass "
             "numpy.ascontiguousarray(a) or zero_copy=False."
         )
-    view = ndarray.view()  # stays writeable for the NDArray after the original is locked
     ndarray.flags.writeable = False
-    return _wrap(_Chunk(current_context()), view)
+    return _wrap(_Chunk(current_context()), np.asarray(_WritableLoan(ndarray)))
 
 
 def arange(
@@ -148,18 +210,20 @@ def arange(
     ctx: Context | None = None,
     dtype: Any = None,
 ) -> NDArray:
-    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32)."""
+    """Evenly spaced values in [start, stop), each repeated ``repeat`` times (float32 unless
+    ``dtype``); computed by the ``_arange`` operator, as MXNet does, so integer dtypes take
+    MXNet's values (the start and step cast first)."""
     if step == 0:
         raise MXNetError("arange: argument 'step' must not be 0.")
-    dt = _dtype("arange", dtype)
-    vals = (
-        np.arange(start, stop, step, dtype=np.float64)
-        if stop is not None
-        else np.arange(0, start, step, dtype=np.float64)
-    )
-    if repeat != 1:
-        vals = np.repeat(vals, repeat)
-    return array_from_numpy(vals.astype(dt), ctx or current_context())
+    params: dict[str, Any] = {"start": start, "step": step, "repeat": repeat}
+    if stop is not None:
+        params["stop"] = stop
+    if infer_range is not None:
+        params["infer_range"] = infer_range
+    if dtype is not None:
+        params["dtype"] = np.dtype(_dtype("arange", dtype)).name
+    prop = registry.get("_arange").get_prop(params, "arange")
+    return invoke(prop, [], ctx=ctx or current_context())
 
 
 def linspace(

@@ -1,10 +1,12 @@
 """``NDArray.__getitem__`` / ``__setitem__`` as MXNet 1.9.1 does them.
 
-* An int, or a slice with step 1, on the first axis gives a *view* that shares memory (and the
-  engine var) with the array; indexing a 1-D array with an int gives shape ``(1,)``.
-* Any other basic key (steps, tuples, Ellipsis, None) gives a *copy*; a result that lost every
-  axis has shape ``(1,)``, as MXNet's legacy arrays have no 0-d form.
+* A basic key (ints, slices, Ellipsis, None) whose elements are contiguous in memory gives a
+  *view* that shares memory (and the engine var) with the array, as MXNet's flat slice does;
+  any other basic key gives a *copy*. A result that lost every axis has shape ``(1,)``, as
+  MXNet's legacy arrays have no 0-d form; ``x[()]`` and ``x[:]`` are ``x`` itself.
 * Keys holding NDArrays, NumPy arrays or lists index advanced-style (a gather), copies too.
+* Under ``autograd.record()`` an assignment that reads or writes a recorded array is refused,
+  as in MXNet, except a whole-array overwrite by a recorded value (a plain copy here).
 
 A basic NumPy view is pure metadata, so it is computed on the calling thread without waiting
 for pending writes; the data is read only by the engine function that makes a copy.
@@ -61,56 +63,98 @@ def _result_shape(shape: tuple[int, ...], key: Any) -> tuple[int, ...]:
         ) from None
 
 
+def _slice_len(slc: slice, n: int) -> int:
+    return len(range(*slc.indices(n)))
+
+
+def slice_is_contiguous(slc_key: tuple, shape: tuple[int, ...]) -> bool:
+    """Whether indexing an array of ``shape`` with ``slc_key`` (one slice per axis) selects
+    elements that are contiguous in row-major order (MXNet's
+    ``NDArray._basic_indexing_slice_is_contiguous``). From the last axis to the first: once an
+    axis is cut to a proper subset, every axis before it may keep at most one element."""
+    if len(slc_key) != len(shape):
+        raise MXNetError(
+            f"NDArray._basic_indexing_slice_is_contiguous: argument 'slc_key' has "
+            f"{len(slc_key)} entries; the shape {shape} needs one slice per axis."
+        )
+    counts = [_slice_len(slc, n) for slc, n in zip(slc_key, shape)]
+    if 0 in counts or np.prod(counts) == 1:
+        return True
+    is_subset = False
+    for slc, n, count in zip(reversed(slc_key), reversed(shape), reversed(counts)):
+        step = slc.indices(n)[2]
+        if count > 1 and step != 1:  # a gap between elements, or reversed order
+            return False
+        if is_subset and count > 1:
+            return False
+        is_subset = is_subset or count < n
+    return True
+
+
+def _basic_slices(key: Any, shape: tuple[int, ...]) -> tuple | None:
+    """``key`` as one slice per axis (ints become one-element slices; None is dropped;
+    Ellipsis is filled in), or None when ``key`` is not such a basic key. Bounds are checked
+    by the caller (``_result_shape``)."""
+    items = key if isinstance(key, tuple) else (key,)
+    if any(
+        isinstance(k, bool) or not (k is None or k is Ellipsis or isinstance(k, (slice, *_INT)))
+        for k in items
+    ):
+        return None
+    if sum(k is Ellipsis for k in items) > 1:
+        return None
+    axes = [k for k in items if k is not None]
+    if Ellipsis in axes:
+        at = axes.index(Ellipsis)
+        fill = [slice(None)] * (len(shape) - len(axes) + 1)
+        axes = axes[:at] + fill + axes[at + 1 :]
+    axes += [slice(None)] * (len(shape) - len(axes))
+    out = []
+    for k, n in zip(axes, shape):
+        if isinstance(k, slice):
+            out.append(k)
+        else:
+            i = int(k) % n if n else int(k)
+            out.append(slice(i, i + 1))
+    return tuple(out)
+
+
 def _recording(x: NDArray) -> bool:
     return _invoke._state[0] and x._ag is not None
 
 
 def _recorded_getitem(x: NDArray, key: Any) -> NDArray:
     """Indexing while autograd records ``x``: through operators, so gradients flow (MXNet's
-    SliceWithRecord / AtWithRecord)."""
+    SliceWithRecord / AtWithRecord; advanced keys gather, as MXNet's gather_nd does)."""
     from . import op
 
     if _is_advanced(key):
-        if isinstance(key, tuple) and len(key) != 1:
-            raise MXNetError(
-                "NDArray indexing with several index arrays is not supported "
-                "while recording; use mx.nd.gather_nd."
-            )
-        idx = key[0] if isinstance(key, tuple) else key
-        if not isinstance(idx, NDArray):
-            idx = array_from_numpy(np.asarray(idx, dtype=np.float32), x.context)
-        return op.take(x, idx, axis=0)
-    items = key if isinstance(key, tuple) else (key,)
-    if any(k is None or k is Ellipsis for k in items) or len(items) > x.ndim:
-        raise MXNetError(f"NDArray indexing with {key!r} is not supported while recording.")
-    begin, end, step, dropped = [], [], [], []
-    for axis, k in enumerate(items):
-        if isinstance(k, _INT) and not isinstance(k, bool):
-            n = x.shape[axis]
-            if not -n <= k < n:
-                raise IndexError(f"index {int(k)} is out of bounds for axis {axis} with size {n}")
-            k = int(k) % n
-            begin.append(k)
-            end.append(k + 1)
-            step.append(1)
-            dropped.append(axis)
-        elif isinstance(k, slice):
-            b, e, st = k.indices(x.shape[axis])
-            begin.append(b)
-            end.append(e)
-            step.append(st)
-        else:
-            raise IndexError(f"NDArray: unsupported index {k!r}")
+        key = _index_values(key)
+        # the flat position of every element picked: one take on the flattened array covers
+        # any mix of index arrays, ints, slices and None, and its gradient scatter-adds
+        picked = np.arange(x.size, dtype=np.int64).reshape(x.shape)[key]
+        idx = array_from_numpy(picked.reshape(-1), x.context)
+        flat = op.take(op.Reshape(x, shape=(-1,)), idx, axis=0)
+        return op.Reshape(flat, shape=picked.shape or (1,))
+    final = _result_shape(x.shape, key) or (1,)  # raises IndexError for a bad key
+    slices = _basic_slices(key, x.shape)
+    if slices is None:
+        raise IndexError(f"NDArray: cannot index shape {x.shape} with {key!r}.")
+    begin, end, step = [], [], []
+    for slc, n in zip(slices, x.shape):
+        b, e, st = slc.indices(n)
+        begin.append(b)
+        end.append(None if e < 0 else e)  # -1 (before index 0, for a negative step)
+        step.append(st)
     out = op.slice(x, begin=tuple(begin), end=tuple(end), step=tuple(step))
-    if dropped:
-        shape = tuple(n for i, n in enumerate(out.shape) if i not in dropped) or (1,)
-        out = op.Reshape(out, shape=shape)
-    return out
+    return out if out.shape == final else op.Reshape(out, shape=final)
 
 
 def getitem(x: NDArray, key: Any) -> NDArray:
     if _recording(x):
         return _recorded_getitem(x, key)
+    if isinstance(key, tuple) and not key:
+        return x
     if isinstance(key, _INT) and not isinstance(key, bool):
         n = x.shape[0] if x.shape else 0
         if not -n <= key < n:
@@ -121,15 +165,23 @@ def getitem(x: NDArray, key: Any) -> NDArray:
         view = x._data[k : k + 1] if x.ndim == 1 else x._data[k]
         return _wrap(x._chunk, view, x.writable)
     if isinstance(key, slice) and key.step in (None, 1):
+        if key.start is None and key.stop is None:
+            return x
         return _wrap(x._chunk, x._data[key], x.writable)
     if _is_advanced(key):
         return _gather(x, _index_values(key))
+    final = _result_shape(x.shape, key) or (1,)  # raises IndexError for a bad key
+    slices = _basic_slices(key, x.shape)
+    if slices is not None and slice_is_contiguous(slices, x.shape):
+        # every int became a one-element slice, so NumPy gives a view (never a scalar read
+        # now, before pending writes ran); it is contiguous, so the reshape is a view too
+        return _wrap(x._chunk, x._data[slices].reshape(final), x.writable)
     try:
         view = x._data[key]
     except (IndexError, TypeError) as exc:
         raise IndexError(f"NDArray: cannot index shape {x.shape} with {key!r}: {exc}") from None
-    out = _new(view.shape if view.ndim else (1,), x._data.dtype, x.context)
-    dst = out._data if view.ndim else out._data.reshape(())
+    out = _new(final, x._data.dtype, x.context)
+    dst = out._data.reshape(view.shape)
 
     def run(rctx: Any) -> None:
         np.copyto(dst, view)
@@ -156,13 +208,26 @@ def _gather(x: NDArray, key: Any) -> NDArray:
     return out
 
 
+def _covers_all(key: Any, shape: tuple[int, ...]) -> bool:
+    """Whether the basic ``key`` selects every element of ``shape`` in order (MXNet then
+    overwrites the whole array with a copy rather than a slice assignment)."""
+    slices = _basic_slices(key, shape)
+    return slices is not None and all(
+        slc.indices(n)[2] > 0 and _slice_len(slc, n) == n for slc, n in zip(slices, shape)
+    )
+
+
 def setitem(x: NDArray, key: Any, value: Any) -> None:
     if not x.writable:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
-    if _recording(x):
+    value_recorded = _invoke._state[0] and isinstance(value, NDArray) and value._ag is not None
+    if _recording(x) or (value_recorded and not _covers_all(key, x.shape)):
+        # MXNet records a whole-array overwrite as a copy; mxlite copies it unrecorded (a
+        # custom operator's forward assigns its outputs so while autograd still records)
         raise MXNetError(
             "NDArray.__setitem__: Inplace operations (+=, -=, x[:]=, etc) are not supported "
-            "when recording with autograd: the array is part of the recorded graph."
+            "when recording with autograd: the array, or the value assigned, is part of the "
+            "recorded graph."
         )
     if _is_advanced(key):
         key = _index_values(key)

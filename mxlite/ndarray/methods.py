@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import MXNetError
+from . import _internal
 from . import invoke as _invoke
 from . import op as _op_module
 from .ndarray import NDArray, _wrap
@@ -92,6 +93,30 @@ def broadcast_to(self: NDArray, shape: Any) -> NDArray:
     return _op_module.broadcast_to(self, shape=tuple(shape))
 
 
+def split_v2(self: NDArray, *args: Any, **kwargs: Any) -> Any:
+    """Convenience method for :func:`mxlite.nd.split_v2` on this array."""
+    from .extras import split_v2 as _split_v2
+
+    return _split_v2(self, *args, **kwargs)
+
+
+def slice_assign(self: NDArray, rhs: NDArray, begin: Any, end: Any, step: Any) -> NDArray:
+    """Write ``rhs`` into the region ``begin:end:step`` of this array, in place; return it."""
+    return _internal._slice_assign(self, rhs, begin=begin, end=end, step=step, out=self)
+
+
+def slice_assign_scalar(self: NDArray, value: float, begin: Any, end: Any, step: Any) -> NDArray:
+    """Write ``value`` into the region ``begin:end:step`` of this array, in place; return it."""
+    return _internal._slice_assign_scalar(
+        self, scalar=value, begin=begin, end=end, step=step, out=self
+    )
+
+
+def as_nd_ndarray(self: NDArray) -> NDArray:
+    """This array itself: it already is a classic (``mx.nd``) NDArray."""
+    return self
+
+
 def install() -> None:
     for method, op_name in OP_METHODS.items():
         setattr(NDArray, method, _op_method(method, op_name))
@@ -100,4 +125,8 @@ def install() -> None:
     NDArray.flatten = flatten
     NDArray.expand_dims = expand_dims
     NDArray.squeeze = squeeze
+    NDArray.split_v2 = split_v2
+    NDArray.slice_assign = slice_assign
+    NDArray.slice_assign_scalar = slice_assign_scalar
+    NDArray.as_nd_ndarray = as_nd_ndarray
     NDArray.__abs__ = lambda self: _op_module.abs(self)

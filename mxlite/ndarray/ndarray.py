@@ -305,6 +305,14 @@ class NDArray:
 
     __hash__ = object.__hash__  # arrays are keys by identity (dicts of params, autograd)
 
+    @staticmethod
+    def _basic_indexing_slice_is_contiguous(slc_key: tuple, shape: tuple[int, ...]) -> bool:
+        """Whether ``x[slc_key]`` (one slice per axis of ``shape``) is contiguous in memory,
+        and so a view (the name and arguments are MXNet's)."""
+        from .indexing import slice_is_contiguous
+
+        return slice_is_contiguous(slc_key, shape)
+
     def __getitem__(self, key: Any) -> NDArray:
         from .indexing import getitem
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...base import MXNetError, Shape
+from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import OpTest, dtype_assign, merge_shape, register, shape_assign, shape_is_known
 from .shape import ArrayOp, norm_axis
@@ -96,6 +97,14 @@ class ConcatProp(_JoinBase):
         ins = [shape_assign(self, "input", f"arg{i}", s, common) for i, s in enumerate(in_shape)]
         out = common if unknown else common[:axis] + (size,) + common[axis + 1 :]
         return ins, [shape_assign(self, "output", "output", oshape, out)], []
+
+    def infer_imperative(self, shapes: tuple, dtypes: tuple) -> tuple:
+        if is_np_shape() and any(0 in s for s in shapes):
+            # NumPy shape semantics: a 0 is an empty dimension, not an unknown one, and an
+            # imperative call's inputs are all known (not cached: the cache has no mode)
+            tres = self.infer_type(list(dtypes))
+            return self.out_shapes(*shapes), tres[1], [], []
+        return super().infer_imperative(shapes, dtypes)
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [xp.concatenate(ins, axis=norm_axis(self, "dim", self.param.dim, ins[0].ndim))]
