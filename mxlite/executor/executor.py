@@ -232,8 +232,7 @@ class Executor:
                 opr[0]()
             else:
                 eng.push(opr, ctx)
-            for e in step.writes():
-                monitor(self._graph.entries[e].name, self._arrays[e])
+            self._monitor_outputs(step)
 
     def _make_plan(self, backward: bool, is_train: bool, per_step: bool) -> list[Any]:
         """The engine operators of a forward or backward: with ``per_step`` (a monitor is set)
@@ -286,6 +285,26 @@ class Executor:
             if entries[e].kind in (ARG, AUX):
                 monitor(entries[e].name, self._arrays[e])  # type: ignore[misc]
             monitor(f"{prefix}_{label}", self._arrays[e])  # type: ignore[misc]
+
+    def _monitor_outputs(self, step: Step) -> None:
+        """MXNet's names: a forward step's outputs under their entry names (``fc1_output``); a
+        backward step's as ``<node>_backward_output<i>`` (``_output`` when the forward node has
+        one input), one per forward input. A gradient nobody asked for is never computed here
+        and is shown as zeros; MXNet shows whatever its buffer holds."""
+        entries, monitor = self._graph.entries, self._monitor
+        if step.kind != "backward":
+            for e in step.writes():
+                monitor(entries[e].name, self._arrays[e])  # type: ignore[misc]
+            return
+        single = len(step.outputs) == 1
+        for i, (e, fe) in enumerate(zip(step.outputs, step.inputs)):
+            label = "output" if single else f"output{i}"
+            if e >= 0:
+                arr = self._arrays[e]
+            else:
+                info = entries[fe]
+                arr = array_from_numpy(np.zeros(info.shape, info.dtype), self._ctx)
+            monitor(f"{step.name}_{label}", arr)  # type: ignore[misc]
 
     def _make_opr(self, step: Step, is_train: bool) -> Any:
         """One synchronous :class:`Opr` for ``step``, or ``(callable,)`` for a step that runs
@@ -412,7 +431,10 @@ class Executor:
         """
         from .bind import reshape_executor
 
-        return reshape_executor(self, partial_shaping, allow_up_sizing, kwargs)
+        new = reshape_executor(self, partial_shaping, allow_up_sizing, kwargs)
+        if self._monitor is not None:  # MXNet rebinds the monitor to the new executor
+            new.set_monitor_callback(self._monitor, self._monitor_all)
+        return new
 
     def set_monitor_callback(
         self, callback: Callable[[str, NDArray], None], monitor_all: bool = False

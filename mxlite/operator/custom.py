@@ -6,12 +6,15 @@ operators itself. It therefore runs on the *calling* thread, when the operator i
 (``runs_on_caller``): the operators it pushes are then ordered with everything the program
 pushes before and after, exactly as if the user had written them inline. (MXNet ran them on a
 dedicated thread and had to fence the results; here no fence is needed.) Errors raised by the
-user's code surface at the call.
+user's code surface at the call; any that is not already an ``MXNetError`` is re-raised as
+one naming the op_type and the callback (MXNet turns every exception in a custom operator's
+callbacks into an ``MXNetError``), with the original chained as its cause.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -173,10 +176,24 @@ class CustomProp(OperatorProperty):
     def list_auxiliary_states(self) -> list[str]:
         return list(self.user.list_auxiliary_states())
 
+    @contextlib.contextmanager
+    def _user_code(self, callback: str) -> Iterator[None]:
+        """Run a callback of the user's CustomOp/CustomOpProp; its errors become MXNetError."""
+        try:
+            yield
+        except MXNetError:
+            raise
+        except Exception as exc:
+            raise MXNetError(
+                f"Custom(op_type={self.param.op_type!r}): {callback} raised "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         if any(s is None for s in in_shape):
             return None
-        res = self.user.infer_shape([list(s) for s in in_shape])
+        with self._user_code("CustomOpProp.infer_shape"):
+            res = self.user.infer_shape([list(s) for s in in_shape])
         ins, outs = res[0], res[1]
         aux = res[2] if len(res) > 2 else []
         return ([tuple(s) for s in ins], [tuple(s) for s in outs], [tuple(s) for s in aux])
@@ -184,7 +201,8 @@ class CustomProp(OperatorProperty):
     def infer_type(self, in_type: list, out_type: list | None = None):
         if any(t is None for t in in_type):
             return None
-        res = self.user.infer_type([np.dtype(t).type for t in in_type])
+        with self._user_code("CustomOpProp.infer_type"):
+            res = self.user.infer_type([np.dtype(t).type for t in in_type])
         aux = res[2] if len(res) > 2 else []
         return (
             [np.dtype(t) for t in res[0]],
@@ -199,9 +217,10 @@ class CustomProp(OperatorProperty):
         key = (ctx, tuple(map(tuple, shapes)), tuple(np.dtype(t) for t in dtypes))
         op = self._ops.get(key)
         if op is None:
-            op = self.user.create_operator(
-                ctx, [list(s) for s in shapes], [np.dtype(t).type for t in dtypes]
-            )
+            with self._user_code("CustomOpProp.create_operator"):
+                op = self.user.create_operator(
+                    ctx, [list(s) for s in shapes], [np.dtype(t).type for t in dtypes]
+                )
             self._ops[key] = op
         return op
 
@@ -214,13 +233,14 @@ class CustomProp(OperatorProperty):
             [x.shape for x in in_data],
             [x.dtype for x in in_data],
         )
-        op.forward(
-            is_train=is_train,
-            req=[_REQ_NAMES[r] for r in req],
-            in_data=in_data,
-            out_data=out_data,
-            aux=aux,
-        )
+        with self._user_code("CustomOp.forward"):
+            op.forward(
+                is_train=is_train,
+                req=[_REQ_NAMES[r] for r in req],
+                in_data=in_data,
+                out_data=out_data,
+                aux=aux,
+            )
 
     def backward_ndarray(
         self,
@@ -237,11 +257,12 @@ class CustomProp(OperatorProperty):
             [x.shape for x in in_data],
             [x.dtype for x in in_data],
         )
-        op.backward(
-            req=[_REQ_NAMES[r] for r in req],
-            out_grad=out_grad,
-            in_data=in_data,
-            out_data=out_data,
-            in_grad=in_grad,
-            aux=aux,
-        )
+        with self._user_code("CustomOp.backward"):
+            op.backward(
+                req=[_REQ_NAMES[r] for r in req],
+                out_grad=out_grad,
+                in_data=in_data,
+                out_data=out_data,
+                in_grad=in_grad,
+                aux=aux,
+            )

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..base import DTypeError, MXNetError, Shape, ShapeError
 from ..context import Context
+from ..util import is_np_shape
 
 __all__ = [
     "OperatorProperty",
@@ -241,7 +242,9 @@ class OperatorProperty:
         self, shapes: tuple[Shape, ...], dtypes: tuple[np.dtype, ...]
     ) -> tuple[list[Shape], list[np.dtype], list[Shape], list[np.dtype]]:
         """Output and aux shapes and dtypes for fully known inputs (cached per input set)."""
-        key = (shapes, dtypes)
+        # an op's inference may depend on the shape semantics (tile with a 0 rep), so the mode
+        # is part of the key
+        key = (shapes, dtypes, is_np_shape())
         hit = self._infer_cache.get(key)
         if hit is not None:
             return hit

@@ -112,6 +112,17 @@ def test_monitor_sees_every_output_and_debug_str_reports_total():
     assert "MB allocated" in text
 
 
+def test_reshape_keeps_the_monitor():
+    # MXNet's Executor.reshape rebinds the monitor callback to the new executor (a Module
+    # reshapes its executors when a batch of another shape comes)
+    exe = simple_bind(_mlp(), mx.cpu(), data=(2, 4))
+    seen = []
+    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)), monitor_all=True)
+    big = exe.reshape(allow_up_sizing=True, data=(5, 4))
+    big.forward()
+    assert ("data", (5, 4)) in seen and ("fc_output", (5, 3)) in seen
+
+
 def test_simple_forward_and_group_outputs():
     a, b = mx.sym.var("a"), mx.sym.var("b")
     g = mx.sym.Group([a + b, a * b])

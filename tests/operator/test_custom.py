@@ -151,8 +151,10 @@ def test_aux_states_are_updated_in_place():
 
 
 def test_error_in_user_forward_is_raised_at_the_call():
-    with pytest.raises(ValueError, match="user forward exploded"):
+    # as in MXNet, an exception in the user's code comes back as an MXNetError
+    with pytest.raises(MXNetError, match="test_failing.*forward.*user forward exploded") as e:
         mx.nd.Custom(mx.nd.ones(2), op_type="test_failing")
+    assert isinstance(e.value.__cause__, ValueError)
 
 
 def test_unknown_op_type_names_it():

@@ -88,6 +88,13 @@ def _check_float(op: str, arg: str, dtype: Any) -> None:
         )
 
 
+def _check_length(op: str, dtype: Any) -> None:
+    if np.dtype(dtype) not in (np.dtype(np.int32), np.dtype(np.int64)):
+        raise DTypeError(
+            f"{op}: argument 'length' must be int32 or int64; got {np.dtype(dtype).name}."
+        )
+
+
 # ---- softmax, log_softmax, softmin ------------------------------------------------------------
 
 
@@ -144,14 +151,15 @@ class _SoftmaxBaseProp(OperatorProperty):
         out = np.dtype(self.param.dtype) if self.param.dtype is not None else dt
         ins = [dt]
         if self._use_length():
-            lt = in_type[1]
-            if lt is not None and np.dtype(lt) not in (np.dtype(np.int32), np.dtype(np.int64)):
-                raise DTypeError(
-                    f"{self.op_name}: argument 'length' must be int32 or int64; got "
-                    f"{np.dtype(lt).name}."
-                )
-            ins.append(lt)
+            # MXNet's SoftmaxOpType leaves 'length' free (a bound graph defaults it to
+            # float32); the kernel rejects a non-integer length when it runs
+            ins.append(in_type[1])
         return ins, [out], []
+
+    def infer_imperative(self, shapes: tuple, dtypes: tuple) -> tuple:
+        if self._use_length() and len(dtypes) == 2:
+            _check_length(self.op_name, dtypes[1])  # fail at the call, not at the next wait
+        return super().infer_imperative(shapes, dtypes)
 
     def declare_backward_dependency(self, out_grad, in_data, out_data) -> list[int]:
         deps = [out_grad[0], out_data[0]]
@@ -195,6 +203,7 @@ class _SoftmaxOp(Operator):
         if t != 1.0:
             x = x / x.dtype.type(t)
         if prop._use_length():
+            _check_length(prop.op_name, in_data[1].dtype)
             mask = self._mask(x, in_data[1], axis)
             xm = xp.where(mask, x, -xp.inf)
             m = xp.max(xm, axis=axis, keepdims=True) if x.shape[axis] else 0

@@ -451,6 +451,7 @@ class OneHotProp(ArrayOp):
     """A new last axis of length ``depth``: on_value at each index, off_value elsewhere."""
 
     param_class = OneHotParam
+    partial_shapes = True  # the input's dims pass through unchanged
     test = OpTest(shapes={"indices": (3,)}, params={"depth": 4}, grad=False)
 
     def list_arguments(self) -> list[str]:
@@ -561,10 +562,6 @@ class _RavelBase(ArrayOp):
             raise self.fail("argument 'shape' is required: the shape of the indexed array.")
         return tuple(self.param.shape)
 
-    def _strides(self, xp: Any) -> Any:
-        shape = self._shape()
-        return xp.asarray([math.prod(shape[i + 1 :]) for i in range(len(shape))], dtype=np.int64)
-
 
 @register("_ravel_multi_index", aliases=("ravel_multi_index",))
 class RavelProp(_RavelBase):
@@ -581,8 +578,11 @@ class RavelProp(_RavelBase):
         return [tuple(dshape[1:]) or (1,)]
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
+        # Horner's rule as MXNet's ravel_index kernel: shape[0] is never read, so it may be -1.
         idx = _ints(xp, ins[0]).reshape(ins[0].shape[0], -1)
-        flat = (idx * self._strides(xp)[:, None]).sum(axis=0)
+        flat = idx[0]
+        for row, dim in zip(idx[1:], self._shape()[1:]):
+            flat = flat * dim + row
         return [flat.reshape(outs[0].shape)]
 
 
@@ -596,6 +596,13 @@ class UnravelProp(_RavelBase):
         return [(len(self._shape()),) + tuple(dshape)]
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
-        idx = _ints(xp, ins[0]).reshape(1, -1)
-        dims = xp.asarray(self._shape(), dtype=np.int64)[:, None]
-        return [((idx // self._strides(xp)[:, None]) % dims).reshape(outs[0].shape)]
+        # As MXNet's unravel_index kernel: peel the last axes off with C-style (truncating)
+        # division; what is left goes to axis 0 unreduced, so shape[0] may be -1.
+        idx = _ints(xp, ins[0]).reshape(-1)
+        rows = []
+        for dim in reversed(self._shape()[1:]):
+            quot = xp.sign(idx) * (xp.abs(idx) // dim)
+            rows.append(idx - quot * dim)
+            idx = quot
+        rows.append(idx)
+        return [xp.stack(rows[::-1]).reshape(outs[0].shape)]

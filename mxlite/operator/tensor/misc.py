@@ -1,5 +1,6 @@
 """Small tensor operators: clip, where, add_n, zeros_like / ones_like and the creation
-operators behind ``mx.sym.zeros``, ``ones``, ``full``, ``arange``, ``eye``, ``linspace``.
+operators behind ``mx.sym.zeros``, ``ones``, ``full``, ``arange``, ``eye``, ``linspace``, and
+``contrib.arange_like``.
 
 Design note
 -----------
@@ -44,12 +45,14 @@ from ..registry import (
 from ..req import OpReq, assign
 from ..simple_op import GradNeeds, simple_op
 from .elemwise_unary import to_int
+from .shape import ArrayOp, norm_axis
 
 __all__ = [
     "ClipParam",
     "InitOpParam",
     "InitOpWithScalarParam",
     "RangeParam",
+    "RangeLikeParam",
     "EyeParam",
     "LinspaceParam",
     "ElementWiseSumParam",
@@ -488,17 +491,64 @@ class ArangeProp(_InitProp):
         return (int(math.ceil((stop - start) / p.step)) * p.repeat,)
 
     def values(self, xp: Any, shape: Shape, dtype: np.dtype) -> Any:
-        p = self.param
-        idx = xp.arange(shape[0]) // p.repeat
-        if dtype.kind in "iu":
-            return (int(self.start) + idx * int(p.step)).astype(dtype)  # wraps as C does
-        if dtype == _F16:
-            # MXNet truncates start and step to integers for float16 (its half type does not
-            # count as signed there): arange(0, 1, 0.1, dtype='float16') is ten zeros
-            start, step = _F32.type(int(self.start)), _F32.type(int(p.step))
-            return (start + idx.astype(_F32) * step).astype(_F16)
-        start, step = dtype.type(self.start), dtype.type(p.step)
-        return (start + idx.astype(dtype) * step).astype(dtype, copy=False)
+        return _range_values(xp, shape[0], self.start, self.param.step, self.param.repeat, dtype)
+
+
+def _range_values(
+    xp: Any, size: int, start: float, step: float, repeat: int, dtype: np.dtype
+) -> Any:
+    """MXNet's range kernel: ``start + (i // repeat) * step`` for i < size, in ``dtype``."""
+    idx = xp.arange(size) // repeat
+    if dtype.kind in "iu":
+        return (int(start) + idx * int(step)).astype(dtype)  # wraps as C does
+    if dtype == _F16:
+        # MXNet truncates start and step to integers for float16 (its half type does not
+        # count as signed there): arange(0, 1, 0.1, dtype='float16') is ten zeros
+        start16, step16 = _F32.type(int(start)), _F32.type(int(step))
+        return (start16 + idx.astype(_F32) * step16).astype(_F16)
+    return (dtype.type(start) + idx.astype(dtype) * dtype.type(step)).astype(dtype, copy=False)
+
+
+class RangeLikeParam(Param):
+    start: float = field(default=0.0, typename="double", doc="Start of interval.")
+    step: float = field(default=1.0, typename="double", doc="Spacing between values.")
+    repeat: int = field(default=1, doc="The repeating time of all elements.")
+    ctx: str = field(default="", doc=_CTX_DOC)
+    axis: int | None = field(
+        default=None,
+        doc="Count along this axis of the input (negative counts from the back); "
+        "default: fill the input's whole shape.",
+    )
+
+
+@register("_contrib_arange_like", aliases=("_npx_arange_like",))
+class ArangeLikeProp(ArrayOp):
+    """Evenly spaced values shaped like the input (or as long as one of its axes); the
+    input's values are never read."""
+
+    param_class = RangeLikeParam
+    partial_shapes = True  # unknown input dims stay unknown
+    test = OpTest(shapes={"data": (2, 3)}, params={"start": 1.0, "step": 0.5}, grad=False)
+
+    def out_shapes(self, dshape: Shape) -> list[Shape]:
+        axis = self.param.axis
+        if axis is None:
+            return [tuple(dshape)]
+        return [(dshape[norm_axis(self, "axis", axis, len(dshape))],)]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p, out = self.param, outs[0]
+        return [
+            _range_values(xp, out.size, p.start, p.step, p.repeat, out.dtype).reshape(out.shape)
+        ]
+
+    # MXNet's FGradient is MakeZeroGradNodes and FIgnoreInputs drops the data: the backward
+    # reads nothing and the input gets a zero gradient
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return []
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [0]  # a scalar: assign broadcasts it into the gradient
 
 
 @register("_eye")

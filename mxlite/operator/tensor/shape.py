@@ -26,6 +26,7 @@ import numpy as np
 
 from ...base import MXNetError, Shape, ShapeError
 from ...context import Context
+from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign, shape_is_known
 from ..req import OpReq, assign
@@ -174,6 +175,10 @@ class ArrayOp(OperatorProperty):
     differentiable = True
     backward_reads_inputs = False  # the gradient reads in_data (the indices of take, ...)
     inplace = False  # the output may share memory with input 0 (Reshape, Flatten, ...)
+    # out_shapes maps an unknown (0) input dim to unknown (0) output dims and nothing worse,
+    # so it may run on partial shapes; imperative calls then get zero-size outputs for
+    # zero-size inputs (mx.np_shape), as in MXNet
+    partial_shapes = False
 
     def out_shapes(self, *in_shapes: Shape) -> list[Shape]:
         raise NotImplementedError
@@ -188,7 +193,7 @@ class ArrayOp(OperatorProperty):
         return ShapeError(f"{self.where()}: {why}")
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if any(s is None or 0 in s for s in in_shape):
+        if any(s is None or (0 in s and not self.partial_shapes) for s in in_shape):
             return None
         outs = [tuple(int(d) for d in s) for s in self.out_shapes(*in_shape)]
         if out_shape:
@@ -513,6 +518,7 @@ class TileProp(ArrayOp):
     """Repeat the whole array ``reps`` times along each axis (NumPy's tile)."""
 
     param_class = TileParam
+    partial_shapes = True  # an unknown dim times its rep stays unknown
     test = OpTest(shapes={"data": (2, 3)}, params={"reps": (2, 2)})
 
     def _reps(self, ndim: int) -> tuple[int, ...]:
@@ -523,6 +529,12 @@ class TileProp(ArrayOp):
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
         reps = self._reps(len(dshape))
+        if 0 in reps and not is_np_shape():
+            # MXNet's TileOpShape: outside NumPy shape semantics a 0 dim means "unknown"
+            raise self.fail(
+                f"argument 'reps' {tuple(self.param.reps)} holds a 0, which would give a "
+                "zero-size output; that needs NumPy shape semantics (mx.np_shape())."
+            )
         shape = (1,) * (len(reps) - len(dshape)) + tuple(dshape)
         return [tuple(d * r for d, r in zip(shape, reps))]
 
