@@ -102,3 +102,32 @@ def test_module_fit_with_monitor_logs(caplog):
     assert any("fc1_weight" in m for m in lines)
     assert any("fc1_output" in m for m in lines)
     assert lines[0].startswith("Batch:       1 ")
+
+
+# The names MXNet 1.9.1 reports for a Module's forward_backward (test_module.py's test_monitor):
+# backward nodes show each output as ``<node>_backward_output<i>``, one per forward input, the
+# gradients nobody asked for (data, label) included.
+_MXNET_MODULE_NAMES = sorted(
+    """act_0_backward_output act_0_output act_1_backward_output act_1_output data
+    fc_0_backward_output0 fc_0_backward_output1 fc_0_backward_output2 fc_0_bias fc_0_output
+    fc_0_weight fc_1_backward_output0 fc_1_backward_output1 fc_1_backward_output2 fc_1_bias
+    fc_1_output fc_1_weight softmax_backward_output0 softmax_backward_output1 softmax_label
+    softmax_output""".split()
+)
+
+
+def test_backward_outputs_have_mxnet_names():
+    x = mx.sym.var("data")
+    for i in range(2):
+        x = mx.sym.FullyConnected(x, num_hidden=2, name=f"fc_{i}")
+        x = mx.sym.Activation(x, act_type="sigmoid", name=f"act_{i}")
+    x = mx.sym.LinearRegressionOutput(x, name="softmax", grad_scale=2)
+    it = mx.io.NDArrayIter(mx.nd.array([[0.05, 0.1]]), mx.nd.array([[0.01, 0.99]]), batch_size=1)
+    mod = mx.mod.Module(x)
+    mod.bind(it.provide_data, label_shapes=it.provide_label)
+    mon = Monitor(1, stat_func=lambda a: a.abs().mean(), sort=True)
+    mod.install_monitor(mon)
+    mod.init_params()
+    mon.tic()
+    mod.forward_backward(next(iter(it)))
+    assert [k for _, k, _ in mon.toc()] == _MXNET_MODULE_NAMES

@@ -5,10 +5,12 @@ Design note
 The module keeps the master copy of the parameters on the CPU (``_arg_params``,
 ``_aux_params``) and the working copies in its :class:`DataParallelExecutorGroup`.
 ``_params_dirty`` says the working copies moved on (after ``update``), so ``get_params``
-syncs first. There is no KVStore here: ``update`` sums every parameter's gradient over the
-devices (what the 'local' and 'device' stores do) and applies the updater to each device's
-copy with the index ``param_index * num_device + device``, which is how MXNet 1.9.1 indexes
-updater states without a store; its ``.states`` files therefore load here and ours there.
+syncs first. On one device, or with ``kvstore=None``, ``update`` applies the updater to each
+device's copy with the index ``param_index * num_device + device``, which is how MXNet 1.9.1
+indexes updater states without a store. On several devices a :class:`LocalStore` (MXNet's
+local KVStore, ``_local_store.py``) sums the gradients and, by default, updates each
+parameter once, keyed by its name, as MXNet does; either way MXNet's ``.states`` files load
+here and ours load there.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
+from ._local_store import create_store
 from .base_module import (
     BaseModule,
     _atomic_write,
@@ -33,8 +36,6 @@ from .base_module import (
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
-
-_KVSTORE_NAMES = ("local", "device", "local_update_cpu", "local_allreduce_cpu", "nccl")
 
 
 class Module(BaseModule):
@@ -441,8 +442,10 @@ class Module(BaseModule):
         Parameters
         ----------
         kvstore : str or KVStore
-            Default `'local'`. Here 'local', 'device' and None all update on the devices
-            (gradients summed over them first).
+            Default `'local'`. On several devices, 'local' and 'device' sum the gradients over
+            them and (unless ``MXNET_UPDATE_ON_KVSTORE=0``) update each parameter once; with
+            None every device updates its own copy with its own gradient. KVStore objects and
+            'dist' stores are not supported yet.
         optimizer : str or Optimizer
             Default `'sgd'`
         optimizer_params : dict
@@ -458,28 +461,17 @@ class Module(BaseModule):
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        if isinstance(kvstore, str) and "dist" in kvstore:
-            raise MXNetError(
-                f"init_optimizer: kvstore {kvstore!r} needs mxlite.kvstore, which is not "
-                "available; use 'local', 'device' or None."
-            )
-        if kvstore is not None and not isinstance(kvstore, str):
-            raise MXNetError(
-                "init_optimizer: KVStore objects are not supported yet; pass 'local', "
-                f"'device' or None, got {type(kvstore).__name__}."
-            )
-        if isinstance(kvstore, str) and kvstore not in _KVSTORE_NAMES:
-            raise MXNetError(
-                f"init_optimizer: unknown kvstore {kvstore!r}; expected one of {_KVSTORE_NAMES}."
-            )
         num_device = len(self._context)
+        store, update_on_store = create_store(kvstore, num_device, self._arg_params or {})
         batch_size = self._exec_group.batch_size
         rescale_grad = 1.0 / batch_size
-        idx2name = {}
-        for k in range(num_device):
-            idx2name.update(
-                {i * num_device + k: n for i, n in enumerate(self._exec_group.param_names)}
-            )
+        param_names = self._exec_group.param_names
+        idx2name: dict = {}
+        if update_on_store:
+            idx2name.update(enumerate(param_names))
+        else:
+            for k in range(num_device):
+                idx2name.update({i * num_device + k: n for i, n in enumerate(param_names)})
         if isinstance(optimizer, str):
             optimizer_params = dict(optimizer_params)
             if "rescale_grad" not in optimizer_params:
@@ -503,9 +495,19 @@ class Module(BaseModule):
             if not optimizer.idx2name:
                 optimizer.idx2name = idx2name.copy()
         self._optimizer = optimizer
-        self._kvstore = kvstore
-        self._update_on_kvstore = False
-        self._updater = opt.get_updater(optimizer)
+        self._kvstore = store
+        self._update_on_kvstore = update_on_store
+        self._updater = None
+        if store is not None:
+            if update_on_store:
+                store.set_optimizer(optimizer)
+            for name, arrays in zip(param_names, self._exec_group.param_arrays):
+                if update_on_store:
+                    store.broadcast(name, self._arg_params[name], out=arrays)
+                else:
+                    store.init(name, self._arg_params[name])
+        if not update_on_store:
+            self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
@@ -536,7 +538,10 @@ class Module(BaseModule):
             Path to output states file.
         """
         _check_state(self, "save_optimizer_states", "optimizer_initialized")
-        _atomic_write(fname, self._updater.get_states())
+        if self._update_on_kvstore:
+            self._kvstore.save_optimizer_states(fname)
+        else:
+            _atomic_write(fname, self._updater.get_states())
 
     def load_optimizer_states(self, fname: str) -> None:
         """Loads optimizer (updater) state from a file.
@@ -547,6 +552,9 @@ class Module(BaseModule):
             Path to input states file.
         """
         _check_state(self, "load_optimizer_states", "optimizer_initialized")
+        if self._update_on_kvstore:
+            self._kvstore.load_optimizer_states(fname)
+            return
         with open(fname, "rb") as f:
             self._updater.set_states(f.read())
 
@@ -611,11 +619,16 @@ class Module(BaseModule):
         group = self._exec_group
         num_device = len(self._context)
         updates: list[list[tuple[int, Any, Any]]] = [[] for _ in range(num_device)]
-        for index, (weights, grads) in enumerate(zip(group.param_arrays, group.grad_arrays)):
+        store = self._kvstore
+        params = zip(group.param_names, group.param_arrays, group.grad_arrays)
+        for index, (name, weights, grads) in enumerate(params):
             if grads[0] is None:
                 continue
-            if num_device > 1 and self._kvstore is not None:
-                _sum_into_all(grads)
+            if store is not None:
+                # sum over the devices; on the store, also update once and copy back
+                store.pushpull(name, grads, out=weights if self._update_on_kvstore else None)
+            if self._update_on_kvstore:
+                continue
             for k, (w, g) in enumerate(zip(weights, grads)):
                 updates[k].append((index * num_device + k, g, w))
         for dev_updates in updates:
@@ -677,13 +690,3 @@ class Module(BaseModule):
         """Installs monitor on all executors."""
         _check_state(self, "install_monitor", "binded")
         self._exec_group.install_monitor(mon)
-
-
-def _sum_into_all(grads: list[Any]) -> None:
-    """Replace each device's gradient by the sum over devices (what a local KVStore's
-    push-then-pull does)."""
-    total = grads[0].copyto(cpu())
-    for g in grads[1:]:
-        total += g.copyto(cpu())
-    for g in grads:
-        total.copyto(g)
