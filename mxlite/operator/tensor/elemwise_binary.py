@@ -49,6 +49,20 @@ def _int_div(xp: Any, a: Any, b: Any, out: Any) -> Any:
     return xp.true_divide(a, b, out=out)
 
 
+def _mod(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
+    """MXNet's mod: Python's sign convention, and 0 where the divisor is 0 (NumPy: NaN and a
+    warning for floats)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = xp.mod(a, b, out=out)
+    zero = xp.asarray(b) == 0
+    if zero.any():
+        r = xp.where(zero, r.dtype.type(0), r)
+        if out is not None:
+            out[...] = r
+            return out
+    return r
+
+
 def _mod_grads(xp: Any, g: Any, a: Any, b: Any) -> tuple:
     # MXNet defines both gradients of an integer mod as 0 (its mod_grad/mod_rgrad templates)
     if np.issubdtype(g.dtype, np.integer):
@@ -110,7 +124,7 @@ _BINARY: list[tuple[str, Any, Any, GradNeeds, tuple[str, ...], tuple[str, ...]]]
     ),
     (
         "mod",
-        lambda xp, a, b, env, out: xp.mod(a, b, out=out),
+        lambda xp, a, b, env, out: _mod(xp, a, b, out),
         lambda xp, g, a, b, env: _mod_grads(xp, g, a, b),
         GradNeeds.INPUT,
         ("_mod", "_Mod"),
@@ -291,14 +305,14 @@ _scalar(
 )
 _scalar(
     "_mod_scalar",
-    lambda xp, x, s: xp.mod(x, s),
+    lambda xp, x, s: _mod(xp, x, x.dtype.type(s)),
     lambda xp, g, e: xp.zeros_like(g) if np.issubdtype(g.dtype, np.integer) else g,
     _G.OUT_GRAD,
     ("_ModScalar",),
 )
 _scalar(
     "_rmod_scalar",
-    lambda xp, x, s: xp.mod(s, x),
+    lambda xp, x, s: _mod(xp, x.dtype.type(s), x),
     lambda xp, g, x, e: _mod_grads(xp, g, e.scalar, x)[1],
     _G.INPUT,
     ("_RModScalar",),
