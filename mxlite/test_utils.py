@@ -102,6 +102,8 @@ from ._test_utils_symbolic import numeric_grad as numeric_grad
 from ._test_utils_symbolic import simple_forward as simple_forward
 from .base import MXNetError, ParamError, ShapeError
 from .context import Context, current_context, num_gpus
+from .ndarray import array as array  # re-exported: MXNet's tests use it after import *
+from .symbol import Symbol as Symbol  # re-exported, as above
 
 # ---------------------------------------------------------------------------------------------
 # Contexts and dtypes (tolerances and comparisons are in _test_utils_compare.py)

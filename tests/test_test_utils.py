@@ -637,3 +637,11 @@ def test_dummy_iter_repeats_first_batch():
     it = DummyIter(mx.io.NDArrayIter(np.arange(8.0).reshape(4, 2), batch_size=2))
     assert next(it) is next(it)
     assert it.batch_size == 2
+
+
+def test_star_import_gives_what_mxnet_tests_use():
+    # MXNet's tests call array(...) after `from mxnet.test_utils import *`
+    ns: dict = {}
+    exec("from mxlite.test_utils import *", ns)
+    assert ns["array"]([1, 2]).shape == (2,)
+    assert ns["Symbol"] is mx.sym.Symbol
