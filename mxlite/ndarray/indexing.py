@@ -6,7 +6,7 @@
   MXNet's legacy arrays have no 0-d form; ``x[()]`` and ``x[:]`` are ``x`` itself.
 * Keys holding NDArrays, NumPy arrays or lists index advanced-style (a gather), copies too.
 * Under ``autograd.record()`` an assignment that reads or writes a recorded array is refused,
-  as in MXNet, except a whole-array overwrite by a recorded value (a plain copy here).
+  as in MXNet, except a whole-array overwrite by a recorded value, recorded as a copy.
 
 A basic NumPy view is pure metadata, so it is computed on the calling thread without waiting
 for pending writes; the data is read only by the engine function that makes a copy.
@@ -217,13 +217,32 @@ def _covers_all(key: Any, shape: tuple[int, ...]) -> bool:
     )
 
 
+def _recorded_overwrite(x: NDArray, value: NDArray) -> None:
+    """``x[:] = value`` under record(), ``value`` recorded: a recorded copy (a cast and a
+    broadcast first where dtype or shape differ), so that gradients reach ``value``."""
+    from ..operator import registry
+
+    if value.dtype != x.dtype:
+        cast = registry.get("Cast").get_prop({"dtype": np.dtype(x.dtype).name})
+        value = _invoke.invoke(cast, [value])
+    if value.shape != x.shape:
+        _check_broadcast(value.shape, x.shape, slice(None))
+        if value.ndim < x.ndim:  # broadcast_to wants the same number of axes
+            value = value.reshape((1,) * (x.ndim - value.ndim) + value.shape)
+        prop = registry.get("broadcast_to").get_prop({"shape": x.shape})
+    else:
+        prop = registry.get("_copy").get_prop({})
+    _invoke.invoke(prop, [value], out=x)
+
+
 def setitem(x: NDArray, key: Any, value: Any) -> None:
     if not x.writable:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
     value_recorded = _invoke._state[0] and isinstance(value, NDArray) and value._ag is not None
-    if _recording(x) or (value_recorded and not _covers_all(key, x.shape)):
-        # MXNet records a whole-array overwrite as a copy; mxlite copies it unrecorded (a
-        # custom operator's forward assigns its outputs so while autograd still records)
+    if value_recorded and not _recording(x) and _covers_all(key, x.shape):
+        _recorded_overwrite(x, value)  # MXNet records a whole-array overwrite as a copy
+        return
+    if _recording(x) or value_recorded:
         raise MXNetError(
             "NDArray.__setitem__: Inplace operations (+=, -=, x[:]=, etc) are not supported "
             "when recording with autograd: the array, or the value assigned, is part of the "

@@ -30,6 +30,20 @@ __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
 _CUSTOM: dict[str, type[CustomOpProp]] = {}
 
 
+@contextlib.contextmanager
+def _not_recording() -> Iterator[None]:
+    """A custom operator's forward and backward run with autograd recording off, as in MXNet:
+    the operator is recorded as one node, not the calls inside it."""
+    from ..ndarray.invoke import _state
+
+    prev = _state[0]
+    _state[0] = False
+    try:
+        yield
+    finally:
+        _state[0] = prev
+
+
 class CustomOp:
     """Base class of a custom operator's computation; override ``forward`` and ``backward``."""
 
@@ -233,7 +247,7 @@ class CustomProp(OperatorProperty):
             [x.shape for x in in_data],
             [x.dtype for x in in_data],
         )
-        with self._user_code("CustomOp.forward"):
+        with self._user_code("CustomOp.forward"), _not_recording():
             op.forward(
                 is_train=is_train,
                 req=[_REQ_NAMES[r] for r in req],
@@ -257,7 +271,7 @@ class CustomProp(OperatorProperty):
             [x.shape for x in in_data],
             [x.dtype for x in in_data],
         )
-        with self._user_code("CustomOp.backward"):
+        with self._user_code("CustomOp.backward"), _not_recording():
             op.backward(
                 req=[_REQ_NAMES[r] for r in req],
                 out_grad=out_grad,

@@ -211,3 +211,21 @@ def test_integer_arange_casts_start_and_step_first_as_mxnet():
     assert out.dtype == np.int32
     np.testing.assert_array_equal(out.asnumpy()[:5], [1, 2, 3, 4, 5])
     np.testing.assert_array_equal(mx.nd.arange(3, repeat=2).asnumpy(), [0, 0, 1, 1, 2, 2])
+
+
+def test_whole_array_overwrite_by_a_recorded_value_is_recorded():
+    # real MXNet 1.9.1 records out[:] = y as a copy: x.grad is 6 here, 12 with the broadcast
+    x = mx.nd.ones((3,))
+    x.attach_grad()
+    out = mx.nd.zeros((3,))
+    with mx.autograd.record():
+        out[:] = x * 2
+        z = (out * 3).sum()
+    z.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [6, 6, 6])
+    wide = mx.nd.zeros((2, 3), dtype="float64")
+    with mx.autograd.record():
+        wide[:] = (x * 2).reshape((1, 3))
+        z = (wide * 3).sum()
+    z.backward()
+    np.testing.assert_array_equal(x.grad.asnumpy(), [12, 12, 12])

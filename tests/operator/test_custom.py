@@ -307,3 +307,14 @@ def test_op_pushed_after_custom_sees_its_result():
     GATE.set()
     assert z.asnumpy().tolist() == [6.0, 12.0]
     assert w.asnumpy().tolist() == [3.0, 6.0]
+
+
+def test_forward_runs_with_recording_off_and_is_recorded_as_one_node():
+    x = mx.nd.array([1.0, 2.0])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="test_scale", scale="3")
+    assert y._ag is not None and y._ag[0].prop.op_name == "Custom"
+    y.backward()
+    # the user's backward (3 * og + x), not the gradient of the calls inside forward
+    np.testing.assert_array_equal(x.grad.asnumpy(), [4.0, 5.0])
