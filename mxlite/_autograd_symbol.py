@@ -29,7 +29,8 @@ def get_symbol(x: NDArray) -> Any:
     Symbol
         The graph that computed ``x``, with the operators' parameters as attributes.
     """
-    from .autograd import _topo, _var_count  # the recording lives there
+    from ._autograd_backward import _topo
+    from .autograd import _var_count  # the recording lives there
     from .symbol.graph import Node as _GNode
     from .symbol.symbol import Symbol
 

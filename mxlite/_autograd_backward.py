@@ -1,0 +1,288 @@
+"""The backward pass of imperative autograd (``mx.autograd.backward`` and ``grad``): walks the
+recorded graph from the heads in reverse order, pushing each node's gradient function to the
+engine, summing the gradients of reused arrays, and writing the variables' gradients. The
+recording itself (nodes, modes) is in autograd.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .autograd import _Node, _scope, _state, set_recording
+from .base import MXNetError
+from .engine import get as _engine
+from .engine import small_enough_inline
+from .engine.segment import exec_bulk_size
+from .ndarray.ndarray import NDArray, _new
+from .ndarray.xp_nd import _op, as_entry, backward_recorded
+from .operator.registry import OpContext
+from .operator.req import OpReq
+
+# MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
+_BWD_BULK = exec_bulk_size("bwd")
+
+
+def _topo(heads: list[_Node]) -> list[_Node]:
+    order: list[_Node] = []
+    seen: set[int] = set()
+    stack = [(h, False) for h in heads]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            order.append(node)
+            continue
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        stack.append((node, True))
+        for e in node.inputs:
+            if e is not None and id(e[0]) not in seen:
+                stack.append((e[0], False))
+    return order  # inputs before the nodes that use them
+
+
+def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[int]) -> None:
+    """Sum gradients reaching one array. ``owned`` holds the ids of the buffers backward made
+    itself: those may be added into in place; head gradients given by the user may not."""
+    old = store.get(key)
+    if old is None:
+        store[key] = value
+    elif _state[0]:  # create_graph: the sum must be recorded too
+        store[key] = old + value
+    else:
+        dst = old if id(old) in owned else _new(old.shape, old._data.dtype, old.context)
+        owned.add(id(dst))
+        a, b, d = old._data, value._data, dst._data
+
+        def run(rctx: Any) -> None:
+            np.add(a, b, out=d)
+
+        reads = [value._chunk.var] if dst is old else [old._chunk.var, value._chunk.var]
+        inline = small_enough_inline(dst.context, (d,))
+        _engine().push_sync_trusted(run, dst.context, reads, [dst._chunk.var], "_grad_add", inline)
+        store[key] = dst
+
+
+def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[NDArray | None]:
+    """Push ``node``'s backward; return one new gradient array per input (None where the
+    input is not part of the graph)."""
+    prop = node.prop
+    if node.function is not None:
+        return node.function._backward(out_grads, [e is not None for e in node.inputs])
+    if _state[0]:  # create_graph
+        return backward_recorded(node, out_grads, train)
+    ctx = node.ctx
+    in_grads: list[NDArray | None] = []
+    igd, req, writes = [], [], []
+    for e, (shape, dtype) in zip(node.inputs, node.in_meta):
+        if e is None:
+            in_grads.append(None)
+            igd.append(None)
+            req.append(OpReq.NULL)
+        else:
+            g = _new(shape, dtype, ctx)
+            in_grads.append(g)
+            igd.append(g._data)
+            req.append(OpReq.WRITE)
+            writes.append(g._chunk.var)
+    if prop.runs_on_caller:
+        scratch = [
+            g if g is not None else _new(s, t, ctx) for g, (s, t) in zip(in_grads, node.in_meta)
+        ]
+        prop.backward_ndarray(req, out_grads, node.in_data, node.out_data, scratch, node.aux)
+        return in_grads
+    op = prop.operator(ctx)
+    resources: list = []
+    if prop._has_resources:
+        from .resource import request
+
+        shapes = [g.shape for g in in_grads if g is not None]
+        resources = [request(ctx, r) for r in prop.backward_resource(shapes)]
+    og, reads = [], []
+    for g in out_grads:
+        og.append(g._data)
+        reads.append(g._chunk.var)
+    ind, outd = [], []
+    for x in node.in_data:
+        if x is None:
+            ind.append(None)
+        else:
+            ind.append(x._data)
+            reads.append(x._chunk.var)
+    for o in node.out_data:
+        if o is None:
+            outd.append(None)
+        else:
+            outd.append(o._data)
+            reads.append(o._chunk.var)
+    auxd = [a._data for a in node.aux]
+    writes += [a._chunk.var for a in node.aux]
+    writes += [r.var for r in resources]
+    backward_fn = op.backward
+
+    def run(rctx: Any) -> None:
+        backward_fn(OpContext(train, rctx, resources), og, ind, outd, req, igd, auxd)
+
+    # the writes are fresh gradient buffers, aux states and resources: none is also read;
+    # the arrays have the sizes of the recorded call's, which decided node.inline
+    _engine().push_sync_trusted(run, ctx, reads, writes, f"_backward_{prop.op_name}", node.inline)
+    return in_grads
+
+
+def _backward(
+    heads: list[NDArray],
+    head_grads: list[NDArray | None] | None,
+    retain_graph: bool,
+    train_mode: bool,
+    variables: list[NDArray] | None = None,
+    create_graph: bool = False,
+) -> list[NDArray] | None:
+    if head_grads is None:
+        head_grads = [None] * len(heads)
+    if len(head_grads) != len(heads):
+        raise MXNetError(f"backward: {len(heads)} heads but {len(head_grads)} head_grads.")
+    grads: dict[tuple[int, int], NDArray] = {}
+    owned: set[int] = set()  # ids of gradient buffers this pass allocated
+    head_nodes = []
+    for h, hg in zip(heads, head_grads):
+        if not isinstance(h, NDArray):
+            raise MXNetError(f"backward: heads must be NDArrays, got {type(h).__name__}.")
+        if h._ag is None:
+            raise MXNetError(
+                "backward: cannot differentiate an array that is not in a computational graph. "
+                "Record its computation inside autograd.record() (and attach_grad to the "
+                "inputs); to differentiate the same graph twice, pass retain_graph=True."
+            )
+        if hg is None:
+            hg = _ones_like(h)
+        elif not isinstance(hg, NDArray) or hg.shape != h.shape:
+            raise MXNetError(
+                f"backward: head_grads for a head of shape {h.shape} must be an "
+                f"NDArray of that shape, got "
+                f"{getattr(hg, 'shape', type(hg).__name__)}."
+            )
+        node, idx = h._ag
+        _accumulate(grads, (id(node), idx), hg, owned)
+        head_nodes.append(node)
+    order = _topo(head_nodes)
+    parts: dict[int, list[NDArray]] = {}  # gradients reaching each variable
+    prev_record = set_recording(create_graph)
+    prev_bulk = _engine().set_bulk_size(_BWD_BULK) if _BWD_BULK > 1 else None
+    try:
+        with _scope(None, train_mode):
+            for node in reversed(order):
+                if node.var_array is not None:
+                    continue
+                if node.n_out == 1:  # the common case, without the lists below
+                    g = grads.pop((id(node), 0), None)
+                    if g is None:
+                        continue
+                    outs = [g]
+                else:
+                    outs = [grads.pop((id(node), i), None) for i in range(node.n_out)]
+                    if all(g is None for g in outs):
+                        continue
+                    outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
+                for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
+                    if e is None or g is None:
+                        continue
+                    if e[0].var_array is not None and not create_graph:
+                        # a variable's parts are summed once, at the end
+                        parts.setdefault(id(e[0]), []).append(g)
+                        continue
+                    owned.add(id(g))
+                    _accumulate(grads, (id(e[0]), e[1]), g, owned)
+    finally:
+        set_recording(prev_record)
+        if prev_bulk is not None:
+            _engine().set_bulk_size(prev_bulk)
+    results = None
+    if variables is not None:
+        results = []
+        for v in variables:
+            g = _var_grad(grads, parts, v._ag[0]) if v._ag else None
+            g = g if g is not None else _zeros_like(v)
+            if create_graph and g._ag is None and v._ag is not None:
+                # a gradient that does not depend on v still is v's function in MXNet's
+                # graph (its derivative is zero, not missing): link it to v with zeros
+                with _scope(True, None):
+                    g = g + _op("zeros_like", [as_entry(v, v._ag)])
+            results.append(g)
+    else:
+        for node in order:
+            if node.var_array is None:
+                continue
+            target = node.var_array._grad
+            if target is None or node.grad_req == OpReq.NULL:
+                continue
+            g = grads.get((id(node), 0))
+            ps = parts.get(id(node), [])
+            if g is not None:
+                ps = [g, *ps]
+            if not ps:
+                if node.grad_req == OpReq.WRITE:
+                    target[:] = 0
+                continue
+            _sum_into(target, ps, node.grad_req == OpReq.ADD)
+            node.var_array._fresh_grad = True
+    if not retain_graph:
+        for node in order:
+            if node.var_array is None:
+                node.inputs = []
+                node.in_data = node.out_data = node.aux = []
+        for h in heads:
+            if h._ag is not None and h._ag[0].var_array is None:
+                h._ag = None
+    return results
+
+
+def _sum_into(dst: NDArray, ps: list[NDArray], add: bool) -> None:
+    """Write (or with ``add``, add) the sum of ``ps`` into ``dst`` as one engine function."""
+    d, xp = dst._data, dst._chunk.ctx.xp
+    srcs = [p._data for p in ps]
+
+    def run(rctx: Any) -> None:
+        if not add:
+            xp.copyto(d, srcs[0])
+        for a in srcs if add else srcs[1:]:
+            xp.add(d, a, out=d)
+
+    reads = [p._chunk.var for p in ps]
+    inline = small_enough_inline(dst.context, (d,))
+    _engine().push_sync(run, dst.context, reads, [dst._chunk.var], 0, "_grad_sum", inline=inline)
+
+
+def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
+    """The summed gradient of variable ``node`` (a new array), or None when none reached it."""
+    g = grads.get((id(node), 0))
+    ps = parts.get(id(node), [])
+    if not ps:
+        return g
+    if g is not None:
+        ps = [g, *ps]
+    if len(ps) == 1:
+        return ps[0]
+    shape, dtype = ps[0].shape, ps[0]._data.dtype
+    out = _new(shape, dtype, ps[0].context)
+    _sum_into(out, ps, False)
+    return out
+
+
+def _ones_like(x: NDArray) -> NDArray:
+    out = _new(x.shape, x._data.dtype, x.context)
+    out[:] = 1
+    return out
+
+
+def _zeros_like(x: NDArray) -> NDArray:
+    out = _new(x.shape, x._data.dtype, x.context)
+    out[:] = 0
+    return out
+
+
+def _zeros_for(node: _Node, i: int) -> NDArray:
+    shape, dtype = node.out_meta[i]
+    out = _new(shape, dtype, node.ctx)
+    out[:] = 0
+    return out
