@@ -9,6 +9,7 @@ attributes, as in MXNet. Calling a symbol, ``net(data=x)``, replaces its free va
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -140,6 +141,15 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
             f"{where}: got {len(pos_syms)} input symbols; inputs are {', '.join(order)}."
         )
     slots: list[Any] = list(pos_syms) + [None] * (len(order) - len(pos_syms))
+    if not order and sym_kwargs:
+        # MXNet 1.9.1 drops Symbol keywords given to an operator without inputs (its tests
+        # pass data= to random samplers); say so instead of dropping them in silence
+        warnings.warn(
+            f"{where} takes no input symbols; ignoring {', '.join(map(repr, sym_kwargs))} "
+            "as MXNet 1.9.1 does.",
+            stacklevel=3,
+        )
+        sym_kwargs = {}
     for key, value in sym_kwargs.items():
         if key not in order:
             raise MXNetError(f"{where}: unknown input {key!r}; inputs are {', '.join(order)}.")
