@@ -447,9 +447,9 @@ def test_engine_sink_is_installed_only_while_recording(trace, monkeypatch):
     installed = []
     real = eng.set_profile_sink
 
-    def spy(sink):
+    def spy(sink, namer=None):
         installed.append(sink is not None)
-        real(sink)
+        real(sink, namer)
 
     monkeypatch.setattr(eng, "set_profile_sink", spy)
     profiler.set_state("run")
@@ -514,3 +514,45 @@ def test_autostart_records_and_dumps_at_exit(tmp_path):
     env = dict(os.environ, MXNET_PROFILER_AUTOSTART="1")
     subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env=env, check=True, timeout=120)
     assert len(events_named(load(tmp_path / "profile.json"), "prof_auto")) == 1
+
+
+class _ProfiledSigmoid(mx.operator.CustomOp):
+    def forward(self, is_train, req, in_data, out_data, aux):
+        self.assign(out_data[0], req[0], 1 / (1 + mx.nd.exp(-in_data[0])))
+        mx.nd.zeros((100, 100))  # MXNet's test looks for 'MySigmoid::_zeros'
+
+    def backward(self, req, out_grad, in_data, out_data, in_grad, aux):
+        y = out_data[0]
+        self.assign(in_grad[0], req[0], out_grad[0] * (1 - y) * y)
+
+
+@mx.operator.register("ProfiledSigmoid")
+class _ProfiledSigmoidProp(mx.operator.CustomOpProp):
+    def __init__(self):
+        super().__init__(True)
+
+    def infer_shape(self, in_shapes):
+        return (in_shapes[0],), (in_shapes[0],), ()
+
+    def create_operator(self, ctx, shapes, dtypes):
+        return _ProfiledSigmoid()
+
+
+def test_a_custom_operator_and_what_it_launches_are_profiled_under_its_type(trace):
+    # the names MXNet 1.9.1's test_custom_operator_profiling checks
+    profiler.set_state("run")
+    x = mx.nd.array([0, 1, 2, 3])
+    x.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.Custom(x, op_type="ProfiledSigmoid")
+    y.backward()
+    mx.nd.waitall()
+    profiler.set_state("stop")
+    names = set(stats()["Time"]["Custom Operator"])
+    assert {
+        "ProfiledSigmoid::pure_python",
+        "_backward_ProfiledSigmoid::pure_python",
+        "ProfiledSigmoid::_zeros",
+    } <= names
+    mx.nd.zeros((2,)).wait_to_read()  # outside the operator: named as itself again
+    assert mx.engine.get()._profile_namer is None

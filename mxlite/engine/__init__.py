@@ -125,7 +125,7 @@ def _after_fork_in_child() -> None:
         # the parent's worker threads do not exist here; start the same kind afresh
         _engine = type(old)()
         _engine.set_bulk_size(old._bulk_size)
-        _engine.set_profile_sink(old._profile_sink)
+        _engine.set_profile_sink(old._profile_sink, old._profile_namer)
 
 
 def _shutdown_at_exit() -> None:

@@ -49,7 +49,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..base import MXNetError
@@ -94,6 +94,7 @@ class Engine:
         self._rctx: dict[Context, RunContext] = {}
         self._last_rctx = RunContext(None)  # type: ignore[arg-type]  # _run_if_free's cache
         self._profile_sink: ProfileSink | None = None
+        self._profile_namer: Callable[[str], str] | None = None  # see set_profile_sink
         # push_delete may be called by a garbage-collector finalizer while this thread holds
         # _lock; such deletes wait here and are pushed at the next engine call.
         self._deferred_deletes: deque[tuple[SyncFn, Context, Var]] = deque()
@@ -123,6 +124,8 @@ class Engine:
         _check_vars("push_sync", const_vars, "const_vars")
         _check_vars("push_sync", mutate_vars, "mutate_vars")
         const, mutate = _normalize(const_vars, mutate_vars)
+        if self._profile_namer is not None:
+            name = self._profile_namer(name or getattr(fn, "__qualname__", "function"))
         if inline and priority == 0 and self._run_if_free(fn, ctx, const, mutate, name):
             return
         opr = Opr(fn, const, mutate, name, False, False, inline)
@@ -139,6 +142,8 @@ class Engine:
     ) -> None:
         """``push_sync`` for callers that guarantee the vars are live Vars and that no var is
         both read and written (NDArray operators writing fresh outputs). Saves the checks."""
+        if self._profile_namer is not None:
+            name = self._profile_namer(name)
         if inline and self._run_if_free(fn, ctx, const_vars, mutate_vars, name):
             return
         opr = Opr(fn, const_vars, mutate_vars, name, False, False, inline)
@@ -160,6 +165,8 @@ class Engine:
         _check_vars("push_async", const_vars, "const_vars")
         _check_vars("push_async", mutate_vars, "mutate_vars")
         const, mutate = _normalize(const_vars, mutate_vars)
+        if self._profile_namer is not None:
+            name = self._profile_namer(name or getattr(fn, "__qualname__", "function"))
         self._push_block(_Block(self, Opr(fn, const, mutate, name, True), ctx, priority))
 
     def new_operator(
@@ -268,9 +275,14 @@ class Engine:
         old, self._bulk_size = self._bulk_size, size
         return old
 
-    def set_profile_sink(self, sink: ProfileSink | None) -> None:
-        """Call ``sink(name, ctx, thread_id, start_ns, end_ns)`` for every executed function."""
+    def set_profile_sink(
+        self, sink: ProfileSink | None, namer: Callable[[str], str] | None = None
+    ) -> None:
+        """Call ``sink(name, ctx, thread_id, start_ns, end_ns)`` for every executed function.
+        With ``namer``, a function pushed while the sink is installed is named ``namer(name)``
+        (the profiler files the operators a custom operator launches under its type)."""
         self._profile_sink = sink
+        self._profile_namer = namer if sink is not None else None
 
     def shutdown(self) -> None:
         """Run what is pending, then stop the workers. The engine is unusable afterwards."""

@@ -59,14 +59,15 @@ def _dtype(where: str, dtype: Any) -> np.dtype:
         raise MXNetError(f"{where}: argument 'dtype' is not a dtype: {dtype!r}.") from None
 
 
-def _fill(arr: NDArray, value: Any) -> NDArray:
+def _fill(arr: NDArray, value: Any, op_name: str = "_full") -> NDArray:
+    """Push the fill of ``arr`` with ``value``, named as MXNet's operator (profiler names)."""
     data = arr._data
 
     def run(rctx: Any) -> None:
         data.fill(value)
 
     inline = small_enough_inline(arr.context, (data,))
-    _engine().push_sync(run, arr.context, (), (arr._chunk.var,), 0, "_full", inline=inline)
+    _engine().push_sync(run, arr.context, (), (arr._chunk.var,), 0, op_name, inline=inline)
     return arr
 
 
@@ -100,7 +101,7 @@ def _create(
     shp, dt = _shape(where, shape), _dtype(where, dtype)
     _legacy_shape_check(where, shp)
     if out is None:
-        return _fill(_new(shp, dt, ctx or current_context()), value)
+        return _fill(_new(shp, dt, ctx or current_context()), value, f"_{where}")
     if not isinstance(out, NDArray):
         raise MXNetError(f"{where}: argument 'out' must be an NDArray, got {type(out).__name__}.")
     if out.shape != shp:
@@ -110,7 +111,7 @@ def _create(
             f"{where}: argument 'out' has dtype {np.dtype(out.dtype).name}; expected "
             f"{dt.name} (pass dtype= to match)."
         )
-    return _fill(out, value)
+    return _fill(out, value, f"_{where}")
 
 
 def zeros(

@@ -9,10 +9,10 @@ runs it is tagged with the operator's type (``op_type``, or ``_backward_<op_type
   into ``<op_type>::<name>`` on a tagged thread, so the profiler files the operators the custom
   operator launches under ``Custom Operator`` as well (any name with ``::`` goes there).
 
-Hooks still needed elsewhere (not owned here): ``operator/custom.py`` should wrap the calls of
-the user's ``forward``/``backward`` in ``custom_op_scope(op_type)`` /
-``custom_op_scope('_backward_' + op_type)``, and the engine's push should name its function
-``display_name(name)`` while a profile sink is installed.
+Where they are used: ``operator/custom.py`` runs the user's ``forward``/``backward`` inside
+``custom_op_scope(op_type)`` / ``custom_op_scope('_backward_' + op_type)``, and the profiler
+installs :func:`display_name` on the engine with its sink (``Engine.set_profile_sink``), so
+functions pushed while the sink is installed are named by it.
 """
 
 from __future__ import annotations
@@ -44,7 +44,9 @@ def display_name(name: str) -> str:
         ``name`` otherwise.
     """
     op_type = getattr(_tagged, "op_type", None)
-    return name if op_type is None else f"{op_type}::{name}"
+    if op_type is None or name.startswith(f"{op_type}::"):  # named already
+        return name
+    return f"{op_type}::{name}"
 
 
 @contextmanager

@@ -164,7 +164,10 @@ class Profiler:
         """Install the sink on the engine exactly while engine functions are to be recorded."""
         self._active = self._state == "run" and not self._paused
         on = self._active and self._config.records_operators
-        _engine.get().set_profile_sink(self.on_engine_function if on else None)
+        from .custom_op import display_name  # custom_op.py builds on this module
+
+        # functions pushed from a custom operator's Python code are named after its type
+        _engine.get().set_profile_sink(self.on_engine_function if on else None, display_name)
 
     # -- control --------------------------------------------------------------------------
 
