@@ -125,7 +125,7 @@ class Engine:
         _check_vars("push_sync", mutate_vars, "mutate_vars")
         const, mutate = _normalize(const_vars, mutate_vars)
         if self._profile_namer is not None:
-            name = self._profile_namer(name or getattr(fn, "__qualname__", "function"))
+            name = self._profiled_name(fn, name)
         if inline and priority == 0 and self._run_if_free(fn, ctx, const, mutate, name):
             return
         opr = Opr(fn, const, mutate, name, False, False, inline)
@@ -143,7 +143,7 @@ class Engine:
         """``push_sync`` for callers that guarantee the vars are live Vars and that no var is
         both read and written (NDArray operators writing fresh outputs). Saves the checks."""
         if self._profile_namer is not None:
-            name = self._profile_namer(name)
+            name = self._profiled_name(fn, name)
         if inline and self._run_if_free(fn, ctx, const_vars, mutate_vars, name):
             return
         opr = Opr(fn, const_vars, mutate_vars, name, False, False, inline)
@@ -166,7 +166,7 @@ class Engine:
         _check_vars("push_async", mutate_vars, "mutate_vars")
         const, mutate = _normalize(const_vars, mutate_vars)
         if self._profile_namer is not None:
-            name = self._profile_namer(name or getattr(fn, "__qualname__", "function"))
+            name = self._profiled_name(fn, name)
         self._push_block(_Block(self, Opr(fn, const, mutate, name, True), ctx, priority))
 
     def new_operator(
@@ -283,6 +283,11 @@ class Engine:
         (the profiler files the operators a custom operator launches under its type)."""
         self._profile_sink = sink
         self._profile_namer = namer if sink is not None else None
+
+    def _profiled_name(self, fn: Callable[..., Any], name: str | None) -> str:
+        """The name a function pushed now is profiled under (``set_profile_sink``'s namer;
+        unnamed functions go by their qualified name, as :attr:`Opr.name` does)."""
+        return self._profile_namer(name or getattr(fn, "__qualname__", None) or repr(fn))  # type: ignore[misc]
 
     def shutdown(self) -> None:
         """Run what is pending, then stop the workers. The engine is unusable afterwards."""
@@ -444,10 +449,7 @@ class Engine:
                         v.num_readers -= 1
                     for v in mutate:
                         v.writing = False
-                    self._pending -= 1
-                    if self._pending == 0 and self._idle is not None:
-                        self._idle.set()
-                        self._idle = None
+                    self._one_done()
             finally:
                 lock.release()
             if quiet:
@@ -459,6 +461,13 @@ class Engine:
         if self._deferred_deletes:
             self._flush_deferred()
         return True
+
+    def _one_done(self) -> None:
+        """Count a pushed function as done; wake wait_for_all when none is left. Lock held."""
+        self._pending -= 1
+        if self._pending == 0 and self._idle is not None:
+            self._idle.set()
+            self._idle = None
 
     def _run_on_caller(self, blk: _Block) -> None:
         """Run a ready ``inline`` block on this thread, as a worker would."""
@@ -620,10 +629,7 @@ class Engine:
                     deleters = [v.deleter] if deleters is None else [*deleters, v.deleter]
                     v.deleter = None
             if deleters is None:  # else it stays pending until its deleters have run
-                self._pending -= 1
-                if self._pending == 0 and self._idle is not None:
-                    self._idle.set()
-                    self._idle = None
+                self._one_done()
         finally:
             _tls.holds_engine_lock = None
             lock.release()
@@ -631,10 +637,7 @@ class Engine:
             for fn, ctx in deleters:
                 self._run_deleter(fn, ctx)
             with _Locked(self._lock):
-                self._pending -= 1
-                if self._pending == 0 and self._idle is not None:
-                    self._idle.set()
-                    self._idle = None
+                self._one_done()
         if ready is None:
             return None
         inline = None

@@ -71,7 +71,7 @@ class Segment:
                     seg._name = op.name  # the failure names the function that raised
                     raise
 
-        seg.fn = run
+        seg.fn = oprs[0].fn if len(oprs) == 1 else run  # one function needs no wrapper
         seg.inline = all(op.inline for op in oprs)
         seg._name = oprs[0].name if len(oprs) == 1 else f"bulk[{len(oprs)}]"
         return seg

@@ -466,11 +466,7 @@ def _segment(oprs: list[Opr], ctx: Context) -> Opr:
     seg = Segment(ctx)
     for opr in oprs:
         seg.add(opr)
-    if len(oprs) > 1:
-        return seg.to_opr()
-    opr = seg.to_opr()
-    opr.fn, opr._name = oprs[0].fn, oprs[0].name  # one step: no wrapper around it
-    return opr
+    return seg.to_opr()
 
 
 def _make_blocks(sizes: list[int], ctx: Context, shared: list[NDArray]) -> list[NDArray]:

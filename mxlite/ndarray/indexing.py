@@ -220,19 +220,17 @@ def _covers_all(key: Any, shape: tuple[int, ...]) -> bool:
 def _recorded_overwrite(x: NDArray, value: NDArray) -> None:
     """``x[:] = value`` under record(), ``value`` recorded: a recorded copy (a cast and a
     broadcast first where dtype or shape differ), so that gradients reach ``value``."""
-    from ..operator import registry
+    from . import op
 
     if value.dtype != x.dtype:
-        cast = registry.get("Cast").get_prop({"dtype": np.dtype(x.dtype).name})
-        value = _invoke.invoke(cast, [value])
-    if value.shape != x.shape:
-        _check_broadcast(value.shape, x.shape, slice(None))
-        if value.ndim < x.ndim:  # broadcast_to wants the same number of axes
-            value = value.reshape((1,) * (x.ndim - value.ndim) + value.shape)
-        prop = registry.get("broadcast_to").get_prop({"shape": x.shape})
-    else:
-        prop = registry.get("_copy").get_prop({})
-    _invoke.invoke(prop, [value], out=x)
+        value = op.Cast(value, dtype=np.dtype(x.dtype).name)
+    if value.shape == x.shape:
+        op.identity(value, out=x)
+        return
+    _check_broadcast(value.shape, x.shape, slice(None))
+    if value.ndim < x.ndim:  # broadcast_to wants the same number of axes
+        value = op.Reshape(value, shape=(1,) * (x.ndim - value.ndim) + value.shape)
+    op.broadcast_to(value, shape=x.shape, out=x)
 
 
 def setitem(x: NDArray, key: Any, value: Any) -> None:
