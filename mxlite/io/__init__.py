@@ -1,14 +1,18 @@
 """``mx.io``: data iterators (the DataIter protocol, NDArrayIter, CSVIter, ResizeIter,
-PrefetchingIter)."""
+PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants, MNISTIter)."""
 
 from . import io as io
 from . import utils as utils
 from .csv_iter import CSVIter as CSVIter
+from .image_record_iter import ImageRecordInt8Iter as ImageRecordInt8Iter
+from .image_record_iter import ImageRecordIter as ImageRecordIter
+from .image_record_iter import ImageRecordUInt8Iter as ImageRecordUInt8Iter
 from .io import DataBatch as DataBatch
 from .io import DataDesc as DataDesc
 from .io import DataIter as DataIter
 from .io import PrefetchingIter as PrefetchingIter
 from .io import ResizeIter as ResizeIter
+from .mnist_iter import MNISTIter as MNISTIter
 from .ndarray_iter import NDArrayIter as NDArrayIter
 from .utils import _getdata_by_idx as _getdata_by_idx
 from .utils import _has_instance as _has_instance
