@@ -31,6 +31,7 @@ import numbers
 import os
 import secrets
 import struct
+import threading
 from collections import namedtuple
 from multiprocessing import current_process
 from typing import Any, BinaryIO
@@ -193,6 +194,8 @@ class MXRecordIO:
         self._file: BinaryIO | None = None
         self._tmp: str | None = None
         self._size = 0
+        # Makes seek + read one step for threads sharing a reader (DataLoader's thread_pool).
+        self._lock = threading.Lock()
         self.open()
 
     def open(self) -> None:
@@ -230,11 +233,13 @@ class MXRecordIO:
         d["is_open"] = is_open
         d["_file"] = None
         d["_tmp"] = None
+        del d["_lock"]
         return d
 
     def __setstate__(self, d: dict) -> None:
         """Restore from pickled."""
         self.__dict__ = d
+        self._lock = threading.Lock()
         is_open = d["is_open"]
         self.is_open = False
         if is_open:
@@ -423,8 +428,9 @@ class MXIndexedRecordIO(MXRecordIO):
 
     def read_idx(self, idx: Any) -> bytes | None:
         """Returns the record at given index."""
-        self.seek(idx)
-        return self.read()
+        with self._lock:
+            self.seek(idx)
+            return self.read()
 
     def write_idx(self, idx: Any, buf: bytes) -> None:
         """Inserts input record at given index.

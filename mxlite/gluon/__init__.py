@@ -15,6 +15,10 @@ from ..base import NotInMxliteError
 def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
+    if name == "data":  # gluon.data needs no Block, so it works already
+        from . import data
+
+        return data
     raise NotInMxliteError(
         f"mx.gluon.{name}: Gluon is not implemented in mxlite yet; use mx.mod (Module) or "
         "mx.autograd with mx.nd, which are."

@@ -152,7 +152,7 @@ class ImageRecordIter(DataIter):
 
     def __init__(self, **kwargs: Any) -> None:
         name = type(self).__name__
-        params = parse_params(name, kwargs, {**_ITER_DEFAULTS, **_AUG_DEFAULTS})
+        params = parse_params(name, kwargs, {**_AUG_DEFAULTS, **_ITER_DEFAULTS})
         for req in ("data_shape", "batch_size"):
             if params[req] is None:
                 raise ParamError(f"{name}: argument '{req}' is required")
@@ -363,9 +363,8 @@ class ImageRecordIter(DataIter):
             data = np.ascontiguousarray(chw)
         elif self._dtype == np.int8:
             mean = self._mean_img if self._mean_img is not None else self._mean
-            data = np.clip(
-                chw.astype(np.int16) - np.round(mean).astype(np.int16), -128, 127
-            ).astype(np.int8)
+            shifted = chw.astype(np.int16, order="C") - np.round(mean).astype(np.int16)
+            data = np.clip(shifted, -128, 127).astype(np.int8)
         else:
             data = np.empty(chw.shape, np.float32)
             mean = self._mean_img if self._mean_img is not None else self._mean
