@@ -25,12 +25,13 @@ def make_rec(path: str, n: int) -> None:
 
     rng = np.random.RandomState(0)
     yy, xx = np.mgrid[0:64, 0:64].astype(np.float32)
-    writer = mx.recordio.MXRecordIO(path, "w")
+    writer = mx.recordio.MXIndexedRecordIO(os.path.splitext(path)[0] + ".idx", path, "w")
     for i in range(n):
         base = np.stack([np.sin(xx / (3 + i % 7)), np.cos(yy / (4 + i % 5)), (xx + yy) / 128], 2)
         img = np.clip(127 + 100 * base + rng.normal(0, 10, base.shape), 0, 255).astype(np.uint8)
         ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, 95])
-        writer.write(mx.recordio.pack(mx.recordio.IRHeader(0, float(i % 10), i, 0), buf.tobytes()))
+        record = mx.recordio.pack(mx.recordio.IRHeader(0, float(i % 10), i, 0), buf.tobytes())
+        writer.write_idx(i, record)
     writer.close()
 
 
@@ -66,4 +67,4 @@ if __name__ == "__main__":
         os.environ["MXLITE_BENCH_REC"] = os.path.join(folder, "bench.rec")
         os.environ["MXLITE_BENCH_N"] = str(args.images)
         make_rec(os.environ["MXLITE_BENCH_REC"], args.images)
-    result = run("image_record_iter", measure, args, ["images_per_s"])
+    run("image_record_iter", measure, args, ["images_per_s"])

@@ -296,6 +296,67 @@ def golden_iters(folder: str) -> None:
     save_batches(os.path.join(IMG_DIR, "image_iter.npz"), runs)
 
 
+DET_CASES = {
+    "force": dict(data_shape=(3, 32, 32), batch_size=3),
+    "fit": dict(
+        data_shape=(3, 40, 40),
+        batch_size=4,
+        resize_mode="fit",
+        mean_r=120.0,
+        mean_g=110.0,
+        mean_b=100.0,
+        std_r=50.0,
+        std_g=60.0,
+        std_b=70.0,
+        scale=0.5,
+    ),
+    "mirror_pad": dict(
+        data_shape=(3, 24, 24),
+        batch_size=4,
+        rand_mirror_prob=1.0,
+        label_pad_width=30,
+        resize=30,
+        inter_method=3,
+    ),
+    "shrink_part": dict(
+        data_shape=(3, 60, 60),
+        batch_size=2,
+        resize_mode="shrink",
+        num_parts=2,
+        part_index=1,
+        label_pad_value=-2.0,
+    ),
+}
+
+
+def det_label(k: int) -> list:
+    """A detection label: header [2, 5], then 1 to 3 objects (class, xmin, ymin, xmax, ymax)."""
+    rng = np.random.RandomState(100 + k)
+    rows = []
+    for _ in range(1 + k % 3):
+        x0, y0 = rng.uniform(0, 0.5, 2)
+        rows += [float(rng.randint(0, 4)), x0, y0, x0 + rng.uniform(0.1, 0.5), y0 + 0.3]
+    return [2.0, 5.0] + rows
+
+
+def golden_det(names: list[str]) -> None:
+    rec = os.path.join(IO_DIR, "det.rec")
+    w = mx.recordio.MXRecordIO(rec, "w")
+    for k, name in enumerate(names):
+        with open(name, "rb") as f:
+            w.write(mx.recordio.pack(mx.recordio.IRHeader(0, det_label(k), k, 0), f.read()))
+    w.close()
+    runs = {}
+    for case, kw in DET_CASES.items():
+        it = mx.io.ImageDetRecordIter(path_imgrec=rec, preprocess_threads=1, **kw)
+        first = batches(it)
+        it.reset()
+        runs[case] = first + batches(it, limit=2)
+    save_batches(os.path.join(IO_DIR, "image_det_record_iter.npz"), runs)
+    with open(os.path.join(IO_DIR, "image_det_record_iter.json"), "w") as f:
+        json.dump(DET_CASES, f, indent=1)
+
+
 def golden_dataloader(folder: str) -> None:
     from mxnet.gluon.data import ArrayDataset, DataLoader
     from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
@@ -334,6 +395,7 @@ def main() -> None:
     # The image folder as the tests rebuild it: the golden copies under their class folders.
     run_im2rec(args.mxnet_repo, folder)
     golden_iters(folder)
+    golden_det(names)
     golden_dataloader(folder)
     with open(os.path.join(IMG_DIR, "layout.json"), "w") as f:
         json.dump([os.path.relpath(n, folder) for n in names], f)

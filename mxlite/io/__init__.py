@@ -4,6 +4,7 @@ PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants, MNISTIte
 from . import io as io
 from . import utils as utils
 from .csv_iter import CSVIter as CSVIter
+from .image_det_record_iter import ImageDetRecordIter as ImageDetRecordIter
 from .image_record_iter import ImageRecordInt8Iter as ImageRecordInt8Iter
 from .image_record_iter import ImageRecordIter as ImageRecordIter
 from .image_record_iter import ImageRecordUInt8Iter as ImageRecordUInt8Iter

@@ -152,7 +152,7 @@ class ImageRecordIter(DataIter):
 
     def __init__(self, **kwargs: Any) -> None:
         name = type(self).__name__
-        params = parse_params(name, kwargs, {**_AUG_DEFAULTS, **_ITER_DEFAULTS})
+        params = parse_params(name, kwargs, self._param_table())
         for req in ("data_shape", "batch_size"):
             if params[req] is None:
                 raise ParamError(f"{name}: argument '{req}' is required")
@@ -165,8 +165,7 @@ class ImageRecordIter(DataIter):
         from ..image.image import require_cv2
 
         self._cv2 = require_cv2(name)
-        aug = AugParams(**{k: params[k] for k in _AUG_DEFAULTS})
-        self._aug = DefaultAug(aug, self._cv2)
+        self._aug = self._make_aug()
         if not 0 <= params["part_index"] < params["num_parts"]:
             raise ParamError(
                 f"{name}: part_index must be in [0, num_parts={params['num_parts']}), got "
@@ -185,15 +184,15 @@ class ImageRecordIter(DataIter):
             )
         self._labels = None
         if params["path_imglist"]:
-            self._labels = read_label_list(name, params["path_imglist"], params["label_width"])
+            self._labels = read_label_list(name, params["path_imglist"], self._list_width())
         dtype = params["dtype"] or self._out_dtype
         if dtype not in ("float32", "float16", "float64", "uint8", "int8", "int32"):
             raise ParamError(f"{name}: unsupported dtype {dtype!r}")
         self._dtype = np.dtype(dtype)
         self._flag = {1: 0, 3: 1, 4: -1}[shape[0]]
         self._set_normalisation()
-        lw = params["label_width"]
         self.provide_data = [DataDesc(params["data_name"], (self.batch_size,) + shape, self._dtype)]
+        lw = self._label_size()
         label_shape = (self.batch_size,) if lw == 1 else (self.batch_size, lw)
         self.provide_label = [DataDesc(params["label_name"], label_shape, np.float32)]
         threads = max(1, int(params["preprocess_threads"]))
@@ -207,6 +206,20 @@ class ImageRecordIter(DataIter):
         self._batch: DataBatch | None = None
         self._begin_epoch()
 
+    def _param_table(self) -> dict:
+        return {**_AUG_DEFAULTS, **_ITER_DEFAULTS}
+
+    def _make_aug(self) -> Any:
+        if self.p["label_width"] < 1:
+            raise ParamError(
+                f"{type(self).__name__}: argument 'label_width' must be >= 1, got "
+                f"{self.p['label_width']}"
+            )
+        return DefaultAug(AugParams(**{k: self.p[k] for k in _AUG_DEFAULTS}), self._cv2)
+
+    def _list_width(self) -> int:
+        return self.p["label_width"]
+
     # ---- normalisation ---------------------------------------------------------------------
     def _set_normalisation(self) -> None:
         p, c = self.p, self.p["data_shape"][0]
@@ -216,7 +229,8 @@ class ImageRecordIter(DataIter):
         if p["mean_img"]:
             self._mean_img = self._load_mean_img(p["mean_img"])
         self._mean = mean.reshape(1, c, 1, 1)
-        self._inv_std = (1.0 / std).reshape(1, c, 1, 1)
+        inv = np.divide(1.0, std, out=np.zeros_like(std), where=std != 0)
+        self._inv_std = inv.astype(np.float32).reshape(1, c, 1, 1)
         self._random_norm = p["max_random_contrast"] > 0 or p["max_random_illumination"] > 0
 
     def _load_mean_img(self, path: str) -> np.ndarray:
@@ -284,7 +298,7 @@ class ImageRecordIter(DataIter):
     def _make_batch(self, spans: list, epoch: int, k: int, bs: int) -> tuple:
         c, h, w = self.p["data_shape"]
         pixels = np.zeros((bs, h, w, c), dtype=np.uint8)
-        labels = np.zeros((bs, self.p["label_width"]), dtype=np.float32)
+        labels = np.zeros((bs, self._label_size()), dtype=np.float32)
         seed = (
             (int(self.p["seed_aug"]),)
             if self.p["seed_aug"] is not None
@@ -310,49 +324,55 @@ class ImageRecordIter(DataIter):
         labels: np.ndarray,
         draws: np.ndarray,
     ) -> None:
-        cv2, lw = self._cv2, self.p["label_width"]
-        mirror, rand_mirror = self.p["mirror"], self.p["rand_mirror"]
+        cv2, name = self._cv2, type(self).__name__
         for i in range(lo, hi):
             header, data = recordio.unpack(self._src.read(spans[i]))
             img = cv2.imdecode(np.frombuffer(data, np.uint8), self._flag)
             if img is None:
                 raise MXNetError(
-                    f"ImageRecordIter: record at offset {spans[i][0]} of {self._src.path!r} (id "
+                    f"{name}: record at offset {spans[i][0]} of {self._src.path!r} (id "
                     f"{header.id}) is not a decodable image"
                 )
             if img.ndim == 2:
                 img = img[:, :, None]
-            if self._labels is not None:
-                if header.id not in self._labels:
-                    raise MXNetError(
-                        f"ImageRecordIter: image id {header.id} is not in path_imglist"
-                    )
-                labels[i] = self._labels[header.id]
-            elif header.flag > 0:
-                if header.flag != lw:
-                    raise MXNetError(
-                        f"ImageRecordIter: the rec file provides {header.flag}-dimensional labels, "
-                        f"but label_width is {lw}"
-                    )
-                labels[i] = header.label
-            else:
-                if lw != 1:
-                    raise MXNetError(
-                        "ImageRecordIter: label_width must be 1 unless an imglist is provided or "
-                        "the rec file is packed with multi dimensional label"
-                    )
-                labels[i, 0] = header.label
-            row = draws[i]
-            res = self._aug.process(img, Draws(row[4:]))
-            if res.shape != pixels.shape[1:]:
+            res, labels[i] = self._augment(img, header, draws[i])
+            rows, cols = res.shape[:2]
+            if rows > pixels.shape[1] or cols > pixels.shape[2] or res.shape[2] != pixels.shape[3]:
                 raise MXNetError(
-                    f"ImageRecordIter: augmented image has shape {res.shape}, expected "
-                    f"{pixels.shape[1:]}"
+                    f"{name}: augmented image has shape {res.shape}, expected {pixels.shape[1:]}"
                 )
-            if mirror or (rand_mirror and row[0] < 0.5):
-                pixels[i] = res[:, ::-1]
-            else:
-                pixels[i] = res
+            pixels[i, :rows, :cols] = res
+
+    def _record_label(self, header: Any) -> np.ndarray:
+        lw, name = self.p["label_width"], type(self).__name__
+        if self._labels is not None:
+            if header.id not in self._labels:
+                raise MXNetError(f"{name}: image id {header.id} is not in path_imglist")
+            return self._labels[header.id]
+        if header.flag > 0:
+            if header.flag != lw:
+                raise MXNetError(
+                    f"{name}: the rec file provides {header.flag}-dimensional labels, but "
+                    f"label_width is {lw}"
+                )
+            return header.label
+        if lw != 1:
+            raise MXNetError(
+                f"{name}: label_width must be 1 unless an imglist is provided or the rec file "
+                "is packed with multi dimensional label"
+            )
+        return np.array([header.label], np.float32)
+
+    def _augment(self, img: np.ndarray, header: Any, row: np.ndarray) -> tuple:
+        """The augmented (and mirrored) image and the label of one record."""
+        label = self._record_label(header)
+        res = self._aug.process(img, Draws(row[4:]))
+        if self.p["mirror"] or (self.p["rand_mirror"] and row[0] < 0.5):
+            res = res[:, ::-1]
+        return res, label
+
+    def _label_size(self) -> int:
+        return self.p["label_width"]
 
     def _finish(self, pixels: np.ndarray, labels: np.ndarray, draws: np.ndarray) -> tuple:
         c = pixels.shape[3]
@@ -385,7 +405,7 @@ class ImageRecordIter(DataIter):
                 data *= mult
             if self._dtype != np.float32:
                 data = data.astype(self._dtype)
-        lab = labels[:, 0] if self.p["label_width"] == 1 else labels
+        lab = labels[:, 0] if self._label_size() == 1 else labels
         return data, np.ascontiguousarray(lab)
 
     def _shutdown_producer(self) -> None:

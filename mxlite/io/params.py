@@ -60,7 +60,7 @@ def parse_params(name: str, kwargs: dict, defaults: dict) -> dict:
             hint = f"; did you mean '{close[0]}'?" if close else ""
             raise ParamError(f"{name}: unknown argument '{key}'{hint}")
         out[key] = _coerce(name, key, value, defaults[key])
-    for key in ("batch_size", "preprocess_threads", "prefetch_buffer", "num_parts", "label_width"):
+    for key in ("batch_size", "preprocess_threads", "prefetch_buffer", "num_parts"):
         if key in out and out[key] is not None and out[key] < 1:
             raise ParamError(f"{name}: argument '{key}' must be >= 1, got {out[key]}")
     return out
