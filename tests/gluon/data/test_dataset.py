@@ -108,3 +108,12 @@ def test_image_list_dataset(tmp_path):
     assert ds[1][1].tolist() == [2.0, 3.0]
     lst = os.path.join(os.path.dirname(__file__), "..", "..", "io", "golden", "im2rec", "plain.lst")
     assert len(gdata.vision.ImageListDataset(folder, lst)) == 9
+
+
+def test_gluon_data_is_reachable_as_an_attribute():
+    import subprocess
+    import sys
+
+    code = "import mxlite as mx; print(mx.gluon.data.ArrayDataset.__name__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "ArrayDataset"
