@@ -94,10 +94,13 @@ def decode_bgr(func: str, data: Any, flag: int = 1) -> np.ndarray:
 
 
 def _decode_rgb(func: str, data: Any, flag: int, to_rgb: bool) -> np.ndarray:
+    """Decoded pixels, RGB(A) when ``to_rgb``: a reversed view of OpenCV's BGR(A), which the
+    caller's copy into an NDArray makes contiguous."""
     img = decode_bgr(func, data, flag)
-    if to_rgb and img.shape[2] >= 3:
-        cv2 = require_cv2(func)
-        img = cv2.cvtColor(img, cv2.COLOR_BGRA2RGBA if img.shape[2] == 4 else cv2.COLOR_BGR2RGB)
+    if to_rgb and img.shape[2] == 3:
+        return img[:, :, ::-1]
+    if to_rgb and img.shape[2] == 4:
+        return img[:, :, [2, 1, 0, 3]]
     return img
 
 

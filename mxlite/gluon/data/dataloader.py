@@ -16,8 +16,10 @@ in flight; they are returned in order. A batch not ready within ``timeout`` seco
 from __future__ import annotations
 
 import io
+import mmap
 import multiprocessing
 import multiprocessing.pool
+import os
 import pickle
 import sys
 from multiprocessing import resource_tracker, shared_memory
@@ -86,25 +88,79 @@ class _Plain:
         self.value, self.ctx = value, ctx
 
 
+def _share(arr: np.ndarray, ctx: str) -> Any:
+    """``arr`` as a ``_Shared`` block (large) or a ``_Plain`` value (small)."""
+    if arr.nbytes < _SHM_MIN_BYTES:
+        return _Plain(np.ascontiguousarray(arr), ctx)
+    block = shared_memory.SharedMemory(create=True, size=arr.nbytes)
+    try:
+        np.ndarray(arr.shape, arr.dtype, buffer=block.buf)[...] = arr
+    finally:
+        block.close()
+    return _Shared(block.name, arr.shape, arr.dtype.str, ctx)
+
+
 def _pack(obj: Any) -> Any:
     from ...ndarray import NDArray
 
     if isinstance(obj, NDArray):
-        arr = np.ascontiguousarray(obj.asnumpy())
-        ctx = obj.context.device_type
-        if arr.nbytes < _SHM_MIN_BYTES:
-            return _Plain(arr, ctx)
-        block = shared_memory.SharedMemory(create=True, size=arr.nbytes)
-        try:
-            np.ndarray(arr.shape, arr.dtype, buffer=block.buf)[...] = arr
-        finally:
-            block.close()
-        return _Shared(block.name, arr.shape, arr.dtype.str, ctx)
+        return _share(obj.asnumpy(), obj.context.device_type)
+    if isinstance(obj, np.ndarray):
+        return obj
     if isinstance(obj, list):
         return [_pack(o) for o in obj]
     if isinstance(obj, tuple):
         return tuple(_pack(o) for o in obj)
     return obj
+
+
+def _stack_shared(data: list) -> Any:
+    """What ``default_mp_batchify_fn(data)`` returns, packed: samples are stacked straight into
+    the shared block (one copy), with no NDArray made in the worker."""
+    from ...ndarray import NDArray
+
+    first = data[0]
+    if isinstance(first, tuple):
+        return [_stack_shared(list(field)) for field in zip(*data)]
+    if isinstance(first, NDArray):
+        rows = [d.asnumpy() for d in data]
+    else:
+        rows = [np.asarray(d) for d in data]
+    shape = (len(rows),) + rows[0].shape
+    dtype = rows[0].dtype
+    nbytes = int(np.prod(shape)) * dtype.itemsize
+    if nbytes < _SHM_MIN_BYTES:
+        return _Plain(np.stack(rows), "cpu_shared")
+    block = shared_memory.SharedMemory(create=True, size=nbytes)
+    try:
+        np.stack(rows, out=np.ndarray(shape, dtype, buffer=block.buf))
+    finally:
+        block.close()
+    return _Shared(block.name, shape, dtype.str, "cpu_shared")
+
+
+def _attach(obj: _Shared) -> np.ndarray:
+    """The array of a shared block, mapped without a copy where the OS allows it; the block's
+    name is removed at once, the memory lives as long as the array."""
+    path = os.path.join("/dev/shm", obj.name)
+    size = int(np.prod(obj.shape)) * np.dtype(obj.dtype).itemsize
+    if os.path.exists(path):
+        fd = os.open(path, os.O_RDWR)
+        try:
+            mapped = mmap.mmap(fd, size)
+        finally:
+            os.close(fd)
+        os.unlink(path)
+        resource_tracker.unregister(f"/{obj.name}", "shared_memory")
+        return np.frombuffer(mapped, np.dtype(obj.dtype), int(np.prod(obj.shape))).reshape(
+            obj.shape
+        )
+    block = shared_memory.SharedMemory(name=obj.name)
+    try:
+        return np.ndarray(obj.shape, np.dtype(obj.dtype), buffer=block.buf).copy()
+    finally:
+        block.close()
+        block.unlink()
 
 
 def _unpack(obj: Any) -> Any:
@@ -113,15 +169,11 @@ def _unpack(obj: Any) -> Any:
     if isinstance(obj, _Plain):
         return nd.array(obj.value, dtype=obj.value.dtype, ctx=_context.Context(obj.ctx, 0))
     if isinstance(obj, _Shared):
-        block = shared_memory.SharedMemory(name=obj.name)
-        try:
-            view = np.ndarray(obj.shape, np.dtype(obj.dtype), buffer=block.buf)
-            out = nd.array(view, dtype=view.dtype, ctx=_context.Context(obj.ctx, 0))
-            del view
-        finally:
-            block.close()
-            block.unlink()
-        return out
+        arr = _attach(obj)
+        if obj.ctx in ("cpu", "cpu_shared"):
+            with _context.Context(obj.ctx, 0):  # from_numpy wraps on the current context
+                return nd.from_numpy(arr)
+        return nd.array(arr, dtype=arr.dtype, ctx=_context.Context(obj.ctx, 0))
     if isinstance(obj, list):
         return [_unpack(o) for o in obj]
     if isinstance(obj, tuple):
@@ -138,9 +190,13 @@ def _worker_initializer(dataset: Any) -> None:
 
 
 def _worker_fn(samples: list, batchify_fn: Any) -> bytes:
-    batch = batchify_fn([_worker_dataset[i] for i in samples])
+    items = [_worker_dataset[i] for i in samples]
+    if batchify_fn is default_mp_batchify_fn:
+        packed = _stack_shared(items)
+    else:
+        packed = _pack(batchify_fn(items))
     buf = io.BytesIO()
-    pickle.dump(_pack(batch), buf, pickle.HIGHEST_PROTOCOL)
+    pickle.dump(packed, buf, pickle.HIGHEST_PROTOCOL)
     return buf.getvalue()
 
 
