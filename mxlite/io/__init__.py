@@ -18,3 +18,14 @@ from .ndarray_iter import NDArrayIter as NDArrayIter
 from .utils import _getdata_by_idx as _getdata_by_idx
 from .utils import _has_instance as _has_instance
 from .utils import _init_data as _init_data
+
+
+def __getattr__(name: str) -> object:
+    if name == "LibSVMIter":
+        from ..base import NotInMxliteError
+
+        raise NotInMxliteError(
+            "mx.io.LibSVMIter: needs sparse (CSR) arrays, which mxlite does not have yet; "
+            "read the file into dense arrays and use mx.io.NDArrayIter meanwhile."
+        )
+    raise AttributeError(f"module 'mxlite.io' has no attribute {name!r}")

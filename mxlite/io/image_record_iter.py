@@ -237,18 +237,34 @@ class ImageRecordIter(DataIter):
         from .. import ndarray as nd
 
         if not os.path.exists(path):
-            raise MXNetError(
-                f"{type(self).__name__}: mean_img file {path!r} does not exist (mxlite does not "
-                "compute it; make it with mx.nd.save(path, {'mean_img': mean}))"
-            )
+            self._save_mean_img(path)
         loaded = nd.load(path)
         arr = loaded["mean_img"] if isinstance(loaded, dict) else loaded[0]
         mean = arr.asnumpy().astype(np.float32)
         if mean.shape != self.p["data_shape"]:
             raise MXNetError(
-                f"mean_img {path!r} has shape {mean.shape}, expected {self.p['data_shape']}"
+                f"{type(self).__name__}: mean_img {path!r} has shape {mean.shape}, expected "
+                f"{self.p['data_shape']}"
             )
         return mean[None]
+
+    def _save_mean_img(self, path: str) -> None:
+        """As MXNet: average the images of the data (decoded, resized and cropped without
+        randomness, RGB, ``(c, h, w)``) and save it under the key ``mean_img``."""
+        from .. import ndarray as nd
+
+        c, h, w = self.p["data_shape"]
+        total = np.zeros((c, h, w), np.float64)
+        still = np.zeros(NUM_DRAWS, np.float64) + 0.5  # the centre of every random range
+        for span in self._src.spans:
+            _, data = recordio.unpack(self._src.read(span))
+            img = self._cv2.imdecode(np.frombuffer(data, np.uint8), self._flag)
+            img = img[:, :, None] if img.ndim == 2 else img
+            res = self._aug.process(img, Draws(still))
+            chw = res.transpose(2, 0, 1)
+            total += chw[[2, 1, 0, 3][:c]] if c >= 3 else chw
+        mean = (total / max(len(self._src.spans), 1)).astype(np.float32)
+        nd.save(path, {"mean_img": nd.array(mean)})
 
     # ---- epochs and the producer -----------------------------------------------------------
     def _order(self) -> list:

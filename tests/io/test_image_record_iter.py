@@ -156,3 +156,20 @@ def test_usable_from_module():
     mod.bind(it.provide_data, it.provide_label)
     mod.init_params()
     assert mod.score(it, "acc")[0][0] == "accuracy"
+
+
+def test_mean_img_is_computed_saved_and_subtracted(tmp_path):
+    path = str(tmp_path / "mean.nd")
+    kw = dict(path_imgrec=REC, data_shape=(3, 16, 16), batch_size=3, resize=20)
+    it = mx.io.ImageRecordIter(mean_img=path, **kw)
+    assert os.path.exists(path)
+    mean = mx.nd.load(path)["mean_img"].asnumpy()
+    raw = np.concatenate([b.data[0].asnumpy() for b in mx.io.ImageRecordUInt8Iter(**kw)])
+    np.testing.assert_allclose(mean, raw.astype(np.float64).mean(axis=0), rtol=1e-5)
+    got = np.concatenate([b.data[0].asnumpy() for b in it])
+    np.testing.assert_allclose(got, raw - mean, rtol=1e-5, atol=1e-4)
+
+
+def test_libsvm_iter_says_what_is_missing():
+    with pytest.raises(mx.base.NotInMxliteError, match="LibSVMIter.*sparse"):
+        mx.io.LibSVMIter  # noqa: B018
