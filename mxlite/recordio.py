@@ -169,11 +169,13 @@ class MXRecordIO:
 
     Examples
     --------
-    >>> record = mx.recordio.MXRecordIO('tmp.rec', 'w')
+    >>> import os, tempfile
+    >>> path = os.path.join(tempfile.mkdtemp(), 'tmp.rec')
+    >>> record = mx.recordio.MXRecordIO(path, 'w')
     >>> for i in range(5):
     ...    record.write(b'record_%d' % i)
     >>> record.close()
-    >>> record = mx.recordio.MXRecordIO('tmp.rec', 'r')
+    >>> record = mx.recordio.MXRecordIO(path, 'r')
     >>> record.read()
     b'record_0'
 
@@ -331,11 +333,14 @@ class MXIndexedRecordIO(MXRecordIO):
 
     Examples
     --------
-    >>> record = mx.recordio.MXIndexedRecordIO('tmp.idx', 'tmp.rec', 'w')
+    >>> import os, tempfile
+    >>> folder = tempfile.mkdtemp()
+    >>> idx, rec = os.path.join(folder, 'tmp.idx'), os.path.join(folder, 'tmp.rec')
+    >>> record = mx.recordio.MXIndexedRecordIO(idx, rec, 'w')
     >>> for i in range(5):
     ...     record.write_idx(i, b'record_%d' % i)
     >>> record.close()
-    >>> record = mx.recordio.MXIndexedRecordIO('tmp.idx', 'tmp.rec', 'r')
+    >>> record = mx.recordio.MXIndexedRecordIO(idx, rec, 'r')
     >>> record.read_idx(3)
     b'record_3'
 

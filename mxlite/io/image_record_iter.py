@@ -204,6 +204,7 @@ class ImageRecordIter(DataIter):
         self._stop: threading.Event | None = None
         self._producer: threading.Thread | None = None
         self._batch: DataBatch | None = None
+        self._index: np.ndarray | None = None
         self._begin_epoch()
 
     def _param_table(self) -> dict:
@@ -321,15 +322,16 @@ class ImageRecordIter(DataIter):
             else (int(self.p["seed"]), epoch, k)
         )
         draws = np.random.default_rng(seed).random((bs, NUM_DRAWS + 4))
+        ids = np.zeros(bs, np.uint64)  # the image ids (header.id), for getindex
         n = len(spans)
         step = (n + self._threads - 1) // self._threads
         futures = [
-            self._pool.submit(self._work, spans, i, min(i + step, n), pixels, labels, draws)
+            self._pool.submit(self._work, spans, i, min(i + step, n), pixels, labels, draws, ids)
             for i in range(0, n, step)
         ]
         for f in futures:
             f.result()
-        return self._finish(pixels, labels, draws)
+        return (*self._finish(pixels, labels, draws), ids)
 
     def _work(
         self,
@@ -339,6 +341,7 @@ class ImageRecordIter(DataIter):
         pixels: np.ndarray,
         labels: np.ndarray,
         draws: np.ndarray,
+        ids: np.ndarray,
     ) -> None:
         cv2, name = self._cv2, type(self).__name__
         for i in range(lo, hi):
@@ -351,6 +354,7 @@ class ImageRecordIter(DataIter):
                 )
             if img.ndim == 2:
                 img = img[:, :, None]
+            ids[i] = header.id
             res, labels[i] = self._augment(img, header, draws[i])
             rows, cols = res.shape[:2]
             if rows > pixels.shape[1] or cols > pixels.shape[2] or res.shape[2] != pixels.shape[3]:
@@ -453,12 +457,14 @@ class ImageRecordIter(DataIter):
         if isinstance(item, BaseException):
             self._queue.put(item)
             raise item
-        (data, label), pad, next_start = item
+        (data, label, ids), pad, next_start = item
         self._start = next_start
+        self._index = ids
         self._batch = DataBatch(
             [from_numpy(data)],
             [from_numpy(label)],
             pad=pad,
+            index=ids,
             provide_data=self.provide_data,
             provide_label=self.provide_label,
         )
@@ -479,7 +485,7 @@ class ImageRecordIter(DataIter):
         return self._batch.pad
 
     def getindex(self) -> Any:
-        return None
+        return self._index
 
     def close(self) -> None:
         """Stops the workers and closes the file."""

@@ -173,3 +173,11 @@ def test_mean_img_is_computed_saved_and_subtracted(tmp_path):
 def test_libsvm_iter_says_what_is_missing():
     with pytest.raises(mx.base.NotInMxliteError, match="LibSVMIter.*sparse"):
         mx.io.LibSVMIter  # noqa: B018
+
+
+def test_batch_index_holds_the_image_ids():
+    it = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 8, 8), batch_size=4)
+    ids = np.concatenate([b.index for b in it]).tolist()
+    with open(os.path.join(GOLDEN, "im2rec", "plain.lst")) as f:
+        want = [int(line.split("\t")[0]) for line in f]
+    assert ids[:9] == want and ids[9:] == want[:3]  # round_batch wraps to the start

@@ -118,8 +118,8 @@ class BatchSampler(Sampler):
 
     Examples
     --------
-    >>> sampler = gluon.data.SequentialSampler(10)
-    >>> batch_sampler = gluon.data.BatchSampler(sampler, 3, 'keep')
+    >>> sampler = mx.gluon.data.SequentialSampler(10)
+    >>> batch_sampler = mx.gluon.data.BatchSampler(sampler, 3, 'keep')
     >>> list(batch_sampler)
     [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     """
