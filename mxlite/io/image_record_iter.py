@@ -27,6 +27,7 @@ import dataclasses
 import os
 import queue
 import threading
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -279,38 +280,29 @@ class ImageRecordIter(DataIter):
         order = self._order()
         self._queue = queue.Queue(max(1, int(self.p["prefetch_buffer"])))
         self._stop = threading.Event()
+        # The thread holds the iterator only weakly, so an iterator dropped mid-epoch is
+        # collected (its __del__ stops the thread) instead of living on in a blocked put().
         self._producer = threading.Thread(
-            target=self._produce,
-            args=(order, self._start, self._epoch, self._queue, self._stop),
+            target=_produce,
+            args=(weakref.ref(self), order, self._start, self._epoch, self._queue, self._stop),
             name="mxlite-imgrec-prefetch",
             daemon=True,
         )
         self._producer.start()
 
-    def _produce(self, order: list, start: int, epoch: int, out: queue.Queue, stop: Any) -> None:
-        try:
-            n, bs = len(order), self.batch_size
-            pos, k = start, 0
-            while pos < n and not stop.is_set():
-                take = order[pos : pos + bs]
-                pad = bs - len(take)
-                next_start = 0
-                if pad and self.p["round_batch"]:
-                    if n < bs:
-                        raise MXNetError(
-                            "ImageRecordIter: number of input images must be bigger than the "
-                            "batch size"
-                        )
-                    wrap = self._order() if self.p["shuffle"] else order
-                    take = take + wrap[:pad]
-                    next_start = pad
-                batch = self._make_batch(take, epoch, k, bs)
-                out.put((batch, pad, next_start))
-                pos += bs
-                k += 1
-            out.put(None)
-        except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
-            out.put(exc)
+    def _plan(self, order: list, pos: int) -> tuple[list, int, int]:
+        """The spans of the batch at ``pos``, its pad and where the next epoch starts."""
+        bs, n = self.batch_size, len(order)
+        take = order[pos : pos + bs]
+        pad = bs - len(take)
+        if not (pad and self.p["round_batch"]):
+            return take, pad, 0
+        if n < bs:
+            raise MXNetError(
+                f"{type(self).__name__}: number of input images must be bigger than the batch size"
+            )
+        wrap = self._order() if self.p["shuffle"] else order
+        return take + wrap[:pad], pad, pad
 
     def _make_batch(self, spans: list, epoch: int, k: int, bs: int) -> tuple:
         c, h, w = self.p["data_shape"]
@@ -432,6 +424,8 @@ class ImageRecordIter(DataIter):
         if self._producer is None:
             return
         self._stop.set()
+        if threading.current_thread() is self._producer:
+            return  # collected on its own thread: it ends once this returns
         while self._producer.is_alive():
             try:
                 self._queue.get(timeout=0.05)
@@ -498,6 +492,38 @@ class ImageRecordIter(DataIter):
             self.close()
         except Exception:  # noqa: BLE001 - nothing can be reported from a finaliser
             pass
+
+
+def _produce(ref: Any, order: list, start: int, epoch: int, out: queue.Queue, stop: Any) -> None:
+    """The prefetch thread of one epoch: puts ``(batch, pad, next_start)`` items, then None
+    (or the exception that stopped it)."""
+
+    def put(item: Any) -> bool:
+        while not stop.is_set():
+            try:
+                out.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                if ref() is None:
+                    return False
+        return False
+
+    try:
+        pos, k = start, 0
+        while pos < len(order) and not stop.is_set():
+            it = ref()
+            if it is None:
+                return
+            take, pad, next_start = it._plan(order, pos)
+            batch = it._make_batch(take, epoch, k, it.batch_size)
+            pos += it.batch_size
+            del it
+            if not put((batch, pad, next_start)):
+                return
+            k += 1
+        put(None)
+    except BaseException as exc:  # noqa: BLE001 - handed to the consumer, raised there
+        put(exc)
 
 
 class ImageRecordUInt8Iter(ImageRecordIter):

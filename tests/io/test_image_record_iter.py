@@ -181,3 +181,18 @@ def test_batch_index_holds_the_image_ids():
     with open(os.path.join(GOLDEN, "im2rec", "plain.lst")) as f:
         want = [int(line.split("\t")[0]) for line in f]
     assert ids[:9] == want and ids[9:] == want[:3]  # round_batch wraps to the start
+
+
+def test_a_dropped_iterator_stops_its_threads():
+    import gc
+    import threading
+
+    it = mx.io.ImageRecordIter(
+        path_imgrec=REC, data_shape=(3, 8, 8), batch_size=2, prefetch_buffer=1
+    )
+    next(iter(it))
+    producer = it._producer
+    del it
+    gc.collect()
+    producer.join(timeout=10)  # it holds the iterator only while making a batch
+    assert not producer.is_alive() and producer not in threading.enumerate()
