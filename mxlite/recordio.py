@@ -26,6 +26,7 @@ half-written.
 
 from __future__ import annotations
 
+import array
 import io
 import numbers
 import os
@@ -136,17 +137,17 @@ def read_record(f: BinaryIO, uri: str, file_size: int, skip: bool = False) -> by
             return _MAGIC_BYTES.join(parts)
 
 
-def scan_records(path: str) -> list[tuple[int, int]]:
-    """``(start, end)`` byte offsets of every record of the ``.rec`` file ``path``, checking
-    each header on the way (an ``MXNetError`` names the file and offset of any damage)."""
-    spans = []
+def scan_records(path: str) -> np.ndarray:
+    """The ``(start, end)`` byte offsets of every record of the ``.rec`` file ``path``, as an
+    ``(n, 2)`` int64 array (compact for files of millions of records), checking each header on
+    the way (an ``MXNetError`` names the file and offset of any damage)."""
+    offsets = array.array("q", [0])
     with _open_or_raise(path, "rb", path) as f:
         size = os.fstat(f.fileno()).st_size
-        while True:
-            start = f.tell()
-            if read_record(f, path, size, skip=True) is None:
-                return spans
-            spans.append((start, f.tell()))
+        while read_record(f, path, size, skip=True) is not None:
+            offsets.append(f.tell())
+    bounds = np.frombuffer(offsets, dtype=np.int64)
+    return np.stack([bounds[:-1], bounds[1:]], axis=1)
 
 
 def record_payload(buf: bytes, uri: str, offset: int) -> bytes:

@@ -5,7 +5,7 @@ Design note
 At construction the ``.rec`` file is scanned once for the byte span of every record (or the
 ``.idx`` file is read), and the shard ``part_index`` of ``num_parts`` is chosen as MXNet's
 splitters choose it: by bytes without an index file, by record count with one. An epoch is
-the list of record spans in reading order (shuffled with ``seed`` when ``shuffle``).
+the array of record spans in reading order (shuffled with ``seed`` when ``shuffle``).
 
 A producer thread builds the batches ahead (``prefetch_buffer`` of them) into a queue. For
 each batch it draws every random number the augmenter may use (``NUM_DRAWS`` uniforms per
@@ -96,16 +96,16 @@ class _Source:
             self.spans = spans[min(step * part, len(spans)) : min(step * (part + 1), len(spans))]
         else:
             spans = recordio.scan_records(path)
-            total = spans[-1][1] if spans else 0
+            total = int(spans[-1, 1]) if len(spans) else 0
             step = (total + num_parts - 1) // num_parts
             step = (step + 3) // 4 * 4
             lo, hi = step * part, step * (part + 1)
-            self.spans = [s for s in spans if lo <= s[0] < hi]
+            self.spans = spans[(spans[:, 0] >= lo) & (spans[:, 0] < hi)]
         self.fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
 
-    def read(self, span: tuple[int, int]) -> bytes:
-        buf = os.pread(self.fd, span[1] - span[0], span[0])
-        return recordio.record_payload(buf, self.path, span[0])
+    def read(self, span: np.ndarray) -> bytes:
+        start, end = int(span[0]), int(span[1])
+        return recordio.record_payload(os.pread(self.fd, end - start, start), self.path, start)
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -113,17 +113,16 @@ class _Source:
             self.fd = -1
 
 
-def _spans_from_index(path: str, path_idx: str) -> list[tuple[int, int]]:
+def _spans_from_index(path: str, path_idx: str) -> np.ndarray:
     size = os.path.getsize(path)
     reader = recordio.MXIndexedRecordIO(path_idx, path, "r")
     try:
-        starts = sorted(set(reader.idx.values()))
+        starts = np.unique(np.fromiter(reader.idx.values(), np.int64, len(reader.idx)))
     finally:
         reader.close()
-    for s in starts:
-        if not 0 <= s < size:
-            raise MXNetError(f"index file {path_idx!r}: offset {s} lies outside {path!r}")
-    return list(zip(starts, starts[1:] + [size]))
+    if len(starts) and (starts[0] < 0 or starts[-1] >= size):
+        raise MXNetError(f"index file {path_idx!r}: an offset lies outside {path!r} ({size} bytes)")
+    return np.stack([starts, np.append(starts[1:], size)], axis=1)
 
 
 class ImageRecordIter(DataIter):
@@ -269,12 +268,12 @@ class ImageRecordIter(DataIter):
         nd.save(path, {"mean_img": nd.array(mean)})
 
     # ---- epochs and the producer -----------------------------------------------------------
-    def _order(self) -> list:
+    def _order(self) -> np.ndarray:
         spans = self._src.spans
         if not self.p["shuffle"]:
             return spans
         rng = np.random.default_rng((int(self.p["seed"]), self._epoch))
-        return [spans[i] for i in rng.permutation(len(spans))]
+        return spans[rng.permutation(len(spans))]
 
     def _begin_epoch(self) -> None:
         order = self._order()
@@ -290,7 +289,7 @@ class ImageRecordIter(DataIter):
         )
         self._producer.start()
 
-    def _plan(self, order: list, pos: int) -> tuple[list, int, int]:
+    def _plan(self, order: np.ndarray, pos: int) -> tuple[np.ndarray, int, int]:
         """The spans of the batch at ``pos``, its pad and where the next epoch starts."""
         bs, n = self.batch_size, len(order)
         take = order[pos : pos + bs]
@@ -302,9 +301,9 @@ class ImageRecordIter(DataIter):
                 f"{type(self).__name__}: number of input images must be bigger than the batch size"
             )
         wrap = self._order() if self.p["shuffle"] else order
-        return take + wrap[:pad], pad, pad
+        return np.concatenate([take, wrap[:pad]]), pad, pad
 
-    def _make_batch(self, spans: list, epoch: int, k: int, bs: int) -> tuple:
+    def _make_batch(self, spans: np.ndarray, epoch: int, k: int, bs: int) -> tuple:
         c, h, w = self.p["data_shape"]
         pixels = np.zeros((bs, h, w, c), dtype=np.uint8)
         labels = np.zeros((bs, self._label_size()), dtype=np.float32)
@@ -327,7 +326,7 @@ class ImageRecordIter(DataIter):
 
     def _work(
         self,
-        spans: list,
+        spans: np.ndarray,
         lo: int,
         hi: int,
         pixels: np.ndarray,
@@ -494,7 +493,9 @@ class ImageRecordIter(DataIter):
             pass
 
 
-def _produce(ref: Any, order: list, start: int, epoch: int, out: queue.Queue, stop: Any) -> None:
+def _produce(
+    ref: Any, order: np.ndarray, start: int, epoch: int, out: queue.Queue, stop: Any
+) -> None:
     """The prefetch thread of one epoch: puts ``(batch, pad, next_start)`` items, then None
     (or the exception that stopped it)."""
 
