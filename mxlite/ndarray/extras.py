@@ -210,7 +210,11 @@ def _decode(where: str, data: bytes, channels: int) -> np.ndarray:
     """Decode to an (h, w, c) uint8 array in OpenCV's channel order (BGR, BGRA or gray)."""
     from ..image.image import decode_bgr
 
-    return decode_bgr(where, data, 0 if channels == 1 else -1)[:, :, : max(channels, 1)]
+    try:
+        img = decode_bgr(where, data, 0 if channels == 1 else -1)
+    except MXNetError as exc:
+        raise MXNetError(f"{where}: argument 'str_img' could not be decoded: {exc}") from exc
+    return img[:, :, : max(channels, 1)]
 
 
 def imdecode(
