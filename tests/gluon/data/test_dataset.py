@@ -117,3 +117,22 @@ def test_gluon_data_is_reachable_as_an_attribute():
     code = "import mxlite as mx; print(mx.gluon.data.ArrayDataset.__name__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ArrayDataset"
+
+
+def test_cifar10_extracts_mxnets_archive(tmp_path):
+    import tarfile
+
+    raw = np.random.RandomState(1).randint(0, 256, (3, 3073)).astype(np.uint8)
+    folder = tmp_path / "src" / "cifar-10-batches-bin"
+    folder.mkdir(parents=True)
+    for name in [f"data_batch_{i}.bin" for i in range(1, 6)] + ["test_batch.bin"]:
+        (folder / name).write_bytes(raw.tobytes())
+    root = tmp_path / "root"
+    root.mkdir()
+    with tarfile.open(root / "cifar-10-binary.tar.gz", "w:gz") as tar:
+        tar.add(folder, arcname="cifar-10-batches-bin")
+    test = gdata.vision.CIFAR10(root=str(root), train=False)
+    assert len(test) == 3 and test[2][1] == raw[2, 0]
+    np.testing.assert_array_equal(
+        test[0][0].asnumpy(), raw[0, 1:].reshape(3, 32, 32).transpose(1, 2, 0)
+    )

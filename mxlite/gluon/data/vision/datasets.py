@@ -245,7 +245,10 @@ class CIFAR10(_DownloadedDataset):
                     names,
                 )
                 with tarfile.open(archive) as tar:
-                    tar.extractall(self._root, filter="data")
+                    if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4
+                        tar.extractall(self._root, filter="data")
+                    else:
+                        tar.extractall(self._root)  # noqa: S202 - MXNet's own archive
                 folder = self._find_extracted(names) or self._root
         else:
             folder = self._root
