@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 import difflib
+import warnings
 from typing import Any
 
 import numpy as np
@@ -52,13 +53,18 @@ def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
 
 
 def parse_params(name: str, kwargs: dict, defaults: dict) -> dict:
-    """``defaults`` updated with ``kwargs``, each value checked and coerced."""
+    """``defaults`` updated with ``kwargs``, each value checked and coerced.
+
+    An unknown argument is ignored with a warning: MXNet's C++ iterators accept and ignore
+    them, and scripts (MXNet's own tests among them) pass some.
+    """
     out = dict(defaults)
     for key, value in kwargs.items():
         if key not in defaults:
             close = difflib.get_close_matches(key, list(defaults), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
-            raise ParamError(f"{name}: unknown argument '{key}'{hint}")
+            warnings.warn(f"{name}: ignoring unknown argument '{key}'{hint}", stacklevel=3)
+            continue
         out[key] = _coerce(name, key, value, defaults[key])
     for key in ("batch_size", "preprocess_threads", "prefetch_buffer", "num_parts"):
         if key in out and out[key] is not None and out[key] < 1:

@@ -133,7 +133,7 @@ def test_shuffle_and_shards_cover_the_records():
 
 
 def test_bad_arguments_and_damaged_files(tmp_path):
-    with pytest.raises(ParamError, match="ImageRecordIter.*'rand_crops'.*rand_crop"):
+    with pytest.warns(UserWarning, match="ImageRecordIter.*'rand_crops'.*rand_crop"):
         mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 8, 8), batch_size=2, rand_crops=True)
     with pytest.raises(ParamError, match="data_shape"):
         mx.io.ImageRecordIter(path_imgrec=REC, batch_size=2)
