@@ -6,11 +6,11 @@ It reads the same ``.rec`` files as ``ImageRecordIter`` whose records carry a de
 ``[channels, height, width, label_length, label..., label_pad_value...]`` of width
 ``label_pad_width + 4`` (``label_pad_width`` defaults to the longest label of the data), as
 MXNet does. Augmentation follows MXNet's ``det_aug_default``: shorter-edge ``resize``,
-random mirroring of image and boxes (``rand_mirror_prob``), then ``resize_mode`` ('force',
-'shrink' or 'fit') to ``data_shape``; normalisation subtracts ``mean_*`` and divides by the
-positive ``std_*``, then multiplies by ``scale``. Random crops, pads and colour jitters of the
-detection augmenter (``rand_crop_prob``, ``rand_pad_prob``, ``random_*_prob``) are not
-implemented yet and raise a ``ParamError`` when asked for.
+HSL and contrast jitter, random mirroring, padding and cropping (with MXNet's crop samplers
+and constraints), then ``resize_mode`` ('force', 'shrink' or 'fit') to ``data_shape`` (see
+``image_det_aug``); normalisation subtracts ``mean_*`` and divides by the positive
+``std_*``, then multiplies by ``scale``. Random choices are reproducible under ``seed`` but are
+not MXNet's sequences.
 """
 
 from __future__ import annotations
@@ -20,8 +20,9 @@ from typing import Any
 import numpy as np
 
 from .. import recordio
-from ..base import MXNetError, ParamError
+from ..base import MXNetError
 from .image_aug import Draws
+from .image_det_aug import DetAug
 from .image_record_iter import _ITER_DEFAULTS, ImageRecordIter
 
 __all__ = ["ImageDetRecordIter"]
@@ -70,69 +71,6 @@ _DET_DEFAULTS: dict[str, Any] = {
 for _key in ("mirror", "rand_mirror", "max_random_contrast", "max_random_illumination"):
     _DET_DEFAULTS.pop(_key, None)
 _DET_DEFAULTS.update(max_random_contrast=0.0, max_random_illumination=0)
-_UNSUPPORTED = (
-    "rand_crop_prob",
-    "rand_pad_prob",
-    "random_hue_prob",
-    "random_saturation_prob",
-    "random_illumination_prob",
-    "random_contrast_prob",
-)
-
-
-class _DetAug:
-    """MXNet's ``det_aug_default`` without its random crop, pad and colour steps."""
-
-    def __init__(self, p: dict, cv2: Any) -> None:
-        for key in _UNSUPPORTED:
-            if p[key] > 0:
-                raise ParamError(f"ImageDetRecordIter: {key} > 0 is not implemented in mxlite yet")
-        if p["resize_mode"] not in ("force", "shrink", "fit"):
-            raise ParamError(
-                "ImageDetRecordIter: resize_mode must be 'force', 'shrink' or 'fit', got "
-                f"{p['resize_mode']!r}"
-            )
-        if not (0 <= p["inter_method"] <= 4 or p["inter_method"] in (9, 10)):
-            raise ParamError(f"ImageDetRecordIter: invalid inter_method {p['inter_method']}")
-        self.p, self.cv2 = p, cv2
-
-    def _interp(self, ow: int, oh: int, nw: int, nh: int, rnd: Draws) -> int:
-        method = self.p["inter_method"]
-        if method == 9:
-            if nw > ow and nh > oh:
-                return 2
-            return 3 if (nw < ow and nh < oh) else 1
-        if method == 10:
-            return rnd.randint(0, 4)
-        return method
-
-    def _resize(self, img: np.ndarray, w: int, h: int, rnd: Draws) -> np.ndarray:
-        interp = self._interp(img.shape[1], img.shape[0], w, h, rnd)
-        out = self.cv2.resize(img, (int(w), int(h)), interpolation=interp)
-        return out[:, :, None] if out.ndim == 2 else out
-
-    def process(self, img: np.ndarray, objects: np.ndarray, u_mirror: float, rnd: Draws) -> Any:
-        p = self.p
-        if p["resize"] != -1:
-            rows, cols = img.shape[:2]
-            if rows > cols:
-                img = self._resize(img, p["resize"], p["resize"] * rows // cols, rnd)
-            else:
-                img = self._resize(img, p["resize"] * cols // rows, p["resize"], rnd)
-        if p["rand_mirror_prob"] > 0 and u_mirror < p["rand_mirror_prob"]:
-            img = img[:, ::-1]
-            xmin = 1.0 - objects[:, 3]
-            objects[:, 3] = 1.0 - objects[:, 1]
-            objects[:, 1] = xmin
-        _, h, w = p["data_shape"]
-        rows, cols = img.shape[:2]
-        if p["resize_mode"] == "force":
-            img = self._resize(img, w, h, rnd)
-        else:
-            ratio = min(np.float32(h) / rows, np.float32(w) / cols)
-            if p["resize_mode"] == "fit" or rows > h or cols > w:
-                img = self._resize(img, int(ratio * cols), int(ratio * rows), rnd)
-        return img
 
 
 class ImageDetRecordIter(ImageRecordIter):
@@ -143,7 +81,10 @@ class ImageDetRecordIter(ImageRecordIter):
         return dict(_DET_DEFAULTS)
 
     def _make_aug(self) -> Any:
-        return _DetAug(self.p, self._cv2)
+        return DetAug(self.p, self._cv2)
+
+    def _num_draws(self) -> int:
+        return self._aug.max_draws
 
     def _list_width(self) -> int:
         return max(self.p["label_width"], 0)
@@ -208,10 +149,9 @@ class ImageDetRecordIter(ImageRecordIter):
         hw, ow = int(raw[0]), int(raw[1])
         if (len(raw) - hw) % ow:
             raise MXNetError(f"ImageDetRecordIter: record {header.id}: label length mismatch")
-        objects = raw[hw:].reshape(-1, ow).copy()
-        res = self._aug.process(img, objects, float(row[0]), Draws(row[4:]))
+        res, objects = self._aug.process(img, raw[hw:].reshape(-1, ow), Draws(row[4:]))
+        flat = np.concatenate([raw[:hw], objects.reshape(-1)])
         label = np.full(self._pad_width + 4, self.p["label_pad_value"], np.float32)
-        label[:4] = (res.shape[2], res.shape[0], res.shape[1], len(raw))
-        label[4 : 4 + hw] = raw[:hw]
-        label[4 + hw : 4 + len(raw)] = objects.reshape(-1)
+        label[:4] = (res.shape[2], res.shape[0], res.shape[1], len(flat))
+        label[4 : 4 + len(flat)] = flat
         return res, label

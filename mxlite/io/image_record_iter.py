@@ -221,6 +221,9 @@ class ImageRecordIter(DataIter):
     def _list_width(self) -> int:
         return self.p["label_width"]
 
+    def _num_draws(self) -> int:
+        return NUM_DRAWS
+
     # ---- normalisation ---------------------------------------------------------------------
     def _set_normalisation(self) -> None:
         p, c = self.p, self.p["data_shape"][0]
@@ -312,7 +315,7 @@ class ImageRecordIter(DataIter):
             if self.p["seed_aug"] is not None
             else (int(self.p["seed"]), epoch, k)
         )
-        draws = np.random.default_rng(seed).random((bs, NUM_DRAWS + 4))
+        draws = np.random.default_rng(seed).random((bs, self._num_draws() + 4))
         ids = np.zeros(bs, np.uint64)  # the image ids (header.id), for getindex
         n = len(spans)
         step = (n + self._threads - 1) // self._threads
