@@ -75,3 +75,11 @@ def test_det_flip_mirrors_boxes():
     out, lab = flip(img, label)
     np.testing.assert_allclose(lab, [[0, 0.6, 0.2, 0.9, 0.5]], rtol=1e-6)
     np.testing.assert_array_equal(out.asnumpy(), img.asnumpy()[:, ::-1])
+
+
+def test_draw_next_yields_images_with_boxes(tmp_path):
+    root = image_folder(str(tmp_path / "images"))
+    imglist = [_label(2) + ["dog/img0.jpg"], _label(1) + ["cat/img1.jpg"]]
+    it = mx.image.ImageDetIter(1, (3, 30, 30), imglist=imglist, path_root=root)
+    images = list(it.draw_next(color=(255, 0, 0), id2labels={0: "a", 1: "b", 2: "c"}))
+    assert len(images) == 2 and images[0].shape == (30, 30, 3) and images[0].dtype == np.uint8
