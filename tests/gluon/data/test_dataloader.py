@@ -40,11 +40,13 @@ def _first20(im):
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_image_record_dataset_batches_equal_mxnet(workers):
+    pytest.importorskip("cv2")
     ds = ImageRecordDataset(REC).transform_first(_first20)
     _check("record", list(DataLoader(ds, batch_size=3, num_workers=workers)))
 
 
 def test_thread_pool_prefetch_and_pin_memory():
+    pytest.importorskip("cv2")
     ds = ImageRecordDataset(REC).transform_first(_first20)
     got = list(
         DataLoader(ds, batch_size=3, num_workers=2, thread_pool=True, prefetch=1, pin_memory=True)
@@ -54,6 +56,7 @@ def test_thread_pool_prefetch_and_pin_memory():
 
 
 def test_image_folder_dataset_equals_mxnet(tmp_path):
+    pytest.importorskip("cv2")
     import json
 
     folder = image_folder(str(tmp_path / "images"))
