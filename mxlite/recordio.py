@@ -539,7 +539,7 @@ def unpack_img(s: bytes, iscolor: int = -1) -> tuple[Any, np.ndarray]:
     img : numpy.ndarray
         Unpacked image (BGR, as OpenCV decodes it).
     """
-    from .image.image import require_cv2
+    from .opencv import require_cv2
 
     cv2 = require_cv2("recordio.unpack_img")
     header, s = unpack(s)
@@ -566,7 +566,7 @@ def pack_img(header: Any, img: np.ndarray, quality: int = 95, img_fmt: str = ".j
     s : bytes
         The packed string.
     """
-    from .image.image import require_cv2
+    from .opencv import require_cv2
 
     cv2 = require_cv2("recordio.pack_img")
     encode_params = None

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError, ParamError
+from ..opencv import decode_bgr, require_cv2
 
 __all__ = [
     "imread",
@@ -37,23 +38,6 @@ __all__ = [
     "imrotate",
     "random_rotate",
 ]
-
-_cv2_module: Any = None
-
-
-def require_cv2(func: str) -> Any:
-    """The ``cv2`` module; ``MXNetError`` naming ``func`` and the extra when it is missing."""
-    global _cv2_module
-    if _cv2_module is None:
-        try:
-            import cv2
-        except ImportError as exc:
-            raise MXNetError(
-                f"{func}: needs OpenCV; install it with `pip install mxlite[image]` "
-                "(or `pip install opencv-python-headless`)."
-            ) from exc
-        _cv2_module = cv2
-    return _cv2_module
 
 
 def _is_nd(x: Any) -> bool:
@@ -77,20 +61,6 @@ def like(src: Any, arr: np.ndarray, out: Any = None) -> Any:
     from ..ndarray import array
 
     return array(arr, dtype=arr.dtype)
-
-
-def decode_bgr(func: str, data: Any, flag: int = 1) -> np.ndarray:
-    """Decode encoded image bytes to an ``(h, w, c)`` uint8 array in OpenCV's order (BGR)."""
-    cv2 = require_cv2(func)
-    buf = np.frombuffer(data, dtype=np.uint8) if not isinstance(data, np.ndarray) else data
-    if buf.size == 0:
-        raise MXNetError(f"{func}: the image buffer is empty")
-    img = cv2.imdecode(buf.reshape(-1).view(np.uint8), flag)
-    if img is None:
-        raise MXNetError(f"{func}: the buffer could not be decoded as an image ({buf.size} bytes)")
-    if img.ndim == 2:
-        img = img[:, :, None]
-    return img
 
 
 def _decode_rgb(func: str, data: Any, flag: int, to_rgb: bool) -> np.ndarray:

@@ -162,7 +162,7 @@ class ImageRecordIter(DataIter):
         params["data_shape"] = shape
         super().__init__(int(params["batch_size"]))
         self.p = params
-        from ..image.image import require_cv2
+        from ..opencv import require_cv2
 
         self._cv2 = require_cv2(name)
         self._aug = self._make_aug()

@@ -208,7 +208,7 @@ def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Any = Non
 
 def _decode(where: str, data: bytes, channels: int) -> np.ndarray:
     """Decode to an (h, w, c) uint8 array in OpenCV's channel order (BGR, BGRA or gray)."""
-    from ..image.image import decode_bgr
+    from ..opencv import decode_bgr
 
     try:
         img = decode_bgr(where, data, 0 if channels == 1 else -1)

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from .. import recordio
-from ..image.image import require_cv2
+from ..opencv import require_cv2
 
 
 def list_image(root: str, recursive: bool, exts: list[str]) -> Iterator[tuple]:

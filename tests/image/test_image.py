@@ -66,10 +66,10 @@ def test_imread_equals_imdecode_and_errors(tmp_path):
 def test_without_opencv_the_error_names_the_extra(monkeypatch):
     import sys
 
-    import mxlite.image.image as image_module
+    import mxlite.opencv as opencv_module
 
     monkeypatch.setitem(sys.modules, "cv2", None)
-    monkeypatch.setattr(image_module, "_cv2_module", None)
+    monkeypatch.setattr(opencv_module, "_cv2_module", None)
     with pytest.raises(MXNetError, match=r"mxlite\[image\]"):
         mx.image.imdecode(b"abc")
 

@@ -257,10 +257,10 @@ def test_imdecode_bad_input():
 
 
 def test_imdecode_without_opencv_says_what_to_install(monkeypatch):
-    import mxlite.image.image as image_module
+    import mxlite.opencv as opencv_module
 
     data = _png(_IMG)
     monkeypatch.setitem(sys.modules, "cv2", None)  # makes `import cv2` fail
-    monkeypatch.setattr(image_module, "_cv2_module", None)
+    monkeypatch.setattr(opencv_module, "_cv2_module", None)
     with pytest.raises(MXNetError, match=r"imdecode.*mxlite\[image\]"):
         E.imdecode(data)
