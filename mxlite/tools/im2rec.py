@@ -17,6 +17,7 @@ import os
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -157,15 +158,27 @@ def make_record(args: Any, fname: str, working_dir: str) -> None:
         os.path.join(working_dir, base + ".idx"), os.path.join(working_dir, base + ".rec"), "w"
     )
     start = time.time()
-    with ThreadPoolExecutor(max(1, args.num_thread)) as pool:
-        # map() keeps list order, so the database does not depend on the number of threads.
-        for count, (item, s) in enumerate(
-            zip(items, pool.map(lambda it: image_encode(args, it), items))
-        ):
+    window = 4 * max(1, args.num_thread)  # encodings in flight: bounds the memory they hold
+    pending: deque = deque()
+    written = 0
+
+    def drain(keep: int) -> None:
+        # Written in list order, so the database does not depend on the number of threads.
+        nonlocal written
+        while len(pending) > keep:
+            item, future = pending.popleft()
+            s = future.result()
             if s is not None:
                 record.write_idx(item[0], s)
-            if count % 100 == 0 or count + 1 == len(items):
-                _progress(count + 1, len(items), start)
+            written += 1
+            if written % 100 == 0 or written == len(items):
+                _progress(written, len(items), start)
+
+    with ThreadPoolExecutor(max(1, args.num_thread)) as pool:
+        for item in items:
+            pending.append((item, pool.submit(image_encode, args, item)))
+            drain(window - 1)
+        drain(0)
     record.close()
 
 
