@@ -163,6 +163,17 @@ def _attach(obj: _Shared) -> np.ndarray:
         block.unlink()
 
 
+def _release(obj: Any) -> None:
+    """Free the shared blocks of a packed batch that will not be used."""
+    if isinstance(obj, _Shared):
+        block = shared_memory.SharedMemory(name=obj.name)
+        block.close()
+        block.unlink()
+    elif isinstance(obj, (list, tuple)):
+        for o in obj:
+            _release(o)
+
+
 def _unpack(obj: Any) -> Any:
     from ... import ndarray as nd
 
@@ -264,6 +275,18 @@ class _MultiWorkerIter:
 
     def __iter__(self) -> _MultiWorkerIter:
         return self
+
+    def __del__(self) -> None:
+        # Batches made but never taken (a loop left early) free their shared blocks now; the
+        # resource tracker frees those still being made when the program ends.
+        if self._loader._thread_pool:
+            return
+        for job in self._pending.values():
+            try:
+                if job.ready() and job.successful():
+                    _release(pickle.loads(job.get(0)))  # noqa: S301 - our workers' bytes
+            except Exception:  # noqa: BLE001 - best effort while being collected
+                pass
 
 
 class DataLoader:

@@ -127,3 +127,23 @@ def test_bad_arguments():
         DataLoader([1, 2], batch_size=1, last_batch="wrap")
     with pytest.raises(ValueError, match="shuffle"):
         DataLoader([1, 2], batch_size=1, shuffle=True, sampler=mx.gluon.data.SequentialSampler(2))
+
+
+def test_leaving_a_loop_early_frees_the_shared_blocks():
+    import gc
+
+    if not os.path.isdir("/dev/shm"):
+        pytest.skip("needs POSIX shared memory under /dev/shm")
+    before = set(os.listdir("/dev/shm"))
+    big = ArrayDataset(np.ones((64 * 6, 1000)))
+    loader = DataLoader(big, batch_size=64, num_workers=2, prefetch=4)
+    batches = loader._prefetch_iter()  # what a `for` over the loader walks
+    next(batches)
+    jobs = list(batches._pending.values())
+    assert jobs
+    for job in jobs:
+        job.wait(10)
+    del batches, jobs
+    gc.collect()
+    left = {n for n in set(os.listdir("/dev/shm")) - before if n.startswith("psm_")}
+    assert not left
