@@ -18,6 +18,10 @@ _TRUE = {"true", "1", "yes"}
 _FALSE = {"false", "0", "no"}
 
 
+# Arguments whose default is None, and the type a given value takes.
+_OPTIONAL = {"data_shape": tuple, "seed_aug": int, "min_aspect_ratio": float, "batch_size": int}
+
+
 def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
     try:
         if isinstance(default, bool):
@@ -33,19 +37,14 @@ def _coerce(name: str, key: str, value: Any, default: Any) -> Any:
             return int(float(value)) if isinstance(value, str) else int(value)
         if isinstance(default, float):
             return float(value)
-        if isinstance(default, str) and default != "" and key in ("ctx", "aug_seq"):
-            return str(value)
         if isinstance(default, str):
             return str(value)
-        if key in ("data_shape",) and isinstance(value, str):
-            return tuple(ast.literal_eval(value))
-        if key in ("seed_aug",) and value is not None:
-            return int(value)
-        if key in ("min_aspect_ratio",) and value is not None:
-            return float(value)
-        if key in ("batch_size",) and value is not None:
-            return int(value)
-        return value
+        kind = _OPTIONAL.get(key)
+        if kind is None or value is None:
+            return value
+        if kind is tuple:
+            return tuple(ast.literal_eval(value) if isinstance(value, str) else value)
+        return kind(value)
     except (TypeError, ValueError, SyntaxError) as exc:
         raise ParamError(
             f"{name}: argument '{key}' expects a value like {default!r}, got {value!r}"

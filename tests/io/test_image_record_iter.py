@@ -196,3 +196,17 @@ def test_a_dropped_iterator_stops_its_threads():
     gc.collect()
     producer.join(timeout=10)  # it holds the iterator only while making a batch
     assert not producer.is_alive() and producer not in threading.enumerate()
+
+
+def test_arguments_given_as_strings_as_mxnet_takes_them():
+    it = mx.io.ImageRecordIter(
+        path_imgrec=REC,
+        data_shape="(3, 8, 8)",
+        batch_size="2",
+        rand_mirror="True",
+        resize="10",
+        scale="0.5",
+    )
+    assert it.provide_data[0].shape == (2, 3, 8, 8)
+    with pytest.raises(ParamError, match="ImageRecordIter.*'resize'"):
+        mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 8, 8), batch_size=2, resize="big")
