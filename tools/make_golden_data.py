@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import shutil
 import struct
 import subprocess
@@ -293,6 +294,14 @@ def golden_iters(folder: str) -> None:
     runs["lst_roll"] = batches(it)
     it.reset()
     runs["lst_roll_2"] = batches(it)
+    # Random augmentation: MXNet draws from Python's random and numpy.random, so the same
+    # seeds give the same choices.
+    random.seed(7)
+    np.random.seed(7)
+    it = mx.image.ImageIter(3, (3, 20, 20), path_imgrec=rec, path_imgidx=idx, shuffle=True,
+                            rand_crop=True, rand_mirror=True, resize=24, brightness=0.2,
+                            contrast=0.2, saturation=0.2, pca_noise=0.05, inter_method=1)
+    runs["random"] = batches(it)
     save_batches(os.path.join(IMG_DIR, "image_iter.npz"), runs)
 
 
@@ -368,6 +377,9 @@ def golden_dataloader(folder: str) -> None:
     for mode in ("keep", "discard", "rollover"):
         dl = DataLoader(ArrayDataset(x, y), batch_size=4, last_batch=mode)
         runs[mode] = [(d.asnumpy(), lab.asnumpy(), 0) for d, lab in dl]
+    np.random.seed(3)  # RandomSampler shuffles with numpy.random
+    dl = DataLoader(ArrayDataset(x, y), batch_size=4, shuffle=True)
+    runs["shuffle"] = [(d.asnumpy(), lab.asnumpy(), 0) for epoch in range(2) for d, lab in dl]
     rec = os.path.join(IO_DIR, "im2rec", "plain.rec")
     ds = ImageRecordDataset(rec).transform_first(lambda im: im.astype("float32")[:20, :20])
     runs["record"] = [(d.asnumpy(), lab.asnumpy(), 0) for d, lab in DataLoader(ds, batch_size=3)]

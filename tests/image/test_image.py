@@ -206,3 +206,32 @@ def test_image_iter_from_list_and_bad_arguments(tmp_path):
         mx.image.ImageIter(2, (3, 8, 8), imglist=imglist, last_batch_handle="wrap")
     with pytest.raises(ValueError, match="3 channels"):
         mx.image.ImageIter(2, (1, 8, 8), imglist=imglist)
+
+
+def test_image_iter_random_augmentation_equals_mxnet_under_the_same_seeds():
+    # MXNet's augmenters draw from Python's random and numpy.random; mxlite's draw the same
+    # numbers in the same order, so the same seeds give the same crops, flips and jitters.
+    golden = np.load(os.path.join(GOLDEN, "image_iter.npz"))
+    io_golden = os.path.join(os.path.dirname(GOLDEN), "..", "io", "golden", "im2rec")
+    random.seed(7)
+    np.random.seed(7)
+    it = mx.image.ImageIter(
+        3,
+        (3, 20, 20),
+        path_imgrec=os.path.join(io_golden, "plain.rec"),
+        path_imgidx=os.path.join(io_golden, "plain.idx"),
+        shuffle=True,
+        rand_crop=True,
+        rand_mirror=True,
+        resize=24,
+        brightness=0.2,
+        contrast=0.2,
+        saturation=0.2,
+        pca_noise=0.05,
+        inter_method=1,
+    )
+    got = list(it)
+    assert len(got) == int(golden["random/n"])
+    for i, batch in enumerate(got):
+        np.testing.assert_allclose(batch.data[0].asnumpy(), golden[f"random/{i}/data"], atol=1e-3)
+        np.testing.assert_array_equal(batch.label[0].asnumpy(), golden[f"random/{i}/label"])

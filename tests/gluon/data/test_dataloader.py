@@ -147,3 +147,11 @@ def test_leaving_a_loop_early_frees_the_shared_blocks():
     gc.collect()
     left = {n for n in set(os.listdir("/dev/shm")) - before if n.startswith("psm_")}
     assert not left
+
+
+def test_shuffle_equals_mxnet_under_the_same_numpy_seed():
+    x = np.arange(70, dtype=np.float32).reshape(10, 7)
+    y = np.arange(10, dtype=np.int32)
+    np.random.seed(3)  # RandomSampler shuffles with numpy.random, as MXNet's
+    loader = DataLoader(ArrayDataset(x, y), batch_size=4, shuffle=True)
+    _check("shuffle", [batch for _ in range(2) for batch in loader])
