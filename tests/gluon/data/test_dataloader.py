@@ -155,3 +155,20 @@ def test_shuffle_equals_mxnet_under_the_same_numpy_seed():
     np.random.seed(3)  # RandomSampler shuffles with numpy.random, as MXNet's
     loader = DataLoader(ArrayDataset(x, y), batch_size=4, shuffle=True)
     _check("shuffle", [batch for _ in range(2) for batch in loader])
+
+
+class _Broken(Dataset):
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, idx):
+        if idx == 2:
+            raise ValueError("sample 2 is broken")
+        return np.zeros(3)
+
+
+@pytest.mark.parametrize("thread_pool", [False, True])
+def test_a_worker_error_reaches_the_caller(thread_pool):
+    loader = DataLoader(_Broken(), batch_size=2, num_workers=1, thread_pool=thread_pool)
+    with pytest.raises(ValueError, match="sample 2 is broken"):
+        list(loader)
