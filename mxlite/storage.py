@@ -69,7 +69,7 @@ import numpy as np
 
 from . import engine as _engine
 from .base import MXNetError, env_bool, env_int, env_str
-from .context import Context
+from .context import Context, on_empty_cache
 
 __all__ = [
     "POOL_TYPES",
@@ -605,6 +605,9 @@ def release_all(ctx: Context | None = None) -> None:
         raise MXNetError(f"storage.release_all: argument 'ctx' must be a Context, got {ctx!r}.")
     for pool in pools:
         pool.release_all()
+
+
+on_empty_cache(release_all)
 
 
 def _reset() -> None:

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, ParamError
+from ..registry import Registry
 
 __all__ = [
     "Optimizer",
@@ -71,7 +72,7 @@ class Optimizer:
         Parameters whose ``lr_mult``/``wd_mult`` apply.
     """
 
-    opt_registry: dict[str, type] = {}
+    opt_registry: dict[str, type]  # filled by register (below the class)
 
     def __init__(
         self,
@@ -130,26 +131,14 @@ class Optimizer:
     def register(klass: type) -> type:
         """Register an optimizer class under its lower-cased name (a later class replaces an
         earlier one of the same name with a warning, as MXNet)."""
-        if not isinstance(klass, type):
-            raise MXNetError(f"Optimizer.register: expected a class, got {klass!r}.")
-        name = klass.__name__.lower()
-        if name in Optimizer.opt_registry:
-            old = Optimizer.opt_registry[name]
-            warnings.warn(
-                f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is overriding "
-                f"existing optimizer {old.__module__}.{old.__name__}",
-                stacklevel=2,
-            )
-        Optimizer.opt_registry[name] = klass
-        return klass
+        return _REGISTRY.register(klass)
 
     @staticmethod
     def create_optimizer(name: str, **kwargs: Any) -> Optimizer:
         """Instantiate the optimizer registered as ``name`` (case insensitive)."""
-        klass = Optimizer.opt_registry.get(name.lower())
-        if klass is None:
-            raise ValueError(f"Cannot find optimizer {name}")
-        return klass(**kwargs)
+        if not isinstance(name, str) or name.lower() not in _REGISTRY.classes:
+            raise ParamError(f"Cannot find optimizer {name}")
+        return _REGISTRY.create(name, **kwargs)
 
     # ---- learning rate and weight decay -------------------------------------------------------
 
@@ -288,6 +277,9 @@ class Optimizer:
         self.param_dict = {}
 
 
+_REGISTRY = Registry(Optimizer, "optimizer", "mx.optimizer")
+# MXNet's public name for the table of registered classes (name -> class).
+Optimizer.opt_registry = _REGISTRY.classes
 register = Optimizer.register
 create = Optimizer.create_optimizer
 

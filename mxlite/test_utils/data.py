@@ -24,7 +24,7 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .base import MXNetError, ParamError
+from ..base import MXNetError, ParamError
 
 _MXNET_DATA = "http://data.mxnet.io/"
 
@@ -315,7 +315,7 @@ def discard_stderr() -> Iterator[None]:
 
 
 def _data_iter_base() -> type:
-    from .io import DataIter
+    from ..io import DataIter
 
     return DataIter
 
