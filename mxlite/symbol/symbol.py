@@ -30,7 +30,7 @@ from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedFor
 from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Graph, Node, topo_order
 from .infer import infer_shapes, infer_types
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
@@ -52,7 +52,7 @@ def _binary(sym: Symbol, other: Any, op: str, scalar_op: str, how: str) -> Symbo
     raise TypeError(f"Symbol {how}: type {type(other).__name__} is not supported.")
 
 
-class Symbol:
+class Symbol(Graph):
     """A symbolic graph: one or more outputs of operators and variables."""
 
     __slots__ = ("_entries", "__weakref__")
