@@ -13,6 +13,7 @@ from typing import Any
 
 from ..base import MXNetError
 from ..context import Context, cpu, current_context
+from ..fileio import allow
 from ..util import is_np_shape
 from . import serialization
 from .ndarray import NDArray, array_from_numpy
@@ -116,3 +117,17 @@ def _setstate(self: NDArray, state: dict[str, Any]) -> None:
 
 NDArray.__getstate__ = _getstate
 NDArray.__setstate__ = _setstate
+
+
+class _PickledNDArray:
+    """Stands for ``mxnet.ndarray.ndarray.NDArray`` while unpickling: MXNet writes
+    ``NDArray(None)`` then ``__setstate__({'handle': bytes})``; the call yields an empty
+    mxlite NDArray that ``__setstate__`` fills."""
+
+    def __new__(cls, *_args: Any) -> Any:
+        return NDArray.__new__(NDArray)
+
+
+# Pickles that hold arrays (optimizer states) may name NDArray under mxlite's path or MXNet's.
+allow(NDArray)
+allow(_PickledNDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")

@@ -19,7 +19,6 @@ Example::
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 from typing import Any
 
@@ -27,6 +26,7 @@ import numpy as np
 
 from ..attribute import AttrScope
 from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol
+from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
@@ -458,16 +458,8 @@ class Symbol(Graph):
         if not isinstance(fname, (str, os.PathLike)):
             raise MXNetError(f"Symbol.save: fname must be a path, got {type(fname).__name__}.")
         text = self.tojson(remove_amp_cast)
-        folder = os.path.dirname(os.path.abspath(fname))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-symbol-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, fname)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_write(fname, "w", "Symbol.save") as f:
+            f.write(text)
 
 
 def _with_plain_keys(attrs: dict[str, str]) -> dict[str, str]:
