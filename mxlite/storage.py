@@ -48,6 +48,10 @@ Reuse and the engine. :func:`free` returns the block at once, so call it only wh
 touch the buffer again. :func:`free_after` pushes the free to the engine as a delete on a var,
 so the block comes back only after every engine function that uses the var has run.
 
+Organisation: one concern in one file, as DESIGN.md places it: :class:`Pool` (size classes,
+reserve, stats), then the process-wide pools, one per device, behind the module functions
+(``alloc``, ``free``, ``free_after``, ``stats``, ``release_all``).
+
 Example::
 
     h = storage.alloc(1024, mx.cpu())       # h.buffer: 1024 uint8, 64-byte aligned
