@@ -19,6 +19,7 @@ they sit above this one (it imports only ``base``).
 Example::
 
     >>> import pickle
+import pickletools
     >>> restricted_loads(pickle.dumps({"a": (1, 2.5, "x")}), "example")
     {'a': (1, 2.5, 'x')}
     >>> restricted_loads(pickle.dumps(print), "example")  # doctest: +ELLIPSIS
@@ -39,6 +40,7 @@ import importlib
 import io
 import os
 import pickle
+import pickletools
 import secrets
 from collections.abc import Callable, Iterator
 from typing import IO, Any
@@ -201,4 +203,27 @@ def restricted_loads(data: bytes | bytearray | memoryview, what: str) -> Any:
     """
     if not isinstance(data, (bytes, bytearray, memoryview)):
         raise MXNetError(f"{what}: expected the pickled bytes, got {type(data).__name__}.")
-    return _Restricted(bytes(data), what).load()
+    data = bytes(data)
+    _check_sizes(data, what)
+    return _Restricted(data, what).load()
+
+
+def _check_sizes(data: bytes, what: str) -> None:
+    """Walk the opcodes in pure Python first: a length an opcode claims is checked against the
+    bytes that are there before anything is allocated for it (the C unpickler would try)."""
+    try:
+        for op, arg, pos in pickletools.genops(data):
+            # memo indices and frame lengths size what the C unpickler allocates: a memo can
+            # never hold more entries, nor a frame more bytes, than the pickle has bytes
+            if op.name in _SIZED and isinstance(arg, int) and not 0 <= arg <= len(data):
+                raise pickle.UnpicklingError(
+                    f"{what}: damaged pickle: {op.name} at offset {pos} claims {arg}, more than "
+                    f"the {len(data)} bytes there are."
+                )
+    except pickle.UnpicklingError:
+        raise
+    except Exception as exc:  # genops raises ValueError (and a few others) on damaged data
+        raise pickle.UnpicklingError(f"{what}: damaged pickle ({exc}).") from None
+
+
+_SIZED = frozenset({"PUT", "BINPUT", "LONG_BINPUT", "GET", "BINGET", "LONG_BINGET", "FRAME"})

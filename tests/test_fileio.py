@@ -184,3 +184,21 @@ def test_every_writer_keeps_the_old_file_when_writing_fails(tmp_path: Path, monk
             write(str(tmp_path / name))
         assert (tmp_path / name).read_bytes() == b"old " + name.encode()
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(writers)
+
+
+def test_a_pickle_claiming_a_huge_memo_or_length_is_refused_before_allocating():
+    # LONG_BINPUT 0xFFFFFFF0 would make the C unpickler grow its memo to 4G entries
+    huge_memo = b"\x80\x02]r\xf0\xff\xff\xff."
+    # BINBYTES claiming 2**31 bytes where 3 follow
+    huge_bytes = b"\x80\x03B\x00\x00\x00\x80abc."
+    for blob in (huge_memo, huge_bytes):
+        with pytest.raises(pickle.UnpicklingError, match="damaged pickle"):
+            restricted_loads(blob, "test")
+
+
+def test_symbol_json_that_is_not_a_graph_raises_mxnet_error(tmp_path: Path):
+    path = tmp_path / "bad-symbol.json"
+    for text in ('{"nodes": [{"op": "null"}], "heads": [[0, 0, 0]]}', "[" * 50_000):
+        path.write_text(text)
+        with pytest.raises(MXNetError, match="bad-symbol.json"):
+            mx.sym.load(str(path))

@@ -225,7 +225,7 @@ class Symbol(Graph):
         return {"handle": self.tojson()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._entries = json_io.from_json(state["handle"])
+        self._entries = json_io.load_graph(state["handle"])
 
     # ---- arithmetic ------------------------------------------------------------------------
 
@@ -550,12 +550,21 @@ def load_json(json_str: str) -> Symbol:
     """The symbol in MXNet JSON text ``json_str`` (any MXNet 1.x version)."""
     if not isinstance(json_str, str):
         raise TypeError("fname required to be string")
-    return Symbol(json_io.from_json(json_str))
+    return Symbol(json_io.load_graph(json_str))
 
 
 def load(fname: str) -> Symbol:
     """The symbol in the MXNet JSON file ``fname`` (e.g. ``prefix-symbol.json``)."""
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError("fname required to be a string")
-    with open(fname, encoding="utf-8") as f:
-        return load_json(f.read())
+    with open(fname, "rb") as f:
+        raw = f.read()
+    try:
+        return load_json(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MXNetError(
+            f"mx.sym.load: {os.fspath(fname)!r} is not symbol JSON (not UTF-8 text at byte "
+            f"offset {exc.start})."
+        ) from None
+    except MXNetError as exc:
+        raise MXNetError(f"mx.sym.load: {os.fspath(fname)!r}: {exc}") from None
