@@ -19,7 +19,6 @@ they sit above this one (it imports only ``base``).
 Example::
 
     >>> import pickle
-import pickletools
     >>> restricted_loads(pickle.dumps({"a": (1, 2.5, "x")}), "example")
     {'a': (1, 2.5, 'x')}
     >>> restricted_loads(pickle.dumps(print), "example")  # doctest: +ELLIPSIS
