@@ -30,7 +30,6 @@ import array
 import io
 import numbers
 import os
-import secrets
 import struct
 import threading
 from collections import namedtuple
@@ -40,6 +39,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from .base import MXNetError
+from .fileio import atomic_write
 
 __all__ = [
     "MXRecordIO",
@@ -195,7 +195,7 @@ class MXRecordIO:
         self.is_open = False
         self.writable = False
         self._file: BinaryIO | None = None
-        self._tmp: str | None = None
+        self._writing: Any = None  # the fileio.atomic_write context of a file being written
         self._size = 0
         # Makes seek + read one step for threads sharing a reader (DataLoader's thread_pool).
         self._lock = threading.Lock()
@@ -204,8 +204,8 @@ class MXRecordIO:
     def open(self) -> None:
         """Opens the record file."""
         if self.flag == "w":
-            self._tmp = _temp_name(self.uri)
-            self._file = _open_or_raise(self._tmp, "wb", self.uri)
+            self._writing = atomic_write(self.uri, "wb", "MXRecordIO")
+            self._file = self._writing.__enter__()
             self.writable = True
         elif self.flag == "r":
             self._file = _open_or_raise(self.uri, "rb", self.uri)
@@ -235,7 +235,7 @@ class MXRecordIO:
         d = dict(self.__dict__)
         d["is_open"] = is_open
         d["_file"] = None
-        d["_tmp"] = None
+        d["_writing"] = None
         del d["_lock"]
         return d
 
@@ -266,15 +266,8 @@ class MXRecordIO:
         if not self.writable:
             f.close()
             return
-        tmp, self._tmp = self._tmp, None
-        try:
-            f.flush()
-            os.fsync(f.fileno())
-            f.close()
-            os.replace(tmp, self.uri)
-        except OSError as exc:
-            _unlink_quietly(tmp)
-            raise MXNetError(f"MXRecordIO: cannot write file {self.uri!r}: {exc}") from exc
+        writing, self._writing = self._writing, None
+        writing.__exit__(None, None, None)  # flush, fsync, rename over the target
 
     def reset(self) -> None:
         """Resets the pointer to first item.
@@ -365,7 +358,7 @@ class MXIndexedRecordIO(MXRecordIO):
         self.keys: list = []
         self.key_type = key_type
         self.fidx: Any = None
-        self._idx_tmp: str | None = None
+        self._idx_writing: Any = None
         super().__init__(uri, flag)
 
     def open(self) -> None:
@@ -373,8 +366,8 @@ class MXIndexedRecordIO(MXRecordIO):
         self.idx = {}
         self.keys = []
         if self.writable:
-            self._idx_tmp = _temp_name(self.idx_path)
-            self.fidx = _open_or_raise(self._idx_tmp, "w", self.idx_path)
+            self._idx_writing = atomic_write(self.idx_path, "w", "MXIndexedRecordIO")
+            self.fidx = self._idx_writing.__enter__()
             return
         with _open_or_raise(self.idx_path, "r", self.idx_path) as f:
             for lineno, line in enumerate(f, 1):
@@ -398,25 +391,16 @@ class MXIndexedRecordIO(MXRecordIO):
             return
         writable = self.writable
         super().close()
-        if writable and self.fidx is not None:
-            tmp, self._idx_tmp = self._idx_tmp, None
-            try:
-                self.fidx.flush()
-                os.fsync(self.fidx.fileno())
-                self.fidx.close()
-                os.replace(tmp, self.idx_path)
-            except OSError as exc:
-                _unlink_quietly(tmp)
-                raise MXNetError(
-                    f"MXIndexedRecordIO: cannot write {self.idx_path!r}: {exc}"
-                ) from exc
+        if writable and self._idx_writing is not None:
+            writing, self._idx_writing = self._idx_writing, None
+            writing.__exit__(None, None, None)
         self.fidx = None
 
     def __getstate__(self) -> dict:
         """Override pickling behavior."""
         d = super().__getstate__()
         d["fidx"] = None
-        d["_idx_tmp"] = None
+        d["_idx_writing"] = None
         return d
 
     def seek(self, idx: Any) -> None:
@@ -580,22 +564,8 @@ def pack_img(header: Any, img: np.ndarray, quality: int = 95, img_fmt: str = ".j
     return pack(header, buf.tobytes())
 
 
-def _temp_name(path: str) -> str:
-    folder, base = os.path.split(os.path.abspath(path))
-    return os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
-
-
 def _open_or_raise(path: str, mode: str, shown: str) -> Any:
     try:
         return open(path, mode)  # noqa: SIM115 - the caller owns and closes it
     except OSError as exc:
         raise MXNetError(f"cannot open file {shown!r} ({mode!r}): {exc.strerror}") from exc
-
-
-def _unlink_quietly(path: str | None) -> None:
-    if path is None:
-        return
-    try:
-        os.unlink(path)
-    except OSError:
-        pass

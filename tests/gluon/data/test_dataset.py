@@ -78,6 +78,7 @@ def test_mnist_reads_mxnets_layout_and_names_missing_files(tmp_path, monkeypatch
     monkeypatch.setenv("MXNET_GLUON_REPO", "http://127.0.0.1:9/")
     with pytest.raises(MXNetError, match="train-images-idx3-ubyte.gz"):
         gdata.vision.FashionMNIST(root=str(tmp_path / "empty"))
+    assert os.listdir(tmp_path / "empty") == []  # no half-downloaded file left behind
 
 
 def test_cifar_reads_binary_batches(tmp_path):

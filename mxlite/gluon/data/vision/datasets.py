@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import secrets
 import tarfile
 import urllib.request
 import warnings
@@ -16,6 +15,7 @@ import numpy as np
 
 from .... import recordio
 from ....base import MXNetError, data_dir
+from ....fileio import atomic_write
 from ..dataset import Dataset, RecordFileDataset
 
 __all__ = [
@@ -31,14 +31,6 @@ __all__ = [
 _DEFAULT_REPO = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
 
 
-def _sha1(path: str) -> str:
-    h = hashlib.sha1()  # noqa: S324 - MXNet's published checksums are SHA-1
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def _fetch(cls: str, root: str, namespace: str, fname: str, sha1: str, wanted: list[str]) -> str:
     """``root/fname``, downloaded from MXNet's repository when absent; a clear error offline."""
     path = os.path.join(root, fname)
@@ -46,19 +38,16 @@ def _fetch(cls: str, root: str, namespace: str, fname: str, sha1: str, wanted: l
         return path
     repo = os.environ.get("MXNET_GLUON_REPO", _DEFAULT_REPO)
     url = f"{repo.rstrip('/')}/gluon/dataset/{namespace}/{fname}"
-    tmp = os.path.join(root, f".{fname}.{secrets.token_hex(8)}.tmp")
     try:
-        with urllib.request.urlopen(url, timeout=30) as resp, open(tmp, "wb") as out:  # noqa: S310
-            while chunk := resp.read(1 << 20):
-                out.write(chunk)
-        if _sha1(tmp) != sha1:
-            raise MXNetError(f"{cls}: {url} downloaded with a wrong SHA-1 checksum")
-        os.replace(tmp, path)
+        with atomic_write(path, "wb", cls) as out:
+            digest = hashlib.sha1()  # noqa: S324 - MXNet's published checksums are SHA-1
+            with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310
+                while chunk := resp.read(1 << 20):
+                    out.write(chunk)
+                    digest.update(chunk)
+            if digest.hexdigest() != sha1:
+                raise MXNetError(f"{cls}: {url} downloaded with a wrong SHA-1 checksum")
     except (OSError, MXNetError) as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
         raise MXNetError(
             f"{cls}: the data files {', '.join(wanted)} are not in {root!r} and could not be "
             f"downloaded from {url} ({exc}); put MXNet's files there."
