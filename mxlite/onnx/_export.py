@@ -11,7 +11,7 @@ import numpy as np
 from . import newest_opset, require_onnx
 from ._walk import ExportError, build_graph
 
-__all__ = ["export_to_proto", "load_params"]
+__all__ = ["export_to_proto", "load_params", "load_symbol"]
 
 
 def load_params(params: Any, func: str = "export_model") -> dict[str, np.ndarray]:
@@ -42,7 +42,7 @@ def load_params(params: Any, func: str = "export_model") -> dict[str, np.ndarray
     return out
 
 
-def _load_symbol(sym: Any) -> Any:
+def load_symbol(sym: Any) -> Any:
     from .. import symbol
 
     if isinstance(sym, (str, os.PathLike)):
@@ -126,7 +126,7 @@ def export_to_proto(
         raise ExportError(
             f"export_model: argument 'opset_version' must be between 13 and {newest}; got {opset}."
         )
-    sym = _load_symbol(sym)
+    sym = load_symbol(sym)
     params = load_params(params)
     shapes, types = _shapes_types(in_shapes, in_types)
     masks = _dynamic_masks(shapes, dynamic, dynamic_input_shapes)
