@@ -362,8 +362,8 @@ def _clip(im: Importer) -> Any:
     big = float(np.finfo(np.float32).max)
     return im.sym.clip(
         im.x(0),
-        a_min=-big if lo is None else float(lo),
-        a_max=big if hi is None else float(hi),
+        a_min=-big if lo is None else float(lo.reshape(-1)[0]),
+        a_max=big if hi is None else float(hi.reshape(-1)[0]),
         name=im.name(),
     )
 

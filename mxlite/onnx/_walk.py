@@ -190,22 +190,33 @@ class NodeContext:
 def _dynamic_dims(
     entries: list, known: dict[int, tuple], data: list[Node], dyn_in: list[tuple[bool, ...]]
 ) -> dict[tuple[int, int], tuple[bool, ...]]:
-    """Which dimension of each entry changes when the dynamic input dimensions do."""
-    if not any(any(d) for d in dyn_in):
-        return {}
-    again = dict(known)
-    for v, mask in zip(data, dyn_in):
-        again[id(v)] = tuple(s * 2 if m else s for s, m in zip(known[id(v)], mask))
+    """Which dimension of each entry changes when a dynamic input dimension does.
+
+    Each dynamic dimension is doubled on its own; one the network cannot vary (a channel
+    count that weights fix) stays dynamic in the graph's input but changes nothing else."""
     first = infer_shapes(entries, known)
-    try:
-        second = infer_shapes(entries, again)
-    except MXNetError as exc:
-        raise ExportError(
-            f"export_model: the network's shapes cannot vary in the dynamic dimensions: {exc}"
-        ) from exc
-    return {
-        k: tuple(a != b for a, b in zip(s, second[k])) for k, s in first.items() if s is not None
+    changed: dict[tuple[int, int], list[bool]] = {
+        k: [False] * len(s) for k, s in first.items() if s is not None
     }
+    for v, mask in zip(data, dyn_in):
+        for axis, is_dyn in enumerate(mask):
+            if not is_dyn:
+                continue
+            again = dict(known)
+            shape = list(known[id(v)])
+            shape[axis] *= 2
+            again[id(v)] = tuple(shape)
+            try:
+                second = infer_shapes(entries, again)
+            except MXNetError:
+                continue
+            for k, flags in changed.items():
+                other = second.get(k)
+                if other is None or len(other) != len(flags):
+                    continue
+                for i, (a, b) in enumerate(zip(first[k], other)):
+                    flags[i] = flags[i] or a != b
+    return {k: tuple(f) for k, f in changed.items()}
 
 
 def build_graph(
