@@ -112,13 +112,18 @@ class Importer:
             return float(self.consts[name].reshape(()))
         return None
 
+    def op(self, name: str) -> Callable[..., Any]:
+        """The symbol function of operator ``name`` (hidden ones from ``mx.sym._internal``)."""
+        fn = getattr(self.sym, name, None)
+        return fn if fn is not None else getattr(self.sym._internal, name)
+
     def x(self, i: int = 0) -> Any:
         return self.get(self.node.input[i])
 
     def shape(self, i: int = 0) -> tuple | None:
         name = self.node.input[i]
-        if name in self.consts:
-            return self.consts[name].shape
+        if name in self.consts:  # a 0-d constant is a (1,) parameter in MXNet
+            return self.consts[name].shape or (1,)
         return self.shapes.get(name)
 
     def rank(self, i: int = 0) -> int:

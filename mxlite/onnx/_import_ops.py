@@ -84,11 +84,11 @@ def _gemm(im: Importer) -> Any:
         return y
     y = im.sym.dot(a, im.x(1), transpose_b=bool(im.attr("transB", 0)), name=im.name("_ab"))
     if alpha != 1.0:
-        y = im.sym._mul_scalar(y, scalar=alpha, name=im.name("_alpha"))
+        y = im.op("_mul_scalar")(y, scalar=alpha, name=im.name("_alpha"))
     if has_c:
         c = im.x(2)
         if beta != 1.0:
-            c = im.sym._mul_scalar(c, scalar=beta, name=im.name("_beta"))
+            c = im.op("_mul_scalar")(c, scalar=beta, name=im.name("_beta"))
         y = im.sym.broadcast_add(y, c, name=im.name())
     return y
 
@@ -133,10 +133,10 @@ def _elemwise(im: Importer) -> Any:
     full, right, left = _ELEMWISE[im.node.op_type]
     b, a = im.scalar_const(1), im.scalar_const(0)
     if b is not None and im.node.input[0] not in im.consts:
-        return getattr(im.sym, right)(im.x(0), scalar=b, name=im.name())
+        return im.op(right)(im.x(0), scalar=b, name=im.name())
     if a is not None and im.node.input[1] not in im.consts:
-        return getattr(im.sym, left)(im.x(1), scalar=a, name=im.name())
-    return getattr(im.sym, full)(im.x(0), im.x(1), name=im.name())
+        return im.op(left)(im.x(1), scalar=a, name=im.name())
+    return im.op(full)(im.x(0), im.x(1), name=im.name())
 
 
 @_importer("Mod")
@@ -153,7 +153,7 @@ def _variadic(im: Importer) -> Any:
     if op in ("Sum", "Mean"):
         y = xs[0] if len(xs) == 1 else im.sym.add_n(*xs, name=im.name("_sum"))
         if op == "Mean":
-            y = im.sym._div_scalar(y, scalar=float(len(xs)), name=im.name())
+            y = im.op("_div_scalar")(y, scalar=float(len(xs)), name=im.name())
         return y
     fn = im.sym.broadcast_maximum if op == "Max" else im.sym.broadcast_minimum
     y = xs[0]
@@ -174,7 +174,7 @@ _UNARY = {
 
 @_importer(*_UNARY)
 def _unary(im: Importer) -> Any:
-    return getattr(im.sym, _UNARY[im.node.op_type])(im.x(0), name=im.name())
+    return im.op(_UNARY[im.node.op_type])(im.x(0), name=im.name())
 
 
 @_importer("Softplus")
@@ -205,10 +205,11 @@ def _selu(im: Importer) -> Any:
 
 @_importer("PRelu")
 def _prelu(im: Importer) -> Any:
-    slope = im.node.input[1]
-    if slope in im.consts:
-        im.consts[slope] = im.consts[slope].reshape(-1)
-    return im.sym.LeakyReLU(im.x(0), im.x(1), act_type="prelu", name=im.name())
+    slope = im.x(1)
+    shape = im.shape(1)
+    if shape is not None and len(shape) != 1:  # MXNet's slope is one value per channel
+        slope = im.sym.Reshape(slope, shape=(-1,), name=im.name("_slope"))
+    return im.sym.LeakyReLU(im.x(0), slope, act_type="prelu", name=im.name())
 
 
 @_importer("Softmax", "LogSoftmax")
@@ -321,7 +322,7 @@ def _split(im: Importer) -> Any:
         y = im.sym.SliceChannel(im.x(0), num_outputs=n, axis=axis, name=im.name())
     else:
         idx = tuple(int(v) for v in np.cumsum([0, *sizes[:-1]]))
-        y = im.sym._split_v2(im.x(0), indices=idx, axis=axis, name=im.name())
+        y = im.op("_split_v2")(im.x(0), indices=idx, axis=axis, name=im.name())
     return [y[k] for k in range(n)] if n > 1 else y
 
 
@@ -374,7 +375,7 @@ def _cast(im: Importer) -> Any:
 
     dtype = np.dtype(helper.tensor_dtype_to_np_dtype(im.attr("to")))
     if dtype == np.bool_:  # MXNet keeps truth values as 0/1 numbers
-        return im.sym._not_equal_scalar(im.x(0), scalar=0.0, name=im.name())
+        return im.op("_not_equal_scalar")(im.x(0), scalar=0.0, name=im.name())
     return im.sym.Cast(im.x(0), dtype=dtype.name, name=im.name())
 
 
@@ -398,7 +399,25 @@ def _gather_elements(im: Importer) -> Any:
 
 @_importer("Where")
 def _where(im: Importer) -> Any:
-    return im.sym.where(im.x(0), im.x(1), im.x(2), name=im.name())
+    # ONNX broadcasts the three; MXNet's where wants them alike: broadcast each to the one
+    # that has the output's shape
+    out = im.shapes.get(im.node.output[0])
+    shapes = [im.shape(i) for i in range(3)]
+    xs = [im.x(i) for i in range(3)]
+    full = next((k for k, s in enumerate(shapes) if s is not None and s == out), None)
+    if full is None and any(s != shapes[0] for s in shapes):
+        raise im.fail("its inputs broadcast, and none has the output's shape.")
+    for k, s in enumerate(shapes):
+        if full is None or s == out:
+            continue
+        x = xs[k]
+        if s is None:
+            raise im.fail(f"the shape of input {k} is unknown.")
+        if len(s) < len(out):
+            dims = (1,) * (len(out) - len(s)) + tuple(-1 if d is None else d for d in s)
+            x = im.sym.Reshape(x, shape=dims, name=im.name(f"_r{k}"))
+        xs[k] = im.sym.broadcast_like(x, xs[full], name=im.name(f"_b{k}"))
+    return im.sym.where(*xs, name=im.name())
 
 
 @_importer("Pad")
@@ -425,7 +444,7 @@ def _reduce(im: Importer) -> Any:
     axes = _axes_input(im)
     keep = bool(im.attr("keepdims", 1))
     if axes is None and im.attr("noop_with_empty_axes", 0):
-        return im.sym._copy(im.x(0), name=im.name())
+        return im.op("_copy")(im.x(0), name=im.name())
     axis = None if axes is None else tuple(axes)
     if op in ("ReduceL2", "ReduceL1"):
         return im.sym.norm(im.x(0), ord=2 if op == "ReduceL2" else 1, axis=axis, keepdims=keep,
@@ -531,7 +550,7 @@ def _constant_of_shape(im: Importer) -> Any:
     src = im.shape_of.get(im.node.input[0])
     if src is not None:
         z = im.sym.zeros_like(im.get(src), name=im.name("_z"))
-        return im.sym._plus_scalar(z, scalar=value, name=im.name()) if value else z
+        return im.op("_plus_scalar")(z, scalar=value, name=im.name()) if value else z
     shape = tuple(int(d) for d in im.const(0))
     return im.sym.full(shape=shape, val=value, name=im.name())
 

@@ -17,6 +17,7 @@ and initializers that no graph output needs are removed, so the graph holds no d
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -285,6 +286,13 @@ def build_graph(
     input_names = {v.name for v in data}
     for n, i in entries:
         tensor = names[(id(n), i)]
+        if not tensor:  # an output that only training computes (rrelu's mask)
+            warnings.warn(
+                f"export_model: output {i} of node {n.name!r} ({n.op}) exists only in "
+                "training; it is left out of the ONNX graph.",
+                stacklevel=3,
+            )
+            continue
         if tensor in gb.inits or tensor in out_names or tensor in input_names:
             # an output that is an input, a parameter or another output gets its own name
             new = gb.fresh(f"{n.name}_output")

@@ -16,7 +16,7 @@ _DIRECT_UNARY = {
     "reciprocal": "Reciprocal", "sin": "Sin", "cos": "Cos", "tan": "Tan", "arcsin": "Asin",
     "arccos": "Acos", "arctan": "Atan", "sinh": "Sinh", "cosh": "Cosh", "tanh": "Tanh",
     "arcsinh": "Asinh", "arccosh": "Acosh", "arctanh": "Atanh", "sigmoid": "Sigmoid",
-    "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "rint": "Round", "sign": "Sign",
+    "relu": "Relu", "floor": "Floor", "ceil": "Ceil", "sign": "Sign",
     "erf": "Erf", "softsign": "Softsign",
 }  # fmt: skip
 
@@ -58,6 +58,13 @@ def _rsqrt(ctx: NodeContext, x: str, out: str | None = None) -> str:
 def _round(ctx: NodeContext, x: str, out: str | None = None) -> str:
     a = ctx.op1("Floor", [ctx.op1("Add", [ctx.op1("Abs", [x]), _k(ctx, 0.5)])])
     return ctx.op1("Mul", [ctx.op1("Sign", [x]), a], out)
+
+
+@_unary("rint")  # MXNet's rint takes the lower neighbour at a half (ONNX Round: the even one)
+def _rint(ctx: NodeContext, x: str, out: str | None = None) -> str:
+    f = ctx.op1("Floor", [x])
+    low = ctx.op1("LessOrEqual", [ctx.op1("Sub", [x, f]), _k(ctx, 0.5)])
+    return ctx.op1("Where", [low, f, ctx.op1("Ceil", [x])], out)
 
 
 @_unary("trunc")

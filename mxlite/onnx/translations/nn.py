@@ -141,11 +141,13 @@ def _layer_norm(ctx: NodeContext) -> None:
 def _group_norm(ctx: NodeContext) -> None:
     p = ctx.param
     x = ctx.inputs[0]
+    # MXNet 1.x's gamma and beta hold one value per group, applied in the grouped layout
     grouped = ctx.op1("Reshape", [x, ctx.ints([0, p.num_groups, -1], "gshape")])
     y = _normalize(ctx, grouped, [2], p.eps)
-    y = ctx.op1("Reshape", [y, ctx.op1("Shape", [x])])
-    y = ctx.op1("Mul", [y, _channel_shaped(ctx, ctx.inputs[1], 1)])
-    ctx.op1("Add", [y, _channel_shaped(ctx, ctx.inputs[2], 1)], ctx.out())
+    per_group = ctx.ints([-1, 1], "pgshape")
+    y = ctx.op1("Mul", [y, ctx.op1("Reshape", [ctx.inputs[1], per_group])])
+    y = ctx.op1("Add", [y, ctx.op1("Reshape", [ctx.inputs[2], per_group])])
+    ctx.op1("Reshape", [y, ctx.op1("Shape", [x])], ctx.out())
 
 
 @register_onnx("L2Normalization")
