@@ -19,7 +19,7 @@ __all__ = ["export_model", "get_operator_support", "import_model", "get_model_me
 
 # the opsets the translations are written and tested for
 MIN_OPSET = 13
-MAX_OPSET = 21
+MAX_OPSET = 28
 
 
 def require_onnx() -> Any:

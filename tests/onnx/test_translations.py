@@ -290,3 +290,18 @@ def test_translation(case: str, tmp_path) -> None:
     )  # fmt: skip
     if case not in NO_IMPORT:
         import_and_compare(path, feeds)
+
+
+OPSET_SENSITIVE = ["reduce_mean", "reduce_max", "norm", "slice_channel", "split_v2",
+                   "expand_squeeze", "pad_constant", "upsampling_nearest", "bn_fix_gamma",
+                   "rnn_lstm_bidir_2layers_states", "argmax_argmin", "layer_norm"]  # fmt: skip
+
+
+@pytest.mark.parametrize("opset", [13, 17, 18])
+@pytest.mark.parametrize("case", OPSET_SENSITIVE)
+def test_translation_older_opsets(case: str, opset: int, tmp_path) -> None:
+    sym, feeds, params = CASES[case]
+    model = export_and_compare(sym, feeds, params, str(tmp_path / "m.onnx"), opset=opset)
+    import onnx
+
+    assert onnx.load(model).opset_import[0].version == opset
