@@ -48,6 +48,9 @@ NETWORKS = {
     "alexnet": ("alexnet", {"num_classes": 10}, (3, 224, 224)),
     "vgg": ("vgg", {"num_classes": 10, "num_layers": 11}, (3, 32, 32)),
     "inception-v3": ("inception-v3", {"num_classes": 10}, (3, 299, 299)),
+    # for benchmarks/onnx_export.py: ImageNet sizes, symbol only
+    "resnet-50": ("resnet", {"num_classes": 1000, "num_layers": 50, "image_shape": "3,224,224"},
+                  (3, 224, 224)),
     "inception-v4": ("inception-v4", {"num_classes": 10}, (3, 299, 299)),
     "inception-resnet-v2": ("inception-resnet-v2", {"num_classes": 10}, (3, 299, 299)),
 }  # fmt: skip
