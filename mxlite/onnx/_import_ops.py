@@ -574,4 +574,34 @@ def _topk(im: Importer) -> Any:
     return [y[0], im.sym.Cast(y[1], dtype="int64", name=im.name("_indices"))]
 
 
+@_importer("CumSum")
+def _cumsum(im: Importer) -> Any:
+    if im.attr("exclusive", 0) or im.attr("reverse", 0):
+        raise im.fail("exclusive and reverse sums have no MXNet equivalent.")
+    axis = int(np.asarray(im.const(1)).reshape(-1)[0])
+    return im.op("_np_cumsum")(im.x(0), axis=axis, name=im.name())
+
+
+def _index_tuples_first(im: Importer, i: int) -> Any:
+    # ONNX's index tuples run along the last axis of indices; MXNet's along the first
+    n = im.rank(i)
+    return im.sym.transpose(im.x(i), axes=(n - 1, *range(n - 1)), name=im.name(f"_idx{i}"))
+
+
+@_importer("GatherND")
+def _gather_nd(im: Importer) -> Any:
+    if im.attr("batch_dims", 0):
+        raise im.fail("batch_dims > 0 has no MXNet equivalent.")
+    return im.sym.gather_nd(im.x(0), _index_tuples_first(im, 1), name=im.name())
+
+
+@_importer("ScatterND")
+def _scatter_nd(im: Importer) -> Any:
+    data = im.const(0)
+    if np.any(data) or im.attr("reduction", "none") != "none":
+        raise im.fail("only scattering into zeros (MXNet's scatter_nd) is supported.")
+    return im.sym.scatter_nd(im.x(2), _index_tuples_first(im, 1), shape=data.shape,
+                             name=im.name())  # fmt: skip
+
+
 from . import _import_rnn  # noqa: E402,F401  (LSTM, GRU and RNN)

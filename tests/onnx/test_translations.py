@@ -184,6 +184,23 @@ CASES: dict[str, tuple] = {
                        {"x": np.array([[1, np.nan, 2], [np.nan, 3, 0.5]], np.float32)}, {}),
 }  # fmt: skip
 
+CASES.update({
+    "linalg_gemm": (S.linalg.gemm(X, Y, S.var("z"), transpose_a=True, alpha=0.5, beta=2.0),
+                    {"x": r(2, 3, 4), "y": r(2, 3, 5), "z": r(2, 4, 5)}, {}),
+    "linalg_gemm2_syrk": (S.Group([S.linalg.gemm2(X, Y, transpose_b=True, alpha=1.5),
+                                   S.linalg.syrk(X, transpose=True, alpha=0.5)]),
+                          {"x": r(2, 3, 4), "y": r(2, 5, 4)}, {}),
+    "moments": (S.Group(list(S.moments(X, axes=(0, 2)))), x_((2, 3, 4)), {}),
+    "cumsum": (S.Group([S.np.cumsum(X, axis=1), S.np.cumsum(X)]) if hasattr(S, "np")
+               else S._internal._np_cumsum(X, axis=1), x_((2, 3)), {}),
+    "gather_nd": (S.gather_nd(X, Y), {"x": r(3, 4, 2),
+                                      "y": np.array([[0, 2, 1], [3, 0, 3]], np.float32)}, {}),
+    "scatter_nd": (S.scatter_nd(X, Y, shape=(3, 4)),
+                   {"x": r(3), "y": np.array([[0, 2, 1], [3, 0, 2]], np.float32)}, {}),
+    "batch_take": (S.batch_take(X, Y), {"x": r(3, 4), "y": np.array([0, 3, 9], np.int32)},
+                   {}),
+})  # fmt: skip
+
 REDUCE = ["sum", "mean", "max", "min", "prod"]
 for _name in REDUCE:
     _fn = getattr(S, _name)

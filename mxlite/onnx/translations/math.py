@@ -346,3 +346,93 @@ def _batch_dot(ctx: NodeContext) -> None:
     if p.transpose_b:
         b = _t(ctx, b, ctx.ndim(1))
     ctx.op1("MatMul", [a, b], ctx.out())
+
+
+def _linalg_product(ctx: NodeContext, alpha: float, ta: bool, tb: bool, axis: int) -> str:
+    if axis not in (-2, ctx.ndim() - 2):
+        raise ctx.fail(f"axis={axis}", "only the last two axes hold the matrices in ONNX.")
+    a, b = ctx.inputs[:2]
+    if ta:
+        a = _t(ctx, a, ctx.ndim(0))
+    if tb:
+        b = _t(ctx, b, ctx.ndim(1))
+    y = ctx.op1("MatMul", [a, b])
+    return y if alpha == 1.0 else ctx.op1("Mul", [y, _k(ctx, alpha)])
+
+
+@register_onnx("_linalg_gemm")
+def _linalg_gemm(ctx: NodeContext) -> None:
+    p = ctx.param
+    y = _linalg_product(ctx, p.alpha, p.transpose_a, p.transpose_b, p.axis)
+    c = ctx.inputs[2] if p.beta == 1.0 else ctx.op1("Mul", [ctx.inputs[2], _k(ctx, p.beta)])
+    ctx.op1("Add", [y, c], ctx.out())
+
+
+@register_onnx("_linalg_gemm2")
+def _linalg_gemm2(ctx: NodeContext) -> None:
+    p = ctx.param
+    ctx.op1("Identity", [_linalg_product(ctx, p.alpha, p.transpose_a, p.transpose_b, p.axis)],
+            ctx.out())  # fmt: skip
+
+
+@register_onnx("_linalg_syrk")
+def _linalg_syrk(ctx: NodeContext) -> None:
+    p = ctx.param
+    a = ctx.inputs[0]
+    at = _t(ctx, a, ctx.ndim())
+    y = ctx.op1("MatMul", [at, a] if p.transpose else [a, at])
+    ctx.op1("Mul", [y, _k(ctx, p.alpha)], ctx.out())
+
+
+@register_onnx("moments")
+def _moments(ctx: NodeContext) -> None:
+    p = ctx.param
+    axes = _axes(ctx, p.axes)
+    x = ctx.inputs[0]
+    mean = ctx.reduce("ReduceMean", x, axes, True, None)
+    d = ctx.op1("Sub", [x, mean])
+    ctx.reduce("ReduceMean", ctx.op1("Mul", [d, d]), axes, p.keepdims, ctx.out(1))
+    if p.keepdims:
+        ctx.op1("Identity", [mean], ctx.out(0))
+    else:
+        ctx.reduce("ReduceMean", x, axes, False, ctx.out(0))
+
+
+@register_onnx("_np_cumsum")
+def _cumsum(ctx: NodeContext) -> None:
+    p = ctx.param
+    x = ctx.inputs[0]
+    if p.axis is None:
+        x, axis = ctx.op1("Reshape", [x, ctx.ints([-1], "flat")]), 0
+    else:
+        axis = p.axis
+    if p.dtype is not None and np.dtype(p.dtype) != ctx.dtype():
+        x = ctx.cast(x, p.dtype)
+    ctx.op1("CumSum", [x, ctx.ints([axis], "axis")], ctx.out())
+
+
+@register_onnx("gather_nd")
+def _gather_nd(ctx: NodeContext) -> None:
+    # MXNet's index tuples run along the first axis of indices; ONNX's along the last
+    n = ctx.ndim(1)
+    idx = ctx.cast(ctx.inputs[1], np.int64)
+    idx = ctx.op1("Transpose", [idx], perm=list(range(1, n)) + [0])
+    ctx.op1("GatherND", [ctx.inputs[0], idx], ctx.out())
+
+
+@register_onnx("scatter_nd")
+def _scatter_nd(ctx: NodeContext) -> None:
+    n = ctx.ndim(1)
+    idx = ctx.cast(ctx.inputs[1], np.int64)
+    idx = ctx.op1("Transpose", [idx], perm=list(range(1, n)) + [0])
+    zeros = ctx.const(np.zeros(ctx.out_shapes[0], ctx.dtype()), "zeros")
+    ctx.op1("ScatterND", [zeros, idx, ctx.inputs[0]], ctx.out())
+
+
+@register_onnx("batch_take")
+def _batch_take(ctx: NodeContext) -> None:
+    n = ctx.static_dim(0, 1, "a")
+    idx = ctx.cast(ctx.inputs[1], np.int64)
+    idx = ctx.op1("Clip", [idx, ctx.scalar(0, np.int64, "lo"), ctx.scalar(n - 1, np.int64, "hi")])
+    y = ctx.op1("GatherElements", [ctx.inputs[0], ctx.unsqueeze(idx, [1])], axis=1)
+    ctx.squeeze(y, [1], ctx.out())
