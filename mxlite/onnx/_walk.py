@@ -17,6 +17,7 @@ and initializers that no graph output needs are removed, so the graph holds no d
 
 from __future__ import annotations
 
+import logging
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -190,14 +191,15 @@ class NodeContext:
 
 def _dynamic_dims(
     entries: list, known: dict[int, tuple], data: list[Node], dyn_in: list[tuple[bool, ...]]
-) -> dict[tuple[int, int], tuple[bool, ...]]:
-    """Which dimension of each entry changes when a dynamic input dimension does.
+) -> tuple[dict[tuple[int, int], tuple[bool, ...]], dict[tuple[int, int], dict[int, str]]]:
+    """Which dimension of each entry changes when a dynamic input dimension does, and, for
+    a dimension that follows exactly one input dimension of the same size, that one's name.
 
     Each dynamic dimension is doubled on its own; one the network cannot vary (a channel
     count that weights fix) stays dynamic in the graph's input but changes nothing else."""
     first = infer_shapes(entries, known)
-    changed: dict[tuple[int, int], list[bool]] = {
-        k: [False] * len(s) for k, s in first.items() if s is not None
+    sources: dict[tuple[int, int], list[list[str]]] = {
+        k: [[] for _ in s] for k, s in first.items() if s is not None
     }
     for v, mask in zip(data, dyn_in):
         for axis, is_dyn in enumerate(mask):
@@ -211,13 +213,20 @@ def _dynamic_dims(
                 second = infer_shapes(entries, again)
             except MXNetError:
                 continue
-            for k, flags in changed.items():
+            dim_name = f"{v.name}_dim{axis}"
+            for k, found in sources.items():
                 other = second.get(k)
-                if other is None or len(other) != len(flags):
+                if other is None or len(other) != len(found):
                     continue
                 for i, (a, b) in enumerate(zip(first[k], other)):
-                    flags[i] = flags[i] or a != b
-    return {k: tuple(f) for k, f in changed.items()}
+                    if a != b:
+                        found[i].append(dim_name if b == 2 * a == shape[axis] else "")
+    dyn = {k: tuple(bool(f) for f in found) for k, found in sources.items()}
+    names = {
+        k: {i: f[0] for i, f in enumerate(found) if len(f) == 1 and f[0]}
+        for k, found in sources.items()
+    }
+    return dyn, names
 
 
 def build_graph(
@@ -259,7 +268,7 @@ def build_graph(
     shapes = infer_shapes(entries, known)
     types = infer_types(entries, known_t)
     dyn_in = dyn_in or [tuple(False for _ in s) for s in in_shapes]
-    dyn = _dynamic_dims(entries, known, data, dyn_in)
+    dyn, dim_names = _dynamic_dims(entries, known, data, dyn_in)
 
     gb = GraphBuilder(opset)
     names: dict[tuple[int, int], str] = {}
@@ -280,7 +289,7 @@ def build_graph(
         if not n.is_variable():
             _translate(gb, n, names, shapes, types, dyn)
             if verbose:
-                print(f"export_model: {n.op} {n.name!r} translated")
+                logging.info("export_model: converted %s %r", n.op, n.name)
 
     outputs, out_names = [], []
     input_names = {v.name for v in data}
@@ -300,8 +309,9 @@ def build_graph(
             tensor = new
         out_names.append(tensor)
         mask = dyn.get((id(n), i), ())
+        named = dim_names.get((id(n), i), {})
         dims = [
-            f"{tensor}_dim{k}" if k < len(mask) and mask[k] else d
+            named.get(k, f"{tensor}_dim{k}") if k < len(mask) and mask[k] else d
             for k, d in enumerate(shapes[(id(n), i)])
         ]
         outputs.append(helper.make_tensor_value_info(tensor, onnx_dtype(types[(id(n), i)]), dims))

@@ -105,7 +105,7 @@ def test_run_shape_inference_and_dynamic_dims(tmp_path) -> None:
     assert [d.dim_param for d in dims] == ["data_dim0", "data_dim1"]
     assert len(model.graph.value_info) >= 1
     out_dims = model.graph.output[0].type.tensor_type.shape.dim
-    assert out_dims[0].dim_param and out_dims[1].dim_value == 3
+    assert out_dims[0].dim_param == "data_dim0" and out_dims[1].dim_value == 3
 
 
 def test_command_line_check(tmp_path, capsys) -> None:
