@@ -119,3 +119,14 @@ def test_command_line_check(tmp_path, capsys) -> None:
     assert rc == 0, text
     assert "batch 2: largest difference" in text and "batch 3" in text
     assert onnx.load(out).opset_import[0].version == 17
+
+
+def test_every_operator_has_a_translation_or_a_reason() -> None:
+    # a new operator comes with its ONNX translation or says why ONNX cannot express it
+    mx.onnx.get_operator_support()
+    from mxlite.operator import registry
+
+    missing = sorted(
+        {c.op_name for c in registry.all_ops().values() if c.onnx_translation() is None}
+    )
+    assert missing == [], f"register_onnx a translation or why_not for {missing}"
