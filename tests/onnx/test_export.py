@@ -66,6 +66,10 @@ def test_unexpressible_operator_names_node_operator_attribute(tmp_path) -> None:
     rnd = mx.sym.random.uniform(shape=(2,), name="noise") + x
     with pytest.raises(mx.MXNetError, match="noise.*_random_uniform.*random"):
         mx.onnx.export_model(rnd, {}, [(2,)], onnx_file_path=out)
+    full = mx.sym.Pooling(x, kernel=(2, 2), stride=(2, 2), pad=(1, 1), pooling_convention="full",
+                          name="p_full")  # fmt: skip
+    with pytest.raises(mx.MXNetError, match="p_full.*pooling_convention='full'.*padding"):
+        mx.onnx.export_model(full, {}, [(1, 1, 7, 7)], onnx_file_path=out)
     pool = mx.sym.Pooling(x, kernel=(2, 2), pooling_convention="same", name="p_same")
     with pytest.raises(mx.MXNetError, match="p_same.*Pooling.*pooling_convention='same'"):
         mx.onnx.export_model(pool, {}, [(1, 1, 4, 4)], onnx_file_path=out)

@@ -192,7 +192,9 @@ def _pooling(ctx: NodeContext) -> None:
     if p.pooling_convention == "same":
         raise ctx.fail("pooling_convention='same'", "ONNX has no such output rule for MXNet's.")
     if full:
-        # ONNX's ceil mode drops a last window that starts in the end padding; MXNet keeps it
+        # ONNX's ceil mode drops a last window that starts in the end padding, which MXNet
+        # keeps; padding the end for floor mode instead needs pads ONNX Runtime refuses
+        # (as large as the kernel), so such a window is an error
         for i in range(n):
             size = ctx.in_shapes[0][2 + i]
             if (ctx.out_shapes[0][2 + i] - 1) * stride[i] >= size + pad[i]:
