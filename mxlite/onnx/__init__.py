@@ -131,6 +131,7 @@ def export_model(
     onnx_file_path : str
         Onnx file path
     """
+    require_onnx()
     from ._export import export_to_proto
 
     model = export_to_proto(
@@ -165,6 +166,7 @@ def import_model(model_file: str) -> tuple[Any, dict, dict]:
     aux_params : dict of ``str`` to :class:`~mxlite.ndarray.NDArray`
         Dict of converted parameters stored in ``mxnet.ndarray.NDArray`` format
     """
+    require_onnx()
     from ._import import import_model as _import_model
 
     return _import_model(model_file)
@@ -185,6 +187,7 @@ def get_model_metadata(model_file: str) -> dict[str, Any]:
         ``'input_tensor_data'``: list of (name, shape, ONNX dtype) of the inputs that are not
         initializers; ``'output_tensor_data'``: list of (name, shape) of the outputs.
     """
+    require_onnx()
     from ._import import get_model_metadata as _get_model_metadata
 
     return _get_model_metadata(model_file)

@@ -134,3 +134,13 @@ def test_every_operator_has_a_translation_or_a_reason() -> None:
         {c.op_name for c in registry.all_ops().values() if c.onnx_translation() is None}
     )
     assert missing == [], f"register_onnx a translation or why_not for {missing}"
+
+
+def test_without_onnx_the_error_names_the_extra(monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(mx.MXNetError, match=r"mxlite\[onnx\]"):
+        mx.onnx.export_model(mx.sym.var("x"), {}, [(1,)])
+    with pytest.raises(mx.MXNetError, match=r"mxlite\[onnx\]"):
+        mx.onnx.import_model("m.onnx")
