@@ -12,7 +12,7 @@ from ._export import load_params, load_symbol
 
 def mxlite_outputs(sym: Any, params: Any, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     """The inference outputs of ``sym`` on ``inputs`` (labels of heads filled with zeros)."""
-    from .. import cpu
+    from ..context import cpu
     from .. import ndarray as nd
 
     sym = load_symbol(sym)

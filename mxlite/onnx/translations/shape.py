@@ -370,7 +370,7 @@ def _size_array(ctx: NodeContext) -> None:
 @register_onnx("_zeros", "_ones", "_full", "_arange", "_eye", "_linspace")
 def _constant(ctx: NodeContext) -> None:
     # no inputs: the value is fixed at export; compute it with mxlite itself
-    from ... import cpu
+    from ...context import cpu
     from ...symbol import Symbol
 
     arr = Symbol([(ctx.node, 0)]).bind(cpu(), {}).forward()[0].asnumpy()
