@@ -59,10 +59,19 @@ def import_to_gluon(model_file: str, ctx: Any) -> Any:
         A SymbolBlock object representing the given model file.
     """
     warnings.warn(_IMPORT_ADVICE, DeprecationWarning, stacklevel=2)
+    from ... import gluon, symbol
     from ...base import MXNetError
 
-    # TODO(#11): build the SymbolBlock once mxlite.gluon has it
-    raise MXNetError(
-        "import_to_gluon: mxlite.gluon has no SymbolBlock yet (issue 11); use import_model and "
-        "bind the symbol, or wrap it in mx.mod.Module."
-    )
+    try:
+        block_cls = gluon.SymbolBlock
+    except (AttributeError, MXNetError):
+        raise MXNetError(
+            "import_to_gluon: mxlite.gluon has no SymbolBlock yet; use import_model and bind "
+            "the symbol, or wrap it in mx.mod.Module."
+        ) from None
+    sym, arg_params, aux_params = _onnx.import_model(model_file)
+    known = {**arg_params, **aux_params}
+    inputs = [symbol.var(n) for n in sym.list_inputs() if n not in known]
+    net = block_cls(sym, inputs)
+    net.collect_params().load_dict(known, ctx=ctx)
+    return net
