@@ -141,7 +141,12 @@ def test_every_operator_has_a_translation_or_a_reason() -> None:
     from mxlite.operator import registry
 
     missing = sorted(
-        {c.op_name for c in registry.all_ops().values() if c.onnx_translation() is None}
+        {
+            c.op_name
+            for c in registry.all_ops().values()
+            # operators that tests register for themselves are named _test_*
+            if not c.op_name.startswith("_test") and c.onnx_translation() is None
+        }
     )
     assert missing == [], f"register_onnx a translation or why_not for {missing}"
 
