@@ -12,8 +12,8 @@ from ._export import load_params, load_symbol
 
 def mxlite_outputs(sym: Any, params: Any, inputs: dict[str, np.ndarray]) -> list[np.ndarray]:
     """The inference outputs of ``sym`` on ``inputs`` (labels of heads filled with zeros)."""
-    from ..context import cpu
     from .. import ndarray as nd
+    from ..context import cpu
 
     sym = load_symbol(sym)
     params = load_params(params)

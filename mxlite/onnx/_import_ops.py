@@ -167,7 +167,7 @@ _UNARY = {
     "Sqrt": "sqrt", "Abs": "abs", "Neg": "negative", "Floor": "floor", "Ceil": "ceil",
     "Erf": "erf", "Reciprocal": "reciprocal", "Sin": "sin", "Cos": "cos", "Tan": "tan",
     "Asin": "arcsin", "Acos": "arccos", "Atan": "arctan", "Sinh": "sinh", "Cosh": "cosh",
-    "Asinh": "arcsinh", "Acosh": "arccosh", "Atanh": "arctanh", "Sign": "sign", "Round": "rint",
+    "Asinh": "arcsinh", "Acosh": "arccosh", "Atanh": "arctanh", "Sign": "sign",
     "Softsign": "softsign", "Not": "logical_not", "Identity": "_copy", "Dropout": "_copy",
 }  # fmt: skip
 
@@ -175,6 +175,18 @@ _UNARY = {
 @_importer(*_UNARY)
 def _unary(im: Importer) -> Any:
     return im.op(_UNARY[im.node.op_type])(im.x(0), name=im.name())
+
+
+@_importer("Round")
+def _round(im: Importer) -> Any:
+    # ONNX rounds a half to the even neighbour; MXNet's round and rint do not: floor(x + 0.5),
+    # less one where that was a tie landing on an odd number
+    t = im.op("_plus_scalar")(im.x(0), scalar=0.5, name=im.name("_t"))
+    f = im.sym.floor(t, name=im.name("_f"))
+    tie = im.sym.broadcast_equal(t, f, name=im.name("_tie"))
+    odd = im.op("_mod_scalar")(f, scalar=2.0, name=im.name("_odd"))
+    return im.sym.broadcast_sub(f, im.sym.broadcast_mul(tie, odd, name=im.name("_fix")),
+                                name=im.name())  # fmt: skip
 
 
 @_importer("Softplus")

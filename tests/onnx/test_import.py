@@ -128,11 +128,16 @@ def test_elementwise_and_logic(tmp_path) -> None:
         helper.make_node("LeakyRelu", ["x"], ["lr"], alpha=0.1),
         helper.make_node("PRelu", ["xc", "slope"], ["pr"]),
         helper.make_node("HardSigmoid", ["x"], ["hs"]),
+        helper.make_node("Round", ["halves"], ["rd"]),
     ]
-    inits = [const("two", np.float32(2.0)), const("half", np.full((1, 3), 0.5, np.float32)),
-             const("slope", f32(3, 1, 1))]  # fmt: skip
+    inits = [
+        const("two", np.float32(2.0)),
+        const("half", np.full((1, 3), 0.5, np.float32)),
+        const("slope", f32(3, 1, 1)),
+        const("halves", np.array([-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 0.4, -3.7], np.float32)),
+    ]
     m = model(nodes, [("x", [2, 3]), ("y", [2, 3]), ("xc", [2, 3, 2, 2])],
-              ["e", "lr", "pr", "hs"], inits)  # fmt: skip
+              ["e", "lr", "pr", "hs", "rd"], inits)  # fmt: skip
     y = np.abs(f32(2, 3)) + 0.5
     check(m, {"x": f32(2, 3), "y": y, "xc": f32(2, 3, 2, 2)}, tmp_path, rtol=1e-4, atol=1e-4)
 
