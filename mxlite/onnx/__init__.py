@@ -7,36 +7,15 @@ function here is first called, never by ``import mxlite``. Operators' translatio
 
 from __future__ import annotations
 
-import os
-import secrets
 from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
+from ..fileio import atomic_write
+from ._lib import MIN_OPSET, require_onnx
+from ._lib import newest_opset as newest_opset
 
 __all__ = ["export_model", "get_operator_support", "import_model", "get_model_metadata"]
-
-# the opsets the translations are written and tested for
-MIN_OPSET = 13
-MAX_OPSET = 28
-
-
-def require_onnx() -> Any:
-    """The ``onnx`` module, loaded with the translations; a clear error when it is missing."""
-    try:
-        import onnx
-    except ImportError as exc:
-        raise MXNetError("mxlite.onnx needs the onnx package: pip install mxlite[onnx]") from exc
-    from . import translations  # noqa: F401  (registers the translations)
-
-    return onnx
-
-
-def newest_opset() -> int:
-    """The newest opset both the translations and the installed onnx support."""
-    onnx = require_onnx()
-    return min(MAX_OPSET, onnx.defs.onnx_opset_version())
 
 
 def get_operator_support(opset_version: int | None = None) -> list[str]:
@@ -60,24 +39,6 @@ def get_operator_support(opset_version: int | None = None) -> list[str]:
     return sorted(
         name for name, cls in registry.all_ops().items() if callable(cls.onnx_translation())
     )
-
-
-def write_atomic(path: str, data: bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a rename."""
-    folder, base = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
 
 
 def export_model(
@@ -145,7 +106,8 @@ def export_model(
         run_shape_inference=run_shape_inference,
         opset_version=opset_version,
     )
-    write_atomic(os.fspath(onnx_file_path), model.SerializeToString())
+    with atomic_write(onnx_file_path, "wb", where="export_model") as f:
+        f.write(model.SerializeToString())
     return onnx_file_path
 
 

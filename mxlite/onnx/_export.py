@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from . import newest_opset, require_onnx
+from ._lib import newest_opset, require_onnx
 from ._walk import ExportError, build_graph
 
 __all__ = ["export_to_proto", "load_params", "load_symbol"]

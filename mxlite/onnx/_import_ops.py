@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ._import import Importer, _importer
+from ._importer import Importer, _importer
 
 
 def _pads(im: Importer, n: int) -> tuple:
@@ -291,6 +291,3 @@ def _lrn(im: Importer) -> Any:
         im.x(0), alpha=im.attr("alpha", 1e-4), beta=im.attr("beta", 0.75),
         knorm=im.attr("bias", 1.0), nsize=im.attr("size"), name=im.name(),
     )  # fmt: skip
-
-
-from . import _import_rnn, _import_tensor  # noqa: E402,F401  (the rest of the table)

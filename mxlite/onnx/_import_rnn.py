@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._import import Importer, _importer
+from ._importer import Importer, _importer
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN": 1}
 # MXNet gate g is ONNX gate _FROM[op][g]

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ._import import Importer, _importer
+from ._importer import Importer, _importer
 
 INT_MAX = np.iinfo(np.int64).max // 2  # ends at or past this mean "to the end"
 
