@@ -13,6 +13,12 @@ from ._walk import ExportError, build_graph
 
 __all__ = ["export_to_proto", "load_params", "load_symbol"]
 
+# ONNX operators whose ONNX Runtime kernels (1.2x-1.32) stop at opset 21
+ORT_OLD_KERNELS = frozenset(
+    {"MaxRoiPool", "RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike"}
+)
+ORT_OPSET = 21
+
 
 def load_params(params: Any, func: str = "export_model") -> dict[str, np.ndarray]:
     """Parameters from a ``.params`` file, a dict, or ``[arg_params, aux_params]``, as NumPy
@@ -131,6 +137,15 @@ def export_to_proto(
     shapes, types = _shapes_types(in_shapes, in_types)
     masks = _dynamic_masks(shapes, dynamic, dynamic_input_shapes)
     graph = build_graph(sym, params, shapes, types, masks, opset, verbose)
+    if (
+        opset_version is None
+        and opset > ORT_OPSET
+        and any(n.op_type in ORT_OLD_KERNELS for n in graph.node)
+    ):
+        # by default, a graph that ONNX Runtime could not run at the newest opset gets the
+        # newest one it runs
+        opset = ORT_OPSET
+        graph = build_graph(sym, params, shapes, types, masks, opset, verbose)
     model = helper.make_model(
         graph,
         opset_imports=[helper.make_opsetid("", opset)],

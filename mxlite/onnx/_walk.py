@@ -318,7 +318,7 @@ def build_graph(
     kept = _live(gb.nodes, out_names)
     used = {t for node in kept for t in node.input}
     inits = [
-        numpy_helper.from_array(np.ascontiguousarray(a), k)
+        numpy_helper.from_array(a if a.flags.c_contiguous else a.copy(order="C"), k)
         for k, a in gb.inits.items()
         if k in used
     ]

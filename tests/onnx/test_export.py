@@ -63,8 +63,8 @@ def test_unexpressible_operator_names_node_operator_attribute(tmp_path) -> None:
          "conv_nhwc_bias": np.zeros(2, np.float32)}  # fmt: skip
     with pytest.raises(mx.MXNetError, match="conv_nhwc.*Convolution.*layout='NHWC'"):
         mx.onnx.export_model(bad, w, [(1, 5, 5, 3)], onnx_file_path=out)
-    rnd = mx.sym.random.uniform(shape=(2,), name="noise") + x
-    with pytest.raises(mx.MXNetError, match="noise.*_random_uniform.*random"):
+    rnd = mx.sym.random.poisson(shape=(2,), name="noise") + x
+    with pytest.raises(mx.MXNetError, match="noise.*_random_poisson.*ONNX samples only"):
         mx.onnx.export_model(rnd, {}, [(2,)], onnx_file_path=out)
     full = mx.sym.Pooling(x, kernel=(2, 2), stride=(2, 2), pad=(1, 1), pooling_convention="full",
                           name="p_full")  # fmt: skip
@@ -80,11 +80,11 @@ def test_operator_support() -> None:
     for name in ("Convolution", "BatchNorm", "SoftmaxOutput", "RNN", "Reshape", "take",
                  "broadcast_add", "_plus_scalar", "softmax", "LRN", "Embedding"):  # fmt: skip
         assert name in ops
-    assert "_random_uniform" not in ops and ops == sorted(ops)
+    assert "_random_poisson" not in ops and ops == sorted(ops)
     assert mx.onnx.get_operator_support(11) == []
     from mxlite.operator import registry
 
-    assert "random" in registry.get("_random_uniform").onnx_translation()
+    assert "ONNX samples only" in registry.get("_random_poisson").onnx_translation()
 
 
 def test_contrib_paths_warn(tmp_path) -> None:
@@ -159,3 +159,27 @@ def test_without_onnx_the_error_names_the_extra(monkeypatch) -> None:
         mx.onnx.export_model(mx.sym.var("x"), {}, [(1,)])
     with pytest.raises(mx.MXNetError, match=r"mxlite\[onnx\]"):
         mx.onnx.import_model("m.onnx")
+
+
+def test_samplers_draw_from_their_distributions(tmp_path) -> None:
+    import onnxruntime as ort
+
+    x = mx.sym.var("x")
+    sym = mx.sym.Group([
+        mx.sym.random.uniform(low=2, high=3, shape=(200, 50)),
+        mx.sym.random.normal(loc=1, scale=0.5, shape=(200, 50)),
+        mx.sym.random.uniform_like(x, low=-1, high=0),
+        mx.sym.sample_multinomial(x, shape=3),
+    ])  # fmt: skip
+    out = str(tmp_path / "r.onnx")
+    mx.onnx.export_model(sym, {}, [(4, 3)], np.float32, out)
+    model = onnx.load(out)
+    onnx.checker.check_model(model, full_check=True)
+    assert model.opset_import[0].version == 21  # the newest ONNX Runtime runs these at
+    probs = np.array([[0, 1, 0], [0, 0, 1], [1, 0, 0], [0.5, 0.5, 0]], np.float32)
+    u, n, ul, m = ort.InferenceSession(out).run(None, {"x": probs})
+    assert u.shape == (200, 50) and 2 <= u.min() and u.max() <= 3
+    assert abs(n.mean() - 1) < 0.05 and abs(n.std() - 0.5) < 0.05
+    assert ul.shape == (4, 3) and -1 <= ul.min() and ul.max() <= 0
+    assert m.shape == (4, 3) and m.dtype == np.int32
+    assert (m[:3] == np.array([[1], [2], [0]])).all() and set(m[3]) <= {0, 1}

@@ -211,6 +211,8 @@ CASES.update({
     "crop_center": (S.Crop(X, h_w=(3, 2), center_crop=True, num_args=1), x_((1, 2, 6, 5)), {}),
     "crop_like": (S.Crop(X, Y, offset=(1, 2), num_args=2), {"x": r(1, 2, 6, 5),
                                                            "y": r(1, 1, 3, 2)}, {}),
+    "arange_like": (S.Group([S.contrib.arange_like(X, start=1.5, step=0.5),
+                             S.contrib.arange_like(X, axis=1)]), x_((2, 3)), {}),
     "sequence_ops": (S.Group([S.SequenceReverse(X), S.SequenceLast(X), S.SequenceMask(X)]),
                      x_((3, 2, 4)), {}),
 })  # fmt: skip
@@ -299,15 +301,14 @@ DYNAMIC = {
     "zeros_ones_like", "pool_max_full", "embedding", "tile", "conv2d",
 }  # fmt: skip
 # not imported back: IsNaN has no mxlite operator; slice_like's ends are computed (Shape)
-NO_IMPORT = {"nansum_nanprod", "slice_like"}
+NO_IMPORT = {"nansum_nanprod", "slice_like", "arange_like"}
 
 
 def other_batch(feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([v, v[:1] * 0.5]) for k, v in feeds.items()}
 
 
-# ONNX Runtime has no MaxRoiPool kernel for opset 22 and newer
-OPSET = {"roi_pooling": 21}
+OPSET: dict[str, int] = {}
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

@@ -4,10 +4,11 @@
 from ...operator.registry import register_onnx
 from . import math as math
 from . import nn as nn
+from . import random as random
 from . import rnn as rnn
 from . import shape as shape
 
-_RANDOM = "it draws random numbers, which an ONNX graph cannot reproduce as MXNet does."
+_RANDOM = "ONNX samples only uniform, normal and multinomial distributions, with fixed parameters."
 _TRAIN = "it updates weights during training; ONNX graphs are for inference."
 _LINALG = "ONNX has no such linear-algebra operator."
 
@@ -15,11 +16,10 @@ register_onnx(
     *(
         "_random_exponential _random_exponential_like _random_gamma _random_gamma_like "
         "_random_generalized_negative_binomial _random_generalized_negative_binomial_like "
-        "_random_negative_binomial _random_negative_binomial_like _random_normal "
-        "_random_normal_like _random_poisson _random_poisson_like _random_randint "
-        "_random_uniform _random_uniform_like _sample_exponential _sample_gamma "
-        "_sample_generalized_negative_binomial _sample_multinomial _sample_negative_binomial "
-        "_sample_normal _sample_poisson _sample_uniform _sample_unique_zipfian _shuffle"
+        "_random_negative_binomial _random_negative_binomial_like _random_poisson "
+        "_random_poisson_like _random_randint _sample_exponential _sample_gamma "
+        "_sample_generalized_negative_binomial _sample_negative_binomial _sample_normal "
+        "_sample_poisson _sample_uniform _sample_unique_zipfian _shuffle"
     ).split(),
     why_not=_RANDOM,
 )
@@ -65,6 +65,5 @@ register_onnx(
     "_slice_assign_scalar",
     "_ravel_multi_index",
     "_unravel_index",
-    "_contrib_arange_like",
-    why_not="it is not exported yet (not part of MXNet 1.9.1's ONNX support either).",
+    why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )

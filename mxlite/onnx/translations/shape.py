@@ -375,3 +375,23 @@ def _constant(ctx: NodeContext) -> None:
 
     arr = Symbol([(ctx.node, 0)]).bind(cpu(), {}).forward()[0].asnumpy()
     ctx.alias(0, ctx.const(arr, "value"))
+
+
+@register_onnx("_contrib_arange_like")
+def _arange_like(ctx: NodeContext) -> None:
+    p = ctx.param
+    if p.repeat != 1:
+        raise ctx.fail(f"repeat={p.repeat}", "ONNX's Range repeats no values.")
+    x = ctx.inputs[0]
+    if p.axis is None:
+        n = ctx.op1("Size", [x])
+    else:
+        n = ctx.op1("Gather", [ctx.op1("Shape", [x]), ctx.scalar(p.axis, np.int64, "axis")])
+    dt = ctx.out_dtypes[0]
+    start, step = ctx.scalar(p.start, dt, "start"), ctx.scalar(p.step, dt, "step")
+    limit = ctx.op1("Add", [start, ctx.op1("Mul", [ctx.cast(n, dt), step])])
+    if p.axis is None:
+        y = ctx.op1("Range", [start, limit, step])
+        ctx.op1("Reshape", [y, ctx.op1("Shape", [x])], ctx.out())
+    else:
+        ctx.op1("Range", [start, limit, step], ctx.out())
