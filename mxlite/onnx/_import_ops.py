@@ -189,6 +189,12 @@ def _round(im: Importer) -> Any:
                                 name=im.name())  # fmt: skip
 
 
+@_importer("IsNaN")
+def _isnan(im: Importer) -> Any:
+    # NaN is the one value unequal to itself
+    return im.sym.broadcast_not_equal(im.x(0), im.x(0), name=im.name())
+
+
 @_importer("Softplus")
 def _softplus(im: Importer) -> Any:
     return im.sym.Activation(im.x(0), act_type="softrelu", name=im.name())
