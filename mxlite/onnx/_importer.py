@@ -24,6 +24,12 @@ from ..base import MXNetError
 from ._lib import require_onnx
 
 _IMPORTERS: dict[str, Callable[..., Any]] = {}
+# operators computed at import when all their inputs are constants: the shape arithmetic
+# that exporters write around Reshape, Expand and Slice
+_FOLD = frozenset(
+    "Add Sub Mul Div Cast Concat Gather Unsqueeze Squeeze Slice Reshape Range Equal Where "
+    "ConstantOfShape Identity ReduceProd Neg Abs Max Min Floor Ceil".split()
+)
 
 
 class OnnxImportError(MXNetError, ValueError):
@@ -171,6 +177,14 @@ class Importer:
                 continue
             if node.op_type == "Shape":
                 self.shape_of[node.output[0]] = node.input[0]
+            if self._foldable(node):
+                # constant in, constant out (the shape arithmetic exporters write): compute it
+                from onnx.reference import ReferenceEvaluator
+
+                feeds = {i: self.consts[i] for i in node.input if i}
+                values = ReferenceEvaluator(node).run(None, feeds)
+                self.consts.update(zip(node.output, values))
+                continue
             fn = _IMPORTERS.get(node.op_type)
             if fn is None:
                 raise self.fail("no importer is written for this operator.")
@@ -189,6 +203,14 @@ class Importer:
         arg = {k: nd.array(v, dtype=v.dtype) for k, v in self.arg_params.items() if k in used}
         aux = {k: nd.array(v, dtype=v.dtype) for k, v in self.aux_params.items() if k in used}
         return result, arg, aux
+
+    def _foldable(self, node: Any) -> bool:
+        ins = [i for i in node.input if i]
+        return (
+            bool(ins)
+            and node.op_type in _FOLD
+            and all(i in self.consts and i not in self.tensors for i in ins)
+        )
 
     def _constant_value(self) -> np.ndarray:
         from onnx import numpy_helper

@@ -204,3 +204,19 @@ def test_get_model_metadata(tmp_path) -> None:
         meta = mx.contrib.onnx.get_model_metadata(path)
     assert meta == {"input_tensor_data": [("x", (0, 3), TensorProto.FLOAT)],
                     "output_tensor_data": [("y", ())]}  # fmt: skip
+
+
+def test_shape_arithmetic_like_pytorch_is_folded(tmp_path) -> None:
+    # x.view(x.size(0), -1) as torch.onnx writes it, for a static input shape
+    nodes = [
+        helper.make_node("Shape", ["x"], ["s"]),
+        helper.make_node("Gather", ["s", "zero"], ["n"], axis=0),
+        helper.make_node("Unsqueeze", ["n", "ax0"], ["n1"]),
+        helper.make_node("Concat", ["n1", "minus1"], ["shape"], axis=0),
+        helper.make_node("Reshape", ["x", "shape"], ["flat"]),
+        helper.make_node("Relu", ["flat"], ["y"]),
+    ]
+    inits = [const("zero", np.array(0)), const("ax0", np.array([0])),
+             const("minus1", np.array([-1]))]  # fmt: skip
+    m = model(nodes, [("x", [2, 3, 4])], ["y"], inits)
+    check(m, {"x": f32(2, 3, 4)}, tmp_path)
