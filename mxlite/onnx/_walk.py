@@ -246,6 +246,13 @@ def build_graph(
         for n in nodes
         if n.op in HEADS and len(n.inputs) > 1 and n.inputs[1][0].is_variable()
     }
+    # a label that something else reads too stays an input
+    labels -= {
+        id(src)
+        for n in nodes
+        for k, (src, _) in enumerate(n.inputs)
+        if not (n.op in HEADS and k == 1)
+    }
     variables = [n for n in nodes if n.is_variable()]
     data = [v for v in variables if v.name not in params and id(v) not in labels]
     if len(in_shapes) != len(data):

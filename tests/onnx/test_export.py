@@ -183,3 +183,13 @@ def test_samplers_draw_from_their_distributions(tmp_path) -> None:
     assert ul.shape == (4, 3) and -1 <= ul.min() and ul.max() <= 0
     assert m.shape == (4, 3) and m.dtype == np.int32
     assert (m[:3] == np.array([[1], [2], [0]])).all() and set(m[3]) <= {0, 1}
+
+
+def test_a_label_read_elsewhere_stays_an_input(tmp_path) -> None:
+    x, label = mx.sym.var("data"), mx.sym.var("softmax_label")
+    sym = mx.sym.Group([mx.sym.SoftmaxOutput(x, label, name="softmax"),
+                        mx.sym.relu(label, name="lr")])  # fmt: skip
+    out = mx.onnx.export_model(sym, {}, [(2, 3), (2,)], np.float32, str(tmp_path / "l.onnx"))
+    model = onnx.load(out)
+    assert [i.name for i in model.graph.input] == ["data", "softmax_label"]
+    assert [o.name for o in model.graph.output] == ["softmax", "lr"]
