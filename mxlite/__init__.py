@@ -31,6 +31,7 @@ from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import onnx as onnx
 from . import optimizer as optimizer
 from . import profiler as profiler
 from . import random as random
