@@ -9,10 +9,10 @@ arrays of numbers or entries on one line up to 10 items; keys of ``attrs`` sorte
 Reading: any version MXNet 1.x reads. Files older than 1.9.1 are upgraded as MXNet does: the
 ``param``/``attr`` keys of 0.8 merge into ``attrs``, bare ``lr_mult``/``ctx_group``... become
 ``__lr_mult__``..., ``weight_lr_mult`` on an operator moves to its ``weight`` variable, and
-inputs that 0.8 left implicit become variables, and files before 0.9.4 get the ``__init__``
-that an operator gives its input variables (BatchNorm's moving statistics). Loaded under NumPy shape semantics, a file
-written without them has its variables' ``__shape__`` rewritten (0 dims become -1, an empty
-shape ``None``), as MXNet does.
+inputs that 0.8 left implicit become variables; files before 0.9.4 get the ``__init__`` that
+an operator gives its input variables (BatchNorm's moving statistics). Loaded under NumPy
+shape semantics, a file written without them has its variables' ``__shape__`` rewritten (0
+dims become -1, an empty shape ``None``), as MXNet does.
 """
 
 from __future__ import annotations
