@@ -105,7 +105,7 @@ def test_monitor_sees_every_output_and_debug_str_reports_total():
     seen = []
     exe.set_monitor_callback(lambda name, arr: seen.append(name))
     exe.forward(is_train=True)
-    assert "fc_output" in seen and "act_output" in seen
+    assert b"fc_output" in seen and b"act_output" in seen  # bytes, as from MXNet's C API
     text = exe.debug_str()
     assert "Op:FullyConnected, Name=fc" in text
     assert f"Total {exe._plan.total_bytes} bytes" in text
@@ -117,10 +117,36 @@ def test_reshape_keeps_the_monitor():
     # reshapes its executors when a batch of another shape comes)
     exe = simple_bind(_mlp(), mx.cpu(), data=(2, 4))
     seen = []
-    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)), monitor_all=True)
+    exe.set_monitor_callback(
+        lambda name, arr: seen.append((name, mx.nd.NDArray(arr).shape)), monitor_all=True
+    )
     big = exe.reshape(allow_up_sizing=True, data=(5, 4))
     big.forward()
-    assert ("data", (5, 4)) in seen and ("fc_output", (5, 3)) in seen
+    assert (b"data", (5, 4)) in seen and (b"fc_output", (5, 3)) in seen
+
+
+def test_monitor_callback_receives_what_mxnet_hands_it():
+    # MXNet's C API calls back with the name as bytes and an NDArrayHandle (an int) that
+    # MXNet's own test_operator.py turns into an array with ctypes
+    import ctypes
+
+    from mxlite.base import NDArrayHandle, py_str
+
+    exe = simple_bind(_mlp(), mx.cpu(), data=(2, 4))
+    exe.arg_dict["data"][:] = 3
+    got = {}
+
+    def callback(name, arr):
+        assert isinstance(name, bytes) and isinstance(arr, int)
+        handle = ctypes.cast(arr, NDArrayHandle)
+        got[py_str(name)] = mx.nd.NDArray(handle, writable=False).asnumpy().copy()
+
+    exe.set_monitor_callback(callback, monitor_all=True)
+    exe.forward()
+    np.testing.assert_array_equal(got["data"], np.full((2, 4), 3.0))
+    np.testing.assert_array_equal(got["act_output"], exe.outputs[0].asnumpy())
+    with pytest.raises(mx.MXNetError, match="handle"):
+        mx.nd.NDArray(12345)
 
 
 def test_simple_forward_and_group_outputs():
