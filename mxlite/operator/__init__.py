@@ -27,6 +27,9 @@ from .custom import register as register
 from .introspect import OperatorArguments as OperatorArguments
 from .introspect import get_all_registered_operators as get_all_registered_operators
 from .introspect import get_operator_arguments as get_operator_arguments
+from .python_op import NDArrayOp as NDArrayOp
+from .python_op import NumpyOp as NumpyOp
+from .python_op import PythonOp as PythonOp
 from .registry import OpContext as OpContext
 from .registry import Operator as Operator
 from .registry import OperatorProperty as OperatorProperty
@@ -45,6 +48,9 @@ __all__ = [
     "OperatorArguments",
     "get_all_registered_operators",
     "get_operator_arguments",
+    "PythonOp",
+    "NumpyOp",
+    "NDArrayOp",
     "NDArray",
     "NDArrayHandle",
     "py_str",
