@@ -27,9 +27,6 @@ from .custom import register as register
 from .introspect import OperatorArguments as OperatorArguments
 from .introspect import get_all_registered_operators as get_all_registered_operators
 from .introspect import get_operator_arguments as get_operator_arguments
-from .python_op import NDArrayOp as NDArrayOp
-from .python_op import NumpyOp as NumpyOp
-from .python_op import PythonOp as PythonOp
 from .registry import OpContext as OpContext
 from .registry import Operator as Operator
 from .registry import OperatorProperty as OperatorProperty
@@ -40,7 +37,8 @@ from .simple_op import simple_op as simple_op
 # What ``from mxnet.operator import *`` gives in MXNet; without it the star import would also
 # bind our subpackages (``random``, ``nn``, ...) over the caller's own modules. MXNet's module
 # has no __all__, so its star import also brings the ctypes names it imports, which MXNet's
-# tests use (test_operator.py's monitor callback casts handles with ``ctypes``).
+# tests use (test_operator.py's monitor callback casts handles with ``ctypes``). The layers
+# above add theirs: NDArray (mxlite.ndarray), PythonOp, NumpyOp, NDArrayOp (mxlite.symbol).
 __all__ = [
     "CustomOp",
     "CustomOpProp",
@@ -48,10 +46,6 @@ __all__ = [
     "OperatorArguments",
     "get_all_registered_operators",
     "get_operator_arguments",
-    "PythonOp",
-    "NumpyOp",
-    "NDArrayOp",
-    "NDArray",
     "NDArrayHandle",
     "py_str",
     "ctypes",
@@ -66,12 +60,3 @@ __all__ = [
     "c_bool",
     "cast",
 ]
-
-
-def __getattr__(name: str):
-    # NDArray lives above the operators; looked up on first use (the star import included)
-    if name == "NDArray":
-        from ..ndarray.ndarray import NDArray
-
-        return NDArray
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,4 +1,4 @@
-"""MXNet's deprecated NumpyOp / NDArrayOp (mxlite/operator/python_op.py), run as custom ops."""
+"""MXNet's deprecated NumpyOp / NDArrayOp (mxlite/symbol/python_op.py), run as custom ops."""
 
 from __future__ import annotations
 

@@ -13,7 +13,9 @@ import itertools
 import warnings
 from typing import Any
 
-from .custom import CustomOp, CustomOpProp, register
+from ..ndarray import array
+from ..operator.custom import CustomOp, CustomOpProp, register
+from .compose import create
 
 __all__ = ["PythonOp", "NumpyOp", "NDArrayOp"]
 
@@ -68,11 +70,9 @@ class PythonOp:
         return deps + list(in_data) + list(out_data)
 
     def _symbol(self, as_numpy: bool, args: tuple, kwargs: dict) -> Any:
-        from .. import symbol
-
         op_type = f"_{type(self).__name__}_{next(_COUNTER)}"
         register(op_type)(_adapter(self, as_numpy))
-        return symbol.Custom(*args, op_type=op_type, **kwargs)
+        return create("Custom", "Custom", args, {**kwargs, "op_type": op_type})
 
 
 class NumpyOp(PythonOp):
@@ -105,8 +105,6 @@ def _adapter(pyop: PythonOp, as_numpy: bool) -> type[CustomOpProp]:
             if not as_numpy:
                 fn(*inputs, outs)
                 return
-            from ..ndarray import array
-
             bufs = [o.asnumpy() for o in outs]
             fn(*[[a.asnumpy() for a in group] for group in inputs], bufs)
             for o, r, b in zip(outs, req, bufs):
