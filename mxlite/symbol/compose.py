@@ -18,7 +18,7 @@ from ..attribute import AttrScope
 from ..base import MXNetError
 from ..name import NameManager
 from ..operator import registry
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Graph, Node, topo_order
 
 __all__ = [
     "HIDDEN_KEYS",
@@ -94,10 +94,8 @@ def _single(sym: Any, where: str, what: str) -> Entry:
     return entries[0]
 
 
-def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
-    """Build the symbol for calling ``mx.sym.<func_name>(*args, **kwargs)``."""
-    from .symbol import Symbol
-
+def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) -> list[Entry]:
+    """The output entries of calling ``mx.sym.<func_name>(*args, **kwargs)``."""
     cls = registry.get(op_name)
     attr = kwargs.pop("attr", None)
     name = kwargs.pop("name", None)
@@ -108,7 +106,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
 
     pos_syms: list[Any] = []
     i = 0
-    while i < len(args) and (isinstance(args[i], Symbol) or args[i] is None):
+    while i < len(args) and (isinstance(args[i], Graph) or args[i] is None):
         pos_syms.append(args[i])
         i += 1
     # MXNet skips inputs given as None: trailing ones are dropped (``Convolution(x, w, None,
@@ -124,7 +122,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
         raise MXNetError(f"{where}: unexpected positional argument {bad!r}.")
     sym_kwargs: dict[str, Any] = {}
     for key, value in kwargs.items():
-        if isinstance(value, Symbol):
+        if isinstance(value, Graph):
             sym_kwargs[key] = value
         elif value is None and (key == "dtype" or key not in field_names):
             continue  # an input given as None (``sequence_length=None``) is skipped
@@ -158,7 +156,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
             (Node(None, f"{name}_{arg}", dict(params)), 0) for arg in order[len(given) :]
         ]
         set_input_var_init(node)
-        return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+        return [(node, k) for k in range(prop.num_visible_outputs())]
     if len(pos_syms) > len(order):
         raise MXNetError(
             f"{where}: got {len(pos_syms)} input symbols; inputs are {', '.join(order)}."
@@ -188,7 +186,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
             inputs.append(_single(sym, where, arg))
     node.inputs = inputs
     set_input_var_init(node)
-    return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+    return [(node, k) for k in range(prop.num_visible_outputs())]
 
 
 def copy_graph(entries: list[Entry]) -> list[Entry]:
@@ -240,8 +238,6 @@ def _fill_atomic(node: Node, args: tuple, kwargs: dict[str, Any]) -> None:
 def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
     """Replace ``sym``'s free variables in place: positional ``args`` in ``list_inputs``
     order, keyword arguments by variable name; ``name=`` renames the output node."""
-    from .symbol import Symbol
-
     name = kwargs.pop("name", None)
     head = sym._entries[0][0] if sym._entries else None
     if head is not None and head.op is not None and not head.inputs:
@@ -254,7 +250,7 @@ def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
             "compose: input symbols go either as positional or as keyword arguments, not both."
         )
     for value in [*args, *kwargs.values()]:
-        if not isinstance(value, Symbol):
+        if not isinstance(value, Graph):
             raise MXNetError(
                 f"compose: expected Symbol arguments, got {type(value).__name__} {value!r}."
             )

@@ -16,6 +16,7 @@ from typing import Any
 from ..ndarray import array
 from ..operator.custom import CustomOp, CustomOpProp, register
 from .compose import create
+from .symbol import Symbol
 
 __all__ = ["PythonOp", "NumpyOp", "NDArrayOp"]
 
@@ -72,7 +73,7 @@ class PythonOp:
     def _symbol(self, as_numpy: bool, args: tuple, kwargs: dict) -> Any:
         op_type = f"_{type(self).__name__}_{next(_COUNTER)}"
         register(op_type)(_adapter(self, as_numpy))
-        return create("Custom", "Custom", args, {**kwargs, "op_type": op_type})
+        return Symbol(create("Custom", "Custom", args, {**kwargs, "op_type": op_type}))
 
 
 class NumpyOp(PythonOp):
