@@ -276,8 +276,9 @@ def _make_executor(
     else:
         _check_arrays(graph, arg_names, arg_arrays, "args")
         _check_arrays(graph, aux_names, aux_arrays, "aux_states", aux=True)
-        grad_arrays = [g if e >= 0 else None for g, e in zip(grad_arrays, graph.grad_eids)]
-        for name, g, e in zip(arg_names, grad_arrays, graph.grad_eids):
+        # a gradient array given for an argument without gradient ('null') stays in
+        # grad_arrays and grad_dict untouched, as in MXNet
+        for name, g, e in zip(arg_names, grad_arrays, graph.arg_eids):
             if g is not None and g.shape != graph.entries[e].shape:
                 raise MXNetError(
                     f"bind: argument 'args_grad': {name!r} has shape {g.shape}; the argument "

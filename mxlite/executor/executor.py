@@ -131,11 +131,10 @@ class Executor:
 
     @property
     def grad_dict(self) -> dict[str, NDArray]:
-        """Argument name to its gradient array (arguments with ``grad_req='null'`` left out)."""
+        """Argument name to its gradient array; None for an argument without one (as MXNet
+        gives ``grad_req='null'`` arguments of ``simple_bind``)."""
         if self._grad_dict is None:
-            self._grad_dict = {
-                n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None
-            }
+            self._grad_dict = dict(zip(self._arg_names, self.grad_arrays))
         return self._grad_dict
 
     @property

@@ -197,3 +197,21 @@ def test_simple_bind_places_ctx_group_arguments_on_group2ctx():
     exe.arg_dict["a"][:] = 1
     exe.arg_dict["b"][:] = 2
     assert exe.forward()[0].asnumpy().tolist() == [3, 3]
+
+
+def test_grad_dict_keeps_null_arguments_as_mxnet():
+    # MXNet 1.9.1: an array given for a 'null' argument stays in grad_dict, untouched; from
+    # simple_bind such an argument maps to None
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    grads = {"a": mx.nd.ones(2) * 5, "b": mx.nd.ones(2) * 7}
+    exe = (a * b).bind(
+        mx.cpu(), {"a": mx.nd.ones(2), "b": mx.nd.ones(2) * 3}, args_grad=grads,
+        grad_req={"a": "write", "b": "null"},
+    )  # fmt: skip
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones(2))
+    assert exe.grad_dict["b"] is grads["b"]
+    assert exe.grad_dict["b"].asnumpy().tolist() == [7, 7]
+    assert exe.grad_dict["a"].asnumpy().tolist() == [3, 3]
+    exe = (a * b).simple_bind(mx.cpu(), a=(2,), b=(2,), grad_req={"a": "write", "b": "null"})
+    assert exe.grad_dict["b"] is None and exe.grad_arrays[1] is None
