@@ -88,6 +88,13 @@ try:
 except mx.MXNetError as e:
     print(type(e.__cause__).__name__, e)
 print((x + 1).asnumpy().tolist())
+d = mx.sym.var("d")
+exe = (mx.sym._internal._naive_failing_op(d, name="bad") * 2 + 1).bind(mx.cpu(), {"d": x})
+exe.forward()
+try:
+    exe.outputs[0].asnumpy()
+except mx.MXNetError as e:
+    print(e)
 """
 
 
@@ -102,4 +109,5 @@ def test_ndarray_failure_under_naive_engine_is_the_threaded_one() -> None:
         "FloatingPointError engine function '_naive_failing_op' on cpu(0) failed: "
         "FloatingPointError: kernel exploded",
         "[2.0, 2.0, 2.0]",
+        "engine function 'bad' on cpu(0) failed: FloatingPointError: kernel exploded",
     ]

@@ -215,3 +215,24 @@ def test_grad_dict_keeps_null_arguments_as_mxnet():
     assert exe.grad_dict["a"].asnumpy().tolist() == [3, 3]
     exe = (a * b).simple_bind(mx.cpu(), a=(2,), b=(2,), grad_req={"a": "write", "b": "null"})
     assert exe.grad_dict["b"] is None and exe.grad_arrays[1] is None
+
+
+def test_a_failing_step_is_named_in_the_error_whatever_the_bulking():
+    # the steps of a forward run as one bulk engine function; the failure still names the
+    # step that raised, as under NaiveEngine (tests/engine/test_naive.py)
+    from mxlite.operator import GradNeeds, registry, simple_op
+
+    def _fail(xp, x, env, out):
+        raise FloatingPointError("kernel exploded")
+
+    if registry.find("_exec_failing_op") is None:
+        simple_op(
+            "_exec_failing_op", forward=_fail, gradient=lambda xp, g, env: g,
+            grad_needs=GradNeeds.OUT_GRAD, doc="fails (tests)",
+        )  # fmt: skip
+    d = mx.sym.var("d")
+    net = mx.sym._internal._exec_failing_op(d, name="bad") * 2 + 1
+    exe = net.bind(mx.cpu(), {"d": mx.nd.ones((3,))})
+    exe.forward()
+    with pytest.raises(mx.MXNetError, match="engine function 'bad' on cpu"):
+        exe.outputs[0].asnumpy()
