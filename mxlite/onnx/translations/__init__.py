@@ -42,6 +42,10 @@ register_onnx(
     why_not=_LINALG,
 )
 register_onnx("CTCLoss", "softmax_cross_entropy", why_not="it is a training loss.")
+register_onnx(
+    "all_finite", "multi_all_finite",
+    why_not="it is AMP's loss-scaling check in training, not part of an inference graph.",
+)  # fmt: skip
 register_onnx("Custom", why_not="a custom operator runs Python code that ONNX cannot hold.")
 register_onnx("gamma", "gammaln", "erfinv", why_not="ONNX has no such special function.")
 register_onnx(

@@ -81,7 +81,7 @@ def _fully_connected(ctx: NodeContext) -> None:
         ctx.alias(0, y)
 
 
-@register_onnx("BatchNorm")
+@register_onnx("BatchNorm", "BatchNorm_v1")
 def _batch_norm(ctx: NodeContext) -> None:
     # inference: the moving statistics normalise whatever use_global_stats says
     p = ctx.param
