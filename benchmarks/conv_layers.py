@@ -29,7 +29,13 @@ def _layers(mx: Any) -> dict[str, Layer]:
 
     def conv(stride: int, pad: int, f: int, k: int, groups: int = 1) -> Callable[..., Any]:
         return lambda x, w, b: nd.Convolution(
-            x, w, b, kernel=(k, k), stride=(stride, stride), pad=(pad, pad), num_filter=f,
+            x,
+            w,
+            b,
+            kernel=(k, k),
+            stride=(stride, stride),
+            pad=(pad, pad),
+            num_filter=f,
             num_group=groups,
         )
 

@@ -30,7 +30,7 @@ from ..registry import Operator, OperatorProperty, OpTest, register, shape_assig
 from ..req import OpReq, assign
 from . import _pool_util as pk
 from ._parallel import over_rows
-from ._pool_util import PhaseGrid
+from ._phase_grid import PhaseGrid
 
 __all__: list[str] = []
 
