@@ -237,7 +237,8 @@ class _Cols:
 def _on_grid(xp: Any, grid: PhaseGrid, a: Any, buf: Any) -> Any:
     """``a (b, f, *O)`` as ``(f, b, cell)`` on the output cells of ``buf`` (others 0)."""
     f, b = buf.shape[:2]
-    buf.reshape(f, b, *grid.rows)[(slice(None), slice(None), *grid._out[1:])] = a.swapaxes(0, 1)
+    cells = (slice(None), slice(None), *grid.out_cells[1:])
+    buf.reshape(f, b, *grid.rows)[cells] = a.swapaxes(0, 1)
     return buf
 
 
@@ -270,7 +271,7 @@ def conv_forward(
                 work = _Cols(xp, grid, hi - lo, c, x.dtype)
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
             y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
-            out[lo:hi] = y[(slice(None), slice(None), *grid._out[1:])].swapaxes(0, 1)
+            out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
 
     _batch_parallel(w, run, n, x.size * nk, x, out)
     return out

@@ -21,6 +21,7 @@ __all__ = ["num_threads", "over_rows"]
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
+_pool_size = 0
 
 
 def num_threads() -> int:
@@ -28,10 +29,10 @@ def num_threads() -> int:
 
 
 def _executor(n: int) -> ThreadPoolExecutor:
-    global _pool
+    global _pool, _pool_size
     with _lock:
-        if _pool is None or _pool._max_workers < n:  # noqa: SLF001 - size check only
-            _pool = ThreadPoolExecutor(n, thread_name_prefix="mxlite-kernel")
+        if _pool is None or _pool_size < n:
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="mxlite-kernel"), n
         return _pool
 
 

@@ -80,7 +80,7 @@ class PhaseGrid:
             len(res) < s or (r - 1) * s + res[-1] - p < n - 1
             for res, s, p, r, n in zip(residues, stride, pad, self.rows, spatial)
         )
-        self._out = (Ellipsis, *(slice(0, o) for o in out))
+        self.out_cells = (Ellipsis, *(slice(0, o) for o in out))
         # shift of each phase's first offset in row-major order
         self.first: dict[int, int] = {}
         for i, sh in self.offsets:
@@ -147,8 +147,8 @@ class PhaseGrid:
 
     def put(self, a: Any, buf: Any) -> None:
         """Place ``a`` ``(rows, *out)`` on the output cells of the flat grid ``buf``."""
-        buf[: a.shape[0] * self.cell].reshape(a.shape[0], *self.rows)[self._out] = a
+        buf[: a.shape[0] * self.cell].reshape(a.shape[0], *self.rows)[self.out_cells] = a
 
     def real(self, flat: Any, rows: int) -> Any:
         """The output cells ``(rows, *out)`` of a flat grid array."""
-        return flat[: rows * self.cell].reshape(rows, *self.rows)[self._out]
+        return flat[: rows * self.cell].reshape(rows, *self.rows)[self.out_cells]
