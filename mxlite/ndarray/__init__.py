@@ -9,6 +9,7 @@ from . import linalg as linalg
 from . import methods as _methods
 from . import op as op
 from . import random as random
+from . import sparse as sparse
 from .arith import add as add
 from .arith import divide as divide
 from .arith import equal as equal
@@ -65,3 +66,4 @@ _populate(
     },
 )
 del _operator
+from .sparse_dispatch import cast_storage as cast_storage  # noqa: E402  (over the generated one)

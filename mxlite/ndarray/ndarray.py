@@ -151,7 +151,7 @@ class NDArray:
 
     @property
     def stype(self) -> str:
-        """Storage type; only 'default' (dense) exists in mxlite."""
+        """Storage type: 'default' (dense); sparse arrays are in sparse.py."""
         return "default"
 
     @property
@@ -243,13 +243,10 @@ class NDArray:
         return dst
 
     def tostype(self, stype: str) -> NDArray:
-        """A copy with storage type ``stype``; only 'default' (dense) exists in mxlite."""
-        if stype != "default":
-            raise MXNetError(
-                f"NDArray.tostype: storage type {stype!r} is not supported; mxlite "
-                "has dense ('default') arrays only."
-            )
-        return self.copy()
+        """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
+        from .sparse_dispatch import cast_storage
+
+        return cast_storage(self, stype)
 
     def __getstate__(self) -> dict[str, Any]:
         from .serialization import dumps_array

@@ -1,0 +1,589 @@
+"""Sparse forms of operators: MXNet 1.9.1's FInferStorageType and FComputeEx, on SciPy.
+
+Design note
+-----------
+``FORMS`` maps an operator name to a :class:`SparseForm`: ``infer(prop, in_stypes)`` gives the
+output storage types when the operator has a kernel for these inputs, or None (the caller
+then falls back to the dense kernel: MXNet's storage fallback); ``compute(prop, values,
+out_stypes)`` runs that kernel on kernel values (storage.py) and returns the outputs.
+``mutates`` lists the inputs a kernel updates in place (optimizer states); these are NumPy
+arrays the kernel writes into. A dense input in an operator that has no dense-only form is
+never seen here: the dispatcher (``mxlite.ndarray.sparse_dispatch``) comes here only when an
+input or a requested output is sparse.
+
+Element-wise kernels reuse the dense operator on the stored values (``dense_forward``), so a
+sparse ``sin`` computes exactly what the dense one does on every stored element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ...base import MXNetError
+from ..registry import OpContext, OperatorProperty
+from ..req import OpReq
+from .storage import RowSparse, csr_from_parts, scipy_sparse, stype_of, to_dense, to_stype
+
+__all__ = ["SparseForm", "FORMS", "dense_forward", "backward_stypes"]
+
+Infer = Callable[[OperatorProperty, list[str]], "list[str] | None"]
+Compute = Callable[[OperatorProperty, list[Any], list[str]], list[Any]]
+
+
+class SparseForm:
+    """One operator's storage rule and sparse kernel."""
+
+    __slots__ = ("infer", "compute", "mutates")
+
+    def __init__(self, infer: Infer, compute: Compute, mutates: tuple[int, ...] = ()) -> None:
+        self.infer = infer
+        self.compute = compute
+        self.mutates = mutates
+
+
+FORMS: dict[str, SparseForm] = {}
+
+
+def dense_forward(prop: OperatorProperty, arrays: list[np.ndarray], is_train: bool = False):
+    """Run ``prop``'s dense kernel on NumPy arrays; returns its outputs (aux updated in place)."""
+    n_aux = len(prop.list_auxiliary_states())
+    args = arrays[: len(arrays) - n_aux] if n_aux else arrays
+    aux = arrays[len(arrays) - n_aux :] if n_aux else []
+    shapes, dtypes, _, _ = prop.infer_imperative(
+        tuple(a.shape for a in args), tuple(a.dtype for a in args)
+    )
+    outs = [np.empty(s, t) for s, t in zip(shapes, dtypes)]
+    op = prop.create_operator(_cpu())
+    op.forward(
+        OpContext(is_train, None, ()), list(args), [OpReq.WRITE] * len(outs), outs, list(aux)
+    )
+    return outs
+
+
+def _cpu() -> Any:
+    from ...context import cpu
+
+    return cpu()
+
+
+def _on_values(prop: OperatorProperty, value: Any) -> Any:
+    """The zero-preserving unary ``prop`` applied to the stored values of ``value``."""
+    if isinstance(value, RowSparse):
+        data = dense_forward(prop, [value.data])[0] if value.data.size else value.data.copy()
+        return RowSparse(data, value.indices.copy(), value.shape)
+    data = dense_forward(prop, [value.data])[0] if value.data.size else value.data.copy()
+    return csr_from_parts(data, value.indices.copy(), value.indptr.copy(), value.shape)
+
+
+def _reg(names: str, infer: Infer, compute: Compute, mutates: tuple[int, ...] = ()) -> None:
+    form = SparseForm(infer, compute, mutates)
+    for n in names.split():
+        FORMS[n] = form
+
+
+def _sparse_in(stypes: list[str]) -> bool:
+    return any(s != "default" for s in stypes)
+
+
+# ---- unary ------------------------------------------
+
+_KEEP_ZERO = """abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative
+radians relu rint round sign sin sinh sqrt square tan tanh trunc _copy BlockGrad
+make_loss""".split()
+_DENSE_RESULT = "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split()
+
+
+def _infer_same(prop, st):
+    return [st[0]] if st[0] in ("csr", "row_sparse") else None
+
+
+def _infer_dense_result(prop, st):
+    return ["default"] if st[0] in ("csr", "row_sparse") else None
+
+
+_reg(" ".join(_KEEP_ZERO), _infer_same, lambda prop, v, o: [_on_values(prop, v[0])])
+_reg(
+    " ".join(_DENSE_RESULT),
+    _infer_dense_result,
+    lambda prop, v, o: [dense_forward(prop, [to_dense(v[0])])[0]],
+)
+
+
+def _zeros_like(prop, v, o):
+    x = v[0]
+    if isinstance(x, RowSparse):
+        return [RowSparse(x.data[:0].copy(), x.indices[:0].copy(), x.shape)]
+    return [scipy_sparse().csr_matrix(x.shape, dtype=x.dtype)]
+
+
+_reg("zeros_like", _infer_same, _zeros_like)
+
+
+# ---- scalar ops: the output stays sparse where f(0, scalar) == 0 ----------------------------
+
+_SCALAR_OPS = """_mul_scalar _div_scalar _plus_scalar _minus_scalar _rminus_scalar _rdiv_scalar
+_power_scalar _rpower_scalar _maximum_scalar _minimum_scalar _equal_scalar _not_equal_scalar
+_greater_scalar _greater_equal_scalar _lesser_scalar _lesser_equal_scalar _mod_scalar
+_rmod_scalar _hypot_scalar _logical_and_scalar _logical_or_scalar _logical_xor_scalar""".split()
+
+
+def _zero_kept(prop) -> bool:
+    with np.errstate(all="ignore"):
+        z = dense_forward(prop, [np.zeros(1, np.float64)])[0]
+    return bool(z[0] == 0)
+
+
+def _infer_scalar(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    return [st[0] if _zero_kept(prop) else "default"]
+
+
+def _scalar(prop, v, o):
+    if o[0] == "default":
+        return [dense_forward(prop, [to_dense(v[0])])[0]]
+    out = _on_values(prop, v[0])
+    return [out]
+
+
+_reg(" ".join(_SCALAR_OPS), _infer_scalar, _scalar)
+
+
+def _clip_infer(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    p = prop.param
+    return [st[0] if p.a_min <= 0 <= p.a_max else "default"]
+
+
+_reg("clip", _clip_infer, _scalar)
+
+
+# ---- element-wise binary ---------------------------------------------------------------------
+
+
+def _binary_infer(kind: str) -> Infer:
+    def infer(prop, st):
+        a, b = st
+        if a == b == "default":
+            return None
+        if a == b:  # rsp,rsp or csr,csr
+            return ["default"] if kind == "div" else [a]
+        if kind in ("add", "sub"):
+            if "default" in (a, b):
+                return ["default"]
+            return None
+        if kind == "mul" and "default" in (a, b):
+            return [a if b == "default" else b]
+        if kind == "div" and b == "default":
+            return [a]
+        return None
+
+    return infer
+
+
+def _binary(fn: Callable[[Any, Any], Any]) -> Compute:
+    def compute(prop, v, o):
+        a, b = v
+        if o[0] == "default":
+            return [np.asarray(fn(to_dense(a), to_dense(b)))]
+        if o[0] == "row_sparse":
+            return [_rsp_binary(fn, a, b)]
+        sa, sb = stype_of(a), stype_of(b)
+        if sa == sb == "csr":
+            res = fn(a, b)
+            return [to_stype(res if scipy_sparse().issparse(res) else np.asarray(res), "csr")]
+        if sa == "csr":  # csr op dense keeps the csr's pattern (mul, div)
+            return [_on_pattern(a, lambda d, r, c: fn(d, to_dense(b)[r, c]))]
+        return [_on_pattern(b, lambda d, r, c: fn(to_dense(a)[r, c], d))]
+
+    return compute
+
+
+def _on_pattern(x: Any, fn: Callable[[Any, Any, Any], Any]) -> Any:
+    """A CSR matrix with ``x``'s pattern whose values are ``fn(values, rows, cols)``."""
+    rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+    data = np.asarray(fn(x.data, rows, x.indices)).astype(x.dtype, copy=False)
+    return csr_from_parts(data, x.indices.copy(), x.indptr.copy(), x.shape)
+
+
+def _rsp_binary(fn, a, b):
+    if isinstance(a, RowSparse) and isinstance(b, RowSparse):
+        rows = np.union1d(a.indices, b.indices).astype(np.int64)
+        da = _rows(a, rows)
+        db = _rows(b, rows)
+        return RowSparse(np.asarray(fn(da, db)).astype(a.dtype, copy=False), rows, a.shape)
+    rsp, other, swap = (a, b, False) if isinstance(a, RowSparse) else (b, a, True)
+    dense_rows = to_dense(other)[rsp.indices]
+    res = fn(dense_rows, rsp.data) if swap else fn(rsp.data, dense_rows)
+    return RowSparse(np.asarray(res).astype(rsp.dtype, copy=False), rsp.indices.copy(), rsp.shape)
+
+
+def _rows(x: RowSparse, rows: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(rows),) + x.shape[1:], x.dtype)
+    if len(x.indices):
+        out[np.searchsorted(rows, x.indices)] = x.data
+    return out
+
+
+_reg("elemwise_add _grad_add", _binary_infer("add"), _binary(lambda x, y: x + y))
+_reg("elemwise_sub", _binary_infer("sub"), _binary(lambda x, y: x - y))
+_reg(
+    "elemwise_mul",
+    _binary_infer("mul"),
+    _binary(lambda x, y: x.multiply(y) if hasattr(x, "multiply") else x * y),
+)
+_reg("elemwise_div", _binary_infer("div"), _binary(lambda x, y: x / y))
+
+
+# ---- broadcast with csr ------------------------------------------
+
+
+def _bcast_infer(keeps_csr: bool) -> Infer:
+    def infer(prop, st):
+        if st[0] == "csr" and st[1] == "default":
+            return ["csr" if keeps_csr else "default"]
+        return None
+
+    return infer
+
+
+def _bcast(fn, keeps_csr: bool) -> Compute:
+    def compute(prop, v, o):
+        x, y = v
+        if not keeps_csr:
+            return [np.asarray(fn(to_dense(x), y))]
+        yb = np.broadcast_to(y, x.shape)
+        return [_on_pattern(x, lambda d, r, c: fn(d, yb[r, c]))]
+
+    return compute
+
+
+_reg("broadcast_add", _bcast_infer(False), _bcast(lambda a, b: a + b, False))
+_reg("broadcast_sub", _bcast_infer(False), _bcast(lambda a, b: a - b, False))
+_reg("broadcast_mul", _bcast_infer(True), _bcast(lambda a, b: a * b, True))
+_reg("broadcast_div", _bcast_infer(True), _bcast(lambda a, b: a / b, True))
+
+
+# ---- add_n ------------------------------------------
+
+
+def _add_n_infer(prop, st):
+    if all(s == "row_sparse" for s in st):
+        return ["row_sparse"]
+    if all(s == "csr" for s in st):
+        return ["csr"]
+    if "default" in st and _sparse_in(st):
+        return ["default"]
+    return None
+
+
+def _add_n(prop, v, o):
+    if o[0] == "default":
+        acc = to_dense(v[0]).copy()
+        for x in v[1:]:
+            if stype_of(x) == "csr":
+                acc += x.toarray()
+            elif isinstance(x, RowSparse):
+                np.add.at(acc, x.indices, x.data)
+            else:
+                acc += x
+        return [acc]
+    if o[0] == "csr":
+        acc = v[0]
+        for x in v[1:]:
+            acc = acc + x
+        return [to_stype(acc, "csr")]
+    rows = np.unique(np.concatenate([x.indices for x in v])).astype(np.int64)
+    acc = np.zeros((len(rows),) + v[0].shape[1:], v[0].dtype)
+    for x in v:
+        acc[np.searchsorted(rows, x.indices)] += x.data
+    return [RowSparse(acc, rows, v[0].shape)]
+
+
+_reg("add_n", _add_n_infer, _add_n)
+
+
+# ---- cast_storage, dot ------------------------------------------
+
+
+def _cast_infer(prop, st):
+    return [prop.param.stype]
+
+
+_reg("cast_storage", _cast_infer, lambda prop, v, o: [to_stype(v[0], o[0])])
+
+
+def _dot_infer(prop, st):
+    p = prop.param
+    a, b = st
+    fwd = p.forward_stype
+    if a == "csr" and b in ("default", "row_sparse") and not p.transpose_b:
+        natural = "row_sparse" if p.transpose_a else "default"
+        if fwd is None or fwd == natural:
+            return [natural]
+        return [fwd]
+    if a == "default" and b == "csr" and not p.transpose_a:
+        natural = "default" if p.transpose_b else "csr"
+        return [fwd or natural]
+    if fwd is not None and fwd != "default" and a == b == "default":
+        return [fwd]
+    return None
+
+
+def _dot(prop, v, o):
+    p = prop.param
+    a, b = v
+    if stype_of(a) == "csr" and stype_of(b) != "csr":
+        lhs = a.T if p.transpose_a else a
+        rhs = to_dense(b)
+        res = np.asarray(lhs @ rhs)
+        if o[0] == "row_sparse" and p.transpose_a:
+            rows = np.unique(a.indices).astype(np.int64)
+            if isinstance(b, RowSparse):  # rows of lhs.T that meet a stored row of rhs
+                return [to_stype(res, "row_sparse")]
+            return [RowSparse(res[rows], rows, res.shape)]
+        return [to_stype(res.astype(a.dtype, copy=False), o[0])]
+    lhs = to_dense(a)
+    lhs = lhs.T if p.transpose_a else lhs
+    if stype_of(b) == "csr":
+        rhs = b.T if p.transpose_b else b
+        res = np.asarray((rhs.T @ lhs.T).T)
+    else:
+        rhs = to_dense(b)
+        res = lhs @ (rhs.T if p.transpose_b else rhs)
+    return [to_stype(np.asarray(res).astype(lhs.dtype, copy=False), o[0])]
+
+
+_reg("dot", _dot_infer, _dot)
+
+
+# ---- reductions ------------------------------------------
+
+
+def _reduce_infer(prop, st):
+    p = prop.param
+    if st[0] != "csr" or p.exclude or p.keepdims:
+        return None
+    axis = p.axis
+    if axis is None or tuple(axis) in ((0,), (1,), (-1,), (-2,)):
+        return ["default"]
+    return None
+
+
+def _reduce(mean: bool) -> Compute:
+    def compute(prop, v, o):
+        x = v[0]
+        axis = prop.param.axis
+        if axis is None:
+            total = x.sum() / (x.shape[0] * x.shape[1] if mean else 1)
+            return [np.asarray([total], x.dtype)]
+        ax = axis[0] % 2
+        res = np.asarray(x.mean(axis=ax) if mean else x.sum(axis=ax)).reshape(-1)
+        return [res.astype(x.dtype, copy=False)]
+
+    return compute
+
+
+_reg("sum", _reduce_infer, _reduce(False))
+_reg("mean", _reduce_infer, _reduce(True))
+
+
+def _norm_infer(prop, st):
+    p = prop.param
+    if st[0] in ("csr", "row_sparse") and p.ord == 2 and p.axis is None and not p.keepdims:
+        return ["default"]
+    return None
+
+
+def _norm(prop, v, o):
+    x = v[0]
+    data = x.data
+    return [np.asarray([np.sqrt(np.sum(np.square(data, dtype=np.float64)))], data.dtype)]
+
+
+_reg("norm", _norm_infer, _norm)
+
+
+def _square_sum_infer(prop, st):
+    p = prop.param
+    if st[0] != "row_sparse" or p.exclude or p.axis is None or len(p.axis) != 1:
+        return None
+    ax = p.axis[0] % 2
+    return ["row_sparse" if ax == 1 and p.keepdims else "default"]
+
+
+def _square_sum(prop, v, o):
+    x, p = v[0], prop.param
+    ax = p.axis[0] % len(x.shape)
+    if ax == 0:
+        res = np.square(x.data).sum(axis=0, keepdims=p.keepdims)
+        if res.ndim == 1 or p.keepdims:
+            return [res.astype(x.dtype)]
+    s = np.square(x.data).sum(axis=1, keepdims=p.keepdims)
+    if o[0] == "row_sparse":
+        return [RowSparse(s, x.indices.copy(), (x.shape[0], 1))]
+    out = np.zeros((x.shape[0],) + ((1,) if p.keepdims else ()), x.dtype)
+    out[x.indices] = s
+    return [out]
+
+
+_reg("_square_sum", _square_sum_infer, _square_sum)
+
+
+# ---- slicing, retain, take, where, getnnz ------------------------------------------
+
+
+def _slice_infer(prop, st):
+    p = prop.param
+    if st[0] != "csr":
+        return None
+    if p.step and any(s not in (None, 1) for s in p.step):
+        return None
+    return ["csr"]
+
+
+def _slice(prop, v, o):
+    x, p = v[0], prop.param
+    begin = list(p.begin) + [None] * (2 - len(p.begin))
+    end = list(p.end) + [None] * (2 - len(p.end))
+    r = slice(begin[0], end[0])
+    c = slice(begin[1], end[1])
+    return [to_stype(x[r][:, c], "csr")]
+
+
+_reg("slice", _slice_infer, _slice)
+
+
+def _retain_infer(prop, st):
+    return ["row_sparse"] if st[0] == "row_sparse" and st[1] == "default" else None
+
+
+def _retain(prop, v, o):
+    x, idx = v
+    keep = np.isin(x.indices, idx.astype(np.int64))
+    return [RowSparse(x.data[keep], x.indices[keep], x.shape)]
+
+
+_reg("_sparse_retain", _retain_infer, _retain)
+
+
+def _take_infer(prop, st):
+    p = prop.param
+    if st[0] == "csr" and st[1] == "default" and p.axis == 0 and p.mode in ("clip", "wrap"):
+        return ["csr"]
+    return None
+
+
+def _take(prop, v, o):
+    x, idx = v
+    n = x.shape[0]
+    i = idx.astype(np.int64)
+    i = np.clip(i, 0, n - 1) if prop.param.mode == "clip" else np.mod(i, n)
+    return [to_stype(x[i], "csr")]
+
+
+_reg("take", _take_infer, _take)
+
+
+def _where_infer(prop, st):
+    return ["default"] if st == ["csr", "default", "default"] else None
+
+
+def _where(prop, v, o):
+    cond, x, y = v
+    out = y.copy()
+    coo = cond.tocoo()
+    hit = coo.data != 0
+    r, c = coo.row[hit], coo.col[hit]
+    out[r, c] = x[r, c]
+    return [out]
+
+
+_reg("where", _where_infer, _where)
+
+
+def _getnnz_infer(prop, st):
+    return ["default"] if st[0] == "csr" else None
+
+
+def _getnnz(prop, v, o):
+    axis = prop.param.axis
+    res = v[0].getnnz(axis=axis)
+    return [np.asarray(res if axis is not None else [res], np.int64)]
+
+
+_reg("_contrib_getnnz", _getnnz_infer, _getnnz)
+
+
+# ---- optimizer updates with lazy_update ------------------------------------------
+
+
+def _update_infer(prop, st):
+    p = prop.param
+    if (
+        st[1] == "row_sparse"
+        and st[0] in ("default", "row_sparse")
+        and all(s == "default" for s in st[2:])
+        and getattr(p, "lazy_update", True)
+    ):
+        return [st[0]]
+    return None
+
+
+def _lazy_update(prop, v, o):
+    """Apply the dense kernel to the rows the gradient holds; other rows stay as they are."""
+    w, g = v[0], v[1]
+    states = v[2:]
+    dense_w = to_dense(w)
+    rows = g.indices
+    if len(rows):
+        sub_states = [s[rows] for s in states]
+        new_w = dense_forward(prop, [dense_w[rows], g.data, *sub_states])[0]
+        for s, sub in zip(states, sub_states):
+            s[rows] = sub
+        dense_w = dense_w.copy() if dense_w is w else dense_w
+        dense_w[rows] = new_w
+    return [dense_w if o[0] == "default" else to_stype(dense_w, "row_sparse")]
+
+
+_UPDATES = {"sgd_update": (), "sgd_mom_update": (2,), "adam_update": (2, 3),
+            "ftrl_update": (2, 3), "_sparse_adagrad_update": (2,)}  # fmt: skip
+for _name, _mut in _UPDATES.items():
+    _reg(_name, _update_infer, _lazy_update, _mut)
+
+
+# ---- storage of gradients ------------------------------------------
+
+
+def backward_stypes(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
+    """The storage type of each input's gradient (MXNet's backward FInferStorageType, for the
+    operators whose gradients are sparse); 'default' for the rest."""
+    name = prop.op_name
+    out = ["default"] * len(in_stypes)
+    if name in ("Embedding", "_contrib_SparseEmbedding") and (
+        name != "Embedding" or prop.param.sparse_grad
+    ):
+        out[1] = "row_sparse"
+    elif name == "take" and getattr(prop.param, "sparse_grad", False):
+        out[0] = "row_sparse"
+    elif name == "dot" and in_stypes[0] == "csr":
+        out[1] = "row_sparse"
+    elif name in ("_sparse_retain", "_square_sum") and in_stypes[0] == "row_sparse":
+        out[0] = "row_sparse"
+    elif name in ("elemwise_add", "elemwise_sub", "_grad_add", "add_n") and all(
+        s == "row_sparse" for s in in_stypes
+    ):
+        out = ["row_sparse"] * len(in_stypes)
+    return out
+
+
+def check_stype(where: str, stype: Any) -> str:
+    if stype not in ("default", "row_sparse", "csr"):
+        raise MXNetError(
+            f"{where}: unknown storage type {stype!r}; expected 'default', 'row_sparse' or 'csr'."
+        )
+    return stype
