@@ -211,6 +211,11 @@ class NDArray:
         if isinstance(other, Context):
             dst = _new(self.shape, self._data.dtype, other)
         elif isinstance(other, NDArray):
+            if other.__class__ is not NDArray:  # sparse: its parts are replaced
+                from .sparse import write_value
+
+                write_value(other, self.asnumpy())
+                return other
             if other._chunk is self._chunk and other._data is self._data:
                 return other
             if other.shape != self.shape:
