@@ -505,7 +505,8 @@ def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: 
         return from_value(csr_from_parts(data, indices, indptr, shape), ctx)
     if isinstance(arg1, tuple) and len(arg1) == 2:
         data, (row, col) = arg1
-        dt = _src_dtype(data, dtype)
+        # as MXNet: SciPy builds the matrix first, so a list keeps NumPy's dtype for it
+        dt = np.dtype(dtype) if dtype is not None else _np_of(data).dtype
         m = sp.coo_matrix((_np_of(data, dt), (_np_of(row), _np_of(col))), shape=shape)
         return from_value(to_stype(m.tocsr(), "csr"), ctx, dt)
     if isinstance(arg1, CSRNDArray):

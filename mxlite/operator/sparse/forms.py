@@ -178,8 +178,6 @@ def _binary_infer(kind: str) -> Infer:
             return None
         if kind == "mul" and "default" in (a, b):
             return [a if b == "default" else b]
-        if kind == "div" and b == "default":
-            return [a]
         return None
 
     return infer
@@ -327,8 +325,7 @@ def _dot_infer(prop, st):
             return [natural]
         return [fwd]
     if a == "default" and b == "csr" and not p.transpose_a:
-        natural = "default" if p.transpose_b else "csr"
-        return [fwd or natural]
+        return [fwd or "csr"]
     if fwd is not None and fwd != "default" and a == b == "default":
         return [fwd]
     return None
@@ -550,10 +547,16 @@ def _lazy_update(prop, v, o):
     return [dense_w if o[0] == "default" else to_stype(dense_w, "row_sparse")]
 
 
+def _update_rsp_weight_infer(prop, st):
+    """FTRL's sparse kernel needs a row-sparse weight; a dense one gets the dense update."""
+    return _update_infer(prop, st) if st[0] == "row_sparse" else None
+
+
 _UPDATES = {"sgd_update": (), "sgd_mom_update": (2,), "adam_update": (2, 3),
-            "ftrl_update": (2, 3), "_sparse_adagrad_update": (2,)}  # fmt: skip
+            "_sparse_adagrad_update": (2,)}  # fmt: skip
 for _name, _mut in _UPDATES.items():
     _reg(_name, _update_infer, _lazy_update, _mut)
+_reg("ftrl_update", _update_rsp_weight_infer, _lazy_update, (2, 3))
 
 
 # ---- storage of gradients ------------------------------------------
@@ -570,7 +573,11 @@ def backward_stypes(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
         out[1] = "row_sparse"
     elif name == "take" and getattr(prop.param, "sparse_grad", False):
         out[0] = "row_sparse"
-    elif name == "dot" and in_stypes[0] == "csr":
+    elif (
+        name == "dot"
+        and in_stypes[0] == "csr"
+        and not (prop.param.transpose_a or prop.param.transpose_b)
+    ):  # dot(csr.T, dy) is row-sparse; dot(csr, dy) after transpose_a is dense
         out[1] = "row_sparse"
     elif name in ("_sparse_retain", "_square_sum") and in_stypes[0] == "row_sparse":
         out[0] = "row_sparse"
