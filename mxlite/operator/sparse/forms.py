@@ -339,7 +339,9 @@ def _dot(prop, v, o):
         rhs = to_dense(b)
         res = np.asarray(lhs @ rhs)
         if o[0] == "row_sparse" and p.transpose_a:
-            rows = np.unique(a.indices).astype(np.int64)
+            seen = np.zeros(a.shape[1], bool)
+            seen[a.indices] = True  # the columns of lhs that hold a value: rows of the result
+            rows = np.flatnonzero(seen)
             if isinstance(b, RowSparse):  # rows of lhs.T that meet a stored row of rhs
                 return [to_stype(res, "row_sparse")]
             return [RowSparse(res[rows], rows, res.shape)]
