@@ -125,6 +125,7 @@ class Executor:
         from .sparse import attach_outputs
 
         self._boundary = boundary
+        boundary.imperative = all(g is None for g in user_grads)
         self.arg_arrays = list(user_args)
         self.grad_arrays = list(user_grads)
         self._dense_outputs = self.outputs
@@ -188,6 +189,10 @@ class Executor:
                     )
                 _copy_into(name, value, dst)
         if self._boundary is not None:
+            if self._boundary.imperative and self._monitor is None:
+                if self._boundary.run_imperative(self, bool(is_train)):
+                    return self.outputs
+                self._boundary.imperative = False
             self._boundary.before_forward()
             self._run(False, bool(is_train))
             self._boundary.after_forward(self._dense_outputs)

@@ -54,10 +54,40 @@ class StorageBoundary:
     """Conversions between the user's sparse arrays and the executor's dense shadows."""
 
     def __init__(self) -> None:
+        self.imperative = False  # forward-only: run the operators' sparse kernels instead
         self.args: list[tuple[NDArray, NDArray]] = []
         self.grads: list[tuple[NDArray, NDArray, str]] = []
         self.outs: list[tuple[int, str]] = []
         self.sparse_outputs: list[NDArray] = []
+
+    def run_imperative(self, exe: Any, is_train: bool) -> bool:
+        """Forward through ``mx.nd`` node by node, so that every operator with a sparse
+        kernel runs it (an executor without gradients needs no saved dense values)."""
+        from ..ndarray import invoke as _invoke
+        from ..symbol.graph import topo_order
+
+        entries = exe._optimized
+        values: dict[tuple[int, int], NDArray] = {}
+        arg_dict, aux_dict = exe.arg_dict, exe.aux_dict
+        was_train = _invoke._state[1]
+        _invoke._state[1] = is_train
+        try:
+            for node in topo_order(entries):
+                if node.op is None:
+                    values[(id(node), 0)] = arg_dict.get(node.name, aux_dict.get(node.name))
+                    continue
+                res = _invoke.invoke(node.prop(), [values[(id(n), i)] for n, i in node.inputs])
+                res = res if isinstance(res, list) else [res]
+                for i, r in enumerate(res):
+                    values[(id(node), i)] = r
+        finally:
+            _invoke._state[1] = was_train
+        if any(e not in values for e in ((id(n), i) for n, i in entries)):
+            return False  # a hidden output is asked for: the dense plan computes it
+        for dst, (node, i) in zip(exe.outputs, entries):
+            src = values[(id(node), i)]
+            write_value(dst, src._value() if src.__class__ is not NDArray else src.asnumpy())
+        return True
 
     def before_forward(self) -> None:
         for user, shadow in self.args:

@@ -370,6 +370,17 @@ def write_value(dst: NDArray, value: Any) -> None:
     np.copyto(dst._data, dense, casting="unsafe")
 
 
+def write_grad(target: BaseSparseNDArray, parts: list[NDArray], add: bool) -> None:
+    """Write (or with ``add``, add) the sum of the gradients ``parts`` into the sparse
+    gradient buffer ``target``, keeping its storage type (autograd's sparse ``attach_grad``)."""
+    total = np.zeros(target.shape, target._data.dtype)
+    for p in parts:
+        total += p.asnumpy() if p.__class__ is NDArray else to_dense(p._value())
+    if add:
+        total += to_dense(target._value())
+    write_value(target, to_stype(total, target.stype))
+
+
 def _inplace(self: BaseSparseNDArray, other: Any, kind: str) -> NDArray:
     from . import op
 

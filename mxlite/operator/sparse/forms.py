@@ -162,6 +162,32 @@ def _clip_infer(prop, st):
 _reg("clip", _clip_infer, _scalar)
 
 
+def _quadratic_infer(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    return [st[0] if prop.param.c == 0 else "default"]
+
+
+_reg("_contrib_quadratic", _quadratic_infer, _scalar)
+_reg("_scatter_plus_scalar _scatter_minus_scalar", _infer_same,
+     lambda prop, v, o: [_on_values(prop, v[0])])  # fmt: skip
+
+
+def _scatter_div_infer(prop, st):
+    return ["row_sparse"] if st[0] == "row_sparse" else None
+
+
+def _scatter_div(prop, v, o):
+    x, y = v
+    rows = to_dense(y)[x.indices]
+    with np.errstate(all="ignore"):
+        data = (x.data / rows).astype(x.dtype, copy=False)
+    return [RowSparse(data, x.indices.copy(), x.shape)]
+
+
+_reg("_scatter_elemwise_div", _scatter_div_infer, _scatter_div)
+
+
 # ---- element-wise binary ---------------------------------------------------------------------
 
 

@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ..nn.embedding import EmbeddingProp
+from .. import registry
+from ..nn.embedding import EmbeddingParam, EmbeddingProp
 from ..optimizer_ops import _define, _f
 from ..param import Param, field
-from ..registry import OpTest
+from ..registry import OpTest, register
 from ..req import assign
 from ..simple_op import GradNeeds, simple_op
 from ..tensor.reduce import ReduceAxesParam
@@ -155,10 +156,40 @@ _define("_sparse_adagrad_update", AdagradParam, ("weight", "grad"), ("history",)
         "Update function for AdaGrad optimizer.")  # fmt: skip
 
 
+class SparseEmbeddingParam(EmbeddingParam):
+    deterministic: bool = field(
+        default=False,
+        doc="Force the backward gradient calculation to be executed based on a deterministic "
+        "order at the cost of slower speed.",
+    )
+
+
+@register("_contrib_SparseEmbedding")
 class _SparseEmbeddingProp(EmbeddingProp):
     """Embedding whose weight gradient is row-sparse (``mx.nd.contrib.SparseEmbedding``)."""
 
+    param_class = SparseEmbeddingParam
 
-from ..registry import register  # noqa: E402  (kept next to its only use)
 
-register("_contrib_SparseEmbedding")(_SparseEmbeddingProp)
+def _scatter(name: str, dense: str, doc: str) -> None:
+    """``name``: the dense operator ``dense``; on a row-sparse (or CSR) left operand it
+    computes only where that operand stores values (forms.py)."""
+    base = registry.get(dense)
+    register(name)(type(f"{name}_prop", (base,), {"__doc__": doc}))
+
+
+_scatter(
+    "_scatter_elemwise_div",
+    "elemwise_div",
+    "Divides arguments element-wise; a row_sparse lhs keeps its rows.",
+)
+_scatter(
+    "_scatter_plus_scalar",
+    "_plus_scalar",
+    "Adds a scalar to the stored values of a sparse array (dense: to every value).",
+)
+_scatter(
+    "_scatter_minus_scalar",
+    "_minus_scalar",
+    "Subtracts a scalar from the stored values of a sparse array (dense: from every value).",
+)
