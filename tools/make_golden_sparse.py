@@ -122,6 +122,12 @@ CASES = [
     ("_contrib_getnnz", {"axis": 0}, [(A, "csr")]),
     ("_contrib_getnnz", {}, [(A, "csr")]),
     ("transpose", {}, [(A, "csr")]),
+    ("_maximum", {}, [(A, "row_sparse"), (B, "row_sparse")]),
+    ("_minimum", {}, [(A, "csr"), (B, "csr")]),
+    ("_hypot", {}, [(A, "row_sparse"), (B, "default")]),
+    ("_scatter_plus_scalar", {"scalar": 9.0}, [(A, "row_sparse")]),
+    ("_scatter_minus_scalar", {"scalar": 2.0}, [(A, "csr")]),
+    ("_scatter_elemwise_div", {}, [(A, "row_sparse"), (P, "default")]),
     ("broadcast_add", {}, [(A, "csr"), (B, "row_sparse")]),
 ]
 

@@ -263,6 +263,26 @@ _reg(
 _reg("elemwise_div", _binary_infer("div"), _binary(lambda x, y: x / y))
 
 
+def _same_sparse_infer(prop, st):
+    return [st[0]] if st[0] == st[1] and st[0] != "default" else None
+
+
+def _same_sparse(fn: Callable[[Any, Any], Any]) -> Compute:
+    """Zero-preserving binary operators (maximum, minimum, hypot) on two sparse operands."""
+
+    def compute(prop, v, o):
+        if o[0] == "row_sparse":
+            return [_rsp_binary(fn, v[0], v[1])]
+        return [to_stype(np.asarray(fn(to_dense(v[0]), to_dense(v[1]))), "csr")]
+
+    return compute
+
+
+_reg("_maximum", _same_sparse_infer, _same_sparse(np.maximum))
+_reg("_minimum", _same_sparse_infer, _same_sparse(np.minimum))
+_reg("_hypot", _same_sparse_infer, _same_sparse(np.hypot))
+
+
 # ---- broadcast with csr ------------------------------------------
 
 
