@@ -15,10 +15,7 @@ UTF-8 bytes. All integers are little-endian. One array (also the raw bytes MXNet
 MXNet 1.9.1 writes magic V2 (0xF993FAC9), or V3 (0xF993FACA) while numpy-shape semantics are on
 (``np_shape=True`` here). Readers also take the two older layouts MXNet 1.9.1 still reads: V1
 (0xF993FAC8: no storage type field) and the magic-less one whose first word is ndim, followed by
-uint32 dims. A sparse array (storage type 1 row_sparse, 2 csr; V2 only) puts its storage shape
-(the shape of its stored values) before the shape, and after the type flag the type and shape
-of each aux array (csr: indptr, indices; row_sparse: indices), then the values, then each aux
-array's elements.
+uint32 dims. Sparse arrays (storage type 1 row_sparse, 2 csr) are in serialization_sparse.py.
 
 Two cases MXNet leaves ambiguous, decided here:
 
@@ -107,7 +104,7 @@ class SavedArray:
         dev_type: int = 1,
         dev_id: int = 0,
         np_shape: bool = False,
-        sparse: SparseParts | None = None,
+        sparse: Any = None,
     ) -> None:
         self.data = data
         self.dev_type = dev_type
@@ -120,23 +117,6 @@ class SavedArray:
         data = self.data
         return f"SavedArray(shape={data.shape}, dtype={data.dtype}, ctx={dev}({self.dev_id}))"
 
-
-class SparseParts:
-    """A sparse array as stored: ``stype`` ('row_sparse' or 'csr'), the full ``shape``, the
-    stored values ``data`` and the ``aux`` arrays in MXNet's order (csr: indptr, indices;
-    row_sparse: indices). ``save`` takes it in place of a NumPy array."""
-
-    __slots__ = ("stype", "shape", "data", "aux")
-
-    def __init__(self, stype: str, shape: tuple[int, ...], data: np.ndarray, aux: list) -> None:
-        self.stype = stype
-        self.shape = tuple(shape)
-        self.data = data
-        self.aux = list(aux)
-
-
-_STYPE_IDS = {v: k for k, v in _SPARSE_STYPES.items()}
-_NUM_AUX = {"row_sparse": 1, "csr": 2}
 
 Loaded = list[SavedArray] | dict[str, SavedArray]
 
@@ -256,7 +236,7 @@ def _read_array(src: _Source, label: str) -> SavedArray:
         if stype in _SPARSE_STYPES:
             if magic == NDARRAY_V3_MAGIC:
                 raise src.error(f"{label}: MXNet never writes sparse arrays in the V3 layout")
-            return _read_sparse(src, label, _SPARSE_STYPES[stype])
+            return read_sparse(src, label, _SPARSE_STYPES[stype])
         if stype != _STYPE_DEFAULT:
             raise src.error(f"{label} has unknown storage type {stype}; expected 0, 1 or 2")
         shape = _read_shape(src, label, "<i", "q")
@@ -318,39 +298,6 @@ def _read_elements(src: _Source, native: np.dtype, shape: tuple, what: str) -> n
         raw = data.view(np.uint8)
         np.not_equal(raw, 0, out=data)
     return data
-
-
-def _read_sparse(src: _Source, label: str, stype: str) -> SavedArray:
-    sshape = _read_shape(src, label, "<i", "q")
-    shape = _read_shape(src, label, "<i", "q")
-    if any(d < 0 for d in sshape + shape) or not shape:
-        raise src.error(f"{label}: bad {stype} shapes: storage {sshape}, shape {shape}")
-    dev_type, dev_id = _read_context(src, label)
-    if dev_type not in _DEV_TYPES:
-        raise src.error(f"{label} has device type {dev_type}")
-    native = _read_flag(src, label)
-    aux_meta = []
-    for i in range(_NUM_AUX[stype]):
-        aux_dtype = _read_flag(src, f"{label} aux {i}")
-        aux_meta.append((aux_dtype, _read_shape(src, f"{label} aux {i}", "<i", "q")))
-    data = _read_elements(src, native, sshape, f"the values of {label} {sshape}")
-    aux = [
-        _read_elements(src, t, s, f"aux array {i} of {label} {s}").astype(np.int64, copy=False)
-        for i, (t, s) in enumerate(aux_meta)
-    ]
-    _check_sparse(src, label, stype, shape, data, aux)
-    return SavedArray(data, dev_type, dev_id, False, SparseParts(stype, shape, data, aux))
-
-
-def _check_sparse(src: _Source, label: str, stype: str, shape: tuple, data: Any, aux: list):
-    if stype == "csr":
-        indptr, indices = aux
-        ok = len(shape) == 2 and indptr.shape == (shape[0] + 1,) and len(indices) == len(data)
-    else:
-        (indices,) = aux
-        ok = len(indices) == len(data) and data.shape[1:] == tuple(shape[1:])
-    if not ok:
-        raise src.error(f"{label}: inconsistent {stype} parts for shape {shape}")
 
 
 def _read_shape(src: _Source, label: str, ndim_fmt: str, dim_code: str) -> tuple[int, ...]:
@@ -455,7 +402,7 @@ def _array_chunks(
     func: str, label: str, arr: Any, context: tuple[int, int], np_shape: bool
 ) -> list[bytes | memoryview]:
     if isinstance(arr, SparseParts):
-        return _sparse_chunks(func, label, arr, context, np_shape)
+        return sparse_chunks(func, label, arr, context, np_shape)
     if not isinstance(arr, (np.ndarray, np.generic)):
         raise MXNetError(f"{func}: {label} must be a numpy.ndarray, got {type(arr).__name__}")
     flag = _flag_of(func, label, arr)
@@ -479,32 +426,6 @@ def _flag_of(func: str, label: str, arr: np.ndarray) -> int:
 def _raw(arr: np.ndarray) -> memoryview:
     little = arr.dtype.newbyteorder("<")
     return memoryview(np.ascontiguousarray(arr, dtype=little).reshape(-1).view(np.uint8))
-
-
-def _shape_bytes(shape: tuple) -> bytes:
-    return struct.pack(f"<i{len(shape)}q", len(shape), *shape)
-
-
-def _sparse_chunks(
-    func: str, label: str, sp: SparseParts, context: tuple[int, int], np_shape: bool
-) -> list[bytes | memoryview]:
-    if np_shape:
-        raise MXNetError(f"{func}: {label} is sparse; MXNet saves sparse arrays only without "
-                         "NumPy shape semantics")  # fmt: skip
-    dev_type, dev_id = _check_context(func, label, context)
-    data = np.asarray(sp.data)
-    aux = [np.asarray(a, np.int64) for a in sp.aux]
-    out: list[bytes | memoryview] = [
-        struct.pack("<Ii", NDARRAY_V2_MAGIC, _STYPE_IDS[sp.stype]),
-        _shape_bytes(data.shape),
-        _shape_bytes(sp.shape),
-        struct.pack("<iii", dev_type, dev_id, _flag_of(func, label, data)),
-    ]
-    for a in aux:
-        out += [struct.pack("<i", _flag_of(func, label, a)), _shape_bytes(a.shape)]
-    out.append(_raw(data))
-    out += [_raw(a) for a in aux]
-    return out
 
 
 def _check_context(func: str, label: str, context: object) -> tuple[int, int]:
@@ -674,3 +595,7 @@ def _check_fname(func: str, fname: object) -> str:
     if not isinstance(path, str):
         raise MXNetError(f"{func}: argument 'fname' must be a str path, got bytes")
     return path
+
+
+# sparse arrays' layout, in its own module; it reads this one's helpers at call time
+from .serialization_sparse import SparseParts, read_sparse, sparse_chunks  # noqa: E402
