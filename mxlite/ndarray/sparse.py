@@ -263,10 +263,10 @@ def __getattr__(name: str) -> Any:
     from . import _internal, op
 
     for mod, key in ((_internal, "_sparse_" + name), (op, name), (_internal, name)):
-        try:
-            return getattr(mod, key)
-        except AttributeError:
-            continue
+        fn = getattr(mod, key, None)
+        if fn is not None:
+            globals()[name] = fn  # found once; later lookups do not come here
+            return fn
     if name in ("SparseEmbedding", "getnnz"):
         from . import contrib
 
