@@ -118,6 +118,17 @@ def _warn(prop: Any, in_st: list[str], out_st: list[str]) -> None:
     )
 
 
+def _record_densify(prop: Any, data: NDArray) -> NDArray:
+    """The dense copy of a recorded sparse array, recorded as ``cast_storage`` so that the
+    gradient reaches the sparse array's variable (as a dense gradient of its full shape)."""
+    dense = _wrap(_Chunk(data.context), np.array(to_dense(data._value()), copy=True))
+    proxy = _wrap(_Chunk(data.context), dense._data)  # the input as autograd sees it
+    proxy._ag = data._ag
+    if _invoke._record_hook is not None:
+        _invoke._record_hook(prop, [proxy], [dense], [], False)
+    return dense
+
+
 def cast_storage(data: NDArray, stype: str, out: Any = None, name: str | None = None) -> NDArray:
     """Cast ``data`` to storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
     from .sparse import from_value, write_value
@@ -132,7 +143,10 @@ def cast_storage(data: NDArray, stype: str, out: Any = None, name: str | None = 
     if _invoke._state[0] and data._ag is not None and stype == "default":
         from ..operator import registry
 
-        return _invoke.invoke(registry.get("cast_storage").get_prop({"stype": stype}), [data])
+        prop = registry.get("cast_storage").get_prop({"stype": stype})
+        if data.__class__ is NDArray:
+            return _invoke.invoke(prop, [data])
+        return _record_densify(prop, data)
     value = to_stype(_kernel_input(data), stype)
     if stype == "default" and data.__class__ is NDArray:
         value = np.array(value, copy=True)

@@ -210,3 +210,18 @@ def test_missing_scipy_names_the_extra(monkeypatch):
     monkeypatch.setattr(builtins, "__import__", fake)
     with pytest.raises(MXNetError, match=r"mxlite\[sparse\]"):
         mx.nd.array(DENSE).tostype("csr")
+
+
+def test_autograd_through_a_sparse_input():
+    x = mx.nd.array(np.eye(3, 4, dtype="float32")).tostype("csr")
+    x.attach_grad()
+    w = mx.nd.ones((4, 2))
+    w.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.dot(x, w)
+        z = (y * y).sum()
+    z.backward()
+    xd = np.eye(3, 4, dtype="float32")
+    dy = 2 * (xd @ np.ones((4, 2)))
+    np.testing.assert_allclose(w.grad.asnumpy(), xd.T @ dy)
+    np.testing.assert_allclose(x.grad.asnumpy(), dy @ np.ones((4, 2)).T)
