@@ -84,3 +84,14 @@ def test_lazy_update_leaves_rows_without_gradient():
     assert np.count_nonzero(mom.asnumpy()[[0, 1, 3]]) == 0
     mx.nd.sgd_update(w, g, out=w, lr=0.1, wd=0.1, lazy_update=False)  # standard: every row
     assert np.all(w.asnumpy()[[0, 1, 3]] < 1)
+
+
+def test_batchnorm_refuses_fix_gamma_with_sparse_input():
+    r = mx.nd.ones((2, 3)).tostype("row_sparse")
+    g = mx.nd.ones(3)
+    with pytest.raises(mx.base.MXNetError, match="BatchNorm.*fix_gamma"):
+        mx.nd.BatchNorm(r, g, g, g, g, fix_gamma=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = mx.nd.BatchNorm(r, g, g, g, g, fix_gamma=False, use_global_stats=True)
+    np.testing.assert_allclose(out.asnumpy(), np.full((2, 3), 1.0), rtol=1e-3)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...base import MXNetError
 from ..registry import OperatorProperty
-from .forms import Compute, _reg, dense_forward
+from .forms import Compute, _reg, _sparse_in, dense_forward
 from .storage import RowSparse, stype_of, to_dense, to_stype
 
 __all__ = ["backward_stypes", "check_stype"]
@@ -268,6 +268,18 @@ def _update_rsp_weight_infer(prop, st):
 for _name in ("sgd_update", "sgd_mom_update", "adam_update", "_sparse_adagrad_update"):
     _reg(_name, _update_infer, _lazy_update)
 _reg("ftrl_update", _update_rsp_weight_infer, _lazy_update)
+
+
+def _batchnorm_infer(prop, st):
+    """No sparse kernel (dense fallback), and MXNet 1.9.1 refuses fix_gamma with sparse inputs."""
+    if prop.param.fix_gamma and _sparse_in(st):
+        raise MXNetError(
+            f"{prop.where()}: fix_gamma=True is not supported for sparse ndarrays; pass dense "
+            "arrays or fix_gamma=False."
+        )
+
+
+_reg("BatchNorm", _batchnorm_infer, lambda prop, v, o: [])
 
 
 # ---- storage of gradients ------------------------------------------
