@@ -67,4 +67,4 @@ _populate(
     },
 )
 del _operator
-from .sparse_dispatch import cast_storage as cast_storage  # noqa: E402  (over the generated one)
+from .sparse_array import cast_storage as cast_storage  # noqa: E402  (over the generated one)

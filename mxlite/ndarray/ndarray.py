@@ -65,6 +65,10 @@ class _PooledChunk(_Chunk):
 # blocks that malloc maps afresh (glibc's mmap threshold starts at 128 KiB).
 SMALL_ARRAY_BYTES = 1 << 17
 
+# sparse_array.cast_storage, set when that module is imported (mx.nd imports it): sparse
+# arrays sit above this module, so it reaches them only through this slot.
+CAST_STORAGE: list[Any] = [None]
+
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""
@@ -216,9 +220,7 @@ class NDArray:
             dst = _new(self.shape, self._data.dtype, other)
         elif isinstance(other, NDArray):
             if other.__class__ is not NDArray:  # sparse: its parts are replaced
-                from .sparse import write_value
-
-                write_value(other, self.asnumpy())
+                other._write_from(self)
                 return other
             if other._chunk is self._chunk and other._data is self._data:
                 return other
@@ -253,9 +255,11 @@ class NDArray:
 
     def tostype(self, stype: str) -> NDArray:
         """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
-        from .sparse_dispatch import cast_storage
-
-        return cast_storage(self, stype)
+        if CAST_STORAGE[0] is None:
+            if stype == "default":
+                return self.copy()
+            raise MXNetError(f"NDArray.tostype: sparse storage {stype!r} needs mxlite.ndarray.")
+        return CAST_STORAGE[0](self, stype)
 
     # ---- Python protocol --------------------------------------------------------------------
 

@@ -3,7 +3,7 @@
 After the storage type (1 row_sparse, 2 csr) come the storage shape (the shape of the stored
 values), the shape, the context, the type flag, then the type and shape of each aux array
 (csr: indptr, indices; row_sparse: indices), the values, and each aux array's elements. Every
-size is checked against the bytes left before anything is allocated (serialization._Source).
+size is checked against the bytes left before anything is allocated (serialization_io).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError
-from . import serialization as _s
+from . import serialization_io as _s
 
 __all__ = ["SparseParts", "read_sparse", "sparse_chunks"]
 
@@ -37,7 +37,8 @@ _STYPE_IDS = {"row_sparse": 1, "csr": 2}
 _NUM_AUX = {"row_sparse": 1, "csr": 2}
 
 
-def read_sparse(src: Any, label: str, stype: str) -> _s.SavedArray:
+def read_sparse(src: Any, label: str, stype: str) -> tuple[Any, int, int, SparseParts]:
+    """(values, dev_type, dev_id, parts) of a sparse array whose storage type was just read."""
     sshape = _s._read_shape(src, label, "<i", "q")
     shape = _s._read_shape(src, label, "<i", "q")
     if any(d < 0 for d in sshape + shape) or not shape:
@@ -56,7 +57,7 @@ def read_sparse(src: Any, label: str, stype: str) -> _s.SavedArray:
         for i, (t, s) in enumerate(aux_meta)
     ]
     _check_sparse(src, label, stype, shape, data, aux)
-    return _s.SavedArray(data, dev_type, dev_id, False, SparseParts(stype, shape, data, aux))
+    return data, dev_type, dev_id, SparseParts(stype, shape, data, aux)
 
 
 def _check_sparse(src: Any, label: str, stype: str, shape: tuple, data: Any, aux: list):

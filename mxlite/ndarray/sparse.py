@@ -23,7 +23,8 @@ from ..operator.sparse.storage import (
     scipy_sparse,
     to_stype,
 )
-from .ndarray import NDArray
+from . import sparse_dispatch as _sparse_dispatch  # noqa: F401  (installs the storage dispatch)
+from .ndarray import NDArray, _new
 from .sparse_array import (
     BaseSparseNDArray,
     CSRNDArray,
@@ -202,10 +203,11 @@ def _check_shape(want: Any, have: tuple) -> None:
 
 def zeros(stype: str, shape: Any, ctx: Context | None = None, dtype: Any = None, **kwargs: Any):
     """An all-zero array of storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
-    from .creation import zeros as _dense_zeros
-
     if stype == "default":
-        return _dense_zeros(shape, ctx=ctx, dtype=dtype, **kwargs)
+        shp = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+        arr = _new(shp, np.dtype(dtype or np.float32), ctx or current_context())
+        arr._data[...] = 0  # a fresh array: nothing is pending on it
+        return arr
     if stype not in _CLASSES:
         raise ValueError(f"zeros: unknown storage type {stype!r}.")
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(n) for n in shape)
@@ -267,8 +269,7 @@ def __getattr__(name: str) -> Any:
         if fn is not None:
             globals()[name] = fn  # found once; later lookups do not come here
             return fn
-    if name in ("SparseEmbedding", "getnnz"):
-        from . import contrib
-
-        return getattr(contrib, name)
+    fn = getattr(_internal, "_contrib_" + name, None)  # SparseEmbedding, getnnz
+    if fn is not None:
+        return fn
     raise AttributeError(f"module 'mxlite.ndarray.sparse' has no attribute {name!r}")

@@ -21,6 +21,7 @@ import numpy as np
 from ..base import MXNetError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
+from ..operator.sparse.forms_tensor import check_stype
 from ..operator.sparse.storage import (
     RowSparse,
     csr_from_parts,
@@ -30,7 +31,8 @@ from ..operator.sparse.storage import (
     to_dense,
     to_stype,
 )
-from . import sparse_dispatch as _dispatch
+from . import invoke as _invoke
+from . import ndarray as _ndarray_module
 from .ndarray import NDArray, _Chunk, _wrap
 
 __all__ = [
@@ -42,9 +44,12 @@ __all__ = [
     "write_grad",
     "sparse_parts",
     "from_saved",
+    "cast_storage",
 ]
 
 _IDX = np.int64
+# sparse_dispatch's hook for invoke, filled when that module is imported (mx.nd imports it)
+HOOK: list[Any] = [None]
 
 
 class BaseSparseNDArray(NDArray):
@@ -99,7 +104,7 @@ class BaseSparseNDArray(NDArray):
 
     def tostype(self, stype: str) -> NDArray:
         """A copy with storage type ``stype``."""
-        return _dispatch.cast_storage(self, stype)
+        return cast_storage(self, stype)
 
     def astype(self, dtype: Any, copy: bool = True) -> NDArray:
         """A copy with element type ``dtype``; ``self`` when ``copy`` is False and it matches."""
@@ -135,6 +140,10 @@ class BaseSparseNDArray(NDArray):
             f"{type(self).__name__}.copyto: argument 'other' must be an NDArray or a Context, "
             f"got {type(other).__name__}."
         )
+
+    def _write_from(self, src: NDArray) -> None:
+        """``src.copyto(self)`` for a dense ``src`` (NDArray.copyto calls it)."""
+        write_value(self, _kernel_input(src))
 
     def as_in_context(self, context: Context) -> NDArray:
         return self if self.context == context else self.copyto(context)
@@ -327,7 +336,8 @@ def from_value(value: Any, ctx: Context | None = None, dtype: Any = None) -> NDA
         if dtype is not None and arr.dtype != np.dtype(dtype):
             arr = arr.astype(dtype)
         return _wrap(_Chunk(ctx), arr)
-    _dispatch.activate()
+    if _invoke._sparse_hook is None:  # from now on, calls with sparse arrays go to dispatch
+        _invoke._sparse_hook = HOOK[0]
     cls = _CLASSES[st]
     out = cls.__new__(cls)
     out._chunk = _Chunk(ctx)
@@ -437,3 +447,52 @@ def _check_format(x: BaseSparseNDArray, full_check: bool) -> None:
         raise MXNetError(f"{where}: row indices must be in [0, {x.shape[0]}).")
     if np.any(np.diff(indices) <= 0):
         raise MXNetError(f"{where}: row indices must be ascending and unique.")
+
+
+def _kernel_input(x: NDArray) -> Any:
+    if x.__class__ is not NDArray:
+        return x._value()
+    _engine().wait_for_var(x._chunk.var)
+    data = x._data
+    return data if isinstance(data, np.ndarray) else x.asnumpy()
+
+
+def _record_densify(prop: Any, data: NDArray) -> NDArray:
+    """The dense copy of a recorded sparse array, recorded as ``cast_storage`` so that the
+    gradient reaches the sparse array's variable (as a dense gradient of its full shape)."""
+    dense = _wrap(_Chunk(data.context), np.array(to_dense(data._value()), copy=True))
+    proxy = _wrap(_Chunk(data.context), dense._data)  # the input as autograd sees it
+    proxy._ag = data._ag
+    if _invoke._record_hook is not None:
+        _invoke._record_hook(prop, [proxy], [dense], [], False)
+    return dense
+
+
+def cast_storage(data: NDArray, stype: str, out: Any = None, name: str | None = None) -> NDArray:
+    """Cast ``data`` to storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
+    check_stype("cast_storage", stype)
+    if not isinstance(data, NDArray):
+        raise MXNetError(
+            f"cast_storage: argument 'data' must be an NDArray, got {type(data).__name__}."
+        )
+    if stype == "csr" and data.ndim != 2:
+        raise ValueError(f"cast_storage: csr storage needs a 2-D array, got shape {data.shape}.")
+    if _invoke._state[0] and data._ag is not None and stype == "default":
+        from ..operator import registry
+
+        prop = registry.get("cast_storage").get_prop({"stype": stype})
+        if data.__class__ is NDArray:
+            return _invoke.invoke(prop, [data])
+        return _record_densify(prop, data)
+    value = to_stype(_kernel_input(data), stype)
+    if stype == "default" and data.__class__ is NDArray:
+        value = np.array(value, copy=True)
+    if out is not None:
+        write_value(out, value)
+        return out
+    if stype == "default":
+        return _wrap(_Chunk(data.context), np.asarray(to_dense(value)))
+    return from_value(value, data.context)
+
+
+_ndarray_module.CAST_STORAGE[0] = cast_storage  # NDArray.tostype

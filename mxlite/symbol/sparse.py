@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..operator.sparse.forms import FORMS, backward_stypes, check_stype
+from ..operator.sparse.forms import FORMS
+from ..operator.sparse.forms_tensor import backward_stypes, check_stype
 from .graph import Entry, topo_order
 
 __all__ = ["STYPE_NAMES", "infer_storage", "grad_storage", "variable_stype"]
@@ -80,13 +81,14 @@ def infer_storage_type(symbol: Any, args: tuple, kwargs: dict) -> tuple[list, li
 
 def __getattr__(name: str) -> Any:
     """Every operator, as in MXNet's ``mx.sym.sparse`` (``_sparse_X`` is ``X`` here)."""
-    from . import _internal, contrib, op
+    from . import _internal, op
 
     for mod, key in ((_internal, "_sparse_" + name), (op, name), (_internal, name)):
         fn = getattr(mod, key, None)
         if fn is not None:
             globals()[name] = fn  # found once; later lookups do not come here
             return fn
-    if name in ("SparseEmbedding", "getnnz"):
-        return getattr(contrib, name)
+    fn = getattr(_internal, "_contrib_" + name, None)  # SparseEmbedding, getnnz
+    if fn is not None:
+        return fn
     raise AttributeError(f"module 'mxlite.symbol.sparse' has no attribute {name!r}")

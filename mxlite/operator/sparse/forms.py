@@ -8,7 +8,8 @@ then falls back to the dense kernel: MXNet's storage fallback); ``compute(prop, 
 out_stypes)`` runs that kernel on kernel values (storage.py) and returns the outputs.
 Optimizer updates write their states (NumPy arrays of dense NDArrays) in place. The
 dispatcher (``mxlite.ndarray.sparse_dispatch``) comes here only when an input or a requested
-output is sparse.
+output is sparse. The forms of the tensor operators (dot, reductions, indexing, optimizer
+updates) are registered by forms_tensor.py, which the package imports.
 
 Element-wise kernels reuse the dense operator on the stored values (``dense_forward``), so a
 sparse ``sin`` computes exactly what the dense one does on every stored element.
@@ -25,7 +26,7 @@ from ..registry import OpContext, OperatorProperty
 from ..req import OpReq
 from .storage import RowSparse, csr_from_parts, scipy_sparse, stype_of, to_dense, to_stype
 
-__all__ = ["SparseForm", "FORMS", "dense_forward", "backward_stypes", "check_stype"]
+__all__ = ["SparseForm", "FORMS", "dense_forward"]
 
 Infer = Callable[[OperatorProperty, list[str]], "list[str] | None"]
 Compute = Callable[[OperatorProperty, list[Any], list[str]], list[Any]]
@@ -346,7 +347,3 @@ def _add_n(prop, v, o):
 
 
 _reg("add_n", _add_n_infer, _add_n)
-
-
-# the operators of tensor/ (dot, reductions, indexing, optimizer updates) register theirs there
-from .forms_tensor import backward_stypes, check_stype  # noqa: E402, F401  (re-exported)
