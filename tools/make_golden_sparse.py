@@ -14,6 +14,7 @@ Writes:
 * ``sparse_creation.npz``: the parts (data, indices, indptr) MXNet makes for a few inputs.
 * ``sparse_mxnet.params``: a list of sparse and dense arrays saved by MXNet, with their dense
   values in ``sparse_saved.npz``.
+* ``sparse_mxnet.pkl``: ``pickle.dumps`` of a dict of a CSR and a row-sparse array.
 * ``sparse_libsvm_*.t`` and ``sparse_libsvm.npz``: LibSVM files and the batches MXNet reads.
 * ``sparse_linear.npz``: a linear classifier on CSR data trained with SGD (momentum,
   weight decay, lazy_update) through the executor: the data, the initial weight, and the
@@ -278,6 +279,15 @@ def record_saved():
     )
 
 
+def record_pickle():
+    import pickle
+
+    a = mx.nd.array([[0, 1.5], [2, 0]]).tostype("csr")
+    b = mx.nd.array([[0, 0], [3, 4]]).tostype("row_sparse")
+    with open(os.path.join(GOLDEN, "sparse_mxnet.pkl"), "wb") as f:
+        f.write(pickle.dumps({"a": a, "b": b}))
+
+
 def record_libsvm():
     rng = np.random.RandomState(3)
     lines, llines = [], []
@@ -354,6 +364,7 @@ if __name__ == "__main__":
     record_ops()
     record_creation()
     record_saved()
+    record_pickle()
     record_libsvm()
     record_linear()
     print("wrote", sorted(f for f in os.listdir(GOLDEN) if f.startswith("sparse")))

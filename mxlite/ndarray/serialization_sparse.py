@@ -1,9 +1,10 @@
 """Sparse arrays in MXNet's NDArray format (V2): read and written for serialization.py.
 
 After the storage type (1 row_sparse, 2 csr) come the storage shape (the shape of the stored
-values), the shape, the context, the type flag, then the type and shape of each aux array
-(csr: indptr, indices; row_sparse: indices), the values, and each aux array's elements. Every
-size is checked against the bytes left before anything is allocated (serialization_io).
+values; readers size the values from the aux arrays, as MXNet does), the shape, the context,
+the type flag, then the type and shape of each aux array (csr: indptr, indices; row_sparse:
+indices), the values, and each aux array's elements. Every size is checked against the bytes
+left before anything is allocated (serialization_io).
 """
 
 from __future__ import annotations
@@ -51,7 +52,13 @@ def read_sparse(src: Any, label: str, stype: str) -> tuple[Any, int, int, Sparse
     for i in range(_NUM_AUX[stype]):
         aux_dtype = _s._read_flag(src, f"{label} aux {i}")
         aux_meta.append((aux_dtype, _s._read_shape(src, f"{label} aux {i}", "<i", "q")))
-    data = _s._read_elements(src, native, sshape, f"the values of {label} {sshape}")
+    # The stored values follow the aux arrays (the indices), as MXNet's loader sizes them: the
+    # storage-shape field can be stale in bytes MXNet wrote (its pickles of row_sparse arrays).
+    nnz = aux_meta[-1][1][0] if aux_meta[-1][1] else 0
+    vshape = (nnz,) if stype == "csr" else (nnz, *shape[1:])
+    if len(sshape) != len(vshape):
+        raise src.error(f"{label}: storage shape {sshape} does not fit a {stype} of {shape}")
+    data = _s._read_elements(src, native, vshape, f"the values of {label} {vshape}")
     aux = [
         _s._read_elements(src, t, s, f"aux array {i} of {label} {s}").astype(np.int64, copy=False)
         for i, (t, s) in enumerate(aux_meta)

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..context import Context, current_context
+from ..fileio import allow
 from ..operator.sparse.storage import (
     RowSparse,
     csr_from_parts,
@@ -61,6 +62,8 @@ _IDX = np.int64
 _CLASSES = {"csr": CSRNDArray, "row_sparse": RowSparseNDArray}
 for _cls in (BaseSparseNDArray, CSRNDArray, RowSparseNDArray):
     _cls.__module__ = __name__  # pickles name mxlite.ndarray.sparse, as MXNet's name its own
+allow(CSRNDArray, "mxnet.ndarray.sparse.CSRNDArray")  # the restricted unpickler admits them
+allow(RowSparseNDArray, "mxnet.ndarray.sparse.RowSparseNDArray")
 
 
 # ---- public constructors ------------------------------------------
