@@ -390,6 +390,11 @@ def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = Non
     ``stype`` ('row_sparse', 'csr') makes the buffer sparse: backward then stores the rows (or
     elements) of the gradient that are not zero."""
     parse_req(grad_req, "attach_grad: grad_req")
+    if stype not in (None, "default", "row_sparse", "csr"):
+        raise MXNetError(
+            f"attach_grad: argument 'stype' must be 'default', 'row_sparse' or 'csr', "
+            f"got {stype!r}."
+        )
     if stype not in (None, "default"):
         grad = sparse_zeros(stype, self.shape, ctx=self.context, dtype=self._data.dtype)
     else:
