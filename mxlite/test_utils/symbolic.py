@@ -280,6 +280,10 @@ def check_numeric_gradient(
     grad_req = dict.fromkeys(grad_nodes, "write") if not isinstance(grad_nodes, dict) else dict(
         grad_nodes)  # fmt: skip
     args = _to_nd(loc, ctx, dtype)
+    given = _as_dict(sym, location, names, "location")
+    for k, v in given.items():  # sparse arrays are bound as they are, as MXNet does
+        if isinstance(v, _nd().NDArray) and v.stype != "default":
+            args[k] = v.as_in_context(ctx)
     grads = {
         k: _nd().zeros(args[k].shape, ctx=ctx, dtype=dtype, stype=(grad_stype_dict or {}).get(k))
         for k in grad_req
