@@ -6,13 +6,6 @@ import mxlite as mx
 from mxlite.base import MXNetError
 
 
-def test_gluon_imports_and_fails_clearly():
-    from mxlite import gluon
-
-    with pytest.raises(MXNetError, match="Gluon is not implemented"):
-        gluon.nn  # noqa: B018
-
-
 def test_amp_imports_and_fails_clearly():
     from mxlite.contrib.amp import amp
 
@@ -31,10 +24,3 @@ def test_base_data_dir_and_util_env(monkeypatch, tmp_path):
     assert mx.util.getenv("MXLITE_TEST_X") == "1"
     mx.util.setenv("MXLITE_TEST_X", None)
     assert mx.util.getenv("MXLITE_TEST_X") is None
-
-
-def test_placeholders_look_missing_to_attribute_probes():
-    from mxlite import gluon
-
-    assert not hasattr(gluon, "pytest_plugins")  # pytest and inspect probe modules like this
-    assert getattr(gluon, "nn", None) is None

@@ -65,3 +65,12 @@ _populate(
     },
 )
 del _operator
+
+
+def __getattr__(name: str) -> object:
+    # CachedOp runs bound executors, which sit above this package: imported on first use
+    if name == "CachedOp":
+        from ..executor.cached_op import CachedOp
+
+        return CachedOp
+    raise AttributeError(f"module 'mxlite.ndarray' has no attribute {name!r}")

@@ -1,0 +1,918 @@
+"""Gluon parameters (``mx.gluon.Parameter``, ``Constant``, ``ParameterDict``), as MXNet 1.9.1's.
+
+Design note
+-----------
+A :class:`Parameter` holds one NDArray per context (``_data``) and, unless ``grad_req`` is
+'null', one gradient per context (``_grad``), marked as autograd variables. Its shape may be
+partly unknown (0 in a dimension, -1 under ``mx.np_shape``) until the first forward pass: then
+``initialize`` only records what to do (``_deferred_init``: initializer, contexts, default
+initializer, data) and ``_finish_deferred_init`` does it once the owning block has inferred the
+shape. Names are full names (``dense0_weight``): :meth:`ParameterDict.save` files are keyed by
+them, as MXNet's are.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import OrderedDict
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .. import autograd, initializer, ndarray, symbol
+from ..base import MXNetError, ParamError
+from ..context import Context, cpu, current_context
+from ..ndarray.ndarray import NDArray
+from ..util import is_np_shape
+
+__all__ = [
+    "DeferredInitializationError",
+    "Parameter",
+    "Constant",
+    "ParameterDict",
+    "tensor_types",
+]
+
+tensor_types = (symbol.Symbol, ndarray.NDArray)
+
+
+class DeferredInitializationError(MXNetError):
+    """Error for unfinished deferred initialization."""
+
+
+class GluonCheckError(MXNetError, AssertionError):
+    """A failed consistency check where MXNet 1.9.1 raises ``AssertionError`` (code written for
+    it catches that); it is also an :class:`MXNetError`."""
+
+
+def shape_is_known(shape: Any) -> bool:
+    """Whether every dimension of ``shape`` is known (0 is unknown; -1 too under np_shape)."""
+    if shape is None:
+        return False
+    unknown = -1 if is_np_shape() else 0
+    if len(shape) == 0:
+        return unknown == -1
+    return all(d != unknown and d != -1 and d is not None for d in shape)
+
+
+def _brief_print_list(lst: Any, limit: int = 7) -> str:
+    """``'a', 'b', ..., 'z'``: at most ``limit`` quoted items."""
+    lst = list(lst)
+    if len(lst) > limit:
+        head = _brief_print_list(lst[: limit // 2], limit)
+        tail = _brief_print_list(lst[-limit // 2 :], limit)
+        return f"{head}, ..., {tail}"
+    return ", ".join(f"'{x}'" for x in lst)
+
+
+def _indent(s: str, num_spaces: int) -> str:
+    lines = s.split("\n")
+    if len(lines) == 1:
+        return s
+    pad = " " * num_spaces
+    return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
+
+
+def _same_dtype(a: Any, b: Any) -> bool:
+    return np.dtype(a) == np.dtype(b)
+
+
+class Parameter:
+    """A Container holding parameters (weights) of Blocks.
+
+    :py:class:`Parameter` holds a copy of the parameter on each :py:class:`Context` after it
+    is initialized with ``Parameter.initialize(...)``. If :py:attr:`grad_req` is not
+    ``'null'``, it also holds a gradient array on each :py:class:`Context`.
+
+    Parameters
+    ----------
+    name : str
+        Name of this parameter.
+    grad_req : {'write', 'add', 'null'}, default 'write'
+        Specifies how to update gradient to grad arrays.
+    shape : int or tuple of int, default None
+        Shape of this parameter. By default shape is not specified; a 0 dimension is inferred
+        at the first forward pass.
+    dtype : numpy.dtype or str, default 'float32'
+        Data type of this parameter.
+    lr_mult : float, default 1.0
+        Learning rate multiplier.
+    wd_mult : float, default 1.0
+        Weight decay multiplier (L2 regularizer coefficient).
+    init : Initializer, default None
+        Initializer of this parameter. Will use the global initializer by default.
+    allow_deferred_init : bool, default False
+        Whether initialization may wait until the shape is known.
+    differentiable : bool, default True
+        A parameter that is not differentiable always has ``grad_req='null'``.
+    stype : {'default', 'row_sparse', 'csr'}, default 'default'
+        The storage type of the parameter.
+    grad_stype : {'default', 'row_sparse', 'csr'}, default 'default'
+        The storage type of the parameter's gradient.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        grad_req: str = "write",
+        shape: Any = None,
+        dtype: Any = np.float32,
+        lr_mult: float = 1.0,
+        wd_mult: float = 1.0,
+        init: Any = None,
+        allow_deferred_init: bool = False,
+        differentiable: bool = True,
+        stype: str = "default",
+        grad_stype: str = "default",
+    ) -> None:
+        self._var: symbol.Symbol | None = None
+        self._data: list[NDArray] | None = None
+        self._grad: list[NDArray] | None = None
+        self._ctx_list: list[Context] | None = None
+        self._ctx_map: dict[Context, int] = {}
+        self._trainer: Any = None
+        self._deferred_init: tuple = ()
+        self._differentiable = differentiable
+        self._allow_deferred_init = allow_deferred_init
+        self._grad_req: str | None = None
+        if isinstance(shape, int):
+            shape = (shape,)
+        self._shape = None if shape is None else tuple(shape)
+        self.name = name
+        self._dtype = dtype
+        self.lr_mult = lr_mult
+        self.wd_mult = wd_mult
+        self.grad_req = grad_req
+        self.init = init
+        for what, value in (("stype", stype), ("grad_stype", grad_stype)):
+            if value not in ("default", "row_sparse", "csr"):
+                raise ParamError(
+                    f"Parameter {name!r}: {what} must be one of 'default', 'row_sparse' or "
+                    f"'csr', got {value!r}."
+                )
+        self._stype = stype
+        self._grad_stype = grad_stype
+
+    def __repr__(self) -> str:
+        return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    # ---- attributes --------------------------------------------------------------------------
+
+    @property
+    def grad_req(self) -> str:
+        return self._grad_req  # type: ignore[return-value]
+
+    @grad_req.setter
+    def grad_req(self, req: str) -> None:
+        if req not in ("write", "add", "null"):
+            raise GluonCheckError(
+                f"grad_req must be one of 'write', 'add', or 'null', but got {req!r}"
+            )
+        if not self._differentiable:
+            req = "null"
+        if self._grad_req == req:
+            return
+        self._grad_req = req
+        if req == "null" and self._grad is not None:
+            self._grad = None
+            self._data = [i.detach() for i in self._data]  # type: ignore[union-attr]
+        elif self._data is not None:
+            self._init_grad()
+
+    @property
+    def dtype(self) -> Any:
+        """The type of the parameter; setting it casts the data."""
+        return self._dtype
+
+    @dtype.setter
+    def dtype(self, dtype: Any) -> None:
+        self.cast(dtype)
+
+    @property
+    def shape(self) -> tuple | None:
+        """The shape of the parameter (unknown dimensions are 0, or -1 under np_shape)."""
+        if self._shape is None:
+            return None
+        if is_np_shape():
+            return tuple(i if i != 0 else -1 for i in self._shape)
+        return self._shape
+
+    @shape.setter
+    def shape(self, new_shape: Any) -> None:
+        new_shape = None if new_shape is None else tuple(new_shape)
+        if self._shape is None or new_shape is None:
+            self._shape = new_shape
+            return
+        if len(self._shape) != len(new_shape) or not all(
+            j in (-1, 0, i) for i, j in zip(new_shape, self._shape)
+        ):
+            raise GluonCheckError(
+                f"Parameter {self.name!r}: expected shape {self._shape} is incompatible with "
+                f"given shape {new_shape}."
+            )
+        self._shape = new_shape
+
+    @property
+    def stype(self) -> str:
+        return self._stype
+
+    def _set_trainer(self, trainer: Any) -> None:
+        if self._stype != "default" and self._trainer and trainer and self._trainer is not trainer:
+            raise RuntimeError(
+                f"Failed to set the trainer for Parameter '{self.name}' because it was already "
+                f"set. More than one trainers for a {self._stype} Parameter is not supported."
+            )
+        self._trainer = trainer
+
+    # ---- data per context --------------------------------------------------------------------
+
+    def _check_and_get(self, arr_list: list | None, ctx: Any) -> Any:
+        if arr_list is not None:
+            if ctx is list:
+                return arr_list
+            if ctx is None:
+                if len(arr_list) == 1:
+                    return arr_list[0]
+                ctx = current_context()
+            idx = self._ctx_map.get(ctx)
+            if idx is not None:
+                return arr_list[idx]
+            raise RuntimeError(
+                f"Parameter '{self.name}' was not initialized on context {ctx}. It was only "
+                f"initialized on {self._ctx_list}."
+            )
+        if self._deferred_init:
+            raise DeferredInitializationError(
+                f"Parameter '{self.name}' has not been initialized yet because initialization "
+                "was deferred. Actual initialization happens during the first forward pass. "
+                "Please pass one batch of data through the network before accessing "
+                "Parameters. You can also avoid deferred initialization by specifying "
+                "in_units, num_features, etc., for network layers."
+            )
+        raise RuntimeError(
+            f"Parameter '{self.name}' has not been initialized. Note that you should "
+            "initialize parameters and create Trainer with Block.collect_params() instead of "
+            "Block.params because the later does not include Parameters of nested child Blocks"
+        )
+
+    def _load_init(
+        self, data: NDArray, ctx: Any, cast_dtype: bool = False, dtype_source: str = "current"
+    ) -> None:
+        """(Re)initialize with ``data`` loaded from a file."""
+        if cast_dtype and dtype_source not in ("current", "saved"):
+            raise ParamError(
+                f"load: dtype_source must be 'current' or 'saved', got {dtype_source!r}."
+            )
+        if self.shape:
+            unknown = -1 if is_np_shape() else 0
+            if len(self.shape) != len(data.shape) or not all(
+                s in (unknown, d) for s, d in zip(self.shape, data.shape)
+            ):
+                raise GluonCheckError(
+                    f"Failed loading Parameter '{self.name}' from saved params: shape "
+                    f"incompatible expected {self.shape} vs saved {data.shape}"
+                )
+            self.shape = tuple(d if s == unknown else s for s, d in zip(self.shape, data.shape))
+        if self.dtype is not None and not _same_dtype(self.dtype, data.dtype):
+            if not cast_dtype:
+                raise GluonCheckError(
+                    f"Failed loading Parameter '{self.name}' from saved params: dtype "
+                    f"incompatible expected {np.dtype(self.dtype).type} vs saved "
+                    f"{np.dtype(data.dtype).type}. Set cast_dtype=True to cast the dtype of "
+                    "saved params."
+                )
+            if dtype_source == "current":
+                data = data.astype(self.dtype, copy=False)
+            else:
+                self.dtype = data.dtype
+        if isinstance(ctx, Context):
+            ctx = [ctx]
+        if self._data is None:
+            if self._deferred_init:
+                if ctx is not None and set(ctx) != set(self._deferred_init[1]):
+                    raise GluonCheckError(
+                        f"Failed to load Parameter '{self.name}' on {ctx} because it was "
+                        f"previous initialized on {self.list_ctx()}."
+                    )
+                ctx = self._deferred_init[1]
+            elif ctx is None:
+                ctx = [cpu()]
+            self._init_impl(data, ctx)
+        else:
+            if ctx is not None and set(ctx) != set(self.list_ctx()):
+                raise GluonCheckError(
+                    f"Failed to load Parameter '{self.name}' on {ctx} because it was "
+                    f"previous initialized on {self.list_ctx()}."
+                )
+            self.set_data(data)
+        self._deferred_init = ()
+
+    def _finish_deferred_init(self) -> None:
+        """Initialize now that the shape is known."""
+        if not self._deferred_init:
+            return
+        init, ctx, default_init, data = self._deferred_init
+        self._deferred_init = ()
+        if not shape_is_known(self.shape):
+            raise GluonCheckError(
+                f"Cannot initialize Parameter '{self.name}' because it has invalid shape: "
+                f"{self.shape}. Please specify in_units, in_channels, etc for `Block`s."
+            )
+        with autograd.pause():
+            if data is None:
+                data = ndarray.zeros(self.shape, ctx=cpu(), dtype=self.dtype)
+                desc = initializer.InitDesc(self.name, {"__init__": init})
+                initializer.create(default_init)(desc, data)
+            self._init_impl(data, ctx)
+
+    def _init_impl(self, data: NDArray, ctx_list: list[Context]) -> None:
+        self._ctx_list = list(ctx_list)
+        self._ctx_map = {c: i for i, c in enumerate(self._ctx_list)}
+        self._data = [data.copyto(c) for c in self._ctx_list]
+        self._init_grad()
+
+    def _init_grad(self) -> None:
+        if self.grad_req == "null":
+            self._grad = None
+            return
+        self._grad = [ndarray.zeros(i.shape, ctx=i.context, dtype=i.dtype) for i in self._data]
+        autograd.mark_variables(self._data, self._grad, self.grad_req)
+
+    def _reduce(self) -> NDArray:
+        """The value on cpu (the mean over the contexts)."""
+        block = self.list_data()
+        if len(block) == 1:
+            return block[0].copyto(cpu())
+        return ndarray.add_n(*(w.copyto(cpu()) for w in block)) / len(block)
+
+    def initialize(
+        self,
+        init: Any = None,
+        ctx: Any = None,
+        default_init: Any = None,
+        force_reinit: bool = False,
+    ) -> None:
+        """Initializes parameter and gradient arrays. Only used for :py:class:`NDArray` API.
+
+        Parameters
+        ----------
+        init : Initializer
+            The initializer to use. Overrides :py:meth:`Parameter.init` and default_init.
+        ctx : Context or list of Context, defaults to :py:meth:`context.current_context()`.
+            Initialize Parameter on given context.
+        default_init : Initializer
+            Default initializer is used when both :py:func:`init`
+            and :py:meth:`Parameter.init` are ``None``.
+        force_reinit : bool, default False
+            Whether to force re-initialization if parameter is already initialized.
+        """
+        if default_init is None:
+            default_init = initializer.Uniform()
+        if self._data is not None and not force_reinit:
+            warnings.warn(
+                f"Parameter '{self.name}' is already initialized, ignoring. Set "
+                "force_reinit=True to re-initialize.",
+                stacklevel=2,
+            )
+            return
+        self._data = self._grad = None
+        if ctx is None:
+            ctx = [current_context()]
+        if isinstance(ctx, Context):
+            ctx = [ctx]
+        if init is None:
+            init = default_init if self.init is None else self.init
+        if not shape_is_known(self.shape):
+            if self._allow_deferred_init:
+                self._deferred_init = (init, ctx, default_init, None)
+                return
+            raise ParamError(
+                f"Cannot initialize Parameter '{self.name}' because it has invalid shape: "
+                f"{self.shape}."
+            )
+        self._deferred_init = (init, ctx, default_init, None)
+        self._finish_deferred_init()
+
+    def reset_ctx(self, ctx: Any) -> None:
+        """Re-assign Parameter to other contexts.
+
+        Parameters
+        ----------
+        ctx : Context or list of Context, default ``context.current_context()``.
+            Assign Parameter to given context. If ctx is a list of Context, a
+            copy will be made for each context.
+        """
+        if ctx is None:
+            ctx = [current_context()]
+        if isinstance(ctx, Context):
+            ctx = [ctx]
+        if self._data:
+            data = self._reduce()
+            with autograd.pause():
+                self._init_impl(data, ctx)
+        elif self._deferred_init:
+            init, _, default_init, data = self._deferred_init
+            self._deferred_init = (init, ctx, default_init, data)
+        else:
+            raise ParamError(
+                f"Cannot reset context for Parameter '{self.name}' because it has not been "
+                "initialized."
+            )
+
+    def set_data(self, data: Any) -> None:
+        """Sets this parameter's value on all contexts."""
+        self.shape = data.shape
+        if self._data is None:
+            if not self._deferred_init:
+                raise GluonCheckError(f"Parameter '{self.name}' has not been initialized")
+            self._deferred_init = self._deferred_init[:3] + (data,)
+            return
+        trainer = self._trainer
+        if trainer is not None and getattr(trainer, "_kv_initialized", False):
+            if getattr(trainer, "_update_on_kvstore", False) and self not in getattr(
+                trainer, "_params_to_init", ()
+            ):
+                trainer._reset_kvstore()
+        for arr in self._data:
+            arr[:] = data
+
+    def row_sparse_data(self, row_id: NDArray) -> NDArray:
+        """Returns a copy of the 'row_sparse' parameter on the same context as row_id's."""
+        if self._stype != "row_sparse":
+            raise RuntimeError(
+                f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because "
+                f"its storage type is {self._stype}. Please use data() instead."
+            )
+        return self._check_and_get(self._data, row_id.context)
+
+    def list_row_sparse_data(self, row_id: NDArray) -> list[NDArray]:
+        """Returns copies of the 'row_sparse' parameter on all contexts."""
+        if self._stype != "row_sparse":
+            raise RuntimeError(
+                f"Cannot return copies of Parameter '{self.name}' on all contexts via "
+                f"list_row_sparse_data() because its storage type is {self._stype}. Please "
+                "use data() instead."
+            )
+        return self._check_and_get(self._data, list)
+
+    def data(self, ctx: Context | None = None) -> NDArray:
+        """Returns a copy of this parameter on one context. Must have been initialized on this
+        context before. For sparse parameters, use :py:meth:`Parameter.row_sparse_data`
+        instead.
+
+        Parameters
+        ----------
+        ctx : Context
+            Desired context.
+        """
+        if self._stype != "default":
+            raise RuntimeError(
+                f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} via data() "
+                f"because its storage type is {self._stype}. Please use row_sparse_data() "
+                "instead."
+            )
+        return self._check_and_get(self._data, ctx)
+
+    def list_data(self) -> list[NDArray]:
+        """Returns copies of this parameter on all contexts, in the same order as creation."""
+        if self._stype != "default":
+            raise RuntimeError(
+                f"Cannot return copies of Parameter '{self.name}' on all contexts via "
+                f"list_data() because its storage type is {self._stype}. Please use "
+                "row_sparse_data() instead."
+            )
+        return self._check_and_get(self._data, list)
+
+    def grad(self, ctx: Context | None = None) -> NDArray:
+        """Returns a gradient buffer for this parameter on one context."""
+        if self._data is not None and self._grad is None:
+            raise RuntimeError(
+                f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
+            )
+        return self._check_and_get(self._grad, ctx)
+
+    def list_grad(self) -> list[NDArray]:
+        """Returns gradient buffers on all contexts, in the same order as :py:meth:`values`."""
+        if self._data is not None and self._grad is None:
+            raise RuntimeError(
+                f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
+            )
+        return self._check_and_get(self._grad, list)
+
+    def list_ctx(self) -> list[Context]:
+        """Returns a list of contexts this parameter is initialized on."""
+        if self._data is None:
+            if self._deferred_init:
+                return self._deferred_init[1]
+            raise RuntimeError(f"Parameter '{self.name}' has not been initialized")
+        return self._ctx_list  # type: ignore[return-value]
+
+    def zero_grad(self) -> None:
+        """Sets gradient buffer on all contexts to 0. No action is taken if parameter is
+        uninitialized or doesn't require gradient."""
+        if self._grad is None:
+            return
+        for g in self._grad:
+            g[:] = 0
+
+    def var(self) -> symbol.Symbol:
+        """Returns a symbol representing this parameter."""
+        if self._var is None:
+            self._var = symbol.var(
+                self.name,
+                shape=self.shape,
+                dtype=self.dtype,
+                lr_mult=self.lr_mult,
+                wd_mult=self.wd_mult,
+                init=self.init,
+                stype=self._stype,
+            )
+        return self._var
+
+    def cast(self, dtype: Any) -> None:
+        """Cast data and gradient of this Parameter to a new data type.
+
+        Parameters
+        ----------
+        dtype : str or numpy.dtype
+            The new data type.
+        """
+        self._dtype = dtype
+        self._var = None
+        if self._data is None:
+            return
+        with autograd.pause():
+            self._data = [i.astype(dtype) for i in self._data]
+            if self._grad is None:
+                return
+            self._grad = [i.astype(dtype) for i in self._grad]
+            autograd.mark_variables(self._data, self._grad, self.grad_req)
+
+
+class _ConstantInit(initializer.Initializer):
+    """Copies a fixed value (the initializer of a :class:`Constant`)."""
+
+    def __init__(self, value: NDArray) -> None:
+        super().__init__()
+        self._value = value
+
+    def _init_weight(self, _: Any, arr: Any) -> None:
+        self._value.copyto(arr)
+
+
+class Constant(Parameter):
+    """A constant parameter for holding immutable tensors. ``Constant`` s are ignored by
+    ``autograd`` and ``Trainer``, thus their values will not change during training. But you
+    can still update their values manually with the ``set_data`` method.
+
+    Parameters
+    ----------
+    name : str
+        Name of the parameter.
+    value : array-like
+        Initial value for the constant.
+    """
+
+    def __init__(self, name: str, value: Any) -> None:
+        if not isinstance(value, NDArray):
+            value = ndarray.array(value)
+        self.value = value
+        init_name = f"Constant_{name}_{id(self)}"
+        init = _ConstantInit(value)
+        initializer.alias(init_name)(type(init))
+        super().__init__(name, grad_req="null", shape=value.shape, dtype=value.dtype, init=init)
+
+    def __repr__(self) -> str:
+        return f"Constant {self.name} (shape={self.shape}, dtype={self.dtype})"
+
+    @property
+    def grad_req(self) -> str:
+        return "null"
+
+    @grad_req.setter
+    def grad_req(self, req: str) -> None:
+        if req != "null":
+            warnings.warn(
+                f'Constant parameter "{self.name}" does not support grad_req other than '
+                f'"null", and new value "{req}" is ignored.',
+                stacklevel=2,
+            )
+
+    def var(self) -> symbol.Symbol:
+        if self._var is None:
+            self._var = symbol.var(self.name, shape=self.shape, dtype=self.dtype)
+        return self._var
+
+
+class ParameterDict:
+    """A dictionary managing a set of parameters.
+
+    Parameters
+    ----------
+    prefix : str, default ``''``
+        The prefix to be prepended to all Parameters' names created by this dict.
+    shared : ParameterDict or None
+        If not ``None``, when this dict's :py:meth:`get` method creates a new parameter, will
+        first try to retrieve it from "shared" dict. Usually used for sharing parameters with
+        another Block.
+    """
+
+    def __init__(self, prefix: str = "", shared: ParameterDict | None = None) -> None:
+        self._prefix = prefix
+        self._params: OrderedDict[str, Parameter] = OrderedDict()
+        self._shared = shared
+
+    def __repr__(self) -> str:
+        name = self._prefix + " " if self._prefix else ""
+        content = "\n".join(_indent(f"  {v}", 2) for v in self.values())
+        return f"{name}(\n{content}\n)"
+
+    def __getitem__(self, key: str) -> Parameter:
+        return self._params[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._params)
+
+    def __len__(self) -> int:
+        return len(self._params)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._params
+
+    def items(self) -> Any:
+        return self._params.items()
+
+    def keys(self) -> Any:
+        return self._params.keys()
+
+    def values(self) -> Any:
+        return self._params.values()
+
+    @property
+    def prefix(self) -> str:
+        """Prefix of this dict. It will be prepended to :py:class:`Parameter`s' name created
+        with :py:func:`get`."""
+        return self._prefix
+
+    def _get_impl(self, name: str) -> Parameter | None:
+        if name in self._params:
+            return self._params[name]
+        if self._shared is not None and name in self._shared._params:
+            self._params[name] = self._shared._params[name]
+            return self._shared._params[name]
+        return None
+
+    def get(self, name: str, **kwargs: Any) -> Parameter:
+        """Retrieves a :py:class:`Parameter` with name ``self.prefix+name``. If not found,
+        :py:func:`get` will first try to retrieve it from "shared" dict. If still not found,
+        :py:func:`get` will create a new :py:class:`Parameter` with key-word arguments and
+        insert it to self.
+
+        Parameters
+        ----------
+        name : str
+            Name of the desired Parameter. It will be prepended with this dictionary's prefix.
+        **kwargs : dict
+            The rest of key-word arguments for the created :py:class:`Parameter`.
+        """
+        name = self.prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            param = Parameter(name, **kwargs)
+            self._params[name] = param
+            return param
+        for k, v in kwargs.items():
+            existing = getattr(param, k, None)
+            if existing is None:
+                setattr(param, k, v)
+                continue
+            if k == "shape" and v is not None and len(v) == len(existing):
+                merged, matched = [], True
+                for d1, d2 in zip(v, existing):
+                    if d1 != d2 and d1 > 0 and d2 > 0:
+                        matched = False
+                        break
+                    merged.append(d2 if d1 in (0, -1) else d1)
+                if matched:
+                    param._shape = tuple(merged)
+                    continue
+            elif k == "dtype" and v is not None and _same_dtype(v, existing):
+                continue
+            if v is not None and v != existing:
+                raise GluonCheckError(
+                    f"Cannot retrieve Parameter '{name}' because desired attribute does not "
+                    f"match with stored for attribute '{k}': desired '{v}' vs stored "
+                    f"'{existing}'."
+                )
+        return param
+
+    def get_constant(self, name: str, value: Any = None) -> Constant:
+        """Retrieves a :py:class:`.Constant` with name ``self.prefix+name``; creates it with
+        ``value`` when not found.
+
+        Parameters
+        ----------
+        name : str
+            Name of the desired Constant. It will be prepended with this dictionary's prefix.
+        value : array-like
+            Initial value of constant.
+        """
+        name = self.prefix + name
+        param = self._get_impl(name)
+        if param is None:
+            if value is None:
+                raise KeyError(
+                    f"No constant named '{name}'. Please specify value if you want to create "
+                    "a new constant."
+                )
+            param = Constant(name, value)
+            self._params[name] = param
+        elif value is not None:
+            if not isinstance(param, Constant):
+                raise GluonCheckError(
+                    f"Parameter '{name}' already exists but it is not a constant."
+                )
+            if isinstance(value, NDArray):
+                value = value.asnumpy()
+            value = np.asarray(value)
+            if param.shape != value.shape or not (param.value.asnumpy() == value).all():
+                raise GluonCheckError(
+                    f"Constant '{name}' already exists but it's value doesn't match new value"
+                )
+        return param  # type: ignore[return-value]
+
+    def update(self, other: Any) -> None:
+        """Copies all Parameters in ``other`` to self."""
+        for k, v in other.items():
+            if k in self._params and self._params[k] is not v:
+                raise GluonCheckError(
+                    "Cannot update self with other because they have different Parameters "
+                    f"with the same name '{k}'"
+                )
+        for k, v in other.items():
+            self._params[k] = v
+
+    def initialize(
+        self,
+        init: Any = None,
+        ctx: Any = None,
+        verbose: bool = False,
+        force_reinit: bool = False,
+    ) -> None:
+        """Initializes all Parameters managed by this dictionary to be used for
+        :py:class:`NDArray` API. It has no effect when using :py:class:`Symbol` API.
+
+        Parameters
+        ----------
+        init : Initializer
+            Global default Initializer to be used when :py:meth:`Parameter.init` is ``None``.
+            Otherwise, :py:meth:`Parameter.init` takes precedence.
+        ctx : Context or list of Context
+            Keeps a copy of Parameters on one or many context(s).
+        verbose : bool, default False
+            Whether to verbosely print out details on initialization.
+        force_reinit : bool, default False
+            Whether to force re-initialization if parameter is already initialized.
+        """
+        if init is None:
+            init = initializer.Uniform()
+        if verbose:
+            init.set_verbosity(verbose=verbose)
+        for v in self.values():
+            v.initialize(None, ctx, init, force_reinit=force_reinit)
+
+    def zero_grad(self) -> None:
+        """Sets all Parameters' gradient buffer to 0."""
+        for p in self.values():
+            p.zero_grad()
+
+    def reset_ctx(self, ctx: Any) -> None:
+        """Re-assign all Parameters to other contexts."""
+        for p in self.values():
+            p.reset_ctx(ctx)
+
+    def list_ctx(self) -> list[Context]:
+        """Returns a list of all the contexts on which the underlying Parameters are
+        initialized."""
+        s: set[Context] = set()
+        for p in self.values():
+            s.update(p.list_ctx())
+        return list(s)
+
+    def setattr(self, name: str, value: Any) -> None:
+        """Set an attribute to a new value for all Parameters (e.g. ``grad_req``, ``lr_mult``).
+
+        Parameters
+        ----------
+        name : str
+            Name of the attribute.
+        value : valid type for attribute name
+            The new value for the attribute.
+        """
+        for p in self.values():
+            setattr(p, name, value)
+
+    def save(self, filename: str, strip_prefix: str = "") -> None:
+        """Save parameters to file.
+
+        Parameters
+        ----------
+        filename : str
+            Path to parameter file.
+        strip_prefix : str, default ''
+            Strip prefix from parameter names before saving.
+        """
+        arg_dict = {}
+        for param in self.values():
+            weight = param._reduce()
+            if not param.name.startswith(strip_prefix):
+                raise ParamError(
+                    f"Prefix '{strip_prefix}' is to be striped before saving, but Parameter's "
+                    f"name '{param.name}' does not start with '{strip_prefix}'. this may be "
+                    "due to your Block shares parameters from other Blocks or you forgot to "
+                    "use 'with name_scope()' when creating child blocks."
+                )
+            arg_dict[param.name[len(strip_prefix) :]] = weight
+        ndarray.save(filename, arg_dict)
+
+    def load(
+        self,
+        filename: str,
+        ctx: Any = None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        restore_prefix: str = "",
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
+        """Load parameters from file.
+
+        Parameters
+        ----------
+        filename : str
+            Path to parameter file.
+        ctx : Context or list of Context
+            Context(s) initialize loaded parameters on.
+        allow_missing : bool, default False
+            Whether to silently skip loading parameters not represents in the file.
+        ignore_extra : bool, default False
+            Whether to silently ignore parameters from the file that are not present in this
+            ParameterDict.
+        restore_prefix : str, default ''
+            prepend prefix to names of stored parameters before loading.
+        cast_dtype : bool, default False
+            Cast the data type of the parameter.
+        dtype_source : str, default 'current'
+            must be in {'current', 'saved'}.
+        """
+        if restore_prefix:
+            for name in self.keys():
+                if not name.startswith(restore_prefix):
+                    raise GluonCheckError(
+                        f"restore_prefix is '{restore_prefix}' but Parameters name '{name}' "
+                        f"does not start with '{restore_prefix}'."
+                    )
+        loaded = ndarray.load(filename)
+        self.load_dict(
+            loaded, ctx, allow_missing, ignore_extra, restore_prefix, filename, cast_dtype,
+            dtype_source,
+        )  # fmt: skip
+
+    def load_dict(
+        self,
+        param_dict: Any,
+        ctx: Any = None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        restore_prefix: str = "",
+        filename: str | None = None,
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
+        """Load parameters from a dict (name to NDArray; ``arg:``/``aux:`` prefixes dropped)."""
+        lprefix = len(restore_prefix)
+        items = param_dict.items() if isinstance(param_dict, dict) else param_dict
+        loaded = [(re.sub(r"^(arg|aux):", "", k), v) for k, v in items]
+        arg_dict = {restore_prefix + k: v for k, v in loaded}
+        where = f"file: {filename}" if filename else "param_dict"
+        if not allow_missing:
+            for name in self.keys():
+                if name not in arg_dict:
+                    raise GluonCheckError(
+                        f"Parameter '{name[lprefix:]}' is missing in {where}, which contains "
+                        f"parameters: {_brief_print_list(arg_dict.keys())}. Please make sure "
+                        "source and target networks have the same prefix."
+                    )
+        for name, value in arg_dict.items():
+            if name not in self._params:
+                if not ignore_extra:
+                    raise GluonCheckError(
+                        f"Parameter '{name[lprefix:]}' loaded from {where} is not present in "
+                        f"ParameterDict, choices are: {_brief_print_list(self._params.keys())}."
+                        " Set ignore_extra to True to ignore. Please make sure source and "
+                        "target networks have the same prefix."
+                    )
+                continue
+            self[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
