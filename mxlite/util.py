@@ -13,7 +13,15 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "getenv", "setenv"]
+__all__ = [
+    "is_np_shape",
+    "set_np_shape",
+    "np_shape",
+    "use_np_shape",
+    "is_np_array",
+    "getenv",
+    "setenv",
+]
 
 _state = threading.local()  # the flag is per thread, as in MXNet
 
@@ -38,6 +46,12 @@ def np_shape(active: bool = True) -> Iterator[None]:
         yield
     finally:
         set_np_shape(prev)
+
+
+def is_np_array() -> bool:
+    """Whether MXNet's NumPy array semantics (``mx.np``) are on: never in mxlite, which has
+    the classic ``mx.nd`` arrays only (code written for both asks this)."""
+    return False
 
 
 def use_np_shape(func: Callable) -> Callable:

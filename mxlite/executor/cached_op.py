@@ -79,6 +79,13 @@ class _Call(autograd.Function):
         return [g if w else None for g, w in zip(res, wanted)]
 
 
+def _node_ops(sym: Any) -> list[tuple[str, str]]:
+    """(node name, operator name) of every operator node of ``sym``."""
+    import json
+
+    return [(n["name"], n["op"]) for n in json.loads(sym.tojson())["nodes"] if n["op"] != "null"]
+
+
 def _run_forward(bound: _Bound, inputs: Any, is_train: bool) -> list[NDArray]:
     exe = bound.exe
     for x, dst in zip(inputs, bound.data_args):
@@ -118,7 +125,8 @@ class CachedOp:
         self._monitor: Any = None
 
     def _register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
-        """Call ``callback(name, op_name, array)`` for every step's outputs."""
+        """Call ``callback(name, op_name, array)`` for every step's outputs (with
+        ``monitor_all``, its inputs too), names as bytes as MXNet's C API gives them."""
         self._monitor = (callback, bool(monitor_all))
         for entries in self._cache.values():
             for b in entries:
@@ -128,7 +136,19 @@ class CachedOp:
         if self._monitor is None:
             return
         callback, monitor_all = self._monitor
-        exe.set_monitor_callback(lambda name, arr: callback(name, "", arr), monitor_all)
+        ops = {n: op for n, op in _node_ops(self._sym)}
+        inputs = set(self._inputs)
+
+        def hook(name: Any, arr: Any) -> None:
+            name = name.decode() if isinstance(name, bytes) else name
+            if name in inputs:  # the executor also shows a variable under its own name
+                return
+            node = name
+            while node and node not in ops:
+                node = node.rpartition("_")[0]
+            callback(name.encode(), ops.get(node, "").encode(), arr)
+
+        exe.set_monitor_callback(hook, monitor_all)
 
     def __call__(self, *args: NDArray, out: Any = None, default_ctx: Any = None) -> Any:
         if len(args) != len(self._inputs):

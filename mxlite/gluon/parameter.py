@@ -148,7 +148,7 @@ class Parameter:
         self.init = init
         for what, value in (("stype", stype), ("grad_stype", grad_stype)):
             if value not in ("default", "row_sparse", "csr"):
-                raise ParamError(
+                raise GluonCheckError(
                     f"Parameter {name!r}: {what} must be one of 'default', 'row_sparse' or "
                     f"'csr', got {value!r}."
                 )

@@ -195,9 +195,10 @@ class Dense(HybridBlock):
                 self.act = None
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
+        inputs = (x, weight) if bias is None else (x, weight, bias)
         act = F.FullyConnected(
-            x, weight, bias, no_bias=bias is None, num_hidden=self._units,
-            flatten=self._flatten, name="fwd",
+            *inputs, no_bias=bias is None, num_hidden=self._units, flatten=self._flatten,
+            name="fwd",
         )  # fmt: skip
         if self.act is not None:
             act = self.act(act)
