@@ -32,9 +32,7 @@ def test_loss_matches_mxnet(k, hybridize):
     np.testing.assert_allclose(value.asnumpy(), DATA[f"{k}/loss"], rtol=1e-4, atol=1e-5)
     for i, a in enumerate(arrays):
         if f"{k}/grad{i}" in DATA:
-            np.testing.assert_allclose(
-                a.grad.asnumpy(), DATA[f"{k}/grad{i}"], rtol=1e-4, atol=1e-5
-            )
+            np.testing.assert_allclose(a.grad.asnumpy(), DATA[f"{k}/grad{i}"], rtol=1e-4, atol=1e-5)
 
 
 def test_loss_weight_must_be_a_number():
