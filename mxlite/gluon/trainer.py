@@ -27,6 +27,11 @@ __all__ = ["Trainer"]
 def _create_kvstore(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
     """(store, update_on_kvstore) as MXNet's ``model._create_kvstore`` picks them; (None,
     False) where no store is needed or ``mxlite.kvstore`` is not there (local aggregation)."""
+    from .. import model
+
+    pick = getattr(model, "_create_kvstore", None)  # mx.model's, once mx.kv exists
+    if pick is not None:
+        return pick(kvstore, num_device, arg_params)
     update_on_kvstore = env_bool("MXNET_UPDATE_ON_KVSTORE", True)
     if kvstore is None:
         return None, False
