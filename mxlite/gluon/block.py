@@ -15,6 +15,8 @@ here, where MXNet code imports them from.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import threading
 import warnings
@@ -443,6 +445,84 @@ class Block:
         for child in self._children.values():
             child.hybridize(active, **kwargs)
 
+    def save(self, prefix: str) -> None:
+        """Save the model architecture and parameters to be loaded again later.
+
+        Saves the model architecture as a nested dictionary where each Block in the model
+        is a dictionary and its children are sub-dictionaries; the traced graph of each
+        hybridized block is stored with it. Writes ``prefix-model.json`` and
+        ``prefix-model.params`` (as :py:meth:`save_parameters`). Blocks that are not
+        hybridized (or have not been called since) are saved without a graph.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix to use in filenames for saving this model:
+            <prefix>-model.json and <prefix>-model.params
+        """
+        from .hybrid_block import HybridBlock
+
+        def describe(blk: Block, index: list, parent: dict) -> None:
+            entry: dict[str, Any] = {"orig_name": blk.name}
+            parent[type(blk).__name__.lower() + str(index[0])] = entry
+            if isinstance(blk, HybridBlock):
+                entry["hybridized"] = bool(blk._cached_graph)
+                if blk._cached_graph:
+                    inputs, out = blk._cached_graph
+                    entry["in_format"] = blk._in_format
+                    entry["out_format"] = blk._out_format
+                    entry["inputs"] = [s.tojson() for s in inputs]
+                    entry["symbol"] = out.tojson()
+            entry["children"] = {}
+            for key, child in blk._children.items():
+                index[0] += 1
+                entry["children"][child.name] = key
+                describe(child, index, entry)
+
+        model: dict[str, Any] = {}
+        describe(self, [0], model)
+        _write_text(prefix + "-model.json", json.dumps(model))
+        self.save_parameters(prefix + "-model.params")
+
+    def load(self, prefix: str) -> None:
+        """Load a model saved using the `save` API: restores the block names, the children's
+        keys and the traced graphs of hybridized blocks, then the parameters.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix to use in filenames for loading this model:
+            <prefix>-model.json and <prefix>-model.params
+        """
+        from ..symbol import load_json
+        from .hybrid_block import HybridBlock
+
+        with open(prefix + "-model.json", encoding="utf-8") as f:
+            model = json.load(f)
+
+        def restore(blk: Block, index: list, parent: dict) -> None:
+            entry = parent[type(blk).__name__.lower() + str(index[0])]
+            blk._name = entry["orig_name"]
+            if isinstance(blk, HybridBlock) and entry.get("hybridized"):
+                blk._in_format = entry["in_format"]
+                blk._out_format = entry["out_format"]
+                inputs = [load_json(s) for s in entry["inputs"]]
+                blk._cached_graph = (inputs, load_json(entry["symbol"]))
+                blk._active = True
+            old = blk.params._prefix
+            for name in list(blk.params.keys()):
+                param = blk.params._params.pop(name)
+                blk.params._params[blk.name + "_" + name[len(old) :]] = param
+            for child in list(blk._children.values()):
+                index[0] += 1
+                restore(child, index, entry)
+            renamed = {entry["children"][c.name]: c for c in blk._children.values()}
+            blk._children.clear()
+            blk._children.update(renamed)
+
+        restore(self, [0], model)
+        self.load_parameters(prefix + "-model.params")
+
     def cast(self, dtype: Any) -> None:
         """Cast this Block to use another data type.
 
@@ -601,6 +681,19 @@ class Block:
         finally:
             for h in hooks:
                 h.detach()
+
+
+def _write_text(fname: str, text: str) -> None:
+    """Write ``text`` to ``fname`` through a temporary file in the same folder."""
+    tmp = f"{fname}.tmp{os.getpid()}"
+    try:
+        with open(tmp, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, fname)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
 
 
 from .hybrid_block import HybridBlock as HybridBlock  # noqa: E402  (see the design note)

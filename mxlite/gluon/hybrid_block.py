@@ -187,7 +187,7 @@ class HybridBlock(Block):
         data, out = self._get_graph(*args)
         data_names = {d.name: i for i, d in enumerate(data)}
         input_names = out.list_inputs()
-        params = {p.name: p for p in self.collect_params().values()}
+        params = dict(self.collect_params().items())
         for name in input_names:
             if name not in params and name not in data_names:
                 raise GluonCheckError(f"Unknown input to HybridBlock: {name}")
