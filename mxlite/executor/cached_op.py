@@ -25,7 +25,9 @@ from typing import Any
 from .. import autograd
 from ..base import MXNetError
 from ..context import current_context
+from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
+from ..symbol.graph import topo_order
 from .bind import bind
 
 __all__ = ["CachedOp"]
@@ -123,6 +125,12 @@ class CachedOp:
         self._aux_names = set(sym.list_auxiliary_states())
         self._cache: dict[tuple, list[_Bound]] = {}
         self._monitor: Any = None
+        # as MXNet: a small graph without static_alloc runs operator by operator while
+        # recording, so autograd sees (and get_symbol shows) each of its operators
+        n_ops = sum(1 for n in topo_order(sym._entries) if n.op is not None)
+        self._inline = not self._flags.get("static_alloc", False) and n_ops <= int(
+            self._flags.get("inline_limit", 2)
+        )
 
     def _register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
         """Call ``callback(name, op_name, array)`` for every step's outputs (with
@@ -162,6 +170,9 @@ class CachedOp:
                 )
         ctx = args[0].context if args else (default_ctx or current_context())
         recording = autograd.is_recording()
+        if recording and self._inline:
+            outs = self._run_inline(args)
+            return outs[0] if len(outs) == 1 else outs
         is_train = autograd.is_training()
         needs = tuple(recording and a._ag is not None for a in args)
         with_grad = any(needs)
@@ -196,6 +207,19 @@ class CachedOp:
                 src.copyto(dst)
             return out
         return outs[0] if len(outs) == 1 else outs
+
+    def _run_inline(self, args: tuple) -> list[NDArray]:
+        """Run the graph one imperative operator call per node (each recorded by autograd)."""
+        by_name = dict(zip(self._inputs, args))
+        values: dict[int, list[NDArray]] = {}
+        for node in topo_order(self._sym._entries):
+            if node.op is None:
+                values[id(node)] = [by_name[node.name]]
+                continue
+            ins = [values[id(n)][i] for n, i in node.inputs]
+            res = invoke(node.prop(), ins, name=node.name)
+            values[id(node)] = [res] if isinstance(res, NDArray) else list(res)
+        return [values[id(n)][i] for n, i in self._sym._entries]
 
     def _bind(self, ctx: Any, args: tuple, needs: tuple) -> _Bound:
         from ..ndarray import zeros

@@ -133,3 +133,18 @@ def test_symbol_call_composes_and_symbol_block_wraps_internals():
     x = mx.nd.ones((2, 5))
     net(x)
     assert feat(x).shape == (2, 8)
+
+
+def test_small_graphs_are_inlined_while_recording_as_mxnet():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(3), nn.Dense(3))
+    net.initialize()
+    x = mx.nd.ones((1, 3))
+    for limit, inlined in ((2, True), (0, False)):
+        net.hybridize(inline_limit=limit)
+        with autograd.record():
+            y = net(x)
+        assert (y._ag[0].function is None) is inlined
+        y.backward()
+        assert net[0].weight.grad().abs().sum().asscalar() > 0
