@@ -75,6 +75,11 @@ def _indent(s: str, num_spaces: int) -> str:
     return lines[0] + "\n" + "\n".join(pad + line for line in lines[1:])
 
 
+def _stype(stype: str) -> dict[str, str]:
+    """The ``stype`` keyword for creating an array: none for dense ones."""
+    return {} if stype == "default" else {"stype": stype}
+
+
 def _same_dtype(a: Any, b: Any) -> bool:
     return np.dtype(a) == np.dtype(b)
 
@@ -287,6 +292,8 @@ class Parameter:
                 data = data.astype(self.dtype, copy=False)
             else:
                 self.dtype = data.dtype
+        if getattr(data, "stype", "default") != self._stype:
+            data = data.tostype(self._stype)
         if isinstance(ctx, Context):
             ctx = [ctx]
         if self._data is None:
@@ -322,7 +329,7 @@ class Parameter:
             )
         with autograd.pause():
             if data is None:
-                data = ndarray.zeros(self.shape, ctx=cpu(), dtype=self.dtype)
+                data = ndarray.zeros(self.shape, ctx=cpu(), dtype=self.dtype, **_stype(self._stype))
                 desc = initializer.InitDesc(self.name, {"__init__": init})
                 initializer.create(default_init)(desc, data)
             self._init_impl(data, ctx)
@@ -337,11 +344,19 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        self._grad = [ndarray.zeros(i.shape, ctx=i.context, dtype=i.dtype) for i in self._data]
+        kind = _stype(self._grad_stype)
+        self._grad = [
+            ndarray.zeros(i.shape, ctx=i.context, dtype=i.dtype, **kind) for i in self._data
+        ]
         autograd.mark_variables(self._data, self._grad, self.grad_req)
 
     def _reduce(self) -> NDArray:
         """The value on cpu (the mean over the contexts)."""
+        if self._stype != "default":  # the store holds the one true copy
+            rows = ndarray.arange(0, self.shape[0], dtype="int64", ctx=cpu())
+            data = ndarray.zeros(self.shape, ctx=cpu(), dtype=self.dtype, stype=self._stype)
+            self._trainer._row_sparse_pull(self, data, rows, full_idx=True)
+            return data
         block = self.list_data()
         if len(block) == 1:
             return block[0].copyto(cpu())
@@ -445,7 +460,20 @@ class Parameter:
                 f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because "
                 f"its storage type is {self._stype}. Please use data() instead."
             )
-        return self._check_and_get(self._data, row_id.context)
+        return self._get_row_sparse(self._data, row_id.context, row_id)
+
+    def _get_row_sparse(self, arr_list: list | None, ctx: Any, row_id: NDArray) -> Any:
+        """The rows ``row_id`` pulled from the trainer's store into this parameter's copy."""
+        if not isinstance(row_id, NDArray):
+            raise TypeError(f"row_id must have NDArray type, but {type(row_id)} is given")
+        if not self._trainer:
+            raise RuntimeError(
+                f"Cannot get row_sparse data for Parameter '{self.name}' when no Trainer is "
+                "created with it."
+            )
+        results = self._check_and_get(arr_list, ctx)
+        self._trainer._row_sparse_pull(self, results, row_id)
+        return results
 
     def list_row_sparse_data(self, row_id: NDArray) -> list[NDArray]:
         """Returns copies of the 'row_sparse' parameter on all contexts."""
@@ -455,7 +483,7 @@ class Parameter:
                 f"list_row_sparse_data() because its storage type is {self._stype}. Please "
                 "use data() instead."
             )
-        return self._check_and_get(self._data, list)
+        return self._get_row_sparse(self._data, list, row_id)
 
     def data(self, ctx: Context | None = None) -> NDArray:
         """Returns a copy of this parameter on one context. Must have been initialized on this

@@ -58,6 +58,19 @@ def _create_kvstore(kvstore: Any, num_device: int, arg_params: dict) -> tuple[An
     return store, update_on_kvstore
 
 
+def _create_sparse_kvstore(kvstore: Any) -> tuple[Any, bool]:
+    """The store for row_sparse weights (it always updates them), as mx.model's."""
+    from .. import model
+
+    pick = getattr(model, "_create_sparse_kvstore", None)
+    if pick is None:
+        raise MXNetError(
+            "Trainer: row_sparse parameters are updated on a KVStore, and mxlite.kvstore is "
+            "not available."
+        )
+    return pick(kvstore)
+
+
 class Trainer:
     """Applies an `Optimizer` on a set of Parameters. Trainer should
     be used together with `autograd`.
@@ -190,7 +203,10 @@ class Trainer:
                     continue
                 arrays = param._check_and_get(param._data, list)
                 idx = self._param2idx[param.name]
-                self._kvstore.broadcast(idx, arrays[0], arrays)
+                if param._stype != "default":
+                    self._kvstore.init(idx, arrays[0])
+                else:
+                    self._kvstore.broadcast(idx, arrays[0], arrays)
         self._params_to_init = pending
 
     def _reset_kvstore(self) -> None:
@@ -206,11 +222,31 @@ class Trainer:
     def _init_kvstore(self) -> None:
         """Create kvstore."""
         config = self._kvstore_params
+        if self._contains_sparse_weight:
+            kvstore, update_on_kvstore = _create_sparse_kvstore(config["kvstore"])
+            self._distributed = "dist" in kvstore.type
+            if config["update_on_kvstore"] is False:
+                raise ParamError(
+                    "Cannot set update_on_kvstore=False when sparse weights are present."
+                )
+            self._finish_kvstore(kvstore, update_on_kvstore)
+            return
         arg_arrays = {p.name: p.data(self._contexts[0]) for p in self._params}
         kvstore, update_on_kvstore = _create_kvstore(
             config["kvstore"], len(self._contexts), arg_arrays
         )
         self._distributed = "dist" in kvstore.type if kvstore else False
+        if self._contains_sparse_grad:
+            update_on_kvstore = self._distributed
+            if config["update_on_kvstore"] is not None:
+                if config["update_on_kvstore"] is False and self._distributed:
+                    raise ParamError(
+                        "Cannot set update_on_kvstore=False on dist kvstore when sparse "
+                        "gradients are present."
+                    )
+                update_on_kvstore = config["update_on_kvstore"]
+            self._finish_kvstore(kvstore, update_on_kvstore)
+            return
         if self._distributed and "async" in kvstore.type:
             update_on_kvstore = True
             if config["update_on_kvstore"] is False:
@@ -225,6 +261,9 @@ class Trainer:
                         f"Please set update_on_kvstore=False when training with {type(kvstore)}"
                     )
                 update_on_kvstore = False
+        self._finish_kvstore(kvstore, update_on_kvstore)
+
+    def _finish_kvstore(self, kvstore: Any, update_on_kvstore: bool) -> None:
         if kvstore:
             if self._compression_params:
                 kvstore.set_gradient_compression(self._compression_params)
@@ -236,6 +275,20 @@ class Trainer:
             self._kvstore = None
             self._update_on_kvstore = None
         self._kv_initialized = True
+
+    def _row_sparse_pull(
+        self, parameter: Parameter, out: Any, row_id: Any, full_idx: bool = False
+    ) -> None:
+        """Pull the rows ``row_id`` of a row_sparse ``parameter`` from the store into ``out``
+        (every row with ``full_idx``)."""
+        self._prepare()
+        idx = self._param2idx[parameter.name]
+        if full_idx and "dist" not in self._kvstore.type:
+            if row_id.size != out.shape[0]:
+                raise GluonCheckError("row_sparse_pull: full_idx needs every row id")
+            self._kvstore.pull(idx, out=out, priority=-idx, ignore_sparse=False)
+        else:
+            self._kvstore.row_sparse_pull(idx, out=out, row_ids=row_id, priority=-idx)
 
     @property
     def learning_rate(self) -> float:
@@ -324,7 +377,12 @@ class Trainer:
             if param.grad_req == "null":
                 continue
             grads = param.list_grad()
-            if self._update_on_kvstore:
+            if grads[0].stype != "default":
+                self._kvstore.push(i, grads, priority=-i)
+                if param._stype == "default":
+                    pull = param.list_data() if self._update_on_kvstore else grads
+                    self._kvstore.pull(i, pull, priority=-i, ignore_sparse=self._distributed)
+            elif self._update_on_kvstore:
                 self._kvstore.pushpull(i, grads, out=param.list_data(), priority=-i)
             else:
                 self._kvstore.pushpull(i, grads, priority=-i)

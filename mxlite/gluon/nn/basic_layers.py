@@ -461,14 +461,11 @@ class Embedding(HybridBlock):
         }
         self.weight = self.params.get(
             "weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
-            allow_deferred_init=True,
+            allow_deferred_init=True, grad_stype="row_sparse" if sparse_grad else "default",
         )  # fmt: skip
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:
-        kwargs = dict(self._kwargs)
-        # TODO(#15): row-sparse gradients once sparse arrays exist; dense ones until then
-        kwargs.pop("sparse_grad")
-        return F.Embedding(x, weight, name="fwd", **kwargs)
+        return F.Embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self) -> str:
         k = self._kwargs
