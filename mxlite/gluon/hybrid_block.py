@@ -588,6 +588,13 @@ class SymbolBlock(HybridBlock):
                     f"Input symbols must be variable, but {s} is an output of operators"
                 )
             input_names.add(s.name)
+        for o in out:
+            for node in o.get_internals():
+                if node.attr("__storage_type__") == "1":  # row_sparse
+                    raise GluonCheckError(
+                        f"SymbolBlock doesn't support Parameter '{node.name}' because its "
+                        "storage type is 'row_sparse'."
+                    )
         out = symbol.Group(out) if len(out) > 1 else out[0]
         arg_params = out.list_arguments()
         aux_params = out.list_auxiliary_states()

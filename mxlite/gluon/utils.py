@@ -125,6 +125,9 @@ def clip_global_norm(arrays: list[NDArray], max_norm: float, check_isfinite: boo
     ctx = arrays[0].context
     squares = []
     for arr in arrays:
+        if getattr(arr, "stype", "default") != "default":
+            squares.append(arr.norm().square().as_in_context(ctx))
+            continue
         flat = arr.reshape((-1,))
         squares.append(ndarray.dot(flat, flat).as_in_context(ctx))
     total_norm = ndarray.sqrt(ndarray.add_n(*squares))
