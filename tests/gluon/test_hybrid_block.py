@@ -89,20 +89,6 @@ def test_hybridized_results_survive_the_next_call_and_shapes_rebind():
     assert net(mx.nd.ones((7, 5))).shape == (7, 3)
 
 
-def test_cached_op_is_public_and_records_one_node():
-    data, w = mx.sym.var("data"), mx.sym.var("w")
-    sym = mx.sym.FullyConnected(data, w, num_hidden=2, no_bias=True)
-    op = mx.nd.CachedOp(sym, [("data_indices", [0]), ("param_indices", [1])])
-    x = mx.nd.random.uniform(shape=(3, 4))
-    weight = mx.nd.random.uniform(shape=(2, 4))
-    weight.attach_grad()
-    with autograd.record():
-        y = op(x, weight)
-    y.backward()
-    np.testing.assert_allclose(y.asnumpy(), x.asnumpy() @ weight.asnumpy().T, rtol=1e-6)
-    np.testing.assert_allclose(weight.grad.asnumpy(), np.tile(x.asnumpy().sum(0), (2, 1)))
-
-
 def test_deferred_shapes_are_inferred_on_the_first_hybridized_call():
     net = make_mlp()
     net.initialize()
@@ -133,18 +119,3 @@ def test_symbol_call_composes_and_symbol_block_wraps_internals():
     x = mx.nd.ones((2, 5))
     net(x)
     assert feat(x).shape == (2, 8)
-
-
-def test_small_graphs_are_inlined_while_recording_as_mxnet():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(3), nn.Dense(3))
-    net.initialize()
-    x = mx.nd.ones((1, 3))
-    for limit, inlined in ((2, True), (0, False)):
-        net.hybridize(inline_limit=limit)
-        with autograd.record():
-            y = net(x)
-        assert (y._ag[0].function is None) is inlined
-        y.backward()
-        assert net[0].weight.grad().abs().sum().asscalar() > 0
