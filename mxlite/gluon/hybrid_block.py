@@ -261,6 +261,18 @@ class HybridBlock(Block):
             out = [out]
         return _regroup(out, self._out_format)
 
+    def optimize_for(self, x: Any, *args: Any, backend: str | None = None, **kwargs: Any) -> None:
+        """Partitions the graph for a subgraph ``backend`` (MXNet 1.9.1's partitioning API).
+
+        mxlite has no subgraph backends: this raises an error naming the backend asked for.
+        """
+        if not backend:
+            raise ParamError('Must specify "backend" to optimize_for')
+        raise MXNetError(
+            f"optimize_for: backend {backend!r} is not available; mxlite has no subgraph "
+            "backends (hybridize() runs the graph through its executor)."
+        )
+
     def _clear_cached_op(self) -> None:
         self._cached_graph = ()
         self._cached_op = None

@@ -3,6 +3,7 @@ MXNet 1.9.1's ``conv_layers.py``."""
 
 from __future__ import annotations
 
+import inspect
 import numbers
 from typing import Any
 
@@ -339,20 +340,35 @@ _POOL_DOC = """{what} operation for {n}D data.
     """
 
 
-def _pool_class(name: str, n: int, pool_type: str) -> type:
+def _pool_class(name: str, n: int, pool_type: str, ceil_first: bool) -> type:
+    """A pooling layer class; its positional parameters follow MXNet's order for that class
+    (``layout`` before ``ceil_mode`` in MaxPool1D/2D and AvgPool1D, after it elsewhere)."""
     layouts = _POOL_LAYOUTS[n]
+    P = inspect.Parameter
+    names = ["pool_size", "strides", "padding"]
+    names += ["ceil_mode", "layout"] if ceil_first else ["layout", "ceil_mode"]
+    defaults = {"pool_size": 2 if n == 1 else (2,) * n, "strides": None, "padding": 0,
+                "layout": layouts[0], "ceil_mode": False}  # fmt: skip
+    if pool_type == "avg":
+        names.append("count_include_pad")
+        defaults["count_include_pad"] = True
+    params = [P("self", P.POSITIONAL_OR_KEYWORD)]
+    params += [P(k, P.POSITIONAL_OR_KEYWORD, default=defaults[k]) for k in names]
+    params.append(P("kwargs", P.VAR_KEYWORD))
+    signature = inspect.Signature(params)
 
-    def __init__(self: Any, pool_size: Any = 2 if n == 1 else (2,) * n, strides: Any = None,
-                 padding: Any = 0, layout: str = layouts[0], ceil_mode: bool = False,
-                 **kwargs: Any) -> None:  # fmt: skip
-        _check_layout(layout, layouts, name)
-        pool_size = _tuple(pool_size, n, "pool_size")
-        count = kwargs.pop("count_include_pad", True) if pool_type == "avg" else None
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        v = bound.arguments
+        _check_layout(v["layout"], layouts, name)
+        pool_size = _tuple(v["pool_size"], n, "pool_size")
         _Pooling.__init__(
-            self, pool_size, strides, padding, ceil_mode, False, pool_type, layout, count,
-            **kwargs,
+            self, pool_size, v["strides"], v["padding"], v["ceil_mode"], False, pool_type,
+            v["layout"], v.get("count_include_pad"), **v["kwargs"],
         )  # fmt: skip
 
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     what = "Max pooling" if pool_type == "max" else "Average pooling"
     doc = _POOL_DOC.format(n=n, what=what, layout=layouts[0])
     if pool_type == "avg":
@@ -380,12 +396,12 @@ def _global_pool_class(name: str, n: int, pool_type: str) -> type:
                                     "__module__": __name__})  # fmt: skip
 
 
-MaxPool1D = _pool_class("MaxPool1D", 1, "max")
-MaxPool2D = _pool_class("MaxPool2D", 2, "max")
-MaxPool3D = _pool_class("MaxPool3D", 3, "max")
-AvgPool1D = _pool_class("AvgPool1D", 1, "avg")
-AvgPool2D = _pool_class("AvgPool2D", 2, "avg")
-AvgPool3D = _pool_class("AvgPool3D", 3, "avg")
+MaxPool1D = _pool_class("MaxPool1D", 1, "max", ceil_first=False)
+MaxPool2D = _pool_class("MaxPool2D", 2, "max", ceil_first=False)
+MaxPool3D = _pool_class("MaxPool3D", 3, "max", ceil_first=True)
+AvgPool1D = _pool_class("AvgPool1D", 1, "avg", ceil_first=False)
+AvgPool2D = _pool_class("AvgPool2D", 2, "avg", ceil_first=True)
+AvgPool3D = _pool_class("AvgPool3D", 3, "avg", ceil_first=True)
 GlobalMaxPool1D = _global_pool_class("GlobalMaxPool1D", 1, "max")
 GlobalMaxPool2D = _global_pool_class("GlobalMaxPool2D", 2, "max")
 GlobalMaxPool3D = _global_pool_class("GlobalMaxPool3D", 3, "max")
