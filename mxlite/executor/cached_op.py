@@ -15,6 +15,10 @@ Under ``autograd.record()`` a call is recorded as one autograd node (an
 the intermediate values of its last forward until that node's backward has run: a second
 recorded call while the first is still pending (a block applied twice in one graph) binds a
 second executor of the same signature instead of overwriting the first one's values.
+
+As in MXNet, a graph of at most ``inline_limit`` operators (default 2) without
+``static_alloc`` is not recorded as one node: while recording, it runs one imperative call per
+operator, so autograd (and ``autograd.get_symbol``) sees each of them.
 """
 
 from __future__ import annotations
