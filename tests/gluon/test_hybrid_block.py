@@ -119,3 +119,15 @@ def test_symbol_call_composes_and_symbol_block_wraps_internals():
     x = mx.nd.ones((2, 5))
     net(x)
     assert feat(x).shape == (2, 8)
+
+
+def test_op_hook_sees_mxnet_names():
+    model = nn.HybridSequential(prefix="pool_")
+    with model.name_scope():
+        model.add(nn.AvgPool1D())
+    model.initialize()
+    model.hybridize()
+    seen = []
+    model.register_op_hook(lambda name, op, arr: seen.append((name, op)), monitor_all=True)
+    model(mx.nd.ones((2, 3, 4)))
+    assert seen == [(b"pool_pool0_fwd_data", b"Pooling"), (b"pool_pool0_fwd_output", b"Pooling")]
