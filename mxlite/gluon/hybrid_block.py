@@ -21,10 +21,11 @@ from .. import ndarray, symbol
 from ..base import MXNetError, ParamError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
-from .block import Block
-from .parameter import DeferredInitializationError, GluonCheckError, ParameterDict
+from .block_core import Block
+from .parameter_core import DeferredInitializationError, GluonCheckError
+from .parameter_dict import ParameterDict
 
-__all__ = ["HybridBlock", "SymbolBlock"]
+__all__ = ["HybridBlock"]
 
 
 def _gather_type_ctx_info(args: Any) -> tuple[bool, bool, set, Any]:
@@ -497,6 +498,3 @@ class HybridBlock(Block):
             Additional input tensors.
         """
         raise NotImplementedError
-
-
-from .symbol_block import SymbolBlock as SymbolBlock  # noqa: E402  (it builds on the above)

@@ -14,7 +14,7 @@ from .. import initializer, ndarray
 from ..base import ParamError
 from ..context import Context
 from ..ndarray.ndarray import NDArray
-from .parameter import (
+from .parameter_core import (
     Constant,
     GluonCheckError,
     Parameter,

@@ -13,7 +13,8 @@ from ..base import MXNetError, ParamError
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .hybrid_block import HybridBlock, _flatten, _regroup
-from .parameter import GluonCheckError, ParameterDict
+from .parameter_core import GluonCheckError
+from .parameter_dict import ParameterDict
 
 __all__ = ["SymbolBlock"]
 

@@ -17,7 +17,7 @@ import os
 from typing import Any
 
 from .. import optimizer as opt
-from ..base import MXNetError, ParamError, env_bool
+from ..base import MXNetError, ParamError
 from ..ndarray import add_n
 from .parameter import GluonCheckError, Parameter, ParameterDict
 
@@ -25,37 +25,19 @@ __all__ = ["Trainer"]
 
 
 def _create_kvstore(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
-    """(store, update_on_kvstore) as MXNet's ``model._create_kvstore`` picks them; (None,
-    False) where no store is needed or ``mxlite.kvstore`` is not there (local aggregation)."""
+    """(store, update_on_kvstore) as MXNet's ``model._create_kvstore`` picks them; until
+    ``mx.kv`` exists, (None, False): gradients are then summed here (local aggregation)."""
     from .. import model
 
     pick = getattr(model, "_create_kvstore", None)  # mx.model's, once mx.kv exists
     if pick is not None:
         return pick(kvstore, num_device, arg_params)
-    update_on_kvstore = env_bool("MXNET_UPDATE_ON_KVSTORE", True)
-    if kvstore is None:
-        return None, False
-    if not isinstance(kvstore, str):
-        return kvstore, update_on_kvstore  # a KVStore object the user made
-    if num_device == 1 and "dist" not in kvstore:
-        return None, False
-    try:
-        from .. import kvstore as kv
-    except ImportError:
-        kv = None
-    if kv is None or not hasattr(kv, "create"):
-        if "dist" in kvstore:
-            raise MXNetError(
-                f"Trainer: kvstore {kvstore!r} needs mxlite.kvstore, which is not available; "
-                "use 'local', 'device' or None."
-            )
-        return None, False
-    store = kv.create(kvstore)
-    if kvstore == "local" and arg_params:
-        biggest = max(p.size for p in arg_params.values())
-        if biggest > 1024 * 1024 * 16:
-            update_on_kvstore = False
-    return store, update_on_kvstore
+    if kvstore is not None and (not isinstance(kvstore, str) or "dist" in kvstore):
+        raise MXNetError(
+            f"Trainer: kvstore {kvstore!r} needs mxlite.kvstore, which is not available; use "
+            "'local', 'device' or None."
+        )
+    return None, False
 
 
 def _create_sparse_kvstore(kvstore: Any) -> tuple[Any, bool]:

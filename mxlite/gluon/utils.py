@@ -16,9 +16,9 @@ import numpy as np
 from .. import ndarray
 from ..base import MXNetError, ParamError
 from ..ndarray.ndarray import NDArray
-from .parameter import _brief_print_list as _brief_print_list
-from .parameter import _indent as _indent
-from .parameter import shape_is_known as shape_is_known
+from .parameter_core import _brief_print_list as _brief_print_list
+from .parameter_core import _indent as _indent
+from .parameter_core import shape_is_known as shape_is_known
 
 __all__ = [
     "split_data",

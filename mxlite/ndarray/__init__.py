@@ -66,15 +66,3 @@ _populate(
     },
 )
 del _operator
-
-
-_late_lookup = __getattr__  # noqa: F821  (set by _populate: operators registered later)
-
-
-def __getattr__(name: str) -> object:
-    # CachedOp runs bound executors, which sit above this package: imported on first use
-    if name == "CachedOp":
-        from ..executor.cached_op import CachedOp
-
-        return CachedOp
-    return _late_lookup(name)

@@ -50,6 +50,8 @@ def _children_repr(block: Block) -> str:
 class _SequentialMixin:
     """``add``, indexing, ``len`` and ``repr`` shared by the sequential containers."""
 
+    _summary_transparent = True  # Block.summary lists their children, not them
+
     def add(self, *blocks: Block) -> None:
         """Adds block on top of the stack."""
         for block in blocks:
