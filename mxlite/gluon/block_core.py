@@ -16,7 +16,6 @@ the structural names (``0.weight``, ``features.3.bias``); ``ParameterDict.save``
 from __future__ import annotations
 
 import json
-import os
 import re
 import threading
 import warnings
@@ -26,6 +25,7 @@ from typing import Any
 from .. import initializer, ndarray
 from .. import name as _name
 from ..base import ParamError
+from ..fileio import atomic_write
 from ..ndarray.ndarray import NDArray
 from .parameter import GluonCheckError, Parameter, ParameterDict
 from .utils import HookHandle, _brief_print_list, _indent
@@ -480,7 +480,8 @@ class Block:
 
         model: dict[str, Any] = {}
         describe(self, [0], model)
-        _write_text(prefix + "-model.json", json.dumps(model))
+        with atomic_write(prefix + "-model.json", "w", "Block.save") as f:
+            f.write(json.dumps(model))
         self.save_parameters(prefix + "-model.params")
 
     def load(self, prefix: str) -> None:
@@ -681,16 +682,3 @@ class Block:
 def _is_hybrid(block: Block) -> bool:
     """Whether ``block`` is a HybridBlock (hybrid_block.py builds on this module)."""
     return hasattr(block, "hybrid_forward")
-
-
-def _write_text(fname: str, text: str) -> None:
-    """Write ``text`` to ``fname`` through a temporary file in the same folder."""
-    tmp = f"{fname}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise

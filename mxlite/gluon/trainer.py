@@ -13,11 +13,11 @@ states are saved in MXNet's pickled format, so files go both ways.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from .. import optimizer as opt
 from ..base import MXNetError, ParamError
+from ..fileio import atomic_write
 from ..ndarray import add_n
 from .parameter import GluonCheckError, Parameter, ParameterDict
 
@@ -458,7 +458,8 @@ class Trainer:
                 )
             self._kvstore.save_optimizer_states(fname, dump_optimizer=True)
             return
-        _atomic_write(fname, self._updaters[0].get_states(dump_optimizer=True))
+        with atomic_write(fname, "wb", "Trainer.save_states") as f:
+            f.write(self._updaters[0].get_states(dump_optimizer=True))
 
     def load_states(self, fname: str) -> None:
         """Loads trainer states (e.g. optimizer, momentum) from a file.
@@ -486,18 +487,3 @@ class Trainer:
                 updater.optimizer = self._updaters[0].optimizer
             self._optimizer = self._updaters[0].optimizer
         self._optimizer.param_dict = dict(enumerate(self._params))
-
-
-def _atomic_write(fname: str, data: bytes) -> None:
-    """Write ``data`` to ``fname`` through a temporary file in the same folder."""
-    tmp = f"{fname}.tmp{os.getpid()}"
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
