@@ -24,3 +24,11 @@ def test_base_data_dir_and_util_env(monkeypatch, tmp_path):
     assert mx.util.getenv("MXLITE_TEST_X") == "1"
     mx.util.setenv("MXLITE_TEST_X", None)
     assert mx.util.getenv("MXLITE_TEST_X") is None
+
+
+def test_numpy_arrays_import_and_fail_clearly():
+    import mxlite.numpy as mx_np
+
+    with pytest.raises(MXNetError, match="mx.np"):
+        mx_np.ones  # noqa: B018
+    assert not hasattr(mx_np, "pytest_plugins")

@@ -65,6 +65,9 @@ class _PooledChunk(_Chunk):
 # blocks that malloc maps afresh (glibc's mmap threshold starts at 128 KiB).
 SMALL_ARRAY_BYTES = 1 << 17
 
+# MXNet's storage type ids (as its C API and symbol JSON's __storage_type__ number them)
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""
