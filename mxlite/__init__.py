@@ -23,6 +23,7 @@ from . import executor as executor
 from . import gluon as gluon
 from . import initializer as initializer
 from . import io as io
+from . import kvstore as kvstore
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
 from . import model as model
@@ -46,6 +47,7 @@ from .util import set_np_shape as set_np_shape
 from .util import use_np_shape as use_np_shape
 
 init = initializer
+kv = kvstore
 mod = module
 mon = monitor
 nd = ndarray
