@@ -260,7 +260,16 @@ class KVStore(KVStoreBase):
         dist = self._dist
         direct = self._updater is None and (dist is None or not dist.asynchronous)
         merged: list[tuple[Key, NDArray]] = []
-        for k, stored, vals in todo:
+        for i, (k, stored, vals) in enumerate(todo):
+            if len(vals) == 1 and dist is None and self._compression is None:
+                # One value is its own sum: without an updater it becomes the stored value,
+                # with one it is the updater's gradient (MXNet avoids this copy too, so a
+                # value written after its push changes the store there as here).
+                if direct:
+                    self._store[k] = vals[0]
+                    todo[i] = (k, vals[0], vals)
+                merged.append((k, vals[0]))
+                continue
             buf = stored if direct else self._merge_buffer(k, stored)
             if self._compression is not None and dist is None:
                 res = [self._residual(k, i, v) for i, v in enumerate(vals)]
