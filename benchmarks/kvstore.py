@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -72,21 +73,52 @@ def dist_rank(repeat: int) -> None:
         kv.pull(0, out=res)
         res.wait_to_read()
 
+    def kv_pushpull() -> None:
+        kv.pushpull(0, val, out=res)
+        res.wait_to_read()
+
+    def kv_inplace() -> None:  # the value becomes the sum, as the raw in-place Allreduce
+        kv.pushpull(0, val)
+        val.wait_to_read()
+
     buf = np.ones(ELEMS, np.float32)
 
     def mpi_step() -> None:
         MPI.COMM_WORLD.Allreduce(MPI.IN_PLACE, buf, op=MPI.SUM)
 
-    kv._barrier()
-    t_kv = median_time(kv_step, repeat)
-    MPI.COMM_WORLD.Barrier()
-    t_mpi = median_time(mpi_step, repeat)
+    # Interleaved, so that both see the same load on a shared machine.
+    kv_step()
+    mpi_step()
+    t_kv, t_pp, t_in, t_mpi = [], [], [], []
+    for _ in range(repeat):
+        kv._barrier()
+        t = time.perf_counter()
+        kv_step()
+        t_kv.append(time.perf_counter() - t)
+        kv._barrier()
+        t = time.perf_counter()
+        kv_pushpull()
+        t_pp.append(time.perf_counter() - t)
+        kv._barrier()
+        t = time.perf_counter()
+        kv_inplace()
+        t_in.append(time.perf_counter() - t)
+        MPI.COMM_WORLD.Barrier()
+        t = time.perf_counter()
+        mpi_step()
+        t_mpi.append(time.perf_counter() - t)
+    t_kv, t_pp, t_in, t_mpi = (statistics.median(t) for t in (t_kv, t_pp, t_in, t_mpi))
     if kv.rank == 0:
         figures = {
             "dist_sync_gbps": round(ELEMS * 4 / t_kv / GB, 3),
+            "pushpull_gbps": round(ELEMS * 4 / t_pp / GB, 3),
+            "pushpull_inplace_gbps": round(ELEMS * 4 / t_in / GB, 3),
             "raw_allreduce_gbps": round(ELEMS * 4 / t_mpi / GB, 3),
         }
-        figures["vs_raw_mpi"] = round(figures["dist_sync_gbps"] / figures["raw_allreduce_gbps"], 3)
+        raw = figures["raw_allreduce_gbps"]
+        figures["vs_raw_mpi"] = round(figures["dist_sync_gbps"] / raw, 3)
+        figures["pushpull_vs_raw_mpi"] = round(figures["pushpull_gbps"] / raw, 3)
+        figures["inplace_vs_raw_mpi"] = round(figures["pushpull_inplace_gbps"] / raw, 3)
         print("RESULT " + json.dumps(figures), flush=True)
 
 

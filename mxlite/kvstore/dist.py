@@ -266,19 +266,23 @@ class _SyncTransport:
         self.c.submit(run, arrays[0].context, [], _vars(arrays), 0, "KVStoreDistInit")
 
     def push(self, merged: list, compression: Any, residuals: Any, priority: int) -> None:
-        arrays = [a for _, a in merged]
+        """Sum each ``(key, dst, src)``'s ``src`` over the workers into ``dst``."""
+        dsts = [d for _, d, _ in merged]
+        srcs = [s for _, _, s in merged]
         workers, MPI = self.c.workers, self.c.MPI
 
         def run() -> None:
-            hosts = [_host(a) for a in arrays]
+            dst_hosts = [_host(a) for a in dsts]
+            src_hosts = [h if s is d else _host(s) for s, d, h in zip(srcs, dsts, dst_hosts)]
             if compression is not None:
-                _allgather_compressed(workers, compression, hosts, residuals)
+                _allgather_compressed(workers, compression, src_hosts, dst_hosts, residuals)
             else:
-                _allreduce(workers, MPI, hosts)
-            for a, h in zip(arrays, hosts):
+                _allreduce(workers, MPI, src_hosts, dst_hosts)
+            for a, h in zip(dsts, dst_hosts):
                 _store_host(a, h)
 
-        self.c.submit(run, arrays[0].context, [], _vars(arrays), priority, "KVStoreDistPush")
+        reads = [v for v in _vars(srcs) if v not in _vars(dsts)]
+        self.c.submit(run, dsts[0].context, reads, _vars(dsts), priority, "KVStoreDistPush")
 
     def barrier(self) -> None:
         self.c.call(self.c.workers.Barrier)
@@ -287,51 +291,57 @@ class _SyncTransport:
         """Compression runs on each worker's merged value (``push``); nothing to send."""
 
 
-def _allreduce(workers: Any, MPI: Any, hosts: list[np.ndarray]) -> None:
-    """Sum each array over the workers, in place; small ones joined per dtype."""
+def _allreduce(workers: Any, MPI: Any, srcs: list[np.ndarray], dsts: list[np.ndarray]) -> None:
+    """``dsts[i] = sum over the workers of srcs[i]``; small arrays joined per dtype."""
     buckets: dict[np.dtype, list[int]] = {}
-    for i, h in enumerate(hosts):
-        if h.nbytes <= BUCKET_BYTES:
-            buckets.setdefault(h.dtype, []).append(i)
+    for i, d in enumerate(dsts):
+        if d.nbytes <= BUCKET_BYTES:
+            buckets.setdefault(d.dtype, []).append(i)
         else:
-            _reduce_one(workers, MPI, hosts, i)
+            _reduce_one(workers, MPI, srcs[i], d)
     for dtype, idx in buckets.items():
         if len(idx) == 1:
-            _reduce_one(workers, MPI, hosts, idx[0])
+            _reduce_one(workers, MPI, srcs[idx[0]], dsts[idx[0]])
             continue
-        flat = np.concatenate([hosts[i].reshape(-1) for i in idx])
+        flat = np.concatenate([srcs[i].reshape(-1) for i in idx])
         red = flat if dtype in _MPI_DTYPES else flat.astype(np.float64)
         workers.Allreduce(MPI.IN_PLACE, red, op=MPI.SUM)
         start = 0
         for i in idx:
-            n = hosts[i].size
-            np.copyto(hosts[i].reshape(-1), red[start : start + n], casting="unsafe")
+            n = dsts[i].size
+            np.copyto(dsts[i].reshape(-1), red[start : start + n], casting="unsafe")
             start += n
 
 
-def _reduce_one(workers: Any, MPI: Any, hosts: list[np.ndarray], i: int) -> None:
-    h = hosts[i]
-    if h.dtype in _MPI_DTYPES and h.flags.c_contiguous:
-        workers.Allreduce(MPI.IN_PLACE, h, op=MPI.SUM)
-        return
-    red = np.ascontiguousarray(h, dtype=np.float64)
-    workers.Allreduce(MPI.IN_PLACE, red, op=MPI.SUM)
-    np.copyto(h, red.reshape(h.shape), casting="unsafe")
+def _reduce_one(workers: Any, MPI: Any, src: np.ndarray, dst: np.ndarray) -> None:
+    direct = dst.dtype in _MPI_DTYPES and dst.flags.c_contiguous and src.flags.c_contiguous
+    if direct and src is dst:
+        workers.Allreduce(MPI.IN_PLACE, dst, op=MPI.SUM)
+    elif direct:
+        workers.Allreduce(src, dst, op=MPI.SUM)
+    else:
+        red = np.ascontiguousarray(src, dtype=np.float64)
+        workers.Allreduce(MPI.IN_PLACE, red, op=MPI.SUM)
+        np.copyto(dst, red.reshape(dst.shape), casting="unsafe")
 
 
 def _allgather_compressed(
-    workers: Any, comp: Any, hosts: list[np.ndarray], residuals: list[np.ndarray]
+    workers: Any,
+    comp: Any,
+    srcs: list[np.ndarray],
+    dsts: list[np.ndarray],
+    residuals: list[np.ndarray],
 ) -> None:
     """Each worker sends its values 2-bit packed; every worker sums what all of them sent."""
     size = workers.Get_size()
-    for h, res in zip(hosts, residuals):
-        packed = comp.quantize(h, res)
+    for s, d, res in zip(srcs, dsts, residuals):
+        packed = comp.quantize(s, res)
         gathered = np.empty((size, packed.size), np.float32)
         workers.Allgather(packed, gathered)
-        total = np.zeros(h.size, np.float32)
+        total = np.zeros(d.size, np.float32)
         for row in gathered:
-            total += comp.dequantize(row, h.size)
-        np.copyto(h, total.reshape(h.shape), casting="unsafe")
+            total += comp.dequantize(row, d.size)
+        np.copyto(d, total.reshape(d.shape), casting="unsafe")
 
 
 class _AsyncTransport:
@@ -377,16 +387,17 @@ class _AsyncTransport:
         self.barrier()
 
     def push(self, merged: list, compression: Any, residuals: Any, priority: int) -> None:
-        arrays = [a for _, a in merged]
-        keys = [k for k, _ in merged]
+        """Send each ``(key, _, src)``'s ``src`` to the servers that own the key."""
+        srcs = [s for _, _, s in merged]
+        keys = [k for k, _, _ in merged]
 
         def run() -> None:
-            hosts = [_host(a) for a in arrays]
+            hosts = [_host(a) for a in srcs]
             if compression is not None:
                 hosts = [compression.apply(h, r) for h, r in zip(hosts, residuals)]
             self._send_all("push", list(zip(keys, hosts)), False)
 
-        self.c.submit(run, arrays[0].context, _vars(arrays), [], priority, "KVStoreDistPush")
+        self.c.submit(run, srcs[0].context, _vars(srcs), [], priority, "KVStoreDistPush")
 
     def pull(self, pairs: list[tuple[Any, NDArray]], priority: int) -> None:
         arrays = [a for _, a in pairs]

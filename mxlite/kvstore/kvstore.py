@@ -259,7 +259,8 @@ class KVStore(KVStoreBase):
             todo.append((k, self._stored("push", k, vals, "value"), vals))
         dist = self._dist
         direct = self._updater is None and (dist is None or not dist.asynchronous)
-        merged: list[tuple[Key, NDArray]] = []
+        # (key, the sum of this process's values, where that sum is read from)
+        merged: list[tuple[Key, NDArray, NDArray]] = []
         for i, (k, stored, vals) in enumerate(todo):
             if len(vals) == 1 and dist is None and self._compression is None:
                 # One value is its own sum: without an updater it becomes the stored value,
@@ -268,24 +269,27 @@ class KVStore(KVStoreBase):
                 if direct:
                     self._store[k] = vals[0]
                     todo[i] = (k, vals[0], vals)
-                merged.append((k, vals[0]))
+                merged.append((k, vals[0], vals[0]))
                 continue
             buf = stored if direct else self._merge_buffer(k, stored)
-            if self._compression is not None and dist is None:
+            if len(vals) == 1 and dist is not None:
+                merged.append((k, buf, vals[0]))  # the transport reads the value itself
+            elif self._compression is not None and dist is None:
                 res = [self._residual(k, i, v) for i, v in enumerate(vals)]
                 _compress_sum(self._compression, vals, res, buf)
+                merged.append((k, buf, buf))
             else:
                 _sum_into(vals, buf, priority)
-            merged.append((k, buf))
+                merged.append((k, buf, buf))
         if dist is not None:
             residuals = None
             if self._compression is not None:
-                residuals = [self._residual(k, 0, buf) for k, buf in merged]
+                residuals = [self._residual(k, 0, buf) for k, buf, _ in merged]
             dist.push(merged, self._compression, residuals, priority)
             if dist.asynchronous:
                 return
         if self._updater is not None:
-            for (k, buf), (_, stored, _vals) in zip(merged, todo):
+            for (k, buf, _src), (_, stored, _vals) in zip(merged, todo):
                 self._updater(k, buf, stored)
 
     def pull(
@@ -338,8 +342,36 @@ class KVStore(KVStoreBase):
         priority : int, optional
             The priority of the operation.
         """
-        self.push(key, value, priority)
-        self.pull(key, value if out is None else out, priority)
+        if not self._pushpull_into_out(key, value, out, priority):
+            self.push(key, value, priority)
+            self.pull(key, value if out is None else out, priority)
+
+    def _pushpull_into_out(self, key: Any, value: Any, out: Any, priority: int) -> bool:
+        """``dist_sync`` without an updater, one value per key: all-reduce each value straight
+        into its first output and keep a copy as the stored value, off the path that the
+        output's readers wait for. False (nothing done) when the call does not fit."""
+        dist = self._dist
+        if dist is None or dist.asynchronous or self._updater is not None:
+            return False
+        if self._compression is not None:
+            return False
+        pairs = self._pairs("pushpull", key, value, "value")
+        out_pairs = self._pairs("pushpull", key, value if out is None else out, "out")
+        if any(len(vals) != 1 for _, vals in pairs) or [k for k, _ in pairs] != [
+            k for k, _ in out_pairs
+        ]:
+            return False
+        todo = []
+        for (k, vals), (_, outs) in zip(pairs, out_pairs):
+            stored = self._stored("pushpull", k, vals, "value")
+            self._stored("pushpull", k, outs, "out")
+            todo.append((k, stored, vals[0], outs))
+        dist.push([(k, outs[0], val) for k, _, val, outs in todo], None, None, priority)
+        for _k, stored, _val, outs in todo:
+            _sum_into([outs[0]], stored, priority)
+            for o in outs[1:]:
+                outs[0].copyto(o)
+        return True
 
     def broadcast(self, key: Any, value: Any, out: Any, priority: int = 0) -> None:
         """Broadcast the `value` NDArray at rank 0 to all ranks, and store the result in `out`.

@@ -36,6 +36,14 @@ kv2.pushpull(keys, vals)
 for k, v in zip(keys, vals):
     assert v.dtype == np.dtype(dtypes.get(k, "float32")), (k, v.dtype)
     assert (v.asnumpy() == n * (n + 1) / 2).all(), (k, v.asnumpy())
+outs = [[mx.nd.zeros(shapes[k], d, dtype=dtypes.get(k, "float32")) for d in devs] for k in keys]
+kv2.pushpull(keys, [mx.nd.ones(shapes[k], dtype=dtypes.get(k, "float32")) for k in keys], outs)
+kv2.pull(keys, out=[[mx.nd.zeros(shapes[k], dtype=dtypes.get(k, "float32"))] for k in keys])
+for k, pair in zip(keys, outs):
+    assert all((o.asnumpy() == n).all() for o in pair), (k, pair[1].asnumpy())
+    stored = mx.nd.zeros(shapes[k], dtype=dtypes.get(k, "float32"))
+    kv2.pull(k, out=stored)
+    assert (stored.asnumpy() == n).all(), (k, stored.asnumpy())
 try:
     kv2.init("s1", mx.nd.zeros((5,)))
     raise AssertionError("a second init must fail")
