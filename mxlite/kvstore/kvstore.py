@@ -41,10 +41,10 @@ from .. import optimizer as opt
 from .. import profiler
 from ..base import MXNetError
 from ..context import cpu
-from ..engine import get as _engine
 from ..ndarray import NDArray
 from ..ndarray import zeros as nd_zeros
 from .base import Key, KVStoreBase, group_pairs
+from .comm import compress_sum, sum_into
 from .compression import TwoBitCompression, parse_params
 
 __all__ = ["KVStore"]
@@ -66,59 +66,6 @@ DIST_TYPES = (
     "dist_sync_device",
     "dist_async_device",
 )
-
-
-def _var(a: NDArray) -> Any:
-    return a._chunk.var
-
-
-def _host(a: NDArray) -> np.ndarray | None:
-    """The NumPy array under ``a``, or None when it lives on a GPU."""
-    data = a._data
-    return data if isinstance(data, np.ndarray) else None
-
-
-def _sum_into(srcs: list[NDArray], dst: NDArray, priority: int = 0) -> None:
-    """Push ``dst = sum(srcs)`` (a copy for one source) as one engine function."""
-    datas = [_host(s) for s in srcs]
-    d = _host(dst)
-    if d is None or any(x is None for x in datas):
-        srcs[0].copyto(dst)
-        for s in srcs[1:]:
-            dst += s.as_in_context(dst.context)
-        return
-
-    def run(rctx: Any) -> None:
-        if len(datas) == 1:
-            np.copyto(d, datas[0], casting="unsafe")
-            return
-        np.add(datas[0], datas[1], out=d, casting="unsafe")
-        for x in datas[2:]:
-            np.add(d, x, out=d, casting="unsafe")
-
-    reads = list({id(v): v for v in map(_var, srcs) if v is not _var(dst)}.values())
-    _engine().push_sync(run, dst.context, reads, [_var(dst)], priority, "KVStoreReduce")
-
-
-def _compress_sum(
-    comp: TwoBitCompression, srcs: list[NDArray], residuals: list[np.ndarray], dst: NDArray
-) -> None:
-    """Push ``dst = sum(dequantize(quantize(src + residual)))`` over the sources."""
-    datas = [s._data for s in srcs]
-    d = dst._data
-
-    def run(rctx: Any) -> None:
-        total = np.zeros(d.shape, np.float32)
-        for x, res in zip(datas, residuals):
-            host = x if isinstance(x, np.ndarray) else x.get()
-            total += comp.apply(host, res)
-        if isinstance(d, np.ndarray):
-            np.copyto(d, total, casting="unsafe")
-        else:
-            d[...] = dst.context.xp.asarray(total)
-
-    reads = list({id(v): v for v in map(_var, srcs)}.values())
-    _engine().push_sync(run, dst.context, reads, [_var(dst)], 0, "KVStoreCompressedReduce")
 
 
 def write_atomic(fname: str, data: bytes) -> None:
@@ -232,7 +179,8 @@ class KVStore(KVStoreBase):
                 )
         for k, vals in pairs:
             home = vals[0].context if self._on_device else cpu()
-            self._store[k] = vals[0].copyto(home)
+            first = vals[0] if vals[0].stype == "default" else vals[0].tostype("default")
+            self._store[k] = first.copyto(home)
         if self._dist is not None:
             self._dist.init([(k, self._store[k]) for k, _ in pairs])
 
@@ -276,10 +224,10 @@ class KVStore(KVStoreBase):
                 merged.append((k, buf, vals[0]))  # the transport reads the value itself
             elif self._compression is not None and dist is None:
                 res = [self._residual(k, i, v) for i, v in enumerate(vals)]
-                _compress_sum(self._compression, vals, res, buf)
+                compress_sum(self._compression, vals, res, buf)
                 merged.append((k, buf, buf))
             else:
-                _sum_into(vals, buf, priority)
+                sum_into(vals, buf, priority)
                 merged.append((k, buf, buf))
         if dist is not None:
             residuals = None
@@ -368,7 +316,7 @@ class KVStore(KVStoreBase):
             todo.append((k, stored, vals[0], outs))
         dist.push([(k, outs[0], val) for k, _, val, outs in todo], None, None, priority)
         for _k, stored, _val, outs in todo:
-            _sum_into([outs[0]], stored, priority)
+            sum_into([outs[0]], stored, priority)
             for o in outs[1:]:
                 outs[0].copyto(o)
         return True
@@ -412,7 +360,8 @@ class KVStore(KVStoreBase):
         where = self._where("row_sparse_pull")
         if out is None or row_ids is None:
             raise MXNetError(f"{where}: arguments 'out' and 'row_ids' are required.")
-        for k, outs in self._pairs("row_sparse_pull", key, out, "out"):
+        pairs = self._pairs("row_sparse_pull", key, out, "out")
+        for k, outs in pairs:
             for o in outs:
                 if o.stype != "row_sparse":
                     raise MXNetError(
@@ -420,7 +369,30 @@ class KVStore(KVStoreBase):
                         f"of key {k!r}, but detected storage type {o.stype}."
                     )
             self._stored("row_sparse_pull", k, outs, "out")
-        raise MXNetError(f"{where}: row_sparse arrays are not available in mxlite yet.")
+        from .. import ndarray as nd_pkg
+
+        sparse = getattr(nd_pkg, "sparse", None)
+        if sparse is None or not hasattr(sparse, "row_sparse_array"):
+            raise MXNetError(f"{where}: row_sparse arrays are not available in mxlite yet.")
+        ids = [row_ids] if isinstance(row_ids, NDArray) else list(row_ids)
+        flat_ids = [i for entry in ids for i in (entry if isinstance(entry, list) else [entry])]
+        flat_outs = [(k, o) for k, outs in pairs for o in outs]
+        if len(flat_ids) == 1:
+            flat_ids = flat_ids * len(flat_outs)
+        if len(flat_ids) != len(flat_outs):
+            raise MXNetError(
+                f"{where}: the number of row_ids ({len(flat_ids)}) doesn't match the number of "
+                f"values ({len(flat_outs)})."
+            )
+        if self._dist is not None and self._dist.asynchronous:
+            self._dist.pull([(k, self._store[k]) for k, _ in pairs], priority)
+        for (k, o), rid in zip(flat_outs, flat_ids):
+            dense = self._store[k].asnumpy()
+            rows = np.unique(rid.asnumpy().astype(np.int64).reshape(-1))
+            rsp = sparse.row_sparse_array(
+                (dense[rows], rows), shape=dense.shape, ctx=o.context, dtype=dense.dtype
+            )
+            rsp.copyto(o)
 
     def _merge_buffer(self, key: Key, stored: NDArray) -> NDArray:
         buf = self._merged.get(key)
