@@ -67,7 +67,7 @@ def _mpi() -> Any:
 
 
 class _Job:
-    __slots__ = ("fn", "ready", "on_complete", "done", "error", "result")
+    __slots__ = ("fn", "ready", "on_complete", "done", "error", "result", "input_error")
 
     def __init__(self, fn: Callable[[], Any]) -> None:
         self.fn = fn
@@ -76,6 +76,7 @@ class _Job:
         self.done: threading.Event | None = None
         self.error: BaseException | None = None
         self.result: Any = None
+        self.input_error: BaseException | None = None
 
 
 def _install_abort_hooks(rank: int, world: Any) -> None:
@@ -141,8 +142,13 @@ class Comm:
                 job.result = job.fn()
             except BaseException as exc:  # reported to the waiter or the engine
                 job.error = exc
+            error = job.error
+            if error is None and job.input_error is not None:
+                why = f"kvstore: an input of this communication failed: {job.input_error}"
+                error = MXNetError(why)
+                error.__cause__ = job.input_error
             if job.on_complete is not None:
-                job.on_complete(job.error) if job.error is not None else job.on_complete()
+                job.on_complete(error) if error is not None else job.on_complete()
             else:
                 job.done.set()
 
@@ -160,10 +166,17 @@ class Comm:
         self._queue.put(job)
 
         def start(rctx: Any, on_complete: Any) -> None:
+            job.input_error = _failure_of(const, mutate)
             job.on_complete = on_complete
             job.ready.set()
 
-        _engine().push_async(start, ctx, const, mutate, priority, name)
+        engine = _engine()
+        opr = engine.new_operator(start, const, mutate, name)
+        # Runs even when an input failed: the other ranks wait for this rank's part of the
+        # collective, so the job goes ahead (on whatever the arrays hold) and then reports
+        # the input's failure on what it writes, instead of leaving the MPI thread stuck.
+        opr.no_skip = True
+        engine.push(opr, ctx, priority)
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the MPI thread after every job queued before it; return its result."""
@@ -193,6 +206,15 @@ class Comm:
                 ]
             )
         self._queue.put(None)
+
+
+def _failure_of(const: list, mutate: list) -> BaseException | None:
+    """The exception an earlier engine function left on one of these vars, if any."""
+    for v in (*const, *mutate):
+        failure = v.failure
+        if failure is not None and not failure.cleared:
+            return failure.exc
+    return None
 
 
 _comm: Comm | None = None

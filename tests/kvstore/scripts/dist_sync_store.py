@@ -80,5 +80,24 @@ for q in range(n):
     expect += np.where(gq >= 0.5, 0.5, np.where(gq <= -0.5, -0.5, 0))
 assert np.array_equal(got.asnumpy(), expect), (got.asnumpy(), expect)
 
+# an input that failed on one rank: that rank's collective still runs (no rank is left
+# waiting) and its output carries the failure
+val = mx.nd.ones((4,))
+if r == 1:
+
+    def boom(rctx):
+        raise ValueError("bad gradient")
+
+    mx.engine.get().push_sync(boom, mx.cpu(), [], [val._chunk.var])
+kv.init(99, mx.nd.zeros((4,)))
+kv.push(99, val)
+out = mx.nd.zeros((4,))
+kv.pull(99, out=out)
+try:
+    out.asnumpy()
+    assert r != 1, "the failure must reach the output"
+except MXNetError as exc:
+    assert r == 1 and "bad gradient" in str(exc), exc
+
 kv._barrier()
 print(f"OK dist_sync rank {r} of {n}", flush=True)
