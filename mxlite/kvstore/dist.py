@@ -339,8 +339,11 @@ def _reduce_one(workers: Any, MPI: Any, src: np.ndarray, dst: np.ndarray) -> Non
     direct = dst.dtype in _MPI_DTYPES and dst.flags.c_contiguous and src.flags.c_contiguous
     if direct and src is dst:
         workers.Allreduce(MPI.IN_PLACE, dst, op=MPI.SUM)
-    elif direct:
+    elif direct and not np.may_share_memory(src, dst):
         workers.Allreduce(src, dst, op=MPI.SUM)
+    elif direct:  # MPI refuses overlapping send and receive buffers
+        np.copyto(dst, src.reshape(dst.shape))
+        workers.Allreduce(MPI.IN_PLACE, dst, op=MPI.SUM)
     else:
         red = np.ascontiguousarray(src, dtype=np.float64)
         workers.Allreduce(MPI.IN_PLACE, red, op=MPI.SUM)
