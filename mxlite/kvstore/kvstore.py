@@ -43,7 +43,7 @@ from ..base import MXNetError
 from ..context import cpu
 from ..ndarray import NDArray
 from ..ndarray import zeros as nd_zeros
-from .base import Key, KVStoreBase, group_pairs
+from .base import Key, KVStoreBase, group_pairs, set_native_store
 from .comm import compress_sum, sum_into
 from .compression import TwoBitCompression, parse_params
 
@@ -582,3 +582,6 @@ class KVStore(KVStoreBase):
         """
         if self._dist is not None and self._dist.asynchronous:
             self._dist.command(int(head), str(body))
+
+
+set_native_store(KVStore)
