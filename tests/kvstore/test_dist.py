@@ -48,8 +48,10 @@ def script(name: str) -> str:
     return os.path.join(SCRIPTS, name)
 
 
-def test_dist_sync_on_3_workers():
-    job = run_job(["-n", "3", script("dist_sync_store.py")], EXPECT_WORKERS="3")
+def test_dist_sync_on_3_workers_from_a_hostfile(tmp_path):
+    hosts = tmp_path / "hosts.txt"
+    hosts.write_text("localhost slots=3\n")
+    job = run_job(["-n", "3", "-H", str(hosts), script("dist_sync_store.py")], EXPECT_WORKERS="3")
     assert job.returncode == 0, job.stdout + job.stderr
     assert sorted(line for line in job.stdout.splitlines() if line.startswith("OK")) == [
         f"OK dist_sync rank {r} of 3" for r in range(3)
