@@ -256,3 +256,14 @@ def test_push_and_pull_are_engine_operations():
     kv.pull(0, out=out)
     gate.set()
     assert value_of(out) == 7
+
+
+def test_dist_without_mpi_names_the_extra(monkeypatch):
+    import sys
+
+    from mxlite.kvstore import dist
+
+    monkeypatch.setitem(sys.modules, "mpi4py", None)
+    monkeypatch.setattr(dist, "_comm", None)
+    with pytest.raises(MXNetError, match=r"pip install mxlite\[dist\]"):
+        mx.kv.create("dist_sync")
