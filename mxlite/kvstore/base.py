@@ -12,12 +12,12 @@ one array or a list of arrays, or a list of keys with one array or one list per 
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Sequence
 from typing import Any
 
 from ..base import MXNetError
 from ..ndarray import NDArray
+from ..registry import Registry
 
 __all__ = ["KVStoreBase", "TestStore", "create"]
 
@@ -28,7 +28,7 @@ class KVStoreBase:
     """An abstract key-value store interface for data parallel training."""
 
     OPTIMIZER = "optimizer"
-    kv_registry: dict[str, type] = {}
+    kv_registry: dict[str, type]  # MXNet's name for the registry's classes (set below)
 
     def broadcast(self, key: Any, value: Any, out: Any, priority: int = 0) -> None:
         """Broadcast the `value` NDArray at rank 0 to all ranks, and store the result in `out`.
@@ -139,20 +139,11 @@ class KVStoreBase:
         ...     pass
         >>> kv = mx.kv.create('MyKVStore')
         """
-        if not isinstance(klass, type):
-            raise MXNetError(
-                f"KVStoreBase.register: argument 'klass' must be a class, got {klass!r}."
-            )
-        name = klass.__name__.lower()
-        old = KVStoreBase.kv_registry.get(name)
-        if old is not None:
-            warnings.warn(
-                f"WARNING: New kvstore {klass.__module__}.{klass.__name__} is overriding "
-                f"existing kvstore {old.__module__}.{old.__name__}",
-                stacklevel=2,
-            )
-        KVStoreBase.kv_registry[name] = klass
-        return klass
+        return _REGISTRY.register(klass)
+
+
+_REGISTRY = Registry(KVStoreBase, "kvstore", "mx.kv")
+KVStoreBase.kv_registry = _REGISTRY.classes
 
 
 @KVStoreBase.register

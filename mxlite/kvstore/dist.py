@@ -391,22 +391,23 @@ class _AsyncTransport:
         owner = zlib.crc32(repr(key).encode()) % s
         return [(self.c.server_rank(owner), 0, size)]
 
-    def _send_all(self, op: str, pairs: list, wait_reply: bool) -> list:
-        world, replies = self.c.world, []
+    def _send_all(self, op: str, pairs: list) -> None:
+        """Send every slice, then wait for each server's answer (a push is done when the
+        server has applied it, as in MXNet)."""
+        world, dests = self.c.world, []
         for key, host in pairs:
             flat = host.reshape(-1)
             for part, (dest, lo, hi) in enumerate(self.parts(key, flat.size)):
                 world.send((op, key, part, flat[lo:hi]), dest, TAG_REQUEST)
-                if wait_reply:
-                    replies.append(world.recv(source=dest, tag=TAG_REPLY))
-        return replies
+                dests.append(dest)
+        _check_replies([world.recv(source=d, tag=TAG_REPLY) for d in dests])
 
     def init(self, pairs: list[tuple[Any, NDArray]]) -> None:
         if self.rank == 0:
             arrays = [a for _, a in pairs]
 
             def run() -> None:
-                _check_replies(self._send_all("init", [(k, _host(a)) for k, a in pairs], True))
+                self._send_all("init", [(k, _host(a)) for k, a in pairs])
 
             self.c.submit(run, arrays[0].context, _vars(arrays), [], 0, "KVStoreDistInit")
         self.barrier()
@@ -420,7 +421,7 @@ class _AsyncTransport:
             hosts = [_host(a) for a in srcs]
             if compression is not None:
                 hosts = [compression.apply(h, r) for h, r in zip(hosts, residuals)]
-            self._send_all("push", list(zip(keys, hosts)), False)
+            self._send_all("push", list(zip(keys, hosts)))
 
         self.c.submit(run, srcs[0].context, _vars(srcs), [], priority, "KVStoreDistPush")
 

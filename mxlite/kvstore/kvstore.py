@@ -31,8 +31,6 @@ Example::
 
 from __future__ import annotations
 
-import os
-import secrets
 from typing import Any
 
 import numpy as np
@@ -41,6 +39,7 @@ from .. import optimizer as opt
 from .. import profiler
 from ..base import MXNetError
 from ..context import cpu
+from ..fileio import atomic_write
 from ..ndarray import NDArray
 from ..ndarray import zeros as nd_zeros
 from .base import Key, KVStoreBase, group_pairs, set_native_store
@@ -66,22 +65,6 @@ DIST_TYPES = (
     "dist_sync_device",
     "dist_async_device",
 )
-
-
-def write_atomic(fname: str, data: bytes) -> None:
-    """Write ``data`` to ``fname`` through a temporary file in the same folder and a rename."""
-    folder, base = os.path.split(os.path.abspath(fname))
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 class KVStore(KVStoreBase):
@@ -504,7 +487,9 @@ class KVStore(KVStoreBase):
             Whether to also save the optimizer itself.
         """
         updater = self._local_updater("save_optimizer_states")
-        write_atomic(fname, updater.get_states(dump_optimizer))
+        data = updater.get_states(dump_optimizer)
+        with atomic_write(fname, "wb", self._where("save_optimizer_states")) as f:
+            f.write(data)
 
     def load_optimizer_states(self, fname: str) -> None:
         """Loads the optimizer (updater) state from the file (written here or by MXNet 1.9.1).

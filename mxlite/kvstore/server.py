@@ -7,8 +7,9 @@ job are servers: importing mxlite there runs :func:`serve` and exits, as importi
 does on a ps-lite server. A server answers requests in the order they arrive, from any
 worker: ``init`` (the first value of a key slice wins), ``push`` (the updater, when a worker
 has sent an optimizer, applies the value to the stored slice at once; without one the value
-replaces it), ``pull`` (the latest slice), ``optimizer`` and ``command`` (acknowledged), and
-``stop``, which every worker sends at exit: the server returns once it has one per worker.
+replaces it; the answer tells the worker it is applied), ``pull`` (the latest slice),
+``optimizer`` and ``command`` (acknowledged), and ``stop``, which every worker sends at exit:
+the server returns once it has one per worker.
 """
 
 from __future__ import annotations
@@ -58,14 +59,12 @@ class KVStoreServer:
             src = status.Get_source()
             if op == "stop":
                 stops += 1
-            elif op == "push":
-                self._push(key, part, body)
-            else:
-                try:
-                    reply = self._answer(op, key, part, body)
-                except MXNetError as exc:
-                    reply = exc
-                world.send(reply, src, TAG_REPLY)
+                continue
+            try:
+                reply = self._answer(op, key, part, body)
+            except MXNetError as exc:
+                reply = exc
+            world.send(reply, src, TAG_REPLY)
 
     def _slice(self, key: Any, part: int) -> nd.NDArray:
         stored = self.store.get((key, part))
@@ -84,6 +83,9 @@ class KVStoreServer:
         if op == "init":
             if (key, part) not in self.store:
                 self.store[(key, part)] = nd.array(body, dtype=body.dtype)
+            return True
+        if op == "push":
+            self._push(key, part, body)
             return True
         if op == "pull":
             return self._slice(key, part).asnumpy()

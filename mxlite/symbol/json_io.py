@@ -164,6 +164,8 @@ def from_json(text: str) -> list[Entry]:
         data = json.loads(text)
     except ValueError as exc:
         raise MXNetError(f"load_json: not valid JSON ({exc}).") from None
+    except RecursionError:  # symbol JSON nests three levels; deeper is not a symbol file
+        raise MXNetError("load_json: not symbol JSON (nested too deeply).") from None
     if not isinstance(data, dict) or "nodes" not in data or "heads" not in data:
         raise MXNetError("load_json: expected an object with 'nodes' and 'heads' (symbol JSON).")
     version = _V0800
@@ -216,3 +218,16 @@ def from_json(text: str) -> list[Entry]:
                     f"the operator takes {n_in}."
                 )
     return heads
+
+
+def load_graph(text: str) -> list[Entry]:
+    """:func:`from_json` for text from elsewhere: JSON that is not a symbol graph (a node
+    without a name, an input that is not a list, ...) raises MXNetError, never a KeyError."""
+    try:
+        return from_json(text)
+    except MXNetError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        raise MXNetError(
+            f"load_json: not symbol JSON ({type(exc).__name__}: {exc} in its nodes or heads)."
+        ) from None

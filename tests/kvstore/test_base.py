@@ -23,14 +23,21 @@ def test_register_and_create_a_user_store():
     try:
         assert type(mx.kv.create("mystorefortest")) is MyStoreForTest
         assert type(mx.kv.create("MyStoreForTest")) is MyStoreForTest
+        assert mx.kv.KVStoreBase.kv_registry["mystorefortest"] is MyStoreForTest
+        first = MyStoreForTest
+
+        class MyStoreForTest(mx.kv.KVStoreBase):  # noqa: F811
+            pass
+
         with pytest.warns(UserWarning, match="overriding"):
             mx.kv.KVStoreBase.register(MyStoreForTest)
+        assert type(mx.kv.create("mystorefortest")) is not first
     finally:
         del mx.kv.KVStoreBase.kv_registry["mystorefortest"]
 
 
 def test_register_needs_a_class():
-    with pytest.raises(MXNetError, match="register.*klass"):
+    with pytest.raises(MXNetError, match="register: can only register a subclass of KVStoreBase"):
         mx.kv.KVStoreBase.register(3)
 
 

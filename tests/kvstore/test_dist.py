@@ -66,6 +66,12 @@ def test_dist_sync_and_async_on_2_workers_and_2_servers():
     assert job.stdout.count("OK dist_async rank") == 2, job.stdout + job.stderr
 
 
+def test_dist_sync_module_on_2_workers_matches_one_process_on_the_whole_batch():
+    job = run_job(["-n", "2", script("dist_module.py")])
+    assert job.returncode == 0, job.stdout + job.stderr
+    assert job.stdout.count("OK dist_sync module rank") == 2, job.stdout + job.stderr
+
+
 def test_a_raising_rank_ends_the_job():
     job = run_job(["-n", "2", script("dist_fail.py"), "raise"])
     out = job.stdout + job.stderr
