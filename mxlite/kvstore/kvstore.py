@@ -8,10 +8,12 @@ method only checks its arguments on the calling thread and pushes engine functio
 arrays' vars, so a push or pull returns at once and overlaps with the computation that
 follows; reading an output waits for it as for any NDArray.
 
-``push`` sums the values given for a key (one per device) in one engine function. Without
-an updater the sum replaces the stored value (it is written straight into it); with one the
-sum goes to a merge buffer per key and the updater gets ``(key, merged, stored)``. ``pull``
-copies the stored value into each output. For the ``dist`` types a transport from
+``push`` sums the values given for a key (one per device) in one engine function, into a
+merge buffer per key. Without an updater that sum becomes the stored value; with one the
+updater gets ``(key, merged, stored)``. A single value is its own sum and is not copied: it
+becomes the stored value, or the updater's gradient (MXNet does the same, so writing a pushed
+array before the next push changes what a pull returns, there as here). ``pull`` copies the
+stored value into each output. For the ``dist`` types a transport from
 ``dist.py`` joins in: ``dist_sync`` sums the merged value over all workers (MPI all-reduce,
 small keys of one call in one message) before the update, so every worker applies the same
 update to the same weights; ``dist_async`` sends the merged value to the server ranks that
@@ -88,6 +90,7 @@ class KVStore(KVStoreBase):
         self._on_device = "device" in name
         self._store: dict[Key, NDArray] = {}
         self._merged: dict[Key, NDArray] = {}
+        self._home: dict[Key, Any] = {}  # the context each key's values are kept on
         self._key_type: type | None = None
         self._updater: Any = None
         self._compression: TwoBitCompression | None = None
@@ -161,7 +164,7 @@ class KVStore(KVStoreBase):
                     "if you called kv.init or kv.broadcast with this key multiple times."
                 )
         for k, vals in pairs:
-            home = vals[0].context if self._on_device else cpu()
+            home = self._home[k] = vals[0].context if self._on_device else cpu()
             first = vals[0] if vals[0].stype == "default" else vals[0].tostype("default")
             self._store[k] = first.copyto(home)
         if self._dist is not None:
@@ -202,7 +205,13 @@ class KVStore(KVStoreBase):
                     todo[i] = (k, vals[0], vals)
                 merged.append((k, vals[0], vals[0]))
                 continue
-            buf = stored if direct else self._merge_buffer(k, stored)
+            if direct and dist is None:
+                # The sum replaces the stored value: it goes to the key's merge buffer, which
+                # becomes the stored value (the old one may be a pushed array, see above).
+                buf = self._store[k] = self._merge_buffer(k, stored)
+                todo[i] = (k, buf, vals)
+            else:
+                buf = stored if direct else self._merge_buffer(k, stored)
             if len(vals) == 1 and dist is not None:
                 merged.append((k, buf, vals[0]))  # the transport reads the value itself
             elif self._compression is not None and dist is None:
@@ -380,7 +389,7 @@ class KVStore(KVStoreBase):
     def _merge_buffer(self, key: Key, stored: NDArray) -> NDArray:
         buf = self._merged.get(key)
         if buf is None:
-            buf = self._merged[key] = nd_zeros(stored.shape, stored.context, stored.dtype)
+            buf = self._merged[key] = nd_zeros(stored.shape, self._home[key], stored.dtype)
         return buf
 
     def _residual(self, key: Key, index: int, like: NDArray) -> np.ndarray:

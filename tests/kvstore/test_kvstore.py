@@ -267,3 +267,13 @@ def test_dist_without_mpi_names_the_extra(monkeypatch):
     monkeypatch.setattr(dist, "_comm", None)
     with pytest.raises(MXNetError, match=r"pip install mxlite\[dist\]"):
         mx.kv.create("dist_sync")
+
+
+def test_a_sum_never_lands_in_an_array_pushed_before(kv):
+    kv.init(0, mx.nd.zeros(SHAPE))
+    single = mx.nd.ones(SHAPE)
+    kv.push(0, single)  # one value: stored as it is, as MXNet does
+    kv.push(0, [mx.nd.ones(SHAPE, d) * 2 for d in DEVS])
+    out = mx.nd.empty(SHAPE)
+    kv.pull(0, out=out)
+    assert value_of(out) == 6 and value_of(single) == 1
