@@ -25,6 +25,8 @@ def test_command_for_workers_and_servers(fake_open_mpi, monkeypatch):
     tail = [sys.executable, "-m", "mxlite.launch", "--rank-entry", "train.py", "--lr", "0.1"]
     assert cmd[-7:] == tail
     assert env["MXLITE_NUM_SERVERS"] == "1"
+    assert env["OMPI_MCA_mpi_yield_when_idle"] == "1"
+    assert "MXLITE_NUM_SERVERS" in cmd[cmd.index("-x") + 1 :]
 
 
 def test_root_is_allowed(fake_open_mpi, monkeypatch):
