@@ -7,6 +7,7 @@ AttributeError deep inside the script.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from ..base import NotInMxliteError
@@ -15,6 +16,8 @@ from ..base import NotInMxliteError
 def __getattr__(name: str) -> Any:
     if name.startswith("__"):
         raise AttributeError(name)
+    if name == "data":  # gluon.data needs no Block, so it works already
+        return importlib.import_module(f"{__name__}.data")
     raise NotInMxliteError(
         f"mx.gluon.{name}: Gluon is not implemented in mxlite yet; use mx.mod (Module) or "
         "mx.autograd with mx.nd, which are."
