@@ -1,0 +1,6 @@
+"""MXNet's contrib operators (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``): detection and vision
+operators, straight-through estimators, and the other ``_contrib_*`` entries."""
+
+from . import bounding_box as bounding_box
+from . import elemwise as elemwise
+from . import multibox as multibox
