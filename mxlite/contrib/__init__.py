@@ -3,9 +3,9 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import autograd
+from . import autograd, svrg_optimization
 
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "autograd"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "autograd", "svrg_optimization"]
