@@ -11,6 +11,9 @@ import numpy as np
 from ..context import Context, current_context
 from . import _internal
 from . import random as _random
+from .control_flow import cond as cond
+from .control_flow import foreach as foreach
+from .control_flow import while_loop as while_loop
 from .creation import array as _nd_array
 from .ndarray import NDArray
 
@@ -23,6 +26,9 @@ __all__ = [
     "mp_adamw_update",
     "multi_adamw_update",
     "multi_mp_adamw_update",
+    "foreach",
+    "while_loop",
+    "cond",
 ]
 
 

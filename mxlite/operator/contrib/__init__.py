@@ -2,7 +2,9 @@
 operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
 from . import bounding_box as bounding_box
+from . import control_flow as control_flow
 from . import elemwise as elemwise
 from . import hawkes as hawkes
 from . import multibox as multibox
 from . import optimizer as optimizer
+from . import subgraph as subgraph
