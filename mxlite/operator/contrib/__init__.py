@@ -7,4 +7,6 @@ from . import elemwise as elemwise
 from . import hawkes as hawkes
 from . import multibox as multibox
 from . import optimizer as optimizer
+from . import resize as resize
 from . import subgraph as subgraph
+from . import tensor as tensor
