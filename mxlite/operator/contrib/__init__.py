@@ -3,10 +3,12 @@ operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
 from . import bounding_box as bounding_box
 from . import control_flow as control_flow
+from . import deformable as deformable
 from . import elemwise as elemwise
 from . import hawkes as hawkes
 from . import multibox as multibox
 from . import optimizer as optimizer
 from . import resize as resize
+from . import roi as roi
 from . import subgraph as subgraph
 from . import tensor as tensor
