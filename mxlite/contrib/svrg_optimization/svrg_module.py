@@ -253,9 +253,7 @@ class SVRGModule(Module):
             for ctx in range(self._ctx_len):
                 for index, name in enumerate(names):
                     grads = self._mod_aux._exec_group.grad_arrays[index][ctx]
-                    self._param_dict[ctx][name] = nd.broadcast_add(
-                        self._param_dict[ctx][name], grads, axis=0
-                    )
+                    self._param_dict[ctx][name] = self._param_dict[ctx][name] + grads
             padding = batch.pad
         true_num_batch = nbatch - padding / train_data.batch_size
         for name in names:
