@@ -8,6 +8,7 @@ from . import elemwise as elemwise
 from . import hawkes as hawkes
 from . import multibox as multibox
 from . import optimizer as optimizer
+from . import proposal as proposal
 from . import resize as resize
 from . import roi as roi
 from . import subgraph as subgraph
