@@ -73,17 +73,22 @@ class _SeparableOp(Operator):
                 self._cache[key] = hit
         return hit
 
+    # the products run in float64 and round once, as MXNet's per-pixel 4-term sums nearly do
+    # (a float32 product rounds at every step, enough to upset finite-difference checks)
+
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         x = in_data[0]
         out = out_data[0]
-        mh, mw = self._mats(x.shape[2:], out.shape[2:], x.dtype)
-        assign(out, req[0], self.xp.matmul(self.xp.matmul(mh, x), mw.T))
+        mh, mw = self._mats(x.shape[2:], out.shape[2:], np.float64)
+        y = self.xp.matmul(self.xp.matmul(mh, x.astype(np.float64)), mw.T)
+        assign(out, req[0], y.astype(out.dtype))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         g = out_grad[0]
         if req[0] != OpReq.NULL:
-            mh, mw = self._mats(in_grad[0].shape[2:], g.shape[2:], g.dtype)
-            assign(in_grad[0], req[0], self.xp.matmul(self.xp.matmul(mh.T, g), mw))
+            mh, mw = self._mats(in_grad[0].shape[2:], g.shape[2:], np.float64)
+            dx = self.xp.matmul(self.xp.matmul(mh.T, g.astype(np.float64)), mw)
+            assign(in_grad[0], req[0], dx.astype(in_grad[0].dtype))
         for i in range(1, len(in_grad)):
             if req[i] in (OpReq.WRITE, OpReq.INPLACE):
                 in_grad[i][...] = 0
