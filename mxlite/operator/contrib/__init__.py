@@ -9,6 +9,7 @@ from . import hawkes as hawkes
 from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal
+from . import quantize as quantize
 from . import resize as resize
 from . import roi as roi
 from . import subgraph as subgraph

@@ -114,3 +114,14 @@ def test_quadratic_and_gradient_multiplier_symbolic():
     exe.backward([mx.nd.ones((1, 2))])
     np.testing.assert_allclose(out, 2 * x * x + x + 0.5)
     np.testing.assert_allclose(grad.asnumpy(), -(4 * x + 1))
+
+
+def test_quantize_dequantize_int8_as_mxnet():
+    a = mx.nd.array([[0.1392, 0.5928], [0.6027, 0.8579]])
+    qa, lo, hi = mx.nd.contrib.quantize(a, mx.nd.array([0.0]), mx.nd.array([1.0]), out_type="int8")
+    np.testing.assert_array_equal(qa.asnumpy(), [[18, 75], [77, 109]])
+    back = mx.nd.contrib.dequantize(qa, lo, hi, out_type="float32")
+    np.testing.assert_allclose(back.asnumpy(), [[0.14173228, 0.5905512], [0.6062992, 0.8582677]],
+                               rtol=1e-6)  # fmt: skip
+    qu, _, _ = mx.nd.contrib.quantize(a, mx.nd.array([0.0]), mx.nd.array([1.0]))
+    np.testing.assert_array_equal(qu.asnumpy(), [[35, 151], [154, 219]])
