@@ -437,6 +437,27 @@ def record_graphs(arrays, meta):
                          n_out=len(outs)))  # fmt: skip
 
 
+def record_conv_cells(arrays, meta):
+    for k, cls in enumerate(("ConvRNNCell", "ConvLSTMCell", "ConvGRUCell")):
+        rng = np.random.default_rng(950 + k)
+        with mx.name.NameManager():
+            cell = getattr(mx.rnn, cls)(input_shape=(1, 2, 5, 4), num_hidden=3, prefix="c_")
+            inputs = [mx.sym.Variable(f"c_t{i}_data") for i in range(2)]
+            outputs, _ = cell.unroll(2, inputs)
+            net = mx.sym.Group(outputs)
+        shapes = net.infer_shape(c_t0_data=(1, 2, 5, 4), c_t1_data=(1, 2, 5, 4))[0]
+        args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s))
+                for n, s in zip(net.list_arguments(), shapes)}  # fmt: skip
+        outs = net.bind(mx.cpu(), args).forward()
+        name = f"rnn_{cls}"
+        for n, a in args.items():
+            arrays[f"{name}/arg_{n}"] = a.asnumpy()
+        for i, o in enumerate(outs):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+        meta.append(dict(name=name, kind="conv_cell", cls=cls, args=net.list_arguments(),
+                         json=net.tojson(), n_out=len(outs)))  # fmt: skip
+
+
 def main():
     global mx
     import mxnet
@@ -446,6 +467,7 @@ def main():
     record_ops(arrays, meta)
     record_optimizers(arrays, meta)
     record_graphs(arrays, meta)
+    record_conv_cells(arrays, meta)
     OUT.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(OUT / "contrib.npz", **arrays)
     (OUT / "contrib.json").write_text(json.dumps(meta, indent=1) + "\n")
