@@ -283,6 +283,8 @@ def _make(spec, rng, dtype):
             return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype="int32")
         if kind == "float_int":
             return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype=dtype)
+        if kind == "arange":
+            return mx.nd.array(np.arange(np.prod(spec[1])).reshape(spec[1]), dtype=dtype)
         if kind == "int64":
             return mx.nd.array(spec[1], dtype="int64")
         if kind == "softmax":

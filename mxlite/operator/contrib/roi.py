@@ -74,13 +74,47 @@ class _RoiOp(Operator):
         assign(in_grad[0], req[0], dx.reshape(shape))
 
 
-def _roi_shapes(prop: OperatorProperty, in_shape: list) -> tuple | None:
+def _sample_weights(y: np.ndarray, x: np.ndarray, h: int, w: int, t: Any) -> np.ndarray:
+    """(ph*pw, h*w) sums of the bilinear weights of sample points ``y``, ``x`` of shape
+    (ph, pw, gh, gw), with MXNet's ROIAlign rules: a point beyond one pixel outside the map
+    counts 0, one just outside is moved onto the border, the last row and column clamp."""
+    ph, pw = y.shape[:2]
+    n_bins = ph * pw
+    out = (y < -1.0) | (y > h) | (x < -1.0) | (x > w)
+    y = np.maximum(y, 0)
+    x = np.maximum(x, 0)
+    yl = y.astype(np.int64)
+    xl = x.astype(np.int64)
+    ytop = yl >= h - 1
+    xtop = xl >= w - 1
+    yl = np.where(ytop, h - 1, yl)
+    xl = np.where(xtop, w - 1, xl)
+    yh = np.where(ytop, h - 1, yl + 1)
+    xh = np.where(xtop, w - 1, xl + 1)
+    y = np.where(ytop, yl, y).astype(t)
+    x = np.where(xtop, xl, x).astype(t)
+    ly, lx = (y - yl).astype(t), (x - xl).astype(t)
+    hy, hx = t(1) - ly, t(1) - lx
+    keep = ~out
+    wts = np.zeros((n_bins, h * w), dtype=np.float64)
+    bins = np.broadcast_to(np.arange(n_bins).reshape(ph, pw, 1, 1), y.shape)
+    for pos, wt in (
+        (yl * w + xl, hy * hx),
+        (yl * w + xh, hy * lx),
+        (yh * w + xl, ly * hx),
+        (yh * w + xh, ly * lx),
+    ):
+        np.add.at(wts, (bins[keep], pos[keep]), wt[keep])
+    return wts
+
+
+def _roi_shapes(prop: OperatorProperty, in_shape: list, cols: int = 5) -> tuple | None:
     data, rois = in_shape
     if data is not None and len(data) != 4:
         raise ShapeError(f"{prop.where()}: data must be 4-D (NCHW), got shape {tuple(data)}.")
     if rois is not None and len(rois) != 2:
-        raise ShapeError(f"{prop.where()}: rois must be 2-D (num_rois, 5), got {tuple(rois)}.")
-    rois = shape_assign(prop, "input", "rois", rois, (0, 5))
+        raise ShapeError(f"{prop.where()}: rois must be 2-D (num_rois, {cols}), got {tuple(rois)}.")
+    rois = shape_assign(prop, "input", "rois", rois, (0, cols))
     if data is None or rois is None or 0 in rois:
         return None
     return tuple(data), tuple(rois)
@@ -188,31 +222,7 @@ class _ROIAlignOp(_RoiOp):
             xs = (x1 + np.arange(pw, dtype=t)[:, None] * bw + ix[None, :]).astype(t)  # (pw, gw)
             y = np.broadcast_to(ys[:, None, :, None], (ph, pw, gh, gw))
             x = np.broadcast_to(xs[None, :, None, :], (ph, pw, gh, gw))
-            out = (y < -1.0) | (y > h) | (x < -1.0) | (x > w)
-            y = np.maximum(y, 0)
-            x = np.maximum(x, 0)
-            yl = y.astype(np.int64)
-            xl = x.astype(np.int64)
-            ytop = yl >= h - 1
-            xtop = xl >= w - 1
-            yl = np.where(ytop, h - 1, yl)
-            xl = np.where(xtop, w - 1, xl)
-            yh = np.where(ytop, h - 1, yl + 1)
-            xh = np.where(xtop, w - 1, xl + 1)
-            y = np.where(ytop, yl, y).astype(t)
-            x = np.where(xtop, xl, x).astype(t)
-            ly, lx = (y - yl).astype(t), (x - xl).astype(t)
-            hy, hx = t(1) - ly, t(1) - lx
-            keep = ~out
-            wts = np.zeros((n_bins, h * w), dtype=np.float64)
-            bins = np.broadcast_to(np.arange(n_bins).reshape(ph, pw, 1, 1), y.shape)
-            for pos, wt in (
-                (yl * w + xl, hy * hx),
-                (yl * w + xh, hy * lx),
-                (yh * w + xl, ly * hx),
-                (yh * w + xh, ly * lx),
-            ):
-                np.add.at(wts, (bins[keep], pos[keep]), wt[keep])
+            wts = _sample_weights(y, x, h, w, t)
             plans.append((b, (wts / (gh * gw)).astype(dtype), chan))
         return plans
 
@@ -312,4 +322,85 @@ class _PSROIPoolingOp(_RoiOp):
             safe = np.where(area > 0, area, 1).reshape(k * k, 1)
             wts = np.where(mask, 1.0 / safe, 0.0)
             plans.append((b, wts.astype(dtype), chan))
+        return plans
+
+
+# ---- RROIAlign --------------------------------------------------------------------------------
+
+
+class RROIAlignParam(Param):
+    pooled_size: tuple[int, ...] = field(doc="RROI align output shape (h,w) ")
+    spatial_scale: float = field(
+        low=0.0,
+        high=1.0,
+        doc="Ratio of input feature map height (or width) to raw image height (or width). "
+        "Equals the reciprocal of total stride in convolutional layers",
+    )
+    sampling_ratio: int = field(default=-1, doc="Optional sampling ratio of RROI align, using "
+                                "adaptive size by default.")  # fmt: skip
+
+
+@register("_contrib_RROIAlign")
+class RROIAlignProp(OperatorProperty):
+    """ROIAlign over rotated regions: rows ``[batch, cx, cy, w, h, angle_degrees]``."""
+
+    param_class = RROIAlignParam
+    test = OpTest(
+        shapes={"data": (1, 2, 6, 6), "rois": (2, 6)},
+        params={"pooled_size": (2, 2), "spatial_scale": 1.0},
+        grad=False,
+    )
+
+    def list_arguments(self) -> list[str]:
+        return ["data", "rois"]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        got = _roi_shapes(self, in_shape, cols=6)
+        if got is None:
+            return None
+        data, rois = got
+        ph, pw = self.param.pooled_size
+        return [data, rois], [(rois[0], data[1], ph, pw)], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        t = in_type[0] if in_type[0] is not None else in_type[1]
+        return None if t is None else ([t, t], [t], [])
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return [out_grad[0], in_data[1]]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _RROIAlignOp(self.param)
+
+
+class _RROIAlignOp(_RoiOp):
+    def __init__(self, param: RROIAlignParam) -> None:
+        self.param = param
+
+    def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
+        p = self.param
+        _, _, h, w = shape
+        ph, pw = p.pooled_size
+        t = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float32
+        scale = t(p.spatial_scale)
+        plans: list = []
+        for roi in rois.astype(t):
+            b = int(roi[0])
+            cx, cy, rw, rh = (roi[1:5] * scale).astype(t)
+            theta = t(roi[5] * t(np.pi) / t(180.0))
+            rw, rh = max(rw, t(1)), max(rh, t(1))
+            bh, bw = t(rh / t(ph)), t(rw / t(pw))
+            gh = p.sampling_ratio if p.sampling_ratio > 0 else int(math.ceil(rh / ph))
+            gw = p.sampling_ratio if p.sampling_ratio > 0 else int(math.ceil(rw / pw))
+            iy = (np.arange(gh, dtype=t) + t(0.5)) * bh / t(gh)
+            ix = (np.arange(gw, dtype=t) + t(0.5)) * bw / t(gw)
+            yy = (t(-rh / 2) + np.arange(ph, dtype=t)[:, None] * bh + iy[None, :]).astype(t)
+            xx = (t(-rw / 2) + np.arange(pw, dtype=t)[:, None] * bw + ix[None, :]).astype(t)
+            yy = np.broadcast_to(yy[:, None, :, None], (ph, pw, gh, gw))
+            xx = np.broadcast_to(xx[None, :, None, :], (ph, pw, gh, gw))
+            cos, sin = t(np.cos(theta)), t(np.sin(theta))
+            x = (xx * cos + yy * sin + cx).astype(t)
+            y = (yy * cos - xx * sin + cy).astype(t)
+            wts = _sample_weights(y, x, h, w, t)
+            plans.append((b, (wts / (gh * gw)).astype(dtype), None))
         return plans
