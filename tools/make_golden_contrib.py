@@ -147,6 +147,13 @@ CASES = [
         ),
         False,
     ),
+    (
+        "sync_bn",
+        "SyncBatchNorm",
+        [_u((4, 3, 2)), _u((3,), 0.5, 1.5), _u((3,)), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
+        dict(key="bn0", fix_gamma=False, eps=1e-4),
+        True,
+    ),
     ("quadratic", "quadratic", [_u((3, 4))], dict(a=1.5, b=-0.5, c=2.0), True),
     ("gradmult", "gradientmultiplier", [_u((3, 4))], dict(scalar=-0.7), True),
     ("round_ste", "round_ste", [_u((3, 4), -3, 3)], {}, True),
@@ -270,7 +277,7 @@ CASES = [
 ]
 DTYPES = {"deform_conv": "float64", "deform_conv_groups": "float64", "hawkesll": "float64"}
 # inputs that take no gradient (MXNet refuses to compute one for them)
-NO_GRAD = {"hawkesll": {3, 4, 5, 6, 7}, "index_copy": {1},
+NO_GRAD = {"hawkesll": {3, 4, 5, 6, 7}, "index_copy": {1}, "sync_bn": {3, 4},
            "boolean_mask": {1}}  # fmt: skip
 
 

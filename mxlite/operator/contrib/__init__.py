@@ -13,4 +13,5 @@ from . import quantize as quantize
 from . import resize as resize
 from . import roi as roi
 from . import subgraph as subgraph
+from . import sync_batch_norm as sync_batch_norm
 from . import tensor as tensor
