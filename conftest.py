@@ -5,6 +5,9 @@ import pytest
 
 import mxlite as mx
 
+# Importing it turns the `mxnet` alias on (mxlite/run/): never in the test process itself.
+collect_ignore_glob = ["mxlite/run/shim/*"]
+
 
 @pytest.fixture(autouse=True)
 def _doctest_names(doctest_namespace: dict) -> None:

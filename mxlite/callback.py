@@ -5,8 +5,8 @@ callbacks take ``(epoch, symbol, arg_params, aux_params)``. Everything is report
 root ``logging`` logger with MXNet's exact line formats, so log scrapers written for MXNet keep
 working, e.g. ``Epoch[0] Batch [50-100]\\tSpeed: 1234.56 samples/sec\\taccuracy=0.912500``.
 
-``BatchEndParam`` belongs to ``mx.model`` in MXNet; it is defined here (``mx.model`` re-exports
-it when that module exists) so that callbacks do not depend on the training code.
+``BatchEndParam`` is ``mx.model``'s, as in MXNet, and handed on here; ``do_checkpoint`` saves
+through ``mx.model``.
 """
 
 from __future__ import annotations
@@ -14,14 +14,12 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections import namedtuple
 from collections.abc import Callable
 from typing import Any
 
 from .base import ParamError
-
-# The tuple's type name is MXNet's ('BatchEndParams'), which shows in reprs.
-BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
+from .model import BatchEndParam as BatchEndParam
+from .model import save_checkpoint
 
 __all__ = [
     "BatchEndParam",
@@ -87,9 +85,6 @@ def do_checkpoint(prefix: str, period: int = 1) -> Callable[[int, Any, Any, Any]
 
     def _callback(iter_no: int, sym: Any, arg: Any, aux: Any) -> None:
         if (iter_no + 1) % period == 0:
-            # Imported here: mx.model sits above the callbacks and imports them.
-            from .model import save_checkpoint
-
             save_checkpoint(prefix, iter_no + 1, sym, arg, aux)
 
     return _callback

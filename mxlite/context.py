@@ -8,6 +8,7 @@ the current thread, as in MXNet. This is the only module that chooses the array 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -107,9 +108,18 @@ class Context(metaclass=_ContextMeta):
 
     def empty_cache(self) -> None:
         """Return this device's pooled memory to the system (``mx.context.Context.empty_cache``)."""
-        from . import storage  # storage sits above context in the layering
+        for release in _EMPTY_CACHE_HOOKS:
+            release(self)
 
-        storage.release_all(self)
+
+# What ``Context.empty_cache`` runs, each called with the context. Context sits below storage in
+# the layering and knows nothing of it: the storage module registers its release here.
+_EMPTY_CACHE_HOOKS: list[Callable[[Context], None]] = []
+
+
+def on_empty_cache(hook: Callable[[Context], None]) -> None:
+    """Have ``Context.empty_cache()`` call ``hook(ctx)`` (used by the storage allocator)."""
+    _EMPTY_CACHE_HOOKS.append(hook)
 
 
 _CPU0 = Context("cpu", 0)

@@ -20,6 +20,7 @@ import logging
 from math import cos, pi
 
 from .base import ParamError
+from .fileio import allow
 
 __all__ = [
     "LRScheduler",
@@ -286,3 +287,8 @@ class CosineScheduler(LRScheduler):
                 self.final_lr + (self.base_lr_orig - self.final_lr) * (1 + cos(phase)) / 2
             )
         return self.base_lr
+
+
+# Schedulers are pickled inside optimizer states files, under MXNet's module path.
+for _cls in (LRScheduler, FactorScheduler, MultiFactorScheduler, PolyScheduler, CosineScheduler):
+    allow(_cls, f"mxnet.lr_scheduler.{_cls.__name__}")

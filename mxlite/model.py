@@ -2,19 +2,22 @@
 
 The parameters file is an ``mx.nd.save`` dict whose keys are ``arg:<name>`` and
 ``aux:<name>``, exactly as MXNet 1.9.1 writes and reads them, so checkpoints move both ways.
-``BatchEndParam`` is defined once, in ``mx.callback``, and re-exported here.
+``BatchEndParam`` is the argument of batch-end callbacks (``mx.callback``).
 """
 
 from __future__ import annotations
 
 import logging
+from collections import namedtuple
 from typing import Any
 
 from . import ndarray as nd
 from . import symbol as sym
 from .base import MXNetError
-from .callback import BatchEndParam as BatchEndParam
 from .context import cpu
+
+# The tuple's type name is MXNet's ('BatchEndParams'), which shows in reprs.
+BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", "locals"])
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params"]
 

@@ -48,6 +48,10 @@ Reuse and the engine. :func:`free` returns the block at once, so call it only wh
 touch the buffer again. :func:`free_after` pushes the free to the engine as a delete on a var,
 so the block comes back only after every engine function that uses the var has run.
 
+Organisation: one concern in one file, as DESIGN.md places it: :class:`Pool` (size classes,
+reserve, stats), then the process-wide pools, one per device, behind the module functions
+(``alloc``, ``free``, ``free_after``, ``stats``, ``release_all``).
+
 Example::
 
     h = storage.alloc(1024, mx.cpu())       # h.buffer: 1024 uint8, 64-byte aligned
@@ -69,7 +73,7 @@ import numpy as np
 
 from . import engine as _engine
 from .base import MXNetError, env_bool, env_int, env_str
-from .context import Context
+from .context import Context, on_empty_cache
 
 __all__ = [
     "POOL_TYPES",
@@ -605,6 +609,9 @@ def release_all(ctx: Context | None = None) -> None:
         raise MXNetError(f"storage.release_all: argument 'ctx' must be a Context, got {ctx!r}.")
     for pool in pools:
         pool.release_all()
+
+
+on_empty_cache(release_all)
 
 
 def _reset() -> None:

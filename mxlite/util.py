@@ -1,4 +1,5 @@
-"""``mx.util``: MXNet's switch for NumPy shape semantics (``set_np_shape``, ``np_shape``).
+"""``mx.util``: MXNet's switch for NumPy shape semantics (``set_np_shape``, ``np_shape``,
+``use_np``) and its environment helpers (``getenv``, ``setenv``).
 
 With NumPy shape semantics on, arrays may be 0-d and have zero-size dimensions, and ``nd.save``
 writes MXNet's numpy-shape (V3) records; ``nd.load`` then accepts only those, and without the
@@ -9,11 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-__all__ = ["is_np_shape", "set_np_shape", "np_shape", "use_np_shape", "getenv", "setenv"]
+from .base import ParamError
+
+__all__ = [
+    "is_np_shape",
+    "set_np_shape",
+    "np_shape",
+    "use_np_shape",
+    "use_np",
+    "getenv",
+    "setenv",
+]
 
 _state = threading.local()  # the flag is per thread, as in MXNet
 
@@ -56,5 +68,50 @@ def use_np_shape(func: Callable) -> Callable:
     return wrapper
 
 
-from ._test_utils_env import getenv as getenv  # noqa: E402  (one definition, shared)
-from ._test_utils_env import setenv as setenv  # noqa: E402
+def use_np(func: Callable) -> Callable:
+    """Run a function, or every method of a class, with NumPy semantics on.
+
+    Parameters
+    ----------
+    func : callable or type
+        The function or class to decorate.
+
+    Returns
+    -------
+    callable or type
+        The decorated function, or the class with its methods decorated.
+    """
+    if not callable(func):
+        raise ParamError(f"use_np: func must be a function or a class, got {type(func).__name__}")
+    return use_np_shape(func)
+
+
+def getenv(name: str) -> str | None:
+    """Return the value of environment variable ``name``, or None when it is not set.
+
+    Parameters
+    ----------
+    name : str
+        Name of the environment variable.
+    """
+    if not isinstance(name, str):
+        raise ParamError(f"getenv: name must be a str, got {type(name).__name__}")
+    return os.environ.get(name)
+
+
+def setenv(name: str, value: str | None) -> None:
+    """Set environment variable ``name`` to ``value``; None removes it.
+
+    Parameters
+    ----------
+    name : str
+        Name of the environment variable.
+    value : str or None
+        The new value, or None to unset the variable.
+    """
+    if not isinstance(name, str):
+        raise ParamError(f"setenv: name must be a str, got {type(name).__name__}")
+    if value is None:
+        os.environ.pop(name, None)
+    else:
+        os.environ[name] = str(value)

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mxlite as mx
-import mxlite._test_utils_data as _data
+import mxlite.test_utils.data as _data
 from mxlite import test_utils as tu
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 

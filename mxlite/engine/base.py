@@ -35,6 +35,12 @@ executed and completed through the same code); only the thread differs. On tiny 
 holds the GIL, so a worker cannot run such a function alongside the caller anyway, and the
 hand-off to it costs more than the function (about 10 us against 1-3 us).
 
+Organisation: this file is the :class:`Engine` class alone, one concern: the public interface
+(push, new_operator, wait, bulking, profiling hooks), then the shared machinery (granting vars,
+completing functions, failures). The objects it schedules (``Var``, ``Opr``, blocks) are in
+``objects.py``, failure records in ``failure.py``, bulk segments in ``segment.py``, and the
+worker pools in ``threaded.py`` / ``threaded_per_device.py``.
+
 Example::
 
     eng = mx.engine.get()

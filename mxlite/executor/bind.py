@@ -19,8 +19,8 @@ from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
 from ..symbol.graph import Entry, Node, topo_order
 from .cse import eliminate_common_expr
-from .executor import Executor
-from .gradient import INTERNAL, build_graph
+from .executor import Executor, set_reshaper
+from .gradient import build_graph
 from .plan_memory import plan_memory
 
 __all__ = ["bind", "simple_bind", "graph_names"]
@@ -391,43 +391,4 @@ def reshape_executor(
     return bind(exe._symbol, exe._ctx, args, grads, reqs, aux, exe._group2ctx, exe)
 
 
-def debug_string(exe: Executor) -> str:
-    """MXNet's ``debug_str``: outputs, each step with its inputs and planned storage, then the
-    total planned (MXNet's line, in MB, and the exact bytes)."""
-    g, plan = exe._graph, exe._plan
-    lines = ["Symbol Outputs:"]
-    lines += [f"\toutput[{i}]={g.entries[e].name}" for i, e in enumerate(g.output_eids)]
-    for eid in g.arg_eids + g.aux_eids:
-        lines.append(f"Variable:{g.entries[eid].name}")
-    steps = g.forward + (g.backward if g.backward else [])
-    for s in steps:
-        lines.append("-" * 20)
-        op = s.prop.op_name if s.prop is not None else f"_{s.kind}"
-        if s.kind == "backward":
-            op = f"_backward_{op}"
-        lines.append(f"Op:{op}, Name={s.name}")
-        lines.append("Inputs:")
-        for i, e in enumerate(s.reads()):
-            lines.append(f"\targ[{i}]={g.entries[e].name}")
-        if s.node is not None and s.node.params():
-            lines.append("Attrs:")
-            lines += [f"\t{k}={v}" for k, v in s.node.params().items()]
-        lines.append("Storage:")
-        for i, e in enumerate(s.outputs):
-            if e < 0:
-                lines.append(f"\tout[{i}]=none")
-                continue
-            info, bid = g.entries[e], plan.storage[e]
-            where = f"block {bid}" if bid >= 0 else info.kind
-            extra = " (in place)" if e in plan.inplace else ""
-            lines.append(
-                f"\tout[{i}]={info.name} {info.shape} {info.dtype.name} {info.nbytes} bytes "
-                f"in {where}{extra}"
-            )
-    total = plan.total_bytes
-    naive = sum(e.nbytes for e in g.entries if e.kind == INTERNAL)
-    lines.append(f"Total {total >> 20} MB allocated")
-    lines.append(
-        f"Total {total} bytes in {len(plan.block_bytes)} blocks (naive plan: {naive} bytes)"
-    )
-    return "\n".join(lines) + "\n"
+set_reshaper(reshape_executor)

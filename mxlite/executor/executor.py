@@ -35,7 +35,7 @@ from ..engine.segment import Segment, exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
-from .gradient import ARG, AUX, ExecGraph, Step
+from .gradient import ARG, AUX, INTERNAL, ExecGraph, Step
 from .plan_memory import MemoryPlan
 
 __all__ = ["Executor"]
@@ -429,9 +429,9 @@ class Executor:
         **kwargs
             New shapes of some inputs, by name.
         """
-        from .bind import reshape_executor
-
-        new = reshape_executor(self, partial_shaping, allow_up_sizing, kwargs)
+        if _RESHAPER is None:
+            raise MXNetError("Executor.reshape: import mxlite.executor first.")
+        new = _RESHAPER(self, partial_shaping, allow_up_sizing, kwargs)
         if self._monitor is not None:  # MXNet rebinds the monitor to the new executor
             new.set_monitor_callback(self._monitor, self._monitor_all)
         return new
@@ -454,10 +454,56 @@ class Executor:
         return Symbol(copy_graph(outputs))
 
     def debug_str(self) -> str:
-        """The graph, each step's storage, and the total bytes planned (as MXNet prints)."""
-        from .bind import debug_string
+        """MXNet's ``debug_str``: outputs, each step with its inputs and planned storage, then
+        the total planned (MXNet's line, in MB, and the exact bytes)."""
+        g, plan = self._graph, self._plan
+        lines = ["Symbol Outputs:"]
+        lines += [f"\toutput[{i}]={g.entries[e].name}" for i, e in enumerate(g.output_eids)]
+        for eid in g.arg_eids + g.aux_eids:
+            lines.append(f"Variable:{g.entries[eid].name}")
+        steps = g.forward + (g.backward if g.backward else [])
+        for s in steps:
+            lines.append("-" * 20)
+            op = s.prop.op_name if s.prop is not None else f"_{s.kind}"
+            if s.kind == "backward":
+                op = f"_backward_{op}"
+            lines.append(f"Op:{op}, Name={s.name}")
+            lines.append("Inputs:")
+            for i, e in enumerate(s.reads()):
+                lines.append(f"\targ[{i}]={g.entries[e].name}")
+            if s.node is not None and s.node.params():
+                lines.append("Attrs:")
+                lines += [f"\t{k}={v}" for k, v in s.node.params().items()]
+            lines.append("Storage:")
+            for i, e in enumerate(s.outputs):
+                if e < 0:
+                    lines.append(f"\tout[{i}]=none")
+                    continue
+                info, bid = g.entries[e], plan.storage[e]
+                where = f"block {bid}" if bid >= 0 else info.kind
+                extra = " (in place)" if e in plan.inplace else ""
+                lines.append(
+                    f"\tout[{i}]={info.name} {info.shape} {info.dtype.name} {info.nbytes} bytes "
+                    f"in {where}{extra}"
+                )
+        total = plan.total_bytes
+        naive = sum(e.nbytes for e in g.entries if e.kind == INTERNAL)
+        lines.append(f"Total {total >> 20} MB allocated")
+        lines.append(
+            f"Total {total} bytes in {len(plan.block_bytes)} blocks (naive plan: {naive} bytes)"
+        )
+        return "\n".join(lines) + "\n"
 
-        return debug_string(self)
+
+# How ``Executor.reshape`` builds the new executor: ``bind.py``, which creates executors and so
+# sits above this module, registers it (``set_reshaper``) rather than be imported back.
+_RESHAPER: Callable[..., Executor] | None = None
+
+
+def set_reshaper(reshaper: Callable[..., Executor]) -> None:
+    """Register ``reshaper(exe, partial_shaping, allow_up_sizing, shapes)`` for ``reshape``."""
+    global _RESHAPER
+    _RESHAPER = reshaper
 
 
 def _segment(oprs: list[Opr], ctx: Context) -> Opr:

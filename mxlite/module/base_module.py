@@ -9,12 +9,15 @@ SequentialModule) implement those steps plus forward/backward/update; everything
 written against that interface only, as MXNet 1.9.1's BaseModule is, and logs the same lines
 (``Epoch[0] Train-accuracy=0.912500``, ``Epoch[0] Time cost=1.234``,
 ``Epoch[0] Validation-accuracy=...``).
+
+Organisation: one class, one concern, after the small checks it shares with the
+subclasses: the high-level API (``fit``, ``score``, ``predict`` and their iterators), then the
+interface the subclasses implement (symbol and names, parameters, computation).
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import time
 import warnings
 from collections.abc import Iterator
@@ -27,6 +30,7 @@ from .. import ndarray as nd
 from ..base import MXNetError, ParamError, _as_list
 from ..callback import BatchEndParam
 from ..context import cpu
+from ..fileio import atomic_write
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 
@@ -46,10 +50,8 @@ def _check_state(module: Any, fn: str, *flags: str) -> None:
 
 
 def _atomic_write(fname: str, data: bytes) -> None:
-    tmp = f"{fname}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
+    with atomic_write(fname, "wb", "save_optimizer_states") as f:
         f.write(data)
-    os.replace(tmp, fname)
 
 
 def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:

@@ -11,6 +11,10 @@ indexes updater states without a store. On several devices a :class:`LocalStore`
 local KVStore, ``_local_store.py``) sums the gradients and, by default, updates each
 parameter once, keyed by its name, as MXNet does; either way MXNet's ``.states`` files load
 here and ours load there.
+
+Organisation: one class, one concern (MXNet's own module.py is longer), in sections:
+construction and checkpoints, names and shapes, parameters, binding, optimizer (with its
+states files), computation.
 """
 
 from __future__ import annotations

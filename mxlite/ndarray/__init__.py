@@ -5,6 +5,7 @@ from . import _internal as _internal
 from . import arith as _arith
 from . import contrib as contrib
 from . import image as image
+from . import indexing as _indexing  # noqa: F401  (installs NDArray.__getitem__, __setitem__)
 from . import linalg as linalg
 from . import methods as _methods
 from . import op as op

@@ -301,3 +301,9 @@ def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> tu
         f"NDArray.__setitem__: cannot assign a value of shape {src} to the region {key!r} of "
         f"shape {dst}."
     )
+
+
+NDArray.__getitem__ = getitem
+NDArray.__setitem__ = setitem
+# MXNet's name and arguments: whether x[slc_key] (one slice per axis) is a contiguous view.
+NDArray._basic_indexing_slice_is_contiguous = staticmethod(slice_is_contiguous)

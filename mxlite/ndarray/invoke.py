@@ -22,6 +22,7 @@ from ..base import MXNetError
 from ..context import Context, current_context
 from ..engine import get as _engine
 from ..engine import small_enough_inline
+from ..operator.modes import STATE
 from ..operator.registry import OpContext, OperatorProperty
 from ..operator.req import OpReq
 from .ndarray import NDArray, _new
@@ -35,7 +36,7 @@ _INPLACE = OpReq.INPLACE
 # recording; ``inline`` says whether the call's arrays were small enough to run on the caller.
 _record_hook: Any = None
 # [is_recording, is_training]: a list so that autograd flips them without a call.
-_state = [False, False]
+_state = STATE  # [is_recording, is_training] (operator/modes.py)
 
 
 def set_record_hook(hook: Any) -> None:

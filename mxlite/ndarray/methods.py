@@ -44,7 +44,7 @@ def _op_method(method: str, op_name: str) -> Any:
 def reshape(self: NDArray, *shape: Any, **kwargs: Any) -> NDArray:
     """A view of this array with a new shape, sharing memory (MXNet's special values 0, -1,
     -2, -3, -4 and ``reverse=True`` work as in ``mx.nd.reshape``)."""
-    from ..operator.tensor.shape import reshape_shape
+    from ..operator.tensor.array_op import reshape_shape
 
     reverse = kwargs.pop("reverse", False)
     if "shape" in kwargs:

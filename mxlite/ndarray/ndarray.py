@@ -22,7 +22,7 @@ import numpy as np
 
 from .. import storage
 from ..base import MXNetError
-from ..context import Context, current_context
+from ..context import Context
 from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
 
@@ -94,6 +94,10 @@ class NDArray:
 
     Create arrays with :func:`mxlite.nd.array`, :func:`zeros`, :func:`ones` and the like; every
     ``mx.nd`` operator returns new NDArrays at once while the engine computes.
+
+    The modules that implement the rest install it on this class: arithmetic (``arith.py``),
+    indexing (``indexing.py``), the operator methods (``methods.py``), pickling (``utils.py``)
+    and ``attach_grad``/``backward``/``detach`` (``mxlite.autograd``).
     """
 
     __slots__ = (
@@ -251,23 +255,6 @@ class NDArray:
             )
         return self.copy()
 
-    def __getstate__(self) -> dict[str, Any]:
-        from .serialization import dumps_array
-
-        return {"handle": dumps_array(self.asnumpy())}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        from .serialization import loads_array
-
-        saved = loads_array(state["handle"])
-        arr = array_from_numpy(saved.data, current_context())
-        self._chunk, self._data = arr._chunk, arr._data
-        self.writable = True
-        self._grad = None
-        self._grad_req = "null"
-        self._ag = None
-        self._fresh_grad = False
-
     # ---- Python protocol --------------------------------------------------------------------
 
     def __repr__(self) -> str:
@@ -304,24 +291,6 @@ class NDArray:
         return int(self.asscalar())
 
     __hash__ = object.__hash__  # arrays are keys by identity (dicts of params, autograd)
-
-    @staticmethod
-    def _basic_indexing_slice_is_contiguous(slc_key: tuple, shape: tuple[int, ...]) -> bool:
-        """Whether ``x[slc_key]`` (one slice per axis of ``shape``) is contiguous in memory,
-        and so a view (the name and arguments are MXNet's)."""
-        from .indexing import slice_is_contiguous
-
-        return slice_is_contiguous(slc_key, shape)
-
-    def __getitem__(self, key: Any) -> NDArray:
-        from .indexing import getitem
-
-        return getitem(self, key)
-
-    def __setitem__(self, key: Any, value: Any) -> None:
-        from .indexing import setitem
-
-        setitem(self, key, value)
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
         arr = self.asnumpy()

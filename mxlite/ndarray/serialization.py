@@ -40,7 +40,6 @@ file, the array and the field. Element data goes through ``numpy.frombuffer`` (b
 from __future__ import annotations
 
 import os
-import secrets
 import struct
 from collections.abc import Mapping, Sequence
 from typing import BinaryIO
@@ -48,6 +47,7 @@ from typing import BinaryIO
 import numpy as np
 
 from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError
+from ..fileio import atomic_write
 
 __all__ = ["SavedArray", "dumps", "loads", "save", "load", "dumps_array", "loads_array"]
 
@@ -512,43 +512,9 @@ def save(
     """
     path = _check_fname("save", fname)
     chunks = _list_chunks("save", arrays, contexts, np_shape)  # bad input fails before any I/O
-    folder, base = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(folder, f".{base}.{secrets.token_hex(8)}.tmp")
-    try:
-        # 0o666 so that the umask decides the final mode, as for a file opened plainly.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
-    except OSError as exc:
-        raise MXNetError(f"save: cannot write file {path!r}: {exc.strerror}") from exc
-    try:
-        with os.fdopen(fd, "wb") as f:
-            for chunk in chunks:
-                f.write(chunk)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException as exc:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        if isinstance(exc, OSError):
-            raise MXNetError(f"save: cannot write file {path!r}: {exc}") from exc
-        raise
-    _fsync_dir(folder)
-
-
-def _fsync_dir(folder: str) -> None:
-    # Makes the rename itself durable; not possible on every platform, so best effort.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+    with atomic_write(path, "wb", "save") as f:
+        for chunk in chunks:
+            f.write(chunk)
 
 
 def _check_fname(func: str, fname: object) -> str:

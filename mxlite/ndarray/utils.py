@@ -1,4 +1,5 @@
-"""``mx.nd.save``, ``mx.nd.load`` and ``mx.nd.load_frombuffer``: MXNet's binary format.
+"""``mx.nd.save``, ``mx.nd.load`` and ``mx.nd.load_frombuffer``: MXNet's binary format; and
+NDArray pickling, which holds the same bytes for one array.
 
 The byte format lives in serialization.py; here arrays are waited for before they are
 written, and loaded arrays become NDArrays on the CPU (MXNet loads onto the context recorded
@@ -11,7 +12,8 @@ import os
 from typing import Any
 
 from ..base import MXNetError
-from ..context import Context, cpu
+from ..context import Context, cpu, current_context
+from ..fileio import allow
 from ..util import is_np_shape
 from . import serialization
 from .ndarray import NDArray, array_from_numpy
@@ -93,3 +95,39 @@ def load_frombuffer(buf: bytes | bytearray | memoryview) -> list[NDArray] | dict
             f"load_frombuffer: argument 'buf' must be bytes, got {type(buf).__name__}."
         )
     return _to_nd(serialization.loads(buf), "load_frombuffer")
+
+
+# ---- pickling: an NDArray pickles as MXNet's raw bytes of one array ----------------------
+
+
+def _getstate(self: NDArray) -> dict[str, Any]:
+    return {"handle": serialization.dumps_array(self.asnumpy())}
+
+
+def _setstate(self: NDArray, state: dict[str, Any]) -> None:
+    saved = serialization.loads_array(state["handle"])
+    arr = array_from_numpy(saved.data, current_context())
+    self._chunk, self._data = arr._chunk, arr._data
+    self.writable = True
+    self._grad = None
+    self._grad_req = "null"
+    self._ag = None
+    self._fresh_grad = False
+
+
+NDArray.__getstate__ = _getstate
+NDArray.__setstate__ = _setstate
+
+
+class _PickledNDArray:
+    """Stands for ``mxnet.ndarray.ndarray.NDArray`` while unpickling: MXNet writes
+    ``NDArray(None)`` then ``__setstate__({'handle': bytes})``; the call yields an empty
+    mxlite NDArray that ``__setstate__`` fills."""
+
+    def __new__(cls, *_args: Any) -> Any:
+        return NDArray.__new__(NDArray)
+
+
+# Pickles that hold arrays (optimizer states) may name NDArray under mxlite's path or MXNet's.
+allow(NDArray)
+allow(_PickledNDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")

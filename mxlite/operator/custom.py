@@ -21,6 +21,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import Context
+from .modes import STATE
 from .param import Param, field
 from .registry import OperatorProperty
 from .registry import register as register_op
@@ -42,14 +43,12 @@ def _profiled(op_type: str) -> Any:
 def _not_recording() -> Iterator[None]:
     """A custom operator's forward and backward run with autograd recording off, as in MXNet:
     the operator is recorded as one node, not the calls inside it."""
-    from ..ndarray.invoke import _state
-
-    prev = _state[0]
-    _state[0] = False
+    prev = STATE[0]
+    STATE[0] = False
     try:
         yield
     finally:
-        _state[0] = prev
+        STATE[0] = prev
 
 
 class CustomOp:

@@ -19,7 +19,7 @@ Policy and state:
 
 - Each subclass becomes a frozen, keyword-only dataclass in ``__init_subclass__`` (no decorator
   needed). At that moment the annotations are resolved once into a table ``name -> parser``
-  (:data:`_KINDS`, keyed by the kind of annotation), so :meth:`Param.from_kwargs`, which runs on
+  (:data:`KINDS`, keyed by the kind of annotation), so :meth:`Param.from_kwargs`, which runs on
   every imperative call, is a dict lookup and one small function per keyword.
 - A param is immutable and hashable; equality and hash cover the field values (and ``extra``),
   not how they were spelled, so ``kernel=(3, 3)`` and ``kernel="[3,3]"`` give equal params.
@@ -39,233 +39,16 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import operator
-import re
-import types
 import typing
 from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
-import numpy as np
-
 from ..base import ParamError
-
-__all__ = ["Param", "field", "DTYPE_NAMES"]
-
-# MXNet's dtype names, in the order of its type flags (mshadow kFloat32=0 ... kBfloat16=12 without
-# the flags that no legacy operator accepts); a str field whose choices all come from here is a
-# dtype field and also takes numpy dtypes and types, as MXNet's front end does.
-DTYPE_NAMES: tuple[str, ...] = (
-    *("float32", "float64", "float16", "uint8", "int32", "int8", "int64", "bool", "bfloat16"),
-)
+from .param_values import DTYPE_NAMES, KINDS, Bad, attr_text, dtype_name, kind_of
 
 _MISSING = dataclasses.MISSING
 
-
-class _Bad(Exception):
-    """Raised by a parser: the value does not fit the field (message built by the caller)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# Parsers: one small function per kind of annotation. Each takes a Python value or an attribute
-# string and returns the canonical Python value, or raises _Bad.
-
-_INT_RE = re.compile(r"\s*[+-]?[0-9]+\s*")
-_SHAPE_ITEM_RE = re.compile(r"[+-]?[0-9]+L?")
-_FLOAT_ITEM_RE = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")
-
-
-def _parse_int(value: Any) -> int:
-    if type(value) is int:
-        return value
-    if isinstance(value, str):
-        if _INT_RE.fullmatch(value):
-            return int(value)
-    elif isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        return int(value)
-    raise _Bad
-
-
-def _parse_float(value: Any) -> float:
-    if type(value) is float or type(value) is int:
-        return float(value)
-    if isinstance(value, str):
-        if "_" not in value:
-            try:
-                return float(value)
-            except ValueError:
-                pass
-    elif isinstance(value, np.floating):
-        return float(str(value))  # as MXNet: np.float32(0.1) is written "0.1" and read back
-    elif isinstance(value, (float, int, np.integer)) and not isinstance(value, bool):
-        return float(value)
-    raise _Bad
-
-
-def _parse_bool(value: Any) -> bool:
-    if value is True or value is False:
-        return value
-    if isinstance(value, str):
-        low = value.lower()
-        if low in ("true", "1"):
-            return True
-        if low in ("false", "0"):
-            return False
-    elif isinstance(value, np.bool_):
-        return bool(value)
-    elif isinstance(value, (int, np.integer)) and value in (0, 1):
-        return bool(value)
-    raise _Bad
-
-
-def _parse_str(value: Any) -> str:
-    if isinstance(value, str):
-        return str(value)
-    raise _Bad
-
-
-def _split_tuple(text: str) -> list[str]:
-    """Split "(a, b)", "[a,b]", "(a,)", "()" or a bare "a" into its stripped items."""
-    s = text.strip()
-    if not s:
-        raise _Bad
-    if s[0] not in "([":
-        return [s]
-    if s[-1] not in ")]":
-        raise _Bad
-    items = [item.strip() for item in s[1:-1].split(",")]
-    if items[-1] == "":
-        items.pop()  # "(3,)" and "()"
-    return items
-
-
-def _tuple_parser(item: Callable[[Any], Any], item_re: re.Pattern[str], none_ok: bool):
-    """A parser for tuples whose items ``item`` parses (Python values; text matching item_re)."""
-
-    def parse_text(text: str) -> Any:
-        if none_ok and text == "None":
-            return None
-        if not item_re.fullmatch(text):
-            raise _Bad
-        return item(float(text) if "." in text or "e" in text.lower() else int(text.rstrip("L")))
-
-    def parse(value: Any) -> tuple:
-        if isinstance(value, str):
-            return tuple(parse_text(t) for t in _split_tuple(value))
-        if isinstance(value, (tuple, list)):
-            return tuple(None if (none_ok and v is None) else item(v) for v in value)
-        return (item(value),)  # a single number means a 1-tuple, as "3" does in MXNet
-
-    return parse
-
-
-def _int_item(value: Any) -> int:
-    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
-        return int(value)
-    raise _Bad
-
-
-def _float_item(value: Any) -> float:
-    if isinstance(value, str):
-        raise _Bad  # MXNet would read str(['0.5']) and fail
-    out = _parse_float(value)
-    if out != out or out in (float("inf"), float("-inf")):
-        raise _Bad  # MXNet cannot read "inf" or "nan" inside a tuple of floats
-    return out
-
-
-_parse_shape_any = _tuple_parser(_int_item, _SHAPE_ITEM_RE, none_ok=False)
-_parse_int_none_tuple = _tuple_parser(_int_item, _SHAPE_ITEM_RE, none_ok=True)
-_parse_float_tuple = _tuple_parser(_float_item, _FLOAT_ITEM_RE, none_ok=False)
-
-
-def _parse_shape(value: Any) -> tuple[int, ...]:
-    if type(value) is tuple:
-        for v in value:
-            if type(v) is not int:
-                break
-        else:
-            return value  # the common case: already a tuple of ints
-    return _parse_shape_any(value)
-
-
-@dataclasses.dataclass(frozen=True)
-class _Kind:
-    """One kind of annotation: its parser, its type words in MXNet's docstrings, what a bad value
-    message says it expects, and an example for a missing required value."""
-
-    parse: Callable[[Any], Any]
-    words: str
-    expect: str
-    example: str
-
-
-_KINDS: dict[str, _Kind] = {
-    "int": _Kind(_parse_int, "int", "an int", "1"),
-    "float": _Kind(_parse_float, "float", "a float", "0.5"),
-    "bool": _Kind(_parse_bool, "boolean", "a boolean (True, False, 1 or 0)", "True"),
-    "str": _Kind(_parse_str, "string", "a string", ""),
-    "Shape": _Kind(_parse_shape, "Shape(tuple)", "a shape such as (3, 3)", "(3, 3)"),
-    "tuple[int | None]": _Kind(
-        _parse_int_none_tuple, "Shape(tuple)", "a tuple of ints or None", "(None, 1)"
-    ),
-    "tuple[float]": _Kind(
-        _parse_float_tuple, "tuple of <float>", "a tuple of floats", "(0.5, 0.25)"
-    ),
-}
-
-
-def _kind_of(tp: Any) -> tuple[str, bool]:
-    """Map a resolved annotation to (key of _KINDS, whether None is allowed)."""
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if len(args) == 1 and len(typing.get_args(tp)) == 2:
-            return _kind_of(args[0])[0], True
-    elif origin is tuple:
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            item = args[0]
-            if item is int:
-                return "Shape", False
-            if item is float:
-                return "tuple[float]", False
-            if _kind_of(item) == ("int", True):
-                return "tuple[int | None]", False
-    elif tp in (int, float, bool, str):
-        return tp.__name__, False
-    raise TypeError(f"Param: unsupported field annotation {tp!r}")
-
-
-# ---------------------------------------------------------------------------------------------
-# Writing values back as MXNet does: its front end passes str(value) for anything not a string,
-# under NumPy 1.x, where numpy scalars print like Python numbers even inside tuples.
-
-
-def _item_text(value: Any) -> str:
-    return str(value) if isinstance(value, np.generic) else repr(value)
-
-
-def _attr_text(value: Any) -> str:
-    if isinstance(value, str):
-        return str(value)
-    if isinstance(value, tuple):
-        inner = ", ".join(_item_text(v) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(_item_text(v) for v in value) + "]"
-    return str(value)
-
-
-def _dtype_name(value: Any) -> str:
-    """The name MXNet's front end passes for a dtype argument (np.float32 -> 'float32')."""
-    if isinstance(value, str) and value in DTYPE_NAMES:
-        return value
-    try:
-        dt = np.dtype(value)
-    except TypeError:
-        raise _Bad from None
-    return dt.names[0] if dt.names else dt.name
-
+__all__ = ["Param", "field", "DTYPE_NAMES"]
 
 # ---------------------------------------------------------------------------------------------
 # Field declarations.
@@ -323,9 +106,9 @@ def _checked(spec: _Spec, parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
     def parse_checked(value: Any) -> Any:
         out = parse(value)
         if (low is not None and out < low) or (high is not None and out > high):
-            raise _Bad
+            raise Bad
         if allowed is not None and out not in allowed:
-            raise _Bad
+            raise Bad
         return out
 
     return parse_checked
@@ -341,9 +124,9 @@ def _optional(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
 
 
 def _build_parser(name: str, spec: _Spec) -> Callable[[Any], Any]:
-    parse = _KINDS[spec.kind].parse
+    parse = KINDS[spec.kind].parse
     if spec.is_dtype:
-        parse = _dtype_name
+        parse = dtype_name
     if (spec.low is not None or spec.high is not None) and spec.kind not in ("int", "float"):
         raise TypeError(f"Param field {name!r}: low/high need an int or float field")
     if spec.choices is not None and spec.kind != "str":
@@ -359,7 +142,7 @@ def _expectation(spec: _Spec) -> str:
         names = ", ".join(repr(c) for c in spec.choices)
         text = f"one of None, {names}" if spec.optional else f"one of {names}"
         return text + (", or a numpy dtype" if spec.is_dtype else "")
-    text = _KINDS[spec.kind].expect
+    text = KINDS[spec.kind].expect
     if spec.low is not None and spec.high is not None:
         text += f" in [{spec.low}, {spec.high}]"
     elif spec.low is not None:
@@ -376,7 +159,7 @@ def _type_words(spec: _Spec) -> str:
     if spec.choices is not None:
         names = ", ".join(repr(c) for c in sorted(spec.choices))
         return "{None, " + names + "}" if spec.optional else "{" + names + "}"
-    word = _KINDS[spec.kind].words
+    word = KINDS[spec.kind].words
     if spec.kind == "int" and spec.low is not None and spec.low >= 0:
         word = "int (non-negative)"
     if spec.optional:
@@ -438,7 +221,7 @@ class Param:
             if hasattr(Param, f.name):
                 raise TypeError(f"{cls.__name__}: field name {f.name!r} hides a Param method")
             spec = f.metadata.get("mxlite_param") or _Spec("", None, None, None, None)
-            kind, optional = _kind_of(hints[f.name])
+            kind, optional = kind_of(hints[f.name])
             is_dtype = (
                 kind == "str" and bool(spec.choices) and set(spec.choices) <= set(DTYPE_NAMES)
             )
@@ -448,7 +231,7 @@ class Param:
             if f.default is not _MISSING:
                 try:
                     defaults[f.name] = spec.parse(f.default)
-                except (_Bad, ValueError, TypeError):
+                except (Bad, ValueError, TypeError):
                     raise TypeError(
                         f"{cls.__name__}: default of {f.name!r} is not {_expectation(spec)}"
                     ) from None
@@ -474,10 +257,10 @@ class Param:
             value = d[name]
             try:
                 d[name] = spec.parse(value)
-            except (_Bad, ValueError, TypeError, OverflowError):
+            except (Bad, ValueError, TypeError, OverflowError):
                 raise self._value_error(op, None, name, value) from None
             if name not in self._defaults or d[name] != self._defaults[name]:
-                given[name] = value if type(value) is not list else _attr_text(value)
+                given[name] = value if type(value) is not list else attr_text(value)
         d["_meta"] = (given, None, None, None)
 
     @classmethod
@@ -534,14 +317,14 @@ class Param:
                     raise cls._unknown_error(op_name, name, key)
                 if extra is None:
                     extra = {}
-                extra[key] = _attr_text(value)
+                extra[key] = attr_text(value)
                 continue
             try:
                 values[key] = parse(value)
-            except (_Bad, ValueError, TypeError, OverflowError):
+            except (Bad, ValueError, TypeError, OverflowError):
                 raise cls._value_error(op_name, name, key, value) from None
             # A list could change after the call; keep its text instead.
-            given[key] = value if type(value) is not list else _attr_text(value)
+            given[key] = value if type(value) is not list else attr_text(value)
         if len(values) != len(parsers):
             missing = next(n for n in cls._names if n not in values)
             raise cls._missing_error(op_name, name, missing)
@@ -588,7 +371,7 @@ class Param:
         out = {}
         for key, value in given.items():
             # MXNet's front end passes np.dtype(value).name for a dtype argument
-            out[key] = str(d[key]) if specs[key].is_dtype else _attr_text(value)
+            out[key] = str(d[key]) if specs[key].is_dtype else attr_text(value)
         if extra:
             out.update(extra)
         return out
@@ -660,7 +443,7 @@ class Param:
     @classmethod
     def _missing_error(cls, op_name: str, name: Any, key: str) -> ParamError:
         spec = cls._specs[key]
-        example = repr(spec.choices[0]) if spec.choices else _KINDS[spec.kind].example
+        example = repr(spec.choices[0]) if spec.choices else KINDS[spec.kind].example
         hint = f", e.g. {example}" if example else ""
         return ParamError(
             f"{cls._where(op_name, name)}: argument {key!r} is required: {_type_words(spec)}{hint}."

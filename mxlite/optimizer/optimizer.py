@@ -22,7 +22,6 @@ get no weight decay.
 from __future__ import annotations
 
 import copyreg
-import importlib
 import io
 import pickle
 import pickletools
@@ -31,7 +30,9 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
+from ..base import MXNetError, ParamError
+from ..fileio import allow, allow_resolver, restricted_loads
+from ..registry import Registry
 
 __all__ = [
     "Optimizer",
@@ -71,7 +72,7 @@ class Optimizer:
         Parameters whose ``lr_mult``/``wd_mult`` apply.
     """
 
-    opt_registry: dict[str, type] = {}
+    opt_registry: dict[str, type]  # filled by register (below the class)
 
     def __init__(
         self,
@@ -130,26 +131,14 @@ class Optimizer:
     def register(klass: type) -> type:
         """Register an optimizer class under its lower-cased name (a later class replaces an
         earlier one of the same name with a warning, as MXNet)."""
-        if not isinstance(klass, type):
-            raise MXNetError(f"Optimizer.register: expected a class, got {klass!r}.")
-        name = klass.__name__.lower()
-        if name in Optimizer.opt_registry:
-            old = Optimizer.opt_registry[name]
-            warnings.warn(
-                f"WARNING: New optimizer {klass.__module__}.{klass.__name__} is overriding "
-                f"existing optimizer {old.__module__}.{old.__name__}",
-                stacklevel=2,
-            )
-        Optimizer.opt_registry[name] = klass
-        return klass
+        return _REGISTRY.register(klass)
 
     @staticmethod
     def create_optimizer(name: str, **kwargs: Any) -> Optimizer:
         """Instantiate the optimizer registered as ``name`` (case insensitive)."""
-        klass = Optimizer.opt_registry.get(name.lower())
-        if klass is None:
-            raise ValueError(f"Cannot find optimizer {name}")
-        return klass(**kwargs)
+        if not isinstance(name, str) or name.lower() not in _REGISTRY.classes:
+            raise ParamError(f"Cannot find optimizer {name}")
+        return _REGISTRY.create(name, **kwargs)
 
     # ---- learning rate and weight decay -------------------------------------------------------
 
@@ -288,6 +277,9 @@ class Optimizer:
         self.param_dict = {}
 
 
+_REGISTRY = Registry(Optimizer, "optimizer", "mx.optimizer")
+# MXNet's public name for the table of registered classes (name -> class).
+Optimizer.opt_registry = _REGISTRY.classes
 register = Optimizer.register
 create = Optimizer.create_optimizer
 
@@ -295,46 +287,25 @@ create = Optimizer.create_optimizer
 # ---- the saved-states format ------------------------------------------------------------------
 
 
-class _PickledNDArray:
-    """Stands for ``mxnet.ndarray.ndarray.NDArray`` while unpickling: MXNet writes
-    ``NDArray(None)`` then ``__setstate__({'handle': bytes})``, our own files ``NDArray.__new__``;
-    both calls yield an empty mxlite NDArray that ``__setstate__`` fills."""
-
-    def __new__(cls, *_args: Any) -> Any:
-        from ..ndarray import NDArray
-
-        return NDArray.__new__(NDArray)
-
-
-def _mxlite_global(module: str, name: str) -> Any:
-    if name == "NDArray" and module.startswith("mxnet.ndarray"):
-        return _PickledNDArray
-    if module.startswith("mxnet.optimizer"):
-        klass = Optimizer.opt_registry.get(name.lower())
-        if klass is not None and klass.__name__ == name:
-            return klass
-        from .. import optimizer as opt_pkg
-
-        return getattr(opt_pkg, name)
-    target = "mxlite" + module[len("mxnet") :]
-    try:
-        return getattr(importlib.import_module(target), name)
-    except (ImportError, AttributeError):
-        raise pickle.UnpicklingError(
-            f"optimizer states: {module}.{name} has no mxlite counterpart."
-        ) from None
+def _resolve_optimizer(module: str, name: str) -> type | None:
+    """Admit to states files every registered optimizer (``mx.optimizer.register``), under
+    MXNet's module paths, mxlite's, and the module that defines it (a user's class)."""
+    klass = _REGISTRY.classes.get(name.lower())
+    if klass is None or klass.__name__ != name:
+        return None
+    if module.startswith(("mxnet.optimizer", "mxlite.optimizer")) or module == klass.__module__:
+        return klass
+    return None
 
 
-class _StatesUnpickler(pickle.Unpickler):
-    def find_class(self, module: str, name: str) -> Any:
-        if module == "mxnet" or module.startswith("mxnet."):
-            return _mxlite_global(module, name)
-        return super().find_class(module, name)
+allow_resolver(_resolve_optimizer)
+allow(Optimizer, "mxnet.optimizer.optimizer.Optimizer", "mxnet.optimizer.Optimizer")
 
 
-def loads_states(data: bytes) -> Any:
-    """Unpickle optimizer states written by MXNet 1.9.1 or by mxlite."""
-    return _StatesUnpickler(io.BytesIO(data)).load()
+def loads_states(data: bytes, what: str = "Updater.set_states") -> Any:
+    """Unpickle optimizer states written by MXNet 1.9.1 or by mxlite (restricted: see
+    ``mxlite.fileio``)."""
+    return restricted_loads(data, what)
 
 
 def _mxnet_module(obj_module: str, name: str) -> str | None:

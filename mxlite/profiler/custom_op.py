@@ -5,9 +5,10 @@ runs it is tagged with the operator's type (``op_type``, or ``_backward_<op_type
 
 * :func:`custom_op_scope` records the whole Python call as ``<op_type>::pure_python`` in the
   ``Custom Operator`` category (only while imperative operators are profiled, as in MXNet);
-* :func:`display_name`, called by whoever pushes an engine function, turns the function's name
-  into ``<op_type>::<name>`` on a tagged thread, so the profiler files the operators the custom
-  operator launches under ``Custom Operator`` as well (any name with ``::`` goes there).
+* :func:`display_name` (``naming.py``), called by whoever pushes an engine function, turns
+  the function's name into ``<op_type>::<name>`` on a tagged thread, so the profiler files the
+  operators the custom operator launches under ``Custom Operator`` as well (any name with
+  ``::`` goes there).
 
 Where they are used: ``operator/custom.py`` runs the user's ``forward``/``backward`` inside
 ``custom_op_scope(op_type)`` / ``custom_op_scope('_backward_' + op_type)``, and the profiler
@@ -17,36 +18,15 @@ functions pushed while the sink is installed are named by it.
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from .naming import TAGGED as _tagged
+from .naming import display_name as display_name
 from .state import _CUSTOM_CATEGORY, PROFILER
 
 __all__ = ["custom_op_scope", "display_name"]
-
-_tagged = threading.local()  # .op_type: the custom operator this thread runs, if any
-
-
-def display_name(name: str) -> str:
-    """The name an engine function pushed now should be profiled under.
-
-    Parameters
-    ----------
-    name : str
-        The function's own name (the operator's name, such as ``'_zeros'``).
-
-    Returns
-    -------
-    str
-        ``'<op_type>::<name>'`` while this thread runs a custom operator's Python code,
-        ``name`` otherwise.
-    """
-    op_type = getattr(_tagged, "op_type", None)
-    if op_type is None or name.startswith(f"{op_type}::"):  # named already
-        return name
-    return f"{op_type}::{name}"
 
 
 @contextmanager

@@ -21,6 +21,7 @@ from typing import Any
 from .. import engine as _engine
 from ..base import MXNetError, ParamError, env_int
 from ..context import Context
+from .naming import display_name
 from .stats import Stats, add_record, format_stats
 from .trace import FIRST_CATEGORY_PID, Record, device_name, device_pid, trace_events, write_trace
 
@@ -164,8 +165,6 @@ class Profiler:
         """Install the sink on the engine exactly while engine functions are to be recorded."""
         self._active = self._state == "run" and not self._paused
         on = self._active and self._config.records_operators
-        from .custom_op import display_name  # custom_op.py builds on this module
-
         # functions pushed from a custom operator's Python code are named after its type
         _engine.get().set_profile_sink(self.on_engine_function if on else None, display_name)
 

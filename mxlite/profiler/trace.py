@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from typing import Any, NamedTuple
 
 from ..context import Context
+from ..fileio import atomic_write
 
 # MXNet gives each device its pid: cpu i -> i, gpu i -> ncpu + i, then pinned, then shared,
 # with room for 32 gpus; categories of the Python objects get the pids after those.
@@ -99,15 +99,5 @@ def _metadata(pid: int, tid: int, label: str) -> str:
 
 
 def _write_atomically(filename: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(filename))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=os.path.basename(filename) + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, filename)
-    except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
-        raise
+    with atomic_write(filename, "w", "profiler.dump") as f:
+        f.write(text)

@@ -11,12 +11,12 @@ arrays a step cell would use (``lstm_l0_i2h_i_weight``, ...) and ``pack_weights`
 back, so ``unfuse()`` gives an equivalent ``SequentialRNNCell`` of step cells.
 
 Containers (``SequentialRNNCell``, ``BidirectionalCell``) share one ``RNNParams`` with their
-children. The dropout and modifier cells live in ``_modifier_cell.py`` and are re-exported here.
+children; they live in ``_container_cell.py``, the dropout and modifier cells in
+``_modifier_cell.py``, and both are handed on here.
 """
 
 from __future__ import annotations
 
-import functools
 import warnings
 from typing import Any
 
@@ -26,17 +26,19 @@ from ..initializer import FusedRNN, LSTMBias, fused_rnn_layout
 from ._base import (
     BaseRNNCell,
     RNNParams,
-    _cells_begin_state,
-    _cells_pack_weights,
-    _cells_state_info,
-    _cells_unpack_weights,
     _normalize_sequence,
 )
+from ._container_cell import BidirectionalCell, SequentialRNNCell
 from ._modifier_cell import DropoutCell, ModifierCell, ResidualCell, ZoneoutCell
+from .conv_cells import BaseConvRNNCell, ConvGRUCell, ConvLSTMCell, ConvRNNCell
 
 __all__ = [
+    "BaseConvRNNCell",
     "BaseRNNCell",
     "BidirectionalCell",
+    "ConvGRUCell",
+    "ConvLSTMCell",
+    "ConvRNNCell",
     "DropoutCell",
     "FusedRNNCell",
     "GRUCell",
@@ -428,199 +430,3 @@ class FusedRNNCell(BaseRNNCell):
             if self._dropout > 0 and i != self._num_layers - 1:
                 stack.add(DropoutCell(self._dropout, prefix=f"{self._prefix}_dropout{i}_"))
         return stack
-
-
-class SequentialRNNCell(BaseRNNCell):
-    """Sequantially stacking multiple RNN cells.
-
-    Parameters
-    ----------
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
-    """
-
-    def __init__(self, params: RNNParams | None = None) -> None:
-        super().__init__(prefix="", params=params)
-        self._override_cell_params = params is not None
-        self._cells: list[BaseRNNCell] = []
-
-    def add(self, cell: BaseRNNCell) -> None:
-        """Append a cell into the stack.
-
-        Parameters
-        ----------
-        cell : BaseRNNCell
-            The cell to be appended. During unroll, previous cell's output (or raw inputs if
-            no previous cell) is used as the input to this cell.
-        """
-        if self._override_cell_params:
-            # as MXNet: a cell that has used its own container (every step cell does while
-            # it is built) cannot take the stack's
-            if not cell._own_params:
-                raise MXNetError(
-                    "SequentialRNNCell.add: give params to the SequentialRNNCell or to its "
-                    "child cells, not both."
-                )
-            cell.params._params.update(self.params._params)
-        self._cells.append(cell)
-        self.params._params.update(cell.params._params)
-
-    @property
-    def state_info(self) -> list:
-        return _cells_state_info(self._cells)
-
-    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
-        self._check_not_modified("begin_state")
-        return _cells_begin_state(self._cells, **kwargs)
-
-    def unpack_weights(self, args: dict) -> dict:
-        return _cells_unpack_weights(self._cells, args)
-
-    def pack_weights(self, args: dict) -> dict:
-        return _cells_pack_weights(self._cells, args)
-
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        self._counter += 1
-        next_states: list = []
-        p = 0
-        for cell in self._cells:
-            if isinstance(cell, BidirectionalCell):
-                raise MXNetError(
-                    "SequentialRNNCell: a stack holding a BidirectionalCell cannot be "
-                    "stepped; use unroll."
-                )
-            n = len(cell.state_info)
-            inputs, state = cell(inputs, states[p : p + n])
-            p += n
-            next_states.extend(state)
-        return inputs, next_states
-
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-    ) -> tuple[Any, list]:
-        self.reset()
-        num_cells = len(self._cells)
-        if begin_state is None:
-            begin_state = self.begin_state()
-        p = 0
-        next_states: list = []
-        for i, cell in enumerate(self._cells):
-            n = len(cell.state_info)
-            inputs, states = cell.unroll(
-                length,
-                inputs=inputs,
-                begin_state=begin_state[p : p + n],
-                layout=layout,
-                merge_outputs=None if i < num_cells - 1 else merge_outputs,
-            )
-            p += n
-            next_states.extend(states)
-        return inputs, next_states
-
-
-class BidirectionalCell(BaseRNNCell):
-    """Bidirectional RNN cell.
-
-    Parameters
-    ----------
-    l_cell : BaseRNNCell
-        cell for forward unrolling
-    r_cell : BaseRNNCell
-        cell for backward unrolling
-    params : RNNParams, default None.
-        Container for weight sharing between cells.
-        A new RNNParams container is created if `params` is None.
-    output_prefix : str, default ``'bi_'``
-        prefix for name of output
-    """
-
-    def __init__(
-        self,
-        l_cell: BaseRNNCell,
-        r_cell: BaseRNNCell,
-        params: RNNParams | None = None,
-        output_prefix: str = "bi_",
-    ) -> None:
-        super().__init__("", params=params)
-        self._output_prefix = output_prefix
-        self._override_cell_params = params is not None
-        if self._override_cell_params:
-            if not (l_cell._own_params and r_cell._own_params):
-                raise MXNetError(
-                    "BidirectionalCell: give params to the BidirectionalCell or to its child "
-                    "cells, not both."
-                )
-            l_cell.params._params.update(self.params._params)
-            r_cell.params._params.update(self.params._params)
-        self.params._params.update(l_cell.params._params)
-        self.params._params.update(r_cell.params._params)
-        self._cells = [l_cell, r_cell]
-
-    def unpack_weights(self, args: dict) -> dict:
-        return _cells_unpack_weights(self._cells, args)
-
-    def pack_weights(self, args: dict) -> dict:
-        return _cells_pack_weights(self._cells, args)
-
-    _steppable = False
-
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
-
-    @property
-    def state_info(self) -> list:
-        return _cells_state_info(self._cells)
-
-    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
-        self._check_not_modified("begin_state")
-        return _cells_begin_state(self._cells, **kwargs)
-
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-    ) -> tuple[Any, list]:
-        self.reset()
-        inputs, axis = _normalize_sequence(length, inputs, layout, False)
-        states = self.begin_state() if begin_state is None else begin_state
-        l_cell, r_cell = self._cells
-        n_left = len(l_cell.state_info)
-        l_outputs, l_states = l_cell.unroll(
-            length, inputs=inputs, begin_state=states[:n_left], layout=layout,
-            merge_outputs=merge_outputs,
-        )  # fmt: skip
-        r_outputs, r_states = r_cell.unroll(
-            length, inputs=list(reversed(inputs)), begin_state=states[n_left:], layout=layout,
-            merge_outputs=merge_outputs,
-        )  # fmt: skip
-        if merge_outputs is None:
-            merge_outputs = isinstance(l_outputs, symbol.Symbol) and isinstance(
-                r_outputs, symbol.Symbol
-            )
-            if not merge_outputs:
-                split = functools.partial(
-                    symbol.SliceChannel, axis=axis, num_outputs=length, squeeze_axis=1
-                )
-                if isinstance(l_outputs, symbol.Symbol):
-                    l_outputs = list(split(l_outputs))
-                if isinstance(r_outputs, symbol.Symbol):
-                    r_outputs = list(split(r_outputs))
-        if merge_outputs:
-            out = symbol.Concat(
-                l_outputs, symbol.reverse(r_outputs, axis=axis), dim=2,
-                name=f"{self._output_prefix}out",
-            )  # fmt: skip
-            return out, [l_states, r_states]
-        outputs = [
-            symbol.Concat(l_o, r_o, dim=1, name=f"{self._output_prefix}t{i}")
-            for i, (l_o, r_o) in enumerate(zip(l_outputs, list(reversed(r_outputs))))
-        ]
-        return outputs, [l_states, r_states]

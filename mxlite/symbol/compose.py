@@ -18,7 +18,7 @@ from ..attribute import AttrScope
 from ..base import MXNetError
 from ..name import NameManager
 from ..operator import registry
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Graph, Node, topo_order
 
 __all__ = ["HIDDEN_KEYS", "hidden_key", "create", "compose", "copy_graph", "atomic"]
 
@@ -76,10 +76,8 @@ def _single(sym: Any, where: str, what: str) -> Entry:
     return entries[0]
 
 
-def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) -> Any:
-    """Build the symbol for calling ``mx.sym.<func_name>(*args, **kwargs)``."""
-    from .symbol import Symbol
-
+def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) -> list[Entry]:
+    """The output entries of calling ``mx.sym.<func_name>(*args, **kwargs)``."""
     cls = registry.get(op_name)
     attr = kwargs.pop("attr", None)
     name = kwargs.pop("name", None)
@@ -90,7 +88,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
 
     pos_syms: list[Any] = []
     i = 0
-    while i < len(args) and (isinstance(args[i], Symbol) or args[i] is None):
+    while i < len(args) and (isinstance(args[i], Graph) or args[i] is None):
         pos_syms.append(args[i])
         i += 1
     # MXNet skips inputs given as None: trailing ones are dropped (``Convolution(x, w, None,
@@ -106,7 +104,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
         raise MXNetError(f"{where}: unexpected positional argument {bad!r}.")
     sym_kwargs: dict[str, Any] = {}
     for key, value in kwargs.items():
-        if isinstance(value, Symbol):
+        if isinstance(value, Graph):
             sym_kwargs[key] = value
         elif value is None and (key == "dtype" or key not in field_names):
             continue  # an input given as None (``sequence_length=None``) is skipped
@@ -135,7 +133,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
                 f"{where}: {var_key}={params[var_key]} but {len(given)} input symbols were given."
             )
         node.inputs = [_single(s, where, order[j]) for j, s in enumerate(given)]
-        return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+        return [(node, k) for k in range(prop.num_visible_outputs())]
     if len(pos_syms) > len(order):
         raise MXNetError(
             f"{where}: got {len(pos_syms)} input symbols; inputs are {', '.join(order)}."
@@ -167,7 +165,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     for j, init in _INPUT_VAR_INIT.get(cls.op_name, {}).items():
         if j < len(inputs) and inputs[j][0].is_variable():
             inputs[j][0].attrs.setdefault("__init__", init)
-    return Symbol([(node, k) for k in range(prop.num_visible_outputs())])
+    return [(node, k) for k in range(prop.num_visible_outputs())]
 
 
 def copy_graph(entries: list[Entry]) -> list[Entry]:
@@ -224,8 +222,6 @@ def _fill_atomic(node: Node, args: tuple, kwargs: dict[str, Any]) -> None:
 def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
     """Replace ``sym``'s free variables in place: positional ``args`` in ``list_inputs``
     order, keyword arguments by variable name; ``name=`` renames the output node."""
-    from .symbol import Symbol
-
     name = kwargs.pop("name", None)
     head = sym._entries[0][0] if sym._entries else None
     if head is not None and head.op is not None and not head.inputs:
@@ -238,7 +234,7 @@ def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:
             "compose: input symbols go either as positional or as keyword arguments, not both."
         )
     for value in [*args, *kwargs.values()]:
-        if not isinstance(value, Symbol):
+        if not isinstance(value, Graph):
             raise MXNetError(
                 f"compose: expected Symbol arguments, got {type(value).__name__} {value!r}."
             )

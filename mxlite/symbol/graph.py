@@ -25,7 +25,7 @@ from typing import Any
 
 from ..operator import registry
 
-__all__ = ["Node", "Entry", "topo_order"]
+__all__ = ["Node", "Entry", "topo_order", "Graph"]
 
 
 class Node:
@@ -109,3 +109,12 @@ def topo_order(outputs: list[Entry]) -> list[Node]:
                 stack.pop()
                 order.append(node)
     return order
+
+
+class Graph:
+    """What every symbol is: a list of output entries. ``Symbol`` (``symbol.py``) builds its
+    API on it; the graph passes below it (composition, JSON) recognise symbols by this class,
+    so that they need not import ``Symbol`` back."""
+
+    __slots__ = ()
+    _entries: list[Entry]

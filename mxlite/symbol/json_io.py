@@ -179,6 +179,8 @@ def from_json(text: str) -> list[Entry]:
         data = json.loads(text)
     except ValueError as exc:
         raise MXNetError(f"load_json: not valid JSON ({exc}).") from None
+    except RecursionError:  # symbol JSON nests a few levels; far deeper is not a symbol file
+        raise MXNetError("load_json: not symbol JSON (nested too deeply).") from None
     return _from_dict(data)
 
 
@@ -238,3 +240,16 @@ def _from_dict(data: dict) -> list[Entry]:
                     f"the operator takes {n_in}."
                 )
     return heads
+
+
+def load_graph(text: str) -> list[Entry]:
+    """:func:`from_json` for text from elsewhere: JSON that is not a symbol graph (a node
+    without a name, an input that is not a list, ...) raises MXNetError, never a KeyError."""
+    try:
+        return from_json(text)
+    except MXNetError:
+        raise
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        raise MXNetError(
+            f"load_json: not symbol JSON ({type(exc).__name__}: {exc} in its nodes or heads)."
+        ) from None

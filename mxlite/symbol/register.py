@@ -44,7 +44,7 @@ def make_function(reg_name: str, func_name: str) -> Any:
     cls = registry.get(reg_name)
 
     def fn(*args: Any, **kwargs: Any) -> Symbol:
-        return compose.create(reg_name, func_name, args, kwargs)
+        return Symbol(compose.create(reg_name, func_name, args, kwargs))
 
     fn.__name__ = func_name
     fn.__qualname__ = func_name

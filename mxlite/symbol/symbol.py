@@ -19,7 +19,6 @@ Example::
 from __future__ import annotations
 
 import os
-import tempfile
 import warnings
 from typing import Any
 
@@ -27,10 +26,11 @@ import numpy as np
 
 from ..attribute import AttrScope
 from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol
+from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Graph, Node, topo_order
 from .infer import infer_shapes, infer_types
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
@@ -52,7 +52,7 @@ def _binary(sym: Symbol, other: Any, op: str, scalar_op: str, how: str) -> Symbo
     raise TypeError(f"Symbol {how}: type {type(other).__name__} is not supported.")
 
 
-class Symbol:
+class Symbol(Graph):
     """A symbolic graph: one or more outputs of operators and variables."""
 
     __slots__ = ("_entries", "__weakref__")
@@ -225,7 +225,7 @@ class Symbol:
         return {"handle": self.tojson()}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self._entries = json_io.from_json(state["handle"])
+        self._entries = json_io.load_graph(state["handle"])
 
     # ---- arithmetic ------------------------------------------------------------------------
 
@@ -458,16 +458,8 @@ class Symbol:
         if not isinstance(fname, (str, os.PathLike)):
             raise MXNetError(f"Symbol.save: fname must be a path, got {type(fname).__name__}.")
         text = self.tojson(remove_amp_cast)
-        folder = os.path.dirname(os.path.abspath(fname))
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-symbol-")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(text)
-            os.replace(tmp, fname)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_write(fname, "w", "Symbol.save") as f:
+            f.write(text)
 
 
 def _with_plain_keys(attrs: dict[str, str]) -> dict[str, str]:
@@ -558,12 +550,21 @@ def load_json(json_str: str) -> Symbol:
     """The symbol in MXNet JSON text ``json_str`` (any MXNet 1.x version)."""
     if not isinstance(json_str, str):
         raise TypeError("fname required to be string")
-    return Symbol(json_io.from_json(json_str))
+    return Symbol(json_io.load_graph(json_str))
 
 
 def load(fname: str) -> Symbol:
     """The symbol in the MXNet JSON file ``fname`` (e.g. ``prefix-symbol.json``)."""
     if not isinstance(fname, (str, os.PathLike)):
         raise TypeError("fname required to be a string")
-    with open(fname, encoding="utf-8") as f:
-        return load_json(f.read())
+    with open(fname, "rb") as f:
+        raw = f.read()
+    try:
+        return load_json(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise MXNetError(
+            f"mx.sym.load: {os.fspath(fname)!r} is not symbol JSON (not UTF-8 text at byte "
+            f"offset {exc.start})."
+        ) from None
+    except MXNetError as exc:
+        raise MXNetError(f"mx.sym.load: {os.fspath(fname)!r}: {exc}") from None

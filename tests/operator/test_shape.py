@@ -17,7 +17,7 @@ import mxlite as mx
 from mxlite.base import MXNetError, ParamError, ShapeError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
-from mxlite.operator.tensor.shape import reshape_shape
+from mxlite.operator.tensor.array_op import reshape_shape
 
 from . import opcheck
 

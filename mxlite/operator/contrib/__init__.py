@@ -2,7 +2,6 @@
 operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
 from . import bounding_box as bounding_box
-from . import control_flow as control_flow
 from . import deformable as deformable
 from . import elemwise as elemwise
 from . import hawkes as hawkes
@@ -12,6 +11,5 @@ from . import proposal as proposal
 from . import quantize as quantize
 from . import resize as resize
 from . import roi as roi
-from . import subgraph as subgraph
 from . import sync_batch_norm as sync_batch_norm
 from . import tensor as tensor

@@ -10,6 +10,7 @@ from . import dropout as dropout
 from . import embedding as embedding
 from . import fully_connected as fully_connected
 from . import im2col as im2col
+from . import local_norm as local_norm
 from . import loss_output as loss_output
 from . import normalization as normalization
 from . import pooling as pooling

@@ -1,5 +1,6 @@
-"""Normalisation operators: BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization and
-LRN, as in MXNet 1.9.1.
+"""Normalisation operators: BatchNorm, LayerNorm, InstanceNorm and GroupNorm, as in MXNet 1.9.1
+(L2Normalization and LRN, which normalise by a norm rather than by statistics, are in
+``local_norm.py``).
 
 Design note
 -----------
@@ -16,8 +17,6 @@ backward reads them instead of recomputing. Facts from MXNet 1.9.1 kept here:
   beta, the moving statistics and the mean/invstd outputs are float32.
 * LayerNorm and GroupNorm output mean and std = sqrt(var + eps); InstanceNorm outputs mean
   and var. GroupNorm's gamma and beta have one entry per group, as in 1.9.1.
-* LRN sums squares over a window of ``nsize`` channels: y = x * (knorm + alpha / nsize *
-  sum)^-beta; the hidden output is that base.
 
 Statistics accumulate in float32 for float16 data. Everything is vectorised over the batch.
 """
@@ -40,8 +39,6 @@ __all__ = [
     "LayerNormParam",
     "InstanceNormParam",
     "GroupNormParam",
-    "L2NormalizationParam",
-    "LRNParam",
 ]
 
 
@@ -498,177 +495,3 @@ class GroupNormProp(_NormPropBase):
 
     def create_operator(self, ctx: Context) -> Operator:
         return _GroupedNormOp(self.param, ctx.xp, instance=False)
-
-
-# ---------------------------------------------------------------------------------------------
-# L2Normalization
-
-
-class L2NormalizationParam(Param):
-    eps: float = field(default=1e-10, doc="A small constant for numerical stability.")
-    mode: str = field(
-        default="instance",
-        choices=("channel", "instance", "spatial"),
-        doc="Specify the dimension along which to compute L2 norm.",
-    )
-
-
-def _l2_axes(mode: str, ndim: int) -> tuple[int, ...]:
-    if mode == "instance":
-        return tuple(range(1, ndim))
-    if mode == "channel":
-        return (1,)
-    return tuple(range(2, ndim))
-
-
-class _L2NormOp(Operator):
-    def __init__(self, param: L2NormalizationParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, x = self.xp, in_data[0]
-        red = _l2_axes(self.p.mode, x.ndim)
-        norm = xp.sqrt(xp.square(x).sum(axis=red, keepdims=True) + x.dtype.type(self.p.eps))
-        _put(out_data[1], req[1], norm.reshape(out_data[1].shape))
-        _put(out_data[0], req[0], x / norm)
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
-        if req[0] == OpReq.NULL:
-            return
-        y, g = out_data[0], out_grad[0]  # backward does not read the input
-        red = _l2_axes(self.p.mode, y.ndim)
-        kshape = tuple(1 if i in red else n for i, n in enumerate(y.shape))
-        norm = out_data[1].reshape(kshape)
-        dot = (g * y).sum(axis=red, keepdims=True)
-        assign(in_grad[0], req[0], (g - y * dot) / norm)
-
-
-@register("L2Normalization")
-class L2NormalizationProp(OperatorProperty):
-    """x divided by its L2 norm over all axes but the first (instance), over the channel axis
-    (channel) or over the spatial axes (spatial)."""
-
-    param_class = L2NormalizationParam
-
-    def list_outputs(self) -> list[str]:
-        return ["output", "norm"]
-
-    def num_visible_outputs(self) -> int:
-        return 1
-
-    def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
-        data = in_shape[0]
-        if data is None:
-            return None
-        mode = self.param.mode
-        if len(data) < (3 if mode == "spatial" else 2):
-            raise ShapeError(
-                f"{self.where()}: argument 'data' has shape {tuple(data)}; mode={mode!r} needs "
-                f"at least {3 if mode == 'spatial' else 2} dimensions."
-            )
-        red = _l2_axes(mode, len(data))
-        norm = tuple(n for i, n in enumerate(data) if i not in red)
-        return [data], [data, norm], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return [out_grad[0], out_data[0], out_data[1]]
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _L2NormOp(self.param, ctx.xp)
-
-
-# ---------------------------------------------------------------------------------------------
-# LRN
-
-
-class LRNParam(Param):
-    alpha: float = field(
-        default=1e-4, doc="The variance scaling parameter :math:`alpha` in the LRN expression."
-    )
-    beta: float = field(default=0.75, doc="The power parameter :math:`beta` in the LRN expression.")
-    knorm: float = field(default=2.0, doc="The parameter :math:`k` in the LRN expression.")
-    nsize: int = field(
-        low=1, typename="int (non-negative)", doc="normalization window width in elements."
-    )
-
-
-def _channel_window_sum(xp: Any, v: Any, nsize: int) -> Any:
-    """Sum of ``v`` over a centred window of ``nsize`` channels (axis 1), zero padded."""
-    half = nsize // 2
-    c = v.shape[1]
-    pad = [(0, 0)] * v.ndim
-    pad[1] = (half + 1, half)
-    cs = xp.cumsum(xp.pad(v, pad), axis=1)
-    return cs[:, nsize : nsize + c] - cs[:, :c]
-
-
-class _LRNOp(Operator):
-    def __init__(self, param: LRNParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, p, x = self.xp, self.p, in_data[0]
-        salpha = x.dtype.type(p.alpha / p.nsize)
-        base = _channel_window_sum(xp, xp.square(x), p.nsize) * salpha + x.dtype.type(p.knorm)
-        _put(out_data[1], req[1], base)
-        _put(out_data[0], req[0], x * base ** x.dtype.type(-p.beta))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
-        if req[0] == OpReq.NULL:
-            return
-        xp, p, x, g = self.xp, self.p, in_data[0], out_grad[0]
-        base = out_data[1]
-        salpha = p.alpha / p.nsize
-        dx = g * base ** x.dtype.type(-p.beta)
-        inner = g * x * base ** x.dtype.type(-p.beta - 1)
-        dx -= x.dtype.type(2 * p.beta * salpha) * _channel_window_sum(xp, inner, p.nsize) * x
-        assign(in_grad[0], req[0], dx)
-
-
-@register("LRN")
-class LRNProp(OperatorProperty):
-    """Local response normalisation across channels (axis 1)."""
-
-    param_class = LRNParam
-
-    def list_outputs(self) -> list[str]:
-        return ["output", "tmp_norm"]
-
-    def num_visible_outputs(self) -> int:
-        return 1
-
-    def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
-        if self.param.nsize % 2 == 0:
-            raise ShapeError(
-                f"{self.where()}: argument 'nsize' is {self.param.nsize}; LRN only supports odd "
-                f"window widths."
-            )
-        data = in_shape[0]
-        if data is None:
-            return None
-        if len(data) != 4:
-            raise ShapeError(
-                f"{self.where()}: argument 'data' has shape {tuple(data)}; expected 4 "
-                f"dimensions (batch, channel, height, width)."
-            )
-        return [data], [data, data], []
-
-    def infer_type(self, in_type, out_type=None):
-        _only_float32(self, in_type[0] if in_type else None)
-        return super().infer_type(in_type, out_type)
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return [out_grad[0], in_data[0], out_data[1]]
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _LRNOp(self.param, ctx.xp)

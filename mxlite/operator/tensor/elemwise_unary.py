@@ -18,6 +18,10 @@ are kept:
   sign(x), 0 at 0.
 - Forward may run in place (kInplaceInOut) unless the gradient reads the input; every
   gradient may overwrite ``out_grad`` (kInplaceOutIn).
+
+Organisation: one table, one concern, in sections: dtype handling, the table of operators
+whose kernel is one ufunc, kernels that need more, then identity/BlockGrad/Cast, hard_sigmoid
+and smooth_l1 (the seeds' worked example).
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ batch_take, pick, gather_nd), scatter_nd, one_hot and the index conversions rave
 Index inputs may have any dtype; float indices are truncated to integers, as MXNet's kernels
 do with a C cast. The gradient of a gather scatters ``out_grad`` back (adding where an index
 repeats) and reads only the indices; index inputs get zero gradients.
+
+Organisation: one concern (indexing), in three sections: slices, gathers (with scatter_nd and
+one_hot), index conversions.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ import numpy as np
 from ...base import DTypeError, MXNetError, Shape
 from ..param import Param, field
 from ..registry import OpTest, register, shape_assign, shape_is_known
-from .shape import ArrayOp, norm_axis
+from .array_op import ArrayOp, norm_axis
 
 __all__: list[str] = []
 

@@ -17,7 +17,7 @@ from ...base import MXNetError, Shape
 from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import OpTest, dtype_assign, merge_shape, register, shape_assign, shape_is_known
-from .shape import ArrayOp, norm_axis
+from .array_op import ArrayOp, norm_axis
 
 __all__: list[str] = []
 

@@ -16,7 +16,7 @@ import numpy as np
 from ...base import Shape
 from ..param import Param, field
 from ..registry import OpTest, register
-from .shape import ArrayOp, norm_axis
+from .array_op import ArrayOp, norm_axis
 
 # ---- broadcasting ---------------------------------------------------------------------------
 

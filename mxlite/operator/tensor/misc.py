@@ -44,8 +44,8 @@ from ..registry import (
 )
 from ..req import OpReq, assign
 from ..simple_op import GradNeeds, simple_op
+from .array_op import ArrayOp, norm_axis
 from .elemwise_unary import to_int
-from .shape import ArrayOp, norm_axis
 
 __all__ = [
     "ClipParam",

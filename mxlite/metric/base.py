@@ -23,16 +23,14 @@ Example::
 
 from __future__ import annotations
 
-import warnings
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import numpy
 
-from .base import ParamError, ShapeError, numeric_types
-
-_REGISTRY: dict[str, type] = {}
+from ..base import ShapeError, numeric_types
+from ..registry import Registry
 
 # The shared tail of the concrete metrics' Parameters sections.
 _NAMES_DOC = """
@@ -45,7 +43,7 @@ _NAMES_DOC = """
 
 
 def _is_array(x: Any) -> bool:
-    from .ndarray import NDArray
+    from ..ndarray import NDArray
 
     return isinstance(x, (NDArray, numpy.ndarray))
 
@@ -248,79 +246,16 @@ class EvalMetric:
         return self._zip(*self.get_global())
 
 
-def _register_name(klass: type, name: str | None = None) -> type:
-    if not (isinstance(klass, type) and issubclass(klass, EvalMetric)):
-        raise ParamError(
-            f"mx.metric.register: can only register subclass of EvalMetric, got {klass}"
-        )
-    key = (name if name is not None else klass.__name__).lower()
-    if key in _REGISTRY and _REGISTRY[key] is not klass:
-        old = _REGISTRY[key]
-        # MXNet warns and replaces; scripts that re-register in a notebook rely on it.
-        warnings.warn(
-            f"New metric {klass.__module__}.{klass.__name__} registered with name {key} is "
-            f"overriding existing metric {old.__module__}.{old.__name__}",
-            UserWarning,
-            stacklevel=3,
-        )
-    _REGISTRY[key] = klass
-    return klass
+_REGISTRY = Registry(EvalMetric, "metric", "mx.metric")
 
 
 def register(klass: type, name: str | None = None) -> type:
     """Register a metric class to the metric factory, under ``name`` (default: the class
     name), lowercased."""
-    return _register_name(klass, name)
+    return _REGISTRY.register(klass, name)
 
 
-def alias(*aliases: str) -> Callable[[type], type]:
-    """Class decorator that registers a metric under extra names."""
-
-    def reg(klass: type) -> type:
-        for name in aliases:
-            _register_name(klass, name)
-        return klass
-
-    return reg
-
-
-def _create(*args: Any, **kwargs: Any) -> EvalMetric:
-    import json
-
-    if args:
-        name, args = args[0], args[1:]
-    elif "metric" in kwargs:
-        name = kwargs.pop("metric")
-    else:
-        raise ParamError("mx.metric.create: argument 'metric' is missing")
-    if isinstance(name, EvalMetric):
-        if args or kwargs:
-            raise ParamError(
-                "mx.metric.create: metric is already an instance; additional arguments are "
-                f"invalid, got {args} {kwargs}"
-            )
-        return name
-    if isinstance(name, dict):
-        return _create(**name)
-    if not isinstance(name, str):
-        raise ParamError(
-            f"mx.metric.create: argument 'metric' must be a name, an EvalMetric, a list or a "
-            f"callable, got {name!r}"
-        )
-    if name.startswith("[") or name.startswith("{"):
-        if args or kwargs:
-            raise ParamError("mx.metric.create: a JSON config takes no further arguments")
-        loaded = json.loads(name)
-        if isinstance(loaded, dict):
-            return _create(**loaded)
-        return _create(loaded[0], **loaded[1])
-    key = name.lower()
-    if key not in _REGISTRY:
-        raise ParamError(
-            f"mx.metric.create: {key} is not registered; known: {sorted(_REGISTRY)}. Please "
-            "register with mx.metric.register first"
-        )
-    return _REGISTRY[key](*args, **kwargs)
+alias = _REGISTRY.alias
 
 
 def create(metric: Any, *args: Any, **kwargs: Any) -> EvalMetric:
@@ -355,7 +290,7 @@ def create(metric: Any, *args: Any, **kwargs: Any) -> EvalMetric:
         for child in metric:
             composite.add(create(child, *args, **kwargs))
         return composite
-    return _create(metric, *args, **kwargs)
+    return _REGISTRY.create(metric, *args, **kwargs)
 
 
 @register

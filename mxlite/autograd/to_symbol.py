@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from .base import MXNetError
-from .ndarray.ndarray import NDArray
+from ..base import MXNetError
+from ..ndarray.ndarray import NDArray
+from ..symbol.graph import Node as _GNode
+from ..symbol.symbol import Symbol
+from .backprop import _topo
+from .recording import _var_count  # the recording numbers variables and nodes
 
 __all__ = ["get_symbol"]
 
@@ -29,11 +33,6 @@ def get_symbol(x: NDArray) -> Any:
     Symbol
         The graph that computed ``x``, with the operators' parameters as attributes.
     """
-    from ._autograd_backward import _topo
-    from .autograd import _var_count  # the recording lives there
-    from .symbol.graph import Node as _GNode
-    from .symbol.symbol import Symbol
-
     if not isinstance(x, NDArray):
         raise MXNetError(
             f"autograd.get_symbol: argument 'x' must be an NDArray, got {type(x).__name__}."

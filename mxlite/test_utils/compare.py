@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 import numpy.testing as npt
 
-from .base import DTypeError, ShapeError
-from .context import Context
+from ..base import DTypeError, ShapeError
+from ..context import Context
 
 _FLOAT64 = np.dtype(np.float64)
 _EXACT = (np.bool_, np.int8, np.uint8, np.int16, np.uint16, np.int32, np.uint32, np.int64)

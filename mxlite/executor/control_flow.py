@@ -1,5 +1,7 @@
 """The control-flow operators ``_foreach``, ``_while_loop`` and ``_cond``: nodes that hold
-graphs (MXNet 1.9.1's subgraph operators, made by ``mx.sym.contrib.foreach`` & co.).
+graphs (MXNet 1.9.1's subgraph operators, made by ``mx.sym.contrib.foreach`` & co.). They live
+with the executor, not with the other operators, because running a body is graph execution:
+they are registered when ``mxlite.executor`` is imported.
 
 A node's bodies arrive as ``subgraphs`` (lists of output entries), set on the property by
 :meth:`mxlite.symbol.graph.Node.prop`. Each body's inputs (its variables in graph order) are
@@ -26,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from ...base import MXNetError, ShapeError
-from ...context import Context
-from ..param import Param, field
-from ..registry import Operator, OperatorProperty, register
-from ..req import OpReq, assign
+from ..base import MXNetError, ShapeError
+from ..context import Context
+from ..operator.param import Param, field
+from ..operator.registry import Operator, OperatorProperty, register
+from ..operator.req import OpReq, assign
 from .subgraph import SubgraphRunner
 
 __all__: list[str] = []

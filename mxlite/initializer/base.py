@@ -42,9 +42,8 @@ from typing import Any
 
 import numpy as np
 
-from .base import MXNetError, ParamError, ShapeError
-
-_REGISTRY: dict[str, type] = {}
+from ..base import MXNetError, ParamError, ShapeError
+from ..registry import Registry
 
 
 class InitDesc(str):
@@ -167,7 +166,7 @@ class Initializer:
             DeprecationWarning,
             stacklevel=3,
         )
-        from .ndarray import NDArray
+        from ..ndarray import NDArray
 
         if not isinstance(name, str):
             raise ParamError(f"Initializer: argument 'name' must be a str, got {type(name)}")
@@ -234,7 +233,7 @@ class Initializer:
         raise NotImplementedError("Must override it")
 
     def _init_quantized_weight(self, _: str, arr: Any) -> None:
-        from .ndarray import random
+        from ..ndarray import random
 
         arr[:] = random.randint(-127, 127, shape=arr.shape, dtype="int32").asnumpy()
 
@@ -269,23 +268,7 @@ def bilinear_kernel(shape: tuple[int, ...]) -> np.ndarray:
     return np.broadcast_to(kernel, shape).copy()
 
 
-def _register_name(klass: type, name: str | None = None) -> type:
-    if not (isinstance(klass, type) and issubclass(klass, Initializer)):
-        raise ParamError(
-            f"mx.init.register: can only register subclass of Initializer, got {klass}"
-        )
-    key = (name if name is not None else klass.__name__).lower()
-    if key in _REGISTRY and _REGISTRY[key] is not klass:
-        old = _REGISTRY[key]
-        # MXNet warns and replaces, and scripts that re-register in a notebook rely on it.
-        warnings.warn(
-            f"New initializer {klass.__module__}.{klass.__name__} registered with name {key} "
-            f"is overriding existing initializer {old.__module__}.{old.__name__}",
-            UserWarning,
-            stacklevel=3,
-        )
-    _REGISTRY[key] = klass
-    return klass
+_REGISTRY = Registry(Initializer, "initializer", "mx.init")
 
 
 def register(klass: type) -> type:
@@ -300,18 +283,10 @@ def register(klass: type) -> type:
     klass : class
         A subclass of `mx.init.Initializer` that needs to be registered as a custom initializer.
     """
-    return _register_name(klass)
+    return _REGISTRY.register(klass)
 
 
-def alias(*aliases: str) -> Callable[[type], type]:
-    """Class decorator that registers an initializer under extra names."""
-
-    def reg(klass: type) -> type:
-        for name in aliases:
-            _register_name(klass, name)
-        return klass
-
-    return reg
+alias = _REGISTRY.alias
 
 
 def create(*args: Any, **kwargs: Any) -> Initializer:
@@ -326,37 +301,7 @@ def create(*args: Any, **kwargs: Any) -> Initializer:
     **kwargs : dict
         arguments to be passed to constructor
     """
-    if args:
-        name, args = args[0], args[1:]
-    elif "initializer" in kwargs:
-        name = kwargs.pop("initializer")
-    else:
-        raise ParamError("mx.init.create: argument 'initializer' is missing")
-    if isinstance(name, Initializer):
-        if args or kwargs:
-            raise ParamError(
-                "mx.init.create: initializer is already an instance; additional arguments "
-                f"are invalid, got {args} {kwargs}"
-            )
-        return name
-    if isinstance(name, dict):
-        return create(**name)
-    if not isinstance(name, str):
-        raise ParamError(f"mx.init.create: argument 'initializer' must be a str, got {name!r}")
-    if name.startswith("[") or name.startswith("{"):
-        if args or kwargs:
-            raise ParamError("mx.init.create: a JSON config takes no further arguments")
-        loaded = json.loads(name)
-        if isinstance(loaded, dict):
-            return create(**loaded)
-        return create(loaded[0], **loaded[1])
-    key = name.lower()
-    if key not in _REGISTRY:
-        raise ParamError(
-            f"mx.init.create: {key} is not registered; known: {sorted(_REGISTRY)}. "
-            "Please register with mx.init.register first"
-        )
-    return _REGISTRY[key](*args, **kwargs)
+    return _REGISTRY.create(*args, **kwargs)
 
 
 class Load:
@@ -377,7 +322,7 @@ class Load:
 
     def __init__(self, param: Any, default_init: Any = None, verbose: bool = False) -> None:
         if isinstance(param, str):
-            from .ndarray import load
+            from ..ndarray import load
 
             param = load(param)
         if not isinstance(param, dict):

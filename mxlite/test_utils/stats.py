@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import ParamError, ShapeError
+from ..base import ParamError, ShapeError
 
 Generator = Callable[[int], Any]
 

@@ -5,23 +5,21 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from ._test_utils_compare import assert_almost_equal, compare_ndarray_tuple
-from .base import MXNetError
+from .. import random as _random
+from ..base import MXNetError
+from .common import default_context
+from .compare import assert_almost_equal, compare_ndarray_tuple
 
 __all__ = ["compare_optimizer"]
 
 
 def _pair(shape: Any, dtype: Any, stype: str) -> tuple[Any, Any]:
-    import mxlite as mx
-
-    from .test_utils import default_context
-
     if stype != "default":
         raise MXNetError(
             f"compare_optimizer: storage type {stype!r} is not supported; mxlite "
             "has dense ('default') arrays only."
         )
-    second = mx.random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+    second = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
     return second.copyto(default_context()), second
 
 
@@ -40,10 +38,6 @@ def compare_optimizer(
     """Apply one update of ``opt1`` and of ``opt2`` to the same random weight and gradient and
     check that states and weights agree. With a list of ``shape``s, ``opt2`` updates all
     ``ntensors`` tensors in one multi-tensor call and ``opt1`` one tensor at a time."""
-    import mxlite as mx
-
-    from .test_utils import default_context
-
     if not isinstance(shape, list):
         if ntensors != 1:
             raise MXNetError("compare_optimizer: ntensors must be 1 for a single shape.")
@@ -60,8 +54,8 @@ def compare_optimizer(
         assert_almost_equal(w1, w2, rtol=rtol, atol=atol)
         return
     ctx = default_context()
-    w1 = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
-    g1 = tuple(mx.random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    w1 = tuple(_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
+    g1 = tuple(_random.uniform(shape=s, ctx=ctx, dtype=dtype) for s in shape)
     w2, g2 = copy.deepcopy(w1), copy.deepcopy(g1)
     state2 = [opt2.create_state_multi_precision(0, w2[i]) for i in range(ntensors)]
     opt2.update_multi_precision(list(range(ntensors)), w2, g2, state2)

@@ -1,7 +1,5 @@
-"""Weight initializers (``mx.init``, also ``mx.initializer``), as MXNet 1.9.1's.
-
-The base class, its name-pattern dispatch, the registry and the composite initializers live in
-``_initializers.py``; this module holds the concrete ones. Random initializers draw through
+"""The concrete weight initializers of ``mx.init`` (Zero, One, Constant, Uniform, Normal,
+Orthogonal, Xavier, MSRAPrelu, Bilinear, LSTMBias, FusedRNN). Random initializers draw through
 ``mx.nd.random`` into the target array (``out=``), so ``mx.random.seed`` makes them repeatable.
 Their distribution parameters (bounds, scales, fans) are MXNet's; the numbers drawn are this
 project's generator's, not MXNet's.
@@ -14,37 +12,9 @@ from typing import Any
 
 import numpy as np
 
-from ._initializers import InitDesc as InitDesc
-from ._initializers import Initializer as Initializer
-from ._initializers import Load as Load
-from ._initializers import Mixed as Mixed
-from ._initializers import alias as alias
-from ._initializers import bilinear_kernel
-from ._initializers import create as create
-from ._initializers import register as register
-from .base import ParamError, ShapeError
-from .ndarray import random as _random
-
-__all__ = [
-    "InitDesc",
-    "Initializer",
-    "Load",
-    "Mixed",
-    "register",
-    "alias",
-    "create",
-    "Zero",
-    "One",
-    "Constant",
-    "Uniform",
-    "Normal",
-    "Orthogonal",
-    "Xavier",
-    "MSRAPrelu",
-    "Bilinear",
-    "LSTMBias",
-    "FusedRNN",
-]
+from ..base import ParamError, ShapeError
+from ..ndarray import random as _random
+from .base import InitDesc, Initializer, alias, bilinear_kernel, create, register
 
 
 @register
@@ -386,7 +356,7 @@ class FusedRNN(Initializer):
         self._forget_bias = forget_bias
 
     def _init_weight(self, desc: str, arr: Any) -> None:
-        from .ndarray import array
+        from ..ndarray import array
 
         flat = arr.asnumpy().ravel().copy()
         layout = fused_rnn_layout(

@@ -16,7 +16,6 @@ import os
 import shutil
 import struct
 import sys
-import tempfile
 import urllib.request
 import zipfile
 from collections.abc import Iterator
@@ -24,7 +23,8 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .base import MXNetError, ParamError
+from ..base import MXNetError, ParamError
+from ..fileio import atomic_write
 
 _MXNET_DATA = "http://data.mxnet.io/"
 
@@ -89,19 +89,14 @@ def download(
 
 
 def _fetch(url: str, fname: str) -> None:
-    folder = os.path.dirname(os.path.abspath(fname))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".download-")
-    try:
-        with urllib.request.urlopen(url, timeout=60) as resp, os.fdopen(fd, "wb") as out:
-            status = getattr(resp, "status", None)
-            if status not in (None, 200):  # file:// answers have no status
-                raise OSError(f"HTTP status {status}")
-            shutil.copyfileobj(resp, out)
-        os.replace(tmp, fname)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+    with (
+        urllib.request.urlopen(url, timeout=60) as resp,
+        atomic_write(fname, "wb", "download") as out,
+    ):
+        status = getattr(resp, "status", None)
+        if status not in (None, 200):  # file:// answers have no status
+            raise OSError(f"HTTP status {status}")
+        shutil.copyfileobj(resp, out)
 
 
 def download_model(
@@ -315,7 +310,7 @@ def discard_stderr() -> Iterator[None]:
 
 
 def _data_iter_base() -> type:
-    from .io import DataIter
+    from ..io import DataIter
 
     return DataIter
 

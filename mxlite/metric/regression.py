@@ -1,6 +1,6 @@
 """The regression, likelihood and loss metrics of ``mx.metric`` (Perplexity, MAE, MSE, RMSE,
-CrossEntropy, NegativeLogLikelihood, PearsonCorrelation, Loss, Torch, Caffe), re-exported by
-``metric.py``. Values are computed on NumPy copies of the inputs, as MXNet 1.9.1 does.
+CrossEntropy, NegativeLogLikelihood, PearsonCorrelation, Loss, Torch, Caffe), handed on by
+``mx.metric``. Values are computed on NumPy copies of the inputs, as MXNet 1.9.1 does.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import Any
 
 import numpy
 
-from ._metrics import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
-from .base import ShapeError
+from ..base import ShapeError
+from .base import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
 
 
 @register

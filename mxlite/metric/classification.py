@@ -1,8 +1,4 @@
-"""Online evaluation metrics (``mx.metric``), as MXNet 1.9.1's.
-
-The base class, registry, ``create``, ``CompositeEvalMetric``, ``CustomMetric`` and ``np`` live
-in ``_metrics.py`` (its note explains ``sum_metric``/``num_inst`` and the global statistics);
-this module holds the classification metrics and ``_metrics_regression.py`` the others. Each
+"""The classification metrics of ``mx.metric`` (Accuracy, TopKAccuracy, F1, MCC, PCC). Each
 reads its inputs with ``asnumpy()`` and computes on NumPy, so every value equals MXNet's for
 the same labels and predictions, including the odd corners kept on purpose (F1 and MCC with
 ``average='macro'`` average per ``update`` call; MAE, MSE and RMSE count one instance per
@@ -16,52 +12,8 @@ from typing import Any
 
 import numpy
 
-from ._metrics import _NAMES_DOC, _as_numpy
-from ._metrics import CompositeEvalMetric as CompositeEvalMetric
-from ._metrics import CustomMetric as CustomMetric
-from ._metrics import EvalMetric as EvalMetric
-from ._metrics import alias as alias
-from ._metrics import check_label_shapes as check_label_shapes
-from ._metrics import create as create
-from ._metrics import np as np
-from ._metrics import register as register
-from ._metrics_regression import MAE as MAE
-from ._metrics_regression import MSE as MSE
-from ._metrics_regression import RMSE as RMSE
-from ._metrics_regression import Caffe as Caffe
-from ._metrics_regression import CrossEntropy as CrossEntropy
-from ._metrics_regression import Loss as Loss
-from ._metrics_regression import NegativeLogLikelihood as NegativeLogLikelihood
-from ._metrics_regression import PearsonCorrelation as PearsonCorrelation
-from ._metrics_regression import Perplexity as Perplexity
-from ._metrics_regression import Torch as Torch
-from .base import MXNetError, ParamError, ShapeError
-
-__all__ = [
-    "EvalMetric",
-    "CompositeEvalMetric",
-    "CustomMetric",
-    "check_label_shapes",
-    "create",
-    "register",
-    "alias",
-    "np",
-    "Accuracy",
-    "TopKAccuracy",
-    "F1",
-    "MCC",
-    "PCC",
-    "Perplexity",
-    "MAE",
-    "MSE",
-    "RMSE",
-    "CrossEntropy",
-    "NegativeLogLikelihood",
-    "PearsonCorrelation",
-    "Loss",
-    "Torch",
-    "Caffe",
-]
+from ..base import MXNetError, ParamError, ShapeError
+from .base import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
 
 
 @register

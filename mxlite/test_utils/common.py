@@ -1,26 +1,12 @@
-"""``mx.test_utils``: MXNet 1.9.1's public helpers for testing, on mxlite's NDArrays.
-
-Comparisons accept NDArrays, NumPy arrays and Python numbers alike: NDArrays are read back with
-``asnumpy()`` and everything is compared in NumPy. Default tolerances depend on the dtypes being
-compared (the looser of the two wins), as in MXNet 1.9.1: float16 ``rtol=1e-2, atol=1e-1``,
-float32 ``1e-4, 1e-3``, float64 ``1e-5, 1e-20``, integers and bool exact.
-
-:func:`assert_almost_equal` reports failures in MXNet's words (the largest violation, where it
-is, and the share of mismatching elements), so messages can be compared with MXNet's. Unlike
-MXNet it does not change NumPy's global print options while building them.
-
-The module has no ``__all__`` on purpose: MXNet's tests do ``from mxnet.test_utils import *``
-and then use ``np``, ``rnd``, ``npt``, ``os``, ``sys`` and ``time`` without importing them.
-
-Symbol-based checkers (``check_numeric_gradient``, ``check_symbolic_forward``, ...) live in
-``_test_utils_symbolic``; the
-sparse, gluon, optimizer and io helpers live with those parts of mxlite.
+"""The general helpers of ``mx.test_utils``: the test context and dtype, random shapes and
+data, small tensors, ``retry``, ``environment`` and the platform probes MXNet's tests call.
 
 Example::
 
     >>> import mxlite as mx
-    >>> from mxlite.test_utils import assert_almost_equal
-    >>> assert_almost_equal(mx.nd.array([1, 2]), [1.00001, 2])
+    >>> from mxlite.test_utils import rand_ndarray
+    >>> rand_ndarray((2, 3)).shape
+    (2, 3)
 """
 
 from __future__ import annotations
@@ -29,8 +15,6 @@ import functools
 import numbers
 import os
 import platform
-import sys  # noqa: F401  (re-exported for ``from mxlite.test_utils import *``)
-import time  # noqa: F401  (re-exported, as above)
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -38,75 +22,13 @@ from typing import Any
 
 import numpy as np
 import numpy.random as rnd
-import numpy.testing as npt  # noqa: F401  (re-exported, as above)
 
-import mxlite as mx
-
-from ._test_utils_compare import almost_equal as almost_equal
-from ._test_utils_compare import assert_allclose as assert_allclose
-from ._test_utils_compare import assert_almost_equal as assert_almost_equal
-from ._test_utils_compare import (
-    assert_almost_equal_ignore_nan as assert_almost_equal_ignore_nan,
-)
-from ._test_utils_compare import assert_almost_equal_with_err as assert_almost_equal_with_err
-from ._test_utils_compare import checkShapes as checkShapes
-from ._test_utils_compare import compare_ndarray_tuple as compare_ndarray_tuple
-from ._test_utils_compare import default_atols as default_atols
-from ._test_utils_compare import default_numeric_eps as default_numeric_eps
-from ._test_utils_compare import default_rtols as default_rtols
-from ._test_utils_compare import effective_dtype as effective_dtype
-from ._test_utils_compare import find_max_violation as _find_max_violation  # noqa: F401
-from ._test_utils_compare import get_atol as get_atol
-from ._test_utils_compare import get_etol as get_etol
-from ._test_utils_compare import get_rtol as get_rtol
-from ._test_utils_compare import get_tolerance as get_tolerance
-from ._test_utils_compare import get_tols as get_tols
-from ._test_utils_compare import locationError as locationError
-from ._test_utils_compare import same as same
-from ._test_utils_compare import same_array as same_array
-from ._test_utils_data import DummyIter as DummyIter
-from ._test_utils_data import discard_stderr as discard_stderr
-from ._test_utils_data import download as download
-from ._test_utils_data import download_model as download_model
-from ._test_utils_data import get_bz2_data as get_bz2_data
-from ._test_utils_data import get_cifar10 as get_cifar10
-from ._test_utils_data import get_im2rec_path as get_im2rec_path
-from ._test_utils_data import get_mnist as get_mnist
-from ._test_utils_data import get_mnist_pkl as get_mnist_pkl
-from ._test_utils_data import get_mnist_ubyte as get_mnist_ubyte
-from ._test_utils_data import get_zip_data as get_zip_data
-from ._test_utils_env import getenv as getenv
-from ._test_utils_env import setenv as setenv
-from ._test_utils_env import use_np as use_np
-from ._test_utils_optimizer import compare_optimizer as compare_optimizer
-from ._test_utils_stats import chi_square_check as chi_square_check
-from ._test_utils_stats import collapse_sum_like as collapse_sum_like
-from ._test_utils_stats import gen_buckets_probs_with_ppf as gen_buckets_probs_with_ppf
-from ._test_utils_stats import mean_check as mean_check
-from ._test_utils_stats import new_matrix_with_real_eigvals_2d as new_matrix_with_real_eigvals_2d
-from ._test_utils_stats import new_matrix_with_real_eigvals_nd as new_matrix_with_real_eigvals_nd
-from ._test_utils_stats import new_orthonormal_matrix_2d as new_orthonormal_matrix_2d
-from ._test_utils_stats import (
-    new_sym_matrix_with_real_eigvals_2d as new_sym_matrix_with_real_eigvals_2d,
-)
-from ._test_utils_stats import (
-    new_sym_matrix_with_real_eigvals_nd as new_sym_matrix_with_real_eigvals_nd,
-)
-from ._test_utils_stats import var_check as var_check
-from ._test_utils_stats import verify_generator as verify_generator
-from ._test_utils_symbolic import check_consistency as check_consistency
-from ._test_utils_symbolic import check_numeric_gradient as check_numeric_gradient
-from ._test_utils_symbolic import check_symbolic_backward as check_symbolic_backward
-from ._test_utils_symbolic import check_symbolic_forward as check_symbolic_forward
-from ._test_utils_symbolic import numeric_grad as numeric_grad
-from ._test_utils_symbolic import simple_forward as simple_forward
-from .base import MXNetError, ParamError, ShapeError
-from .context import Context, current_context, num_gpus
-from .ndarray import array as array  # re-exported: MXNet's tests use it after import *
-from .symbol import Symbol as Symbol  # re-exported, as above
+from .. import ndarray as nd
+from ..base import MXNetError, ParamError, ShapeError
+from ..context import Context, current_context, num_gpus
 
 # ---------------------------------------------------------------------------------------------
-# Contexts and dtypes (tolerances and comparisons are in _test_utils_compare.py)
+# Contexts and dtypes (tolerances and comparisons are in compare.py)
 
 
 def default_context() -> Context:
@@ -215,7 +137,7 @@ def rand_ndarray(
     shuffle_csr_indices: bool = False,
     distribution: str | None = None,
     ctx: Context | None = None,
-) -> mx.nd.NDArray:
+) -> nd.NDArray:
     """Return an NDArray of standard-normal values.
 
     Parameters
@@ -237,7 +159,7 @@ def rand_ndarray(
             "('default') storage."
         )
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
-    return mx.nd.array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
+    return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
 
 
 def _no_sparse(name: str) -> Callable[..., Any]:
@@ -275,29 +197,29 @@ def assign_each2(
     return np.array([function(x, y) for x, y in pairs], dtype=np.float64).reshape(input1.shape)
 
 
-def create_2d_tensor(rows: int, columns: int, dtype: Any = np.int64) -> mx.nd.NDArray:
+def create_2d_tensor(rows: int, columns: int, dtype: Any = np.int64) -> nd.NDArray:
     """Return a (rows, columns) NDArray whose row i holds i (for large-tensor tests)."""
-    col = mx.nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
-    return mx.nd.broadcast_to(col, shape=(rows, columns))
+    col = nd.arange(0, rows, dtype=dtype).reshape(rows, 1)
+    return nd.broadcast_to(col, shape=(rows, columns))
 
 
-def create_vector(size: int, dtype: Any = np.int64) -> mx.nd.NDArray:
+def create_vector(size: int, dtype: Any = np.int64) -> nd.NDArray:
     """Return ``arange(size)`` as an NDArray (for large-tensor tests)."""
-    return mx.nd.arange(0, size, dtype=dtype)
+    return nd.arange(0, size, dtype=dtype)
 
 
-def get_identity_mat(size: int) -> mx.nd.NDArray:
+def get_identity_mat(size: int) -> nd.NDArray:
     """Return a float32 identity matrix NDArray of shape (size, size)."""
-    mat = mx.nd.zeros((size, size))
+    mat = nd.zeros((size, size))
     for i in range(size):
         mat[i, i] = 1
     return mat
 
 
-def get_identity_mat_batch(size: int) -> mx.nd.NDArray:
+def get_identity_mat_batch(size: int) -> nd.NDArray:
     """Return a batch of two identity matrices, shape (2, size, size)."""
     eye = get_identity_mat(size).asnumpy()
-    return mx.nd.array([eye, eye])
+    return nd.array([eye, eye])
 
 
 def np_reduce(dat: np.ndarray, axis: Any, keepdims: bool, numpy_reduce_func: Callable) -> Any:
@@ -356,7 +278,7 @@ def retry(n: int) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
                 except AssertionError:
                     if i == n - 1:
                         raise
-                    mx.nd.waitall()
+                    nd.waitall()
             return None
 
         return wrapper
@@ -377,7 +299,7 @@ def _environment(env_vars: dict[str, str | None]) -> Iterator[None]:
     finally:
         try:
             # operators already pushed may still read the settings being restored
-            mx.nd.waitall()
+            nd.waitall()
         finally:
             _set_environ(snapshot)
 

@@ -1,23 +1,25 @@
 """The backward pass of imperative autograd (``mx.autograd.backward`` and ``grad``): walks the
 recorded graph from the heads in reverse order, pushing each node's gradient function to the
 engine, summing the gradients of reused arrays, and writing the variables' gradients. The
-recording itself (nodes, modes) is in autograd.py."""
+recording itself (nodes, modes) is in ``recording.py``; the NDArray methods ``attach_grad``,
+``detach`` and ``backward`` are installed here, where what they call is defined."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from .autograd import _Node, _scope, _state, set_recording
-from .base import MXNetError
-from .engine import get as _engine
-from .engine import small_enough_inline
-from .engine.segment import exec_bulk_size
-from .ndarray.ndarray import NDArray, _new
-from .ndarray.xp_nd import _op, as_entry, backward_recorded
-from .operator.registry import OpContext
-from .operator.req import OpReq
+from ..base import MXNetError
+from ..engine import get as _engine
+from ..engine import small_enough_inline
+from ..engine.segment import exec_bulk_size
+from ..ndarray.ndarray import NDArray, _new, _wrap
+from ..ndarray.xp_nd import _op, as_entry, backward_recorded
+from ..operator.registry import OpContext
+from ..operator.req import OpReq, parse_req
+from .recording import _Node, _scope, _state, mark_variables, set_recording
 
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
@@ -95,7 +97,7 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     op = prop.operator(ctx)
     resources: list = []
     if prop._has_resources:
-        from .resource import request
+        from ..resource import request
 
         shapes = [g.shape for g in in_grads if g is not None]
         resources = [request(ctx, r) for r in prop.backward_resource(shapes)]
@@ -286,3 +288,122 @@ def _zeros_for(node: _Node, i: int) -> NDArray:
     out = _new(shape, dtype, node.ctx)
     out[:] = 0
     return out
+
+
+# ---- the public entry points ---------------------------------------------------------------
+
+
+def backward(
+    heads: NDArray | Sequence[NDArray],
+    head_grads: Any = None,
+    retain_graph: bool = False,
+    train_mode: bool = True,
+) -> None:
+    """Compute the gradients of ``heads`` with respect to the marked variables, into ``.grad``.
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Output(s) to differentiate.
+    head_grads : NDArray or list of NDArray or None
+        Gradients with respect to the heads (ones when None).
+    retain_graph : bool, default False
+        Keep the graph for another backward.
+    train_mode : bool, default True
+        Run the backward in training mode.
+    """
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = (
+            [head_grads] if head_grads is None or isinstance(head_grads, NDArray) else head_grads
+        )
+    _backward(
+        list(heads), None if head_grads is None else list(head_grads), retain_graph, train_mode
+    )
+
+
+def grad(
+    heads: NDArray | Sequence[NDArray],
+    variables: NDArray | Sequence[NDArray],
+    head_grads: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    train_mode: bool = True,
+) -> list[NDArray]:
+    """Return the gradients of ``heads`` with respect to ``variables`` (not stored in .grad),
+    as a list with one array per variable, also for a single variable (as MXNet 1.9.1 does).
+
+    Parameters
+    ----------
+    heads : NDArray or list of NDArray
+        Output(s) to differentiate.
+    variables : NDArray or list of NDArray
+        Input variables to compute gradients for.
+    head_grads : NDArray or list of NDArray or None
+        Gradients with respect to the heads (ones when None).
+    retain_graph : bool, optional
+        Keep the graph for another differentiation; defaults to ``create_graph``.
+    create_graph : bool, default False
+        Record the backward computation itself, so the result can be differentiated again
+        (for operators whose backward is made of recordable operators).
+    train_mode : bool, default True
+        Run the backward in training mode.
+
+    Returns
+    -------
+    list of NDArray
+        One gradient per variable.
+    """
+    if isinstance(heads, NDArray):
+        heads = [heads]
+        head_grads = (
+            [head_grads] if head_grads is None or isinstance(head_grads, NDArray) else head_grads
+        )
+    variables = [variables] if isinstance(variables, NDArray) else list(variables)
+    if retain_graph is None:
+        retain_graph = create_graph
+    out = _backward(
+        list(heads),
+        None if head_grads is None else list(head_grads),
+        retain_graph,
+        train_mode,
+        variables,
+        create_graph,
+    )
+    # MXNet 1.9.1 returns a list even for a single variable (it rebinds ``variables`` to a
+    # list before testing for an NDArray); code written for it indexes the result.
+    return out
+
+
+# ---- NDArray methods -----------------------------------------------------------------------
+
+
+def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = None) -> None:
+    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``)."""
+    if stype not in (None, "default"):
+        raise MXNetError(
+            f"attach_grad: argument 'stype' {stype!r} is not supported; only "
+            "dense ('default') gradients exist in mxlite."
+        )
+    parse_req(grad_req, "attach_grad: grad_req")
+    mark_variables([self], [_zeros_like(self)], grad_req)
+
+
+def _detach(self: NDArray) -> NDArray:
+    """A new array sharing data with this one, outside any recorded graph."""
+    return _wrap(self._chunk, self._data, self.writable)
+
+
+def _nd_backward(
+    self: NDArray,
+    out_grad: NDArray | None = None,
+    retain_graph: bool = False,
+    train_mode: bool = True,
+) -> None:
+    """Compute the gradients of this array with respect to the marked variables."""
+    backward([self], [out_grad], retain_graph, train_mode)
+
+
+NDArray.attach_grad = _attach_grad
+NDArray.detach = _detach
+NDArray.backward = _nd_backward

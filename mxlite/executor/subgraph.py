@@ -22,9 +22,13 @@ from typing import Any
 
 import numpy as np
 
-from ...base import MXNetError
-from ..registry import OpContext
-from ..req import OpReq
+from ..base import MXNetError
+from ..operator.registry import OpContext
+from ..operator.req import OpReq
+from ..resource import request
+from ..symbol.graph import topo_order
+from ..symbol.infer import infer_shapes, infer_types
+from .gradient import NO_GRAD_OPS, ZERO_GRAD_OPS
 
 __all__ = ["SubgraphRunner", "Tape"]
 
@@ -43,8 +47,6 @@ class SubgraphRunner:
     """Executes the graph with outputs ``entries`` on arrays (see the module note)."""
 
     def __init__(self, entries: list[Any]) -> None:
-        from ...symbol.graph import topo_order
-
         self.entries = list(entries)
         self.nodes = topo_order(self.entries)
         self.inputs = [n for n in self.nodes if n.is_variable()]
@@ -63,16 +65,12 @@ class SubgraphRunner:
 
     def infer_shape(self, in_shapes: list, out_shapes: list | None = None):
         """(input shapes, output shapes), each partially known (None where unknown)."""
-        from ...symbol.infer import infer_shapes
-
         known = {id(v): s for v, s in zip(self.inputs, in_shapes) if s is not None}
         values = infer_shapes(self.entries, known)
         return self._collect(values, merge_outs=out_shapes)
 
     def infer_type(self, in_types: list, out_types: list | None = None):
         """(input dtypes, output dtypes), None where unknown."""
-        from ...symbol.infer import infer_types
-
         known = {id(v): t for v, t in zip(self.inputs, in_types) if t is not None}
         values = infer_types(self.entries, known)
         return self._collect(values, merge_outs=out_types)
@@ -88,8 +86,6 @@ class SubgraphRunner:
 
     def forward(self, arrays: list[Any], ctx: Any, is_train: bool) -> tuple[list[Any], Tape]:
         """Run the body on ``arrays`` (one per input); return its outputs and the tape."""
-        from ...resource import request
-
         if len(arrays) != len(self.inputs):
             raise MXNetError(
                 f"control flow: the body takes {len(self.inputs)} inputs "
@@ -120,9 +116,6 @@ class SubgraphRunner:
     ) -> list[Any | None]:
         """Gradients of the inputs (None where not needed or not reached) given the gradients
         of the outputs (None for zero)."""
-        from ...executor.gradient import NO_GRAD_OPS, ZERO_GRAD_OPS
-        from ...resource import request
-
         xp = ctx.xp
         grads: dict[tuple[int, int], Any] = {}
 

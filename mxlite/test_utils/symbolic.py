@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from ._test_utils_compare import assert_almost_equal, get_atol, get_rtol
-from .base import MXNetError
-from .context import Context, current_context
+from ..base import MXNetError
+from ..context import Context, current_context
+from .compare import assert_almost_equal, get_atol, get_rtol
 
 __all__ = [
     "check_symbolic_forward",
@@ -23,14 +23,14 @@ __all__ = [
 
 
 def _nd():
-    from . import ndarray
+    from .. import ndarray
 
     return ndarray
 
 
 def _bind(sym: Any, ctx: Context, args: Any, args_grad: Any = None, grad_req: Any = "write",
           aux_states: Any = None) -> Any:  # fmt: skip
-    from .executor import bind
+    from ..executor import bind
 
     return bind(sym, ctx, args, args_grad, grad_req, aux_states)
 
@@ -320,7 +320,7 @@ def check_consistency(
     """Run ``sym`` (or one symbol per entry) on each context of ``ctx_list`` (dicts with
     ``ctx``, input shapes and an optional ``type_dict``) with the same inputs, and check that
     outputs and gradients agree with the most precise run. Return the executors."""
-    from .executor import simple_bind
+    from ..executor import simple_bind
 
     syms = sym if isinstance(sym, (list, tuple)) else [sym] * len(ctx_list)
     exes = []
