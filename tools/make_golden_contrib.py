@@ -151,7 +151,7 @@ CASES = [
         "sync_bn",
         "SyncBatchNorm",
         [_u((4, 3, 2)), _u((3,), 0.5, 1.5), _u((3,)), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
-        dict(key="bn0", fix_gamma=False, eps=1e-4),
+        dict(key="bn0", fix_gamma=False, eps=1e-4, output_mean_var=True),
         True,
     ),
     ("quadratic", "quadratic", [_u((3, 4))], dict(a=1.5, b=-0.5, c=2.0), True),

@@ -1,15 +1,19 @@
 """``SyncBatchNorm`` (contrib): batch normalisation whose statistics MXNet averages over the
 ``ndev`` devices of one process. mxlite runs one executor per device without that exchange, so
-on one device (and with ``ndev=1``) it is exactly ``BatchNorm`` over axis 1; every method
-delegates to the ``BatchNorm`` entry of the registry."""
+on one device (and with ``ndev=1``) it is ``BatchNorm`` over axis 1, and delegates to the
+``BatchNorm`` entry of the registry; the one difference is its third output, the batch
+variance where BatchNorm gives the inverse standard deviation."""
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, get, register
+from ..req import OpReq
 
 __all__: list[str] = []
 
@@ -89,4 +93,25 @@ class SyncBatchNormProp(OperatorProperty):
         return self.bn.is_train_dependent()
 
     def create_operator(self, ctx: Context) -> Operator:
-        return self.bn.create_operator(ctx)
+        return _SyncBatchNormOp(self.bn.create_operator(ctx), self.param.eps)
+
+
+class _SyncBatchNormOp(Operator):
+    """BatchNorm's kernel, with the variance (not 1/std) as the third output."""
+
+    def __init__(self, bn: Operator, eps: float) -> None:
+        self.bn = bn
+        self.eps = eps
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        inv = out_data[2]
+        self.bn.forward(op_ctx, in_data, req, out_data, aux)
+        if req[2] != OpReq.NULL:
+            with np.errstate(divide="ignore"):
+                inv[...] = 1.0 / (inv * inv) - inv.dtype.type(self.eps)
+
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
+        outs = list(out_data)
+        if outs[2] is not None:
+            outs[2] = 1.0 / (outs[2] + outs[2].dtype.type(self.eps)) ** 0.5
+        self.bn.backward(op_ctx, out_grad, in_data, outs, req, in_grad, aux)
