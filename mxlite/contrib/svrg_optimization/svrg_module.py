@@ -20,10 +20,19 @@ from ...base import MXNetError, ParamError
 from ...callback import BatchEndParam
 from ...initializer import Uniform
 from ...module import Module
-from ...module._local_store import create_store
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
+
+
+def _create_store(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
+    """The store Module would make, and whether it updates (MXNet's model._create_kvstore)."""
+    from ... import model
+
+    make = getattr(model, "_create_kvstore", None)
+    if make is None:  # before the KVStore package, Module makes its local store itself
+        from ...module._local_store import create_store as make
+    return make(kvstore, num_device, arg_params)
 
 
 def _as_list(obj: Any) -> list:
@@ -161,7 +170,7 @@ class SVRGModule(Module):
         """The _SVRGOptimizer, with an index-to-name map that also names the full-gradient
         keys."""
         batch_size = self._exec_group.batch_size
-        store, update_on_kvstore = create_store(kvstore, self._ctx_len, self._arg_params or {})
+        store, update_on_kvstore = _create_store(kvstore, self._ctx_len, self._arg_params or {})
         if store is not None and "dist" in store.type and "_sync" in store.type:
             batch_size *= store.num_workers
         names = self._exec_group.param_names
