@@ -1,5 +1,6 @@
 """The operator registry and every operator (``mx.operator`` holds the custom-op API)."""
 
+from . import contrib as contrib
 from . import custom as custom
 from . import nn as nn
 from . import optimizer_multi_ops as optimizer_multi_ops
