@@ -10,6 +10,7 @@ from . import image as image
 from . import linalg as linalg
 from . import op as op
 from . import random as random
+from . import sparse as sparse
 from .functions import arange as arange
 from .functions import eye as eye
 from .functions import full as full

@@ -110,21 +110,22 @@ def check_symbolic_forward(
     ctx: Context | None = None,
     equal_nan: bool = False,
     dtype: Any = np.float32,
-) -> list[np.ndarray]:
+) -> list[Any]:
     """Check that ``sym``'s outputs at ``location`` equal ``expected`` (list or dict of
-    numpy arrays); return the outputs."""
+    numpy arrays); return the executor's output NDArrays, as MXNet does."""
     _check_dtype("check_symbolic_forward", dtype)
     ctx = ctx or current_context()
     args = _location(sym, location, ctx, dtype)
     aux = _aux(sym, aux_states, ctx, dtype)
     exe = _bind(sym, ctx, args, None, "null", aux)
-    outputs = [o.asnumpy() for o in exe.forward(is_train=False)]
+    results = exe.forward(is_train=False)
+    outputs = [o.asnumpy() for o in results]
     if isinstance(expected, dict):
         expected = [expected[k] for k in sym.list_outputs()]
     for name, want, got in zip(sym.list_outputs(), expected, outputs):
         assert_almost_equal(want, got, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
                             equal_nan=equal_nan)  # fmt: skip
-    return outputs
+    return results
 
 
 def check_symbolic_backward(
@@ -140,10 +141,11 @@ def check_symbolic_backward(
     grad_stypes: Any = None,
     equal_nan: bool = False,
     dtype: Any = np.float32,
-) -> dict[str, np.ndarray]:
+) -> dict[str, Any]:
     """Check the gradients of ``sym`` at ``location`` for head gradients ``out_grads``
     against ``expected`` (list or dict); with ``grad_req='add'`` the expected values are
-    added to random initial gradients. Return the gradients."""
+    added to random initial gradients; ``grad_stypes`` (name to storage type) asks for sparse
+    gradient arrays. Return the gradient NDArrays by name, as MXNet does."""
     _check_dtype("check_symbolic_backward", dtype)
     ctx = ctx or current_context()
     nd = _nd()
@@ -161,6 +163,9 @@ def check_symbolic_backward(
                     dtype=np.asarray(_asnumpy(v)).dtype if keep else dtype)
         for k, v in expected.items()
     }  # fmt: skip
+    for k, st in (grad_stypes or {}).items():
+        if k in grads and st not in (None, "default"):
+            grads[k] = nd.zeros(grads[k].shape, ctx=ctx, dtype=grads[k].dtype, stype=st)
     initial = {k: g.asnumpy() for k, g in grads.items()}
     exe = _bind(sym, ctx, args, grads, {k: grad_req.get(k, "null") for k in names}, aux)
     exe.forward(is_train=True)
@@ -205,7 +210,7 @@ def check_symbolic_backward(
             )
         else:
             raise MXNetError(f"check_symbolic_backward: invalid grad_req {req!r} for {name!r}.")
-    return got  # fmt: skip
+    return grads
 
 
 def numeric_grad(
@@ -275,7 +280,14 @@ def check_numeric_gradient(
     grad_req = dict.fromkeys(grad_nodes, "write") if not isinstance(grad_nodes, dict) else dict(
         grad_nodes)  # fmt: skip
     args = _to_nd(loc, ctx, dtype)
-    grads = {k: _nd().zeros(args[k].shape, ctx=ctx, dtype=dtype) for k in grad_req}
+    given = _as_dict(sym, location, names, "location")
+    for k, v in given.items():  # sparse arrays are bound as they are, as MXNet does
+        if isinstance(v, _nd().NDArray) and v.stype != "default":
+            args[k] = v.as_in_context(ctx)
+    grads = {
+        k: _nd().zeros(args[k].shape, ctx=ctx, dtype=dtype, stype=(grad_stype_dict or {}).get(k))
+        for k in grad_req
+    }
     exe = _bind(sym, ctx, args, grads, {k: grad_req.get(k, "null") for k in names},
                 _to_nd(aux, ctx, dtype))  # fmt: skip
     out = exe.forward(is_train=use_forward_train)[0]
