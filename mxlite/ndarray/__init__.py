@@ -69,5 +69,9 @@ _populate(
         "image": image,
     },
 )
+# MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits
+# below this one: the name is given from here)
+_operator.NDArray = NDArray
+_operator.__all__.append("NDArray")
 del _operator
 from .sparse_array import cast_storage as cast_storage  # noqa: E402  (over the generated one)
