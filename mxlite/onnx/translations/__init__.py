@@ -2,6 +2,8 @@
 (``registry.register_onnx``), and the operators that ONNX cannot express, with the reason."""
 
 from ...operator.registry import register_onnx
+from . import contrib as contrib
+from . import detection as detection
 from . import math as math
 from . import nn as nn
 from . import random as random
@@ -29,7 +31,9 @@ register_onnx(
         "mp_lamb_update_phase1 mp_lamb_update_phase2 mp_nag_mom_update mp_sgd_mom_update "
         "mp_sgd_update multi_mp_sgd_mom_update multi_mp_sgd_update multi_sgd_mom_update "
         "multi_sgd_update nag_mom_update rmsprop_update rmspropalex_update sgd_mom_update "
-        "sgd_update signsgd_update signum_update"
+        "sgd_update signsgd_update signum_update _adamw_update _mp_adamw_update "
+        "_multi_adamw_update _multi_mp_adamw_update _contrib_group_adagrad_update "
+        "_sparse_adagrad_update"
     ).split(),
     why_not=_TRAIN,
 )
@@ -65,5 +69,52 @@ register_onnx(
     "_slice_assign_scalar",
     "_ravel_multi_index",
     "_unravel_index",
+    why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
+)
+register_onnx(
+    "all_finite",
+    "multi_all_finite",
+    why_not="it checks gradients for AMP's loss scaling, a step of training.",
+)
+register_onnx(
+    "_contrib_MultiBoxTarget",
+    "_contrib_bipartite_matching",
+    "_contrib_box_encode",
+    "_contrib_hawkesll",
+    why_not="it computes training targets or a training likelihood.",
+)
+register_onnx(
+    "_sparse_retain",
+    "_contrib_getnnz",
+    why_not="it reads sparse storage (row indices, non-zero counts), which ONNX tensors lack.",
+)
+register_onnx(
+    "_foreach",
+    "_while_loop",
+    "_cond",
+    why_not="control flow with subgraphs is not exported yet (ONNX's Loop, Scan and If could "
+    "hold it).",
+)
+register_onnx(
+    "_contrib_MultiBoxDetection",
+    "_contrib_Proposal",
+    "_contrib_MultiProposal",
+    why_not="its per-class decoding and suppression is not exported yet (MXNet 1.9.1 does not "
+    "export it either); export box_decode and box_nms instead.",
+)
+register_onnx(
+    "_contrib_PSROIPooling",
+    "_contrib_RROIAlign",
+    why_not="ONNX has no position-sensitive or rotated region pooling.",
+)
+register_onnx(
+    "_contrib_DeformableConvolution",
+    "_contrib_ModulatedDeformableConvolution",
+    why_not="ONNX's DeformConv (opset 19) is not run by ONNX Runtime.",
+)
+register_onnx(
+    "_contrib_count_sketch",
+    "_contrib_index_array",
+    "_contrib_allclose",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )

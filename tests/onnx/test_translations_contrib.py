@@ -1,0 +1,150 @@
+"""ONNX translations of the contrib, AMP and storage operators (mxlite/onnx/translations/
+contrib.py and detection.py), attributes at their edges: ONNX Runtime against mxlite, and the
+import of each exported graph back into mxlite where mxlite's importer reads every node."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+
+from .cases import export_and_compare, import_and_compare
+
+pytest.importorskip("onnx")
+pytest.importorskip("onnxruntime")
+
+S = mx.sym
+C = mx.sym.contrib
+RNG = np.random.default_rng(1)
+X, Y = S.var("x"), S.var("y")
+
+
+def r(*shape, low=-2.0, high=2.0, dtype=np.float32) -> np.ndarray:
+    return RNG.uniform(low, high, shape).astype(dtype)
+
+
+def dets(b: int, n: int, classes: int = 3) -> np.ndarray:
+    """Detections (b, n, 6): class id, score, corner box; some overlapping, some tied."""
+    xy = RNG.uniform(0, 8, (b, n, 2))
+    wh = RNG.uniform(1, 4, (b, n, 2))
+    cls = RNG.integers(0, classes, (b, n, 1))
+    score = np.round(RNG.uniform(0, 1, (b, n, 1)), 1)  # ties on purpose
+    return np.concatenate([cls, score, xy, xy + wh], -1).astype(np.float32)
+
+
+BN = {"b_gamma": r(3), "b_beta": r(3), "b_moving_mean": r(3), "b_moving_var": r(3, low=0.5)}
+ROIS = np.array([[0, 1, 1, 6, 5], [1, 0, 2, 3.5, 7], [-1, 0, 0, 4, 4], [0, 2, 2, 2.5, 2.2]],
+                np.float32)  # fmt: skip
+QKV = r(4, 2, 12)
+
+# id -> (symbol, inputs, params)
+CASES: dict[str, tuple] = {
+    "amp_cast": (S.amp_cast(X, dtype="float16"), {"x": r(2, 3)}, {}),
+    "amp_cast_int_untouched": (S.amp_cast(X, dtype="float16"),
+                               {"x": np.array([1, 2], np.int32)}, {}),
+    "amp_multicast": (S.Group(list(S.amp_multicast(X, Y, num_outputs=2))),
+                      {"x": r(2, 3).astype(np.float16), "y": r(2, 3)}, {}),
+    "amp_multicast_narrow": (S.Group(list(S.amp_multicast(X, Y, num_outputs=2,
+                                                          cast_narrow=True))),
+                             {"x": r(2, 3).astype(np.float16), "y": r(2, 3)}, {}),
+    "cast_storage": (S.cast_storage(X, stype="default") * 2, {"x": r(2, 3)}, {}),
+    "sync_batch_norm": (C.SyncBatchNorm(X, name="b", key="k"), {"x": r(2, 3, 4)}, BN),
+    "batch_norm_v1": (S.BatchNorm_v1(X, fix_gamma=False, eps=1e-3, name="b"),
+                      {"x": r(2, 3, 2, 2)}, BN),
+    "ste_and_multiplier": (S.Group([C.round_ste(X), C.sign_ste(X),
+                                    C.gradientmultiplier(X, scalar=-1.0)]),
+                           {"x": np.array([[-2.5, -0.5, 0.0], [0.5, 1.5, 2.4]], np.float32)},
+                           {}),
+    "div_sqrt_dim": (C.div_sqrt_dim(X), {"x": r(2, 3, 5)}, {}),
+    "quadratic": (C.quadratic(X, a=1.5, b=-0.5, c=2.0), {"x": r(2, 3)}, {}),
+    "sparse_embedding": (C.SparseEmbedding(X, input_dim=5, output_dim=2, name="e"),
+                         {"x": np.array([[0, 4], [2, 2]], np.float32)}, {"e_weight": r(5, 2)}),
+    "square_sum": (S.Group([S._internal._square_sum(X, axis=1),
+                            S._internal._square_sum(X, axis=0, keepdims=True)]),
+                   {"x": r(3, 4)}, {}),
+    "scatter_forms": (S.Group([S._internal._scatter_elemwise_div(X, Y),
+                               S._internal._scatter_plus_scalar(X, scalar=1.5),
+                               S._internal._scatter_minus_scalar(X, scalar=0.5)]),
+                      {"x": r(2, 3), "y": r(2, 3, low=0.5)}, {}),
+    "index_copy": (C.index_copy(X, S.var("i"), Y),
+                   {"x": r(5, 3), "i": np.array([4, 0], np.int64), "y": r(2, 3)}, {}),
+    "quantize_dequantize_uint8": (
+        S.Group([C.dequantize(*C.quantize(X, S.var("lo"), S.var("hi"), out_type="uint8"))]),
+        {"x": r(3, 4, low=-1, high=3), "lo": np.array([-1], np.float32),
+         "hi": np.array([3], np.float32)}, {}),
+    "quantize_int8": (S.Group(list(C.quantize(X, S.var("lo"), S.var("hi"), out_type="int8"))),
+                      {"x": r(3, 4, low=-3, high=2), "lo": np.array([-3], np.float32),
+                       "hi": np.array([2], np.float32)}, {}),
+    "box_iou_corner": (C.box_iou(X, Y), {"x": np.array([[0, 0, 2, 2], [1, 1, 3, 3],
+                                                        [2, 2, 1, 1]], np.float32),
+                                         "y": r(2, 2, 4, low=0, high=3)}, {}),
+    "box_iou_center": (C.box_iou(X, Y, format="center"), {"x": r(3, 4, low=0.5, high=3),
+                                                          "y": r(2, 4, low=0.5, high=3)}, {}),
+    "box_decode_center": (C.box_decode(X, Y, std0=0.1, std1=0.1, std2=0.2, std3=0.2),
+                          {"x": r(2, 3, 4, low=-1, high=1), "y": r(1, 4, 4, low=1, high=3)}, {}),
+    "box_decode_corner_clip": (C.box_decode(X, Y, clip=0.5, format="corner"),
+                               {"x": r(2, 3, 4, low=-1, high=1),
+                                "y": np.sort(r(1, 3, 4, low=0, high=4), -1)}, {}),
+    "roi_align": (C.ROIAlign(X, Y, pooled_size=(2, 3), spatial_scale=0.5),
+                  {"x": r(2, 2, 6, 7), "y": ROIS}, {}),
+    "roi_align_aligned_ratio": (C.ROIAlign(X, Y, pooled_size=(3, 2), spatial_scale=1.0,
+                                           sample_ratio=2, aligned=True),
+                                {"x": r(2, 2, 6, 7), "y": ROIS}, {}),
+    "bilinear_resize": (C.BilinearResize2D(X, height=5, width=7), {"x": r(1, 2, 3, 4)}, {}),
+    "bilinear_resize_down_to_1": (C.BilinearResize2D(X, height=1, width=3),
+                                  {"x": r(1, 2, 4, 6)}, {}),
+    "bilinear_resize_align": (C.BilinearResize2D(X, height=6, width=2, align_corners=True),
+                              {"x": r(2, 1, 3, 5)}, {}),
+    "bilinear_resize_like": (C.BilinearResize2D(X, Y, mode="like"),
+                             {"x": r(1, 2, 3, 4), "y": r(1, 1, 5, 2)}, {}),
+    "bilinear_resize_scale": (C.BilinearResize2D(X, scale_height=2.0, scale_width=0.5),
+                              {"x": r(1, 2, 3, 4)}, {}),
+    "adaptive_pool_global": (C.AdaptiveAvgPooling2D(X), {"x": r(2, 3, 5, 4)}, {}),
+    "adaptive_pool_even": (C.AdaptiveAvgPooling2D(X, output_size=(2, 3)),
+                           {"x": r(2, 3, 4, 6)}, {}),
+    "adaptive_pool_uneven": (C.AdaptiveAvgPooling2D(X, output_size=(3, 4)),
+                             {"x": r(2, 3, 5, 7)}, {}),
+    "multibox_prior": (C.MultiBoxPrior(X, sizes=(0.5, 0.25), ratios=(1, 2, 0.5), clip=True),
+                       {"x": r(2, 3, 4, 5)}, {}),
+    "selfatt": (S.Group([C.interleaved_matmul_selfatt_qk(X, heads=2),
+                         C.interleaved_matmul_selfatt_valatt(X, Y, heads=2)]),
+                {"x": QKV, "y": r(4, 4, 4)}, {}),
+    "encdec": (S.Group([C.interleaved_matmul_encdec_qk(X, Y, heads=2),
+                        C.interleaved_matmul_encdec_valatt(Y, S.var("a"), heads=2)]),
+               {"x": r(3, 2, 4), "y": r(5, 2, 8), "a": r(4, 3, 5)}, {}),
+    "box_nms_default": (C.box_nms(X), {"x": dets(2, 12)}, {}),
+    "box_nms_class_aware": (C.box_nms(X, id_index=0, overlap_thresh=0.3, valid_thresh=0.15,
+                                      topk=6, background_id=2), {"x": dets(2, 16)}, {}),
+    "box_nms_force_center_out": (C.box_nms(X, id_index=0, force_suppress=True, topk=50,
+                                           out_format="center"), {"x": dets(1, 10)}, {}),
+    "box_nms_center_in_4d": (C.box_nms(X, coord_start=0, score_index=4, in_format="center",
+                                       overlap_thresh=0.1),
+                             {"x": np.abs(r(2, 2, 7, 5, low=0.5, high=6))}, {}),
+    "box_nms_topk0": (C.box_nms(X, topk=0, out_format="center"), {"x": dets(1, 4)}, {}),
+}  # fmt: skip
+
+DYNAMIC = {"box_nms_default", "box_nms_class_aware", "roi_align", "bilinear_resize",
+           "adaptive_pool_uneven", "sync_batch_norm", "amp_multicast"}  # fmt: skip
+# exported graphs whose nodes mxlite's importer does not read back (ONNX operators with no
+# mxlite counterpart: NonMaxSuppression, RoiAlign, ScatterND, Resize's linear modes ...)
+IMPORT = {"amp_cast", "cast_storage", "sync_batch_norm", "batch_norm_v1", "div_sqrt_dim",
+          "quadratic", "sparse_embedding", "scatter_forms", "adaptive_pool_global",
+          "adaptive_pool_even", "multibox_prior", "box_decode_center",
+          "box_iou_corner"}  # fmt: skip
+
+
+def other_batch(feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    return {k: np.concatenate([v, v[:1]]) if v.ndim > 1 else v for k, v in feeds.items()}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_translation(case: str, tmp_path) -> None:
+    sym, feeds, params = CASES[case]
+    dynamic = case in DYNAMIC
+    path = export_and_compare(
+        sym, feeds, params, str(tmp_path / "m.onnx"), dynamic_batch=dynamic,
+        other_batch=other_batch(feeds) if dynamic else None,
+    )  # fmt: skip
+    if case in IMPORT:
+        import_and_compare(path, feeds)
