@@ -158,21 +158,24 @@ class BoxNMSProp(OperatorProperty):
 
 
 def nms_keep(boxes: np.ndarray, ids: np.ndarray | None, thresh: float, fmt: str) -> np.ndarray:
-    """Which of ``boxes`` (sorted best first) survive greedy suppression at ``thresh``."""
+    """Which of ``boxes`` (sorted best first) survive greedy suppression at ``thresh``.
+
+    The pairwise overlaps are computed at once; the greedy pass then only reads rows of that
+    matrix (a box suppressed by an earlier one suppresses nothing)."""
     n = boxes.shape[0]
     keep = np.ones(n, dtype=bool)
+    if n < 2:
+        return keep
     area = _area(np, boxes, fmt)
+    inter = _intersection(np, boxes[:, None, :], boxes[None, :, :], fmt)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hit = inter / (area[:, None] + area[None, :] - inter) > thresh
+    if ids is not None:
+        hit &= ids[:, None] == ids[None, :]
+    hit = np.triu(hit, k=1)
     for r in range(n - 1):
-        if not keep[r]:
-            continue
-        rest = slice(r + 1, n)
-        inter = _intersection(np, boxes[r], boxes[rest], fmt)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            iou = inter / (area[r] + area[rest] - inter)
-        hit = iou > thresh
-        if ids is not None:
-            hit &= ids[rest] == ids[r]
-        keep[rest] &= ~hit
+        if keep[r]:
+            keep &= ~hit[r]
     return keep
 
 
