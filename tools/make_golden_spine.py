@@ -24,7 +24,7 @@ What it records (issue 12):
 
 Inputs and parameters are not stored: :func:`init_array` makes them from NumPy's legacy
 ``RandomState`` (the same stream in every NumPy version), and the test calls it too. Large
-arrays are stored as :func:`summary`: their sum, 2-norm and a random projection.
+arrays are stored as :func:`summary`: their sum, 2-norm and a projection on a fixed direction.
 
 The helpers below are plain NumPy, so the test imports this file (``main`` does not run).
 """
