@@ -128,10 +128,8 @@ DYNAMIC = {"box_nms_default", "box_nms_class_aware", "roi_align", "bilinear_resi
            "adaptive_pool_uneven", "sync_batch_norm", "amp_multicast"}  # fmt: skip
 # exported graphs whose nodes mxlite's importer does not read back (ONNX operators with no
 # mxlite counterpart: NonMaxSuppression, RoiAlign, ScatterND, Resize's linear modes ...)
-IMPORT = {"amp_cast", "cast_storage", "sync_batch_norm", "batch_norm_v1", "div_sqrt_dim",
-          "quadratic", "sparse_embedding", "scatter_forms", "adaptive_pool_global",
-          "adaptive_pool_even", "multibox_prior", "box_decode_center",
-          "box_iou_corner"}  # fmt: skip
+IMPORT = set(CASES) - {"adaptive_pool_uneven", "index_copy"} - {
+    c for c in CASES if c.startswith("box_nms") and c != "box_nms_topk0"}  # fmt: skip
 
 
 def other_batch(feeds: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
