@@ -113,6 +113,14 @@ CASES: dict[str, tuple] = {
     "encdec": (S.Group([C.interleaved_matmul_encdec_qk(X, Y, heads=2),
                         C.interleaved_matmul_encdec_valatt(Y, S.var("a"), heads=2)]),
                {"x": r(3, 2, 4), "y": r(5, 2, 8), "a": r(4, 3, 5)}, {}),
+    "all_finite": (S.Group([S.all_finite(X), S.multi_all_finite(X, Y, num_arrays=2)]),
+                   {"x": r(2, 3), "y": np.array([1, np.inf, 2], np.float32)}, {}),
+    "allclose": (S.Group([C.allclose(X, Y, rtol=0.1, atol=0.01),
+                          C.allclose(X, Y, equal_nan=False)]),
+                 {"x": np.array([1, np.nan, 2.05], np.float32),
+                  "y": np.array([1.05, np.nan, 2], np.float32)}, {}),
+    "index_array": (S.Group([C.index_array(X), C.index_array(X, axes=(-1, 0))]),
+                    {"x": r(2, 3, 4)}, {}),
     "box_nms_default": (C.box_nms(X), {"x": dets(2, 12)}, {}),
     "box_nms_class_aware": (C.box_nms(X, id_index=0, overlap_thresh=0.3, valid_thresh=0.15,
                                       topk=6, background_id=2), {"x": dets(2, 16)}, {}),
@@ -125,10 +133,11 @@ CASES: dict[str, tuple] = {
 }  # fmt: skip
 
 DYNAMIC = {"box_nms_default", "box_nms_class_aware", "roi_align", "bilinear_resize",
-           "adaptive_pool_uneven", "sync_batch_norm", "amp_multicast"}  # fmt: skip
+           "adaptive_pool_uneven", "sync_batch_norm", "amp_multicast",
+           "index_array"}  # fmt: skip
 # exported graphs whose nodes mxlite's importer does not read back (ONNX operators with no
 # mxlite counterpart: NonMaxSuppression, RoiAlign, ScatterND, Resize's linear modes ...)
-IMPORT = set(CASES) - {"adaptive_pool_uneven", "index_copy"} - {
+IMPORT = set(CASES) - {"adaptive_pool_uneven", "index_copy", "all_finite", "index_array"} - {
     c for c in CASES if c.startswith("box_nms") and c != "box_nms_topk0"}  # fmt: skip
 
 
@@ -145,4 +154,50 @@ def test_translation(case: str, tmp_path) -> None:
         other_batch=other_batch(feeds) if dynamic else None,
     )  # fmt: skip
     if case in IMPORT:
+        import_and_compare(path, feeds)
+
+
+def test_unexpressible_attributes_are_named(tmp_path) -> None:
+    out = str(tmp_path / "m.onnx")
+    ps = C.ROIAlign(X, Y, pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True,
+                    name="psroi")  # fmt: skip
+    with pytest.raises(mx.MXNetError, match="psroi.*ROIAlign.*position_sensitive=True"):
+        mx.onnx.export_model(ps, {}, [(1, 8, 4, 4), (1, 5)], onnx_file_path=out)
+    al = C.ROIAlign(X, Y, pooled_size=(2, 2), spatial_scale=1.0, aligned=True, name="al")
+    with pytest.raises(mx.MXNetError, match="al.*aligned=True.*opset 16"):
+        mx.onnx.export_model(al, {}, [(1, 2, 4, 4), (1, 5)], onnx_file_path=out,
+                             opset_version=15)  # fmt: skip
+    acc = S.all_finite(X, init_output=False, name="acc")
+    with pytest.raises(mx.MXNetError, match="acc.*init_output=False"):
+        mx.onnx.export_model(acc, {}, [(2,)], onnx_file_path=out)
+    cs = C.count_sketch(X, Y, S.var("s"), out_dim=4, name="cs")
+    with pytest.raises(mx.MXNetError, match="cs.*_contrib_count_sketch.*not exported"):
+        mx.onnx.export_model(cs, {}, [(2, 3), (1, 3), (1, 3)], onnx_file_path=out)
+
+
+def test_import_roi_align_and_linear_resize_from_other_tools(tmp_path) -> None:
+    import onnx
+    from onnx import TensorProto, helper
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 2, 6, 7])
+    rois = helper.make_tensor_value_info("rois", TensorProto.FLOAT, [3, 4])
+    idx = helper.make_tensor_value_info("idx", TensorProto.INT64, [3])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("a", "b")]
+    nodes = [
+        helper.make_node("RoiAlign", ["x", "rois", "idx"], ["a"], output_height=2,
+                         output_width=3, sampling_ratio=2, spatial_scale=0.5),
+        helper.make_node("Resize", ["x", "", "", "sizes"], ["b"], mode="linear",
+                         coordinate_transformation_mode="half_pixel"),
+    ]  # fmt: skip
+    sizes = helper.make_tensor("sizes", TensorProto.INT64, [4], [2, 2, 9, 4])
+    for opset in (13, 16):  # RoiAlign without and with its half-pixel shift
+        graph = helper.make_graph(nodes, "g", [x, rois, idx], outs, [sizes])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+        path = str(tmp_path / f"m{opset}.onnx")
+        onnx.save(model, path)
+        feeds = {
+            "x": r(2, 2, 6, 7),
+            "idx": np.array([0, 1, 1], np.int64),
+            "rois": np.array([[1, 1, 6, 5], [0, 2, 3.5, 7], [2, 2, 2.5, 2.2]], np.float32),
+        }
         import_and_compare(path, feeds)

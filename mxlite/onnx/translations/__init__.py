@@ -72,11 +72,6 @@ register_onnx(
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
 register_onnx(
-    "all_finite",
-    "multi_all_finite",
-    why_not="it checks gradients for AMP's loss scaling, a step of training.",
-)
-register_onnx(
     "_contrib_MultiBoxTarget",
     "_contrib_bipartite_matching",
     "_contrib_box_encode",
@@ -114,7 +109,5 @@ register_onnx(
 )
 register_onnx(
     "_contrib_count_sketch",
-    "_contrib_index_array",
-    "_contrib_allclose",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )

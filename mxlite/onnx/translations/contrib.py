@@ -301,3 +301,60 @@ register_onnx("_contrib_interleaved_matmul_selfatt_valatt")(
 register_onnx("_contrib_interleaved_matmul_encdec_valatt")(
     lambda ctx: _heads_merge(ctx, ctx.op1("MatMul", [ctx.inputs[1], _heads_split(ctx, 0, 2, 1)]))
 )
+
+
+# ---- checks and index grids -------------------------------------------------------------------
+
+
+def _all_of(ctx: NodeContext, flags: str) -> str:
+    """1 when every boolean of ``flags`` is true, else 0, as an int32 scalar."""
+    return ctx.reduce("ReduceMin", ctx.cast(flags, np.int32), None, False, None)
+
+
+@register_onnx("all_finite", "multi_all_finite")
+def _all_finite(ctx: NodeContext) -> None:
+    if not ctx.param.init_output:
+        raise ctx.fail("init_output=False", "it accumulates into the previous output's value.")
+    alls = []
+    for x in ctx.inputs:
+        bad = ctx.op1("Or", [ctx.op1("IsInf", [x]), ctx.op1("IsNaN", [x])])
+        alls.append(_all_of(ctx, ctx.op1("Not", [bad])))
+    y = alls[0] if len(alls) == 1 else ctx.op1("Min", alls)
+    ctx.cast(ctx.op1("Reshape", [y, ctx.ints([1], "one")]), np.float32, ctx.out())
+
+
+@register_onnx("_contrib_allclose")
+def _allclose(ctx: NodeContext) -> None:
+    p, (a, b), dt = ctx.param, ctx.inputs, ctx.dtype()
+    tol = ctx.op1(
+        "Add",
+        [
+            ctx.scalar(p.atol, dt, "atol"),
+            ctx.op1("Mul", [ctx.scalar(p.rtol, dt, "rtol"), ctx.op1("Abs", [b])]),
+        ],
+    )
+    close = ctx.op1("LessOrEqual", [ctx.op1("Abs", [ctx.op1("Sub", [a, b])]), tol])
+    if p.equal_nan:
+        both = ctx.op1("And", [ctx.op1("IsNaN", [a]), ctx.op1("IsNaN", [b])])
+        close = ctx.op1("Or", [close, both])
+    ctx.cast(_all_of(ctx, close), np.uint8, ctx.out())
+
+
+@register_onnx("_contrib_index_array")
+def _index_array(ctx: NodeContext) -> None:
+    x, ndim = ctx.inputs[0], ctx.ndim()
+    axes = list(range(ndim)) if ctx.param.axes is None else [a % ndim for a in ctx.param.axes]
+    shape = ctx.op1("Shape", [x])
+    zero, one = ctx.scalar(0, np.int64, "zero"), ctx.scalar(1, np.int64, "one")
+    grids = []
+    for a in axes:
+        n = ctx.op1("Gather", [shape, ctx.scalar(a, np.int64, "axis")])
+        line = ctx.op1("Range", [zero, n, one])
+        line = ctx.op1("Reshape", [line, ctx.ints([-1 if i == a else 1 for i in range(ndim)])])
+        grids.append(ctx.unsqueeze(ctx.op1("Expand", [line, shape]), [ndim]))
+    if not grids:
+        raise ctx.fail("axes=()", "an index array with no axes is empty.")
+    if len(grids) == 1:
+        ctx.op1("Identity", grids, ctx.out())
+    else:
+        ctx.op1("Concat", grids, ctx.out(), axis=-1)
