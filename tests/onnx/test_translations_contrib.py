@@ -121,6 +121,12 @@ CASES: dict[str, tuple] = {
                   "y": np.array([1.05, np.nan, 2], np.float32)}, {}),
     "index_array": (S.Group([C.index_array(X), C.index_array(X, axes=(-1, 0))]),
                     {"x": r(2, 3, 4)}, {}),
+    "modulated_deformable_conv": (
+        C.ModulatedDeformableConvolution(X, S.var("off"), S.var("m"), kernel=(3, 2), stride=(2, 1),
+                                         pad=(1, 1), dilate=(1, 2), num_filter=4, num_group=2,
+                                         num_deformable_group=2, name="dc"),
+        {"x": r(2, 4, 7, 8), "off": r(2, 24, 4, 8), "m": r(2, 12, 4, 8, low=0, high=1)},
+        {"dc_weight": r(4, 2, 3, 2), "dc_bias": r(4)}),
     "box_nms_default": (C.box_nms(X), {"x": dets(2, 12)}, {}),
     "box_nms_class_aware": (C.box_nms(X, id_index=0, overlap_thresh=0.3, valid_thresh=0.15,
                                       topk=6, background_id=2), {"x": dets(2, 16)}, {}),
@@ -137,7 +143,8 @@ DYNAMIC = {"box_nms_default", "box_nms_class_aware", "roi_align", "bilinear_resi
            "index_array"}  # fmt: skip
 # exported graphs whose nodes mxlite's importer does not read back (ONNX operators with no
 # mxlite counterpart: NonMaxSuppression, RoiAlign, ScatterND, Resize's linear modes ...)
-IMPORT = set(CASES) - {"adaptive_pool_uneven", "index_copy", "all_finite", "index_array"} - {
+IMPORT = set(CASES) - {"adaptive_pool_uneven", "index_copy", "all_finite", "index_array",
+                          "modulated_deformable_conv"} - {
     c for c in CASES if c.startswith("box_nms") and c != "box_nms_topk0"}  # fmt: skip
 
 
@@ -170,6 +177,12 @@ def test_unexpressible_attributes_are_named(tmp_path) -> None:
     acc = S.all_finite(X, init_output=False, name="acc")
     with pytest.raises(mx.MXNetError, match="acc.*init_output=False"):
         mx.onnx.export_model(acc, {}, [(2,)], onnx_file_path=out)
+    dc = C.ModulatedDeformableConvolution(X, Y, S.var("m"), kernel=(1, 1), num_filter=1,
+                                          no_bias=True, name="dcn")  # fmt: skip
+    with pytest.raises(mx.MXNetError, match="dcn.*opset_version=18.*opset 19"):
+        mx.onnx.export_model(dc, {"dcn_weight": np.ones((1, 1, 1, 1), np.float32)},
+                             [(1, 1, 2, 2), (1, 2, 2, 2), (1, 1, 2, 2)], onnx_file_path=out,
+                             opset_version=18)  # fmt: skip
     cs = C.count_sketch(X, Y, S.var("s"), out_dim=4, name="cs")
     with pytest.raises(mx.MXNetError, match="cs.*_contrib_count_sketch.*not exported"):
         mx.onnx.export_model(cs, {}, [(2, 3), (1, 3), (1, 3)], onnx_file_path=out)

@@ -104,8 +104,9 @@ register_onnx(
 )
 register_onnx(
     "_contrib_DeformableConvolution",
-    "_contrib_ModulatedDeformableConvolution",
-    why_not="ONNX's DeformConv (opset 19) is not run by ONNX Runtime.",
+    why_not="MXNet's DCN v1 kernel samples only points inside the map and repeats its last row "
+    "and column, where ONNX's DeformConv pads with zeros: results differ at the borders "
+    "(ModulatedDeformableConvolution is exported).",
 )
 register_onnx(
     "_contrib_count_sketch",

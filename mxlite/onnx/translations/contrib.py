@@ -358,3 +358,28 @@ def _index_array(ctx: NodeContext) -> None:
         ctx.op1("Identity", grids, ctx.out())
     else:
         ctx.op1("Concat", grids, ctx.out(), axis=-1)
+
+
+@register_onnx("_contrib_ModulatedDeformableConvolution")
+def _deformable_conv(ctx: NodeContext) -> None:
+    # DCN v2 samples as ONNX's DeformConv does: bilinear, zero outside the map
+    p = ctx.param
+    if ctx.opset < 19:
+        raise ctx.fail(f"opset_version={ctx.opset}", "ONNX has DeformConv from opset 19.")
+    n = len(p.kernel)
+    if n != 2:
+        raise ctx.fail(f"kernel={p.kernel}", "ONNX DeformConv is exported for 2-D kernels.")
+    data, offset, mask, weight = ctx.inputs[:4]
+    bias = ctx.inputs[4] if len(ctx.inputs) > 4 else ""
+    pad = list(p.pad) if p.pad else [0, 0]
+    ctx.op1(
+        "DeformConv",
+        [data, weight, offset, bias, mask],
+        ctx.out(),
+        kernel_shape=list(p.kernel),
+        strides=list(p.stride) if p.stride else [1, 1],
+        dilations=list(p.dilate) if p.dilate else [1, 1],
+        pads=pad + pad,
+        group=p.num_group,
+        offset_group=p.num_deformable_group,
+    )
