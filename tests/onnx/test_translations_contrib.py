@@ -214,3 +214,23 @@ def test_import_roi_align_and_linear_resize_from_other_tools(tmp_path) -> None:
             "rois": np.array([[1, 1, 6, 5], [0, 2, 3.5, 7], [2, 2, 2.5, 2.2]], np.float32),
         }
         import_and_compare(path, feeds)
+
+
+def test_detection_head_exports_end_to_end(tmp_path) -> None:
+    # an SSD-style head: anchors, decoded boxes, class scores, class-aware suppression
+    feat = S.Convolution(X, kernel=(3, 3), pad=(1, 1), num_filter=4, name="feat")
+    anchors = C.MultiBoxPrior(feat, sizes=(0.3, 0.6), ratios=(1, 2), clip=True)
+    loc = S.Convolution(feat, kernel=(1, 1), num_filter=12, name="loc")
+    loc = S.Reshape(S.transpose(loc, axes=(0, 2, 3, 1)), shape=(0, -1, 4))
+    cls = S.Convolution(feat, kernel=(1, 1), num_filter=9, name="cls")
+    cls = S.softmax(S.Reshape(S.transpose(cls, axes=(0, 2, 3, 1)), shape=(0, -1, 3)), axis=-1)
+    boxes = C.box_decode(loc, anchors, std0=0.1, std1=0.1, std2=0.2, std3=0.2, format="corner")
+    det = S.Concat(S.argmax(cls, axis=-1, keepdims=True), S.max(cls, axis=-1, keepdims=True),
+                   boxes, dim=-1)  # fmt: skip
+    sym = C.box_nms(det, id_index=0, valid_thresh=0.34, topk=40, overlap_thresh=0.45)
+    params = {"feat_weight": r(4, 3, 3, 3, low=-0.5, high=0.5), "feat_bias": r(4),
+              "loc_weight": r(12, 4, 1, 1, low=-0.3, high=0.3), "loc_bias": r(12),
+              "cls_weight": r(9, 4, 1, 1), "cls_bias": r(9)}  # fmt: skip
+    feeds = {"x": r(2, 3, 6, 6)}
+    export_and_compare(sym, feeds, params, str(tmp_path / "ssd.onnx"), dynamic_batch=True,
+                       other_batch=other_batch(feeds))  # fmt: skip
