@@ -10,6 +10,9 @@ from . import random as random
 from . import rnn as rnn
 from . import shape as shape
 
+# operators whose translation needs a newer opset than the oldest supported (13)
+NEEDS_OPSET: dict[str, int] = {"_contrib_ModulatedDeformableConvolution": 19}
+
 _RANDOM = "ONNX samples only uniform, normal and multinomial distributions, with fixed parameters."
 _TRAIN = "it updates weights during training; ONNX graphs are for inference."
 _LINALG = "ONNX has no such linear-algebra operator."

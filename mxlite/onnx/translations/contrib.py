@@ -29,7 +29,19 @@ def _cast_each(ctx: NodeContext) -> None:
 register_onnx("cast_storage", "_contrib_gradientmultiplier")(_identity)
 register_onnx("_contrib_SparseEmbedding")(_embedding)
 register_onnx("_contrib_round_ste")(lambda ctx: _round(ctx, ctx.inputs[0], ctx.out()))
-register_onnx("_contrib_sign_ste")(lambda ctx: ctx.op1("Sign", ctx.inputs, ctx.out()))
+
+
+@register_onnx("_contrib_sign_ste")
+def _sign_ste(ctx: NodeContext) -> None:
+    x = ctx.inputs[0]
+    if np.dtype(ctx.dtype()).kind != "f":
+        ctx.op1("Sign", [x], ctx.out())
+        return
+    # MXNet's sign of NaN is 0; ONNX's is NaN
+    zero = ctx.scalar(0, ctx.dtype(), "zero")
+    ctx.op1("Where", [ctx.op1("IsNaN", [x]), zero, ctx.op1("Sign", [x])], ctx.out())
+
+
 register_onnx("_square_sum")(_reducer("ReduceSumSquare"))
 # the scatter forms differ from the dense ones only for sparse storage
 register_onnx("_scatter_elemwise_div")(_binary(_BINARY["div"]))
