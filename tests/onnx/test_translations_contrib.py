@@ -240,3 +240,12 @@ def test_detection_head_exports_end_to_end(tmp_path) -> None:
     feeds = {"x": r(2, 3, 6, 6)}
     export_and_compare(sym, feeds, params, str(tmp_path / "ssd.onnx"), dynamic_batch=True,
                        other_batch=other_batch(feeds))  # fmt: skip
+
+
+@pytest.mark.parametrize("opset", [13, 18])
+@pytest.mark.parametrize(
+    "case", ["box_nms_class_aware", "roi_align", "bilinear_resize", "all_finite", "square_sum"]
+)
+def test_translation_older_opsets(case: str, opset: int, tmp_path) -> None:
+    sym, feeds, params = CASES[case]
+    export_and_compare(sym, feeds, params, str(tmp_path / "m.onnx"), opset=opset)
