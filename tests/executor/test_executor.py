@@ -225,13 +225,13 @@ def test_a_failing_step_is_named_in_the_error_whatever_the_bulking():
     def _fail(xp, x, env, out):
         raise FloatingPointError("kernel exploded")
 
-    if registry.find("_exec_failing_op") is None:
+    if registry.find("_test_exec_failing_op") is None:
         simple_op(
-            "_exec_failing_op", forward=_fail, gradient=lambda xp, g, env: g,
+            "_test_exec_failing_op", forward=_fail, gradient=lambda xp, g, env: g,
             grad_needs=GradNeeds.OUT_GRAD, doc="fails (tests)",
         )  # fmt: skip
     d = mx.sym.var("d")
-    net = mx.sym._internal._exec_failing_op(d, name="bad") * 2 + 1
+    net = mx.sym._internal._test_exec_failing_op(d, name="bad") * 2 + 1
     exe = net.bind(mx.cpu(), {"d": mx.nd.ones((3,))})
     exe.forward()
     with pytest.raises(mx.MXNetError, match="engine function 'bad' on cpu"):

@@ -1,7 +1,7 @@
 """ONNX translations of the contrib, AMP and storage operators whose inference computation ONNX
-holds: casts and identities, element-wise helpers, ``box_iou``/``box_decode``, ``ROIAlign``,
-``BilinearResize2D``, ``AdaptiveAvgPooling2D``, ``MultiBoxPrior`` (``box_nms`` is in
-``detection.py``)."""
+holds: identities, element-wise helpers, ``box_iou``/``box_decode``, ``ROIAlign``,
+``BilinearResize2D``, ``AdaptiveAvgPooling2D``, ``MultiBoxPrior``, attention products, checks
+(``box_nms`` is in ``detection.py``; ``amp_cast``/``amp_multicast`` in ``math.py``)."""
 
 from __future__ import annotations
 
@@ -13,17 +13,6 @@ from ...operator.registry import register_onnx
 from .._walk import NodeContext
 from .math import _BINARY, _binary, _reducer, _round, _scalar
 from .nn import _embedding, _identity
-
-
-@register_onnx("amp_cast", "amp_multicast")
-def _cast_each(ctx: NodeContext) -> None:
-    # each output is its input at the dtype inference gave it (AMP leaves other dtypes alone)
-    for k, x in enumerate(ctx.inputs):
-        if np.dtype(ctx.out_dtypes[k]) == np.dtype(ctx.in_dtypes[k]):
-            ctx.alias(k, x)
-        else:
-            ctx.cast(x, ctx.out_dtypes[k], ctx.outputs[k])
-
 
 # inference forms: storage is dense in ONNX; the gradient tricks are identities forward
 register_onnx("cast_storage", "_contrib_gradientmultiplier")(_identity)

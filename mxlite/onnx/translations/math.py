@@ -139,6 +139,16 @@ def _cast(ctx: NodeContext) -> None:
     ctx.cast(ctx.inputs[0], ctx.param.dtype, ctx.out())
 
 
+@register_onnx("amp_cast", "amp_multicast")
+def _amp_cast(ctx: NodeContext) -> None:
+    # inference chose each output's dtype (float16/float32 inputs cast, others kept)
+    for i, x in enumerate(ctx.inputs):
+        if ctx.out_dtypes[i] == ctx.in_dtypes[i]:
+            ctx.alias(i, x)
+        else:
+            ctx.cast(x, ctx.out_dtypes[i], ctx.out(i))
+
+
 # ---- binary, broadcast and scalar ---------------------------------------------------------
 
 
