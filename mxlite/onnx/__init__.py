@@ -33,11 +33,15 @@ def get_operator_support(opset_version: int | None = None) -> list[str]:
     """
     require_onnx()
     from ..operator import registry
+    from .translations import NEEDS_OPSET
 
     if opset_version is not None and opset_version < MIN_OPSET:
         return []
+    opset = newest_opset() if opset_version is None else opset_version
     return sorted(
-        name for name, cls in registry.all_ops().items() if callable(cls.onnx_translation())
+        name
+        for name, cls in registry.all_ops().items()
+        if callable(cls.onnx_translation()) and NEEDS_OPSET.get(cls.op_name, 0) <= opset
     )
 
 

@@ -15,7 +15,14 @@ __all__ = ["export_to_proto", "load_params", "load_symbol"]
 
 # ONNX operators whose ONNX Runtime kernels (1.2x-1.32) stop at opset 21
 ORT_OLD_KERNELS = frozenset(
-    {"MaxRoiPool", "RandomUniform", "RandomNormal", "RandomUniformLike", "RandomNormalLike"}
+    {
+        "MaxRoiPool",
+        "RoiAlign",
+        "RandomUniform",
+        "RandomNormal",
+        "RandomUniformLike",
+        "RandomNormalLike",
+    }
 )
 ORT_OPSET = 21
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..base import MXNetError
-from . import _import_ops, _import_rnn, _import_tensor  # noqa: F401  (fill the table)
+from . import _import_contrib, _import_ops, _import_rnn, _import_tensor  # noqa: F401  (fill the table)
 from ._importer import Importer
 from ._lib import require_onnx
 

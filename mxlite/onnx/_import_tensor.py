@@ -165,7 +165,7 @@ def _pad(im: Importer) -> Any:
 
 _REDUCE = {
     "ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min",
-    "ReduceProd": "prod", "ReduceL2": "norm", "ReduceL1": "norm",
+    "ReduceProd": "prod", "ReduceL2": "norm", "ReduceL1": "norm", "ReduceSumSquare": "sum",
 }  # fmt: skip
 
 
@@ -174,13 +174,16 @@ def _reduce(im: Importer) -> Any:
     op = im.node.op_type
     axes = _axes_input(im)
     keep = bool(im.attr("keepdims", 1))
+    x = im.x(0)
+    if op == "ReduceSumSquare":
+        x = im.sym.square(x, name=im.name("_sq"))
     if axes is None and im.attr("noop_with_empty_axes", 0):
-        return im.op("_copy")(im.x(0), name=im.name())
+        return im.op("_copy")(x, name=im.name())
     axis = None if axes is None else tuple(axes)
     if op in ("ReduceL2", "ReduceL1"):
         return im.sym.norm(im.x(0), ord=2 if op == "ReduceL2" else 1, axis=axis, keepdims=keep,
                            name=im.name())  # fmt: skip
-    return getattr(im.sym, _REDUCE[op])(im.x(0), axis=axis, keepdims=keep, name=im.name())
+    return getattr(im.sym, _REDUCE[op])(x, axis=axis, keepdims=keep, name=im.name())
 
 
 @_importer("ArgMax", "ArgMin")
@@ -243,8 +246,13 @@ def _slice(im: Importer) -> Any:
 
 @_importer("Resize", "Upsample")
 def _resize(im: Importer) -> Any:
-    if im.attr("mode", "nearest") != "nearest":
-        raise im.fail("only nearest-neighbour resizing has an MXNet equivalent (UpSampling).")
+    mode = im.attr("mode", "nearest")
+    if mode == "linear" and im.node.op_type == "Resize" and im.rank() == 4:
+        from ._import_contrib import resize_linear
+
+        return resize_linear(im)
+    if mode != "nearest":
+        raise im.fail("only nearest and 4-D linear resizing have MXNet equivalents.")
     scales = im.const(2 if im.node.op_type == "Resize" else 1)
     if scales is None or len(scales) != 4 or scales[2] != scales[3] or scales[2] % 1:
         raise im.fail("UpSampling needs one integer scale on both spatial axes.")

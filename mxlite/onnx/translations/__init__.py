@@ -2,11 +2,16 @@
 (``registry.register_onnx``), and the operators that ONNX cannot express, with the reason."""
 
 from ...operator.registry import register_onnx
+from . import contrib as contrib
+from . import detection as detection
 from . import math as math
 from . import nn as nn
 from . import random as random
 from . import rnn as rnn
 from . import shape as shape
+
+# operators whose translation needs a newer opset than the oldest supported (13)
+NEEDS_OPSET: dict[str, int] = {"_contrib_ModulatedDeformableConvolution": 19}
 
 _RANDOM = "ONNX samples only uniform, normal and multinomial distributions, with fixed parameters."
 _TRAIN = "it updates weights during training; ONNX graphs are for inference."
@@ -29,7 +34,9 @@ register_onnx(
         "mp_lamb_update_phase1 mp_lamb_update_phase2 mp_nag_mom_update mp_sgd_mom_update "
         "mp_sgd_update multi_mp_sgd_mom_update multi_mp_sgd_update multi_sgd_mom_update "
         "multi_sgd_update nag_mom_update rmsprop_update rmspropalex_update sgd_mom_update "
-        "sgd_update signsgd_update signum_update"
+        "sgd_update signsgd_update signum_update _adamw_update _mp_adamw_update "
+        "_multi_adamw_update _multi_mp_adamw_update _contrib_group_adagrad_update "
+        "_sparse_adagrad_update"
     ).split(),
     why_not=_TRAIN,
 )
@@ -42,10 +49,6 @@ register_onnx(
     why_not=_LINALG,
 )
 register_onnx("CTCLoss", "softmax_cross_entropy", why_not="it is a training loss.")
-register_onnx(
-    "all_finite", "multi_all_finite",
-    why_not="it is AMP's loss-scaling check in training, not part of an inference graph.",
-)  # fmt: skip
 register_onnx("Custom", why_not="a custom operator runs Python code that ONNX cannot hold.")
 register_onnx("gamma", "gammaln", "erfinv", why_not="ONNX has no such special function.")
 register_onnx(
@@ -69,5 +72,46 @@ register_onnx(
     "_slice_assign_scalar",
     "_ravel_multi_index",
     "_unravel_index",
+    why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
+)
+register_onnx(
+    "_contrib_MultiBoxTarget",
+    "_contrib_bipartite_matching",
+    "_contrib_box_encode",
+    "_contrib_hawkesll",
+    why_not="it computes training targets or a training likelihood.",
+)
+register_onnx(
+    "_sparse_retain",
+    "_contrib_getnnz",
+    why_not="it reads sparse storage (row indices, non-zero counts), which ONNX tensors lack.",
+)
+register_onnx(
+    "_foreach",
+    "_while_loop",
+    "_cond",
+    why_not="control flow with subgraphs is not exported yet (ONNX's Loop, Scan and If could "
+    "hold it).",
+)
+register_onnx(
+    "_contrib_MultiBoxDetection",
+    "_contrib_Proposal",
+    "_contrib_MultiProposal",
+    why_not="its per-class decoding and suppression is not exported yet (MXNet 1.9.1 does not "
+    "export it either); export box_decode and box_nms instead.",
+)
+register_onnx(
+    "_contrib_PSROIPooling",
+    "_contrib_RROIAlign",
+    why_not="ONNX has no position-sensitive or rotated region pooling.",
+)
+register_onnx(
+    "_contrib_DeformableConvolution",
+    why_not="MXNet's DCN v1 kernel samples only points inside the map and repeats its last row "
+    "and column, where ONNX's DeformConv pads with zeros: results differ at the borders "
+    "(ModulatedDeformableConvolution is exported).",
+)
+register_onnx(
+    "_contrib_count_sketch",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )

@@ -81,12 +81,13 @@ def _fully_connected(ctx: NodeContext) -> None:
         ctx.alias(0, y)
 
 
-@register_onnx("BatchNorm", "BatchNorm_v1")
+@register_onnx("BatchNorm", "BatchNorm_v1", "_contrib_SyncBatchNorm")
 def _batch_norm(ctx: NodeContext) -> None:
     # inference: the moving statistics normalise whatever use_global_stats says
     p = ctx.param
     x, gamma, beta, mean, var = ctx.inputs
-    ndim, axis = ctx.ndim(), p.axis % ctx.ndim()
+    ndim = ctx.ndim()
+    axis = getattr(p, "axis", 1) % ndim  # BatchNorm_v1 and SyncBatchNorm: axis 1
     channels = ctx.in_shapes[0][axis]
     dtype = ctx.dtype()
     if p.fix_gamma:
@@ -97,7 +98,7 @@ def _batch_norm(ctx: NodeContext) -> None:
     # another axis: x * a + b with per-channel constants shaped to broadcast along it
     vals = ctx.values
     if any(v is None for v in vals[2:]) or (not p.fix_gamma and vals[1] is None):
-        raise ctx.fail(f"axis={p.axis}", "its statistics must be parameters for axis != 1.")
+        raise ctx.fail(f"axis={axis}", "its statistics must be parameters for axis != 1.")
     g = np.ones(channels, dtype) if p.fix_gamma else vals[1]
     scale = g / np.sqrt(vals[4].astype(np.float64) + p.eps)
     shift = vals[2] - vals[3] * scale
