@@ -4,6 +4,7 @@ from . import block as block
 from . import loss as loss
 from . import nn as nn
 from . import parameter as parameter
+from . import rnn as rnn
 from . import trainer as trainer
 from . import utils as utils
 from .block import Block as Block
