@@ -21,6 +21,7 @@ from . import autograd as autograd
 from . import callback as callback
 from . import executor as executor
 from . import gluon as gluon
+from . import image as image
 from . import initializer as initializer
 from . import io as io
 from . import lr_scheduler as lr_scheduler
@@ -30,9 +31,11 @@ from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import onnx as onnx
 from . import optimizer as optimizer
 from . import profiler as profiler
 from . import random as random
+from . import recordio as recordio
 from . import rnn as rnn
 from . import runtime as runtime
 from . import symbol as symbol
@@ -46,6 +49,7 @@ from .util import np_shape as np_shape
 from .util import set_np_shape as set_np_shape
 from .util import use_np_shape as use_np_shape
 
+img = image
 init = initializer
 mod = module
 mon = monitor

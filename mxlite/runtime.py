@@ -31,7 +31,7 @@ def _enabled() -> set[str]:
         on.add("CUDA")
     if _has("mpi4py"):
         on.add("DIST_KVSTORE")
-    if _has("PIL") or _has("cv2"):
+    if _has("cv2"):
         on.add("OPENCV")
     return on
 

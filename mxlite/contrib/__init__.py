@@ -3,8 +3,9 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
+from . import onnx as onnx
 
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "onnx"]

@@ -1,6 +1,7 @@
 """``mx.gluon``: blocks, parameters, layers, losses and the Trainer, as MXNet 1.9.1's."""
 
 from . import block as block
+from . import data as data
 from . import loss as loss
 from . import nn as nn
 from . import parameter as parameter

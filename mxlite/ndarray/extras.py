@@ -9,8 +9,8 @@ is ordered by the engine like any other ``mx.nd`` call. The two legacy functions
 C++ "NDArray functions" (``onehot_encode`` and ``fill_element_0index``) are built from
 ``one_hot`` and ``where`` instead of being operators of their own.
 
-``imdecode`` decodes with Pillow (the optional ``mxlite[image]`` extra) on the calling thread,
-as MXNet decoded with OpenCV before returning. Its result follows MXNet's C++ code: a
+``imdecode`` decodes with OpenCV (the optional ``mxlite[image]`` extra), as ``mx.image`` does,
+on the calling thread, as MXNet decoded before returning. Its result follows MXNet's C++ code: a
 ``(channels, height, width)`` array in OpenCV's channel order (BGR), float32 unless ``mean``
 says otherwise. (MXNet 1.9.1's own ``mx.nd.imdecode`` fails on every input, because it passes
 the bytes as a C string that stops at the first NUL; mxlite makes it work as documented.)
@@ -22,7 +22,6 @@ the bytes as a C string that stops at the first NUL; mxlite makes it work as doc
 
 from __future__ import annotations
 
-import io
 import warnings
 from typing import Any
 
@@ -209,25 +208,13 @@ def fill_element_0index(lhs: NDArray, mhs: NDArray, rhs: NDArray, out: Any = Non
 
 def _decode(where: str, data: bytes, channels: int) -> np.ndarray:
     """Decode to an (h, w, c) uint8 array in OpenCV's channel order (BGR, BGRA or gray)."""
+    from ..opencv import decode_bgr
+
     try:
-        from PIL import Image
-    except ImportError as exc:
-        raise MXNetError(
-            f"{where}: decoding images needs Pillow; install it with "
-            "`pip install mxlite[image]` (or `pip install Pillow`)."
-        ) from exc
-    try:
-        img = Image.open(io.BytesIO(data))
-        img.load()
-    except Exception as exc:  # Pillow raises several types for bad data
-        raise MXNetError(f"{where}: argument 'str_img' could not be decoded as an image.") from exc
-    if channels == 1:
-        return np.asarray(img.convert("L"))[:, :, None]
-    if img.mode == "L":
-        return np.asarray(img)[:, :, None]
-    has_alpha = "A" in img.mode or "transparency" in img.info
-    rgb = np.asarray(img.convert("RGBA" if has_alpha else "RGB"))
-    return rgb[:, :, [2, 1, 0, 3] if has_alpha else [2, 1, 0]]
+        img = decode_bgr(where, data, 0 if channels == 1 else -1)
+    except MXNetError as exc:
+        raise MXNetError(f"{where}: argument 'str_img' could not be decoded: {exc}") from exc
+    return img[:, :, : max(channels, 1)]
 
 
 def imdecode(

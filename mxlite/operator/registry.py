@@ -50,9 +50,13 @@ __all__ = [
     "merge_shape",
     "shape_assign",
     "dtype_assign",
+    "register_onnx",
 ]
 
 _REGISTRY: dict[str, type[OperatorProperty]] = {}
+# ONNX translations by operator name (see OperatorProperty.onnx_translation); the functions
+# live in mxlite/onnx/translations/, the one package that imports onnx
+_ONNX: dict[str, Any] = {}
 _PROP_CACHE_LIMIT = 4096  # distinct keyword sets kept per operator (scalars vary per call)
 
 
@@ -310,6 +314,13 @@ class OperatorProperty:
     def where(self, name: str | None = None) -> str:
         return f"{self.op_name}(name={name!r})" if name else self.op_name
 
+    @classmethod
+    def onnx_translation(cls) -> Any:
+        """The operator's ONNX translation (a function of an export context), a string saying
+        why it cannot be expressed in ONNX, or None when nobody wrote either. Filled once
+        ``mxlite.onnx`` is imported."""
+        return _ONNX.get(cls.op_name)
+
 
 def shape_is_known(shape: Shape | None) -> bool:
     """Whether ``shape`` is fully known (not None, no 0 dimension standing for 'unknown')."""
@@ -376,6 +387,25 @@ def register(
             _REGISTRY[n] = cls
         return cls
 
+    return deco
+
+
+def register_onnx(*names: str, why_not: str | None = None) -> Callable[[Any], Any]:
+    """Register an ONNX translation for the operators ``names`` (a decorator); with
+    ``why_not`` instead, record that they cannot be expressed in ONNX and why."""
+
+    def deco(fn: Any) -> Any:
+        for n in names:
+            cls = _REGISTRY.get(n)
+            if cls is None:
+                raise MXNetError(f"register_onnx: operator {n!r} is not registered.")
+            if cls.op_name in _ONNX:
+                raise MXNetError(f"register_onnx: {n!r} already has an ONNX translation.")
+            _ONNX[cls.op_name] = fn if why_not is None else why_not
+        return fn
+
+    if why_not is not None:
+        deco(None)
     return deco
 
 

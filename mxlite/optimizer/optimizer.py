@@ -9,9 +9,10 @@ so each update is one engine operation. It keeps MXNet 1.9.1's attribute names e
 ``mxnet.*`` classes, so the object's ``__dict__`` is the file format.
 
 Files written by MXNet name ``mxnet.optimizer.optimizer.SGD``, ``mxnet.ndarray.ndarray.NDArray``
-and so on; :func:`loads_states` maps every ``mxnet.*`` global to the mxlite object of the same
-name. :func:`dumps_states` writes the ``mxnet.*`` names back (protocol 2, whose globals are plain
-text), so MXNet 1.9.1 loads our files too.
+and so on; :func:`loads_states` reads them through mxlite's restricted unpickler
+(``mxlite/fileio.py``), which admits registered optimizers, schedulers and NDArrays under
+MXNet's names and refuses anything else. :func:`dumps_states` writes the ``mxnet.*`` names
+back (protocol 2, whose globals are plain text), so MXNet 1.9.1 loads our files too.
 
 Learning rate and weight decay of parameter ``index``: the global value times the multiplier
 found first in ``param_dict[index]``, ``lr_mult[index]``/``wd_mult[index]``, or the entry of

@@ -1,0 +1,14 @@
+"""``mx.image`` (also ``mx.img``): image decoding, augmentation and the Python image
+iterators, with OpenCV (``mxlite[image]``) as the codec."""
+
+from . import detection as detection
+from . import image as image
+from .augmenters import *  # noqa: F403
+from .augmenters import __all__ as _aug_all
+from .detection import *  # noqa: F403
+from .detection import __all__ as _det_all
+from .image import *  # noqa: F403
+from .image import __all__ as _img_all
+from .image_iter import ImageIter as ImageIter
+
+__all__ = [*_img_all, *_aug_all, *_det_all, "ImageIter", "image", "detection"]

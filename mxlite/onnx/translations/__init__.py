@@ -1,0 +1,69 @@
+"""The operators' ONNX translations, registered into the operator registry by name
+(``registry.register_onnx``), and the operators that ONNX cannot express, with the reason."""
+
+from ...operator.registry import register_onnx
+from . import math as math
+from . import nn as nn
+from . import random as random
+from . import rnn as rnn
+from . import shape as shape
+
+_RANDOM = "ONNX samples only uniform, normal and multinomial distributions, with fixed parameters."
+_TRAIN = "it updates weights during training; ONNX graphs are for inference."
+_LINALG = "ONNX has no such linear-algebra operator."
+
+register_onnx(
+    *(
+        "_random_exponential _random_exponential_like _random_gamma _random_gamma_like "
+        "_random_generalized_negative_binomial _random_generalized_negative_binomial_like "
+        "_random_negative_binomial _random_negative_binomial_like _random_poisson "
+        "_random_poisson_like _random_randint _sample_exponential _sample_gamma "
+        "_sample_generalized_negative_binomial _sample_negative_binomial _sample_normal "
+        "_sample_poisson _sample_uniform _sample_unique_zipfian _shuffle"
+    ).split(),
+    why_not=_RANDOM,
+)
+register_onnx(
+    *(
+        "adam_update ftml_update ftrl_update lamb_update_phase1 lamb_update_phase2 "
+        "mp_lamb_update_phase1 mp_lamb_update_phase2 mp_nag_mom_update mp_sgd_mom_update "
+        "mp_sgd_update multi_mp_sgd_mom_update multi_mp_sgd_update multi_sgd_mom_update "
+        "multi_sgd_update nag_mom_update rmsprop_update rmspropalex_update sgd_mom_update "
+        "sgd_update signsgd_update signum_update"
+    ).split(),
+    why_not=_TRAIN,
+)
+register_onnx(
+    *(
+        "_linalg_det _linalg_extractdiag _linalg_extracttrian _linalg_gelqf _linalg_inverse "
+        "_linalg_makediag _linalg_maketrian _linalg_potrf _linalg_potri _linalg_slogdet "
+        "_linalg_sumlogdiag _linalg_syevd _linalg_trmm _linalg_trsm"
+    ).split(),
+    why_not=_LINALG,
+)
+register_onnx("CTCLoss", "softmax_cross_entropy", why_not="it is a training loss.")
+register_onnx("Custom", why_not="a custom operator runs Python code that ONNX cannot hold.")
+register_onnx("gamma", "gammaln", "erfinv", why_not="ONNX has no such special function.")
+register_onnx(
+    *(
+        "_random_pdf_dirichlet _random_pdf_exponential _random_pdf_gamma "
+        "_random_pdf_generalized_negative_binomial _random_pdf_negative_binomial "
+        "_random_pdf_normal "
+        "_random_pdf_poisson _random_pdf_uniform"
+    ).split(),
+    why_not="probability densities are not exported.",
+)
+register_onnx(
+    "BilinearSampler", "GridGenerator", "SpatialTransformer", "Correlation",
+    why_not="ONNX has no sampler with MXNet's grid convention before opset 16's GridSample, "
+    "and no correlation layer.",
+)  # fmt: skip
+register_onnx("im2col", "col2im", "khatri_rao", "_histogram", "diag",
+              why_not="ONNX has no such operator.")  # fmt: skip
+register_onnx(
+    "_slice_assign",
+    "_slice_assign_scalar",
+    "_ravel_multi_index",
+    "_unravel_index",
+    why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
+)

@@ -1,0 +1,1 @@
+"""Command line tools: ``python -m mxlite.tools.im2rec``."""
