@@ -1,6 +1,7 @@
 """The operator registry and every operator (``mx.operator`` holds the custom-op API)."""
 
 from . import custom as custom
+from . import image as image
 from . import nn as nn
 from . import optimizer_multi_ops as optimizer_multi_ops
 from . import optimizer_ops as optimizer_ops
