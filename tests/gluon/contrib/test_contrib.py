@@ -91,3 +91,30 @@ def test_variational_dropout_keeps_one_mask_per_sequence():
         contrib.rnn.VariationalDropoutCell(
             rnn.BidirectionalCell(rnn.RNNCell(2), rnn.RNNCell(2)), drop_states=0.5
         )
+
+
+@pytest.mark.parametrize("kind", ["RNN", "LSTM", "GRU"])
+@pytest.mark.parametrize("dims", [1, 2, 3])
+def test_conv_cells_shapes_and_names(kind, dims):
+    cls = getattr(contrib.rnn, f"Conv{dims}D{kind}Cell")
+    spatial = (7, 6, 5)[:dims]
+    cell = cls((2, *spatial), 3, 3, 3, prefix="c_")
+    outs, _ = cell.unroll(2, [mx.sym.var("a"), mx.sym.var("b")])
+    group = mx.sym.Group(outs)
+    assert group.list_outputs() == ["c_t0_out_output", "c_t1_out_output"]
+    out_spatial = tuple(s - 2 for s in spatial)
+    shapes = group.infer_shape(a=(1, 2, *spatial), b=(1, 2, *spatial))[1]
+    assert shapes == [(1, 3, *out_spatial)] * 2
+
+
+def test_conv_cell_infers_channels_and_matches_hybridized():
+    cell = contrib.rnn.Conv1DLSTMCell((0, 7), 4, (3,), (3,), i2h_pad=(1,))
+    cell.initialize(mx.init.Uniform(0.3))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 3, 5, 7)))
+    out, states = cell.unroll(3, x, merge_outputs=True)
+    assert cell.i2h_weight.shape == (16, 5, 3) and out.shape == (2, 3, 4, 7)
+    cell.hybridize()
+    out2, _ = cell.unroll(3, x, merge_outputs=True)
+    np.testing.assert_allclose(out2.asnumpy(), out.asnumpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(mx.base.MXNetError, match="odd"):
+        contrib.rnn.Conv2DGRUCell((1, 4, 4), 2, 3, 2)
