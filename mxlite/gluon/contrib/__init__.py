@@ -1,4 +1,6 @@
-"""``mx.gluon.contrib``: experimental layers (``nn``) and recurrent cells (``rnn``)."""
+"""``mx.gluon.contrib``: experimental layers (``nn``), recurrent cells (``rnn``) and the
+``estimator`` training loop."""
 
+from . import estimator as estimator
 from . import nn as nn
 from . import rnn as rnn
