@@ -118,3 +118,11 @@ def test_conv_cell_infers_channels_and_matches_hybridized():
     np.testing.assert_allclose(out2.asnumpy(), out.asnumpy(), rtol=1e-5, atol=1e-6)
     with pytest.raises(mx.base.MXNetError, match="odd"):
         contrib.rnn.Conv2DGRUCell((1, 4, 4), 2, 3, 2)
+
+
+def test_interval_sampler():
+    assert list(contrib.data.IntervalSampler(7, 3)) == [0, 3, 6, 1, 4, 2, 5]
+    assert list(contrib.data.IntervalSampler(7, 3, rollover=False)) == [0, 3, 6]
+    assert len(contrib.data.IntervalSampler(7, 3, rollover=False)) == 3
+    with pytest.raises(ValueError):
+        contrib.data.IntervalSampler(3, 3)
