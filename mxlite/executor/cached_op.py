@@ -31,7 +31,7 @@ from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import NDArray
-from ..symbol.graph import topo_order
+from ..symbol.graph import Node, topo_order
 from .bind import bind
 
 __all__ = ["CachedOp"]
@@ -101,6 +101,22 @@ def _run_forward(bound: _Bound, inputs: Any, is_train: bool) -> list[NDArray]:
     return [o.copy() for o in exe.outputs]
 
 
+def _dedup_outputs(sym: Any) -> Any:
+    """As MXNet's CachedOp: an output listed again (a block returning ``o, [o]``) becomes a
+    ``_copy`` of it, so that every output is its own entry and its head gradient counts."""
+    seen: dict[tuple[int, int], int] = {}
+    entries = []
+    for node, i in sym._entries:
+        n = seen.get((id(node), i))
+        if n is None:
+            seen[(id(node), i)] = 0
+            entries.append((node, i))
+        else:
+            seen[(id(node), i)] = n + 1
+            entries.append((Node("_copy", f"{node.name}_copy{n}", {}, [(node, i)]), 0))
+    return type(sym)(entries) if len(seen) < len(entries) else sym
+
+
 class CachedOp:
     """A symbol compiled once and called like an operator on NDArrays.
 
@@ -116,6 +132,7 @@ class CachedOp:
     """
 
     def __init__(self, sym: Any, flags: Any = ()) -> None:
+        sym = _dedup_outputs(sym)
         self._sym = sym
         self._flags = dict(flags)
         self._inputs = sym.list_inputs()

@@ -1,10 +1,13 @@
 """``mx.gluon``: blocks, parameters, layers, losses and the Trainer, as MXNet 1.9.1's."""
 
 from . import block as block
+from . import contrib as contrib
 from . import data as data
 from . import loss as loss
+from . import model_zoo as model_zoo
 from . import nn as nn
 from . import parameter as parameter
+from . import rnn as rnn
 from . import trainer as trainer
 from . import utils as utils
 from .block import Block as Block

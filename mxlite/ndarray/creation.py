@@ -100,6 +100,8 @@ def _create(
 ) -> NDArray:
     out = kwargs.pop("out", None)
     kwargs.pop("name", None)  # the operator's name= only labels the call in MXNet
+    for key in [k for k in kwargs if k.startswith("__") and k.endswith("__")]:
+        del kwargs[key]  # attributes such as __layout__ (Gluon's state_info) label it too
     if kwargs:
         raise ParamError(
             f"{where}: unknown argument {next(iter(kwargs))!r}; {where} takes shape, ctx, "

@@ -16,6 +16,7 @@ from ..base import NDArrayHandle as NDArrayHandle
 from ..base import py_str as py_str
 from . import contrib as contrib
 from . import custom as custom
+from . import image as image
 from . import nn as nn
 from . import optimizer_multi_ops as optimizer_multi_ops
 from . import optimizer_ops as optimizer_ops

@@ -128,6 +128,38 @@ class ConcatProp(_JoinBase):
         return xp.split(ograds[0], cuts, axis=axis)
 
 
+@register("_rnn_param_concat")
+class RNNParamConcatProp(ConcatProp):
+    """Concat of the flattened weights of a fused RNN layer (Gluon's ``rnn.RNN``/``LSTM``/``GRU``
+    build the ``parameters`` input of ``RNN`` with it). Unlike Concat, a known output size fills
+    in the one or two inputs whose size along ``dim`` is still unknown (the input-to-hidden
+    weights of the first layer, one per direction, before the input size is seen), sharing the
+    rest evenly as MXNet does."""
+
+    test = OpTest(shapes={"arg0": (6,), "arg1": (4,)}, params={"num_args": 2, "dim": 0})
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        oshape = out_shape[0] if out_shape else None
+        if oshape is not None and shape_is_known(oshape):
+            axis = norm_axis(self, "dim", self.param.dim, len(oshape))
+            sizes = [None if s is None or not s[axis] else s[axis] for s in in_shape]
+            unknown = [i for i, n in enumerate(sizes) if n is None]
+            if 1 <= len(unknown) <= 2:
+                rest = oshape[axis] - sum(n for n in sizes if n is not None)
+                if rest < 0 or rest % len(unknown):
+                    raise self.fail(
+                        f"the known inputs already take {oshape[axis] - rest} of the output's "
+                        f"{oshape[axis]} along dim {axis}; {rest} cannot be shared by "
+                        f"{len(unknown)} inputs."
+                    )
+                each = rest // len(unknown)
+                filled = oshape[:axis] + (each,) + oshape[axis + 1 :]
+                in_shape = list(in_shape)
+                for i in unknown:
+                    in_shape[i] = shape_assign(self, "input", f"arg{i}", in_shape[i], filled)
+        return super().infer_shape(in_shape, out_shape)
+
+
 class StackParam(Param):
     axis: int = field(default=0, doc="Axis of the result along which the inputs are stacked.")
     num_args: int = field(low=1, doc="Number of inputs to stack.")

@@ -1,0 +1,143 @@
+"""mx.gluon.rnn against MXNet 1.9.1 (golden files of tools/make_golden_gluon_rnn.py): parameter
+names, outputs, states and input gradients of fused layers and unrolled cells, imperative and
+hybridized; plus the behaviour MXNet's own tests check less directly."""
+
+import contextlib
+import json
+import os
+import zlib
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite import autograd
+from mxlite.gluon import rnn
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
+with open(os.path.join(GOLDEN, "rnn.json")) as _f:
+    CASES = json.load(_f)
+ARRAYS = dict(np.load(os.path.join(GOLDEN, "rnn.npz")))
+
+
+def stack(cells):
+    seq = rnn.HybridSequentialRNNCell()
+    for c in cells:
+        seq.add(c)
+    return seq
+
+
+def fill(net):
+    for name, param in sorted(net._collect_params_with_prefix().items()):
+        z = np.random.RandomState(zlib.crc32(name.encode())).standard_normal(param.shape)
+        param.set_data(mx.nd.array((0.4 * z).astype(np.float32)))
+
+
+def close(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("hybrid", [False, True])
+@pytest.mark.parametrize("k", range(len(CASES)))
+def test_against_mxnet(k, hybrid):
+    case = CASES[k]
+    with mx.name.NameManager():
+        net = eval(case["ctor"], {"rnn": rnn, "stack": stack})
+    assert list(net.collect_params().keys()) == case["params"]
+    assert list(net._collect_params_with_prefix().keys()) == case["structural"]
+    net.initialize()
+    layer = case["kind"] == "layer"
+    x = mx.nd.array(ARRAYS[f"{k}:x"])
+    batch = (x.shape[1] if net._layout == "TNC" else x.shape[0]) if layer else x.shape[0]
+    if layer:
+        net(x, net.begin_state(batch))
+    else:
+        net.unroll(3, x, merge_outputs=True)
+    fill(net)
+    if hybrid:
+        net.hybridize()
+    x.attach_grad()
+    for tag, n_states in case["runs"].items():
+        valid = mx.nd.array([2, 3]) if tag == "valid" else None
+        train = f"{k}:{tag}:dx" in ARRAYS
+        with autograd.record() if train else contextlib.nullcontext():
+            if layer:
+                states = [s + 0.1 for s in net.begin_state(batch)]
+                out, states = net(x, states)
+            else:
+                out, states = net.unroll(3, x, merge_outputs=True, valid_length=valid)
+            loss = (out * out).sum() + sum((s * s).sum() for s in states)
+        assert len(states) == n_states
+        close(out.asnumpy(), ARRAYS[f"{k}:{tag}:out"])
+        for i, s in enumerate(states):
+            close(s.asnumpy(), ARRAYS[f"{k}:{tag}:state{i}"])
+        if train:
+            loss.backward()
+            close(x.grad.asnumpy(), ARRAYS[f"{k}:{tag}:dx"])
+
+
+def test_layer_without_states_returns_the_output_only_and_checks_state_shapes():
+    layer = rnn.GRU(3, input_size=2)
+    layer.initialize()
+    out = layer(mx.nd.ones((4, 2, 2)))
+    assert isinstance(out, mx.nd.NDArray) and out.shape == (4, 2, 3)
+    with pytest.raises(ValueError, match="Invalid recurrent state shape"):
+        layer(mx.nd.ones((4, 2, 2)), mx.nd.zeros((1, 5, 3)))
+    with pytest.raises(mx.base.MXNetError, match="layout"):
+        rnn.LSTM(3, layout="CTN")
+
+
+def test_layer_deferred_input_size_when_nested_and_hybridized():
+    net = mx.gluon.nn.HybridSequential()
+    net.add(rnn.LSTM(4, num_layers=2, bidirectional=True, layout="NTC"), mx.gluon.nn.Dense(2))
+    net.initialize()
+    net.hybridize()
+    assert net(mx.nd.ones((2, 5, 7))).shape == (2, 2)
+    assert net[0].l0_i2h_weight.shape == (16, 7)
+    assert net[0].r1_i2h_weight.shape == (16, 8)
+
+
+def test_unfuse_gives_the_same_outputs():
+    layer = rnn.LSTM(3, num_layers=2, bidirectional=True, input_size=4)
+    layer.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (5, 2, 4)))
+    cells = layer._unfuse()
+    out, _ = cells.unroll(5, x, layout="TNC", merge_outputs=True)
+    close(out.asnumpy(), layer(x).asnumpy())
+
+
+def test_modified_cell_cannot_be_called_directly():
+    cell = rnn.LSTMCell(3)
+    rnn.ZoneoutCell(cell, 0.5, 0.5)
+    with pytest.raises(mx.base.MXNetError, match="modifier"):
+        cell.begin_state(batch_size=2)
+    with pytest.raises(mx.base.MXNetError, match="already modified"):
+        rnn.ResidualCell(cell)
+    with pytest.raises(NotImplementedError):
+        rnn.BidirectionalCell(rnn.RNNCell(2), rnn.RNNCell(2))(mx.nd.ones((1, 2)), [])
+
+
+def test_hybridized_cell_chain_sums_gradients_of_a_repeated_output():
+    # a hybridized cell returns (h, [h]): one graph entry twice; both head gradients count
+    cell = rnn.RNNCell(4, input_size=4)
+    cell.initialize(mx.init.Uniform(0.5))
+    x = mx.nd.array(np.random.RandomState(1).rand(2, 4))
+    x.attach_grad()
+
+    def grad():
+        with autograd.record():
+            o, s = cell(x, [mx.nd.ones((2, 4))])
+            o, s = cell(o, s)
+        o.backward()
+        return x.grad.asnumpy().copy()
+
+    want = grad()
+    cell.hybridize()
+    close(grad(), want)
+
+
+def test_symbolic_unroll_names():
+    cell = rnn.GRUCell(3, prefix="gru_")
+    out, states = cell.unroll(2, mx.sym.var("data"), merge_outputs=True)
+    assert "gru_t1_out_output" in out.get_internals().list_outputs()
+    assert out.infer_shape(data=(4, 2, 5))[1] == [(4, 2, 3)]
