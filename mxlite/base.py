@@ -6,6 +6,7 @@ so that a bad value fails once, naming the variable and what it holds.
 
 from __future__ import annotations
 
+import ctypes
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -159,6 +160,9 @@ DTYPE_MX_UNSUPPORTED: dict[int, str] = {12: "bfloat16"}
 
 mx_real_t = np.float32  # MXNet's default real type
 mx_uint = int  # a C uint in MXNet; only used for counts and sizes from Python
+# MXNet's C handle of an NDArray, as callbacks receive it (an int); ``NDArray(handle)`` takes
+# it back (see mxlite.ndarray.ndarray.handle_of)
+NDArrayHandle = ctypes.c_void_p
 
 
 def py_str(x: bytes | str) -> str:

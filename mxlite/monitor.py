@@ -3,7 +3,8 @@
 Design note
 -----------
 A :class:`Monitor` installs ``stat_helper`` as an executor's monitor callback
-(``Executor.set_monitor_callback``). The executor calls it with ``(name, NDArray)`` for every
+(``Executor.set_monitor_callback``). The executor calls it as MXNet's C API does, with the name
+(bytes) and an ``NDArrayHandle`` that ``NDArray(handle)`` turns into the array, for every
 array a step writes (with ``monitor_all``, also for the arrays a step reads) as it pushes the
 step. While a batch is being collected (between :meth:`Monitor.tic` and :meth:`Monitor.toc`,
 every ``interval`` batches) the helper queues ``(batch, name, stat_func(array))``; the
@@ -19,13 +20,14 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import re
 from collections.abc import Callable
 from math import sqrt
 from typing import Any
 
-from .base import MXNetError
+from .base import MXNetError, NDArrayHandle, py_str
 from .ndarray import NDArray
 
 __all__ = ["Monitor"]
@@ -88,10 +90,13 @@ class Monitor:
         self.sort = sort
         self.monitor_all = monitor_all
 
-    def stat_helper(self, name: str, array: NDArray) -> None:
-        """The executor callback: queue ``stat_func(array)`` while a batch is collected."""
+    def stat_helper(self, name: bytes, array: Any) -> None:
+        """The executor callback, called with MXNet's (name, NDArrayHandle): queue
+        ``stat_func(array)`` while a batch is collected."""
+        name = py_str(name)
         if not self.activated or not self.re_prog.match(name):
             return
+        array = NDArray(ctypes.cast(array, NDArrayHandle), writable=False)
         self.queue.append((self.step, name, self.stat_func(array)))
 
     def install(self, exe: Any) -> None:

@@ -526,6 +526,11 @@ def test_star_import_exports_what_mxnet_tests_use():
         "environment",
         "same",
         "default_context",
+        "logging",
+        "json",
+        "struct",
+        "traceback",
+        "Features",
     ):
         assert name in namespace, name
 
@@ -645,3 +650,48 @@ def test_star_import_gives_what_mxnet_tests_use():
     exec("from mxlite.test_utils import *", ns)
     assert ns["array"]([1, 2]).shape == (2,)
     assert ns["Symbol"] is mx.sym.Symbol
+
+
+def test_check_numeric_gradient_follows_mxnet():
+    # MXNet's test_roipooling (seed 1234): with MXNet's projection (uniform in [0.1, 1.1))
+    # and its order of random draws, both the 'write' and the 'add' checks pass here as there
+    np.random.seed(1234)
+    data, rois = mx.sym.var("data"), mx.sym.var("rois")
+    test = mx.sym.ROIPooling(data=data, rois=rois, pooled_size=(4, 4), spatial_scale=1)
+    x1 = np.random.rand(4, 3, 12, 8).astype("float32")
+    x2 = np.array(
+        [
+            [0, 1.1, 1.1, 6.2, 6.2],
+            [2, 6.1, 2.1, 8.2, 11.2],
+            [1, 3.1, 1.1, 5.2, 10.2],
+            [0, 3, 3, 3, 3],
+        ],
+        dtype="float32",
+    )
+    for req in ("write", "add"):
+        tu.check_numeric_gradient(
+            test, [x1, x2], grad_nodes={"data": req, "rois": "null"}, numeric_eps=1e-4,
+            rtol=1e-1, atol=1e-4,
+        )  # fmt: skip
+
+
+def test_check_numeric_gradient_catches_a_wrong_gradient():
+    from mxlite.operator import GradNeeds, simple_op
+
+    if mx.operator.registry.find("_test_wrong_grad") is None:
+        simple_op(
+            "_test_wrong_grad",
+            forward=lambda xp, x, env, out: x * x,
+            gradient=lambda xp, g, x, env: g * x,  # should be 2 * g * x
+            grad_needs=GradNeeds.INPUT,
+            doc="x * x with half its gradient (tests).",
+        )
+    x = mx.sym.var("x")
+    loc = [np.linspace(0.5, 1.5, 6).reshape(2, 3)]
+    tu.check_numeric_gradient(x * x, loc)
+    with pytest.raises(AssertionError, match="NUMERICAL_x"):
+        tu.check_numeric_gradient(mx.sym._internal._test_wrong_grad(x), loc)
+    with pytest.raises(AssertionError, match="NUMERICAL_x"):
+        tu.check_numeric_gradient(
+            mx.sym._internal._test_wrong_grad(x), loc, grad_nodes={"x": "add"}
+        )

@@ -207,7 +207,7 @@ class Engine:
             opr.inline
             and not opr.is_async
             and priority == 0
-            and self._run_if_free(opr.fn, ctx, opr.const_vars, opr.mutate_vars, opr.name)
+            and self._run_if_free(opr.fn, ctx, opr.const_vars, opr.mutate_vars, opr)
         ):
             return
         self._push_block(_Block(self, opr, ctx, priority))
@@ -395,7 +395,7 @@ class Engine:
 
     def _run_if_free(
         self, fn: SyncFn, ctx: Context, const: Sequence[Var], mutate: Sequence[Var], name: Any
-    ) -> bool:
+    ) -> bool:  # name: a str, or the Opr whose name to report
         """The common case of an inline push, without the bookkeeping of a block: if nothing
         needs it (no bulk segment open, no unreported failure, no profiler) and every var is
         free, take the vars, run ``fn`` here and release them. Returns False, having done
@@ -430,6 +430,10 @@ class Engine:
         try:
             fn(rctx)
         except BaseException as exc:
+            # an operator's name is read after the run: a bulk segment names the step that
+            # raised, as it does on a worker (so every engine kind reports the same name)
+            if isinstance(name, Opr):
+                name = name.name
             failure: _Failure | None = _Failure(name or "inline", ctx, exc)
         else:
             failure = None

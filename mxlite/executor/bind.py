@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError, env_bool
+from ..base import DTypeError, MXNetError, env_bool
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
@@ -172,7 +172,9 @@ def simple_bind(
     grad_req : {'write', 'add', 'null'}, list or dict, optional
         How gradients are written; default 'write'.
     type_dict : dict of str to dtype, optional
-        Input dtypes; inputs not named are float32 unless their ``__dtype__`` says otherwise.
+        Input dtypes. Without it, every argument is float32 unless its ``__dtype__`` says
+        otherwise; with it, the dtypes of the inputs it does not name are inferred from the
+        graph, and an input whose dtype stays unknown is an error, as in MXNet.
     stype_dict : dict of str to str, optional
         Storage types; only 'default' (dense) exists here.
     group2ctx : dict of str to Context, optional
@@ -201,10 +203,14 @@ def simple_bind(
     for name, st in (stype_dict or {}).items():
         if st not in ("default", None):
             raise MXNetError(f"simple_bind: stype {st!r} of {name!r}: only 'default' exists.")
+    # As MXNet: without type_dict every argument lacking a __dtype__ attribute is float32;
+    # with it, only the inputs it names are known and inference gives the rest (float64 data
+    # makes float64 weights; BatchNorm keeps float32 statistics for float16 data).
     dtypes: dict[int, Any] = {}
     for node in arg_nodes + aux_nodes:
-        if type_dict and node.name in type_dict:
-            dtypes[id(node)] = np.dtype(type_dict[node.name])
+        if type_dict is not None:
+            if node.name in type_dict:
+                dtypes[id(node)] = np.dtype(type_dict[node.name])
         elif "__dtype__" not in node.attrs and node in arg_nodes:
             dtypes[id(node)] = np.dtype(np.float32)
     reqs = _grad_reqs(grad_req, arg_names)
@@ -240,6 +246,12 @@ def _make_executor(
     shapes = infer_shapes(outputs, known_shapes)
     dtypes = infer_types(outputs, known_dtypes)
     arg_nodes, aux_nodes, _ = graph_names(outputs)
+    undecided = [n.name for n in arg_nodes + aux_nodes if dtypes.get((id(n), 0)) is None]
+    if undecided:
+        raise DTypeError(
+            f"bind: the InferType pass cannot decide the dtypes of {undecided}; give them in "
+            f"type_dict (or as __dtype__ attributes)."
+        )
     missing = [
         n.name
         for n in arg_nodes + aux_nodes
@@ -264,8 +276,9 @@ def _make_executor(
     else:
         _check_arrays(graph, arg_names, arg_arrays, "args")
         _check_arrays(graph, aux_names, aux_arrays, "aux_states", aux=True)
-        grad_arrays = [g if e >= 0 else None for g, e in zip(grad_arrays, graph.grad_eids)]
-        for name, g, e in zip(arg_names, grad_arrays, graph.grad_eids):
+        # a gradient array given for an argument without gradient ('null') stays in
+        # grad_arrays and grad_dict untouched, as in MXNet
+        for name, g, e in zip(arg_names, grad_arrays, graph.arg_eids):
             if g is not None and g.shape != graph.entries[e].shape:
                 raise MXNetError(
                     f"bind: argument 'args_grad': {name!r} has shape {g.shape}; the argument "

@@ -32,7 +32,7 @@ from ..context import Context
 from ..engine import Opr, small_enough_inline
 from ..engine import get as _engine
 from ..engine.segment import Segment, exec_bulk_size
-from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy
+from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy, handle_of
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
 from .gradient import ARG, AUX, INTERNAL, ExecGraph, Step
@@ -113,6 +113,7 @@ class Executor:
         self.outputs: list[NDArray] = [arrays[e] for e in graph.output_eids]  # type: ignore[misc]
         self._oprs: dict[tuple[bool, bool, bool], list[Any]] = {}  # see _make_plan
         self._monitor: Callable[[str, NDArray], None] | None = None
+        self._monitor_user: Callable[[bytes, int], None] | None = None
         self._monitor_all = False
         self._arg_dict: dict[str, NDArray] | None = None
         self._grad_dict: dict[str, NDArray] | None = None
@@ -130,11 +131,10 @@ class Executor:
 
     @property
     def grad_dict(self) -> dict[str, NDArray]:
-        """Argument name to its gradient array (arguments with ``grad_req='null'`` left out)."""
+        """Argument name to its gradient array; None for an argument without one (as MXNet
+        gives ``grad_req='null'`` arguments of ``simple_bind``)."""
         if self._grad_dict is None:
-            self._grad_dict = {
-                n: g for n, g in zip(self._arg_names, self.grad_arrays) if g is not None
-            }
+            self._grad_dict = dict(zip(self._arg_names, self.grad_arrays))
         return self._grad_dict
 
     @property
@@ -433,16 +433,19 @@ class Executor:
             raise MXNetError("Executor.reshape: import mxlite.executor first.")
         new = _RESHAPER(self, partial_shaping, allow_up_sizing, kwargs)
         if self._monitor is not None:  # MXNet rebinds the monitor to the new executor
-            new.set_monitor_callback(self._monitor, self._monitor_all)
+            new.set_monitor_callback(self._monitor_user, self._monitor_all)
         return new
 
     def set_monitor_callback(
-        self, callback: Callable[[str, NDArray], None], monitor_all: bool = False
+        self, callback: Callable[[bytes, int], None], monitor_all: bool = False
     ) -> None:
-        """Call ``callback(name, array)`` for every output of every step as it is pushed
-        (with ``monitor_all``, for its inputs too)."""
-        self._monitor = callback
+        """Call ``callback(name, handle)`` for every output of every step as it is pushed
+        (with ``monitor_all``, for its inputs too). As in MXNet, ``name`` is bytes and
+        ``handle`` an ``NDArrayHandle`` value: ``NDArray(handle)`` is the array."""
+        self._monitor_user = callback
         self._monitor_all = bool(monitor_all)
+        # MXNet's C API calls back with the name as bytes and an NDArrayHandle (an int)
+        self._monitor = lambda name, arr: callback(name.encode(), handle_of(arr))
 
     def get_optimized_symbol(self) -> Any:
         """The symbol of the graph this executor runs, after bind's graph passes (such as

@@ -65,4 +65,8 @@ _populate(
         "image": image,
     },
 )
+# MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits
+# below this one: the name is given from here)
+_operator.NDArray = NDArray
+_operator.__all__.append("NDArray")
 del _operator

@@ -224,10 +224,13 @@ def _recorded_overwrite(x: NDArray, value: NDArray) -> None:
 
     if value.dtype != x.dtype:
         value = op.Cast(value, dtype=np.dtype(x.dtype).name)
+    if value.shape != x.shape:
+        _check_broadcast(value.shape, x.shape, slice(None))
+    if value.ndim > x.ndim:  # extra leading axes of size 1 (``x[None] = v``): drop them
+        value = op.Reshape(value, shape=value.shape[value.ndim - x.ndim :])
     if value.shape == x.shape:
         op.identity(value, out=x)
         return
-    _check_broadcast(value.shape, x.shape, slice(None))
     if value.ndim < x.ndim:  # broadcast_to wants the same number of axes
         value = op.Reshape(value, shape=(1,) * (x.ndim - value.ndim) + value.shape)
     op.broadcast_to(value, shape=x.shape, out=x)

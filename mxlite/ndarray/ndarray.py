@@ -14,7 +14,9 @@ used it (``storage.free_after``, a ``push_delete`` on the var).
 
 from __future__ import annotations
 
+import ctypes
 import math
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,9 +28,36 @@ from ..context import Context
 from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
 
-__all__ = ["NDArray", "waitall"]
+__all__ = ["NDArray", "waitall", "handle_of"]
 
 py_slice = slice  # MXNet's ndarray module exports the builtin under this name; tests import it
+
+
+# The arrays whose handles were handed out as MXNet's C API hands them to callbacks (an int,
+# Executor.set_monitor_callback); NDArray(handle) looks them up. Weak: a handle keeps nothing
+# alive, and is valid while its array lives, as in MXNet.
+_LIVE_HANDLES: weakref.WeakValueDictionary[int, NDArray] = weakref.WeakValueDictionary()
+
+
+def handle_of(arr: NDArray) -> int:
+    """An integer handle of ``arr`` (what an ``NDArrayHandle`` callback argument holds in
+    MXNet); ``NDArray(handle)`` or ``NDArray(ctypes.cast(handle, NDArrayHandle))`` gives
+    back a view of ``arr``."""
+    key = id(arr)
+    _LIVE_HANDLES[key] = arr
+    return key
+
+
+def _from_handle(handle: Any) -> NDArray:
+    value = handle.value if isinstance(handle, ctypes.c_void_p) else handle
+    arr = _LIVE_HANDLES.get(value) if isinstance(value, int) else None
+    if arr is None:
+        raise MXNetError(
+            "NDArray: create arrays with mx.nd.array, mx.nd.zeros, mx.nd.empty, ...; the "
+            "constructor takes another NDArray's handle (a live one, as a callback receives "
+            f"it), got {handle!r}."
+        )
+    return arr
 
 
 class _Chunk:
@@ -114,10 +143,7 @@ class NDArray:
 
     def __init__(self, handle: Any = None, writable: bool = True) -> None:
         if not isinstance(handle, NDArray):
-            raise MXNetError(
-                "NDArray: create arrays with mx.nd.array, mx.nd.zeros, mx.nd.empty, ...; "
-                f"the constructor takes another NDArray's handle, got {type(handle).__name__}."
-            )
+            handle = _from_handle(handle)
         self._chunk = handle._chunk
         self._data = handle._data
         self.writable = writable

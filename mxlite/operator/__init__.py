@@ -1,5 +1,19 @@
 """The operator registry and every operator (``mx.operator`` holds the custom-op API)."""
 
+import ctypes as ctypes
+from ctypes import CFUNCTYPE as CFUNCTYPE
+from ctypes import POINTER as POINTER
+from ctypes import Structure as Structure
+from ctypes import c_bool as c_bool
+from ctypes import c_char as c_char
+from ctypes import c_char_p as c_char_p
+from ctypes import c_int as c_int
+from ctypes import c_void_p as c_void_p
+from ctypes import cast as cast
+from ctypes import pointer as pointer
+
+from ..base import NDArrayHandle as NDArrayHandle
+from ..base import py_str as py_str
 from . import custom as custom
 from . import nn as nn
 from . import optimizer_multi_ops as optimizer_multi_ops
@@ -21,7 +35,10 @@ from .simple_op import GradNeeds as GradNeeds
 from .simple_op import simple_op as simple_op
 
 # What ``from mxnet.operator import *`` gives in MXNet; without it the star import would also
-# bind our subpackages (``random``, ``nn``, ...) over the caller's own modules.
+# bind our subpackages (``random``, ``nn``, ...) over the caller's own modules. MXNet's module
+# has no __all__, so its star import also brings the ctypes names it imports, which MXNet's
+# tests use (test_operator.py's monitor callback casts handles with ``ctypes``). The layers
+# above add theirs: NDArray (mxlite.ndarray), PythonOp, NumpyOp, NDArrayOp (mxlite.symbol).
 __all__ = [
     "CustomOp",
     "CustomOpProp",
@@ -29,4 +46,17 @@ __all__ = [
     "OperatorArguments",
     "get_all_registered_operators",
     "get_operator_arguments",
+    "NDArrayHandle",
+    "py_str",
+    "ctypes",
+    "CFUNCTYPE",
+    "POINTER",
+    "Structure",
+    "pointer",
+    "c_void_p",
+    "c_int",
+    "c_char",
+    "c_char_p",
+    "c_bool",
+    "cast",
 ]

@@ -9,6 +9,7 @@ from . import contrib as contrib
 from . import image as image
 from . import linalg as linalg
 from . import op as op
+from . import python_op as _python_op
 from . import random as random
 from .functions import arange as arange
 from .functions import eye as eye
@@ -44,4 +45,8 @@ _populate(
     },
 )
 _install_methods(__import__(__name__, fromlist=["_"]))
-del _operator
+# mx.operator's deprecated Python operators build symbols, so they live in this layer
+for _cls in (_python_op.PythonOp, _python_op.NumpyOp, _python_op.NDArrayOp):
+    setattr(_operator, _cls.__name__, _cls)
+    _operator.__all__.append(_cls.__name__)
+del _operator, _cls

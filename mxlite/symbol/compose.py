@@ -20,7 +20,15 @@ from ..name import NameManager
 from ..operator import registry
 from .graph import Entry, Graph, Node, topo_order
 
-__all__ = ["HIDDEN_KEYS", "hidden_key", "create", "compose", "copy_graph", "atomic"]
+__all__ = [
+    "HIDDEN_KEYS",
+    "hidden_key",
+    "set_input_var_init",
+    "create",
+    "compose",
+    "copy_graph",
+    "atomic",
+]
 
 # attributes MXNet accepts without underscores and stores as __key__ (c_api_symbolic.cc)
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
@@ -33,7 +41,17 @@ _INPUT_VAR_INIT = {
     "BatchNorm_v1": {3: '["zero", {}]', 4: '["one", {}]'},
     "_contrib_SyncBatchNorm": {3: '["zero", {}]', 4: '["one", {}]'},
     "LeakyReLU": {1: '["Constant", {"value": 0.25}]'},
+    "UpSampling": {1: '["bilinear", {}]'},
 }
+
+
+def set_input_var_init(node: Node) -> None:
+    """Give the variable inputs of operator ``node`` that have no ``__init__`` the one its
+    operator asks for (MXNet's FSetInputVarAttrOnCompose)."""
+    inputs = node.inputs
+    for j, init in _INPUT_VAR_INIT.get(node.op, {}).items():
+        if j < len(inputs) and inputs[j][0].is_variable():
+            inputs[j][0].attrs.setdefault("__init__", init)
 
 
 def hidden_key(key: str, value: str, where: str) -> str:
@@ -128,11 +146,16 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     order = prop.list_arguments() + prop.list_auxiliary_states()
     if var_key is not None:
         given = [s for s in pos_syms if s is not None] or list(sym_kwargs.values())
-        if len(given) != len(order):
+        if len(given) > len(order):
             raise MXNetError(
                 f"{where}: {var_key}={params[var_key]} but {len(given)} input symbols were given."
             )
-        node.inputs = [_single(s, where, order[j]) for j, s in enumerate(given)]
+        # inputs beyond those given become variables, as in NNVM's Compose (UpSampling's
+        # bilinear weight: num_args=1 counts the data only)
+        node.inputs = [_single(s, where, order[j]) for j, s in enumerate(given)] + [
+            (Node(None, f"{name}_{arg}", dict(params)), 0) for arg in order[len(given) :]
+        ]
+        set_input_var_init(node)
         return [(node, k) for k in range(prop.num_visible_outputs())]
     if len(pos_syms) > len(order):
         raise MXNetError(
@@ -162,9 +185,7 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
         else:
             inputs.append(_single(sym, where, arg))
     node.inputs = inputs
-    for j, init in _INPUT_VAR_INIT.get(cls.op_name, {}).items():
-        if j < len(inputs) and inputs[j][0].is_variable():
-            inputs[j][0].attrs.setdefault("__init__", init)
+    set_input_var_init(node)
     return [(node, k) for k in range(prop.num_visible_outputs())]
 
 
@@ -211,6 +232,7 @@ def _fill_atomic(node: Node, args: tuple, kwargs: dict[str, Any]) -> None:
         (Node(None, f"{node.name}_{a}", node.params()), 0) if v is None else _single(v, where, a)
         for a, v in zip(order, slots)
     ]
+    set_input_var_init(node)
 
 
 def compose(sym: Any, args: tuple, kwargs: dict[str, Any]) -> None:

@@ -9,9 +9,10 @@ arrays of numbers or entries on one line up to 10 items; keys of ``attrs`` sorte
 Reading: any version MXNet 1.x reads. Files older than 1.9.1 are upgraded as MXNet does: the
 ``param``/``attr`` keys of 0.8 merge into ``attrs``, bare ``lr_mult``/``ctx_group``... become
 ``__lr_mult__``..., ``weight_lr_mult`` on an operator moves to its ``weight`` variable, and
-inputs that 0.8 left implicit become variables. Loaded under NumPy shape semantics, a file
-written without them has its variables' ``__shape__`` rewritten (0 dims become -1, an empty
-shape ``None``), as MXNet does.
+inputs that 0.8 left implicit become variables; files before 0.9.4 get the ``__init__`` that
+an operator gives its input variables (BatchNorm's moving statistics). Loaded under NumPy
+shape semantics, a file written without them has its variables' ``__shape__`` rewritten (0
+dims become -1, an empty shape ``None``), as MXNet does.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ import json
 from ..base import MXNetError
 from ..operator import registry
 from ..util import is_np_shape
-from .compose import HIDDEN_KEYS
+from .compose import HIDDEN_KEYS, set_input_var_init
 from .graph import Entry, Node, topo_order
 
 __all__ = ["to_json", "from_json", "MXNET_VERSION"]
 
 MXNET_VERSION = 10901
-_V0800, _V0900 = 800, 900
+_V0800, _V0900, _V0904 = 800, 900, 904
 
 
 def _str(s: str) -> str:
@@ -208,6 +209,10 @@ def from_json(text: str) -> list[Entry]:
             names = _input_names(node)
             for arg in names[len(node.inputs) :]:
                 node.inputs.append((Node(None, f"{node.name}_{arg}", dict(node.attrs)), 0))
+    if version < _V0904:  # initializers on input variables arrived in 0.9.4
+        for node in topo_order(heads):
+            if node.op is not None:
+                set_input_var_init(node)
     for node in nodes:
         if node.op is not None:
             node.prop()  # parse now, so a bad parameter fails at load and names its node

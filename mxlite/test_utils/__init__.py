@@ -5,12 +5,25 @@ and comparisons, ``symbolic.py`` the symbol-based checkers, ``stats.py`` the sta
 checks, ``data.py`` downloads and datasets, ``optimizer.py`` ``compare_optimizer``.
 
 No ``__all__`` on purpose: MXNet's tests do ``from mxnet.test_utils import *`` and then use
-``np``, ``rnd``, ``npt``, ``os``, ``sys`` and ``time`` without importing them.
+``np``, ``rnd``, ``npt``, ``os``, ``sys``, ``time``, ``logging``... without importing them:
+the modules MXNet's ``test_utils`` imports are handed on under the same names.
 """
 
+import bz2 as bz2
+import errno as errno
+import gzip as gzip
+import json as json
+import logging as logging
+import numbers as numbers
 import os as os
+import platform as platform
+import struct as struct
 import sys as sys
 import time as time
+import traceback as traceback
+import zipfile as zipfile
+from collections import OrderedDict as OrderedDict
+from contextlib import contextmanager as contextmanager
 
 import numpy as np  # noqa: F401  (handed on for ``import *``, as above)
 import numpy.random as rnd  # noqa: F401
@@ -21,6 +34,7 @@ from ..context import Context as Context
 from ..context import current_context as current_context
 from ..context import num_gpus as num_gpus
 from ..ndarray import array as array  # re-exported: MXNet's tests use it after import *
+from ..runtime import Features as Features  # re-exported, as above
 from ..symbol import Symbol as Symbol  # re-exported, as above
 from ..util import getenv as getenv
 from ..util import setenv as setenv

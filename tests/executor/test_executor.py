@@ -105,7 +105,7 @@ def test_monitor_sees_every_output_and_debug_str_reports_total():
     seen = []
     exe.set_monitor_callback(lambda name, arr: seen.append(name))
     exe.forward(is_train=True)
-    assert "fc_output" in seen and "act_output" in seen
+    assert b"fc_output" in seen and b"act_output" in seen  # bytes, as from MXNet's C API
     text = exe.debug_str()
     assert "Op:FullyConnected, Name=fc" in text
     assert f"Total {exe._plan.total_bytes} bytes" in text
@@ -117,10 +117,36 @@ def test_reshape_keeps_the_monitor():
     # reshapes its executors when a batch of another shape comes)
     exe = simple_bind(_mlp(), mx.cpu(), data=(2, 4))
     seen = []
-    exe.set_monitor_callback(lambda name, arr: seen.append((name, arr.shape)), monitor_all=True)
+    exe.set_monitor_callback(
+        lambda name, arr: seen.append((name, mx.nd.NDArray(arr).shape)), monitor_all=True
+    )
     big = exe.reshape(allow_up_sizing=True, data=(5, 4))
     big.forward()
-    assert ("data", (5, 4)) in seen and ("fc_output", (5, 3)) in seen
+    assert (b"data", (5, 4)) in seen and (b"fc_output", (5, 3)) in seen
+
+
+def test_monitor_callback_receives_what_mxnet_hands_it():
+    # MXNet's C API calls back with the name as bytes and an NDArrayHandle (an int) that
+    # MXNet's own test_operator.py turns into an array with ctypes
+    import ctypes
+
+    from mxlite.base import NDArrayHandle, py_str
+
+    exe = simple_bind(_mlp(), mx.cpu(), data=(2, 4))
+    exe.arg_dict["data"][:] = 3
+    got = {}
+
+    def callback(name, arr):
+        assert isinstance(name, bytes) and isinstance(arr, int)
+        handle = ctypes.cast(arr, NDArrayHandle)
+        got[py_str(name)] = mx.nd.NDArray(handle, writable=False).asnumpy().copy()
+
+    exe.set_monitor_callback(callback, monitor_all=True)
+    exe.forward()
+    np.testing.assert_array_equal(got["data"], np.full((2, 4), 3.0))
+    np.testing.assert_array_equal(got["act_output"], exe.outputs[0].asnumpy())
+    with pytest.raises(mx.MXNetError, match="handle"):
+        mx.nd.NDArray(12345)
 
 
 def test_simple_forward_and_group_outputs():
@@ -171,3 +197,42 @@ def test_simple_bind_places_ctx_group_arguments_on_group2ctx():
     exe.arg_dict["a"][:] = 1
     exe.arg_dict["b"][:] = 2
     assert exe.forward()[0].asnumpy().tolist() == [3, 3]
+
+
+def test_grad_dict_keeps_null_arguments_as_mxnet():
+    # MXNet 1.9.1: an array given for a 'null' argument stays in grad_dict, untouched; from
+    # simple_bind such an argument maps to None
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    grads = {"a": mx.nd.ones(2) * 5, "b": mx.nd.ones(2) * 7}
+    exe = (a * b).bind(
+        mx.cpu(), {"a": mx.nd.ones(2), "b": mx.nd.ones(2) * 3}, args_grad=grads,
+        grad_req={"a": "write", "b": "null"},
+    )  # fmt: skip
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones(2))
+    assert exe.grad_dict["b"] is grads["b"]
+    assert exe.grad_dict["b"].asnumpy().tolist() == [7, 7]
+    assert exe.grad_dict["a"].asnumpy().tolist() == [3, 3]
+    exe = (a * b).simple_bind(mx.cpu(), a=(2,), b=(2,), grad_req={"a": "write", "b": "null"})
+    assert exe.grad_dict["b"] is None and exe.grad_arrays[1] is None
+
+
+def test_a_failing_step_is_named_in_the_error_whatever_the_bulking():
+    # the steps of a forward run as one bulk engine function; the failure still names the
+    # step that raised, as under NaiveEngine (tests/engine/test_naive.py)
+    from mxlite.operator import GradNeeds, registry, simple_op
+
+    def _fail(xp, x, env, out):
+        raise FloatingPointError("kernel exploded")
+
+    if registry.find("_exec_failing_op") is None:
+        simple_op(
+            "_exec_failing_op", forward=_fail, gradient=lambda xp, g, env: g,
+            grad_needs=GradNeeds.OUT_GRAD, doc="fails (tests)",
+        )  # fmt: skip
+    d = mx.sym.var("d")
+    net = mx.sym._internal._exec_failing_op(d, name="bad") * 2 + 1
+    exe = net.bind(mx.cpu(), {"d": mx.nd.ones((3,))})
+    exe.forward()
+    with pytest.raises(mx.MXNetError, match="engine function 'bad' on cpu"):
+        exe.outputs[0].asnumpy()

@@ -31,7 +31,7 @@ def test_unread_head_gradient_shape_is_not_checked():
 def _monitor_names(sym):
     names = []
     exe = sym.simple_bind(mx.cpu(), grad_req="null")
-    exe.set_monitor_callback(lambda n, a: names.append(n), monitor_all=True)
+    exe.set_monitor_callback(lambda n, a: names.append(n.decode()), monitor_all=True)
     exe.forward()
     mx.nd.waitall()
     return names

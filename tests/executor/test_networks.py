@@ -167,7 +167,9 @@ def test_monitor_shows_inputs_before_an_in_place_step_overwrites_them():
     net, g = _load("resnet")
     exe = _bind(net, g)
     seen = {}
-    exe.set_monitor_callback(lambda n, a: seen.setdefault(n, a.asnumpy().copy()), True)
+    exe.set_monitor_callback(
+        lambda n, a: seen.setdefault(n.decode(), mx.nd.NDArray(a).asnumpy().copy()), True
+    )
     exe.forward(is_train=False)
     names = {e.name: i for i, e in enumerate(exe._graph.entries)}
     assert names["stage1_unit1_relu1_output"] in exe._plan.inplace

@@ -229,3 +229,26 @@ def test_whole_array_overwrite_by_a_recorded_value_is_recorded():
         z = (wide * 3).sum()
     z.backward()
     np.testing.assert_array_equal(x.grad.asnumpy(), [12, 12, 12])
+
+
+def test_whole_array_overwrite_drops_leading_unit_axes_of_the_value():
+    # MXNet's test_ndarray_indexing: x[None] = y, y of shape (1,) + x.shape, while recording
+    x = mx.nd.zeros((2, 3))
+    y = mx.nd.array(np.arange(6).reshape(1, 2, 3))
+    y.attach_grad()
+    with mx.autograd.record():
+        x[None] = y
+        z = (x * 2).sum()
+    z.backward()
+    np.testing.assert_array_equal(x.asnumpy(), np.arange(6).reshape(2, 3))
+    np.testing.assert_array_equal(y.grad.asnumpy(), np.full((1, 2, 3), 2.0))
+
+
+def test_arange_with_a_negative_start_wraps_for_unsigned_dtypes():
+    # real MXNet 1.9.1 casts as C does: arange(-2, 2, dtype='uint8') == [254, 255, 0, 1]
+    np.testing.assert_array_equal(
+        mx.nd.arange(-2, 2, dtype="uint8").asnumpy(), np.array([254, 255, 0, 1], np.uint8)
+    )
+    np.testing.assert_array_equal(
+        mx.nd.arange(-1.7, 3, 1.3, dtype="uint8").asnumpy(), [255, 0, 1, 2]
+    )

@@ -190,3 +190,13 @@ def test_slice_like_without_shape_like_gradient() -> None:
     exe.forward(is_train=True, data=mx.nd.ones((4, 5)))
     exe.backward(mx.nd.ones((3, 5)))
     assert exe.grad_dict["data"].asnumpy().sum() == 15
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
+def test_partial_dtypes_as_mxnet(dtype: str) -> None:
+    # MXNet 1.9.1: batch_take's indices are int32 whatever the data, and _slice_assign's lhs,
+    # rhs and output share one dtype, known from any of them
+    a, i, b = mx.sym.var("a"), mx.sym.var("i"), mx.sym.var("b")
+    assert mx.sym.batch_take(a, i).infer_type(a=dtype)[0] == [np.dtype(dtype), np.int32]
+    assign = mx.sym._internal._slice_assign(a, b, begin=(0,), end=(1,))
+    assert assign.infer_type(b=dtype)[:2] == ([np.dtype(dtype)] * 2, [np.dtype(dtype)])

@@ -1,8 +1,10 @@
 """Symbol JSON against files real MXNet 1.9.1 wrote (tools/make_golden_symbol.py)."""
 
 import gzip
+import hashlib
 import json
 import os
+import subprocess
 
 import pytest
 
@@ -83,6 +85,47 @@ def test_legacy_json_is_upgraded_like_mxnet():
         pytest.skip("operators not registered yet: FullyConnected")
     _same_json(sym.tojson(), rec["json"])
     _check(sym, rec)
+
+
+def _mxnet_source(path):
+    """A file of MXNet 1.9.1's sources from a git dir of apache/mxnet (MXNET_REPO), or None."""
+    repo = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
+    try:
+        res = subprocess.run(
+            ["git", f"--git-dir={repo}", "show", f"1.9.1:{path}"], capture_output=True, check=True
+        )
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return res.stdout.decode()
+
+
+def test_mxnet_0_8_file_gets_the_attributes_mxnet_gives():
+    # MXNet's own 0.8 file (not copied here); tools/make_golden_spine.py recorded its hash and
+    # the attr_dict() MXNet 1.9.1 gives, with BatchNorm's moving statistics' __init__
+    text = _mxnet_source("tests/python/unittest/save_000800.json")
+    if text is None:
+        pytest.skip("needs MXNet's sources: set MXNET_REPO to a git dir of apache/mxnet")
+    with open(os.path.join(os.path.dirname(__file__), "golden", "save_000800.json")) as f:
+        want = json.load(f)
+    assert hashlib.sha256(text.encode()).hexdigest() == want["sha256"]
+    got = mx.sym.load_json(text).attr_dict()
+    assert got["batchnorm0_moving_mean"]["__init__"] == '["zero", {}]'
+    assert got["batchnorm0_moving_var"]["__init__"] == '["one", {}]'
+    assert got == want["attr_dict"]
+
+
+def test_operators_give_their_input_variables_mxnet_initializers():
+    # MXNet 1.9.1's FSetInputVarAttrOnCompose, on variables created by the operator or given
+    d = mx.sym.var("data")
+    bn = mx.sym.BatchNorm(d, name="bn").attr_dict()
+    assert bn["bn_moving_mean"] == {"__init__": '["zero", {}]'}
+    assert bn["bn_moving_var"] == {"__init__": '["one", {}]'}
+    up = mx.sym.UpSampling(d, scale=2, sample_type="bilinear", num_filter=3, name="up")
+    assert up.list_arguments() == ["data", "up_weight"]  # num_args=1 counts the data only
+    assert up.attr_dict()["up_weight"]["__init__"] == '["bilinear", {}]'
+    w = mx.sym.var("w", init=mx.init.Constant(0.5))
+    prelu = mx.sym.LeakyReLU(d, gamma=w, act_type="prelu", name="p").attr_dict()
+    assert prelu["w"]["__init__"] == '["constant", {"value": 0.5}]'  # one given is kept
 
 
 def test_save_and_load_file(tmp_path):

@@ -93,8 +93,10 @@ def test_operator_input_errors():
         mx.sym.Activation(x, act_type="nope")
     with pytest.raises(mx.MXNetError, match="one output"):
         mx.sym.relu(mx.sym.split(x, num_outputs=2))
-    with pytest.raises(mx.MXNetError, match="num_args=3 but 2"):
-        mx.sym.Concat(x, x, num_args=3)
+    with pytest.raises(mx.MXNetError, match="num_args=1 but 2"):
+        mx.sym.Concat(x, x, num_args=1)
+    # inputs beyond those given become variables, as in MXNet
+    assert mx.sym.Concat(x, x, num_args=3, name="c").list_arguments() == ["x", "c_arg2"]
 
 
 def test_operators_and_fluent_methods():

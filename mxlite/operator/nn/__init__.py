@@ -1,6 +1,7 @@
 """Neural-network operators: convolution, pooling, normalisation, activations, embedding, ..."""
 
 from . import activation as activation
+from . import batch_norm_v1 as batch_norm_v1
 from . import convolution as convolution
 from . import correlation as correlation
 from . import crop as crop

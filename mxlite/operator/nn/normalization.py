@@ -189,7 +189,7 @@ class _BatchNormOp(Operator):
         train = op_ctx.is_train and not p.use_global_stats
         if train:
             mean, invstd = out_data[1], out_data[2]
-            mom = acc.type(p.momentum)
+            mom = acc.type(np.float32(p.momentum))  # a C float in MXNet, even for float64 data
             variance = 1 / (invstd * invstd) - acc.type(p.eps)
             aux[0][...] = aux[0] * mom + mean * (1 - mom)
             aux[1][...] = aux[1] * mom + variance * (1 - mom)

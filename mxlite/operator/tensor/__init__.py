@@ -1,5 +1,6 @@
 """Tensor operators: element-wise, broadcast, reductions, shapes, indexing, linear algebra."""
 
+from . import amp as amp
 from . import dot as dot
 from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary

@@ -18,7 +18,7 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError, Shape
 from ..param import Param, field
-from ..registry import OpTest, register, shape_assign, shape_is_known
+from ..registry import OperatorProperty, OpTest, register, shape_assign, shape_is_known
 from .array_op import ArrayOp, norm_axis
 
 __all__: list[str] = []
@@ -135,6 +135,10 @@ class SliceAssignProp(ArrayOp):
                 f"begin={self.param.begin}, end={self.param.end} has shape {block}."
             )
         return [lhs]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        # lhs, rhs and the output share one dtype, known from any of them (as in MXNet)
+        return OperatorProperty.infer_type(self, in_type, out_type)
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         out = ins[0].copy()
@@ -346,7 +350,9 @@ class BatchTakeProp(ArrayOp):
                 f"batch_take: argument 'indices' has dtype "
                 f"{np.dtype(in_type[1]).name}; expected int32."
             )
-        return _other_types(self, in_type)
+        # as MXNet: the data's dtype from the output's and back; indices are int32 anyway
+        t = in_type[0] if in_type[0] is not None else (out_type or [None])[0]
+        return [t, np.dtype(np.int32)], [t], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         a = ins[0].reshape(-1, ins[0].shape[-1])

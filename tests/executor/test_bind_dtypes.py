@@ -1,0 +1,170 @@
+"""simple_bind, bind and Module with float64 and float16 data, against real MXNet 1.9.1.
+
+The golden file comes from ``tools/make_golden_spine.py``: MXNet's example image-classification
+networks (resnet, resnext, inception-bn, mobilenet, lenet) bound with
+``type_dict={'data': 'float64'}``, so that every other dtype comes from the InferType pass, and
+trained one step; a conv+BN+FC network trained by Module in float64 and a BatchNorm network in
+float16. Inputs and parameters are made by the tool's ``init_array`` on both sides.
+"""
+
+from __future__ import annotations
+
+import gzip
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import DTypeError
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).parent / "golden" / "spine.json.gz"
+
+_spec = importlib.util.spec_from_file_location(
+    "make_golden_spine", ROOT / "tools/make_golden_spine.py"
+)
+tool = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(tool)
+
+
+@pytest.fixture(scope="module")
+def golden() -> dict:
+    with gzip.open(GOLDEN, "rt") as f:
+        return json.load(f)
+
+
+def _close(got: list, want: list, what: str, rtol: float) -> None:
+    """Compare a :func:`tool.summary` (or a small array) with MXNet's: a summary's three
+    numbers are checked against the 2-norm, since a sum or projection may cancel to ~0; values
+    below 1e-12 are rounding noise (the gradient of a bias that BatchNorm follows)."""
+    got, want = np.asarray(got, np.float64), np.asarray(want, np.float64)
+    assert got.shape == want.shape, what
+    scale = abs(want[1]) if want.size == 3 else np.abs(want).max()
+    np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale + 1e-12, err_msg=what)
+
+
+def _dtypes(exe) -> dict:
+    return tool.names_dtypes(exe)
+
+
+@pytest.mark.parametrize("net", [n for n, *_ in tool.NETWORKS])
+def test_example_network_trains_in_float64_as_mxnet(golden: dict, net: str) -> None:
+    rec = golden["networks"][net]
+    sym = mx.sym.load_json(rec["symbol"])
+    exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=tuple(rec["data_shape"]))
+    assert _dtypes(exe) == rec["dtypes"]
+    for name, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
+        arr[:] = tool.init_array(name, arr.shape)
+    for got, want in zip(exe.forward(is_train=False), rec["infer_outputs"]):
+        _close(got.asnumpy(), want, f"{net}: inference output", 1e-9)
+    exe.forward(is_train=True)
+    exe.backward()
+    for got, want in zip(exe.outputs, rec["train_outputs"]):
+        _close(got.asnumpy(), want, f"{net}: training output", 1e-9)
+    grads = {k: g for k, g in exe.grad_dict.items() if g is not None}
+    assert sorted(grads) == sorted(rec["grads"])
+    for k, g in grads.items():
+        assert g.dtype == np.float64, k
+        _close(tool.summary(k, g.asnumpy()), rec["grads"][k], f"{net}: gradient of {k}", 1e-8)
+    for k, a in exe.aux_dict.items():
+        _close(tool.summary(k, a.asnumpy()), rec["aux_after"][k], f"{net}: aux {k}", 1e-9)
+
+
+@pytest.mark.parametrize("run", sorted(tool.MODULE_RUNS))
+def test_module_trains_in_float64_and_float16_as_mxnet(golden: dict, run: str) -> None:
+    rec = golden["module"][run]
+    build, shape, dtype, n = tool.MODULE_RUNS[run]
+    mod = mx.mod.Module(build(mx), context=mx.cpu())
+    mod.bind(
+        data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
+        label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)],
+    )
+    exe = mod._exec_group.execs[0]
+    assert _dtypes(exe) == rec["dtypes"]
+    params = {
+        k: mx.nd.array(tool.init_array(k, a.shape), dtype=a.dtype)
+        for k, a in exe.arg_dict.items()
+        if k not in ("data", "softmax_label")
+    }
+    aux = {
+        k: mx.nd.array(tool.init_array(k, a.shape), dtype=a.dtype) for k, a in exe.aux_dict.items()
+    }
+    mod.init_params(arg_params=params, aux_params=aux)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=tool.SGD)
+    rtol = 1e-9 if dtype == "float64" else 2e-3
+    for i, (data, label) in enumerate(tool.module_batches(shape, dtype, n)):
+        batch = mx.io.DataBatch([mx.nd.array(data, dtype=dtype)], [mx.nd.array(label, dtype=dtype)])
+        mod.forward_backward(batch)
+        mod.update()
+        _close(mod.get_outputs()[0].asnumpy(), rec["outputs"][i], f"{run}: batch {i}", rtol)
+    arg_params, aux_params = mod.get_params()
+    assert {k: np.dtype(v.dtype).name for k, v in arg_params.items()} == rec["param_dtypes"]
+    assert {k: np.dtype(v.dtype).name for k, v in aux_params.items()} == rec["aux_dtypes"]
+    for k, v in arg_params.items():
+        _close(tool.summary(k, v.asnumpy()), rec["params"][k], f"{run}: param {k}", rtol)
+    for k, v in aux_params.items():
+        _close(tool.summary(k, v.asnumpy()), rec["aux"][k], f"{run}: aux {k}", rtol)
+
+
+def test_simple_bind_infers_weight_dtypes_as_mxnet(golden: dict) -> None:
+    rec = golden["bind_dtypes"]
+    sym = tool.conv_bn_fc(mx)
+    for dt in ("float64", "float16"):
+        exe = sym.simple_bind(mx.cpu(), type_dict={"data": dt}, data=(2, 2, 5, 5))
+        got = _dtypes(exe)
+        got["grads"] = {
+            k: np.dtype(g.dtype).name for k, g in exe.grad_dict.items() if g is not None
+        }
+        assert got == rec[dt], dt  # float16 data: BatchNorm keeps gamma, beta, stats float32
+
+
+def test_conflicting_dtypes_are_refused_as_mxnet(golden: dict) -> None:
+    # MXNet: "Error in operator fc: ... Incompatible attr in node fc at 1-th input: expected
+    # float32, got float16"
+    assert "Error in operator fc" in golden["bind_dtypes"]["conflict_error"]
+    with pytest.raises(DTypeError, match="Error in operator fc.*weight.*float16.*float32"):
+        tool.conv_bn_fc(mx).simple_bind(
+            mx.cpu(), type_dict={"data": "float32", "fc_weight": "float16"}, data=(2, 2, 5, 5)
+        )
+
+
+def test_bind_with_arrays_of_one_dtype_runs_in_that_dtype() -> None:
+    sym = tool.conv_bn_fc(mx)
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, 2, 5, 5))
+    names = sym.list_arguments()
+    args = {
+        k: mx.nd.array(tool.init_array(k, s), dtype="float64") for k, s in zip(names, arg_shapes)
+    }
+    grads = {k: mx.nd.zeros(s, dtype="float64") for k, s in zip(names, arg_shapes)}
+    aux = [
+        mx.nd.array(tool.init_array(k, s), dtype="float64")
+        for k, s in zip(sym.list_auxiliary_states(), aux_shapes)
+    ]
+    exe = sym.bind(mx.cpu(), args, grads, aux_states=aux)
+    exe.forward(is_train=True)
+    exe.backward()
+    assert exe.outputs[0].dtype == np.float64
+    assert all(g.dtype == np.float64 for g in exe.grad_arrays)
+    ref = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=(2, 2, 5, 5))
+    for k, a in [*ref.arg_dict.items(), *ref.aux_dict.items()]:
+        a[:] = tool.init_array(k, a.shape)
+    ref.forward(is_train=True)
+    ref.backward()
+    np.testing.assert_array_equal(exe.outputs[0].asnumpy(), ref.outputs[0].asnumpy())
+    np.testing.assert_array_equal(
+        exe.grad_dict["conv_weight"].asnumpy(), ref.grad_dict["conv_weight"].asnumpy()
+    )
+
+
+def test_type_dict_leaving_an_input_undecided_is_an_error_as_mxnet() -> None:
+    # MXNet: "InferType pass cannot decide dtypes for the following arguments ... b: -1"
+    a, b = mx.sym.var("a"), mx.sym.var("b")
+    with pytest.raises(DTypeError, match=r"cannot decide the dtypes of \['b'\]"):
+        mx.sym.Group([a * 2, b * 2]).simple_bind(
+            mx.cpu(), type_dict={"a": "float64"}, a=(2,), b=(2,)
+        )
+    exe = mx.sym.Group([a * 2, b * 2]).simple_bind(mx.cpu(), a=(2,), b=(2,))
+    assert [x.dtype for x in exe.arg_arrays] == [np.float32, np.float32]  # no type_dict
