@@ -27,6 +27,13 @@ def parser(doc: str) -> argparse.ArgumentParser:
     )
     p.add_argument("--mxnet-python", default=MXREF, help="a Python with mxnet==1.9.1")
     p.add_argument("--repeat", type=int, default=5, help="repetitions; medians are reported")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="with --impl both: rounds of one fresh mxlite process then one MXNet process, "
+        "alternating; figures are medians over the rounds (use 3+ on a shared machine)",
+    )
     p.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     return p
 
@@ -63,25 +70,43 @@ def run(
         return
     result: dict[str, Any] = {"benchmark": name}
     impls = ["mxlite", "mxnet"] if args.impl == "both" else [args.impl]
+    if args.rounds <= 1:
+        rounds = [{impl: _figures(measure, args, impl) for impl in impls}]
+    else:
+        # every round runs each implementation in a fresh process, back to back, so that
+        # both see the same load on a shared machine
+        rounds = [{impl: _child(args, impl) for impl in impls} for _ in range(args.rounds)]
     for impl in impls:
-        if impl == "mxlite":
-            figures = measure("mxlite", args.repeat)
-        else:
-            figures = _child(args, impl)
-        for k, v in figures.items():
-            result[f"{impl}_{k}"] = v
+        for k in rounds[0][impl]:
+            vals = [r[impl].get(k) for r in rounds]
+            nums = [v for v in vals if isinstance(v, (int, float))]
+            result[f"{impl}_{k}"] = statistics.median(nums) if len(nums) == len(vals) else vals[0]
     if len(impls) == 2:
         for k in ratio_keys:
             a, b = result.get(f"mxlite_{k}"), result.get(f"mxnet_{k}")
-            if a is not None and b:
+            if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b:
                 result[f"{k}_ratio"] = round(a / b, 3)
+                if len(rounds) > 1:
+                    per = [_ratio(r["mxlite"].get(k), r["mxnet"].get(k)) for r in rounds]
+                    result[f"{k}_ratio_per_round"] = per
     print(json.dumps(result))
 
 
+def _ratio(a: Any, b: Any) -> float | None:
+    ok = isinstance(a, (int, float)) and isinstance(b, (int, float)) and b
+    return round(a / b, 3) if ok else None
+
+
+def _figures(measure: Callable[[str, int], dict[str, float]], args: Any, impl: str) -> dict:
+    return measure("mxlite", args.repeat) if impl == "mxlite" else _child(args, impl)
+
+
 def _child(args: Any, impl: str) -> dict[str, float]:
-    if not os.path.exists(args.mxnet_python):
-        return {"error": f"no MXNet at {args.mxnet_python}"}  # type: ignore[dict-item]
-    cmd = [args.mxnet_python, sys.argv[0], "--impl", impl, "--repeat", str(args.repeat), "--child"]
+    python = sys.executable if impl == "mxlite" else args.mxnet_python
+    if not os.path.exists(python):
+        return {"error": f"no MXNet at {python}"}  # type: ignore[dict-item]
+    cmd = [python, sys.argv[0], "--impl", impl, "--repeat", str(args.repeat), "--child"]
+    cmd += getattr(args, "child_args", [])
     out = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1:]}  # type: ignore[dict-item]

@@ -193,6 +193,64 @@ CASES = [
         {"data": (7,), "weight": (3, 1), "bias": (3,)},
         {"num_hidden": 3},
     ),
+    # the layer kinds of ResNet and MobileNet, at small sizes: 7x7 stride-2 stem, strided 3x3
+    # on odd sizes, 1x1 with groups, depthwise with stride, dilation and padding
+    (
+        "conv2d_stem",
+        "Convolution",
+        "float32",
+        {"data": (2, 3, 15, 15), "weight": (4, 3, 7, 7), "bias": (4,)},
+        {"kernel": (7, 7), "stride": (2, 2), "pad": (3, 3), "num_filter": 4},
+    ),
+    (
+        "conv2d_s2_odd",
+        "Convolution",
+        "float32",
+        {"data": (2, 5, 9, 8), "weight": (6, 5, 3, 3), "bias": (6,)},
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "num_filter": 6},
+    ),
+    (
+        "conv2d_pointwise_group",
+        "Convolution",
+        "float64",
+        {"data": (2, 6, 5, 5), "weight": (4, 3, 1, 1), "bias": (4,)},
+        {"kernel": (1, 1), "num_filter": 4, "num_group": 2},
+    ),
+    (
+        "conv2d_depthwise_s2_dilate",
+        "Convolution",
+        "float64",
+        {"data": (2, 4, 9, 9), "weight": (4, 1, 3, 3), "bias": (4,)},
+        {
+            "kernel": (3, 3),
+            "stride": (2, 2),
+            "dilate": (2, 2),
+            "pad": (2, 2),
+            "num_filter": 4,
+            "num_group": 4,
+        },
+    ),
+    (
+        "conv2d_depthwise_odd",
+        "Convolution",
+        "float32",
+        {"data": (3, 8, 12, 11), "weight": (8, 1, 3, 3)},
+        {"kernel": (3, 3), "pad": (1, 1), "num_filter": 8, "num_group": 8, "no_bias": True},
+    ),
+    (
+        "conv1d_depthwise",
+        "Convolution",
+        "float64",
+        {"data": (2, 3, 11), "weight": (3, 1, 5), "bias": (3,)},
+        {"kernel": (5,), "pad": (2,), "stride": (2,), "num_filter": 3, "num_group": 3},
+    ),
+    (
+        "conv3d_depthwise",
+        "Convolution",
+        "float32",
+        {"data": (1, 2, 4, 5, 5), "weight": (2, 1, 2, 3, 3), "bias": (2,)},
+        {"kernel": (2, 3, 3), "pad": (0, 1, 1), "num_filter": 2, "num_group": 2},
+    ),
 ]
 
 

@@ -31,6 +31,12 @@ def distinct(shape, dtype="float32", seed=0):
     return (rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0).astype(dtype)
 
 
+def ties(shape, dtype="float32", seed=0):
+    """Small integers, half of them clipped to 0: most windows hold equal maxima."""
+    rng = np.random.RandomState(seed)
+    return np.maximum(np.round(rng.normal(size=shape) * 1.5), 0).astype(dtype)
+
+
 def normal(shape, dtype="float32", seed=0):
     return np.random.RandomState(seed).normal(size=shape).astype(dtype)
 
@@ -261,6 +267,74 @@ CASES = [
         "SequenceReverse",
         [normal((5, 3, 2), F64), np.array([2, 5, 1], F64)],
         {"use_sequence_length": True},
+        [0],
+    ),
+    # ties (integer-valued data after a ReLU: many equal maxima, zeros), gaps between windows,
+    # input past the last window, odd sizes: MXNet routes a tie to the first position in
+    # row-major window order, which the kernels must match exactly
+    ("Pooling", [ties((2, 3, 9, 9))], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
+    (
+        "Pooling",
+        [ties((2, 3, 9, 9), F64)],
+        {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1)},
+        [0],
+    ),
+    (
+        "Pooling",
+        [ties((2, 3, 9, 9), F16)],
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)},
+        [0],
+    ),
+    (
+        "Pooling",
+        [ties((2, 3, 10, 11))],
+        {"kernel": (3, 3), "stride": (2, 2), "pooling_convention": "full"},
+        [0],
+    ),
+    ("Pooling", [ties((2, 2, 7, 7))], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [ties((2, 2, 7, 8))], {"kernel": (1, 2), "stride": (2, 3)}, [0]),
+    (
+        "Pooling",
+        [ties((2, 2, 7, 8), F64)],
+        {"kernel": (2, 3), "stride": (3, 2), "pad": (1, 1)},
+        [0],
+    ),
+    ("Pooling", [ties((2, 3, 11))], {"kernel": (3,), "stride": (2,), "pad": (1,)}, [0]),
+    (
+        "Pooling",
+        [ties((1, 2, 5, 6, 5))],
+        {"kernel": (3, 2, 3), "stride": (2, 2, 1), "pad": (1, 0, 1)},
+        [0],
+    ),
+    ("Pooling", [ties((2, 7, 7, 3))], {"kernel": (3, 3), "stride": (2, 2), "layout": "NHWC"}, [0]),
+    (
+        "Pooling",
+        [normal((2, 3, 8, 9))],
+        {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1), "pool_type": "avg"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [normal((2, 3, 10, 11), F64)],
+        {"kernel": (3, 3), "stride": (2, 2), "pool_type": "avg", "pooling_convention": "full"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [normal((2, 3, 9, 9), F16)],
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "sum"},
+        [0],
+    ),
+    (
+        "Pooling",
+        [normal((2, 2, 7, 8), F64)],
+        {"kernel": (1, 2), "stride": (2, 3), "pool_type": "avg", "count_include_pad": False},
+        [0],
+    ),
+    (
+        "Pooling",
+        [np.abs(normal((2, 2, 7, 7), F64)) + 0.1],
+        {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "lp", "p_value": 3},
         [0],
     ),
 ]

@@ -32,7 +32,7 @@ import numpy as np
 from ..base import DTypeError, ShapeError
 from .param import Param, field
 from .registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
-from .req import assign
+from .req import OpReq, assign
 
 __all__: list[str] = []
 
@@ -193,8 +193,16 @@ class LambPhase2Param(Param):
 
 def _k_sgd(xp, p, ins, aux, out, req):
     w, g = ins
-    lr, wd = _f(p.lr), _f(p.wd)
-    assign(out, req, (1.0 - lr * wd) * w - lr * _clip(xp, _f(p.rescale_grad) * g, p.clip_gradient))
+    lr, wd, rescale = _f(p.lr), _f(p.wd), _f(p.rescale_grad)
+    # (1 - lr*wd) * w - lr * clip(rescale * g), skipping the factors that are exactly 1 (they
+    # change no bit) and reusing one temporary: this runs once per parameter per batch
+    step = _clip(xp, g * rescale if rescale != 1.0 else g, p.clip_gradient)
+    step = step * lr if step is g else xp.multiply(step, lr, out=step)
+    keep = w if wd == 0.0 else (1.0 - lr * wd) * w
+    if req == OpReq.WRITE or req == OpReq.INPLACE:
+        xp.subtract(keep, step, out=out)
+    else:
+        assign(out, req, keep - step)
 
 
 def _k_sgd_mom(xp, p, ins, aux, out, req):

@@ -43,6 +43,19 @@ def test_forward_backward_match_mxnet(case: dict, gold: dict) -> None:
         np.testing.assert_allclose(g, gold[f"{name}:grad_{k}"], **tol, err_msg=k)
 
 
+def test_one_image_blocks_on_threads_match_mxnet(gold: dict, monkeypatch) -> None:
+    """The kernels work on blocks of images (one here) and spread depthwise ones over threads
+    (three here): the results must not change."""
+    from mxlite.operator.nn import _conv_util, _parallel
+
+    monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", 1)
+    monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(_parallel, "num_threads", lambda: 3)
+    for case in TABLE:
+        if case["op"] != "FullyConnected":
+            test_forward_backward_match_mxnet(case, gold)
+
+
 @pytest.mark.parametrize("case", TABLE, ids=[c["case"] for c in TABLE])
 def test_backward_add_accumulates(case: dict, gold: dict) -> None:
     name, params = case["case"], _params(case["params"])

@@ -77,6 +77,19 @@ def test_golden(case) -> None:
     check_golden(op, params, grads, arrays)
 
 
+@pytest.mark.skipif(not HAVE_GOLDEN, reason="golden file nn_pool.npz missing")
+def test_golden_in_small_blocks_on_threads(monkeypatch) -> None:
+    """The kernels cut the rows into cache-sized blocks spread over threads: tiny blocks and
+    threads for any size must give the same values (ties included)."""
+    from mxlite.operator.nn import _parallel, _phase_grid
+
+    monkeypatch.setattr(_phase_grid, "_CACHE_ELEMENTS", 40)
+    monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(_parallel, "num_threads", lambda: 3)
+    for _, op, params, grads, arrays in CASES:
+        check_golden(op, params, grads, arrays)
+
+
 NUMERIC = [
     ((1, 2, 5, 5), {"kernel": (2, 2)}),
     ((1, 2, 5, 5), {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}),

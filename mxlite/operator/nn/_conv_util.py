@@ -4,27 +4,33 @@ N-D convolution kernels (forward, data gradient, weight gradient) built on im2co
 Design note
 -----------
 Every kernel works in the channels-first layout ``(N, C, *S)``; channels-last layouts are
-transposed at the operator's boundary. A convolution with ``G`` groups is lowered to one batched
-BLAS product over a strided *window view* of the zero-padded input: ``as_strided`` gives an
-``(N, C, *K, *O)`` view whose element ``[n, c, k, o]`` is ``x_pad[n, c, o*stride + k*dilate]``;
-one contiguous copy of it is the im2col matrix ``cols`` of shape ``(N, G, Cg*prod(K), prod(O))``,
-whose contraction axis ``(Cg, *K)`` has the order of MXNet's weight ``(F, Cg, *K)``, so the
-weight needs no reordering::
+transposed at the operator's boundary. The im2col matrix is built on the *phase grid* of
+``_phase_grid`` (the padded input split by stride phase, output positions on a grid of
+``R = O + (K - 1) * dilate // stride`` cells per axis): the row of channel ``c`` and kernel
+offset ``k`` is one contiguous slice of one phase, so building ``cols`` of shape
+``(C*prod(K), B*cell)`` for a block of ``B`` images is ``prod(K)`` long copies, never a loop
+over pixels. Its contraction axis ``(Cg, *K)`` has the order of MXNet's weight ``(F, Cg, *K)``,
+so the weight needs no reordering; with ``G`` groups::
 
-    y[n, g]      = W[g] @ cols[n, g]                 (Fg x CgK) @ (CgK x O)
-    dW[g]        = sum_n dy[n, g] @ cols[n, g].T
-    dcols[n, g]  = W[g].T @ dy[n, g]                 then col2im: one strided add per kernel
-                                                    position (prod(K) of them), never per pixel
+    y[g]      = W[g] @ cols[g]                  (Fg x CgK) @ (CgK x B*cell), one BLAS call
+    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output)
+    dcols[g]  = W[g].T @ dy[g]                  then col2im: one add per kernel offset into
+                                                the gradient phases, merged onto dx
 
-``xp.matmul`` runs the ``(n, g)`` stack as BLAS calls inside NumPy (CuPy on GPU). Deconvolution
-is the transpose: its forward is the data gradient of a convolution whose input is the
-deconvolution's output, and its backward is a convolution (data) and a weight gradient with the
-roles of input and output swapped.
+Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
+batch for small ones), so it stays in cache between its copy and its product. A 1x1
+convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
+the output are computed and dropped (about 10% more product work for 3x3 on 56x56). ``xp``'s
+``matmul`` runs the products (NumPy's BLAS with its threads; CuPy on GPU). Deconvolution is the
+transpose: its forward is the data gradient of a convolution whose input is the
+deconvolution's output, and its backward is a convolution (data) and a weight gradient with
+the roles of input and output swapped.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from math import prod
 from typing import Any
@@ -32,6 +38,8 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, ParamError, Shape
+from ._parallel import over_rows
+from ._phase_grid import PhaseGrid
 
 __all__ = [
     "Geometry",
@@ -167,54 +175,71 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
         )
 
 
-# ---- im2col / col2im ------------------------------------------------------------------------
+# ---- the three kernels on the phase grid -----------------------------------------------------
+
+_COLS_ELEMENTS = 1 << 21  # im2col entries per block of images (8 MiB of float32)
 
 
-def _padded(xp: Any, x: Any, pad: Shape) -> Any:
-    if not any(pad):
-        return x
-    out = xp.zeros(x.shape[:2] + tuple(s + 2 * p for s, p in zip(x.shape[2:], pad)), x.dtype)
-    out[(slice(None), slice(None), *(slice(p, p + s) for s, p in zip(x.shape[2:], pad)))] = x
-    return out
+@functools.lru_cache(maxsize=256)
+def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid:
+    return PhaseGrid(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
 
 
-def _window_view(xp: Any, x_pad: Any, geom: Geometry, out_spatial: Shape) -> Any:
-    """The ``(N, C, *K, *O)`` view of the padded input (see the module note)."""
-    st = x_pad.strides
-    sp = st[2:]
-    shape = x_pad.shape[:2] + geom.kernel + out_spatial
-    strides = st[:2] + tuple(s * d for s, d in zip(sp, geom.dilate))
-    strides += tuple(s * t for s, t in zip(sp, geom.stride))
-    return xp.lib.stride_tricks.as_strided(x_pad, shape=shape, strides=strides, writeable=False)
+def _pointwise(geom: Geometry) -> bool:
+    """A 1x1 convolution without stride or padding: a plain product, no im2col."""
+    return max(geom.kernel) == 1 and max(geom.stride) == 1 and max(geom.pad) == 0
 
 
-def im2col(xp: Any, x: Any, geom: Geometry, out_spatial: Shape) -> Any:
-    """``cols`` of shape ``(N, G, Cg*prod(K), prod(O))`` for the channels-first input ``x``."""
-    n, c = x.shape[:2]
-    view = _window_view(xp, _padded(xp, x, geom.pad), geom, out_spatial)
-    cols = xp.ascontiguousarray(view)
-    return cols.reshape(n, geom.groups, c // geom.groups * prod(geom.kernel), prod(out_spatial))
+def _blocks(n: int, per_image: int) -> list[tuple[int, int]]:
+    step = max(1, _COLS_ELEMENTS // max(1, per_image))
+    return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
-def col2im(xp: Any, dcols: Any, geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> Any:
-    """Sum ``dcols`` ``(N, G, Cg*prod(K), prod(O))`` back onto an ``(N, C, *S)`` array."""
-    n = dcols.shape[0]
-    c = dcols.shape[1] * dcols.shape[2] // prod(geom.kernel)
-    cols = dcols.reshape((n, c) + geom.kernel + out_spatial)
-    padded = tuple(s + 2 * p for s, p in zip(in_spatial, geom.pad))
-    acc = xp.zeros((n, c) + padded, dcols.dtype)
-    for k in itertools.product(*(range(k) for k in geom.kernel)):
-        target = tuple(
-            slice(ki * d, ki * d + s * (o - 1) + 1, s)
-            for ki, d, s, o in zip(k, geom.dilate, geom.stride, out_spatial)
+class _Cols:
+    """im2col on the phase grid for blocks of ``b`` images of ``c`` channels: ``cols`` is
+    ``(c, prod(K), b, cell)``, row ``(c, k)`` the grid slice of kernel offset ``k``."""
+
+    def __init__(self, xp: Any, grid: PhaseGrid, b: int, c: int, dtype: Any) -> None:
+        self.xp, self.grid, self.b, self.c = xp, grid, b, c
+        size = b * c * grid.cell + grid.max_shift
+        # zeros: the padding cells stay 0 while each block rewrites only the input cells
+        self.phases = xp.zeros((len(grid.phases), size), dtype)
+        self.cols = xp.empty((c, len(grid.offsets), b, grid.cell), dtype)
+
+    def _view(self, buf: Any, shift: int) -> Any:
+        """``(c, b, cell)`` view of a phase starting at ``shift``: channel-major rows."""
+        g, item = self.grid, buf.itemsize
+        return self.xp.lib.stride_tricks.as_strided(
+            buf[shift:],
+            shape=(self.c, self.b, g.cell),
+            strides=(g.cell * item, self.c * g.cell * item, item),
         )
-        acc[(slice(None), slice(None), *target)] += cols[(slice(None), slice(None), *k)]
-    if not any(geom.pad):
-        return acc
-    return acc[(slice(None), slice(None), *(slice(p, p + s) for s, p in zip(in_spatial, geom.pad)))]
+
+    def fill(self, x: Any) -> Any:
+        """``cols`` of the images ``x (b, c, *S)``."""
+        g = self.grid
+        g.split(x.reshape(self.b * self.c, *g.spatial), self.phases)
+        for k, (i, sh) in enumerate(g.offsets):
+            self.cols[:, k] = self._view(self.phases[i], sh)
+        return self.cols
+
+    def scatter(self, row: Callable[[int], Any], dx: Any, add: bool) -> None:
+        """col2im: sum the rows ``row(k)`` ``(c, b, cell)`` of each kernel offset ``k`` back
+        onto ``dx (b, c, *S)``."""
+        g = self.grid
+        self.phases.fill(0)
+        for k, (i, sh) in enumerate(g.offsets):
+            view = self._view(self.phases[i], sh)
+            view += row(k)
+        g.merge(self.phases, dx.reshape(self.b * self.c, *g.spatial), add)
 
 
-# ---- the three kernels ----------------------------------------------------------------------
+def _on_grid(xp: Any, grid: PhaseGrid, a: Any, buf: Any) -> Any:
+    """``a (b, f, *O)`` as ``(f, b, cell)`` on the output cells of ``buf`` (others 0)."""
+    f, b = buf.shape[:2]
+    cells = (slice(None), slice(None), *grid.out_cells[1:])
+    buf.reshape(f, b, *grid.rows)[cells] = a.swapaxes(0, 1)
+    return buf
 
 
 def _grouped_weight(w: Any, groups: int) -> Any:
@@ -227,31 +252,119 @@ def conv_forward(
 ) -> Any:
     """``y (N, F, *O)`` of a convolution of ``x (N, C, *S)`` with ``w (F, Cg, *K)``; computed
     straight into ``out`` (a C-contiguous array of that shape) when one is given."""
-    cols = im2col(xp, x, geom, out_spatial)
-    wg = _grouped_weight(w, geom.groups)
-    shape = (x.shape[0], w.shape[0]) + tuple(out_spatial)
-    if out is not None:
-        xp.matmul(wg, cols, out=out.reshape(cols.shape[:2] + (wg.shape[1], cols.shape[3])))
+    n, c = x.shape[:2]
+    f, groups = w.shape[0], geom.groups
+    if out is None:
+        out = xp.empty((n, f, *out_spatial), x.dtype)
+    wg = _grouped_weight(w, groups)
+    if _pointwise(geom):
+        xg = x.reshape(n, groups, c // groups, -1)
+        xp.matmul(wg, xg, out=out.reshape(n, groups, f // groups, -1))
         return out
-    return xp.matmul(wg, cols).reshape(shape)  # (N, G, Fg, O) is (N, F, *O)
+    grid = _grid(geom, x.shape[2:], tuple(out_spatial))
+    nk = len(grid.offsets)
+
+    def run(x: Any, out: Any) -> None:
+        work: _Cols | None = None
+        for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+            if work is None or work.b != hi - lo:
+                work = _Cols(xp, grid, hi - lo, c, x.dtype)
+            cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
+            y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
+            out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
+
+    _batch_parallel(w, run, n, x.size * nk, x, out)
+    return out
 
 
-def conv_data_grad(xp: Any, dy: Any, w: Any, geom: Geometry, in_spatial: Shape) -> Any:
-    """``dx (N, C, *S)`` from ``dy (N, F, *O)`` and ``w (F, Cg, *K)``."""
+def _batch_parallel(w: Any, run: Callable[..., None], n: int, work: int, *arrays: Any) -> None:
+    """Depthwise products are small and memory-bound: BLAS threads little, so the images are
+    spread over threads here; larger products keep BLAS's own threads."""
+    if w.shape[1] == 1:
+        over_rows(run, n, work, *arrays)
+    else:
+        run(*arrays)
+
+
+def conv_data_grad(
+    xp: Any, dy: Any, w: Any, geom: Geometry, in_spatial: Shape, out: Any = None, add: bool = False
+) -> Any:
+    """``dx (N, C, *S)`` from ``dy (N, F, *O)`` and ``w (F, Cg, *K)``; written (``add``: added)
+    into ``out`` when one is given."""
     n, f = dy.shape[:2]
-    out_spatial = dy.shape[2:]
-    dyg = dy.reshape(n, geom.groups, f // geom.groups, -1)
-    dcols = xp.matmul(_grouped_weight(w, geom.groups).swapaxes(-1, -2), dyg)
-    return col2im(xp, dcols, geom, in_spatial, out_spatial)
+    groups = geom.groups
+    c = w.shape[1] * groups
+    if out is None:
+        out, add = xp.empty((n, c, *in_spatial), dy.dtype), False
+    wt = _grouped_weight(w, groups).swapaxes(-1, -2)
+    if _pointwise(geom):
+        dx = xp.matmul(wt, dy.reshape(n, groups, f // groups, -1)).reshape(out.shape)
+        if add:
+            out += dx
+        else:
+            out[...] = dx
+        return out
+    grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
+    nk = len(grid.offsets)
+
+    def run(dy: Any, out: Any) -> None:
+        work: _Cols | None = None
+        for lo, hi in _blocks(dy.shape[0], c * nk * grid.cell):
+            b = hi - lo
+            if work is None or work.b != b:
+                work = _Cols(xp, grid, b, c, dy.dtype)
+                dyg = xp.zeros((f, b, grid.cell), dy.dtype)
+            _on_grid(xp, grid, dy[lo:hi], dyg)
+            if w.shape[:2] == (c, 1):
+                # depthwise: each offset's row is the output gradient times one weight per
+                # channel, not worth a product whose inner size is 1
+                dyc = dyg.reshape(c, b, grid.cell)
+
+                def row(k: int, dyc: Any = dyc) -> Any:
+                    return dyc * wt[:, k, :, None]
+
+            else:
+                dcols = xp.matmul(wt, dyg.reshape(groups, f // groups, -1))
+                dcols = dcols.reshape(c, nk, b, -1)
+
+                def row(k: int, dcols: Any = dcols) -> Any:
+                    return dcols[:, k]
+
+            work.scatter(row, out[lo:hi], add)
+
+    _batch_parallel(w, run, n, out.size * nk, dy, out)
+    return out
 
 
 def conv_weight_grad(xp: Any, x: Any, dy: Any, geom: Geometry, w_shape: Shape) -> Any:
     """``dw (F, Cg, *K)`` from ``x (N, C, *S)`` and ``dy (N, F, *O)``."""
-    n, f = dy.shape[:2]
-    cols = im2col(xp, x, geom, dy.shape[2:])
-    dyg = dy.reshape(n, geom.groups, f // geom.groups, -1)
-    if n == 1:
-        dw = xp.matmul(dyg[0], cols[0].swapaxes(-1, -2))
-    else:
-        dw = xp.matmul(dyg, cols.swapaxes(-1, -2)).sum(axis=0)
+    n, c = x.shape[:2]
+    f, groups = dy.shape[1], geom.groups
+    dw = xp.zeros((groups, f // groups, c // groups * prod(geom.kernel)), dy.dtype)
+    if _pointwise(geom):
+        xg = x.reshape(n, groups, c // groups, -1)
+        dyg = dy.reshape(n, groups, f // groups, -1)
+        for i in range(n):  # one product per image: no (N, ...) temporary
+            dw += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
+        return dw.reshape(w_shape)
+    grid = _grid(geom, x.shape[2:], dy.shape[2:])
+    nk = len(grid.offsets)
+    partial: list[Any] = []
+
+    def run(x: Any, dy: Any) -> None:
+        work: _Cols | None = None
+        part = xp.zeros_like(dw)
+        for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+            b = hi - lo
+            if work is None or work.b != b:
+                work = _Cols(xp, grid, b, c, x.dtype)
+                dyg = xp.zeros((f, b, grid.cell), dy.dtype)
+            cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
+            _on_grid(xp, grid, dy[lo:hi], dyg)
+            part += xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
+        partial.append(part)
+
+    _batch_parallel(dw.reshape(w_shape), run, n, x.size * nk, x, dy)
+    for part in partial:
+        dw += part
     return dw.reshape(w_shape)

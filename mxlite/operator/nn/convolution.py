@@ -6,8 +6,9 @@ Parameters, shape rules and arguments follow MXNet 1.9.1 (src/operator/nn/convol
 weight ``(num_filter, C / num_group, *kernel)``, bias ``(num_filter,)``, output
 ``floor((x + 2*pad - dilate*(kernel-1) - 1) / stride) + 1`` per spatial axis; shape inference
 also runs backwards (batch size always, spatial sizes where the stride is 1). The kernels are the
-im2col products of ``_conv_util`` (one batched BLAS call per pass, no loop over pixels or batch
-items). The backward reads the output gradient, data and weight, never the output.
+im2col products of ``_conv_util`` (one BLAS call per block of images, no loop over pixels); a
+depthwise convolution (one input channel per group) is a multiply-add per kernel offset instead.
+The backward reads the output gradient, data and weight, never the output.
 
 Layouts: MXNet accepts ``NCW``/``NCHW``/``NCDHW`` everywhere and ``NHWC``/``NDHWC`` only on
 GPU; here the channels-last layouts also work on CPU (they are transposed to channels-first at

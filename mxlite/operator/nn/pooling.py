@@ -18,7 +18,6 @@ order, whose value equals the output. float16 sums accumulate in float32.
 
 from __future__ import annotations
 
-import itertools
 import math
 from typing import Any
 
@@ -28,7 +27,10 @@ from ...base import DTypeError, ParamError, Shape, ShapeError
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
-from ..req import assign
+from ..req import OpReq, assign
+from . import _pool_util as pk
+from ._parallel import over_rows
+from ._phase_grid import PhaseGrid
 
 __all__: list[str] = []
 
@@ -188,28 +190,6 @@ class PoolingProp(OperatorProperty):
 # ---- kernels ----------------------------------------------------------------------------------
 
 
-def _windows(g: _Geometry, offsets: tuple[int, ...]) -> tuple[slice, ...]:
-    """The slice of the padded array holding kernel offset ``offsets`` of every window."""
-    return (Ellipsis,) + tuple(
-        slice(j, j + (o - 1) * s + 1, s) for j, o, s in zip(offsets, g.out, g.stride)
-    )
-
-
-def _pad_widths(g: _Geometry, spatial: Shape) -> list[tuple[int, int]]:
-    """(left, right) padding so that every window of the output lies inside the array."""
-    return [
-        (p, max(0, (o - 1) * s + k - p - n))
-        for n, k, s, p, o in zip(spatial, g.kernel, g.stride, g.pad, g.out)
-    ]
-
-
-def _padded(xp: Any, x: Any, widths: list[tuple[int, int]], value: Any) -> Any:
-    if not any(a or b for a, b in widths):
-        return x
-    full = [(0, 0), (0, 0), *widths]
-    return xp.pad(x, full, mode="constant", constant_values=value)
-
-
 def _counts(xp: Any, g: _Geometry, spatial: Shape, include_pad: bool, dtype: Any) -> Any:
     """The divisor of each average window, as a broadcastable product of per-axis counts."""
     total = None
@@ -237,95 +217,110 @@ class _PoolingOp(Operator):
         self.ptype = p.pool_type
         self.p = p.p_value if p.pool_type == "lp" else 1
         self.include_pad = True if p.count_include_pad is None else p.count_include_pad
+        self._grids: dict[Shape, PhaseGrid] = {}
 
     def _cf(self, a: Any, g: _Geometry) -> Any:
         return self.xp.moveaxis(a, -1, 1) if g.channel_last else a
 
+    def _grid(self, g: _Geometry, spatial: Shape) -> PhaseGrid:
+        grid = self._grids.get(spatial)
+        if grid is None:
+            grid = self._grids[spatial] = PhaseGrid(spatial, g.kernel, g.stride, g.pad, g.out)
+        return grid
+
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        if req[0] == OpReq.NULL:
+            return
         x = in_data[0]
         g = self.prop.geometry(x.shape)
         x, out = self._cf(x, g), self._cf(out_data[0], g)
+        if self.prop.param.global_pool:
+            assign(out, req[0], self._global(x))
+            return
         xp = self.xp
         spatial = x.shape[2:]
-        axes = tuple(range(2, x.ndim))
-        is_global = self.prop.param.global_pool
+        rows = x.shape[0] * x.shape[1]
+        grid = self._grid(g, spatial)
+        x2 = x.reshape(rows, *spatial)
+        direct = req[0] != OpReq.ADD and out.flags.c_contiguous
+        y2 = out.reshape(rows, *g.out) if direct else xp.empty((rows, *g.out), out.dtype)
+        work = x.size + y2.size * len(grid.offsets)
         if self.ptype == "max":
-            if is_global:
-                res = x.max(axis=axes, keepdims=True)
-            else:
-                xpad = _padded(xp, x, _pad_widths(g, spatial), np.finfo(x.dtype).min)
-                res = None
-                for off in itertools.product(*map(range, g.kernel)):
-                    sl = xpad[_windows(g, off)]
-                    res = sl.copy() if res is None else xp.maximum(res, sl, out=res)
-            assign(out, req[0], res)
-            return
-        acc = _acc_dtype(x.dtype)
-        xa = x.astype(acc, copy=False)
-        if self.p == 2:
-            xa = xa * xa
-        elif self.p == 3:
-            xa = xa * xa * xa
-        if is_global:
-            res = xa.sum(axis=axes, keepdims=True)
+            over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
         else:
-            xpad = _padded(xp, xa, _pad_widths(g, spatial), 0)
-            res = None
-            for off in itertools.product(*map(range, g.kernel)):
-                sl = xpad[_windows(g, off)]
-                res = sl.copy() if res is None else xp.add(res, sl, out=res)
+            acc = _acc_dtype(x.dtype)
+            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            p = self.p
+
+            def post(s: Any) -> Any:
+                if cnt is not None:
+                    return s / cnt
+                if p == 2:
+                    return xp.sqrt(s)
+                return xp.cbrt(s) if p == 3 else s
+
+            def pool_sum(a: Any, b: Any) -> None:
+                pk.sum_forward(xp, grid, a, p, acc, b, post)
+
+            over_rows(pool_sum, rows, work, x2, y2)
+        if not direct:
+            assign(out, req[0], y2.reshape(out.shape))
+
+    def _global(self, x: Any) -> Any:
+        axes = tuple(range(2, x.ndim))
+        if self.ptype == "max":
+            return x.max(axis=axes, keepdims=True)
+        xa = x.astype(_acc_dtype(x.dtype), copy=False)
+        res = (xa**self.p if self.p > 1 else xa).sum(axis=axes, keepdims=True)
         if self.ptype == "avg":
-            res /= _counts(xp, g, spatial, self.include_pad, acc)
+            res /= np.prod(x.shape[2:])
         elif self.p == 2:
-            res = xp.sqrt(res)
+            res = self.xp.sqrt(res)
         elif self.p == 3:
-            res = xp.cbrt(res)
-        assign(out, req[0], res.astype(out.dtype, copy=False))
+            res = self.xp.cbrt(res)
+        return res.astype(x.dtype, copy=False)
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
+        if req[0] == OpReq.NULL:
+            return
         gin = in_grad[0]
         g = self.prop.geometry(gin.shape)
         gin_cf, dy = self._cf(gin, g), self._cf(out_grad[0], g)
         xp = self.xp
         spatial = gin_cf.shape[2:]
-        widths = _pad_widths(g, spatial)
+        rows = gin_cf.shape[0] * gin_cf.shape[1]
+        grid = self._grid(g, spatial)
+        direct = gin_cf.flags.c_contiguous
+        add = req[0] == OpReq.ADD and direct
+        dx2 = gin_cf.reshape(rows, *spatial) if direct else xp.empty((rows, *spatial), gin.dtype)
+        dy2 = dy.reshape(rows, *g.out)
+        work = gin.size + dy.size * len(grid.offsets)
         acc = _acc_dtype(gin.dtype)
-        gpad = xp.zeros(
-            (*gin_cf.shape[:2], *(n + a + b for n, (a, b) in zip(spatial, widths))), dtype=acc
-        )
-        offsets = list(itertools.product(*map(range, g.kernel)))
         if self.ptype == "max":
-            x, y = self._cf(in_data[0], g), self._cf(out_data[0], g)
-            xpad = _padded(xp, x, widths, np.finfo(x.dtype).min)
-            found = xp.zeros(y.shape, dtype=bool)
-            for off in offsets:
-                key = _windows(g, off)
-                hit = xpad[key] == y
-                hit &= ~found
-                found |= hit
-                gpad[key] += xp.where(hit, dy, 0)
-        elif self.ptype in ("avg", "sum"):
-            d = dy.astype(acc, copy=False)
+            x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
+            y2 = self._cf(out_data[0], g).reshape(rows, *g.out)
+
+            def route(x: Any, y: Any, d: Any, dx: Any) -> None:
+                pk.max_backward(xp, grid, x, y, d, dx, add)
+
+            over_rows(route, rows, work, x2, y2, dy2, dx2)
+        elif self.ptype in ("avg", "sum") or self.p == 1:
+            d2 = dy2.astype(acc, copy=False)
             if self.ptype == "avg":
-                d = d / _counts(xp, g, spatial, self.include_pad, acc)
-            for off in offsets:
-                gpad[_windows(g, off)] += d
+                d2 = d2 / _counts(xp, g, spatial, self.include_pad, acc)
+
+            def spread(d: Any, dx: Any) -> None:
+                pk.sum_backward(xp, grid, d, dx, add)
+
+            over_rows(spread, rows, work, d2, dx2)
         else:
-            x = self._cf(in_data[0], g).astype(acc, copy=False)
-            y = self._cf(out_data[0], g).astype(acc, copy=False)
-            d = dy.astype(acc, copy=False)
-            xpad = _padded(xp, x, widths, 0)
-            if self.p > 1:
-                safe = xp.where(y == 0, 1, y)
-                d = xp.where(y == 0, 0, d)
-            for off in offsets:
-                key = _windows(g, off)
-                if self.p == 1:
-                    gpad[key] += d
-                elif self.p == 2:
-                    gpad[key] += d * (xpad[key] / safe)
-                else:
-                    r = xpad[key] / safe
-                    gpad[key] += d * r * r
-        inner = (Ellipsis,) + tuple(slice(a, a + n) for n, (a, _) in zip(spatial, widths))
-        assign(gin_cf, req[0], gpad[inner].astype(gin.dtype, copy=False))
+            x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
+            y2 = self._cf(out_data[0], g).reshape(rows, *g.out).astype(acc, copy=False)
+            d2 = dy2.astype(acc, copy=False)
+
+            def lp(x: Any, y: Any, d: Any, dx: Any) -> None:
+                pk.lp_backward(xp, grid, x, y, d, self.p, dx, add)
+
+            over_rows(lp, rows, work, x2, y2, d2, dx2)
+        if not direct:
+            assign(gin_cf, req[0], dx2.reshape(gin_cf.shape))
