@@ -41,9 +41,9 @@ from . import runtime as runtime
 from . import symbol as symbol
 from . import test_utils as test_utils
 from . import util as util
-from .run import as_mxnet as as_mxnet
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
+from .run import as_mxnet as as_mxnet
 from .util import is_np_shape as is_np_shape
 from .util import np_shape as np_shape
 from .util import set_np_shape as set_np_shape

@@ -192,7 +192,7 @@ def test_attach_grad_rejects_bad_arguments() -> None:
     with pytest.raises(MXNetError, match="grad_req"):
         x.attach_grad(grad_req="sometimes")
     with pytest.raises(MXNetError, match="attach_grad.*stype"):
-        x.attach_grad(stype="row_sparse")
+        x.attach_grad(stype="sparse")
 
 
 def test_mark_variables_counts_must_match() -> None:

@@ -411,10 +411,11 @@ def test_rand_ndarray_shape_dtype_and_context():
     assert arr.shape == (2, 3) and arr.dtype == np.float32 and arr.context == mx.cpu()
     assert tu.rand_ndarray((4,), dtype=np.float16).dtype == np.float16
     assert tu.rand_ndarray(5, ctx=mx.cpu(0)).shape == (5,)
-    with pytest.raises(MXNetError, match="rand_ndarray.*'stype'.*'csr'"):
-        tu.rand_ndarray((2, 2), stype="csr")
-    with pytest.raises(MXNetError, match="rand_sparse_ndarray.*sparse"):
-        tu.rand_sparse_ndarray((2, 2), "row_sparse")
+    assert tu.rand_ndarray((2, 2), stype="csr").stype == "csr"
+    rsp, (values, rows) = tu.rand_sparse_ndarray((4, 2), "row_sparse", density=1)
+    assert rsp.stype == "row_sparse" and list(rows) == [0, 1, 2, 3] and values.shape == (4, 2)
+    with pytest.raises(MXNetError, match="rand_sparse_ndarray.*storage type"):
+        tu.rand_sparse_ndarray((2, 2), "bad")
 
 
 def test_random_arrays():

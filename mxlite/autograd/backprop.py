@@ -16,6 +16,8 @@ from ..engine import get as _engine
 from ..engine import small_enough_inline
 from ..engine.segment import exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap
+from ..ndarray.sparse import write_grad
+from ..ndarray.sparse import zeros as sparse_zeros
 from ..ndarray.xp_nd import _op, as_entry, backward_recorded
 from ..operator.registry import OpContext
 from ..operator.req import OpReq, parse_req
@@ -222,6 +224,11 @@ def _backward(
             ps = parts.get(id(node), [])
             if g is not None:
                 ps = [g, *ps]
+            if target.__class__ is not NDArray:  # a sparse buffer (attach_grad(stype=...))
+                if ps or node.grad_req == OpReq.WRITE:
+                    write_grad(target, ps, node.grad_req == OpReq.ADD)
+                    node.var_array._fresh_grad = bool(ps)
+                continue
             if not ps:
                 if node.grad_req == OpReq.WRITE:
                     target[:] = 0
@@ -379,14 +386,20 @@ def grad(
 
 
 def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = None) -> None:
-    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``)."""
-    if stype not in (None, "default"):
-        raise MXNetError(
-            f"attach_grad: argument 'stype' {stype!r} is not supported; only "
-            "dense ('default') gradients exist in mxlite."
-        )
+    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``);
+    ``stype`` ('row_sparse', 'csr') makes the buffer sparse: backward then stores the rows (or
+    elements) of the gradient that are not zero."""
     parse_req(grad_req, "attach_grad: grad_req")
-    mark_variables([self], [_zeros_like(self)], grad_req)
+    if stype not in (None, "default", "row_sparse", "csr"):
+        raise MXNetError(
+            f"attach_grad: argument 'stype' must be 'default', 'row_sparse' or 'csr', "
+            f"got {stype!r}."
+        )
+    if stype not in (None, "default"):
+        grad = sparse_zeros(stype, self.shape, ctx=self.context, dtype=self._data.dtype)
+    else:
+        grad = _zeros_like(self)
+    mark_variables([self], [grad], grad_req)
 
 
 def _detach(self: NDArray) -> NDArray:

@@ -176,7 +176,7 @@ def simple_bind(
         otherwise; with it, the dtypes of the inputs it does not name are inferred from the
         graph, and an input whose dtype stays unknown is an error, as in MXNet.
     stype_dict : dict of str to str, optional
-        Storage types; only 'default' (dense) exists here.
+        Storage types of arguments by name ('default', 'row_sparse' or 'csr').
     group2ctx : dict of str to Context, optional
         Accepted; every node runs on ``ctx``.
     shared_arg_names : list of str, optional
@@ -200,9 +200,14 @@ def simple_bind(
         # (``simple_bind(ctx, a=(2, 3), axis=1)`` works); lists are taken too.
         if name in by_name and isinstance(shape, (tuple, list)):
             shapes[id(by_name[name])] = tuple(shape)
+    stypes: dict[int, str] = {}
     for name, st in (stype_dict or {}).items():
-        if st not in ("default", None):
-            raise MXNetError(f"simple_bind: stype {st!r} of {name!r}: only 'default' exists.")
+        if st not in ("default", "row_sparse", "csr"):
+            raise MXNetError(
+                f"simple_bind: stype {st!r} of {name!r}: expected 'default', 'row_sparse' or 'csr'."
+            )
+        if name in by_name:
+            stypes[id(by_name[name])] = st
     # As MXNet: without type_dict every argument lacking a __dtype__ attribute is float32;
     # with it, only the inputs it names are known and inference gives the rest (float64 data
     # makes float64 weights; BatchNorm keeps float32 statistics for float16 data).
@@ -217,7 +222,7 @@ def simple_bind(
     return _make_executor(
         symbol, ctx, outputs, shapes, dtypes, (arg_names, aux_names, out_names), reqs,
         None, None, None, shared_exec, group2ctx,
-        shared=(set(shared_arg_names or ()), shared_buffer),
+        shared=(set(shared_arg_names or ()), shared_buffer), stypes=stypes,
     )  # fmt: skip
 
 
@@ -235,6 +240,7 @@ def _make_executor(
     shared_exec: Executor | None,
     group2ctx: dict | None,
     shared: tuple[set[str], dict | None] | None = None,
+    stypes: dict[int, str] | None = None,
 ) -> Executor:
     from ..symbol.infer import infer_shapes, infer_types
 
@@ -263,7 +269,8 @@ def _make_executor(
             f"bind: cannot infer the shapes of {missing}; give them (the shapes known are {given})."
         )
     graph = build_graph(outputs, shapes, dtypes, arg_names, aux_names, reqs, out_names)
-    if arg_arrays is None:  # simple_bind: allocate (or share) every external array
+    allocated = arg_arrays is None
+    if allocated:  # simple_bind: allocate (or share) every external array
         # variables tagged with a ctx_group (AttrScope(ctx_group=...)) live on group2ctx[group]
         placed = {
             n.name: group2ctx[n.attrs["__ctx_group__"]]
@@ -287,12 +294,44 @@ def _make_executor(
     plan = plan_memory(graph, with_backward=bool(graph.backward))
     shared_blocks = shared_exec._blocks if shared_exec is not None else None
     req_names = {n: r.name.lower() for n, r in reqs.items()}
+    boundary, arg_arrays, grad_arrays, aux_arrays, user_args, user_grads = _storage(
+        outputs, arg_nodes, aux_nodes, arg_arrays, grad_arrays, aux_arrays, req_names, stypes,
+        allocated,
+    )  # fmt: skip
     exe = Executor(
         symbol, ctx, graph, plan, arg_names, aux_names, arg_arrays, grad_arrays, aux_arrays,
         req_names, shared_blocks, group2ctx,
     )  # fmt: skip
     exe._optimized = outputs
+    if boundary is not None:
+        exe._attach_boundary(boundary, user_args, user_grads)
     return exe
+
+
+def _storage(
+    outputs, arg_nodes, aux_nodes, arg_arrays, grad_arrays, aux_arrays, reqs, given, allocated
+):
+    """Sparse arrays at the executor's edges (executor/sparse.py); dense graphs get None.
+    Arrays the user bound keep their storage types; simple_bind makes the arguments and
+    gradients sparse where ``stype_dict``, the variables and the operators say."""
+    from .sparse import split_arrays, storage_plan
+
+    known = dict(given or {})
+    if not allocated:
+        for n, a in zip(arg_nodes + aux_nodes, list(arg_arrays) + list(aux_arrays)):
+            known[id(n)] = a.stype
+    plan = storage_plan(outputs, arg_nodes, aux_nodes, known)
+    names = [n.name for n in arg_nodes]
+    b, dargs, dgrads, daux, uargs, ugrads = split_arrays(
+        arg_arrays, grad_arrays, aux_arrays, plan if allocated else None, reqs, names
+    )
+    if plan is not None and b is None:
+        from .sparse import StorageBoundary
+
+        b = StorageBoundary()
+    if b is not None:
+        b.out_stypes = plan[1] if plan is not None else []
+    return b, dargs, dgrads, daux, uargs, ugrads
 
 
 def _check_arrays(graph: Any, names: list[str], arrays: list, what: str, aux: bool = False):

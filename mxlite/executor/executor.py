@@ -119,6 +119,18 @@ class Executor:
         self._grad_dict: dict[str, NDArray] | None = None
         self._aux_dict: dict[str, NDArray] | None = None
         self._output_dict: dict[str, NDArray] | None = None
+        self._boundary: Any = None  # sparse arrays at the edges (sparse.py), else None
+
+    def _attach_boundary(self, boundary: Any, user_args: list, user_grads: list) -> None:
+        """Show the user's sparse arrays in place of the dense shadows the steps use."""
+        from .sparse import attach_outputs
+
+        self._boundary = boundary
+        boundary.imperative = all(g is None for g in user_grads)
+        self.arg_arrays = list(user_args)
+        self.grad_arrays = list(user_grads)
+        self._dense_outputs = self.outputs
+        self.outputs = attach_outputs(boundary, boundary.out_stypes, self.outputs)
 
     # ---- dictionaries ----------------------------------------------------------------------
 
@@ -176,6 +188,15 @@ class Executor:
                         f"{self._arg_names}."
                     )
                 _copy_into(name, value, dst)
+        if self._boundary is not None:
+            if self._boundary.imperative and self._monitor is None:
+                if self._boundary.run_imperative(self, bool(is_train)):
+                    return self.outputs
+                self._boundary.imperative = False
+            self._boundary.before_forward()
+            self._run(False, bool(is_train))
+            self._boundary.after_forward(self._dense_outputs)
+            return self.outputs
         self._run(False, bool(is_train))
         return self.outputs
 
@@ -208,6 +229,8 @@ class Executor:
                 )
             _copy_into(f"out_grads[{i}]", src, self._arrays[eid])
         self._run(True, bool(is_train))
+        if self._boundary is not None:
+            self._boundary.after_backward()
 
     def _run(self, backward: bool, is_train: bool) -> None:
         monitor = self._monitor

@@ -1,5 +1,6 @@
-"""``mx.io``: data iterators (the DataIter protocol, NDArrayIter, CSVIter, ResizeIter,
-PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants, MNISTIter)."""
+"""``mx.io``: data iterators (the DataIter protocol, NDArrayIter, CSVIter, LibSVMIter,
+ResizeIter, PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants,
+MNISTIter)."""
 
 from . import io as io
 from . import utils as utils
@@ -13,6 +14,7 @@ from .io import DataDesc as DataDesc
 from .io import DataIter as DataIter
 from .io import PrefetchingIter as PrefetchingIter
 from .io import ResizeIter as ResizeIter
+from .libsvm_iter import LibSVMIter as LibSVMIter
 from .mnist_iter import MNISTIter as MNISTIter
 from .ndarray_iter import NDArrayIter as NDArrayIter
 from .utils import _getdata_by_idx as _getdata_by_idx

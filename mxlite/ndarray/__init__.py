@@ -10,6 +10,7 @@ from . import linalg as linalg
 from . import methods as _methods
 from . import op as op
 from . import random as random
+from . import sparse as sparse
 from .arith import add as add
 from .arith import divide as divide
 from .arith import equal as equal
@@ -70,3 +71,4 @@ _populate(
 _operator.NDArray = NDArray
 _operator.__all__.append("NDArray")
 del _operator
+from .sparse_array import cast_storage as cast_storage  # noqa: E402  (over the generated one)

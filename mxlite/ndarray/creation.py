@@ -71,8 +71,15 @@ def _fill(arr: NDArray, value: Any, op_name: str = "_full") -> NDArray:
     return arr
 
 
-def empty(shape: Any, ctx: Context | None = None, dtype: Any = None) -> NDArray:
-    """A new array with undefined contents. ``dtype`` defaults to float32."""
+def empty(
+    shape: Any, ctx: Context | None = None, dtype: Any = None, stype: str | None = None
+) -> NDArray:
+    """A new array with undefined contents. ``dtype`` defaults to float32; ``stype``
+    'row_sparse' or 'csr' makes a sparse array with no stored values."""
+    if stype not in (None, "default"):
+        from .sparse import empty as sparse_empty
+
+        return sparse_empty(stype, shape, ctx=ctx, dtype=dtype)
     return _new(_shape("empty", shape), _dtype("empty", dtype), ctx or current_context())
 
 
@@ -118,7 +125,11 @@ def zeros(
     shape: Any, ctx: Context | None = None, dtype: Any = None, stype: Any = None, **kwargs: Any
 ) -> NDArray:
     """A new array of zeros (``mx.nd.zeros``), or ``out=`` filled with zeros; ``dtype``
-    defaults to float32. ``stype`` is accepted for MXNet's signature; arrays are dense."""
+    defaults to float32. ``stype`` 'row_sparse' or 'csr' makes a sparse array."""
+    if stype not in (None, "default"):
+        from .sparse import zeros as sparse_zeros
+
+        return sparse_zeros(stype, shape, ctx=ctx, dtype=dtype, **kwargs)
     return _create("zeros", 0, shape, ctx, dtype, kwargs)
 
 
@@ -148,6 +159,12 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     ``dtype`` defaults to the source's dtype for an NDArray and to float32 otherwise, as in
     MXNet (a NumPy int64 array becomes float32 unless ``dtype`` says otherwise).
     """
+    if (isinstance(source_array, NDArray) and source_array.stype != "default") or (
+        hasattr(source_array, "tocsr") and not isinstance(source_array, NDArray)
+    ):
+        from .sparse import array as sparse_array
+
+        return sparse_array(source_array, ctx=ctx, dtype=dtype)
     ctx = ctx or current_context()
     if isinstance(source_array, NDArray):
         dt = source_array._data.dtype if dtype is None else np.dtype(dtype)

@@ -37,6 +37,9 @@ _INPLACE = OpReq.INPLACE
 _record_hook: Any = None
 # [is_recording, is_training]: a list so that autograd flips them without a call.
 _state = STATE  # [is_recording, is_training] (operator/modes.py)
+# Set by sparse_dispatch.activate() once a sparse array exists: (prop, inputs, out, name, ctx)
+# -> the result, or NotImplemented when no array of the call is sparse.
+_sparse_hook: Any = None
 
 
 def set_record_hook(hook: Any) -> None:
@@ -71,6 +74,10 @@ def invoke(
     Returns the visible output NDArray, or a list when the operator has several; with
     ``out`` (an NDArray or a list of them), writes there and returns ``out``.
     """
+    if _sparse_hook is not None:
+        res = _sparse_hook(prop, inputs, out, name, ctx)
+        if res is not NotImplemented:
+            return res
     n_aux = len(prop.list_auxiliary_states()) if prop._has_aux else 0
     args = inputs[: len(inputs) - n_aux] if n_aux else inputs
     aux = inputs[len(inputs) - n_aux :] if n_aux else ()

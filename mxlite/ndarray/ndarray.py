@@ -94,6 +94,10 @@ class _PooledChunk(_Chunk):
 # blocks that malloc maps afresh (glibc's mmap threshold starts at 128 KiB).
 SMALL_ARRAY_BYTES = 1 << 17
 
+# sparse_array.cast_storage, set when that module is imported (mx.nd imports it): sparse
+# arrays sit above this module, so it reaches them only through this slot.
+CAST_STORAGE: list[Any] = [None]
+
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""
@@ -181,7 +185,7 @@ class NDArray:
 
     @property
     def stype(self) -> str:
-        """Storage type; only 'default' (dense) exists in mxlite."""
+        """Storage type: 'default' (dense); sparse arrays are in sparse.py."""
         return "default"
 
     @property
@@ -241,6 +245,9 @@ class NDArray:
         if isinstance(other, Context):
             dst = _new(self.shape, self._data.dtype, other)
         elif isinstance(other, NDArray):
+            if other.__class__ is not NDArray:  # sparse: its parts are replaced
+                other._write_from(self)
+                return other
             if other._chunk is self._chunk and other._data is self._data:
                 return other
             if other.shape != self.shape:
@@ -273,13 +280,12 @@ class NDArray:
         return dst
 
     def tostype(self, stype: str) -> NDArray:
-        """A copy with storage type ``stype``; only 'default' (dense) exists in mxlite."""
-        if stype != "default":
-            raise MXNetError(
-                f"NDArray.tostype: storage type {stype!r} is not supported; mxlite "
-                "has dense ('default') arrays only."
-            )
-        return self.copy()
+        """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
+        if CAST_STORAGE[0] is None:
+            if stype == "default":
+                return self.copy()
+            raise MXNetError(f"NDArray.tostype: sparse storage {stype!r} needs mxlite.ndarray.")
+        return CAST_STORAGE[0](self, stype)
 
     # ---- Python protocol --------------------------------------------------------------------
 

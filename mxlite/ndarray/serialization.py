@@ -15,7 +15,7 @@ UTF-8 bytes. All integers are little-endian. One array (also the raw bytes MXNet
 MXNet 1.9.1 writes magic V2 (0xF993FAC9), or V3 (0xF993FACA) while numpy-shape semantics are on
 (``np_shape=True`` here). Readers also take the two older layouts MXNet 1.9.1 still reads: V1
 (0xF993FAC8: no storage type field) and the magic-less one whose first word is ndim, followed by
-uint32 dims. Sparse storage (row_sparse, csr) is refused with a clear error.
+uint32 dims. Sparse arrays (storage type 1 row_sparse, 2 csr) are in serialization_sparse.py.
 
 Two cases MXNet leaves ambiguous, decided here:
 
@@ -42,35 +42,46 @@ from __future__ import annotations
 import os
 import struct
 from collections.abc import Mapping, Sequence
-from typing import BinaryIO
+from typing import Any
 
 import numpy as np
 
-from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError
+from ..base import MXNetError
 from ..fileio import atomic_write
+from .serialization_io import (
+    _DEV_TYPES,
+    _MAX_NDIM,
+    NDARRAY_V2_MAGIC,
+    _BufferSource,
+    _check_context,
+    _FileSource,
+    _flag_of,
+    _raw,
+    _read_context,
+    _read_elements,
+    _read_flag,
+    _read_shape,
+    _Source,
+)
+from .serialization_sparse import SparseParts, read_sparse, sparse_chunks
 
-__all__ = ["SavedArray", "dumps", "loads", "save", "load", "dumps_array", "loads_array"]
+__all__ = [
+    "SavedArray",
+    "SparseParts",
+    "dumps",
+    "loads",
+    "save",
+    "load",
+    "dumps_array",
+    "loads_array",
+]
 
 LIST_MAGIC = 0x112
 NDARRAY_V1_MAGIC = 0xF993FAC8
-NDARRAY_V2_MAGIC = 0xF993FAC9
 NDARRAY_V3_MAGIC = 0xF993FACA
 
 _STYPE_DEFAULT = 0
 _SPARSE_STYPES = {1: "row_sparse", 2: "csr"}
-# Context::DeviceType in MXNet: cpu 1, gpu 2, cpu_pinned 3, cpu_shared 5 (4 is unused).
-_DEV_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
-# NumPy 2 allows 64 dims (1.x: 32); anything above cannot be an array, so it is corruption.
-_MAX_NDIM = 64
-
-# Flags keyed by (kind, itemsize), so that equal dtypes under different scalar types (on Linux
-# np.longlong is not np.int64, yet both are 'i8') and either byte order find the same flag.
-_FLAG_BY_KIND = {
-    (np.dtype(t).kind, np.dtype(t).itemsize): flag
-    for flag, t in DTYPE_MX_TO_NP.items()
-    if t is not None
-}
-
 ArraysLike = Sequence[np.ndarray] | Mapping[str, np.ndarray]
 
 
@@ -87,15 +98,21 @@ class SavedArray:
         The device id.
     """
 
-    __slots__ = ("data", "dev_type", "dev_id", "np_shape")
+    __slots__ = ("data", "dev_type", "dev_id", "np_shape", "sparse")
 
     def __init__(
-        self, data: np.ndarray, dev_type: int = 1, dev_id: int = 0, np_shape: bool = False
+        self,
+        data: np.ndarray,
+        dev_type: int = 1,
+        dev_id: int = 0,
+        np_shape: bool = False,
+        sparse: Any = None,
     ) -> None:
         self.data = data
         self.dev_type = dev_type
         self.dev_id = dev_id
         self.np_shape = np_shape  # written in MXNet's numpy-shape (V3) layout
+        self.sparse = sparse  # the parts of a sparse array (then ``data`` is its values)
 
     def __repr__(self) -> str:
         dev = _DEV_TYPES.get(self.dev_type, str(self.dev_type))
@@ -109,122 +126,17 @@ Loaded = list[SavedArray] | dict[str, SavedArray]
 # ----------------------------------------------------------------------------- reading
 
 
-class _Source:
-    """Bounds-checked little-endian reads, with errors that say where and what."""
-
-    def __init__(self, func: str, where: str, size: int) -> None:
-        self.func = func
-        self.where = where
-        self.size = size
-        self.pos = 0
-
-    @property
-    def remaining(self) -> int:
-        return self.size - self.pos
-
-    def error(self, what: str) -> MXNetError:
-        return MXNetError(f"{self.func}: {self.where}: {what}")
-
-    def need(self, nbytes: int, what: str) -> None:
-        if nbytes > self.remaining:
-            raise self.error(
-                f"truncated or corrupt: {what} needs {nbytes} bytes at offset {self.pos}, "
-                f"but only {self.remaining} are left"
-            )
-
-    def take(self, size: int, what: str) -> bytes | memoryview:
-        self.need(size, what)
-        return self._take(size, what)
-
-    def unpack(self, fmt: str, what: str) -> tuple:
-        return struct.unpack(fmt, self.take(struct.calcsize(fmt), what))
-
-    def elements(self, dtype: np.dtype, shape: tuple[int, ...], what: str) -> np.ndarray:
-        """A new C-ordered array of little-endian ``dtype`` that owns its memory."""
-        count = 1
-        for d in shape:
-            count *= d
-        self.need(count * dtype.itemsize, what)
-        try:
-            return self._elements(dtype, shape, count * dtype.itemsize, what)
-        except ValueError as exc:  # e.g. more dims than this NumPy allows
-            raise self.error(f"{what}: {exc}") from exc
-
-    def _take(self, size: int, what: str) -> bytes | memoryview:
-        raise NotImplementedError
-
-    def _elements(
-        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
-    ) -> np.ndarray:
-        raise NotImplementedError
-
-
-class _BufferSource(_Source):
-    def __init__(self, func: str, buf: bytes | bytearray | memoryview) -> None:
-        if not isinstance(buf, (bytes, bytearray, memoryview)):
-            raise MXNetError(f"{func}: argument 'buf' must be bytes, got {type(buf).__name__}")
-        self.view = memoryview(buf).cast("B")
-        super().__init__(func, "buffer", self.view.nbytes)
-
-    def _take(self, size: int, what: str) -> memoryview:
-        out = self.view[self.pos : self.pos + size]
-        self.pos += size
-        return out
-
-    def _elements(
-        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
-    ) -> np.ndarray:
-        flat = np.frombuffer(
-            self.view, dtype=dtype, count=nbytes // dtype.itemsize, offset=self.pos
-        )
-        out = flat.reshape(shape).copy()
-        self.pos += nbytes
-        return out
-
-
-class _FileSource(_Source):
-    def __init__(self, func: str, fname: str, f: BinaryIO) -> None:
-        self.f = f
-        super().__init__(func, f"file {fname!r}", os.fstat(f.fileno()).st_size)
-
-    def _short_read(self, got: int, size: int, what: str) -> MXNetError:
-        return self.error(
-            f"{what}: the file ended after {got} of {size} bytes (did it change meanwhile?)"
-        )
-
-    def _take(self, size: int, what: str) -> bytes:
-        out = self.f.read(size)
-        if len(out) != size:
-            raise self._short_read(len(out), size, what)
-        self.pos += size
-        return out
-
-    def _elements(
-        self, dtype: np.dtype, shape: tuple[int, ...], nbytes: int, what: str
-    ) -> np.ndarray:
-        out = np.empty(shape, dtype=dtype)
-        raw = memoryview(out.reshape(-1).view(np.uint8))
-        got = 0
-        while got < raw.nbytes:
-            n = self.f.readinto(raw[got:])
-            if not n:
-                raise self._short_read(got, raw.nbytes, what)
-            got += n
-        self.pos += got
-        return out
-
-
 def _read_array(src: _Source, label: str) -> SavedArray:
     (magic,) = src.unpack("<I", f"the magic number of {label}")
     if magic in (NDARRAY_V2_MAGIC, NDARRAY_V3_MAGIC):
         (stype,) = src.unpack("<i", f"the storage type of {label}")
         if stype in _SPARSE_STYPES:
-            raise src.error(
-                f"{label} is a sparse array ({_SPARSE_STYPES[stype]}); mxlite supports only "
-                "dense (default storage) arrays. Convert it with .tostype('default') in MXNet."
-            )
+            if magic == NDARRAY_V3_MAGIC:
+                raise src.error(f"{label}: MXNet never writes sparse arrays in the V3 layout")
+            data, dev_type, dev_id, parts = read_sparse(src, label, _SPARSE_STYPES[stype])
+            return SavedArray(data, dev_type, dev_id, False, parts)
         if stype != _STYPE_DEFAULT:
-            raise src.error(f"{label} has unknown storage type {stype}; expected 0 (dense)")
+            raise src.error(f"{label} has unknown storage type {stype}; expected 0, 1 or 2")
         shape = _read_shape(src, label, "<i", "q")
         if any(d < 0 for d in shape):
             kind = "an unknown (-1) dimension" if magic == NDARRAY_V3_MAGIC else "a negative dim"
@@ -243,7 +155,7 @@ def _read_array(src: _Source, label: str) -> SavedArray:
             )
         shape = src.unpack(f"<{magic}I", f"the shape of {label}")
 
-    dev_type, dev_id = src.unpack("<ii", f"the context of {label}")
+    dev_type, dev_id = _read_context(src, label)
     if dev_type not in _DEV_TYPES:
         if magic == NDARRAY_V2_MAGIC and not shape:
             raise src.error(
@@ -254,32 +166,9 @@ def _read_array(src: _Source, label: str) -> SavedArray:
             f"{label} has device type {dev_type}; expected one of "
             + ", ".join(f"{v}({k})" for k, v in _DEV_TYPES.items())
         )
-    (flag,) = src.unpack("<i", f"the type flag of {label}")
-    if flag in DTYPE_MX_UNSUPPORTED:
-        raise DTypeError(
-            f"{src.func}: {src.where}: {label} has dtype {DTYPE_MX_UNSUPPORTED[flag]} "
-            f"(flag {flag}), which mxlite does not support"
-        )
-    if flag not in DTYPE_MX_TO_NP or flag < 0:
-        raise src.error(f"{label} has unknown type flag {flag}")
-    native = np.dtype(DTYPE_MX_TO_NP[flag])
-    data = src.elements(native.newbyteorder("<"), shape, f"the data of {label} {shape}")
-    if data.dtype != native:
-        data = data.astype(native)
-    if native == np.bool_:
-        # MXNet stores bools as raw bytes; make any nonzero byte a proper True.
-        raw = data.view(np.uint8)
-        np.not_equal(raw, 0, out=data)
+    native = _read_flag(src, label)
+    data = _read_elements(src, native, shape, f"the data of {label} {shape}")
     return SavedArray(data, dev_type, dev_id, magic == NDARRAY_V3_MAGIC)
-
-
-def _read_shape(src: _Source, label: str, ndim_fmt: str, dim_code: str) -> tuple[int, ...]:
-    (ndim,) = src.unpack(ndim_fmt, f"the ndim of {label}")
-    if ndim < 0:
-        raise src.error(f"{label} has an unknown shape (ndim {ndim}); MXNet cannot save one")
-    if ndim > _MAX_NDIM:
-        raise src.error(f"{label} claims ndim {ndim}; at most {_MAX_NDIM} is possible")
-    return src.unpack(f"<{ndim}{dim_code}", f"the shape of {label}")
 
 
 def _read_list(src: _Source) -> Loaded:
@@ -372,37 +261,18 @@ def loads_array(buf: bytes | bytearray | memoryview) -> SavedArray:
 
 
 def _array_chunks(
-    func: str, label: str, arr: np.ndarray, context: tuple[int, int], np_shape: bool
+    func: str, label: str, arr: Any, context: tuple[int, int], np_shape: bool
 ) -> list[bytes | memoryview]:
+    if isinstance(arr, SparseParts):
+        return sparse_chunks(func, label, arr, context, np_shape)
     if not isinstance(arr, (np.ndarray, np.generic)):
         raise MXNetError(f"{func}: {label} must be a numpy.ndarray, got {type(arr).__name__}")
-    flag = _FLAG_BY_KIND.get((arr.dtype.kind, arr.dtype.itemsize))
-    if flag is None or arr.dtype.fields is not None:
-        raise DTypeError(
-            f"{func}: {label} has dtype {arr.dtype}; MXNet files hold "
-            + ", ".join(np.dtype(t).name for t in DTYPE_MX_TO_NP.values() if t is not None)
-        )
+    flag = _flag_of(func, label, arr)
     dev_type, dev_id = _check_context(func, label, context)
     magic = NDARRAY_V3_MAGIC if np_shape else NDARRAY_V2_MAGIC
     head = struct.pack(f"<Iii{arr.ndim}qiii", magic, _STYPE_DEFAULT, arr.ndim, *arr.shape,
                        dev_type, dev_id, flag)  # fmt: skip
-    little = arr.dtype.newbyteorder("<")
-    data = np.ascontiguousarray(arr, dtype=little).reshape(-1).view(np.uint8)
-    return [head, memoryview(data)]
-
-
-def _check_context(func: str, label: str, context: object) -> tuple[int, int]:
-    ok = (
-        isinstance(context, (tuple, list))
-        and len(context) == 2
-        and all(isinstance(v, (int, np.integer)) for v in context)
-    )
-    if not ok or int(context[0]) not in _DEV_TYPES or not 0 <= int(context[1]) < 2**31:
-        raise MXNetError(
-            f"{func}: the context of {label} must be (dev_type, dev_id) with dev_type in "
-            f"{sorted(_DEV_TYPES)} and 0 <= dev_id < 2**31, got {context!r}"
-        )
-    return int(context[0]), int(context[1])
+    return [head, _raw(arr)]
 
 
 def _list_chunks(

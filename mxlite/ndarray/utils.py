@@ -21,9 +21,18 @@ from .ndarray import NDArray, array_from_numpy
 __all__ = ["save", "load", "load_frombuffer"]
 
 
+def _stored(v: NDArray) -> Any:
+    """What the file holds for ``v``: its NumPy copy, or a sparse array's parts."""
+    if v.stype != "default":
+        from .sparse import sparse_parts
+
+        return sparse_parts(v)
+    return v.asnumpy()
+
+
 def _numpy_of(where: str, data: Any) -> list | dict:
     if isinstance(data, NDArray):
-        return [data.asnumpy()]
+        return [_stored(data)]
     if isinstance(data, dict):
         out = {}
         for k, v in data.items():
@@ -32,7 +41,7 @@ def _numpy_of(where: str, data: Any) -> list | dict:
                     f"{where}: argument 'data' must map str keys to NDArrays, got "
                     f"{type(k).__name__} -> {type(v).__name__}."
                 )
-            out[k] = v.asnumpy()
+            out[k] = _stored(v)
         return out
     if isinstance(data, (list, tuple)):
         for i, v in enumerate(data):
@@ -40,7 +49,7 @@ def _numpy_of(where: str, data: Any) -> list | dict:
                 raise MXNetError(
                     f"{where}: argument 'data' must hold NDArrays; item {i} is {type(v).__name__}."
                 )
-        return [v.asnumpy() for v in data]
+        return [_stored(v) for v in data]
     raise MXNetError(
         f"{where}: argument 'data' must be an NDArray, a list of NDArrays or a "
         f"dict of str to NDArray, got {type(data).__name__}."
@@ -74,6 +83,10 @@ def _to_nd(loaded: Any, where: str) -> list[NDArray] | dict[str, NDArray]:
                 f"mx.np_shape({saved.np_shape})."
             )
         ctx = cpu(0) if saved.dev_type != 1 else Context("cpu", saved.dev_id)
+        if saved.sparse is not None:
+            from .sparse import from_saved
+
+            return from_saved(saved, ctx)
         return array_from_numpy(saved.data, ctx)
 
     if isinstance(loaded, dict):

@@ -41,7 +41,8 @@ class Adam(Optimizer):
     epsilon : float, default 1e-8
         Small value to avoid division by 0.
     lazy_update : bool, default True
-        Lazy updates for row_sparse gradients (mxlite has dense arrays only).
+        With a row_sparse gradient, update only the rows it holds (and their mean and
+        variance), as MXNet does.
     """
 
     def __init__(
@@ -77,7 +78,8 @@ class Adam(Optimizer):
             }
         )
         mean, var = state
-        nd.adam_update(weight, grad, mean, var, out=weight, lr=lr, wd=wd, **kwargs)
+        nd.adam_update(weight, grad, mean, var, out=weight, lr=lr, wd=wd,
+                       lazy_update=self.lazy_update, **kwargs)  # fmt: skip
 
 
 @register
@@ -101,8 +103,14 @@ class AdaGrad(Optimizer):
         self._update_count(index)
         lr = self._get_lr(index)
         wd = self._get_wd(index)
-        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         history = state
+        if grad.stype == "row_sparse":  # MXNet's fused sparse kernel: only the rows held
+            kwargs = {"epsilon": self.float_stable_eps, "rescale_grad": self.rescale_grad}
+            if self.clip_gradient:
+                kwargs["clip_gradient"] = self.clip_gradient
+            nd.sparse.adagrad_update(weight, grad, history, out=weight, lr=lr, wd=wd, **kwargs)
+            return
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         history[:] += nd.square(grad)
         div = grad / nd.sqrt(history + self.float_stable_eps)
         weight[:] += (div + weight * wd) * -lr

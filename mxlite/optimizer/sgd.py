@@ -33,7 +33,8 @@ class SGD(Optimizer):
     momentum : float, optional, default 0.0
         The momentum value.
     lazy_update : bool, optional, default True
-        Lazy updates for row_sparse gradients (mxlite has dense arrays only).
+        With a row_sparse gradient, update only the rows it holds (weight decay and
+        momentum included), as MXNet does.
     multi_precision : bool, optional, default False
         Keep a float32 master copy of float16 weights.
     **kwargs
@@ -77,11 +78,13 @@ class SGD(Optimizer):
         self._clip_kwargs(kwargs)
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
             if not multi_precision:
+                lazy = self.lazy_update
                 if state is not None:
-                    nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd, **kwargs)
+                    nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd,
+                                      lazy_update=lazy, **kwargs)  # fmt: skip
                 else:
                     kw = {k: v for k, v in kwargs.items() if k != "momentum"}
-                    nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, **kw)
+                    nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=lazy, **kw)
             elif state[0] is not None:
                 nd.mp_sgd_mom_update(
                     weight, grad, state[0], state[1], out=weight, lr=lr, wd=wd, **kwargs

@@ -11,6 +11,7 @@ from . import linalg as linalg
 from . import op as op
 from . import python_op as _python_op
 from . import random as random
+from . import sparse as sparse
 from .functions import arange as arange
 from .functions import eye as eye
 from .functions import full as full

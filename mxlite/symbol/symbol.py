@@ -428,6 +428,14 @@ class Symbol(Graph):
         """Infer dtypes as far as possible; unknown ones are None."""
         return self._infer_type_impl(True, args, kwargs)
 
+    def infer_storage_type(self, *args: Any, **kwargs: Any) -> tuple[Any, Any, Any]:
+        """Infer the storage types ('default', 'row_sparse', 'csr') of all arguments, outputs
+        and auxiliary states, from those given by position or by name (and the variables'
+        ``stype``)."""
+        from .sparse import infer_storage_type
+
+        return infer_storage_type(self, args, kwargs)
+
     # ---- printing and saving ---------------------------------------------------------------
 
     def debug_str(self) -> str:

@@ -26,6 +26,10 @@ import numpy.random as rnd
 from .. import ndarray as nd
 from ..base import MXNetError, ParamError, ShapeError
 from ..context import Context, current_context, num_gpus
+from .sparse import create_sparse_array as create_sparse_array
+from .sparse import create_sparse_array_zd as create_sparse_array_zd
+from .sparse import rand_sparse_ndarray as rand_sparse_ndarray
+from .sparse import shuffle_csr_column_indices as shuffle_csr_column_indices
 
 # ---------------------------------------------------------------------------------------------
 # Contexts and dtypes (tolerances and comparisons are in compare.py)
@@ -145,7 +149,7 @@ def rand_ndarray(
     shape : tuple of int
         The shape.
     stype : str, default 'default'
-        Storage type; only 'default' (dense) is supported by mxlite.
+        Storage type: 'default', 'row_sparse' or 'csr'.
     density, modifier_func, shuffle_csr_indices, distribution
         Used by sparse storage types only.
     dtype : numpy dtype, optional
@@ -154,27 +158,12 @@ def rand_ndarray(
         Where the array lives; :func:`default_context` by default.
     """
     if stype != "default":
-        raise MXNetError(
-            f"rand_ndarray: argument 'stype' is {stype!r}; mxlite supports only dense "
-            "('default') storage."
-        )
+        arr, _ = rand_sparse_ndarray(shape, stype, density=density, dtype=dtype,
+                                     modifier_func=modifier_func, distribution=distribution,
+                                     shuffle_csr_indices=shuffle_csr_indices, ctx=ctx)  # fmt: skip
+        return arr
     shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
     return nd.array(random_arrays(shape), dtype=dtype, ctx=ctx or default_context())
-
-
-def _no_sparse(name: str) -> Callable[..., Any]:
-    def unsupported(*args: Any, **kwargs: Any) -> Any:
-        raise MXNetError(f"{name}: sparse storage types (csr, row_sparse) are not in mxlite.")
-
-    unsupported.__name__ = unsupported.__qualname__ = name
-    unsupported.__doc__ = f"Not available: ``{name}`` needs sparse storage, which mxlite lacks."
-    return unsupported
-
-
-rand_sparse_ndarray = _no_sparse("rand_sparse_ndarray")
-create_sparse_array = _no_sparse("create_sparse_array")
-create_sparse_array_zd = _no_sparse("create_sparse_array_zd")
-shuffle_csr_column_indices = _no_sparse("shuffle_csr_column_indices")
 
 
 def assign_each(the_input: np.ndarray, function: Callable[[Any], Any] | None) -> np.ndarray:

@@ -7,20 +7,22 @@ from typing import Any
 
 from .. import random as _random
 from ..base import MXNetError
-from .common import default_context
+from .common import default_context, rand_ndarray
 from .compare import assert_almost_equal, compare_ndarray_tuple
 
 __all__ = ["compare_optimizer"]
 
 
-def _pair(shape: Any, dtype: Any, stype: str) -> tuple[Any, Any]:
-    if stype != "default":
-        raise MXNetError(
-            f"compare_optimizer: storage type {stype!r} is not supported; mxlite "
-            "has dense ('default') arrays only."
-        )
-    second = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
-    return second.copyto(default_context()), second
+def _pair(shape: Any, dtype: Any, stype: str, weight: bool) -> tuple[Any, Any]:
+    """(dense copy for opt1, array of ``stype`` for opt2), as MXNet's compare_optimizer makes
+    them: a sparse weight stores every row, a sparse gradient some."""
+    if stype == "default":
+        second = _random.uniform(shape=shape, ctx=default_context(), dtype=dtype)
+        return second.copyto(default_context()), second
+    if stype not in ("row_sparse", "csr"):
+        raise MXNetError(f"compare_optimizer: unknown storage type {stype!r}.")
+    second = rand_ndarray(shape, stype, density=1 if weight else None, dtype=dtype)
+    return second.copyto(default_context()).tostype("default"), second
 
 
 def compare_optimizer(
@@ -41,8 +43,8 @@ def compare_optimizer(
     if not isinstance(shape, list):
         if ntensors != 1:
             raise MXNetError("compare_optimizer: ntensors must be 1 for a single shape.")
-        w1, w2 = _pair(shape, dtype, w_stype)
-        g1, g2 = _pair(shape, dtype, g_stype)
+        w1, w2 = _pair(shape, dtype, w_stype, True)
+        g1, g2 = _pair(shape, dtype, g_stype, False)
         state1 = opt1.create_state_multi_precision(0, w1)
         state2 = opt2.create_state_multi_precision(0, w2)
         if compare_states:

@@ -120,21 +120,22 @@ def check_symbolic_forward(
     ctx: Context | None = None,
     equal_nan: bool = False,
     dtype: Any = np.float32,
-) -> list[np.ndarray]:
+) -> list[Any]:
     """Check that ``sym``'s outputs at ``location`` equal ``expected`` (list or dict of
-    numpy arrays); return the outputs."""
+    numpy arrays); return the executor's output NDArrays, as MXNet does."""
     _check_dtype("check_symbolic_forward", dtype)
     ctx = ctx or current_context()
     args = _location(sym, location, ctx, dtype)
     aux = _aux(sym, aux_states, ctx, dtype)
     exe = _bind(sym, ctx, args, None, "null", aux)
-    outputs = [o.asnumpy() for o in exe.forward(is_train=False)]
+    results = exe.forward(is_train=False)
+    outputs = [o.asnumpy() for o in results]
     if isinstance(expected, dict):
         expected = [expected[k] for k in sym.list_outputs()]
     for name, want, got in zip(sym.list_outputs(), expected, outputs):
         assert_almost_equal(want, got, rtol, atol, (f"EXPECTED_{name}", f"FORWARD_{name}"),
                             equal_nan=equal_nan)  # fmt: skip
-    return outputs
+    return results
 
 
 def check_symbolic_backward(
@@ -150,10 +151,11 @@ def check_symbolic_backward(
     grad_stypes: Any = None,
     equal_nan: bool = False,
     dtype: Any = np.float32,
-) -> dict[str, np.ndarray]:
+) -> dict[str, Any]:
     """Check the gradients of ``sym`` at ``location`` for head gradients ``out_grads``
     against ``expected`` (list or dict); with ``grad_req='add'`` the expected values are
-    added to random initial gradients. Return the gradients."""
+    added to random initial gradients; ``grad_stypes`` (name to storage type) asks for sparse
+    gradient arrays. Return the gradient NDArrays by name, as MXNet does."""
     _check_dtype("check_symbolic_backward", dtype)
     ctx = ctx or current_context()
     nd = _nd()
@@ -171,6 +173,9 @@ def check_symbolic_backward(
                     dtype=np.asarray(_asnumpy(v)).dtype if keep else dtype)
         for k, v in expected.items()
     }  # fmt: skip
+    for k, st in (grad_stypes or {}).items():
+        if k in grads and st not in (None, "default"):
+            grads[k] = nd.zeros(grads[k].shape, ctx=ctx, dtype=grads[k].dtype, stype=st)
     initial = {k: g.asnumpy() for k, g in grads.items()}
     exe = _bind(sym, ctx, args, grads, {k: grad_req.get(k, "null") for k in names}, aux)
     exe.forward(is_train=True)
@@ -215,7 +220,7 @@ def check_symbolic_backward(
             )
         else:
             raise MXNetError(f"check_symbolic_backward: invalid grad_req {req!r} for {name!r}.")
-    return got  # fmt: skip
+    return grads
 
 
 def numeric_grad(
@@ -300,13 +305,14 @@ def check_numeric_gradient(
     ctx : Context, optional
         Where to run (default: the current context).
     grad_stype_dict : dict of str to str, optional
-        Storage types of the gradients; only 'default' exists in mxlite.
+        Storage types of the gradients ('default', 'row_sparse' or 'csr').
     dtype : np.float16, np.float32 or np.float64
         The dtype the arrays are made in.
     """
     nd, sym_mod = _nd(), _sym()
     ctx = ctx or current_context()
     _check_dtype("check_numeric_gradient", dtype)
+    location_arg = location
     location = dict(sorted(_location(sym, location, ctx, dtype).items()))
     location_npy = {k: v.asnumpy() for k, v in location.items()}
     aux = dict(sorted(_aux(sym, aux_states, ctx, dtype).items())) if aux_states else None
@@ -332,6 +338,13 @@ def check_numeric_gradient(
     grads_npy = {k: np.random.normal(0, 0.01, size=location[k].shape) for k in grad_nodes}
     grads_npy["__random_proj"] = np.random.normal(0, 0.01, size=out_shape[0])
     grads = {k: nd.array(v, ctx=ctx, dtype=dtype) for k, v in grads_npy.items()}
+    for k, st in (grad_stype_dict or {}).items():  # sparse gradients, as MXNet binds them
+        if k in grads and st not in (None, "default"):
+            grads[k] = grads[k].tostype(st)
+    given = location_arg if isinstance(location_arg, dict) else {}
+    for k, v in given.items():  # sparse arrays are bound as they are, as MXNet does
+        if isinstance(v, nd.NDArray) and v.stype != "default":
+            location[k] = v.as_in_context(ctx)
     exe = _bind(out, ctx, location, grads, grad_req, aux)
     exe.forward(is_train=True)
     eps = get_tolerance(exe.outputs[0], numeric_eps, default_numeric_eps())

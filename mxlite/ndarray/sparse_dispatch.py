@@ -1,0 +1,101 @@
+"""Imperative calls with sparse arrays: storage-type inference, sparse kernels, dense fallback.
+
+Design note
+-----------
+``invoke`` (invoke.py) hands a call to :func:`dispatch` once a sparse array has ever been made
+(sparse_array.from_value installs the hook given here, so programs without sparse arrays pay
+one ``is None`` test per call) and one of the call's inputs or outputs is sparse. The operator's
+:class:`~mxlite.operator.sparse.forms.SparseForm` infers the output storage types; with a
+sparse kernel the inputs are waited for and the kernel runs on the calling thread (the number
+of stored values of a sparse output is known only after computing it). Without one, the
+sparse inputs are densified and the dense operator runs as usual (MXNet's storage fallback),
+after a warning that names the operator and the storage types, once per combination; set
+``MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0`` to silence it. While autograd records, every call
+takes the dense path so that gradients flow as for dense arrays.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from ..base import env_bool
+from ..operator.sparse.forms import FORMS
+from . import invoke as _invoke
+from . import sparse_array as _sparse_array
+from .ndarray import NDArray
+from .sparse_array import _kernel_input, from_value, write_value
+
+__all__ = ["dispatch", "stype_of_array"]
+
+_warned: set[tuple] = set()
+
+
+def stype_of_array(x: NDArray) -> str:
+    return x.stype if x.__class__ is not NDArray else "default"
+
+
+def _hook(prop: Any, inputs: Any, out: Any, name: Any, ctx: Any) -> Any:
+    for x in inputs:
+        if x.__class__ is not NDArray:
+            return dispatch(prop, inputs, out, name, ctx)
+    if out is not None:
+        for o in out if isinstance(out, (list, tuple)) else (out,):
+            if o.__class__ is not NDArray:
+                return dispatch(prop, inputs, out, name, ctx)
+    if prop.op_name == "cast_storage" and prop.param.stype != "default":
+        return dispatch(prop, inputs, out, name, ctx)
+    return NotImplemented
+
+
+def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
+    """Run ``prop`` on ``inputs`` of any storage types; see the module note."""
+    outs = None if out is None else (list(out) if isinstance(out, (list, tuple)) else [out])
+    in_st = [stype_of_array(x) for x in inputs]
+    form = FORMS.get(prop.op_name)
+    out_st = None
+    recording = _invoke._state[0]
+    if form is not None and not (recording and any(x._ag is not None for x in inputs)):
+        out_st = form.infer(prop, in_st)
+    if out_st is not None:
+        ctx = ctx or inputs[0].context
+        values = [_kernel_input(x) for x in inputs]
+        results = form.compute(prop, values, out_st)
+        if outs is None:
+            made = [from_value(r, ctx) for r in results]
+            n = prop.num_visible_outputs()
+            return made[0] if n == 1 else made[:n]
+        for o, r in zip(outs, results):
+            write_value(o, r)
+        return out
+    return _fallback(prop, inputs, outs, out, in_st, name, ctx)
+
+
+def _fallback(prop, inputs, outs, out, in_st, name, ctx):
+    out_st = [stype_of_array(o) for o in outs] if outs else ["default"]
+    _warn(prop, in_st, out_st)
+    dense = [x if x.__class__ is NDArray else x.tostype("default") for x in inputs]
+    if outs is None or all(o.__class__ is NDArray for o in outs):
+        return _invoke.invoke(prop, dense, out, name, ctx)
+    res = _invoke.invoke(prop, dense, None, name, ctx)
+    res = res if isinstance(res, list) else [res]
+    for o, r in zip(outs, res):
+        write_value(o, r.asnumpy())
+    return out
+
+
+def _warn(prop: Any, in_st: list[str], out_st: list[str]) -> None:
+    key = (prop.op_name, tuple(in_st), tuple(out_st))
+    if key in _warned or not env_bool("MXNET_STORAGE_FALLBACK_LOG_VERBOSE", True):
+        return
+    _warned.add(key)
+    warnings.warn(
+        f"Storage type fallback detected: operator {prop.op_name} has no kernel for input "
+        f"storage types {in_st} and output storage types {out_st}; it runs on dense copies of "
+        "its inputs. The result is correct, only slower. Set "
+        "MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0 to hide this message.",
+        stacklevel=4,
+    )
+
+
+_sparse_array.HOOK[0] = _hook  # installed into invoke by the first sparse array made

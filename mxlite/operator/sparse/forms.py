@@ -1,0 +1,349 @@
+"""Sparse forms of operators: MXNet 1.9.1's FInferStorageType and FComputeEx, on SciPy.
+
+Design note
+-----------
+``FORMS`` maps an operator name to a :class:`SparseForm`: ``infer(prop, in_stypes)`` gives the
+output storage types when the operator has a kernel for these inputs, or None (the caller
+then falls back to the dense kernel: MXNet's storage fallback); ``compute(prop, values,
+out_stypes)`` runs that kernel on kernel values (storage.py) and returns the outputs.
+Optimizer updates write their states (NumPy arrays of dense NDArrays) in place. The
+dispatcher (``mxlite.ndarray.sparse_dispatch``) comes here only when an input or a requested
+output is sparse. The forms of the tensor operators (dot, reductions, indexing, optimizer
+updates) are registered by forms_tensor.py, which the package imports.
+
+Element-wise kernels reuse the dense operator on the stored values (``dense_forward``), so a
+sparse ``sin`` computes exactly what the dense one does on every stored element.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..registry import OpContext, OperatorProperty
+from ..req import OpReq
+from .storage import RowSparse, csr_from_parts, scipy_sparse, stype_of, to_dense, to_stype
+
+__all__ = ["SparseForm", "FORMS", "dense_forward"]
+
+Infer = Callable[[OperatorProperty, list[str]], "list[str] | None"]
+Compute = Callable[[OperatorProperty, list[Any], list[str]], list[Any]]
+
+
+class SparseForm:
+    """One operator's storage rule and sparse kernel."""
+
+    __slots__ = ("infer", "compute")
+
+    def __init__(self, infer: Infer, compute: Compute) -> None:
+        self.infer = infer
+        self.compute = compute
+
+
+FORMS: dict[str, SparseForm] = {}
+
+
+def dense_forward(prop: OperatorProperty, arrays: list[np.ndarray], is_train: bool = False):
+    """Run ``prop``'s dense kernel on NumPy arrays; returns its outputs (aux updated in place)."""
+    n_aux = len(prop.list_auxiliary_states())
+    args = arrays[: len(arrays) - n_aux] if n_aux else arrays
+    aux = arrays[len(arrays) - n_aux :] if n_aux else []
+    shapes, dtypes, _, _ = prop.infer_imperative(
+        tuple(a.shape for a in args), tuple(a.dtype for a in args)
+    )
+    outs = [np.empty(s, t) for s, t in zip(shapes, dtypes)]
+    op = prop.create_operator(_cpu())
+    op.forward(
+        OpContext(is_train, None, ()), list(args), [OpReq.WRITE] * len(outs), outs, list(aux)
+    )
+    return outs
+
+
+def _cpu() -> Any:
+    from ...context import cpu
+
+    return cpu()
+
+
+def _on_values(prop: OperatorProperty, value: Any) -> Any:
+    """The zero-preserving unary ``prop`` applied to the stored values of ``value``."""
+    if isinstance(value, RowSparse):
+        data = dense_forward(prop, [value.data])[0] if value.data.size else value.data.copy()
+        return RowSparse(data, value.indices.copy(), value.shape)
+    data = dense_forward(prop, [value.data])[0] if value.data.size else value.data.copy()
+    return csr_from_parts(data, value.indices.copy(), value.indptr.copy(), value.shape)
+
+
+def _reg(names: str, infer: Infer, compute: Compute) -> None:
+    form = SparseForm(infer, compute)
+    for n in names.split():
+        FORMS[n] = form
+
+
+def _sparse_in(stypes: list[str]) -> bool:
+    return any(s != "default" for s in stypes)
+
+
+# ---- unary ------------------------------------------
+
+_KEEP_ZERO = """abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative
+radians relu rint round sign sin sinh sqrt square tan tanh trunc _copy BlockGrad
+make_loss""".split()
+_DENSE_RESULT = "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split()
+
+
+def _infer_same(prop, st):
+    return [st[0]] if st[0] in ("csr", "row_sparse") else None
+
+
+def _infer_dense_result(prop, st):
+    return ["default"] if st[0] in ("csr", "row_sparse") else None
+
+
+_reg(" ".join(_KEEP_ZERO), _infer_same, lambda prop, v, o: [_on_values(prop, v[0])])
+_reg(
+    " ".join(_DENSE_RESULT),
+    _infer_dense_result,
+    lambda prop, v, o: [dense_forward(prop, [to_dense(v[0])])[0]],
+)
+
+
+def _zeros_like(prop, v, o):
+    x = v[0]
+    if isinstance(x, RowSparse):
+        return [RowSparse(x.data[:0].copy(), x.indices[:0].copy(), x.shape)]
+    return [scipy_sparse().csr_matrix(x.shape, dtype=x.dtype)]
+
+
+_reg("zeros_like", _infer_same, _zeros_like)
+
+
+# ---- scalar ops: the output stays sparse where f(0, scalar) == 0 ----------------------------
+
+_SCALAR_OPS = """_mul_scalar _div_scalar _plus_scalar _minus_scalar _rminus_scalar _rdiv_scalar
+_power_scalar _rpower_scalar _maximum_scalar _minimum_scalar _equal_scalar _not_equal_scalar
+_greater_scalar _greater_equal_scalar _lesser_scalar _lesser_equal_scalar _mod_scalar
+_rmod_scalar _hypot_scalar _logical_and_scalar _logical_or_scalar _logical_xor_scalar""".split()
+
+
+def _zero_kept(prop) -> bool:
+    with np.errstate(all="ignore"):
+        z = dense_forward(prop, [np.zeros(1, np.float64)])[0]
+    return bool(z[0] == 0)
+
+
+def _infer_scalar(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    return [st[0] if _zero_kept(prop) else "default"]
+
+
+def _scalar(prop, v, o):
+    if o[0] == "default":
+        return [dense_forward(prop, [to_dense(v[0])])[0]]
+    out = _on_values(prop, v[0])
+    return [out]
+
+
+_reg(" ".join(_SCALAR_OPS), _infer_scalar, _scalar)
+
+
+def _clip_infer(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    p = prop.param
+    return [st[0] if p.a_min <= 0 <= p.a_max else "default"]
+
+
+_reg("clip", _clip_infer, _scalar)
+
+
+def _quadratic_infer(prop, st):
+    if st[0] not in ("csr", "row_sparse"):
+        return None
+    return [st[0] if prop.param.c == 0 else "default"]
+
+
+_reg("_contrib_quadratic", _quadratic_infer, _scalar)
+_reg("_scatter_plus_scalar _scatter_minus_scalar", _infer_same,
+     lambda prop, v, o: [_on_values(prop, v[0])])  # fmt: skip
+
+
+def _scatter_div_infer(prop, st):
+    return ["row_sparse"] if st[0] == "row_sparse" else None
+
+
+def _scatter_div(prop, v, o):
+    x, y = v
+    rows = to_dense(y)[x.indices]
+    with np.errstate(all="ignore"):
+        data = (x.data / rows).astype(x.dtype, copy=False)
+    return [RowSparse(data, x.indices.copy(), x.shape)]
+
+
+_reg("_scatter_elemwise_div", _scatter_div_infer, _scatter_div)
+
+
+# ---- element-wise binary ---------------------------------------------------------------------
+
+
+def _binary_infer(kind: str) -> Infer:
+    def infer(prop, st):
+        a, b = st
+        if a == b == "default":
+            return None
+        if a == b:  # rsp,rsp or csr,csr
+            return ["default"] if kind == "div" else [a]
+        if kind in ("add", "sub"):
+            if "default" in (a, b):
+                return ["default"]
+            return None
+        if kind == "mul" and "default" in (a, b):
+            return [a if b == "default" else b]
+        return None
+
+    return infer
+
+
+def _binary(fn: Callable[[Any, Any], Any]) -> Compute:
+    def compute(prop, v, o):
+        a, b = v
+        if o[0] == "default":
+            return [np.asarray(fn(to_dense(a), to_dense(b)))]
+        if o[0] == "row_sparse":
+            return [_rsp_binary(fn, a, b)]
+        sa, sb = stype_of(a), stype_of(b)
+        if sa == sb == "csr":
+            res = fn(a, b)
+            return [to_stype(res if scipy_sparse().issparse(res) else np.asarray(res), "csr")]
+        if sa == "csr":  # csr op dense keeps the csr's pattern (mul, div)
+            return [_on_pattern(a, lambda d, r, c: fn(d, to_dense(b)[r, c]))]
+        return [_on_pattern(b, lambda d, r, c: fn(to_dense(a)[r, c], d))]
+
+    return compute
+
+
+def _on_pattern(x: Any, fn: Callable[[Any, Any, Any], Any]) -> Any:
+    """A CSR matrix with ``x``'s pattern whose values are ``fn(values, rows, cols)``."""
+    rows = np.repeat(np.arange(x.shape[0]), np.diff(x.indptr))
+    data = np.asarray(fn(x.data, rows, x.indices)).astype(x.dtype, copy=False)
+    return csr_from_parts(data, x.indices.copy(), x.indptr.copy(), x.shape)
+
+
+def _rsp_binary(fn, a, b):
+    if isinstance(a, RowSparse) and isinstance(b, RowSparse):
+        rows = np.union1d(a.indices, b.indices).astype(np.int64)
+        da = _rows(a, rows)
+        db = _rows(b, rows)
+        return RowSparse(np.asarray(fn(da, db)).astype(a.dtype, copy=False), rows, a.shape)
+    rsp, other, swap = (a, b, False) if isinstance(a, RowSparse) else (b, a, True)
+    dense_rows = to_dense(other)[rsp.indices]
+    res = fn(dense_rows, rsp.data) if swap else fn(rsp.data, dense_rows)
+    return RowSparse(np.asarray(res).astype(rsp.dtype, copy=False), rsp.indices.copy(), rsp.shape)
+
+
+def _rows(x: RowSparse, rows: np.ndarray) -> np.ndarray:
+    out = np.zeros((len(rows),) + x.shape[1:], x.dtype)
+    if len(x.indices):
+        out[np.searchsorted(rows, x.indices)] = x.data
+    return out
+
+
+_reg("elemwise_add _grad_add", _binary_infer("add"), _binary(lambda x, y: x + y))
+_reg("elemwise_sub", _binary_infer("sub"), _binary(lambda x, y: x - y))
+_reg(
+    "elemwise_mul",
+    _binary_infer("mul"),
+    _binary(lambda x, y: x.multiply(y) if hasattr(x, "multiply") else x * y),
+)
+_reg("elemwise_div", _binary_infer("div"), _binary(lambda x, y: x / y))
+
+
+def _same_sparse_infer(prop, st):
+    return [st[0]] if st[0] == st[1] and st[0] != "default" else None
+
+
+def _same_sparse(fn: Callable[[Any, Any], Any]) -> Compute:
+    """Zero-preserving binary operators (maximum, minimum, hypot) on two sparse operands."""
+
+    def compute(prop, v, o):
+        if o[0] == "row_sparse":
+            return [_rsp_binary(fn, v[0], v[1])]
+        return [to_stype(np.asarray(fn(to_dense(v[0]), to_dense(v[1]))), "csr")]
+
+    return compute
+
+
+_reg("_maximum", _same_sparse_infer, _same_sparse(np.maximum))
+_reg("_minimum", _same_sparse_infer, _same_sparse(np.minimum))
+_reg("_hypot", _same_sparse_infer, _same_sparse(np.hypot))
+
+
+# ---- broadcast with csr ------------------------------------------
+
+
+def _bcast_infer(keeps_csr: bool) -> Infer:
+    def infer(prop, st):
+        if st[0] == "csr" and st[1] == "default":
+            return ["csr" if keeps_csr else "default"]
+        return None
+
+    return infer
+
+
+def _bcast(fn, keeps_csr: bool) -> Compute:
+    def compute(prop, v, o):
+        x, y = v
+        if not keeps_csr:
+            return [np.asarray(fn(to_dense(x), y))]
+        yb = np.broadcast_to(y, x.shape)
+        return [_on_pattern(x, lambda d, r, c: fn(d, yb[r, c]))]
+
+    return compute
+
+
+_reg("broadcast_add", _bcast_infer(False), _bcast(lambda a, b: a + b, False))
+_reg("broadcast_sub", _bcast_infer(False), _bcast(lambda a, b: a - b, False))
+_reg("broadcast_mul", _bcast_infer(True), _bcast(lambda a, b: a * b, True))
+_reg("broadcast_div", _bcast_infer(True), _bcast(lambda a, b: a / b, True))
+
+
+# ---- add_n ------------------------------------------
+
+
+def _add_n_infer(prop, st):
+    if all(s == "row_sparse" for s in st):
+        return ["row_sparse"]
+    if all(s == "csr" for s in st):
+        return ["csr"]
+    if "default" in st and _sparse_in(st):
+        return ["default"]
+    return None
+
+
+def _add_n(prop, v, o):
+    if o[0] == "default":
+        acc = to_dense(v[0]).copy()
+        for x in v[1:]:
+            if stype_of(x) == "csr":
+                acc += x.toarray()
+            elif isinstance(x, RowSparse):
+                np.add.at(acc, x.indices, x.data)
+            else:
+                acc += x
+        return [acc]
+    if o[0] == "csr":
+        acc = v[0]
+        for x in v[1:]:
+            acc = acc + x
+        return [to_stype(acc, "csr")]
+    rows = np.unique(np.concatenate([x.indices for x in v])).astype(np.int64)
+    acc = np.zeros((len(rows),) + v[0].shape[1:], v[0].dtype)
+    for x in v:
+        acc[np.searchsorted(rows, x.indices)] += x.data
+    return [RowSparse(acc, rows, v[0].shape)]
+
+
+_reg("add_n", _add_n_infer, _add_n)

@@ -1,0 +1,195 @@
+"""Operators that exist for sparse storage, with their dense forms (MXNet 1.9.1's names).
+
+``cast_storage`` is a copy on dense arrays; ``_square_sum`` is ``sum(square(x))``;
+``_sparse_retain`` keeps the given rows; ``_contrib_getnnz`` counts stored elements (on a
+dense array: non-zeros); ``_sparse_adagrad_update`` is AdaGrad's fused update;
+``_contrib_SparseEmbedding`` is ``Embedding`` whose weight gradient is row-sparse. Their
+sparse kernels are in forms.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import registry
+from ..nn.embedding import EmbeddingParam, EmbeddingProp
+from ..optimizer_ops import _define, _f
+from ..param import Param, field
+from ..registry import OpTest, register
+from ..req import assign
+from ..simple_op import GradNeeds, simple_op
+from ..tensor.reduce import ReduceAxesParam
+
+__all__: list[str] = []
+
+
+class CastStorageParam(Param):
+    stype: str = field(choices=("default", "row_sparse", "csr"), doc="Output storage type.")
+
+
+simple_op(
+    "cast_storage",
+    forward=lambda xp, x, env, out: x,
+    gradient=lambda xp, dy, env: dy,
+    param_class=CastStorageParam,
+    forward_inplace=True,
+    gradient_inplace=True,
+    test=OpTest(shapes={"data": (3, 4)}, params={"stype": "default"}),
+    doc="Casts tensor storage type to the new type (a copy on dense arrays).",
+)
+
+
+def _axes(x: Any, param: Any) -> tuple[int, ...] | None:
+    if param.axis is None:
+        return None
+    axes = tuple(a % x.ndim for a in param.axis)
+    if param.exclude:
+        axes = tuple(i for i in range(x.ndim) if i not in axes)
+    return axes
+
+
+def _square_sum_shape(shape: tuple, param: Any) -> tuple:
+    x = np.empty(shape, np.int8)
+    return np.sum(x, axis=_axes(x, param), keepdims=param.keepdims).shape or (1,)
+
+
+def _square_sum_fwd(xp, x, env, out):
+    res = xp.sum(xp.square(x), axis=_axes(x, env.param), keepdims=env.param.keepdims)
+    return res.reshape(out.shape if out is not None else (res.shape or (1,)))
+
+
+def _square_sum_grad(xp, dy, x, env):
+    p = env.param
+    axes = _axes(x, p)
+    g = dy
+    if not p.keepdims and axes is not None:
+        g = xp.expand_dims(dy.reshape([n for i, n in enumerate(x.shape) if i not in axes]), axes)
+    elif axes is None:
+        g = dy.reshape(())
+    return 2 * x * g
+
+
+simple_op(
+    "_square_sum",
+    forward=_square_sum_fwd,
+    gradient=_square_sum_grad,
+    grad_needs=GradNeeds.INPUT,
+    shape=_square_sum_shape,
+    param_class=ReduceAxesParam,
+    test=OpTest(shapes={"data": (3, 4)}, params={"axis": (1,)}),
+    doc="Computes the square sum of array elements over given axes for row-sparse matrix.",
+)
+
+
+def _retain_fwd(xp, x, idx, env, out):
+    keep = xp.zeros(x.shape[0], bool)
+    keep[idx.astype(np.int64)] = True
+    return x * keep.reshape((-1,) + (1,) * (x.ndim - 1))
+
+
+def _retain_grad(xp, dy, x, idx, env):
+    return _retain_fwd(xp, dy, idx, env, None), None
+
+
+simple_op(
+    "_sparse_retain",
+    forward=_retain_fwd,
+    gradient=_retain_grad,
+    grad_needs=GradNeeds.INPUT,
+    arity=2,
+    arg_names=("data", "indices"),
+    shape=lambda data, idx, param: data,
+    dtype=lambda data, idx, param: data,
+    test=OpTest(shapes={"data": (4, 2), "indices": (2,)}, low=0.0, high=3.0, grad=False),
+    doc="Keeps the rows of a row-sparse array at the given indices; the others become 0.",
+)
+
+
+class GetnnzParam(Param):
+    axis: int | None = field(default=None, doc="Select between the number of values across the "
+                             "whole matrix, in each column, or in each row.")  # fmt: skip
+
+
+def _getnnz_shape(shape: tuple, param: Any) -> tuple:
+    return (1,) if param.axis is None else (shape[1 - param.axis % 2],)
+
+
+simple_op(
+    "_contrib_getnnz",
+    forward=lambda xp, x, env, out: (
+        xp.count_nonzero(x, axis=env.param.axis).reshape(-1).astype(np.int64)
+    ),
+    shape=_getnnz_shape,
+    dtype=lambda t, param: np.int64,
+    param_class=GetnnzParam,
+    test=OpTest(shapes={"data": (3, 4)}, grad=False),
+    doc="Number of stored values for a CSRNDArray.",
+)
+
+
+class AdagradParam(Param):
+    lr: float = field(doc="Learning rate")
+    epsilon: float = field(default=1e-7, doc="epsilon")
+    wd: float = field(default=0.0, doc="weight decay")
+    rescale_grad: float = field(default=1.0, doc="Rescale gradient to grad = rescale_grad*grad.")
+    clip_gradient: float = field(
+        default=-1.0,
+        doc="Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient "
+        "<= 0, gradient clipping is turned off. grad = max(min(grad, clip_gradient), "
+        "-clip_gradient).",
+    )
+
+
+def _k_adagrad(xp, p, ins, aux, out, req):
+    w, g = ins
+    (history,) = aux
+    gr = g * _f(p.rescale_grad)
+    if p.clip_gradient >= 0:
+        gr = xp.clip(gr, -p.clip_gradient, p.clip_gradient)
+    history += gr * gr
+    assign(out, req, w - _f(p.lr) * (gr / xp.sqrt(history + _f(p.epsilon)) + _f(p.wd) * w))
+
+
+_define("_sparse_adagrad_update", AdagradParam, ("weight", "grad"), ("history",), _k_adagrad,
+        "Update function for AdaGrad optimizer.")  # fmt: skip
+
+
+class SparseEmbeddingParam(EmbeddingParam):
+    deterministic: bool = field(
+        default=False,
+        doc="Force the backward gradient calculation to be executed based on a deterministic "
+        "order at the cost of slower speed.",
+    )
+
+
+@register("_contrib_SparseEmbedding")
+class _SparseEmbeddingProp(EmbeddingProp):
+    """Embedding whose weight gradient is row-sparse (``mx.nd.contrib.SparseEmbedding``)."""
+
+    param_class = SparseEmbeddingParam
+
+
+def _scatter(name: str, dense: str, doc: str) -> None:
+    """``name``: the dense operator ``dense``; on a row-sparse (or CSR) left operand it
+    computes only where that operand stores values (forms.py)."""
+    base = registry.get(dense)
+    register(name)(type(f"{name}_prop", (base,), {"__doc__": doc}))
+
+
+_scatter(
+    "_scatter_elemwise_div",
+    "elemwise_div",
+    "Divides arguments element-wise; a row_sparse lhs keeps its rows.",
+)
+_scatter(
+    "_scatter_plus_scalar",
+    "_plus_scalar",
+    "Adds a scalar to the stored values of a sparse array (dense: to every value).",
+)
+_scatter(
+    "_scatter_minus_scalar",
+    "_minus_scalar",
+    "Subtracts a scalar from the stored values of a sparse array (dense: from every value).",
+)
