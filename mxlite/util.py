@@ -22,6 +22,7 @@ __all__ = [
     "set_np_shape",
     "np_shape",
     "use_np_shape",
+    "is_np_array",
     "use_np",
     "getenv",
     "setenv",
@@ -50,6 +51,12 @@ def np_shape(active: bool = True) -> Iterator[None]:
         yield
     finally:
         set_np_shape(prev)
+
+
+def is_np_array() -> bool:
+    """Whether MXNet's NumPy array semantics (``mx.np``) are on: never in mxlite, which has
+    the classic ``mx.nd`` arrays only (code written for both asks this)."""
+    return False
 
 
 def use_np_shape(func: Callable) -> Callable:

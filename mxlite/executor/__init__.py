@@ -4,6 +4,7 @@ from typing import Any
 
 from .bind import bind as bind
 from .bind import simple_bind as simple_bind
+from .cached_op import CachedOp as CachedOp
 from .executor import Executor as Executor
 from .gradient import ExecGraph as ExecGraph
 from .gradient import build_graph as build_graph
@@ -30,6 +31,11 @@ def _attach() -> None:
         return exe.forward()
 
     Symbol.eval = eval
+
+    # mx.nd.CachedOp, as MXNet names it; it runs executors, which sit above mx.nd
+    from .. import ndarray
+
+    ndarray.CachedOp = CachedOp
 
 
 _attach()

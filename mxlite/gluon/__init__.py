@@ -1,24 +1,18 @@
-"""``mx.gluon`` is not implemented in mxlite yet.
+"""``mx.gluon``: blocks, parameters, layers, losses and the Trainer, as MXNet 1.9.1's."""
 
-The package exists so that MXNet scripts which import it for one part (``from mxnet import
-gluon`` at the top of a file) still load; any use raises a clear error instead of an
-AttributeError deep inside the script.
-"""
-
-from __future__ import annotations
-
-import importlib
-from typing import Any
-
-from ..base import NotInMxliteError
-
-
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    if name == "data":  # gluon.data needs no Block, so it works already
-        return importlib.import_module(f"{__name__}.data")
-    raise NotInMxliteError(
-        f"mx.gluon.{name}: Gluon is not implemented in mxlite yet; use mx.mod (Module) or "
-        "mx.autograd with mx.nd, which are."
-    )
+from . import block as block
+from . import data as data
+from . import loss as loss
+from . import nn as nn
+from . import parameter as parameter
+from . import trainer as trainer
+from . import utils as utils
+from .block import Block as Block
+from .block import HybridBlock as HybridBlock
+from .block import SymbolBlock as SymbolBlock
+from .parameter import Constant as Constant
+from .parameter import DeferredInitializationError as DeferredInitializationError
+from .parameter import Parameter as Parameter
+from .parameter import ParameterDict as ParameterDict
+from .parameter import tensor_types as tensor_types
+from .trainer import Trainer as Trainer

@@ -98,6 +98,9 @@ SMALL_ARRAY_BYTES = 1 << 17
 # arrays sit above this module, so it reaches them only through this slot.
 CAST_STORAGE: list[Any] = [None]
 
+# MXNet's storage type ids (as its C API and symbol JSON's __storage_type__ number them)
+_STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""

@@ -1,0 +1,684 @@
+"""Base container of all neural network models (``mx.gluon.Block``), as MXNet 1.9.1's.
+
+Design note
+-----------
+A :class:`Block` owns a :class:`ParameterDict` (its own parameters, full names such as
+``dense0_weight``) and an ordered set of child blocks, registered when assigned as attributes.
+Prefixes are MXNet's: a block made outside any ``name_scope`` takes ``<class>N_`` from the
+process-wide :class:`mxlite.name.NameManager`; inside a parent's ``name_scope`` it counts per
+class within that parent and prepends the parent's prefix. ``save_parameters`` keys files by
+the structural names (``0.weight``, ``features.3.bias``); ``ParameterDict.save`` by full names.
+
+:class:`HybridBlock` and :class:`SymbolBlock` live in ``hybrid_block.py`` and
+``symbol_block.py``; ``block.py`` re-exports the three, where MXNet code imports them from.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import warnings
+from collections import OrderedDict, defaultdict
+from typing import Any
+
+from .. import initializer, ndarray
+from .. import name as _name
+from ..base import ParamError
+from ..fileio import atomic_write
+from ..ndarray.ndarray import NDArray
+from .parameter import GluonCheckError, Parameter, ParameterDict
+from .utils import HookHandle, _brief_print_list, _indent
+
+__all__ = ["Block"]
+
+
+class _BlockScope:
+    """Scope for collecting child `Block` s."""
+
+    _current = threading.local()
+
+    def __init__(self, block: Block) -> None:
+        self._block = block
+        self._counter: dict[str, int] = {}
+        self._old_scope: _BlockScope | None = None
+        self._name_scope: _name.Prefix | None = None
+
+    @staticmethod
+    def create(prefix: str | None, params: ParameterDict | None, hint: str) -> tuple:
+        """The prefix and the parameter dict of a new block."""
+        current = getattr(_BlockScope._current, "value", None)
+        if current is None:
+            if prefix is None:
+                prefix = _name.NameManager.current().get(None, hint) + "_"
+            if params is None:
+                params = ParameterDict(prefix)
+            else:
+                params = ParameterDict(params.prefix, params)
+            return prefix, params
+        if prefix is None:
+            count = current._counter.get(hint, 0)
+            prefix = f"{hint}{count}_"
+            current._counter[hint] = count + 1
+        if params is None:
+            parent = current._block.params
+            params = ParameterDict(parent.prefix + prefix, parent._shared)
+        else:
+            params = ParameterDict(params.prefix, params)
+        return current._block.prefix + prefix, params
+
+    def __enter__(self) -> _BlockScope:
+        if self._block._empty_prefix:
+            return self
+        self._old_scope = getattr(_BlockScope._current, "value", None)
+        _BlockScope._current.value = self
+        self._name_scope = _name.Prefix(self._block.prefix)
+        self._name_scope.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._block._empty_prefix:
+            return
+        self._name_scope.__exit__(*exc)  # type: ignore[union-attr]
+        self._name_scope = None
+        _BlockScope._current.value = self._old_scope
+
+
+class Block:
+    """Base class for all neural network layers and models. Your models should
+    subclass this class.
+
+    :py:class:`Block` can be nested recursively in a tree structure. You can create and
+    assign child :py:class:`Block` as regular attributes::
+
+        from mxnet.gluon import Block, nn
+        from mxnet import ndarray as F
+
+        class Model(Block):
+            def __init__(self, **kwargs):
+                super(Model, self).__init__(**kwargs)
+                # use name_scope to give child Blocks appropriate names.
+                with self.name_scope():
+                    self.dense0 = nn.Dense(20)
+                    self.dense1 = nn.Dense(20)
+
+            def forward(self, x):
+                x = F.relu(self.dense0(x))
+                return F.relu(self.dense1(x))
+
+    Parameters
+    ----------
+    prefix : str
+        Prefix acts like a name space. All children blocks created in parent block's
+        :py:meth:`name_scope` will have parent block's prefix in their name.
+    params : ParameterDict or None
+        :py:class:`ParameterDict` for sharing weights with the new :py:class:`Block`. For
+        example, if you want ``dense1`` to share ``dense0``'s weights, you can do::
+
+            dense0 = nn.Dense(20)
+            dense1 = nn.Dense(20, params=dense0.collect_params())
+    """
+
+    def __init__(self, prefix: str | None = None, params: ParameterDict | None = None) -> None:
+        self._empty_prefix = prefix == ""
+        self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
+        self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
+        self._scope = _BlockScope(self)
+        self._children: OrderedDict[str, Block] = OrderedDict()
+        self._reg_params: dict[str, Parameter] = {}
+        self._forward_hooks: OrderedDict = OrderedDict()
+        self._forward_pre_hooks: OrderedDict = OrderedDict()
+
+    def __repr__(self) -> str:
+        modstr = "\n".join(
+            f"  ({key}): {_indent(repr(block), 2)}"
+            for key, block in self.__dict__.items()
+            if isinstance(block, Block)
+        )
+        return f"{self.__class__.__name__}(\n{modstr}\n)"
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """Registers parameters."""
+        if hasattr(self, name):
+            existing = getattr(self, name)
+            if isinstance(existing, (Parameter, Block)) and not isinstance(value, type(existing)):
+                raise TypeError(
+                    f"Changing attribute type for {name} from {type(existing)} to "
+                    f"{type(value)}is not allowed."
+                )
+        if isinstance(value, Block):
+            self.register_child(value, name)
+        elif isinstance(value, Parameter):
+            if name in self._reg_params:
+                raise GluonCheckError(
+                    f"Overriding Parameter attribute {name} is not allowed. If you want to "
+                    "share parameters between blocks, please set 'params' at Block "
+                    "construction instead."
+                )
+            self._reg_params[name] = value
+        super().__setattr__(name, value)
+
+    def _check_container_with_block(self) -> None:
+        children = set(self._children.values())
+
+        def unregistered(data: Any) -> bool:
+            if isinstance(data, (list, tuple)):
+                return any(unregistered(x) for x in data)
+            if isinstance(data, dict):
+                return any(unregistered(x) for x in data.values())
+            return isinstance(data, Block) and data not in children
+
+        for k, v in self.__dict__.items():
+            if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children"):
+                if unregistered(v):
+                    warnings.warn(
+                        f'"{self.__class__.__name__}.{k}" is an unregistered container with '
+                        "Blocks. Note that Blocks inside the list, tuple or dict will not be "
+                        "registered automatically. Make sure to register them using "
+                        "register_child() or switching to nn.Sequential/nn.HybridSequential "
+                        "instead. ",
+                        stacklevel=3,
+                    )
+
+    def _alias(self) -> str:
+        return self.__class__.__name__.lower()
+
+    @property
+    def prefix(self) -> str:
+        """Prefix of this :py:class:`Block`."""
+        return self._prefix
+
+    @property
+    def name(self) -> str:
+        """Name of this :py:class:`Block`, without '_' in the end."""
+        return self._name
+
+    def name_scope(self) -> _BlockScope:
+        """Returns a name space object managing a child :py:class:`Block` and parameter
+        names. Should be used within a ``with`` statement::
+
+            with self.name_scope():
+                self.dense = nn.Dense(20)
+        """
+        return self._scope
+
+    @property
+    def params(self) -> ParameterDict:
+        """Returns this :py:class:`Block`'s parameter dictionary (does not include its
+        children's parameters)."""
+        return self._params
+
+    def collect_params(self, select: str | None = None) -> ParameterDict:
+        """Returns a :py:class:`ParameterDict` containing this :py:class:`Block` and all of
+        its children's Parameters (default), or only those whose names match the regular
+        expression ``select``, e.g. ``model.collect_params('.*weight|.*bias')``.
+
+        Parameters
+        ----------
+        select : str
+            regular expressions
+
+        Returns
+        -------
+        The selected :py:class:`ParameterDict`
+        """
+        self._check_container_with_block()
+        ret = ParameterDict(self._params.prefix)
+        if not select:
+            ret.update(self.params)
+        else:
+            pattern = re.compile(select)
+            ret.update({k: v for k, v in self.params.items() if pattern.match(k)})
+        for child in self._children.values():
+            ret.update(child.collect_params(select=select))
+        return ret
+
+    def _collect_params_with_prefix(self, prefix: str = "") -> dict[str, Parameter]:
+        if prefix:
+            prefix += "."
+        ret = {prefix + key: val for key, val in self._reg_params.items()}
+        for name, child in self._children.items():
+            ret.update(child._collect_params_with_prefix(prefix + name))
+        return ret
+
+    def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
+        """Save parameters to file.
+
+        Saved parameters can only be loaded with `load_parameters`. Note that this
+        method only saves parameters, not model structure. If you want to save
+        model structures, please use :py:meth:`HybridBlock.export`.
+
+        Parameters
+        ----------
+        filename : str
+            Path to file.
+        deduplicate : bool, default False
+            If True, save shared parameters only once. Otherwise, if a Block
+            contains multiple sub-blocks that share parameters, each of the
+            shared parameters will be separately saved for every sub-block.
+        """
+        params = self._collect_params_with_prefix()
+        if deduplicate:
+            first: dict[int, str] = {}
+            for k, v in params.items():
+                first.setdefault(id(v), k)
+            keep = set(first.values())
+            params = {k: v for k, v in params.items() if k in keep}
+        ndarray.save(filename, {key: val._reduce() for key, val in params.items()})
+
+    def save_params(self, filename: str) -> None:
+        """[Deprecated] Please use save_parameters."""
+        warnings.warn(
+            "save_params is deprecated. Please use save_parameters. Note that if you want "
+            "load from SymbolBlock later, please use export instead.",
+            stacklevel=2,
+        )
+        self.collect_params().save(filename, strip_prefix=self.prefix)
+
+    def load_parameters(
+        self,
+        filename: str,
+        ctx: Any = None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+        cast_dtype: bool = False,
+        dtype_source: str = "current",
+    ) -> None:
+        """Load parameters from file previously saved by `save_parameters`.
+
+        Parameters
+        ----------
+        filename : str
+            Path to parameter file.
+        ctx : Context or list of Context, default cpu()
+            Context(s) to initialize loaded parameters on.
+        allow_missing : bool, default False
+            Whether to silently skip loading parameters not represents in the file.
+        ignore_extra : bool, default False
+            Whether to silently ignore parameters from the file that are not
+            present in this Block.
+        cast_dtype : bool, default False
+            Cast the data type of the NDArray loaded from the checkpoint to the dtype
+            provided by the Parameter if any.
+        dtype_source : str, default 'current'
+            must be in {'current', 'saved'}
+            Only valid if cast_dtype=True, specify the source of the dtype for casting
+            the parameters
+        """
+        loaded = ndarray.load(filename)
+        if not isinstance(loaded, dict):
+            raise ParamError(
+                f"load_parameters: file '{filename}' holds a list of arrays; it must hold "
+                "named arrays (a dict), as save_parameters writes."
+            )
+        params = self._collect_params_with_prefix()
+        if not loaded and not params:
+            return
+        if not any("." in k for k in loaded):
+            # a file of full names, as the deprecated save_params wrote
+            self.collect_params().load(
+                filename, ctx, allow_missing, ignore_extra, self.prefix,
+                cast_dtype=cast_dtype, dtype_source=dtype_source,
+            )  # fmt: skip
+            return
+        if not allow_missing:
+            names_of: dict[int, list[str]] = defaultdict(list)
+            for k, v in params.items():
+                names_of[id(v)].append(k)
+            for name, param in params.items():
+                if not any(p in loaded for p in names_of[id(param)]):
+                    raise GluonCheckError(
+                        f"Parameter '{name}' is missing in file '{filename}', which contains "
+                        f"parameters: {_brief_print_list(loaded.keys())}. Set "
+                        "allow_missing=True to ignore missing parameters."
+                    )
+        for name, value in loaded.items():
+            if name not in params:
+                if not ignore_extra:
+                    raise ParamError(
+                        f"Parameter '{name}' loaded from file '{filename}' is not present in "
+                        "ParameterDict, which contains parameters "
+                        f"{_brief_print_list(params.keys())}. Set ignore_extra=True to ignore."
+                    )
+                continue
+            params[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
+
+    def load_params(
+        self,
+        filename: str,
+        ctx: Any = None,
+        allow_missing: bool = False,
+        ignore_extra: bool = False,
+    ) -> None:
+        """[Deprecated] Please use load_parameters."""
+        warnings.warn("load_params is deprecated. Please use load_parameters.", stacklevel=2)
+        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
+
+    def register_child(self, block: Block, name: str | None = None) -> None:
+        """Registers block as a child of self. :py:class:`Block` s assigned to self as
+        attributes will be registered automatically."""
+        if name is None:
+            name = str(len(self._children))
+        self._children[name] = block
+
+    def register_forward_pre_hook(self, hook: Any) -> HookHandle:
+        """Registers a forward pre-hook on the block, called as ``hook(block, input)`` before
+        :py:meth:`forward`.
+
+        Returns
+        -------
+        :class:`mxnet.gluon.utils.HookHandle`
+        """
+        handle = HookHandle()
+        handle.attach(self._forward_pre_hooks, hook)
+        return handle
+
+    def register_forward_hook(self, hook: Any) -> HookHandle:
+        """Registers a forward hook on the block, called as ``hook(block, input, output)``
+        after :py:meth:`forward`.
+
+        Returns
+        -------
+        :class:`mxnet.gluon.utils.HookHandle`
+        """
+        handle = HookHandle()
+        handle.attach(self._forward_hooks, hook)
+        return handle
+
+    def apply(self, fn: Any) -> Block:
+        """Applies ``fn`` recursively to every child block as well as self.
+
+        Parameters
+        ----------
+        fn : callable
+            Function to be applied to each submodule, of form `fn(block)`.
+
+        Returns
+        -------
+        this block
+        """
+        for child in self._children.values():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def initialize(
+        self,
+        init: Any = None,
+        ctx: Any = None,
+        verbose: bool = False,
+        force_reinit: bool = False,
+    ) -> None:
+        """Initializes :py:class:`Parameter` s of this :py:class:`Block` and its children.
+        Equivalent to ``block.collect_params().initialize(...)``
+
+        Parameters
+        ----------
+        init : Initializer, default Uniform()
+            Global default Initializer to be used when :py:meth:`Parameter.init` is ``None``.
+        ctx : Context or list of Context
+            Keeps a copy of Parameters on one or many context(s).
+        verbose : bool, default False
+            Whether to verbosely print out details on initialization.
+        force_reinit : bool, default False
+            Whether to force re-initialization if parameter is already initialized.
+        """
+        if init is None:
+            init = initializer.Uniform()
+        self.collect_params().initialize(init, ctx, verbose, force_reinit)
+
+    def hybridize(self, active: bool = True, **kwargs: Any) -> None:
+        """Activates or deactivates :py:class:`HybridBlock` s recursively. Has no effect on
+        non-hybrid children.
+
+        Parameters
+        ----------
+        active : bool, default True
+            Whether to turn hybrid on or off.
+        static_alloc : bool, default False
+            Statically allocate memory to improve speed. Memory usage may increase.
+        static_shape : bool, default False
+            Optimize for invariant input shapes between iterations. Must also
+            set static_alloc to True. Change of input shapes is still allowed
+            but slower.
+        """
+        for child in self._children.values():
+            child.hybridize(active, **kwargs)
+
+    def save(self, prefix: str) -> None:
+        """Save the model architecture and parameters to be loaded again later.
+
+        Saves the model architecture as a nested dictionary where each Block in the model
+        is a dictionary and its children are sub-dictionaries; the traced graph of each
+        hybridized block is stored with it. Writes ``prefix-model.json`` and
+        ``prefix-model.params`` (as :py:meth:`save_parameters`). Blocks that are not
+        hybridized (or have not been called since) are saved without a graph.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix to use in filenames for saving this model:
+            <prefix>-model.json and <prefix>-model.params
+        """
+
+        def describe(blk: Block, index: list, parent: dict) -> None:
+            entry: dict[str, Any] = {"orig_name": blk.name}
+            parent[type(blk).__name__.lower() + str(index[0])] = entry
+            if _is_hybrid(blk):
+                entry["hybridized"] = bool(blk._cached_graph)
+                if blk._cached_graph:
+                    inputs, out = blk._cached_graph
+                    entry["in_format"] = blk._in_format
+                    entry["out_format"] = blk._out_format
+                    entry["inputs"] = [s.tojson() for s in inputs]
+                    entry["symbol"] = out.tojson()
+            entry["children"] = {}
+            for key, child in blk._children.items():
+                index[0] += 1
+                entry["children"][child.name] = key
+                describe(child, index, entry)
+
+        model: dict[str, Any] = {}
+        describe(self, [0], model)
+        with atomic_write(prefix + "-model.json", "w", "Block.save") as f:
+            f.write(json.dumps(model))
+        self.save_parameters(prefix + "-model.params")
+
+    def load(self, prefix: str) -> None:
+        """Load a model saved using the `save` API: restores the block names, the children's
+        keys and the traced graphs of hybridized blocks, then the parameters.
+
+        Parameters
+        ----------
+        prefix : str
+            The prefix to use in filenames for loading this model:
+            <prefix>-model.json and <prefix>-model.params
+        """
+        from ..symbol import load_json
+
+        with open(prefix + "-model.json", encoding="utf-8") as f:
+            model = json.load(f)
+
+        def restore(blk: Block, index: list, parent: dict) -> None:
+            entry = parent[type(blk).__name__.lower() + str(index[0])]
+            blk._name = entry["orig_name"]
+            if _is_hybrid(blk) and entry.get("hybridized"):
+                blk._in_format = entry["in_format"]
+                blk._out_format = entry["out_format"]
+                inputs = [load_json(s) for s in entry["inputs"]]
+                blk._cached_graph = (inputs, load_json(entry["symbol"]))
+                blk._active = True
+            old = blk.params._prefix
+            for name in list(blk.params.keys()):
+                param = blk.params._params.pop(name)
+                blk.params._params[blk.name + "_" + name[len(old) :]] = param
+            for child in list(blk._children.values()):
+                index[0] += 1
+                restore(child, index, entry)
+            renamed = {entry["children"][c.name]: c for c in blk._children.values()}
+            blk._children.clear()
+            blk._children.update(renamed)
+
+        restore(self, [0], model)
+        self.load_parameters(prefix + "-model.params")
+
+    def cast(self, dtype: Any) -> None:
+        """Cast this Block to use another data type.
+
+        Parameters
+        ----------
+        dtype : str or numpy.dtype
+            The new data type.
+        """
+        for child in self._children.values():
+            child.cast(dtype)
+        for param in self.params.values():
+            param.cast(dtype)
+
+    def zero_grad(self) -> None:
+        """Sets all Parameters' gradient buffer to 0."""
+        self.collect_params().zero_grad()
+
+    def reset_ctx(self, ctx: Any) -> None:
+        """Re-assign all Parameters to other contexts."""
+        self.collect_params().reset_ctx(ctx)
+
+    def share_parameters(self, shared: dict) -> Block:
+        """Share parameters recursively inside the model: every parameter of this block whose
+        structural name (as ``save_parameters`` writes it, e.g. ``0.weight``) is a key of
+        ``shared`` is replaced by that Parameter.
+
+        Parameters
+        ----------
+        shared : dict of str to Parameter
+            Structural name to the Parameter to use.
+
+        Returns
+        -------
+        this block
+        """
+        if shared is None:
+            return self
+        if not isinstance(shared, dict):
+            raise ParamError(
+                f"share_parameters: argument 'shared' must be a dict of structural name to "
+                f"Parameter, got {type(shared).__name__}."
+            )
+        self._share(shared, "")
+        return self
+
+    def _share(self, shared: dict, prefix: str) -> None:
+        for key, param in list(self._reg_params.items()):
+            new = shared.get(prefix + key)
+            if new is None or new is param:
+                continue
+            self._reg_params[key] = new
+            object.__setattr__(self, key, new)
+            full = [k for k, v in self._params.items() if v is param]
+            for k in full:
+                self._params._params[k] = new
+        for name, child in self._children.items():
+            child._share(shared, prefix + name + ".")
+        clear = getattr(self, "_clear_cached_op", None)
+        if clear is not None:
+            clear()
+
+    def __call__(self, *args: Any) -> Any:
+        """Calls forward. Only accepts positional arguments."""
+        for hook in self._forward_pre_hooks.values():
+            hook(self, args)
+        out = self.forward(*args)
+        for hook in self._forward_hooks.values():
+            hook(self, args, out)
+        return out
+
+    def forward(self, *args: Any) -> Any:
+        """Overrides to implement forward computation using :py:class:`NDArray`. Only
+        accepts positional arguments."""
+        raise NotImplementedError
+
+    def register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
+        """Install a callback, called on each operator's output when hybridized."""
+        for child in self._children.values():
+            child.register_op_hook(callback, monitor_all)
+
+    def summary(self, *inputs: Any) -> None:
+        """Print the summary of the model's output and parameters.
+
+        The network must have been initialized, and must not have been hybridized.
+
+        Parameters
+        ----------
+        inputs : object
+            Any input that the model supports. For any tensor in the input, only
+            :class:`mxnet.ndarray.NDArray` is supported.
+        """
+        summary: OrderedDict[str, dict] = OrderedDict()
+        seen: set[int] = set()
+        hooks: list[HookHandle] = []
+
+        def shape_str(args: Any) -> str:
+            def shapes(x: Any) -> Any:
+                if isinstance(x, (list, tuple)):
+                    return [shapes(i) for i in x]
+                return x.shape if isinstance(x, NDArray) else x
+
+            s = shapes(args)
+            return (str(s)[1:-1] if isinstance(s, list) else str(s)).replace("L", "")
+
+        def register(block: Block) -> None:
+            if _is_hybrid(block) and block._active:
+                raise GluonCheckError(f'"{block.name}" must not be hybridized to print summary.')
+
+            def hook(block: Block, _: Any, outputs: Any) -> None:
+                key = f"{block.__class__.__name__}-{len(summary)}"
+                row = summary[key] = {"output_shape": shape_str(outputs)}
+                n = trainable = shared = 0
+                for p in block.params.values():
+                    size = p.data().size
+                    n += size
+                    trainable += 0 if p.grad_req == "null" else size
+                    if id(p) in seen:
+                        shared += size
+                    else:
+                        seen.add(id(p))
+                row.update(n_params=n, trainable=trainable, shared=shared)
+
+            if not getattr(block, "_summary_transparent", False):  # the sequential containers
+                hooks.append(block.register_forward_hook(hook))
+
+        summary["Input"] = {
+            "output_shape": shape_str(list(inputs) if len(inputs) > 1 else inputs[0]),
+            "n_params": 0,
+            "trainable": 0,
+            "shared": 0,
+        }
+        try:
+            self.apply(register)
+            self(*inputs)
+            fmt = "{:>20}  {:>42} {:>15}"
+            print("-" * 80)
+            print(fmt.format("Layer (type)", "Output Shape", "Param #"))
+            print("=" * 80)
+            total = trainable = shared = 0
+            for layer, row in summary.items():
+                print(fmt.format(layer, str(row["output_shape"]), row["n_params"]))
+                total += row["n_params"]
+                trainable += row["trainable"]
+                shared += row["shared"]
+            print("=" * 80)
+            print("Parameters in forward computation graph, duplicate included")
+            print("   Total params: " + str(total))
+            print("   Trainable params: " + str(trainable))
+            print("   Non-trainable params: " + str(total - trainable))
+            print("Shared params in forward computation graph: " + str(shared))
+            print("Unique parameters in model: " + str(total - shared))
+            print("-" * 80)
+        finally:
+            for h in hooks:
+                h.detach()
+
+
+def _is_hybrid(block: Block) -> bool:
+    """Whether ``block`` is a HybridBlock (hybrid_block.py builds on this module)."""
+    return hasattr(block, "hybrid_forward")

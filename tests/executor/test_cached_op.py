@@ -1,0 +1,52 @@
+"""mx.nd.CachedOp (mxlite/executor/cached_op.py): a symbol called like an operator, one
+executor per input signature, recorded by autograd as one node (or inlined, for small graphs
+without static_alloc, as MXNet 1.9.1)."""
+
+import numpy as np
+
+import mxlite as mx
+from mxlite import autograd
+from mxlite.gluon import nn
+
+
+def test_cached_op_is_public_and_records_one_node():
+    data, w = mx.sym.var("data"), mx.sym.var("w")
+    sym = mx.sym.FullyConnected(data, w, num_hidden=2, no_bias=True)
+    op = mx.nd.CachedOp(sym, [("data_indices", [0]), ("param_indices", [1])])
+    x = mx.nd.random.uniform(shape=(3, 4))
+    weight = mx.nd.random.uniform(shape=(2, 4))
+    weight.attach_grad()
+    with autograd.record():
+        y = op(x, weight)
+    y.backward()
+    np.testing.assert_allclose(y.asnumpy(), x.asnumpy() @ weight.asnumpy().T, rtol=1e-6)
+    np.testing.assert_allclose(weight.grad.asnumpy(), np.tile(x.asnumpy().sum(0), (2, 1)))
+
+
+def test_small_graphs_are_inlined_while_recording_as_mxnet():
+    net = nn.HybridSequential()
+    with net.name_scope():
+        net.add(nn.Dense(3), nn.Dense(3))
+    net.initialize()
+    x = mx.nd.ones((1, 3))
+    for limit, inlined in ((2, True), (0, False)):
+        net.hybridize(inline_limit=limit)
+        with autograd.record():
+            y = net(x)
+        assert (y._ag[0].function is None) is inlined
+        y.backward()
+        assert net[0].weight.grad().abs().sum().asscalar() > 0
+
+
+def test_pending_backward_gets_its_own_executor():
+    data, w = mx.sym.var("data"), mx.sym.var("w")
+    sym = mx.sym.relu(mx.sym.FullyConnected(data, w, num_hidden=2, no_bias=True))
+    op = mx.nd.CachedOp(sym, [("param_indices", [1]), ("static_alloc", True)])
+    weight = mx.nd.random.uniform(shape=(2, 3))
+    weight.attach_grad()
+    a, b = mx.nd.ones((1, 3)), 2 * mx.nd.ones((1, 3))
+    with autograd.record():
+        total = op(a, weight) + op(b, weight)  # two pending calls of one signature
+    total.backward()
+    np.testing.assert_allclose(weight.grad.asnumpy(), np.full((2, 3), 3.0), rtol=1e-6)
+    assert sum(len(v) for v in op._cache.values()) == 2
