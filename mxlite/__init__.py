@@ -24,6 +24,7 @@ from . import gluon as gluon
 from . import image as image
 from . import initializer as initializer
 from . import io as io
+from . import kvstore as kvstore
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
 from . import model as model
@@ -51,6 +52,7 @@ from .util import use_np_shape as use_np_shape
 
 img = image
 init = initializer
+kv = kvstore
 mod = module
 mon = monitor
 nd = ndarray

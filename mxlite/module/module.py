@@ -7,10 +7,11 @@ The module keeps the master copy of the parameters on the CPU (``_arg_params``,
 ``_params_dirty`` says the working copies moved on (after ``update``), so ``get_params``
 syncs first. On one device, or with ``kvstore=None``, ``update`` applies the updater to each
 device's copy with the index ``param_index * num_device + device``, which is how MXNet 1.9.1
-indexes updater states without a store. On several devices a :class:`LocalStore` (MXNet's
-local KVStore, ``_local_store.py``) sums the gradients and, by default, updates each
-parameter once, keyed by its name, as MXNet does; either way MXNet's ``.states`` files load
-here and ours load there.
+indexes updater states without a store. Otherwise an ``mx.kv`` store (``'local'`` by default
+on several devices; any ``dist_*`` type, or a KVStore object) sums the gradients and, unless
+``mx.model._create_kvstore`` decides otherwise, updates each parameter once, keyed by its
+name, as MXNet does; either way MXNet's ``.states`` files load here and ours load there. For
+``dist_sync`` types the gradients are rescaled by ``1 / (batch_size * num_workers)``.
 
 Organisation: one class, one concern (MXNet's own module.py is longer), in sections:
 construction and checkpoints, names and shapes, parameters, binding, optimizer (with its
@@ -29,7 +30,12 @@ from .. import optimizer as opt
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
-from ._local_store import create_store
+from ..model import (
+    _create_kvstore,
+    _initialize_kvstore,
+    _update_params,
+    _update_params_on_kvstore,
+)
 from .base_module import (
     BaseModule,
     _atomic_write,
@@ -67,7 +73,8 @@ class Module(BaseModule):
     group2ctxs : dict of str to context or list of context, or list of dict of str to context
         Default is `None`. Accepted; every node runs on its executor's context.
     compression_params : dict
-        Accepted for compatibility (gradient compression needs a KVStore).
+        Gradient compression for the KVStore ('device' and 'dist_*' types), e.g.
+        ``{'type': '2bit', 'threshold': 0.5}``.
     """
 
     def __init__(
@@ -447,9 +454,9 @@ class Module(BaseModule):
         ----------
         kvstore : str or KVStore
             Default `'local'`. On several devices, 'local' and 'device' sum the gradients over
-            them and (unless ``MXNET_UPDATE_ON_KVSTORE=0``) update each parameter once; with
-            None every device updates its own copy with its own gradient. KVStore objects and
-            'dist' stores are not supported yet.
+            them and (unless ``MXNET_UPDATE_ON_KVSTORE=0``) update each parameter once; the
+            'dist_*' types do so over all the workers of an MPI job; with None every device
+            updates its own copy with its own gradient.
         optimizer : str or Optimizer
             Default `'sgd'`
         optimizer_params : dict
@@ -466,8 +473,10 @@ class Module(BaseModule):
         if self._params_dirty:
             self._sync_params_from_devices()
         num_device = len(self._context)
-        store, update_on_store = create_store(kvstore, num_device, self._arg_params or {})
+        store, update_on_store = _create_kvstore(kvstore, num_device, self._arg_params or {})
         batch_size = self._exec_group.batch_size
+        if store is not None and "dist" in store.type and "_sync" in store.type:
+            batch_size *= store.num_workers
         rescale_grad = 1.0 / batch_size
         param_names = self._exec_group.param_names
         idx2name: dict = {}
@@ -503,13 +512,13 @@ class Module(BaseModule):
         self._update_on_kvstore = update_on_store
         self._updater = None
         if store is not None:
+            if self._compression_params:
+                store.set_gradient_compression(self._compression_params)
             if update_on_store:
                 store.set_optimizer(optimizer)
-            for name, arrays in zip(param_names, self._exec_group.param_arrays):
-                if update_on_store:
-                    store.broadcast(name, self._arg_params[name], out=arrays)
-                else:
-                    store.init(name, self._arg_params[name])
+            _initialize_kvstore(
+                store, self._exec_group.param_arrays, self._arg_params, param_names, update_on_store
+            )
         if not update_on_store:
             self._updater = opt.get_updater(optimizer)
         self.optimizer_initialized = True
@@ -621,24 +630,19 @@ class Module(BaseModule):
         _check_state(self, "update", "binded", "params_initialized", "optimizer_initialized")
         self._params_dirty = True
         group = self._exec_group
-        num_device = len(self._context)
-        updates: list[list[tuple[int, Any, Any]]] = [[] for _ in range(num_device)]
-        store = self._kvstore
-        params = zip(group.param_names, group.param_arrays, group.grad_arrays)
-        for index, (name, weights, grads) in enumerate(params):
-            if grads[0] is None:
-                continue
-            if store is not None:
-                # sum over the devices; on the store, also update once and copy back
-                store.pushpull(name, grads, out=weights if self._update_on_kvstore else None)
-            if self._update_on_kvstore:
-                continue
-            for k, (w, g) in enumerate(zip(weights, grads)):
-                updates[k].append((index * num_device + k, g, w))
-        for dev_updates in updates:
-            if dev_updates:
-                idx, g, w = zip(*dev_updates)
-                self._updater(list(idx), list(g), list(w))
+        if self._update_on_kvstore:
+            _update_params_on_kvstore(
+                group.param_arrays, group.grad_arrays, self._kvstore, group.param_names
+            )
+        else:
+            _update_params(
+                group.param_arrays,
+                group.grad_arrays,
+                updater=self._updater,
+                num_device=len(self._context),
+                kvstore=self._kvstore,
+                param_names=group.param_names,
+            )
 
     def get_outputs(self, merge_multi_context: bool = True) -> list:
         """Gets outputs of the previous forward computation.

@@ -166,8 +166,9 @@ def test_bad_names_and_shapes() -> None:
     mod = mx.mod.Module(mlp())
     with pytest.raises(ValueError, match="data_shapes"):
         mod.bind(data_shapes=[("image", (8, 5))])
-    with pytest.raises(MXNetError, match="kvstore"):
-        trained(mx.cpu(), steps=0).init_optimizer(kvstore="dist_sync", force_init=True)
+    with pytest.raises(MXNetError, match="unknown KVStore type 'nope'"):
+        two = trained([mx.cpu(0), mx.cpu(1)], steps=0)
+        two.init_optimizer(kvstore="nope", force_init=True)
 
 
 def test_input_grads_and_fixed_params() -> None:
