@@ -7,6 +7,7 @@ given at creation (which wins over both).
 
 from __future__ import annotations
 
+import collections
 import threading
 from typing import Any
 
@@ -31,6 +32,8 @@ class AttrScope:
     """
 
     _current = threading.local()
+    # how many subgraphs (control-flow bodies) each name has had, for unique body names
+    _subgraph_names: collections.defaultdict[str, int] = collections.defaultdict(int)
 
     def __init__(self, **kwargs: str) -> None:
         for key, value in kwargs.items():

@@ -58,8 +58,17 @@ def feature_list() -> list[Feature]:
 class Features(collections.OrderedDict):
     """The features by name (``mx.runtime.Features().is_enabled('CUDA')``)."""
 
+    _instance: Features | None = None
+
+    def __new__(cls) -> Features:
+        # one instance per process, as MXNet's (the build does not change while it runs)
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+            collections.OrderedDict.__init__(cls._instance, ((f.name, f) for f in feature_list()))
+        return cls._instance
+
     def __init__(self) -> None:
-        super().__init__((f.name, f) for f in feature_list())
+        pass
 
     def __repr__(self) -> str:
         return str(list(self.values()))

@@ -2,6 +2,7 @@
 
 from typing import Any
 
+from . import control_flow as control_flow  # registers _foreach, _while_loop, _cond
 from .bind import bind as bind
 from .bind import simple_bind as simple_bind
 from .cached_op import CachedOp as CachedOp

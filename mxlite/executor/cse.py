@@ -35,14 +35,20 @@ def _copy_ops(outputs: list[Entry]) -> list[Entry]:
         if node.is_variable():
             mapping[id(node)] = node
             continue
-        new = Node(node.op, node.name, node.attrs, [(mapping[id(s)], i) for s, i in node.inputs])
+        new = Node(
+            node.op,
+            node.name,
+            node.attrs,
+            [(mapping[id(s)], i) for s, i in node.inputs],
+            node.subgraphs,
+        )
         new._prop = node._prop
         mapping[id(node)] = new
     return [(mapping[id(n)], i) for n, i in outputs]
 
 
 def _mergeable(node: Node) -> bool:
-    if node.op in _STATEFUL_OPS:
+    if node.op in _STATEFUL_OPS or node.subgraphs:
         return False
     try:
         prop = node.prop()

@@ -41,6 +41,9 @@ from .creation import linspace as linspace
 from .creation import moveaxis as moveaxis
 from .creation import ones as ones
 from .creation import zeros as zeros
+from .dlpack import from_dlpack as from_dlpack
+from .dlpack import to_dlpack_for_read as to_dlpack_for_read
+from .dlpack import to_dlpack_for_write as to_dlpack_for_write
 from .extras import fill_element_0index as fill_element_0index
 from .extras import histogram as histogram
 from .extras import imdecode as imdecode

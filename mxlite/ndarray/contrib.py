@@ -4,14 +4,34 @@ MXNet's Python helpers of this module."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
+from ..base import ParamError, ShapeError
 from ..context import Context, current_context
+from . import _internal
 from . import random as _random
+from .control_flow import cond as cond
+from .control_flow import foreach as foreach
+from .control_flow import while_loop as while_loop
+from .creation import array as _nd_array
 from .ndarray import NDArray
 
-__all__ = ["rand_zipfian", "isinf", "isfinite", "isnan"]
+__all__ = [
+    "rand_zipfian",
+    "isinf",
+    "isfinite",
+    "isnan",
+    "adamw_update",
+    "mp_adamw_update",
+    "multi_adamw_update",
+    "multi_mp_adamw_update",
+    "foreach",
+    "while_loop",
+    "cond",
+    "boolean_mask",
+]
 
 
 def isinf(data: NDArray) -> NDArray:
@@ -80,3 +100,148 @@ def rand_zipfian(
     sampled_f64 = sampled_classes.astype("float64")  # float, so the ratio is not truncated
     expected_prob_sampled = ((sampled_f64 + 2.0) / (sampled_f64 + 1.0)).log() / log_range
     return sampled_classes, expected_count_true, expected_prob_sampled * num_sampled
+
+
+# ---- AdamW: rescale_grad may be a number or an NDArray ------------------------------------------
+
+
+def _get_rescale_grad(rescale_grad: Any, ctx: Context | None = None) -> NDArray:
+    if isinstance(rescale_grad, NDArray):
+        return rescale_grad
+    return _nd_array([rescale_grad], ctx=ctx)
+
+
+def adamw_update(
+    weight: NDArray,
+    grad: NDArray,
+    mean: NDArray,
+    var: NDArray,
+    rescale_grad: Any,
+    lr: float,
+    eta: float,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    epsilon: float = 1e-8,
+    wd: float = 0,
+    clip_gradient: float = -1,
+    out: NDArray | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> NDArray:
+    """Update function for AdamW optimizer (``w -= eta * (lr * m / (sqrt(v) + epsilon) + wd *
+    w)``); ``mean`` and ``var`` are updated in place. The update is skipped when
+    ``rescale_grad`` is NaN, Inf or 0."""
+    rescale_grad = _get_rescale_grad(rescale_grad, ctx=weight.context)
+    return _internal._adamw_update(
+        weight, grad, mean, var, rescale_grad, lr=lr, eta=eta, beta1=beta1, beta2=beta2,
+        epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out, name=name, **kwargs,
+    )  # fmt: skip
+
+
+def mp_adamw_update(
+    weight: NDArray,
+    grad: NDArray,
+    mean: NDArray,
+    var: NDArray,
+    weight32: NDArray,
+    rescale_grad: Any,
+    lr: float,
+    eta: float,
+    beta1: float = 0.9,
+    beta2: float = 0.999,
+    epsilon: float = 1e-8,
+    wd: float = 0,
+    clip_gradient: float = -1,
+    out: NDArray | None = None,
+    name: str | None = None,
+    **kwargs: Any,
+) -> NDArray:
+    """Multi-precision AdamW update: the float32 master ``weight32`` is updated and cast into
+    ``weight``'s dtype."""
+    rescale_grad = _get_rescale_grad(rescale_grad, ctx=weight.context)
+    return _internal._mp_adamw_update(
+        weight, grad, mean, var, weight32, rescale_grad, lr=lr, eta=eta, beta1=beta1,
+        beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out, name=name,
+        **kwargs,
+    )  # fmt: skip
+
+
+def _interleave(*lists: Any) -> list[NDArray]:
+    return [a for group in zip(*lists) for a in group]
+
+
+def multi_adamw_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    rescale_grad: Any,
+    lrs: Any,
+    wds: Any,
+    etas: Any,
+    out: Any = None,
+    name: str | None = None,
+    size: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """AdamW update of several weights at once (lists of weights, gradients and states)."""
+    size = size or len(weights)
+    rescale_grad = _get_rescale_grad(rescale_grad, ctx=weights[0].context)
+    data = _interleave(weights, grads, mean, var) + [rescale_grad]
+    return _internal._multi_adamw_update(
+        *data, out=out, num_weights=size, lrs=lrs, wds=wds, etas=etas, name=name, **kwargs
+    )
+
+
+def multi_mp_adamw_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    weights32: list[NDArray],
+    rescale_grad: Any,
+    lrs: Any,
+    wds: Any,
+    etas: Any,
+    out: Any = None,
+    name: str | None = None,
+    size: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """Multi-precision AdamW update of several weights at once."""
+    size = size or len(weights)
+    rescale_grad = _get_rescale_grad(rescale_grad, ctx=weights[0].context)
+    data = _interleave(weights, grads, mean, var, weights32) + [rescale_grad]
+    return _internal._multi_mp_adamw_update(
+        *data, out=out, num_weights=size, lrs=lrs, wds=wds, etas=etas, name=name, **kwargs
+    )
+
+
+def boolean_mask(
+    data: NDArray, index: NDArray, axis: int = 0, out: Any = None, **kwargs: Any
+) -> NDArray:
+    """The slices of ``data`` along ``axis`` where ``index`` is nonzero.
+
+    The output's size along ``axis`` depends on the values of ``index``, so this waits for
+    ``index`` and then gathers with ``take`` (which autograd differentiates: the gradient of
+    the kept slices goes back to their rows, the others get zero).
+
+    Parameters
+    ----------
+    data : NDArray
+        Data
+    index : NDArray
+        Mask
+    axis : int, default 0
+        An integer that represents the axis in NDArray to mask from.
+    """
+    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
+        raise ParamError("boolean_mask: data and index must be NDArrays.")
+    if index.ndim != 1 or not -data.ndim <= axis < data.ndim or index.shape[0] != data.shape[axis]:
+        raise ShapeError(
+            f"boolean_mask: index must be 1-D with data.shape[axis] elements; got index shape "
+            f"{index.shape} for data shape {data.shape} and axis {axis}."
+        )
+    picks = np.flatnonzero(index.asnumpy())
+    where = _nd_array(picks, ctx=data.context, dtype="int64")
+    return data.take(where, axis=axis, out=out) if out is not None else data.take(where, axis=axis)

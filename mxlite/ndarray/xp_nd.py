@@ -204,12 +204,38 @@ def _clip_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
     return [og * ((x >= p.a_min) * (x <= p.a_max))]
 
 
+def _dropout_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
+    mask = outs[1]
+    # the mask is a constant of this backward (what forward drew), not a graph entry
+    return [_op("broadcast_mul", [og, _wrap(mask._chunk, mask._data)])]
+
+
+def _fully_connected_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
+    p = prop.param
+    x, w = ins[0], ins[1]
+    if p.flatten:
+        x2 = _op("Reshape", [x], shape=(x.shape[0], -1))
+        og2 = og
+    else:
+        x2 = _op("Reshape", [x], shape=(-1, x.shape[-1]))
+        og2 = _op("Reshape", [og], shape=(-1, og.shape[-1]))
+    grads = [
+        _op("Reshape", [_op("dot", [og2, w])], shape=tuple(x.shape)),
+        _op("dot", [og2, x2], transpose_a=True),
+    ]
+    if not p.no_bias:
+        grads.append(_op("sum", [og2], axis=0))
+    return grads
+
+
 # Recordable NDArray gradients for operators that are not SimpleOps, or whose SimpleOp
 # gradient inspects dtypes in a way NDArrays do not support
 _ND_GRADIENTS: dict[str, Any] = {
     "where": _where_gradient,
     "abs": _abs_gradient,
     "clip": _clip_gradient,
+    "Dropout": _dropout_gradient,
+    "FullyConnected": _fully_connected_gradient,
 }
 
 

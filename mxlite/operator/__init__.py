@@ -14,6 +14,7 @@ from ctypes import pointer as pointer
 
 from ..base import NDArrayHandle as NDArrayHandle
 from ..base import py_str as py_str
+from . import contrib as contrib
 from . import custom as custom
 from . import nn as nn
 from . import optimizer_multi_ops as optimizer_multi_ops

@@ -1,7 +1,8 @@
 """Optimizers (``mx.optimizer``), as MXNet 1.9.1: the registry, the Updater and every
 optimizer MXNet ships (SGD, NAG, Adam, AdaGrad, AdaDelta, RMSProp, Adamax, Nadam, Ftrl, FTML,
-Signum, LAMB, DCASGD, SGLD, ccSGD)."""
+Signum, LAMB, DCASGD, SGLD, ccSGD); ``contrib`` holds GroupAdaGrad."""
 
+from . import contrib as contrib
 from .adaptive import FTML as FTML
 from .adaptive import AdaDelta as AdaDelta
 from .adaptive import AdaGrad as AdaGrad

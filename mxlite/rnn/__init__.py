@@ -3,6 +3,10 @@
 from . import io as io
 from . import rnn as rnn
 from . import rnn_cell as rnn_cell
+from .conv_cells import BaseConvRNNCell as BaseConvRNNCell
+from .conv_cells import ConvGRUCell as ConvGRUCell
+from .conv_cells import ConvLSTMCell as ConvLSTMCell
+from .conv_cells import ConvRNNCell as ConvRNNCell
 from .io import BucketSentenceIter as BucketSentenceIter
 from .io import encode_sentences as encode_sentences
 from .rnn import do_rnn_checkpoint as do_rnn_checkpoint

@@ -30,10 +30,15 @@ from ._base import (
 )
 from ._container_cell import BidirectionalCell, SequentialRNNCell
 from ._modifier_cell import DropoutCell, ModifierCell, ResidualCell, ZoneoutCell
+from .conv_cells import BaseConvRNNCell, ConvGRUCell, ConvLSTMCell, ConvRNNCell
 
 __all__ = [
+    "BaseConvRNNCell",
     "BaseRNNCell",
     "BidirectionalCell",
+    "ConvGRUCell",
+    "ConvLSTMCell",
+    "ConvRNNCell",
     "DropoutCell",
     "FusedRNNCell",
     "GRUCell",

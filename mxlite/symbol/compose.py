@@ -193,7 +193,13 @@ def copy_graph(entries: list[Entry]) -> list[Entry]:
     """A deep copy of the graph behind ``entries`` (every node, variables included)."""
     mapping: dict[int, Node] = {}
     for node in topo_order(entries):
-        new = Node(node.op, node.name, node.attrs, [(mapping[id(s)], i) for s, i in node.inputs])
+        new = Node(
+            node.op,
+            node.name,
+            node.attrs,
+            [(mapping[id(s)], i) for s, i in node.inputs],
+            node.subgraphs,
+        )
         new._prop = node._prop
         mapping[id(node)] = new
     return [(mapping[id(n)], i) for n, i in entries]
@@ -210,7 +216,7 @@ def atomic(entries: list[Entry]) -> list[Entry]:
         )
     if node.is_variable():
         raise MXNetError(f"_gen_atomic_symbol: {node.name!r} is a variable, not an operator.")
-    new = Node(node.op, node.name, node.attrs)
+    new = Node(node.op, node.name, node.attrs, subgraphs=node.subgraphs)
     new._prop = node._prop
     return [(new, i) for i in range(node.prop().num_visible_outputs())]
 

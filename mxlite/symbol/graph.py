@@ -31,7 +31,7 @@ __all__ = ["Node", "Entry", "topo_order", "Graph"]
 class Node:
     """One node of a symbolic graph: an operator application, or a variable (``op is None``)."""
 
-    __slots__ = ("op", "name", "attrs", "inputs", "_prop", "__weakref__")
+    __slots__ = ("op", "name", "attrs", "inputs", "subgraphs", "_prop", "__weakref__")
 
     def __init__(
         self,
@@ -39,11 +39,14 @@ class Node:
         name: str,
         attrs: dict[str, str] | None = None,
         inputs: list[tuple[Node, int]] | None = None,
+        subgraphs: list[list[tuple[Node, int]]] | None = None,
     ) -> None:
         self.op = op
         self.name = name
         self.attrs: dict[str, str] = dict(attrs) if attrs else {}
         self.inputs: list[tuple[Node, int]] = list(inputs) if inputs else []
+        # the graphs a control-flow node holds (its bodies), each a list of output entries
+        self.subgraphs: list[list[tuple[Node, int]]] = list(subgraphs) if subgraphs else []
         self._prop: Any = None
 
     def is_variable(self) -> bool:
@@ -59,7 +62,14 @@ class Node:
         if self._prop is None:
             if self.op is None:
                 raise TypeError(f"Node.prop: variable {self.name!r} has no operator.")
-            self._prop = registry.get(self.op).get_prop(self.params(), self.name)
+            cls = registry.get(self.op)
+            if self.subgraphs:
+                # a property that holds graphs is this node's own, never shared through the cache
+                prop = cls(cls.parse_params(self.params(), self.name))
+                prop.set_subgraphs(self.subgraphs)
+                self._prop = prop
+            else:
+                self._prop = cls.get_prop(self.params(), self.name)
         return self._prop
 
     def num_outputs(self) -> int:

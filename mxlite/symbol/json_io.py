@@ -84,11 +84,20 @@ def entry_versions(nodes: list[Node]) -> dict[tuple[int, int], int]:
 
 def to_json(entries: list[Entry]) -> str:
     """The MXNet 1.9.1 JSON text of the graph whose outputs are ``entries``."""
+    graph_attrs = [("mxnet_version", f'["int", {MXNET_VERSION}]')]
+    if is_np_shape():  # MXNet marks files written with NumPy shape semantics on
+        graph_attrs.insert(0, ("is_np_shape", '["int", 1]'))
+    return _graph_json(entries, "", graph_attrs)
+
+
+def _graph_json(entries: list[Entry], base: str, graph_attrs: list | None) -> str:
+    """One graph object at indentation ``base``; the subgraphs of control-flow nodes nest
+    inside their node, without graph attributes, as MXNet writes them."""
     nodes = topo_order(entries)
     index = {id(n): i for i, n in enumerate(nodes)}
     versions = entry_versions(nodes)
     texts, row_ptr = [], [0]
-    ind = "    "
+    ind = base + "    "
     for node in nodes:
         pairs = [("op", _str(node.op or "null")), ("name", _str(node.name))]
         if node.attrs:
@@ -100,19 +109,25 @@ def to_json(entries: list[Entry]) -> str:
             for j, (s, i) in enumerate(node.inputs)
         ]
         pairs.append(("inputs", _array(inputs, ind + "  ")))
+        if node.subgraphs:
+            inner = ind + "    "
+            graphs = [_graph_json(g, inner, None) for g in node.subgraphs]
+            pairs.append(("subgraphs", "[\n" + inner + (", \n" + inner).join(graphs) + "\n"
+                          + ind + "  ]"))  # fmt: skip
         texts.append(_object(pairs, ind))
         row_ptr.append(row_ptr[-1] + node.num_outputs())
-    graph_attrs = [("mxnet_version", f'["int", {MXNET_VERSION}]')]
-    if is_np_shape():  # MXNet marks files written with NumPy shape semantics on
-        graph_attrs.insert(0, ("is_np_shape", '["int", 1]'))
     top = [
-        ("nodes", "[\n" + ind + (", \n" + ind).join(texts) + "\n  ]"),
-        ("arg_nodes", _array([str(i) for i, n in enumerate(nodes) if n.is_variable()], "  ")),
-        ("node_row_ptr", _array([str(r) for r in row_ptr], "  ")),
-        ("heads", _array([_entry([index[id(n)], i, 0]) for n, i in entries], "  ")),
-        ("attrs", _object(graph_attrs, "  ", multi=len(graph_attrs) > 1)),
+        ("nodes", "[\n" + ind + (", \n" + ind).join(texts) + "\n" + base + "  ]"),
+        (
+            "arg_nodes",
+            _array([str(i) for i, n in enumerate(nodes) if n.is_variable()], base + "  "),
+        ),
+        ("node_row_ptr", _array([str(r) for r in row_ptr], base + "  ")),
+        ("heads", _array([_entry([index[id(n)], i, 0]) for n, i in entries], base + "  ")),
     ]
-    return _object(top, "")
+    if graph_attrs is not None:
+        top.append(("attrs", _object(graph_attrs, base + "  ", multi=len(graph_attrs) > 1)))
+    return _object(top, base)
 
 
 def _fix_hidden_keys(node: Node) -> None:
@@ -165,8 +180,12 @@ def from_json(text: str) -> list[Entry]:
         data = json.loads(text)
     except ValueError as exc:
         raise MXNetError(f"load_json: not valid JSON ({exc}).") from None
-    except RecursionError:  # symbol JSON nests three levels; deeper is not a symbol file
+    except RecursionError:  # symbol JSON nests a few levels; far deeper is not a symbol file
         raise MXNetError("load_json: not symbol JSON (nested too deeply).") from None
+    return _from_dict(data)
+
+
+def _from_dict(data: dict) -> list[Entry]:
     if not isinstance(data, dict) or "nodes" not in data or "heads" not in data:
         raise MXNetError("load_json: expected an object with 'nodes' and 'heads' (symbol JSON).")
     version = _V0800
@@ -191,7 +210,10 @@ def from_json(text: str) -> list[Entry]:
                 f"load_json: node {jn.get('name')!r} uses operator {op!r}, which is not "
                 f"registered in mxlite."
             )
-        node = Node(None if op == "null" else registry.get(op).op_name, jn["name"], attrs, inputs)
+        subgraphs = [_from_dict(g) for g in jn.get("subgraphs") or []]
+        node = Node(
+            None if op == "null" else registry.get(op).op_name, jn["name"], attrs, inputs, subgraphs
+        )
         nodes.append(node)
     heads = [(nodes[h[0]], int(h[1])) for h in data["heads"]]
     if is_np_shape() and not int((graph_attrs.get("is_np_shape") or [0, 0])[1]):

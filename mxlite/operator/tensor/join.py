@@ -53,6 +53,11 @@ class ConcatParam(Param):
 class ConcatProp(_JoinBase):
     """Join arrays along an existing axis ``dim``; other dims must agree."""
 
+    # the gradient splits out_grad at the inputs' sizes, and an input that takes no gradient
+    # has no gradient array to tell its size, so backward keeps the inputs (MXNet always has
+    # the shapes)
+    backward_reads_inputs = True
+
     param_class = ConcatParam
     test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 2)}, params={"num_args": 2, "dim": 1})
 
@@ -149,7 +154,8 @@ class StackProp(_JoinBase):
         return [xp.stack(ins, axis=norm_axis(self, "axis", self.param.axis, ins[0].ndim + 1))]
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        axis = norm_axis(self, "axis", self.param.axis, len(in_shapes[0]) + 1)
+        # the output's rank, not an input's: an input without gradient has no shape here
+        axis = norm_axis(self, "axis", self.param.axis, ograds[0].ndim)
         return [xp.take(ograds[0], i, axis=axis) for i in range(len(in_shapes))]
 
 

@@ -1,0 +1,406 @@
+"""SVRGModule: a Module trained with stochastic variance-reduced gradients.
+
+Every ``update_freq`` epochs the module snapshots its weights into a second module
+(``_mod_aux``) and averages the gradient over the whole training set at that snapshot. Each
+batch then steps along ``g(w) - g(w_snapshot) + full_gradient``: the batch gradient at the
+current weights, corrected by the same batch's gradient at the snapshot. With a KVStore the
+full gradients are summed over devices and workers under the keys ``<name>_full``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from ... import metric as _metric
+from ... import ndarray as nd
+from ... import optimizer as opt
+from ...base import MXNetError, ParamError
+from ...callback import BatchEndParam
+from ...initializer import Uniform
+from ...module import Module
+from .svrg_optimizer import _SVRGOptimizer
+
+__all__ = ["SVRGModule"]
+
+
+def _create_store(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
+    """The store Module would make, and whether it updates (MXNet's model._create_kvstore)."""
+    from ... import model
+
+    make = getattr(model, "_create_kvstore", None)
+    if make is None:  # before the KVStore package, Module makes its local store itself
+        from ...module._local_store import create_store as make
+    return make(kvstore, num_device, arg_params)
+
+
+def _as_list(obj: Any) -> list:
+    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
+
+
+class SVRGModule(Module):
+    """A Module that trains with SVRG (Johnson & Zhang, 2013).
+
+    Parameters
+    ----------
+    symbol : Symbol
+    data_names : list of str
+        Defaults to `('data')` for a typical model used in image classification.
+    label_names : list of str
+        Defaults to `('softmax_label')` for a typical model used in image classification.
+    logger : Logger
+        Defaults to `logging`.
+    context : Context or list of Context
+        Defaults to ``mx.cpu()``.
+    work_load_list : list of number
+        Default ``None``, indicating uniform workload.
+    fixed_param_names: list of str
+        Default ``None``, indicating no network parameters are fixed.
+    state_names : list of str
+        states are similar to data and label, but not provided by data iterator.
+        Instead they are initialized to 0 and can be set by set_states()
+    group2ctxs : dict of str to context or list of context, or list of dict of str to context
+        Default is `None`. Mapping the `ctx_group` attribute to the context assignment.
+    compression_params : dict
+        Specifies type of gradient compression and additional arguments depending
+        on the type of compression being used.
+    update_freq: int
+        Specifies the number of times to update the full gradients to be used in the SVRG
+        optimization.
+    """
+
+    def __init__(
+        self,
+        symbol: Any,
+        data_names: Any = ("data",),
+        label_names: Any = ("softmax_label",),
+        logger: Any = logging,
+        context: Any = None,
+        work_load_list: Any = None,
+        fixed_param_names: Any = None,
+        state_names: Any = None,
+        group2ctxs: Any = None,
+        compression_params: Any = None,
+        update_freq: int | None = None,
+    ) -> None:
+        super().__init__(
+            symbol,
+            data_names=data_names,
+            label_names=label_names,
+            logger=logger,
+            context=context,
+            work_load_list=work_load_list,
+            fixed_param_names=fixed_param_names,
+            state_names=state_names,
+            group2ctxs=group2ctxs,
+            compression_params=compression_params,
+        )
+        if not isinstance(update_freq, int) or isinstance(update_freq, bool):
+            raise TypeError(
+                "update_freq in SVRGModule must be an integer to represent the frequency for "
+                f"calculating full gradients, got {update_freq!r}"
+            )
+        if update_freq <= 0:
+            raise ValueError(
+                "update_freq in SVRGModule must be a positive integer to represent the "
+                f"frequency for calculating full gradients, got {update_freq}"
+            )
+        self.update_freq = update_freq
+        self._mod_aux = Module(
+            symbol,
+            data_names,
+            label_names,
+            logger,
+            context,
+            work_load_list,
+            fixed_param_names,
+            state_names,
+            group2ctxs,
+            compression_params,
+        )
+        self._param_dict: list[dict[str, nd.NDArray]] | None = None
+        self._ctx_len = len(self._context)
+
+    def _reset_bind(self) -> None:
+        super()._reset_bind()
+        self._mod_aux._reset_bind()
+
+    def reshape(self, data_shapes: Any, label_shapes: Any = None) -> None:
+        """Reshapes both modules for new input shapes."""
+        super().reshape(data_shapes, label_shapes=label_shapes)
+        self._mod_aux.reshape(data_shapes, label_shapes=label_shapes)
+
+    def init_optimizer(
+        self,
+        kvstore: Any = "local",
+        optimizer: Any = "sgd",
+        optimizer_params: Any = (("learning_rate", 0.01),),
+        force_init: bool = False,
+    ) -> None:
+        """Installs an _SVRGOptimizer wrapping ``optimizer``; with a KVStore, also creates the
+        ``<name>_full`` keys that accumulate the full gradients."""
+        arg_params = self.get_params()[0]
+        self._param_dict = [
+            {k: nd.zeros(shape=v.shape, ctx=self._context[i]) for k, v in arg_params.items()}
+            for i in range(self._ctx_len)
+        ]
+        svrg = self._create_optimizer(
+            _SVRGOptimizer.__name__,
+            default_opt=optimizer,
+            kvstore=kvstore,
+            optimizer_params=optimizer_params,
+        )
+        super().init_optimizer(
+            kvstore=kvstore,
+            optimizer=svrg,
+            optimizer_params=optimizer_params,
+            force_init=force_init,
+        )
+        if self._kvstore:
+            for idx, on_devs in enumerate(self._exec_group.param_arrays):
+                name = self._exec_group.param_names[idx]
+                self._kvstore.init(name + "_full", nd.zeros(shape=self._arg_params[name].shape))
+                if self._update_on_kvstore:
+                    self._kvstore.pull(name + "_full", on_devs, priority=-idx)
+
+    def _create_optimizer(
+        self, optimizer: str, default_opt: Any, kvstore: Any, optimizer_params: Any
+    ) -> opt.Optimizer:
+        """The _SVRGOptimizer, with an index-to-name map that also names the full-gradient
+        keys."""
+        batch_size = self._exec_group.batch_size
+        store, update_on_kvstore = _create_store(kvstore, self._ctx_len, self._arg_params or {})
+        if store is not None and "dist" in store.type and "_sync" in store.type:
+            batch_size *= store.num_workers
+        names = self._exec_group.param_names
+        idx2name: dict = {}
+        if update_on_kvstore:
+            idx2name.update(enumerate(names))
+        else:
+            for k in range(self._ctx_len):
+                idx2name.update({i * self._ctx_len + k: n for i, n in enumerate(names)})
+        for key in self._param_dict[0]:
+            idx2name[max(idx2name) + 1] = key + "_full"
+        params = dict(optimizer_params)
+        params.setdefault("rescale_grad", 1.0 / batch_size)
+        params["default_optimizer"] = default_opt
+        params["param_idx2name"] = idx2name
+        return opt.create(optimizer, **params)
+
+    def bind(
+        self,
+        data_shapes: Any,
+        label_shapes: Any = None,
+        for_training: bool = True,
+        inputs_need_grad: bool = False,
+        force_rebind: bool = False,
+        shared_module: Any = None,
+        grad_req: Any = "write",
+    ) -> None:
+        """Binds this module and, for training, the snapshot module."""
+        super().bind(
+            data_shapes,
+            label_shapes,
+            for_training,
+            inputs_need_grad,
+            force_rebind,
+            shared_module,
+            grad_req,
+        )
+        if for_training:
+            self._mod_aux.bind(
+                data_shapes,
+                label_shapes,
+                for_training,
+                inputs_need_grad,
+                force_rebind,
+                shared_module,
+                grad_req,
+            )
+
+    def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
+        """Forward on this module and, when training, on the snapshot module."""
+        super().forward(data_batch, is_train)
+        if is_train:
+            self._mod_aux.forward(data_batch, is_train)
+
+    def backward(self, out_grads: Any = None) -> None:
+        """Backward on both modules."""
+        super().backward(out_grads)
+        if self._mod_aux.binded:
+            self._mod_aux.backward(out_grads)
+
+    def update(self) -> None:
+        """Replaces the gradients by their SVRG estimate, then updates the parameters."""
+        self._update_svrg_gradients()
+        super().update()
+
+    def update_full_grads(self, train_data: Any) -> None:
+        """Snapshots the weights and averages their gradient over all of ``train_data``.
+
+        Parameters
+        ----------
+        train_data: DataIter
+            Train data iterator
+        """
+        if self._param_dict is None:
+            raise MXNetError("SVRGModule.update_full_grads: call init_optimizer first.")
+        names = self._exec_group.param_names
+        arg, aux = self.get_params()
+        self._mod_aux.set_params(arg_params=arg, aux_params=aux)
+        for i in range(self._ctx_len):
+            for name in names:
+                self._param_dict[i][name][:] = 0
+        train_data.reset()
+        nbatch = 0
+        padding = 0
+        for batch in train_data:
+            self._mod_aux.forward(batch, is_train=True)
+            self._mod_aux.backward()
+            nbatch += 1
+            for ctx in range(self._ctx_len):
+                for index, name in enumerate(names):
+                    grads = self._mod_aux._exec_group.grad_arrays[index][ctx]
+                    self._param_dict[ctx][name] = self._param_dict[ctx][name] + grads
+            padding = batch.pad
+        true_num_batch = nbatch - padding / train_data.batch_size
+        for name in names:
+            grad_list = []
+            for i in range(self._ctx_len):
+                self._param_dict[i][name] /= true_num_batch
+                grad_list.append(self._param_dict[i][name])
+            if self._kvstore:
+                self._accumulate_kvstore(name, grad_list)
+
+    def _accumulate_kvstore(self, key: str, value: list) -> None:
+        """Sums the full gradients of ``key`` over devices and workers in the KVStore."""
+        self._kvstore.push(key + "_full", value)
+        barrier = getattr(self._kvstore, "_barrier", None) or self._kvstore.barrier
+        barrier()
+        self._kvstore.pull(key + "_full", value)
+        self._allocate_gradients(key, value)
+
+    def _allocate_gradients(self, key: str, value: list) -> None:
+        for i in range(self._ctx_len):
+            self._param_dict[i][key] = value[i] / self._ctx_len
+
+    @staticmethod
+    def _svrg_grads_update_rule(
+        g_curr_batch_curr_weight: list,
+        g_curr_batch_special_weight: list,
+        g_special_weight_all_batch: list,
+    ) -> list:
+        """``g(w) - g(w_snapshot) + full_gradient``, written into the first list's arrays."""
+        for index, grad in enumerate(g_curr_batch_curr_weight):
+            grad -= g_curr_batch_special_weight[index]
+            grad += g_special_weight_all_batch[index]
+        return g_curr_batch_curr_weight
+
+    def _update_svrg_gradients(self) -> None:
+        if self._param_dict is None:
+            raise MXNetError("SVRGModule.update: call init_optimizer first.")
+        names = self._exec_group.param_names
+        for ctx in range(self._ctx_len):
+            for index, name in enumerate(names):
+                g_reg = self._exec_group.grad_arrays[index][ctx]
+                g_special = self._mod_aux._exec_group.grad_arrays[index][ctx]
+                g_full = self._param_dict[ctx][name]
+                g_reg -= g_special
+                g_reg += g_full
+
+    def fit(
+        self,
+        train_data: Any,
+        eval_data: Any = None,
+        eval_metric: Any = "acc",
+        epoch_end_callback: Any = None,
+        batch_end_callback: Any = None,
+        kvstore: Any = "local",
+        optimizer: Any = "sgd",
+        optimizer_params: Any = (("learning_rate", 0.01),),
+        eval_end_callback: Any = None,
+        eval_batch_end_callback: Any = None,
+        initializer: Any = None,
+        arg_params: Any = None,
+        aux_params: Any = None,
+        allow_missing: bool = False,
+        force_rebind: bool = False,
+        force_init: bool = False,
+        begin_epoch: int = 0,
+        num_epoch: int | None = None,
+        validation_metric: Any = None,
+        monitor: Any = None,
+        sparse_row_id_fn: Any = None,
+    ) -> None:
+        """Trains with SVRG for ``num_epoch`` epochs, refreshing the full gradients every
+        ``update_freq`` epochs; the arguments are those of :meth:`Module.fit`."""
+        if num_epoch is None:
+            raise ParamError("SVRGModule.fit: please specify number of epochs (num_epoch).")
+        if initializer is None:
+            initializer = Uniform(0.01)
+        self.bind(
+            data_shapes=train_data.provide_data,
+            label_shapes=train_data.provide_label,
+            for_training=True,
+            force_rebind=force_rebind,
+        )
+        if monitor is not None:
+            self.install_monitor(monitor)
+        self.init_params(
+            initializer=initializer,
+            arg_params=arg_params,
+            aux_params=aux_params,
+            allow_missing=allow_missing,
+            force_init=force_init,
+        )
+        self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
+        if validation_metric is None:
+            validation_metric = eval_metric
+        if not isinstance(eval_metric, _metric.EvalMetric):
+            eval_metric = _metric.create(eval_metric)
+        for epoch in range(begin_epoch, num_epoch):
+            eval_metric.reset()
+            tic = time.time()
+            if epoch % self.update_freq == 0:
+                self.update_full_grads(train_data)
+            train_data.reset()
+            eval_name_vals: list = []
+            for nbatch, batch in enumerate(train_data):
+                if monitor is not None:
+                    monitor.tic()
+                self.forward_backward(batch)
+                self.update()
+                self.update_metric(eval_metric, batch.label)
+                if monitor is not None:
+                    monitor.toc_print()
+                if batch_end_callback is not None:
+                    params = BatchEndParam(
+                        epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()
+                    )
+                    for callback in _as_list(batch_end_callback):
+                        callback(params)
+            eval_name_vals = eval_metric.get_name_value()
+            for name, val in eval_name_vals:
+                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
+            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
+            arg_params, aux_params = self.get_params()
+            self.set_params(arg_params, aux_params)
+            if epoch_end_callback is not None:
+                for callback in _as_list(epoch_end_callback):
+                    callback(epoch, self.symbol, arg_params, aux_params)
+            if eval_data:
+                res = self.score(
+                    eval_data,
+                    validation_metric,
+                    score_end_callback=eval_end_callback,
+                    batch_end_callback=eval_batch_end_callback,
+                    epoch=epoch,
+                )
+                for name, val in res:
+                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+
+    def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
+        """Prepares both modules for ``data_batch``."""
+        super().prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)
+        self._mod_aux.prepare(data_batch, sparse_row_id_fn=sparse_row_id_fn)

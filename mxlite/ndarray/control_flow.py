@@ -1,0 +1,185 @@
+"""``mx.nd.contrib.foreach``, ``while_loop`` and ``cond``: Python control flow over NDArrays,
+as MXNet 1.9.1 runs them imperatively (each operator of the body is recorded by autograd
+like any other, so gradients flow through the loop)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..base import MXNetError
+from . import op as _op
+from .creation import zeros as _zeros
+from .ndarray import NDArray
+
+__all__ = ["foreach", "while_loop", "cond"]
+
+
+def _flatten(args: Any, what: str) -> tuple[list, Any]:
+    if isinstance(args, NDArray):
+        return [args], 0
+    if not isinstance(args, (list, tuple)):
+        raise MXNetError(
+            f"{what} must be (nested) list of NDArray, but got {args!r} of type "
+            f"{type(args).__name__}"
+        )
+    flat: list = []
+    fmts = []
+    for a in args:
+        f, fmt = _flatten(a, what)
+        flat.extend(f)
+        fmts.append(fmt)
+    return flat, fmts
+
+
+def _regroup(args: list, fmt: Any) -> tuple[Any, list]:
+    if isinstance(fmt, int):
+        if fmt == 0:
+            return args[0], args[1:]
+        return args[:fmt], args[fmt:]
+    ret = []
+    for f in fmt:
+        res, args = _regroup(args, f)
+        ret.append(res)
+    return ret, args
+
+
+def _check(items: list, what: str) -> None:
+    if not all(isinstance(a, NDArray) for a in items):
+        raise MXNetError(f"{what} should be an NDArray or a nested list of NDArrays")
+
+
+def _scalar(value: Any, kind: type, what: str) -> Any:
+    if isinstance(value, NDArray):
+        value = value.asscalar()
+    try:
+        return kind(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"Cannot convert {what} to python {kind.__name__}") from None
+
+
+def foreach(body: Callable[..., Any], data: Any, init_states: Any) -> tuple[Any, Any]:
+    """Run a for loop with user-defined computation over NDArrays on dimension 0.
+
+    Parameters
+    ----------
+    body : a Python function.
+        Define computation in an iteration: ``body(data, states) -> (outputs, states)``.
+    data: an NDArray or a list of NDArrays.
+        The input data.
+    init_states: an NDArray or nested lists of NDArrays.
+        The initial values of the loop states.
+
+    Returns
+    -------
+    outputs: an NDArray or nested lists of NDArrays.
+        The output data concatenated from the output of all iterations.
+    states: an NDArray or nested lists of NDArrays.
+        The loop states in the last iteration.
+    """
+    flat, _ = _flatten(data, "foreach input")
+    _check(flat, "data")
+    flat_states, _ = _flatten(init_states, "foreach states")
+    _check(flat_states, "init_states")
+    single = isinstance(data, NDArray)
+    num_iters = data.shape[0] if single else data[0].shape[0]
+    states = init_states
+    outputs = []
+    out_fmt: Any = []
+    for i in range(num_iters):
+        eles = data[i] if single else [d[i] for d in data]
+        outs, states = body(eles, states)
+        outs, out_fmt = _flatten(outs, "foreach output")
+        outputs.append(outs)
+    stacked = [_op.stack(*items) for items in zip(*outputs)]
+    if stacked or out_fmt:
+        stacked, _ = _regroup(stacked, out_fmt)
+    return stacked, states
+
+
+def while_loop(
+    cond: Callable[..., Any],
+    func: Callable[..., Any],
+    loop_vars: Any,
+    max_iterations: int | None = None,
+) -> tuple[Any, Any]:
+    """Run a while loop with user-defined computation and loop condition.
+
+    Parameters
+    ----------
+    cond: a Python function.
+        The loop condition, ``cond(*loop_vars)``, a scalar NDArray or Python value.
+    func: a Python function.
+        The loop body, ``func(*loop_vars) -> (step_output, new_loop_vars)``.
+    loop_vars: an NDArray or nested lists of NDArrays.
+        The initial values of the loop variables.
+    max_iterations: a python int.
+        Maximum number of iterations.
+
+    Returns
+    -------
+    outputs: an NDArray or nested lists of NDArrays
+        stacked output from each step, padded to ``max_iterations`` rows
+    states: an NDArray or nested lists of NDArrays
+        final state
+    """
+    if max_iterations is None:
+        raise ValueError("max_iterations should be specified")
+    max_iterations = _scalar(max_iterations, int, "max_iteration")
+    if isinstance(loop_vars, (list, tuple)) and len(loop_vars) == 0:
+        raise ValueError("loop_vars should contain at least one element")
+    single = isinstance(loop_vars, NDArray)
+    loop_vars = [loop_vars] if single else list(loop_vars)
+    steps = 0
+    outputs: list[list] = []
+    out_fmt: Any = None
+    while steps < max_iterations and _scalar(cond(*loop_vars), bool, "Return value of cond"):
+        step_output, new_vars = func(*loop_vars)
+        step_output = [] if step_output is None else step_output
+        new_vars = [] if new_vars is None else new_vars
+        step_output = list(step_output) if isinstance(step_output, tuple) else step_output
+        new_vars = [new_vars] if isinstance(new_vars, NDArray) else list(new_vars)
+        if len(new_vars) != len(loop_vars):
+            raise ValueError("The length of loop_vars should be consistent during the loop")
+        step_output, out_fmt = _flatten(step_output, "while output")
+        outputs.append(step_output)
+        loop_vars = new_vars
+        steps += 1
+        if len(step_output) != len(outputs[0]):
+            raise ValueError("Number of elements in step_output should be the same in each step")
+    stacked = []
+    for k, items in enumerate(zip(*outputs), 1):
+        if any(x.shape != items[0].shape for x in items):
+            lines = [f"  Step {i}, shape is {x.shape}" for i, x in enumerate(items)]
+            raise ValueError(
+                f"Shapes of {k}-th elements in step_outputs are inconsistent, which are:\n"
+                + "\n".join(lines)
+            )
+        out = _op.stack(*items)
+        if steps != max_iterations:
+            pad_shape = (max_iterations - steps, *items[0].shape)
+            pad = _zeros(pad_shape, ctx=items[0].context, dtype=items[0].dtype)
+            out = _op.concat(out, pad, dim=0)
+        stacked.append(out)
+    if out_fmt is not None:
+        stacked, _ = _regroup(stacked, out_fmt)
+    return stacked, (loop_vars[0] if single else loop_vars)
+
+
+def cond(pred: Any, then_func: Callable[[], Any], else_func: Callable[[], Any]) -> Any:
+    """Run an if-then-else using user-defined condition and computation.
+
+    Parameters
+    ----------
+    pred: a MXNet NDArray representing a scalar.
+        The branch condition.
+    then_func: a Python function.
+        The computation to be executed if `pred` is true.
+    else_func: a Python function.
+        The computation to be executed if `pred` is false.
+
+    Returns
+    -------
+    outputs: an NDArray or nested lists of NDArrays, representing the result of computation.
+    """
+    return then_func() if _scalar(pred, bool, "pred") else else_func()

@@ -1,0 +1,15 @@
+"""MXNet's contrib operators (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``): detection and vision
+operators, straight-through estimators, and the other ``_contrib_*`` entries."""
+
+from . import bounding_box as bounding_box
+from . import deformable as deformable
+from . import elemwise as elemwise
+from . import hawkes as hawkes
+from . import multibox as multibox
+from . import optimizer as optimizer
+from . import proposal as proposal
+from . import quantize as quantize
+from . import resize as resize
+from . import roi as roi
+from . import sync_batch_norm as sync_batch_norm
+from . import tensor as tensor

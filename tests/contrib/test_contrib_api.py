@@ -1,0 +1,73 @@
+"""mx.contrib.autograd (the old API), mx.contrib.svrg_optimization and mx.runtime.Features."""
+
+import logging
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.contrib import autograd as cag
+from mxlite.contrib.svrg_optimization.svrg_module import SVRGModule
+from mxlite.contrib.svrg_optimization.svrg_optimizer import _SVRGOptimizer
+
+
+def test_old_autograd_grad_and_loss():
+    f = cag.grad_and_loss(lambda x, y: (x * y).sum(), argnum=[1])
+    x, y = mx.nd.array([1.0, 2.0]), mx.nd.array([3.0, 4.0])
+    grads, loss = f(x, y)
+    np.testing.assert_allclose(grads[0].asnumpy(), [1, 2])
+    assert float(loss.asscalar()) == 11
+    with cag.train_section():
+        assert mx.autograd.is_training() and mx.autograd.is_recording()
+        with cag.test_section():
+            assert not mx.autograd.is_training()
+    with pytest.raises(mx.base.MXNetError, match="NDArrays"):
+        cag.grad(lambda x: x)(3.0)
+
+
+def _linreg():
+    rng = np.random.default_rng(0)
+    x = rng.integers(1, 5, size=(200, 2)).astype(np.float32)
+    y = x @ np.array([1.0, 2.0], np.float32)
+    it = mx.io.NDArrayIter(x, y, batch_size=20, label_name="lin_reg_label")
+    net = mx.sym.LinearRegressionOutput(
+        mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=1, name="fc1"),
+        mx.sym.var("lin_reg_label"), name="lro")  # fmt: skip
+    return it, net
+
+
+def test_svrg_module_trains_linear_regression():
+    it, net = _linreg()
+    mod = SVRGModule(net, data_names=["data"], label_names=["lin_reg_label"], update_freq=2,
+                     logger=logging.getLogger("svrg-test"))  # fmt: skip
+    mod.fit(it, num_epoch=10, optimizer="sgd", optimizer_params={"learning_rate": 0.02},
+            eval_metric="mse", kvstore=None)  # fmt: skip
+    w = mod.get_params()[0]["fc1_weight"].asnumpy()
+    np.testing.assert_allclose(w, [[1.0, 2.0]], atol=0.25)
+    assert mod._mod_aux.binded
+    assert type(mod._optimizer).__name__ == "_SVRGOptimizer"
+
+
+def test_svrg_module_checks_update_freq():
+    _, net = _linreg()
+    with pytest.raises(TypeError):
+        SVRGModule(net, label_names=["lin_reg_label"], update_freq=None)
+    with pytest.raises(ValueError):
+        SVRGModule(net, label_names=["lin_reg_label"], update_freq=0)
+
+
+def test_svrg_optimizer_dispatches_by_key_name():
+    opt = _SVRGOptimizer(default_optimizer="sgd", learning_rate=1.0,
+                         param_idx2name={0: "weight", 1: "weight_full"})  # fmt: skip
+    w, full = mx.nd.zeros(3), mx.nd.ones(3)
+    opt.update(0, w, mx.nd.ones(3), opt.create_state(0, w))
+    opt.update(1, full, mx.nd.full(3, 2.0), opt.create_state(1, full))
+    np.testing.assert_allclose(w.asnumpy(), -1)
+    np.testing.assert_allclose(full.asnumpy(), 2)
+    assert opt.default_opt.lr == 1.0
+
+
+def test_features_is_a_singleton():
+    assert mx.runtime.Features() is mx.runtime.Features()
+    with pytest.raises(RuntimeError):
+        mx.runtime.Features().is_enabled("no such feature")

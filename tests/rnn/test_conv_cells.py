@@ -1,0 +1,43 @@
+"""mx.rnn's convolutional cells against MXNet 1.9.1 (graph JSON and outputs recorded by
+tools/make_golden_contrib.py)."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import MXNetError
+from mxlite.rnn import conv_cells
+
+GOLDEN = Path(__file__).parent.parent / "operator" / "contrib" / "golden"
+_META = [
+    m for m in json.loads((GOLDEN / "contrib.json").read_text()) if m.get("kind") == "conv_cell"
+]
+_GOLD = np.load(GOLDEN / "contrib.npz")
+
+
+@pytest.mark.parametrize("meta", _META, ids=[m["cls"] for m in _META])
+def test_conv_cell_matches_mxnet(meta):
+    with mx.name.NameManager():
+        cell = getattr(conv_cells, meta["cls"])(input_shape=(1, 2, 5, 4), num_hidden=3, prefix="c_")
+        outputs, _ = cell.unroll(2, [mx.sym.Variable(f"c_t{i}_data") for i in range(2)])
+        net = mx.sym.Group(outputs)
+    assert net.tojson() == meta["json"]
+    assert sorted(cell.params._params) == [
+        "c_h2h_bias",
+        "c_h2h_weight",
+        "c_i2h_bias",
+        "c_i2h_weight",
+    ]
+    args = {n: mx.nd.array(_GOLD[f"{meta['name']}/arg_{n}"]) for n in meta["args"]}
+    outs = net.bind(mx.cpu(), args).forward()
+    for i, o in enumerate(outs):
+        np.testing.assert_allclose(o.asnumpy(), _GOLD[f"{meta['name']}/out{i}"], rtol=1e-5,
+                                   atol=1e-6)  # fmt: skip
+
+
+def test_even_h2h_kernel_is_refused():
+    with pytest.raises(MXNetError, match="odd"):
+        conv_cells.ConvLSTMCell(input_shape=(1, 2, 5, 4), num_hidden=3, h2h_kernel=(2, 3))
