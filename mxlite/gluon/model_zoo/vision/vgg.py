@@ -1,0 +1,137 @@
+"""VGG 11/13/16/19, with and without BatchNorm, of ``mx.gluon.model_zoo.vision``, structured
+as MXNet 1.9.1's."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ....context import Context
+from ....initializer import Xavier
+from ... import nn
+from ...block import HybridBlock
+from ..model_store import load_pretrained
+
+__all__ = [
+    "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
+    "get_vgg",
+]  # fmt: skip
+
+
+class VGG(HybridBlock):
+    """VGG ("Very Deep Convolutional Networks for Large-Scale Image Recognition").
+
+    Parameters
+    ----------
+    layers : list of int
+        Numbers of convolution layers in each feature block.
+    filters : list of int
+        Numbers of filters in each feature block.
+    classes : int, default 1000
+        Number of classification classes.
+    batch_norm : bool, default False
+        Use batch normalization.
+    """
+
+    def __init__(
+        self, layers: list, filters: list, classes: int = 1000, batch_norm: bool = False, **kwargs
+    ) -> None:
+        super().__init__(**kwargs)
+        if len(layers) != len(filters):
+            raise ValueError("VGG: 'layers' and 'filters' must have the same length.")
+        with self.name_scope():
+            self.features = nn.HybridSequential(prefix="")
+            for i, num in enumerate(layers):
+                for _ in range(num):
+                    self.features.add(
+                        nn.Conv2D(
+                            filters[i],
+                            kernel_size=3,
+                            padding=1,
+                            weight_initializer=Xavier(
+                                rnd_type="gaussian", factor_type="out", magnitude=2
+                            ),
+                            bias_initializer="zeros",
+                        )  # fmt: skip
+                    )
+                    if batch_norm:
+                        self.features.add(nn.BatchNorm())
+                    self.features.add(nn.Activation("relu"))
+                self.features.add(nn.MaxPool2D(strides=2))
+            for _ in range(2):
+                self.features.add(
+                    nn.Dense(
+                        4096,
+                        activation="relu",
+                        weight_initializer="normal",
+                        bias_initializer="zeros",
+                    )  # fmt: skip
+                )
+                self.features.add(nn.Dropout(rate=0.5))
+            self.output = nn.Dense(classes, weight_initializer="normal", bias_initializer="zeros")
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:
+        return self.output(self.features(x))
+
+
+_SPEC = {
+    11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
+    13: ([2, 2, 2, 2, 2], [64, 128, 256, 512, 512]),
+    16: ([2, 2, 3, 3, 3], [64, 128, 256, 512, 512]),
+    19: ([2, 2, 4, 4, 4], [64, 128, 256, 512, 512]),
+}
+
+
+def get_vgg(
+    num_layers: int, pretrained: bool = False, ctx: Context | None = None, root: str | None = None,
+    **kwargs,
+) -> VGG:  # fmt: skip
+    """VGG with ``num_layers`` layers (11, 13, 16 or 19); ``batch_norm=True`` for the _bn
+    variants. ``pretrained`` loads MXNet's weights from ``root`` (default '$MXNET_HOME/models')."""
+    if num_layers not in _SPEC:
+        raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(_SPEC)}")
+    layers, filters = _SPEC[num_layers]
+    net = VGG(layers, filters, **kwargs)
+    if pretrained:
+        suffix = "_bn" if kwargs.get("batch_norm") else ""
+        load_pretrained(net, f"vgg{num_layers}{suffix}", root, ctx)
+    return net
+
+
+def vgg11(**kwargs) -> VGG:
+    """VGG-11; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(11, **kwargs)
+
+
+def vgg13(**kwargs) -> VGG:
+    """VGG-13; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(13, **kwargs)
+
+
+def vgg16(**kwargs) -> VGG:
+    """VGG-16; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(16, **kwargs)
+
+
+def vgg19(**kwargs) -> VGG:
+    """VGG-19; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(19, **kwargs)
+
+
+def vgg11_bn(**kwargs) -> VGG:
+    """VGG-11 with BatchNorm; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(11, batch_norm=True, **kwargs)
+
+
+def vgg13_bn(**kwargs) -> VGG:
+    """VGG-13 with BatchNorm; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(13, batch_norm=True, **kwargs)
+
+
+def vgg16_bn(**kwargs) -> VGG:
+    """VGG-16 with BatchNorm; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(16, batch_norm=True, **kwargs)
+
+
+def vgg19_bn(**kwargs) -> VGG:
+    """VGG-19 with BatchNorm; keyword arguments as :func:`get_vgg`."""
+    return get_vgg(19, batch_norm=True, **kwargs)
