@@ -59,11 +59,16 @@ def fetch_examples(dest: Path, *paths: str) -> Path:
     return dest / "example"
 
 
-def run_example(script: Path, *args: str, cwd: Path, numpy_aliases: bool = False) -> str:
-    """Run ``script`` under ``python -m mxlite.run``; returns stdout+stderr, asserting rc 0."""
+def run_example(
+    script: Path, *args: str, cwd: Path, numpy_aliases: bool = False, ranks: int = 0
+) -> str:
+    """Run ``script`` under ``python -m mxlite.run`` (on ``ranks`` MPI ranks through
+    ``mxlite.launch`` when given); returns stdout+stderr, asserting exit status 0."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MXLITE_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd / "stubs")])
     flags = ["--numpy-aliases"] if numpy_aliases else []
+    if ranks:
+        flags += ["-m", "mxlite.launch", "-n", str(ranks)]
     out = subprocess.run(
         [sys.executable, "-m", "mxlite.run", *flags, str(script), *args],
         cwd=cwd, env=env, capture_output=True, text=True, timeout=300,
@@ -97,6 +102,28 @@ def test_train_mnist(tmp_path: Path, network: str, extra: list[str]) -> None:
     assert METRIC.search(log), log[-2000:]
     assert re.search(r"Epoch\[0\] Train-accuracy=[\d.]+", log)
     assert re.search(r"Epoch\[0\] Validation-accuracy=[\d.]+", log)
+
+
+def _have_mpi() -> bool:
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        return False
+    return bool(shutil.which("mpiexec", path=os.path.dirname(sys.executable)))
+
+
+@pytest.mark.skipif(not _have_mpi(), reason="needs mpi4py and mpiexec (pip install mxlite[dist])")
+def test_train_mnist_dist_sync_on_two_ranks(tmp_path: Path) -> None:
+    example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
+    write_mnist(example / "data", 128, 32)
+    _stub_requests(example)
+    args = ["--network", "mlp", "--kv-store", "dist_sync", "--num-epochs", "1"]
+    args += ["--num-examples", "128", "--batch-size", "16", "--disp-batches", "2"]
+    script = example / "train_mnist.py"
+    log = run_example(script, *args, cwd=example, numpy_aliases=True, ranks=2)
+    assert len(METRIC.findall(log)) >= 2, log[-2000:]  # both ranks log
+    assert log.count("Resizing training data to 4 batches per machine") == 2
+    assert len(re.findall(r"Epoch\[0\] Validation-accuracy=[\d.]+", log)) == 2
 
 
 @pytest.mark.parametrize(

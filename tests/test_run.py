@@ -138,3 +138,14 @@ def test_numpy_aliases_restore_binary_fromstring(tmp_path: Path) -> None:
     )
     out = _python("", "-m", "mxlite.run", "--numpy-aliases", str(script))
     assert out == "[7, 2] [1.0, 2.0]"
+
+
+def test_numpy_aliases_reach_child_processes(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    child = "import mxnet, numpy as np; print(np.int is int)"
+    script.write_text(
+        "import subprocess, sys\n"
+        f"print(subprocess.run([sys.executable, '-c', {child!r}], capture_output=True,"
+        " text=True).stdout.strip())\n"
+    )
+    assert _python("", "-m", "mxlite.run", "--numpy-aliases", str(script)) == "True"
