@@ -66,6 +66,9 @@ def run_example(
     ``mxlite.launch`` when given); returns stdout+stderr, asserting exit status 0."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("MXLITE_")}
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(cwd / "stubs")])
+    # multi-threaded BLAS inside the engine's worker threads thrashes on a busy 2-core runner
+    # (a 64x784x128 product: 0.3 ms on one thread, 30 ms on two): keep the runs short
+    env.setdefault("OPENBLAS_NUM_THREADS", "1")
     flags = ["--numpy-aliases"] if numpy_aliases else []
     if ranks:
         flags += ["-m", "mxlite.launch", "-n", str(ranks)]
