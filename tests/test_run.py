@@ -126,3 +126,26 @@ def test_numpy_aliases_only_when_asked(tmp_path: Path, flag: bool) -> None:
     )  # fmt: skip
     assert out.stdout.strip() == str(flag)
     assert ("np.int" in out.stderr) is flag
+
+
+def test_numpy_aliases_restore_binary_fromstring(tmp_path: Path) -> None:
+    script = tmp_path / "old.py"
+    script.write_text(
+        "import numpy as np\n"
+        "a = np.fromstring(b'\\x01\\x02', dtype=np.uint8)\n"
+        "a[0] = 7\n"  # a writable copy, as fromstring gave
+        "print(a.tolist(), np.fromstring('1 2', sep=' ').tolist())\n"
+    )
+    out = _python("", "-m", "mxlite.run", "--numpy-aliases", str(script))
+    assert out == "[7, 2] [1.0, 2.0]"
+
+
+def test_numpy_aliases_reach_child_processes(tmp_path: Path) -> None:
+    script = tmp_path / "parent.py"
+    child = "import mxnet, numpy as np; print(np.int is int)"
+    script.write_text(
+        "import subprocess, sys\n"
+        f"print(subprocess.run([sys.executable, '-c', {child!r}], capture_output=True,"
+        " text=True).stdout.strip())\n"
+    )
+    assert _python("", "-m", "mxlite.run", "--numpy-aliases", str(script)) == "True"

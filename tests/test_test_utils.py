@@ -696,3 +696,19 @@ def test_check_numeric_gradient_catches_a_wrong_gradient():
         tu.check_numeric_gradient(
             mx.sym._internal._test_wrong_grad(x), loc, grad_nodes={"x": "add"}
         )
+
+
+def test_get_mnist_iterator_reads_the_ubyte_files(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.makedirs("data")
+    for prefix, n in (("train", 6), ("t10k", 4)):
+        with open(f"data/{prefix}-labels-idx1-ubyte", "wb") as f:
+            f.write(struct.pack(">II", 2049, n) + bytes(range(n)))
+        with open(f"data/{prefix}-images-idx3-ubyte", "wb") as f:
+            f.write(struct.pack(">IIII", 2051, n, 28, 28) + bytes([255]) * (n * 784))
+    train, val = tu.get_mnist_iterator(2, (1, 28, 28))
+    assert train.provide_data[0].shape == (2, 1, 28, 28)
+    assert len(list(train)) == 3 and len(list(val)) == 2
+    flat, _ = tu.get_mnist_iterator(2, (784,), num_parts=2, part_index=1)
+    batches = list(flat)
+    assert batches[0].data[0].shape == (2, 784) and len(batches) == 1  # 3 of 6 examples

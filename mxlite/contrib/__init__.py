@@ -3,10 +3,10 @@
 
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
-from . import autograd, svrg_optimization
+from . import autograd, io, svrg_optimization
 from . import onnx as onnx
 
 nd = ndarray
 sym = symbol
 
-__all__ = ["ndarray", "symbol", "nd", "sym", "autograd", "svrg_optimization", "onnx"]
+__all__ = ["ndarray", "symbol", "nd", "sym", "autograd", "svrg_optimization", "onnx", "io"]

@@ -16,8 +16,9 @@ Under the alias there is one module object per module: ``mxnet.gluon is mxlite.g
 ``import mxnet.X.Y`` with the module ``mxlite.X.Y`` itself.
 
 ``--numpy-aliases`` (or ``MXLITE_NUMPY_ALIASES=1``) also restores NumPy's aliases that NumPy
-1.24 removed (``np.int``, ``np.float``, ``np.bool``, ``np.object``, ...), in that process only,
-for code written before them; off by default, with one warning naming what it did.
+1.24 removed (``np.int``, ``np.float``, ``np.bool``, ``np.object``, ...) and the binary mode of
+``np.fromstring`` that NumPy 2.3 removed, in that process only, for code written before them;
+off by default, with one warning naming what it did.
 """
 
 from __future__ import annotations
@@ -117,9 +118,29 @@ _NUMPY_ALIASES = {
 }
 
 
+def _restore_binary_fromstring(np: types.ModuleType) -> bool:
+    """NumPy 2.3 removed ``np.fromstring(bytes)`` without ``sep`` (MXNet's MNIST examples use
+    it): route that form to a copy of ``np.frombuffer``, leave the text form to NumPy."""
+    try:
+        np.fromstring(b"\0", dtype=np.uint8)
+        return False
+    except ValueError:
+        pass
+    text_fromstring = np.fromstring
+
+    def fromstring(string, dtype=float, count=-1, *, sep="", like=None):  # noqa: ANN001, ANN202
+        if sep == "" and like is None:
+            return np.frombuffer(string, dtype=dtype, count=count).copy()
+        return text_fromstring(string, dtype=dtype, count=count, sep=sep, like=like)
+
+    np.fromstring = fromstring
+    return True
+
+
 def numpy_aliases() -> list[str]:
-    """Put back the NumPy aliases removed in NumPy 1.24 (``np.int`` and the like) in this
-    process; returns the names restored (none where NumPy still has them)."""
+    """Put back the NumPy aliases removed in NumPy 1.24 (``np.int`` and the like) and the binary
+    mode of ``np.fromstring`` in this process; returns the names restored (none where NumPy
+    still has them)."""
     import numpy as np
 
     restored = [name for name in _NUMPY_ALIASES if name not in np.__dict__]
@@ -128,6 +149,8 @@ def numpy_aliases() -> list[str]:
     if "NaN" not in np.__dict__:
         np.NaN = np.nan  # type: ignore[attr-defined]
         restored.append("NaN")
+    if _restore_binary_fromstring(np):
+        restored.append("fromstring (binary mode)")
     if restored:
         warnings.warn(
             "mxlite.run: restored NumPy's removed aliases for old code: "

@@ -103,6 +103,7 @@ from .data import get_bz2_data as get_bz2_data
 from .data import get_cifar10 as get_cifar10
 from .data import get_im2rec_path as get_im2rec_path
 from .data import get_mnist as get_mnist
+from .data import get_mnist_iterator as get_mnist_iterator
 from .data import get_mnist_pkl as get_mnist_pkl
 from .data import get_mnist_ubyte as get_mnist_ubyte
 from .data import get_zip_data as get_zip_data

@@ -20,11 +20,15 @@ import urllib.request
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..base import MXNetError, ParamError
 from ..fileio import atomic_write
+
+if TYPE_CHECKING:
+    from ..io import DataIter
 
 _MXNET_DATA = "http://data.mxnet.io/"
 
@@ -205,6 +209,40 @@ def get_mnist_ubyte() -> None:
     names = ["train-images-idx3-ubyte", "train-labels-idx1-ubyte"]
     names += ["t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"]
     _get_zip_into_data(names, _MXNET_DATA + "mxnet/data/mnist.zip")
+
+
+def get_mnist_iterator(
+    batch_size: int, input_shape: tuple[int, ...], num_parts: int = 1, part_index: int = 0
+) -> tuple[DataIter, DataIter]:
+    """Training and validation :class:`mx.io.MNISTIter` over the ``data/*-ubyte`` files
+    (downloaded when missing, see :func:`get_mnist_ubyte`).
+
+    Parameters
+    ----------
+    batch_size : int
+        Batch size of both iterators.
+    input_shape : tuple of int
+        ``(1, 28, 28)`` for images; any other length gives flat rows of 784.
+    num_parts : int, default 1
+        Number of parts the data is split into (one per worker).
+    part_index : int, default 0
+        The part this worker reads.
+    """
+    from ..io import MNISTIter
+
+    get_mnist_ubyte()
+    flat = len(input_shape) != 3
+    common = dict(batch_size=batch_size, flat=flat, num_parts=num_parts, part_index=part_index)
+    train = MNISTIter(
+        image="data/train-images-idx3-ubyte",
+        label="data/train-labels-idx1-ubyte",
+        shuffle=True,
+        **common,
+    )
+    val = MNISTIter(
+        image="data/t10k-images-idx3-ubyte", label="data/t10k-labels-idx1-ubyte", **common
+    )
+    return train, val
 
 
 def get_cifar10() -> None:
