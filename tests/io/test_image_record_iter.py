@@ -170,11 +170,6 @@ def test_mean_img_is_computed_saved_and_subtracted(tmp_path):
     np.testing.assert_allclose(got, raw - mean, rtol=1e-5, atol=1e-4)
 
 
-def test_libsvm_iter_says_what_is_missing():
-    with pytest.raises(mx.base.NotInMxliteError, match="LibSVMIter.*sparse"):
-        mx.io.LibSVMIter  # noqa: B018
-
-
 def test_batch_index_holds_the_image_ids():
     it = mx.io.ImageRecordIter(path_imgrec=REC, data_shape=(3, 8, 8), batch_size=4)
     ids = np.concatenate([b.index for b in it]).tolist()
