@@ -3,6 +3,7 @@
 from . import block as block
 from . import data as data
 from . import loss as loss
+from . import model_zoo as model_zoo
 from . import nn as nn
 from . import parameter as parameter
 from . import trainer as trainer
