@@ -95,3 +95,22 @@ def test_not_recorded_raises() -> None:
         ag.get_symbol(mx.nd.ones((2,)))
     with pytest.raises(MXNetError, match="get_symbol"):
         ag.get_symbol(np.ones(2))
+
+
+def test_cached_op_call_is_written_as_one_cached_op_node():
+    # MXNet's test_inline: a hybridized block called under record() is one _CachedOp node
+    net = mx.gluon.nn.HybridSequential()
+    for _ in range(3):
+        net.add(mx.gluon.nn.Dense(4))
+    net.initialize()
+    counts = []
+    for limit in (3, 0):
+        net.hybridize(inline_limit=limit)
+        with ag.record():
+            y = net(mx.nd.zeros((1, 4)))
+        nodes = json.loads(ag.get_symbol(y).tojson())["nodes"]
+        y.backward()
+        counts.append(len(nodes))
+    assert counts[0] == counts[1] + 2
+    assert nodes[-1]["op"] == "_CachedOp" and len(nodes[-1]["inputs"]) == 7
+    assert "attrs" not in nodes[-1]

@@ -17,6 +17,9 @@ class Function:
     ``save_for_backward(*arrays)`` keeps arrays in ``self.saved_tensors``.
     """
 
+    # the operator name its calls have in ``autograd.get_symbol``'s graph, as MXNet's
+    graph_op_name = "_CustomFunction"
+
     def __init__(self) -> None:
         self._used = False
         self.saved_tensors: tuple = ()

@@ -6,12 +6,28 @@ from typing import Any
 
 from ..base import MXNetError
 from ..ndarray.ndarray import NDArray
+from ..operator.registry import OperatorProperty
 from ..symbol.graph import Node as _GNode
 from ..symbol.symbol import Symbol
 from .backprop import _topo
 from .recording import _var_count  # the recording numbers variables and nodes
 
 __all__ = ["get_symbol"]
+
+
+class _RecordedCall(OperatorProperty):
+    """The shape of a recorded Function or cached-op call in a graph written to JSON: only
+    its numbers of inputs and outputs (MXNet writes such nodes without attributes)."""
+
+    def __init__(self, n_in: int, n_out: int) -> None:
+        self._n_in, self._n_out = n_in, n_out
+        super().__init__(None)
+
+    def list_arguments(self) -> list[str]:
+        return [f"data{i}" for i in range(self._n_in)]
+
+    def list_outputs(self) -> list[str]:
+        return [f"output{i}" for i in range(self._n_out)]
 
 
 def get_symbol(x: NDArray) -> Any:
@@ -55,7 +71,10 @@ def get_symbol(x: NDArray) -> Any:
         ]
         inputs += [(_GNode(None, f"null{next(_var_count)}"), 0) for _ in n.aux]
         if n.function is not None:
-            made[id(n)] = _GNode("_CustomFunction", f"node_{n.uid}", {}, inputs)
+            g = _GNode(n.function.graph_op_name, f"node_{n.uid}", {}, inputs)
+            # no registered operator describes such a call: its counts come from the recording
+            g._prop = _RecordedCall(len(inputs), n.n_out)
+            made[id(n)] = g
         else:
             made[id(n)] = _GNode(n.prop.op_name, f"node_{n.uid}", n.prop.attrs(), inputs)
     return Symbol([(made[id(x._ag[0])], x._ag[1])])

@@ -58,6 +58,8 @@ class _Bound:
 class _Call(autograd.Function):
     """One recorded call of a cached op: forward and backward through one executor."""
 
+    graph_op_name = "_CachedOp"
+
     def __init__(self, bound: _Bound, grad_index: list[int | None], is_train: bool) -> None:
         super().__init__()
         self._bound = bound

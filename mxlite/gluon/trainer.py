@@ -422,7 +422,8 @@ class Trainer:
                             "gradient"
                         )
             if on_store:
-                for data in param.list_data():
+                # every storage type: list_data() refuses row_sparse weights
+                for data in param._check_and_get(param._data, list):
                     data._fresh_grad = False
                 continue
             for upd, arr, grad in zip(updates, param.list_data(), param.list_grad()):

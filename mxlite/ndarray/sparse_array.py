@@ -387,9 +387,11 @@ def _inplace(self: BaseSparseNDArray, other: Any, kind: str) -> NDArray:
 
     fn = {"add": op.elemwise_add, "sub": op.elemwise_sub, "mul": op.elemwise_mul,
           "div": op.elemwise_div}[kind]  # fmt: skip
-    if isinstance(other, NDArray):
+    if isinstance(other, NDArray) and other.shape == self.shape:
         res = fn(self, other)
-    elif isinstance(other, numeric_types):
+    elif isinstance(other, (NDArray, *numeric_types)):
+        # MXNet computes ``self op other`` (broadcasting, a dense fallback when no sparse
+        # kernel fits) and copies it back into self's storage type
         res = {"add": self.__add__, "sub": self.__sub__, "mul": self.__mul__,
                "div": self.__truediv__}[kind](other)  # fmt: skip
     else:

@@ -110,3 +110,17 @@ def test_learning_rate_stale_gradients_and_bad_arguments():
         gluon.Trainer(p, "sgd")
     with pytest.raises(AssertionError, match="optimizer_params must be None"):
         gluon.Trainer([p], mx.optimizer.SGD(), {"learning_rate": 1})
+
+
+def test_row_sparse_weight_is_updated_on_the_kvstore():
+    # MXNet's test_trainer_sparse_save_load: a row_sparse weight trains through the kvstore
+    x = gluon.Parameter("x", shape=(10, 1), stype="row_sparse", grad_stype="row_sparse")
+    x.initialize(ctx=[mx.cpu(0)], init="zeros")
+    trainer = gluon.Trainer([x], "sgd", {"learning_rate": 0.1})
+    rows = mx.nd.arange(0, 10)
+    with autograd.record():
+        for w in x.list_row_sparse_data(rows):
+            (w * 1).backward()
+    trainer.step(1)
+    assert trainer._update_on_kvstore
+    np.testing.assert_allclose(x.row_sparse_data(rows).asnumpy(), np.full((10, 1), -0.1))

@@ -253,3 +253,15 @@ def test_attach_grad_with_row_sparse_buffer():
     opt.update(0, w, w.grad, None)
     np.testing.assert_allclose(w.asnumpy()[[0, 2, 3, 5]], 1.0)
     np.testing.assert_allclose(w.asnumpy()[1], 1 - (2 + 0.5))
+
+
+@pytest.mark.parametrize("stype", ["row_sparse", "csr"])
+def test_inplace_arithmetic_broadcasts_and_keeps_storage_type(stype):
+    # MXNet's clip_global_norm scales sparse gradients by a shape-(1,) array in place
+    x = mx.nd.array([[1.0, 2.0], [0.0, 0.0], [3.0, 4.0]]).tostype(stype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the storage-fallback notice
+        x *= mx.nd.array([0.5])
+        x /= mx.nd.array([0.25])
+    assert x.stype == stype
+    np.testing.assert_allclose(x.asnumpy(), [[2.0, 4.0], [0.0, 0.0], [6.0, 8.0]])

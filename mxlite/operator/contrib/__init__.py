@@ -9,6 +9,7 @@ from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal
 from . import quantize as quantize
+from . import reset_arrays as reset_arrays
 from . import resize as resize
 from . import roi as roi
 from . import sync_batch_norm as sync_batch_norm
