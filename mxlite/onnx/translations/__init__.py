@@ -115,3 +115,30 @@ register_onnx(
     "_contrib_count_sketch",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
+register_onnx(
+    "_image_to_tensor",
+    "_image_normalize",
+    "_image_crop",
+    "_image_resize",
+    "_image_flip_left_right",
+    "_image_flip_top_bottom",
+    "_image_adjust_lighting",
+    why_not="it is an input transform of gluon.data.vision (HWC images), not exported yet; "
+    "apply it before the exported model.",
+)
+register_onnx(
+    "_image_random_brightness",
+    "_image_random_contrast",
+    "_image_random_saturation",
+    "_image_random_hue",
+    "_image_random_color_jitter",
+    "_image_random_lighting",
+    "_image_random_flip_left_right",
+    "_image_random_flip_top_bottom",
+    why_not="it is a random training-time augmentation.",
+)
+register_onnx(
+    "_rnn_param_concat",
+    why_not="it only packs a fused RNN layer's parameters, which export as the RNN's "
+    "initializers.",
+)
