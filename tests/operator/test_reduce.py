@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import mxlite as mx
-from mxlite.base import MXNetError, ParamError, ShapeError
+from mxlite.base import ParamError, ShapeError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import mxlite as mx
-from mxlite.base import DTypeError, MXNetError, ParamError
+from mxlite.base import DTypeError, ParamError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 from mxlite.operator.tensor import special
