@@ -147,9 +147,7 @@ def test_imports_never_point_up() -> None:
         f"{src} (layer {LAYERS[_unit(src)]}) imports {dst} (layer {LAYERS[_unit(dst)]})"
         for src, deps in GRAPH.items()
         for dst in deps
-        if _unit(src) in LAYERS
-        and _unit(dst) in LAYERS
-        and LAYERS[_unit(dst)] > LAYERS[_unit(src)]
+        if _unit(src) in LAYERS and _unit(dst) in LAYERS and LAYERS[_unit(dst)] > LAYERS[_unit(src)]
     )
     assert upward == []
 

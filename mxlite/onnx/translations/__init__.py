@@ -139,6 +139,5 @@ register_onnx(
 )
 register_onnx(
     "_rnn_param_concat",
-    why_not="it only packs a fused RNN layer's parameters, which export as the RNN's "
-    "initializers.",
+    why_not="it only packs a fused RNN layer's parameters, which export as the RNN's initializers.",
 )
