@@ -5,8 +5,8 @@ from __future__ import annotations
 import collections
 import hashlib
 import os
+import shutil
 import urllib.request
-import uuid
 import warnings
 import weakref
 from typing import Any
@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import ndarray
 from ..base import MXNetError, ParamError
+from ..fileio import atomic_write
 from ..ndarray.ndarray import NDArray
 from .parameter_core import _brief_print_list as _brief_print_list
 from .parameter_core import _indent as _indent
@@ -238,11 +239,10 @@ def download(
     os.makedirs(dirname, exist_ok=True)
     last: Exception | None = None
     for _ in range(retries + 1):
-        tmp = f"{fname}.{uuid.uuid4()}"
         try:
             print(f"Downloading {fname} from {url}...")
-            _fetch(url, tmp, verify_ssl)
-            replace_file(tmp, fname)
+            with atomic_write(fname, "wb", "download") as f:
+                _fetch(url, f, verify_ssl)
             if sha1_hash and not check_sha1(fname, sha1_hash):
                 raise UserWarning(
                     f"File {fname} is downloaded but the content hash does not match. The "
@@ -253,17 +253,15 @@ def download(
             raise
         except Exception as exc:  # network errors of every kind: retry, then report
             last = exc
-            if os.path.exists(tmp):
-                os.remove(tmp)
     raise MXNetError(
         f"download: could not download {url} to {fname} ({last!r}). If this machine is "
         f"offline, place the file at {fname} yourself."
     ) from last
 
 
-def _fetch(url: str, dst: str, verify_ssl: bool) -> None:
-    """Copy ``url`` into ``dst``: with ``requests`` where it is installed (as MXNet does, so
-    code that mocks ``requests.get`` works), else with the standard library."""
+def _fetch(url: str, out: Any, verify_ssl: bool) -> None:
+    """Copy ``url`` into the file object ``out``: with ``requests`` where it is installed (as
+    MXNet does, so code that mocks ``requests.get`` works), else with the standard library."""
     try:
         import requests
     except ImportError:
@@ -272,22 +270,17 @@ def _fetch(url: str, dst: str, verify_ssl: bool) -> None:
         r = requests.get(url, stream=True, verify=verify_ssl)
         if r.status_code != 200:
             raise RuntimeError(f"Failed downloading url {url}")
-        with open(dst, "wb") as f:
-            for chunk in r.iter_content(chunk_size=1 << 20):
-                if chunk:
-                    f.write(chunk)
+        for chunk in r.iter_content(chunk_size=1 << 20):
+            if chunk:
+                out.write(chunk)
         return
     import ssl
 
     context = None if verify_ssl else ssl._create_unverified_context()
-    with urllib.request.urlopen(url, timeout=30, context=context) as r, open(dst, "wb") as f:
+    with urllib.request.urlopen(url, timeout=30, context=context) as r:
         if getattr(r, "status", 200) != 200:
             raise RuntimeError(f"Failed downloading url {url}")
-        while True:
-            chunk = r.read(1 << 20)
-            if not chunk:
-                break
-            f.write(chunk)
+        shutil.copyfileobj(r, out, 1 << 20)
 
 
 def _get_repo_url() -> str:
