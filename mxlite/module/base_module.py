@@ -30,7 +30,6 @@ from .. import ndarray as nd
 from ..base import MXNetError, ParamError, _as_list
 from ..callback import BatchEndParam
 from ..context import cpu
-from ..fileio import atomic_write
 from ..initializer import Uniform
 from ..io import DataBatch, DataDesc, DataIter
 
@@ -47,11 +46,6 @@ def _check_state(module: Any, fn: str, *flags: str) -> None:
     for flag in flags:
         if not getattr(module, flag):
             raise MXNetError(f"{type(module).__name__}.{fn}: call {steps[flag]}() first.")
-
-
-def _atomic_write(fname: str, data: bytes) -> None:
-    with atomic_write(fname, "wb", "save_optimizer_states") as f:
-        f.write(data)
 
 
 def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:

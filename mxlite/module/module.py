@@ -29,6 +29,7 @@ from .. import ndarray as nd
 from .. import optimizer as opt
 from ..base import MXNetError
 from ..context import Context, cpu
+from ..fileio import atomic_write
 from ..initializer import InitDesc, Uniform
 from ..model import (
     _create_kvstore,
@@ -38,7 +39,6 @@ from ..model import (
 )
 from .base_module import (
     BaseModule,
-    _atomic_write,
     _check_input_names,
     _check_state,
     _parse_data_desc,
@@ -554,7 +554,8 @@ class Module(BaseModule):
         if self._update_on_kvstore:
             self._kvstore.save_optimizer_states(fname)
         else:
-            _atomic_write(fname, self._updater.get_states())
+            with atomic_write(fname, "wb", "Module.save_optimizer_states") as f:
+                f.write(self._updater.get_states())
 
     def load_optimizer_states(self, fname: str) -> None:
         """Loads optimizer (updater) state from a file.
