@@ -20,6 +20,7 @@ from collections.abc import Iterator
 
 from ..base import MXNetError, env_str
 from .base import Engine
+from . import openmp
 from .naive import NaiveEngine
 from .objects import (
     INLINE_BYTES,
@@ -92,6 +93,7 @@ def _create_default() -> Engine:
         if _engine is None:
             kind = env_str("MXNET_ENGINE_TYPE", "ThreadedEnginePerDevice", tuple(KINDS))
             _engine = KINDS[kind]()
+            openmp.apply_blas_setting()
         return _engine
 
 

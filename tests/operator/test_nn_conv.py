@@ -46,7 +46,8 @@ def test_forward_backward_match_mxnet(case: dict, gold: dict) -> None:
 def test_one_image_blocks_on_threads_match_mxnet(gold: dict, monkeypatch) -> None:
     """The kernels work on blocks of images (one here) and spread depthwise ones over threads
     (three here): the results must not change."""
-    from mxlite.operator.nn import _conv_util, _parallel
+    from mxlite.operator import parallel as _parallel
+    from mxlite.operator.nn import _conv_util
 
     monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", 1)
     monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)

@@ -81,7 +81,8 @@ def test_golden(case) -> None:
 def test_golden_in_small_blocks_on_threads(monkeypatch) -> None:
     """The kernels cut the rows into cache-sized blocks spread over threads: tiny blocks and
     threads for any size must give the same values (ties included)."""
-    from mxlite.operator.nn import _parallel, _phase_grid
+    from mxlite.operator import parallel as _parallel
+    from mxlite.operator.nn import _phase_grid
 
     monkeypatch.setattr(_phase_grid, "_CACHE_ELEMENTS", 40)
     monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)

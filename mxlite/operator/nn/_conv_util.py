@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, ParamError, Shape
-from ._parallel import over_rows
+from ..parallel import over_rows
 from ._phase_grid import PhaseGrid
 
 __all__ = [
@@ -248,18 +248,26 @@ def _grouped_weight(w: Any, groups: int) -> Any:
 
 
 def conv_forward(
-    xp: Any, x: Any, w: Any, geom: Geometry, out_spatial: Shape, out: Any = None
+    xp: Any, x: Any, w: Any, geom: Geometry, out_spatial: Shape, out: Any = None, bias: Any = None
 ) -> Any:
-    """``y (N, F, *O)`` of a convolution of ``x (N, C, *S)`` with ``w (F, Cg, *K)``; computed
-    straight into ``out`` (a C-contiguous array of that shape) when one is given."""
+    """``y (N, F, *O)`` of a convolution of ``x (N, C, *S)`` with ``w (F, Cg, *K)`` (plus
+    ``bias (F,)`` when given); computed straight into ``out`` (a C-contiguous array of that
+    shape) when one is given."""
     n, c = x.shape[:2]
     f, groups = w.shape[0], geom.groups
     if out is None:
         out = xp.empty((n, f, *out_spatial), x.dtype)
     wg = _grouped_weight(w, groups)
+    b = None if bias is None else bias.reshape((1, -1) + (1,) * geom.nd)
     if _pointwise(geom):
-        xg = x.reshape(n, groups, c // groups, -1)
-        xp.matmul(wg, xg, out=out.reshape(n, groups, f // groups, -1))
+
+        def run(x: Any, out: Any) -> None:
+            xg = x.reshape(x.shape[0], groups, c // groups, -1)
+            xp.matmul(wg, xg, out=out.reshape(x.shape[0], groups, f // groups, -1))
+            if b is not None:
+                out += b
+
+        _batch_parallel(xp, run, n, x.size * f // groups, x, out)
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = len(grid.offsets)
@@ -272,15 +280,17 @@ def conv_forward(
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
             y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
             out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
+            if b is not None:
+                out[lo:hi] += b
 
-    _batch_parallel(w, run, n, x.size * nk, x, out)
+    _batch_parallel(xp, run, n, x.size * nk, x, out)
     return out
 
 
-def _batch_parallel(w: Any, run: Callable[..., None], n: int, work: int, *arrays: Any) -> None:
-    """Depthwise products are small and memory-bound: BLAS threads little, so the images are
-    spread over threads here; larger products keep BLAS's own threads."""
-    if w.shape[1] == 1:
+def _batch_parallel(xp: Any, run: Callable[..., None], n: int, work: int, *arrays: Any) -> None:
+    """Spread blocks of images over the kernel threads (NumPy's BLAS runs one thread per call
+    inside mxlite, see ``engine.openmp``); CuPy runs the whole batch at once."""
+    if xp.__name__ == "numpy":
         over_rows(run, n, work, *arrays)
     else:
         run(*arrays)
@@ -298,11 +308,20 @@ def conv_data_grad(
         out, add = xp.empty((n, c, *in_spatial), dy.dtype), False
     wt = _grouped_weight(w, groups).swapaxes(-1, -2)
     if _pointwise(geom):
-        dx = xp.matmul(wt, dy.reshape(n, groups, f // groups, -1)).reshape(out.shape)
-        if add:
-            out += dx
-        else:
-            out[...] = dx
+
+        def run_pointwise(dy: Any, out: Any) -> None:
+            m = dy.shape[0]
+            dyg = dy.reshape(m, groups, f // groups, -1)
+            if add or not out.flags.c_contiguous:
+                dx = xp.matmul(wt, dyg).reshape(out.shape)
+                if add:
+                    out += dx
+                else:
+                    out[...] = dx
+            else:
+                xp.matmul(wt, dyg, out=out.reshape(m, groups, c // groups, -1))
+
+        _batch_parallel(xp, run_pointwise, n, dy.size * c // groups, dy, out)
         return out
     grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
     nk = len(grid.offsets)
@@ -332,39 +351,53 @@ def conv_data_grad(
 
             work.scatter(row, out[lo:hi], add)
 
-    _batch_parallel(w, run, n, out.size * nk, dy, out)
+    _batch_parallel(xp, run, n, out.size * nk, dy, out)
     return out
 
 
-def conv_weight_grad(xp: Any, x: Any, dy: Any, geom: Geometry, w_shape: Shape) -> Any:
-    """``dw (F, Cg, *K)`` from ``x (N, C, *S)`` and ``dy (N, F, *O)``."""
+def conv_weight_grad(
+    xp: Any, x: Any, dy: Any, geom: Geometry, w_shape: Shape, bias_grad: bool = False
+) -> Any:
+    """``dw (F, Cg, *K)`` from ``x (N, C, *S)`` and ``dy (N, F, *O)``; with ``bias_grad``, the
+    pair ``(dw, db)`` where ``db (F,)`` sums ``dy`` over the batch and space."""
     n, c = x.shape[:2]
     f, groups = dy.shape[1], geom.groups
     dw = xp.zeros((groups, f // groups, c // groups * prod(geom.kernel)), dy.dtype)
+    db = xp.zeros((f,), dy.dtype) if bias_grad else None
+    sum_axes = (0, *range(2, dy.ndim))
+    partial: list[tuple[Any, Any]] = []
     if _pointwise(geom):
-        xg = x.reshape(n, groups, c // groups, -1)
-        dyg = dy.reshape(n, groups, f // groups, -1)
-        for i in range(n):  # one product per image: no (N, ...) temporary
-            dw += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
-        return dw.reshape(w_shape)
-    grid = _grid(geom, x.shape[2:], dy.shape[2:])
-    nk = len(grid.offsets)
-    partial: list[Any] = []
 
-    def run(x: Any, dy: Any) -> None:
-        work: _Cols | None = None
-        part = xp.zeros_like(dw)
-        for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
-            b = hi - lo
-            if work is None or work.b != b:
-                work = _Cols(xp, grid, b, c, x.dtype)
-                dyg = xp.zeros((f, b, grid.cell), dy.dtype)
-            cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
-            _on_grid(xp, grid, dy[lo:hi], dyg)
-            part += xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
-        partial.append(part)
+        def run(x: Any, dy: Any) -> None:
+            part = xp.zeros_like(dw)
+            xg = x.reshape(x.shape[0], groups, c // groups, -1)
+            dyg = dy.reshape(x.shape[0], groups, f // groups, -1)
+            for i in range(x.shape[0]):  # one product per image: no (N, ...) temporary
+                part += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
+            partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
 
-    _batch_parallel(dw.reshape(w_shape), run, n, x.size * nk, x, dy)
-    for part in partial:
+        _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
+    else:
+        grid = _grid(geom, x.shape[2:], dy.shape[2:])
+        nk = len(grid.offsets)
+
+        def run(x: Any, dy: Any) -> None:
+            work: _Cols | None = None
+            part = xp.zeros_like(dw)
+            for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+                b = hi - lo
+                if work is None or work.b != b:
+                    work = _Cols(xp, grid, b, c, x.dtype)
+                    dyg = xp.zeros((f, b, grid.cell), dy.dtype)
+                cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
+                _on_grid(xp, grid, dy[lo:hi], dyg)
+                part += xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
+            partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
+
+        _batch_parallel(xp, run, n, x.size * nk, x, dy)
+    for part, part_db in partial:
         dw += part
-    return dw.reshape(w_shape)
+        if bias_grad:
+            db += part_db
+    dw = dw.reshape(w_shape)
+    return (dw, db) if bias_grad else dw

@@ -194,9 +194,8 @@ class _ConvolutionOp(Operator):
         out = out_data[0]
         direct = req[0] != OpReq.ADD and not g.channels_last and out.flags.c_contiguous
         out_spatial = cu.to_channels_first(out.shape, g)[2:]
-        y = cu.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None)
-        if not self.no_bias:
-            y += in_data[2].reshape((1, -1) + (1,) * g.nd)
+        bias = None if self.no_bias else in_data[2]
+        y = cu.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
         if not direct:
             assign(out, req[0], cu.to_channels_last(y, g))
 
@@ -215,11 +214,21 @@ class _ConvolutionOp(Operator):
         dy = cu.to_channels_first(out_grad[0], g)
         x = cu.to_channels_first(in_data[0], g)
         w = cu.to_channels_first(in_data[1], g)
+        want_db = not self.no_bias and req[2] != OpReq.NULL
         if req[1] != OpReq.NULL:
-            dw = cu.conv_weight_grad(xp, x, dy, g, w.shape)
+            dw, db = cu.conv_weight_grad(xp, x, dy, g, w.shape, bias_grad=want_db), None
+            if want_db:
+                dw, db = dw
             assign(in_grad[1], req[1], cu.to_channels_last(dw, g))
-        if not self.no_bias and req[2] != OpReq.NULL:
-            assign(in_grad[2], req[2], dy.sum(axis=(0, *range(2, g.nd + 2))))
+        elif want_db:
+            db = dy.sum(axis=(0, *range(2, g.nd + 2)))
+        if want_db:
+            assign(in_grad[2], req[2], db)
         if req[0] != OpReq.NULL:
-            dx = cu.conv_data_grad(xp, dy, w, g, x.shape[2:])
-            assign(in_grad[0], req[0], cu.to_channels_last(dx, g))
+            gx = in_grad[0]
+            if req[0] in (OpReq.WRITE, OpReq.ADD) and not g.channels_last and gx.flags.c_contiguous:
+                # written (or added) straight into the gradient array
+                cu.conv_data_grad(xp, dy, w, g, x.shape[2:], out=gx, add=req[0] == OpReq.ADD)
+            else:
+                dx = cu.conv_data_grad(xp, dy, w, g, x.shape[2:])
+                assign(gx, req[0], cu.to_channels_last(dx, g))

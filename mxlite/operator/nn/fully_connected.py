@@ -21,6 +21,7 @@ from typing import Any
 from ...base import ShapeError
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from ..parallel import matmul
 from ..req import OpReq, assign
 from . import _conv_util as cu
 from .convolution import check_float_type, check_num_inputs, input_names
@@ -121,9 +122,9 @@ class _FullyConnectedOp(Operator):
         direct = req[0] != OpReq.ADD and out.flags.c_contiguous
         if direct:
             y = out.reshape(x.shape[0], wt.shape[1])  # a view: the product lands in ``out``
-            xp.matmul(x, wt, out=y)
+            matmul(xp, x, wt, out=y)
         else:
-            y = xp.matmul(x, wt)
+            y = matmul(xp, x, wt)
         if not self.no_bias:
             y += in_data[2].reshape(-1)
         if not direct:
@@ -145,9 +146,9 @@ class _FullyConnectedOp(Operator):
         dy = out_grad[0].reshape(x.shape[0], -1)
         w = in_data[1]
         if req[1] == OpReq.WRITE and in_grad[1].flags.c_contiguous:
-            xp.matmul(dy.T, x, out=in_grad[1])
+            matmul(xp, dy.T, x, out=in_grad[1])
         elif req[1] != OpReq.NULL:
-            assign(in_grad[1], req[1], xp.matmul(dy.T, x))
+            assign(in_grad[1], req[1], matmul(xp, dy.T, x))
         if not self.no_bias and req[2] != OpReq.NULL:
             gb = in_grad[2]
             if req[2] == OpReq.WRITE and gb.ndim == 1:
@@ -155,6 +156,6 @@ class _FullyConnectedOp(Operator):
             else:
                 assign(gb, req[2], dy.sum(axis=0).reshape(gb.shape))
         if req[0] == OpReq.WRITE and in_grad[0].flags.c_contiguous:
-            xp.matmul(dy, w, out=in_grad[0].reshape(x.shape))
+            matmul(xp, dy, w, out=in_grad[0].reshape(x.shape))
         elif req[0] != OpReq.NULL:
-            assign(in_grad[0], req[0], xp.matmul(dy, w).reshape(in_grad[0].shape))
+            assign(in_grad[0], req[0], matmul(xp, dy, w).reshape(in_grad[0].shape))

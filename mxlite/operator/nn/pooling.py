@@ -29,7 +29,7 @@ from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _pool_util as pk
-from ._parallel import over_rows
+from ..parallel import over_rows
 from ._phase_grid import PhaseGrid
 
 __all__: list[str] = []

@@ -1,0 +1,96 @@
+"""Row-parallel NumPy kernels: split the leading axis (or a product) over a few threads.
+
+NumPy releases the GIL inside its loops and in BLAS, so one kernel applied to disjoint row
+blocks of the same arrays runs on several cores, as MXNet's OpenMP loops do. NumPy's BLAS runs
+one thread per call inside mxlite (``engine.openmp``): the products are split here, over
+``engine.openmp.kernel_threads()`` threads (``OMP_NUM_THREADS``, else the cores); small work
+runs inline.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from ..engine.openmp import kernel_threads
+
+__all__ = ["num_threads", "over_rows", "matmul"]
+
+_MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
+_MIN_FLOPS = 1 << 22  # multiply-adds below which a product runs in one call
+_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_size = 0
+
+
+def num_threads() -> int:
+    return kernel_threads()
+
+
+def _executor(n: int) -> ThreadPoolExecutor:
+    global _pool, _pool_size
+    with _lock:
+        if _pool is None or _pool_size < n:
+            _pool, _pool_size = ThreadPoolExecutor(n, thread_name_prefix="mxlite-kernel"), n
+        return _pool
+
+
+def _in_kernel_thread() -> bool:
+    return threading.current_thread().name.startswith("mxlite-kernel")
+
+
+def _spread(calls: list[Callable[[], Any]]) -> None:
+    """Run the calls, the first on this thread and the others on the kernel threads."""
+    futures = [_executor(len(calls)).submit(c) for c in calls[1:]]
+    try:
+        calls[0]()
+    finally:
+        for f in futures:
+            f.result()
+
+
+def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> None:
+    """Call ``fn(*blocks)`` on row blocks ``a[lo:hi]`` of every array (all with ``rows`` rows),
+    on up to ``num_threads()`` threads when ``work`` (elements touched) is large enough."""
+    n = min(num_threads(), rows, max(1, work // _MIN_ELEMENTS))
+    if n <= 1 or _in_kernel_thread():
+        fn(*arrays)
+        return
+    bounds = [rows * i // n for i in range(n + 1)]
+    _spread(
+        [
+            (lambda lo=lo, hi=hi: fn(*[a[lo:hi] for a in arrays]))
+            for lo, hi in zip(bounds, bounds[1:])
+        ]
+    )
+
+
+def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
+    """``xp.matmul(a, b, out=out)`` for 2-D ``a (M, K)`` and ``b (K, N)``, split over the
+    kernel threads by rows of ``a`` (or columns of ``b`` when ``N`` is the larger) when the
+    product is large. Any other case is one ``xp.matmul``."""
+    if xp.__name__ != "numpy" or a.ndim != 2 or b.ndim != 2:
+        return xp.matmul(a, b, out=out)
+    m, k = a.shape
+    n_cols = b.shape[1]
+    n = min(num_threads(), max(1, m * k * n_cols // _MIN_FLOPS))
+    if n <= 1 or _in_kernel_thread():
+        return xp.matmul(a, b, out=out)
+    if out is None:
+        out = xp.empty((m, n_cols), xp.result_type(a.dtype, b.dtype))
+    if m >= n_cols:
+        bounds = [m * i // n for i in range(n + 1)]
+        calls = [
+            (lambda lo=lo, hi=hi: xp.matmul(a[lo:hi], b, out=out[lo:hi]))
+            for lo, hi in zip(bounds, bounds[1:])
+        ]
+    else:
+        bounds = [n_cols * i // n for i in range(n + 1)]
+        calls = [
+            (lambda lo=lo, hi=hi: xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi]))
+            for lo, hi in zip(bounds, bounds[1:])
+        ]
+    _spread(calls)
+    return out
