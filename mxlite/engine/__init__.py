@@ -19,8 +19,8 @@ import threading
 from collections.abc import Iterator
 
 from ..base import MXNetError, env_str
-from .base import Engine
 from . import openmp
+from .base import Engine
 from .naive import NaiveEngine
 from .objects import (
     INLINE_BYTES,

@@ -2,15 +2,17 @@
 
 MXNet's CPU kernels are OpenMP loops of ``OMP_NUM_THREADS`` threads (default: the cores). Ours
 are NumPy calls, which release the GIL, so an operator spreads its work over
-:func:`kernel_threads` Python threads itself (``operator.nn._parallel.over_rows``).
+:func:`kernel_threads` Python threads itself (``operator.parallel``).
 
 NumPy's own BLAS (OpenBLAS in the pip wheels) has a thread pool of its own whose idle threads
-spin. Inside an operator that already runs on every core, or beside any other busy process,
-those spinning threads take the cores from the threads with work, and a product runs 10 to 100
-times slower. So when the engine starts, mxlite sets NumPy's BLAS to ``MXLITE_BLAS_THREADS``
-threads (default 1; ``0`` leaves it as NumPy set it) and its kernels split the products over
-:func:`kernel_threads` themselves. The setting is process-wide: NumPy products that user code
-runs in the same process use it too.
+spin: beside the kernel threads, or beside any other busy process, they take the cores from
+the threads with work, and a product runs many times slower. So when the engine starts, mxlite
+sets NumPy's BLAS to ``MXLITE_BLAS_THREADS`` threads (default 1) and its kernels split large
+products over the kernel threads themselves (Convolution by blocks of images, FullyConnected by
+rows or columns). ``MXLITE_BLAS_THREADS=0`` leaves NumPy's BLAS as NumPy set it (then the
+kernels leave the products whole to it). The setting is process-wide: NumPy products that user
+code runs in the same process use it too. Changing the count back and forth costs OpenBLAS a
+restart of its threads, so it is set once, not per operator.
 """
 
 from __future__ import annotations
@@ -23,7 +25,13 @@ from collections.abc import Callable
 
 from ..base import env_int
 
-__all__ = ["kernel_threads", "blas_threads", "set_blas_threads", "apply_blas_setting"]
+__all__ = [
+    "kernel_threads",
+    "blas_threads",
+    "set_blas_threads",
+    "blas_is_single",
+    "apply_blas_setting",
+]
 
 # the setters and getters of the OpenBLAS builds NumPy ships (scipy-openblas, 64-bit ints, in
 # NumPy 2; openblas64_ in NumPy 1.26) and of a system OpenBLAS
@@ -107,9 +115,15 @@ def set_blas_threads(n: int) -> int | None:
     return old
 
 
+def blas_is_single() -> bool:
+    """Whether NumPy's BLAS runs one thread per call now (so that kernels should split their
+    products over the kernel threads themselves); False when mxlite cannot tell."""
+    return blas_threads() == 1
+
+
 def apply_blas_setting() -> None:
-    """Apply ``MXLITE_BLAS_THREADS`` (default 1; 0 leaves NumPy's BLAS alone). The engine calls
-    this when it starts."""
+    """Apply ``MXLITE_BLAS_THREADS`` (default 1; 0 leaves NumPy's BLAS as it is). The engine
+    calls this when it starts."""
     n = env_int("MXLITE_BLAS_THREADS", 1, 0)
     if n > 0:
         set_blas_threads(n)

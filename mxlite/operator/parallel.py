@@ -1,8 +1,7 @@
 """Row-parallel NumPy kernels: split the leading axis (or a product) over a few threads.
 
 NumPy releases the GIL inside its loops and in BLAS, so one kernel applied to disjoint row
-blocks of the same arrays runs on several cores, as MXNet's OpenMP loops do. NumPy's BLAS runs
-one thread per call inside mxlite (``engine.openmp``): the products are split here, over
+blocks of the same arrays runs on several cores, as MXNet's OpenMP loops do, on
 ``engine.openmp.kernel_threads()`` threads (``OMP_NUM_THREADS``, else the cores); small work
 runs inline.
 """
@@ -14,12 +13,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ..engine.openmp import kernel_threads
+from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "matmul"]
+__all__ = ["num_threads", "over_rows", "will_split", "matmul"]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
-_MIN_FLOPS = 1 << 22  # multiply-adds below which a product runs in one call
+# multiply-adds below which a product runs in one call: splitting the products of a small MLP
+# costs more in hand-offs than it gains
+_MIN_FLOPS = 1 << 25
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -51,6 +52,12 @@ def _spread(calls: list[Callable[[], Any]]) -> None:
             f.result()
 
 
+def will_split(rows: int, work: int) -> bool:
+    """Whether :func:`over_rows` would spread this work over more than one thread."""
+    n = min(num_threads(), rows, max(1, work // _MIN_ELEMENTS))
+    return n > 1 and not _in_kernel_thread()
+
+
 def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> None:
     """Call ``fn(*blocks)`` on row blocks ``a[lo:hi]`` of every array (all with ``rows`` rows),
     on up to ``num_threads()`` threads when ``work`` (elements touched) is large enough."""
@@ -70,13 +77,13 @@ def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> No
 def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
     """``xp.matmul(a, b, out=out)`` for 2-D ``a (M, K)`` and ``b (K, N)``, split over the
     kernel threads by rows of ``a`` (or columns of ``b`` when ``N`` is the larger) when the
-    product is large. Any other case is one ``xp.matmul``."""
+    product is large and NumPy's BLAS runs one thread (``engine.openmp``)."""
     if xp.__name__ != "numpy" or a.ndim != 2 or b.ndim != 2:
         return xp.matmul(a, b, out=out)
     m, k = a.shape
     n_cols = b.shape[1]
     n = min(num_threads(), max(1, m * k * n_cols // _MIN_FLOPS))
-    if n <= 1 or _in_kernel_thread():
+    if n <= 1 or _in_kernel_thread() or not blas_is_single():
         return xp.matmul(a, b, out=out)
     if out is None:
         out = xp.empty((m, n_cols), xp.result_type(a.dtype, b.dtype))

@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, ParamError, Shape
+from ...engine.openmp import blas_is_single
 from ..parallel import over_rows
 from ._phase_grid import PhaseGrid
 
@@ -283,14 +284,17 @@ def conv_forward(
             if b is not None:
                 out[lo:hi] += b
 
-    _batch_parallel(xp, run, n, x.size * nk, x, out)
+    _batch_parallel(xp, run, n, x.size * nk, x, out, depthwise=w.shape[1] == 1)
     return out
 
 
-def _batch_parallel(xp: Any, run: Callable[..., None], n: int, work: int, *arrays: Any) -> None:
-    """Spread blocks of images over the kernel threads (NumPy's BLAS runs one thread per call
-    inside mxlite, see ``engine.openmp``); CuPy runs the whole batch at once."""
-    if xp.__name__ == "numpy":
+def _batch_parallel(
+    xp: Any, run: Callable[..., None], n: int, work: int, *arrays: Any, depthwise: bool = False
+) -> None:
+    """Spread blocks of images over the kernel threads when NumPy's BLAS runs one thread per
+    call (mxlite's default, see ``engine.openmp``) or the products are small (depthwise); with
+    a threaded BLAS, or CuPy, the products stay whole."""
+    if xp.__name__ == "numpy" and (depthwise or blas_is_single()):
         over_rows(run, n, work, *arrays)
     else:
         run(*arrays)
@@ -351,7 +355,7 @@ def conv_data_grad(
 
             work.scatter(row, out[lo:hi], add)
 
-    _batch_parallel(xp, run, n, out.size * nk, dy, out)
+    _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
     return out
 
 
@@ -394,7 +398,7 @@ def conv_weight_grad(
                 part += xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
             partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
 
-        _batch_parallel(xp, run, n, x.size * nk, x, dy)
+        _batch_parallel(xp, run, n, x.size * nk, x, dy, depthwise=c // groups == 1)
     for part, part_db in partial:
         dw += part
         if bias_grad:

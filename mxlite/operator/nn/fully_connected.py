@@ -19,9 +19,9 @@ from math import prod
 from typing import Any
 
 from ...base import ShapeError
+from ..parallel import matmul
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
-from ..parallel import matmul
 from ..req import OpReq, assign
 from . import _conv_util as cu
 from .convolution import check_float_type, check_num_inputs, input_names

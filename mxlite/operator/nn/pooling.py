@@ -25,11 +25,11 @@ import numpy as np
 
 from ...base import DTypeError, ParamError, Shape, ShapeError
 from ...context import Context
+from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _pool_util as pk
-from ..parallel import over_rows
 from ._phase_grid import PhaseGrid
 
 __all__: list[str] = []

@@ -11,7 +11,8 @@ the output starts with ``lhs.shape[1:]`` (in order, not reversed); ``transpose_b
 views ``rhs`` as ``(prod(shape[:-1]), shape[-1])``. A 1-D operand is a row (``lhs``) or a
 column (``rhs``) and adds no axis; two 1-D operands give shape ``(1,)``.
 
-Both products run as one BLAS call (``xp.matmul``) on those 2-D (or, for ``batch_dot``,
+Both products run as BLAS calls (``operator.parallel.matmul``: large 2-D products split over
+the kernel threads) on those 2-D (or, for ``batch_dot``,
 3-D) views, written straight into the output when the request is a plain write. Gradients
 follow from ``C = A @ B``: ``dA = dC @ B.T``, ``dB = A.T @ dC``, transposed back where the
 operand was transposed; the backward reads the inputs and the output gradient, never the
@@ -34,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, Shape, ShapeError
+from ..parallel import matmul
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
 from ..req import OpReq, assign
@@ -75,9 +77,9 @@ def _matmul_into(xp: Any, a: Any, b: Any, out: Any, req: OpReq) -> None:
         return
     if req == OpReq.WRITE and out.flags.c_contiguous:
         # a reshape of a C-contiguous array is a view, so the result lands in ``out``
-        xp.matmul(a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]))
+        matmul(xp, a, b, out=out.reshape(a.shape[:-1] + b.shape[-1:]))
         return
-    assign(out, req, xp.matmul(a, b).reshape(out.shape))
+    assign(out, req, matmul(xp, a, b).reshape(out.shape))
 
 
 class _DotBase(OperatorProperty):
@@ -222,10 +224,10 @@ class _DotOperator(_DotOperatorBase):
         p, xp = self.param, self.xp
         # dA = g @ B.T, dB = A.T @ g; an operand used transposed gets the transposed gradient
         if req[0] != OpReq.NULL:
-            dlhs = xp.matmul(b, g.T) if p.transpose_a else xp.matmul(g, b.T)
+            dlhs = matmul(xp, b, g.T) if p.transpose_a else matmul(xp, g, b.T)
             assign(in_grad[0], req[0], dlhs.reshape(lhs.shape))
         if req[1] != OpReq.NULL:
-            drhs = xp.matmul(g.T, a) if p.transpose_b else xp.matmul(a.T, g)
+            drhs = matmul(xp, g.T, a) if p.transpose_b else matmul(xp, a.T, g)
             assign(in_grad[1], req[1], drhs.reshape(rhs.shape))
 
 

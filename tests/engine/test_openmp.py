@@ -1,0 +1,58 @@
+"""engine.openmp: the thread counts of mxlite's kernels and of NumPy's BLAS."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from mxlite.engine import openmp
+
+
+def test_kernel_threads_follow_omp_num_threads(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert openmp.kernel_threads() == 3
+    monkeypatch.delenv("OMP_NUM_THREADS")
+    assert openmp.kernel_threads() >= 1
+
+
+def test_set_blas_threads_round_trip():
+    before = openmp.blas_threads()
+    if before is None:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS mxlite can reach")
+    try:
+        assert openmp.set_blas_threads(2) == before
+        assert openmp.blas_threads() == 2
+        assert not openmp.blas_is_single()
+        assert openmp.set_blas_threads(1) == 2
+        assert openmp.blas_is_single()
+    finally:
+        openmp.set_blas_threads(before)
+
+
+def _blas_after_engine_start(env: dict[str, str]) -> str:
+    code = (
+        "import mxlite as mx, mxlite.engine as e; e.get(); "
+        "from mxlite.engine import openmp; print(openmp.blas_threads())"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**__import__("os").environ, **env},
+        check=True,
+    )
+    return out.stdout.strip().splitlines()[-1]
+
+
+def test_engine_start_applies_mxlite_blas_threads():
+    if openmp.blas_threads() is None:
+        pytest.skip("NumPy's BLAS is not an OpenBLAS mxlite can reach")
+    assert (
+        _blas_after_engine_start({"MXLITE_BLAS_THREADS": "1", "OPENBLAS_NUM_THREADS": "2"}) == "1"
+    )
+    # 0 leaves NumPy's BLAS as NumPy set it
+    assert (
+        _blas_after_engine_start({"MXLITE_BLAS_THREADS": "0", "OPENBLAS_NUM_THREADS": "2"}) == "2"
+    )

@@ -1,0 +1,43 @@
+"""operator.parallel: row-split kernels and split products equal the whole computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mxlite.operator import parallel
+
+
+@pytest.fixture
+def split_everything(monkeypatch):
+    monkeypatch.setattr(parallel, "_MIN_FLOPS", 1)
+    monkeypatch.setattr(parallel, "_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    monkeypatch.setattr(parallel, "blas_is_single", lambda: True)
+
+
+@pytest.mark.parametrize("shape", [((7, 5), (5, 3)), ((3, 5), (5, 8)), ((1, 4), (4, 1))])
+def test_matmul_split_equals_numpy(split_everything, shape):
+    rng = np.random.RandomState(0)
+    a, b = rng.rand(*shape[0]), rng.rand(*shape[1])
+    np.testing.assert_allclose(parallel.matmul(np, a, b), a @ b, rtol=1e-12)
+    out = np.full((shape[0][0], shape[1][1]), np.nan)
+    assert parallel.matmul(np, a, b.T.copy().T, out=out) is out
+    np.testing.assert_allclose(out, a @ b, rtol=1e-12)
+
+
+def test_matmul_batched_is_one_call(split_everything):
+    a, b = np.ones((2, 3, 4)), np.ones((2, 4, 5))
+    np.testing.assert_array_equal(parallel.matmul(np, a, b), np.matmul(a, b))
+
+
+def test_over_rows_covers_every_row(split_everything):
+    x = np.arange(10.0)
+    y = np.zeros(10)
+
+    def double(a, b):
+        b[...] = 2 * a
+
+    parallel.over_rows(double, 10, 10, x, y)
+    np.testing.assert_array_equal(y, 2 * x)
+    assert parallel.will_split(10, 10)
