@@ -20,6 +20,12 @@ allocated (a *miss*). The rounding is MXNet's, chosen per device by ``MXNET_<DEV
 GPU memory; the CPU and CPU_PINNED settings are the ones MXNet 2.x added, with its defaults.
 ``cpu_shared`` memory is never pooled.
 
+Kernel temporaries. The arrays an operator makes inside its computation (im2col blocks, partial
+sums) are NumPy's own, not the pool's. By default glibc returns every freed block above 128 KiB
+to the system, and the next kernel pays page faults to get it back (about a tenth of a ResNet
+step). So when a pooled CPU pool starts, mxlite asks glibc (``mallopt``) to keep blocks up to
+1 GiB in its heap, as MXNet's pool keeps its blocks; ``Unpooled`` leaves malloc alone.
+
 Reserve. ``MXNET_<DEV>_MEM_POOL_RESERVE`` (percent, default 5) is the share of the device's
 physical memory kept away from the pool, enforced in two places:
 
@@ -62,6 +68,7 @@ Example::
 
 from __future__ import annotations
 
+import ctypes
 import os
 import sys
 import threading
@@ -501,6 +508,27 @@ def _pool_for(ctx: Any) -> Pool:
         return pool
 
 
+_heap_kept = False
+
+
+def _keep_freed_heap() -> None:
+    """Ask glibc's malloc to serve and keep blocks up to 1 GiB in its heap (once; elsewhere
+    a no-op)."""
+    global _heap_kept
+    if _heap_kept or not sys.platform.startswith("linux"):
+        return
+    _heap_kept = True
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        mallopt = libc.mallopt
+    except (OSError, AttributeError):  # not glibc (musl has no mallopt)
+        return
+    m_trim_threshold, m_mmap_threshold = -1, -3
+    if not mallopt(m_mmap_threshold, 1 << 30):  # older glibc caps the threshold at 32 MiB
+        mallopt(m_mmap_threshold, 1 << 25)
+    mallopt(m_trim_threshold, (1 << 31) - 1)
+
+
 def _pool_from_settings(ctx: Context) -> Pool:
     prefix = _PREFIX.get(ctx.device_typeid)
     base_ctx = Context("gpu", ctx.device_id) if prefix == "GPU" else Context(ctx.device_type, 0)
@@ -514,6 +542,8 @@ def _pool_from_settings(ctx: Context) -> Pool:
     cutoff = env_int(f"MXNET_{prefix}_MEM_POOL_ROUND_LINEAR_CUTOFF", 24)
     reserve = env_int(f"MXNET_{prefix}_MEM_POOL_RESERVE", 5)
     _check_settings(pool_type, page, large, cutoff, reserve, prefix)
+    if prefix == "CPU" and pool_type != "Unpooled":
+        _keep_freed_heap()
     return Pool(
         base_ctx,
         pool_type,

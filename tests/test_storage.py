@@ -396,3 +396,26 @@ def test_free_after_on_a_dead_var_leaves_the_handle_live(eng):
         storage.free_after(h, var)
     storage.free(h)  # still ours to free
     call_with_timeout(eng.wait_for_all)
+
+
+def test_pooled_cpu_pool_keeps_freed_heap(monkeypatch):
+    """A pooled CPU pool asks glibc to keep freed blocks in its heap (once)."""
+    import ctypes
+    import sys
+
+    from mxlite import storage
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("mallopt is glibc's")
+    calls = []
+
+    class FakeLibc:
+        def mallopt(self, param, value):
+            calls.append((param, value))
+            return 1
+
+    monkeypatch.setattr(storage, "_heap_kept", False)
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: FakeLibc())
+    storage._keep_freed_heap()
+    storage._keep_freed_heap()
+    assert calls == [(-3, 1 << 30), (-1, (1 << 31) - 1)]
