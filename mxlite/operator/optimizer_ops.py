@@ -208,13 +208,22 @@ def _k_sgd(xp, p, ins, aux, out, req):
 def _k_sgd_mom(xp, p, ins, aux, out, req):
     w, g = ins
     (mom,) = aux
-    lr, wd = _f(p.lr), _f(p.wd)
-    mom[...] = (
-        _f(p.momentum) * mom
-        - lr * wd * w
-        - lr * _clip(xp, _f(p.rescale_grad) * g, _f(p.clip_gradient))
-    )
-    assign(out, req, w + mom)
+    lr, wd, rescale = _f(p.lr), _f(p.wd), _f(p.rescale_grad)
+    # mom = momentum * mom - lr * wd * w - lr * clip(rescale * g), in that order, in place
+    # with one temporary: this runs once per parameter per batch over every weight
+    mom *= _f(p.momentum)
+    tmp = None
+    if wd != 0.0:
+        tmp = xp.multiply(w, lr * wd)
+        mom -= tmp
+    scaled = xp.multiply(g, rescale, out=tmp) if rescale != 1.0 or tmp is not None else g
+    step = _clip(xp, scaled, _f(p.clip_gradient))
+    step = xp.multiply(step, lr, out=step) if step is not g else step * lr
+    mom -= step
+    if req == OpReq.WRITE or req == OpReq.INPLACE:
+        xp.add(w, mom, out=out)
+    else:
+        assign(out, req, w + mom)
 
 
 def _k_mp_sgd(xp, p, ins, aux, out, req):
