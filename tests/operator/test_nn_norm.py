@@ -298,3 +298,36 @@ def test_layernorm_sums_over_many_rows_stay_exact() -> None:
     np.testing.assert_allclose(grads[1], (head * xhat).sum(0), rtol=0, atol=3e-5)
     np.testing.assert_allclose(grads[2], head.sum(0, dtype=np.float64), rtol=0, atol=3e-5)
     assert grads[1].dtype == np.float32
+
+
+@pytest.mark.parametrize("axis", [1, -1, 0])
+def test_batchnorm_split_over_channel_blocks_equals_whole(monkeypatch, axis):
+    """BatchNorm spreads blocks of channels over the kernel threads: the same outputs,
+    gradients and moving statistics as one block."""
+    import mxlite as mx
+    from mxlite.operator import parallel
+
+    rng = np.random.RandomState(3)
+    data = rng.randn(4, 7, 5, 3).astype(np.float32)
+    nch = data.shape[axis]
+    head = rng.randn(*data.shape).astype(np.float32)
+
+    def run():
+        x = mx.nd.array(data)
+        gamma, beta = mx.nd.array(rng.rand(nch) + 0.5), mx.nd.array(rng.rand(nch))
+        mm, mv = mx.nd.zeros(nch), mx.nd.ones(nch)
+        for a in (x, gamma, beta):
+            a.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.BatchNorm(x, gamma, beta, mm, mv, fix_gamma=False, axis=axis)
+        y.backward(mx.nd.array(head))
+        return [a.asnumpy() for a in (y, x.grad, gamma.grad, beta.grad, mm, mv)]
+
+    rng.seed(5)
+    whole = run()
+    monkeypatch.setattr(parallel, "_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    rng.seed(5)
+    split = run()
+    for a, b in zip(whole, split):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)

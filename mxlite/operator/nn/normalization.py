@@ -29,6 +29,7 @@ import numpy as np
 
 from ...base import DTypeError, ShapeError
 from ...context import Context
+from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
 from ..req import OpReq, assign
@@ -152,40 +153,52 @@ class _BatchNormOp(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux):
         xp, p = self.xp, self.p
         x, gamma, beta = in_data
-        axis, red = self._axis(x)
+        axis, _ = self._axis(x)
         acc = out_data[1].dtype
-        if op_ctx.is_train and not p.use_global_stats:
-            n = x.size // max(x.shape[axis], 1)
-            mean = x.mean(axis=red, dtype=acc)
-            centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
-            var = xp.einsum(_sq_spec(x.ndim, axis), centered, centered, dtype=acc) / n
-            with np.errstate(divide="ignore"):
-                invstd = 1 / xp.sqrt(var + acc.type(p.eps))
-            if p.eps == 0:
-                invstd = xp.where(var == 0, acc.type(0), invstd)
+        nch = x.shape[axis]
+        train = op_ctx.is_train and not p.use_global_stats
+        if train:
+            mean, invstd = xp.empty(nch, acc), xp.empty(nch, acc)
         else:
             mean = aux[0].astype(acc, copy=False)
             invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
+        out = out_data[0] if req[0] != OpReq.NULL else None
+
+        def block(x, out, mean, invstd, gamma, beta):
+            red = tuple(i for i in range(x.ndim) if i != axis)
+            if train:
+                n = x.size // max(x.shape[axis], 1)
+                x.mean(axis=red, dtype=acc, out=mean)
+                centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
+                var = xp.einsum(_sq_spec(x.ndim, axis), centered, centered, dtype=acc) / n
+                with np.errstate(divide="ignore"):
+                    invstd[...] = 1 / xp.sqrt(var + acc.type(p.eps))
+                if p.eps == 0:
+                    invstd[...] = xp.where(var == 0, acc.type(0), invstd)
+            if out is None:
+                return
+            scale = invstd if p.fix_gamma else invstd * gamma.astype(acc, copy=False)
+            shift = beta.astype(acc, copy=False) - mean * scale
+            scale_b = _bcast(scale.astype(x.dtype, copy=False), x.ndim, axis)
+            shift_b = _bcast(shift.astype(x.dtype, copy=False), x.ndim, axis)
+            if req[0] == OpReq.ADD:
+                out += x * scale_b + shift_b
+            else:
+                xp.multiply(x, scale_b, out=out)
+                out += shift_b
+
+        _over_channels(xp, block, axis, x.size, x, x if out is None else out, mean, invstd,
+                       gamma, beta)  # fmt: skip
         _put(out_data[1], req[1], mean)
         _put(out_data[2], req[2], invstd)
-        scale = invstd if p.fix_gamma else invstd * gamma.astype(acc, copy=False)
-        shift = beta.astype(acc, copy=False) - mean * scale
-        if req[0] == OpReq.NULL:
-            return
-        scale_b = _bcast(scale.astype(x.dtype, copy=False), x.ndim, axis)
-        shift_b = _bcast(shift.astype(x.dtype, copy=False), x.ndim, axis)
-        if req[0] == OpReq.ADD:
-            out_data[0] += x * scale_b + shift_b
-        else:
-            xp.multiply(x, scale_b, out=out_data[0])
-            out_data[0] += shift_b
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         xp, p = self.xp, self.p
         x, gamma = in_data[0], in_data[1]
         g = out_grad[0]
-        axis, red = self._axis(x)
+        axis, _ = self._axis(x)
         acc = out_data[1].dtype
+        nch = x.shape[axis]
         train = op_ctx.is_train and not p.use_global_stats
         if train:
             mean, invstd = out_data[1], out_data[2]
@@ -197,10 +210,16 @@ class _BatchNormOp(Operator):
             mean = aux[0].astype(acc, copy=False)
             invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
         w = xp.ones_like(invstd) if p.fix_gamma else gamma.astype(acc, copy=False)
-        sum_g = g.sum(axis=red, dtype=acc)
-        centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
-        dotp = xp.einsum(_sq_spec(x.ndim, axis), centered, g, dtype=acc)
-        if req[0] != OpReq.NULL:
+        sum_g, dotp = xp.empty(nch, acc), xp.empty(nch, acc)
+        gx = in_grad[0] if req[0] != OpReq.NULL else None
+
+        def block(x, g, gx, mean, invstd, w, sum_g, dotp):
+            red = tuple(i for i in range(x.ndim) if i != axis)
+            g.sum(axis=red, dtype=acc, out=sum_g)
+            centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
+            dotp[...] = xp.einsum(_sq_spec(x.ndim, axis), centered, g, dtype=acc)
+            if gx is None:
+                return
             n = x.size // max(x.shape[axis], 1)
             iw = invstd * w
             if train:
@@ -211,10 +230,28 @@ class _BatchNormOp(Operator):
                 dx *= _bcast(iw.astype(x.dtype), x.ndim, axis)
             else:
                 dx = g * _bcast(iw.astype(x.dtype), x.ndim, axis)
-            assign(in_grad[0], req[0], dx)
+            assign(gx, req[0], dx)
+
+        _over_channels(xp, block, axis, 2 * x.size, x, g, x if gx is None else gx, mean, invstd,
+                       w, sum_g, dotp)  # fmt: skip
         if req[1] != OpReq.NULL:
             assign(in_grad[1], req[1], 0 if p.fix_gamma else dotp * invstd)
         _put(in_grad[2], req[2], sum_g)
+
+
+def _over_channels(xp: Any, fn: Any, axis: int, work: int, *arrays: Any) -> None:
+    """``fn(*arrays)`` over blocks of channels on the kernel threads: arrays of more than one
+    axis are split along ``axis``, 1-D ones (per channel) along their only axis."""
+    if xp.__name__ != "numpy":
+        fn(*arrays)
+        return
+    nch = arrays[0].shape[axis]
+    moved = [a.swapaxes(0, axis) if a.ndim > 1 else a for a in arrays]
+
+    def run(*blocks: Any) -> None:
+        fn(*[b.swapaxes(0, axis) if b.ndim > 1 else b for b in blocks])
+
+    over_rows(run, nch, work, *moved)
 
 
 def _sq_spec(ndim: int, axis: int) -> str:
