@@ -171,7 +171,7 @@ class Comm:
             job.ready.set()
 
         engine = _engine()
-        opr = engine.new_operator(start, const, mutate, name)
+        opr = engine.new_operator(start, const, mutate, name, inline=True)
         # Runs even when an input failed: the other ranks wait for this rank's part of the
         # collective, so the job goes ahead (on whatever the arrays hold) and then reports
         # the input's failure on what it writes, instead of leaving the MPI thread stuck.
