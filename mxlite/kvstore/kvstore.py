@@ -283,9 +283,11 @@ class KVStore(KVStoreBase):
             todo.append((k, self._stored("pull", k, outs, "out"), outs))
         if self._dist is not None and self._dist.asynchronous:
             self._dist.pull([(k, stored) for k, stored, _ in todo], priority)
-        for _k, stored, outs in todo:
+        for k, _stored, outs in todo:
             for o in outs:
-                stored.copyto(o)
+                if self._pushed_keys:  # an output may be another key's stored pushed array
+                    self._release_pushed(o, k)
+                self._store[k].copyto(o)
 
     def pushpull(self, key: Any, value: Any, out: Any = None, priority: int = 0) -> None:
         """Performs push and pull a single value or a sequence of values from the store.

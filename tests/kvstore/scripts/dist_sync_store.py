@@ -64,6 +64,9 @@ assert all((o.asnumpy() == n * (n + 1) / 2).all() for o in outs)
 assert (w.asnumpy() == r + 1).all()
 kv5.pushpull("c", w, out=outs[0])
 assert (w.asnumpy() == n * (n + 1) / 2).all() and (outs[0].asnumpy() == w.asnumpy()).all()
+kv5.pull("b", out=w)  # w is the stored value of "c": "c" keeps a copy
+kv5.pull("c", out=outs[1])
+assert (w.asnumpy() == n * n * (n + 1) / 2).all() and (outs[1].asnumpy() == n * (n + 1) / 2).all()
 
 try:
     kv2.init("s1", mx.nd.zeros((5,)))
