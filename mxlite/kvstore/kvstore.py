@@ -19,13 +19,12 @@ small keys of one call in one message) before the update, so every worker applie
 update to the same weights; ``dist_async`` sends the merged value to the server ranks that
 own the key and pulls the servers' latest value.
 
-``dist_sync`` reduces a value pushed alone in place, in the pushed array: MXNet's worker uses
-that array as the key's communication buffer and pulls the stored value into it, so there as
-here it holds the sum after a push and a pull (here already after the push), and one
-all-reduce with no copy is the whole push. Without an updater the array then is the stored
-value, as on one machine. An array pushed for two keys of one call is reduced into merge
-buffers instead, and a key whose stored value is an array pushed again for another key first
-gets a copy of it (``_release_pushed``), so every key keeps its own sum.
+``dist_sync`` sums a value pushed alone in place (one all-reduce, no copy): MXNet's worker
+uses the pushed array as the key's communication buffer and pulls into it, so there as here
+it holds the sum after a push and a pull (here already after the push). Without an updater
+it then is the stored value, as on one machine; before such an array is written for another
+key (pushed or pulled into) that key gets a copy (``_release_pushed``). An array pushed for
+two keys of one call goes through merge buffers.
 
 With 2-bit gradient compression (``device`` and ``dist`` types only, as in MXNet) each
 device's value (``device``) or each worker's merged value (``dist``) goes through
@@ -41,6 +40,7 @@ Example::
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -388,18 +388,11 @@ class KVStore(KVStoreBase):
         dist = self._dist
         if dist is None or dist.asynchronous or self._compression is not None:
             return set()
-        uses: dict[int, int] = {}
-        for _k, _stored, vals in todo:
-            for v in vals:
-                uses[id(v._chunk)] = uses.get(id(v._chunk), 0) + 1
+        uses = Counter(id(v._chunk) for _k, _stored, vals in todo for v in vals)
         return {
             i
             for i, (_k, _stored, vals) in enumerate(todo)
-            if len(vals) == 1
-            and uses[id(vals[0]._chunk)] == 1
-            and vals[0].writable
-            and isinstance(vals[0]._data, np.ndarray)
-            and vals[0]._data.flags.writeable
+            if len(vals) == 1 and uses[id(vals[0]._chunk)] == 1 and _writable_host(vals[0])
         }
 
     def _keep(self, key: Key, value: NDArray, pushed: bool = False) -> None:
@@ -413,8 +406,8 @@ class KVStore(KVStoreBase):
             self._pushed_keys[value._chunk] = key
 
     def _release_pushed(self, value: NDArray, keep: Key | None) -> None:
-        """Before ``value`` is summed in place: a key other than ``keep`` whose stored value
-        is that pushed array gets a copy of it instead."""
+        """Before ``value`` is written (summed in place, or pulled into): a key other than
+        ``keep`` whose stored value is that pushed array gets a copy of it instead."""
         other = self._pushed_keys.get(value._chunk)
         if other is not None and other != keep:
             self._keep(other, self._store[other].copy())
@@ -609,6 +602,10 @@ class KVStore(KVStoreBase):
         """
         if self._dist is not None and self._dist.asynchronous:
             self._dist.command(int(head), str(body))
+
+
+def _writable_host(a: NDArray) -> bool:
+    return a.writable and isinstance(a._data, np.ndarray) and a._data.flags.writeable
 
 
 set_native_store(KVStore)
