@@ -165,7 +165,6 @@ class Comm:
     ) -> None:
         """Queue ``fn`` now; run it on the MPI thread once the engine has the vars ready."""
         job = _Job(fn)
-        self._queue.put(job)
 
         def start(rctx: Any, on_complete: Any) -> None:
             job.input_error = _failure_of(const, mutate)
@@ -179,6 +178,9 @@ class Comm:
         # the input's failure on what it writes, instead of leaving the MPI thread stuck.
         opr.no_skip = True
         engine.push(opr, ctx, priority)
+        # Queued after the push (still in call order): when the arrays were free, the start
+        # has run on this thread already and the MPI thread finds the job ready.
+        self._queue.put(job)
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the MPI thread after every job queued before it; return its result."""
