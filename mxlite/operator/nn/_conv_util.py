@@ -20,7 +20,11 @@ so the weight needs no reordering; with ``G`` groups::
 Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
 batch for small ones), so it stays in cache between its copy and its product. A 1x1
 convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
-the output are computed and dropped (about 10% more product work for 3x3 on 56x56). ``xp``'s
+the output are computed and dropped (about 10% more product work for 3x3 on 56x56); where the
+grid would have more than twice the output cells (a kernel nearly as large as its input, whose
+grid is input cells x kernel offsets), ``cols`` is built on the output cells instead: one
+strided copy of a window view, and a col2im that adds per kernel offset or per output cell,
+whichever are fewer (``_Windows``). ``xp``'s
 ``matmul`` runs the products (NumPy's BLAS with its threads; CuPy on GPU). Deconvolution is the
 transpose: its forward is the data gradient of a convolution whose input is the
 deconvolution's output, and its backward is a convolution (data) and a weight gradient with
