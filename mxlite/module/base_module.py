@@ -399,6 +399,7 @@ class BaseModule:
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
+            self._fit_epoch_begin(epoch, train_data)
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
@@ -423,7 +424,7 @@ class BaseModule:
                 if monitor is not None:
                     monitor.toc_print()
                 if end_of_batch:
-                    eval_name_vals = eval_metric.get_global_name_value()
+                    eval_name_vals = self._fit_train_values(eval_metric)
                 if batch_end_callback is not None:
                     params = BatchEndParam(epoch, nbatch, eval_metric, locals())
                     for callback in _as_list(batch_end_callback):
@@ -451,6 +452,14 @@ class BaseModule:
                 for name, val in res:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
+
+    def _fit_epoch_begin(self, epoch: int, train_data: DataIter) -> None:
+        """Hook of :meth:`fit`, before an epoch's first batch (SVRGModule refreshes its full
+        gradients here)."""
+
+    def _fit_train_values(self, eval_metric: Any) -> list[tuple[str, float]]:
+        """Hook of :meth:`fit`: the training metric values logged at the end of an epoch."""
+        return eval_metric.get_global_name_value()
 
     # ---- symbol and names ------------------------------------------------------------------
 
