@@ -37,12 +37,8 @@ from ..model import (
     _update_params,
     _update_params_on_kvstore,
 )
-from .base_module import (
-    BaseModule,
-    _check_input_names,
-    _check_state,
-    _parse_data_desc,
-)
+from .base_module import BaseModule
+from .checks import _check_input_names, _check_state, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 
 __all__ = ["Module"]
