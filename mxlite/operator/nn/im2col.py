@@ -215,8 +215,7 @@ class Im2colProp(OperatorProperty):
     param_class = Im2colParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None
@@ -245,8 +244,7 @@ class Col2imProp(OperatorProperty):
     param_class = Col2imParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None
