@@ -71,7 +71,9 @@ class _Job:
 
     def __init__(self, fn: Callable[[], Any]) -> None:
         self.fn = fn
-        self.ready = threading.Event()
+        # held until the engine grants the job's arrays (a lock costs less than an Event)
+        self.ready = threading.Lock()
+        self.ready.acquire()
         self.on_complete: Any = None
         self.done: threading.Event | None = None
         self.error: BaseException | None = None
@@ -137,7 +139,7 @@ class Comm:
             job = self._queue.get()
             if job is None:
                 return
-            job.ready.wait()
+            job.ready.acquire()
             try:
                 job.result = job.fn()
             except BaseException as exc:  # reported to the waiter or the engine
@@ -163,26 +165,28 @@ class Comm:
     ) -> None:
         """Queue ``fn`` now; run it on the MPI thread once the engine has the vars ready."""
         job = _Job(fn)
-        self._queue.put(job)
 
         def start(rctx: Any, on_complete: Any) -> None:
             job.input_error = _failure_of(const, mutate)
             job.on_complete = on_complete
-            job.ready.set()
+            job.ready.release()
 
         engine = _engine()
-        opr = engine.new_operator(start, const, mutate, name)
+        opr = engine.new_operator(start, const, mutate, name, inline=True)
         # Runs even when an input failed: the other ranks wait for this rank's part of the
         # collective, so the job goes ahead (on whatever the arrays hold) and then reports
         # the input's failure on what it writes, instead of leaving the MPI thread stuck.
         opr.no_skip = True
         engine.push(opr, ctx, priority)
+        # Queued after the push (still in call order): when the arrays were free, the start
+        # has run on this thread already and the MPI thread finds the job ready.
+        self._queue.put(job)
 
     def call(self, fn: Callable[[], Any]) -> Any:
         """Run ``fn`` on the MPI thread after every job queued before it; return its result."""
         job = _Job(fn)
         job.done = threading.Event()
-        job.ready.set()
+        job.ready.release()
         self._queue.put(job)
         job.done.wait()
         if job.error is not None:
@@ -303,8 +307,9 @@ class _SyncTransport:
             for a, h in zip(dsts, dst_hosts):
                 _store_host(a, h)
 
-        reads = [v for v in _vars(srcs) if v not in _vars(dsts)]
-        self.c.submit(run, dsts[0].context, reads, _vars(dsts), priority, "KVStoreDistPush")
+        writes = _vars(dsts)
+        reads = [v for v in _vars(srcs) if v not in writes]
+        self.c.submit(run, dsts[0].context, reads, writes, priority, "KVStoreDistPush")
 
     def barrier(self) -> None:
         self.c.call(self.c.workers.Barrier)

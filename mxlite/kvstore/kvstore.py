@@ -19,6 +19,13 @@ small keys of one call in one message) before the update, so every worker applie
 update to the same weights; ``dist_async`` sends the merged value to the server ranks that
 own the key and pulls the servers' latest value.
 
+``dist_sync`` sums a value pushed alone in place (one all-reduce, no copy): MXNet's worker
+uses the pushed array as the key's communication buffer and pulls into it, so there as here
+it holds the sum after a push and a pull (here already after the push). Without an updater
+it then is the stored value, as on one machine; before such an array is written for another
+key (pushed or pulled into) that key gets a copy (``_release_pushed``). An array pushed for
+two keys of one call goes through merge buffers.
+
 With 2-bit gradient compression (``device`` and ``dist`` types only, as in MXNet) each
 device's value (``device``) or each worker's merged value (``dist``) goes through
 ``compression.TwoBitCompression`` with its own residual before it is summed.
@@ -33,6 +40,7 @@ Example::
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -90,6 +98,7 @@ class KVStore(KVStoreBase):
         self._on_device = "device" in name
         self._store: dict[Key, NDArray] = {}
         self._merged: dict[Key, NDArray] = {}
+        self._pushed_keys: dict[Any, Key] = {}  # dist_sync: chunk of a stored pushed array -> key
         self._home: dict[Key, Any] = {}  # the context each key's values are kept on
         self._key_type: type | None = None
         self._updater: Any = None
@@ -193,6 +202,7 @@ class KVStore(KVStoreBase):
             todo.append((k, self._stored("push", k, vals, "value"), vals))
         dist = self._dist
         direct = self._updater is None and (dist is None or not dist.asynchronous)
+        in_place = self._reduced_in_place(todo)
         # (key, the sum of this process's values, where that sum is read from)
         merged: list[tuple[Key, NDArray, NDArray]] = []
         for i, (k, stored, vals) in enumerate(todo):
@@ -205,13 +215,25 @@ class KVStore(KVStoreBase):
                     todo[i] = (k, vals[0], vals)
                 merged.append((k, vals[0], vals[0]))
                 continue
-            if direct and dist is None:
+            if i in in_place:
+                # dist_sync: the workers' sum is made in the pushed array itself (MXNet's
+                # worker uses it as the key's communication buffer and pulls into it) and,
+                # without an updater, that array becomes the stored value, as above.
+                val = vals[0]
+                self._release_pushed(val, k if direct else None)
+                if direct:
+                    self._keep(k, val, pushed=True)
+                    todo[i] = (k, val, vals)
+                merged.append((k, val, val))
+                continue
+            if direct:
                 # The sum replaces the stored value: it goes to the key's merge buffer, which
                 # becomes the stored value (the old one may be a pushed array, see above).
-                buf = self._store[k] = self._merge_buffer(k, stored)
+                buf = self._merge_buffer(k, stored)
+                self._keep(k, buf)
                 todo[i] = (k, buf, vals)
             else:
-                buf = stored if direct else self._merge_buffer(k, stored)
+                buf = self._merge_buffer(k, stored)
             if len(vals) == 1 and dist is not None:
                 merged.append((k, buf, vals[0]))  # the transport reads the value itself
             elif self._compression is not None and dist is None:
@@ -261,9 +283,11 @@ class KVStore(KVStoreBase):
             todo.append((k, self._stored("pull", k, outs, "out"), outs))
         if self._dist is not None and self._dist.asynchronous:
             self._dist.pull([(k, stored) for k, stored, _ in todo], priority)
-        for _k, stored, outs in todo:
+        for k, _stored, outs in todo:
             for o in outs:
-                stored.copyto(o)
+                if self._pushed_keys:  # an output may be another key's stored pushed array
+                    self._release_pushed(o, k)
+                self._store[k].copyto(o)
 
     def pushpull(self, key: Any, value: Any, out: Any = None, priority: int = 0) -> None:
         """Performs push and pull a single value or a sequence of values from the store.
@@ -282,36 +306,8 @@ class KVStore(KVStoreBase):
         priority : int, optional
             The priority of the operation.
         """
-        if not self._pushpull_into_out(key, value, out, priority):
-            self.push(key, value, priority)
-            self.pull(key, value if out is None else out, priority)
-
-    def _pushpull_into_out(self, key: Any, value: Any, out: Any, priority: int) -> bool:
-        """``dist_sync`` without an updater, one value per key: all-reduce each value straight
-        into its first output and keep a copy as the stored value, off the path that the
-        output's readers wait for. False (nothing done) when the call does not fit."""
-        dist = self._dist
-        if dist is None or dist.asynchronous or self._updater is not None:
-            return False
-        if self._compression is not None:
-            return False
-        pairs = self._pairs("pushpull", key, value, "value")
-        out_pairs = self._pairs("pushpull", key, value if out is None else out, "out")
-        if any(len(vals) != 1 for _, vals in pairs) or [k for k, _ in pairs] != [
-            k for k, _ in out_pairs
-        ]:
-            return False
-        todo = []
-        for (k, vals), (_, outs) in zip(pairs, out_pairs):
-            stored = self._stored("pushpull", k, vals, "value")
-            self._stored("pushpull", k, outs, "out")
-            todo.append((k, stored, vals[0], outs))
-        dist.push([(k, outs[0], val) for k, _, val, outs in todo], None, None, priority)
-        for _k, stored, _val, outs in todo:
-            sum_into([outs[0]], stored, priority)
-            for o in outs[1:]:
-                outs[0].copyto(o)
-        return True
+        self.push(key, value, priority)
+        self.pull(key, value if out is None else out, priority)
 
     def broadcast(self, key: Any, value: Any, out: Any, priority: int = 0) -> None:
         """Broadcast the `value` NDArray at rank 0 to all ranks, and store the result in `out`.
@@ -385,6 +381,36 @@ class KVStore(KVStoreBase):
                 (dense[rows], rows), shape=dense.shape, ctx=o.context, dtype=dense.dtype
             )
             rsp.copyto(o)
+
+    def _reduced_in_place(self, todo: list) -> set[int]:
+        """The entries of a ``dist_sync`` push whose one value is summed over the workers in
+        place: a writable CPU array that no other value of the call shares memory with."""
+        dist = self._dist
+        if dist is None or dist.asynchronous or self._compression is not None:
+            return set()
+        uses = Counter(id(v._chunk) for _k, _stored, vals in todo for v in vals)
+        return {
+            i
+            for i, (_k, _stored, vals) in enumerate(todo)
+            if len(vals) == 1 and uses[id(vals[0]._chunk)] == 1 and _writable_host(vals[0])
+        }
+
+    def _keep(self, key: Key, value: NDArray, pushed: bool = False) -> None:
+        """Make ``value`` the stored value of ``key``; ``pushed``: it is an array pushed to a
+        ``dist_sync`` store, which later pushes of that array in place must not change."""
+        old = self._store.get(key)
+        if old is not None and self._pushed_keys.get(old._chunk) == key:
+            del self._pushed_keys[old._chunk]
+        self._store[key] = value
+        if pushed:
+            self._pushed_keys[value._chunk] = key
+
+    def _release_pushed(self, value: NDArray, keep: Key | None) -> None:
+        """Before ``value`` is written (summed in place, or pulled into): a key other than
+        ``keep`` whose stored value is that pushed array gets a copy of it instead."""
+        other = self._pushed_keys.get(value._chunk)
+        if other is not None and other != keep:
+            self._keep(other, self._store[other].copy())
 
     def _merge_buffer(self, key: Key, stored: NDArray) -> NDArray:
         buf = self._merged.get(key)
@@ -576,6 +602,10 @@ class KVStore(KVStoreBase):
         """
         if self._dist is not None and self._dist.asynchronous:
             self._dist.command(int(head), str(body))
+
+
+def _writable_host(a: NDArray) -> bool:
+    return a.writable and isinstance(a._data, np.ndarray) and a._data.flags.writeable
 
 
 set_native_store(KVStore)

@@ -10,8 +10,8 @@ written against that interface only, as MXNet 1.9.1's BaseModule is, and logs th
 (``Epoch[0] Train-accuracy=0.912500``, ``Epoch[0] Time cost=1.234``,
 ``Epoch[0] Validation-accuracy=...``).
 
-Organisation: one class, one concern, after the small checks it shares with the
-subclasses: the high-level API (``fit``, ``score``, ``predict`` and their iterators), then the
+Organisation: one class, one concern (the small checks it shares with the subclasses are in
+``checks.py``): the high-level API (``fit``, ``score``, ``predict`` and their iterators), then the
 interface the subclasses implement (symbol and names, parameters, computation).
 """
 
@@ -27,68 +27,17 @@ import numpy as np
 
 from .. import metric
 from .. import ndarray as nd
-from ..base import MXNetError, ParamError, _as_list
+from ..base import MXNetError, _as_list
 from ..callback import BatchEndParam
 from ..context import cpu
 from ..initializer import Uniform
-from ..io import DataBatch, DataDesc, DataIter
+from ..io import DataBatch, DataIter
+from .checks import _check_input_names as _check_input_names  # MXNet has these here
+from .checks import _check_names_match as _check_names_match
+from .checks import _check_state
+from .checks import _parse_data_desc as _parse_data_desc
 
 __all__ = ["BaseModule"]
-
-
-def _check_state(module: Any, fn: str, *flags: str) -> None:
-    """Raise naming the step missing before ``fn`` can run (MXNet asserts)."""
-    steps = {
-        "binded": "bind",
-        "params_initialized": "init_params",
-        "optimizer_initialized": "init_optimizer",
-    }
-    for flag in flags:
-        if not getattr(module, flag):
-            raise MXNetError(f"{type(module).__name__}.{fn}: call {steps[flag]}() first.")
-
-
-def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:
-    """Check that every input name is an argument of the symbol."""
-    args = symbol.list_arguments()
-    for name in names:
-        if name in args:
-            continue
-        candidates = [a for a in args if not a.endswith(("_weight", "_bias", "_gamma", "_beta"))]
-        msg = (
-            f"You created Module with Module(..., {typename}_names={names}) but input with "
-            f"name '{name}' is not found in symbol.list_arguments(). Did you mean one of:"
-            "\n\t" + "\n\t".join(candidates)
-        )
-        if throw:
-            raise ParamError(msg)
-        warnings.warn(msg, stacklevel=3)
-
-
-def _check_names_match(names: list[str], shapes: list, what: str, throw: bool) -> None:
-    actual = [x[0] for x in shapes]
-    if sorted(names) != sorted(actual):
-        msg = (
-            f"Data provided by {what}_shapes don't match names specified by {what}_names "
-            f"({shapes} vs. {names})"
-        )
-        if throw:
-            raise ParamError(msg)
-        warnings.warn(msg, stacklevel=3)
-
-
-def _parse_data_desc(
-    data_names: list[str], label_names: list[str], data_shapes: Any, label_shapes: Any
-) -> tuple[list[DataDesc], list[DataDesc] | None]:
-    """Turn (name, shape) pairs into DataDesc and check the names against the module's."""
-    data_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in data_shapes]
-    _check_names_match(data_names, data_shapes, "data", True)
-    if label_shapes is not None:
-        label_shapes = [x if isinstance(x, DataDesc) else DataDesc(*x) for x in label_shapes]
-        _check_names_match(label_names, label_shapes, "label", False)
-    else:
-        _check_names_match(label_names, [], "label", False)
-    return data_shapes, label_shapes
 
 
 class BaseModule:
@@ -399,6 +348,7 @@ class BaseModule:
         for epoch in range(begin_epoch, num_epoch):
             tic = time.time()
             eval_metric.reset()
+            self._fit_epoch_begin(epoch, train_data)
             nbatch = 0
             data_iter = iter(train_data)
             end_of_batch = False
@@ -423,7 +373,7 @@ class BaseModule:
                 if monitor is not None:
                     monitor.toc_print()
                 if end_of_batch:
-                    eval_name_vals = eval_metric.get_global_name_value()
+                    eval_name_vals = self._fit_train_values(eval_metric)
                 if batch_end_callback is not None:
                     params = BatchEndParam(epoch, nbatch, eval_metric, locals())
                     for callback in _as_list(batch_end_callback):
@@ -451,6 +401,14 @@ class BaseModule:
                 for name, val in res:
                     self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
             train_data.reset()
+
+    def _fit_epoch_begin(self, epoch: int, train_data: DataIter) -> None:
+        """Hook of :meth:`fit`, before an epoch's first batch (SVRGModule refreshes its full
+        gradients here)."""
+
+    def _fit_train_values(self, eval_metric: Any) -> list[tuple[str, float]]:
+        """Hook of :meth:`fit`: the training metric values logged at the end of an epoch."""
+        return eval_metric.get_global_name_value()
 
     # ---- symbol and names ------------------------------------------------------------------
 

@@ -22,7 +22,8 @@ from .. import symbol as _sym
 from ..base import MXNetError
 from ..initializer import Uniform
 from ..name import NameManager
-from .base_module import BaseModule, _check_input_names, _check_state
+from .base_module import BaseModule
+from .checks import _check_input_names, _check_state
 from .module import Module
 
 __all__ = ["BucketingModule"]

@@ -17,7 +17,8 @@ from typing import Any
 
 from ..base import MXNetError
 from ..initializer import Uniform
-from .base_module import BaseModule, _check_state
+from .base_module import BaseModule
+from .checks import _check_state
 
 __all__ = ["SequentialModule"]
 

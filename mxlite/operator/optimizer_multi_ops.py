@@ -19,6 +19,24 @@ from .req import assign
 # ---- multi_*: several weights in one call, inputs interleaved per weight --------------------
 
 
+def group_shapes(
+    prop: OperatorProperty, in_shape: list, out_shape: list | None, n_weights: int
+) -> tuple[list, list]:
+    """Shapes of a multi-weight update whose inputs come in groups of ``len(prop.group)``
+    (weight, gradient, states) per weight: all of a group, and its output, share one shape,
+    filled in from whichever is known. Returns the inputs and the outputs (None: unknown)."""
+    k, names = len(prop.group), prop.list_arguments()
+    ins, outs = list(in_shape), []
+    for i in range(n_weights):
+        known = out_shape[i] if out_shape else None
+        for j in range(i * k, i * k + k):
+            known = shape_assign(prop, "input", names[j], ins[j], known)
+        for j in range(i * k, i * k + k):
+            ins[j] = shape_assign(prop, "input", names[j], ins[j], known)
+        outs.append(known)
+    return ins, outs
+
+
 class MultiSGDParam(Param):
     lrs: tuple[float, ...] = field(doc="Learning rates.")
     wds: tuple[float, ...] = field(doc=_WD)
@@ -110,15 +128,7 @@ class _MultiSGDProp(OperatorProperty):
 
     def infer_shape(self, in_shape, out_shape=None):
         self._check_counts(len(in_shape))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_shape), []
-        for i in range(self.param.num_weights):
-            known = out_shape[i] if out_shape else None
-            for j in range(i * k, i * k + k):
-                known = shape_assign(self, "input", names[j], ins[j], known)
-            for j in range(i * k, i * k + k):
-                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
-            outs.append(known)
+        ins, outs = group_shapes(self, in_shape, out_shape, self.param.num_weights)
         if any(s is None for s in outs):
             return None
         return ins, outs, []

@@ -312,6 +312,18 @@ class OperatorProperty:
     def where(self, name: str | None = None) -> str:
         return f"{self.op_name}(name={name!r})" if name else self.op_name
 
+    def check_num_inputs(self, in_shape: Sequence, why: str = "") -> None:
+        """Raise ShapeError unless ``in_shape`` has one entry per argument; ``why`` names the
+        parameters that decide the arguments (``"no_bias=True"``), for the message."""
+        names = self.list_arguments()
+        if len(in_shape) != len(names):
+            plural = "" if len(names) == 1 else "s"
+            cond = f" with {why}" if why else ""
+            raise ShapeError(
+                f"{self.where()}: takes {len(names)} input{plural} {names}{cond}, "
+                f"got {len(in_shape)}."
+            )
+
     @classmethod
     def onnx_translation(cls) -> Any:
         """The operator's ONNX translation (a function of an export context), a string saying

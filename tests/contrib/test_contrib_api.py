@@ -48,6 +48,38 @@ def test_svrg_module_trains_linear_regression():
     assert type(mod._optimizer).__name__ == "_SVRGOptimizer"
 
 
+def test_svrg_fit_refreshes_full_gradients_every_update_freq_epochs(caplog):
+    """BaseModule's loop with SVRG's hooks: a full-gradient pass at epochs 0, 2, 4 for
+    update_freq=2, every batch of every epoch, and (as MXNet's SVRGModule.fit does) the
+    metric's local values logged at the end of an epoch."""
+    it, net = _linreg()
+    mod = SVRGModule(net, data_names=["data"], label_names=["lin_reg_label"], update_freq=2,
+                     logger=logging.getLogger("svrg-hooks"))  # fmt: skip
+    full_at, batches, last = [], [], {}
+    refresh = mod.update_full_grads
+
+    def spy(train_data):
+        full_at.append(len(batches))
+        refresh(train_data)
+
+    def on_batch(param):
+        batches.append((param.epoch, param.nbatch))
+        if param.nbatch == 9:
+            metric = param.eval_metric
+            last[param.epoch] = (metric.get()[1], metric.get_global()[1])
+        param.eval_metric.reset_local()  # local values then cover the next batch only
+
+    mod.update_full_grads = spy
+    with caplog.at_level(logging.INFO, logger="svrg-hooks"):
+        mod.fit(it, num_epoch=5, optimizer="sgd", optimizer_params={"learning_rate": 0.02},
+                eval_metric="mse", kvstore=None, batch_end_callback=on_batch)  # fmt: skip
+    assert full_at == [0, 20, 40]  # before the batches of epochs 0, 2 and 4
+    assert batches == [(e, b) for e in range(5) for b in range(10)]
+    logged = [r.getMessage() for r in caplog.records if "Train-mse" in r.getMessage()]
+    assert logged == [f"Epoch[{e}] Train-mse={last[e][0]:f}" for e in range(5)]
+    assert all(local != total for local, total in last.values())
+
+
 def test_svrg_module_checks_update_freq():
     _, net = _linreg()
     with pytest.raises(TypeError):

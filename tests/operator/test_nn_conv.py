@@ -402,3 +402,54 @@ def test_autograd_through_convolution() -> None:
 def test_errors_are_mxnet_errors() -> None:
     with pytest.raises(MXNetError):
         mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 2)), num_hidden=4, no_bias=True)
+
+
+def test_output_cell_im2col_matches_mxnet(gold: dict, monkeypatch) -> None:
+    """Every geometry (1-3D, grouped, depthwise, dilated, Deconvolution) computed on the
+    output cells instead of the phase grid gives the same results."""
+    from mxlite.operator.nn import _conv_util
+
+    monkeypatch.setattr(_conv_util, "_GRID_WASTE", 0)
+    monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", 64)  # several blocks of images
+    for case in TABLE:
+        if case["op"] != "FullyConnected":
+            test_forward_backward_match_mxnet(case, gold)
+            test_backward_add_accumulates(case, gold)
+
+
+def _reference_conv(x: np.ndarray, w: np.ndarray, pad: int) -> np.ndarray:
+    xp = np.pad(x, [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    win = np.lib.stride_tricks.sliding_window_view(xp, w.shape[2:], axis=(2, 3))
+    return np.einsum("nchwij,fcij->nfhw", win, w)
+
+
+@pytest.mark.parametrize("pad, out", [(0, 1), (1, 3)])
+def test_kernel_as_large_as_input_needs_little_memory(pad: int, out: int) -> None:
+    """MXNet's test_conv2d_16c runs a 224x224 kernel on a 224x224 input: the phase grid would
+    hold input cells x kernel offsets (tens of GiB); the output-cell im2col holds a few MiB."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-1, 1, (4, 3, 224, 224))
+    w = rng.uniform(-1, 1, (2, 3, 224, 224))
+    dy = rng.uniform(-1, 1, (4, 2, out, out))
+    params = dict(kernel=(224, 224), pad=(pad, pad), num_filter=2, no_bias=True)
+    tracemalloc.start()
+    try:
+        (y,) = forward("Convolution", [x, w], **params)
+        dx, dw = backward("Convolution", [x, w], [dy], **params)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 256 << 20, f"peak {peak >> 20} MiB"
+    np.testing.assert_allclose(y, _reference_conv(x, w, pad), rtol=1e-10)
+    # the reference gradients: the data gradient is the full correlation with the flipped
+    # kernel, the weight gradient the correlation of the input with dy
+    xpad = np.pad(x, [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    win = np.lib.stride_tricks.sliding_window_view(xpad, (224, 224), axis=(2, 3))
+    np.testing.assert_allclose(dw, np.einsum("nchwij,nfhw->fcij", win, dy), rtol=1e-10)
+    dxpad = np.zeros_like(xpad)
+    for i in range(out):
+        for j in range(out):
+            dxpad[:, :, i : i + 224, j : j + 224] += np.einsum("nf,fcij->ncij", dy[:, :, i, j], w)
+    np.testing.assert_allclose(dx, dxpad[:, :, pad : pad + 224, pad : pad + 224], rtol=1e-10)

@@ -10,33 +10,16 @@ full gradients are summed over devices and workers under the keys ``<name>_full`
 from __future__ import annotations
 
 import logging
-import time
 from typing import Any
 
-from ... import metric as _metric
 from ... import ndarray as nd
 from ... import optimizer as opt
-from ...base import MXNetError, ParamError
-from ...callback import BatchEndParam
-from ...initializer import Uniform
+from ...base import MXNetError
+from ...model import _create_kvstore
 from ...module import Module
 from .svrg_optimizer import _SVRGOptimizer
 
 __all__ = ["SVRGModule"]
-
-
-def _create_store(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
-    """The store Module would make, and whether it updates (MXNet's model._create_kvstore)."""
-    from ... import model
-
-    make = getattr(model, "_create_kvstore", None)
-    if make is None:  # before the KVStore package, Module makes its local store itself
-        from ...module._local_store import create_store as make
-    return make(kvstore, num_device, arg_params)
-
-
-def _as_list(obj: Any) -> list:
-    return list(obj) if isinstance(obj, (list, tuple)) else [obj]
 
 
 class SVRGModule(Module):
@@ -170,7 +153,7 @@ class SVRGModule(Module):
         """The _SVRGOptimizer, with an index-to-name map that also names the full-gradient
         keys."""
         batch_size = self._exec_group.batch_size
-        store, update_on_kvstore = _create_store(kvstore, self._ctx_len, self._arg_params or {})
+        store, update_on_kvstore = _create_kvstore(kvstore, self._ctx_len, self._arg_params or {})
         if store is not None and "dist" in store.type and "_sync" in store.type:
             batch_size *= store.num_workers
         names = self._exec_group.param_names
@@ -309,96 +292,15 @@ class SVRGModule(Module):
                 g_reg -= g_special
                 g_reg += g_full
 
-    def fit(
-        self,
-        train_data: Any,
-        eval_data: Any = None,
-        eval_metric: Any = "acc",
-        epoch_end_callback: Any = None,
-        batch_end_callback: Any = None,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        eval_end_callback: Any = None,
-        eval_batch_end_callback: Any = None,
-        initializer: Any = None,
-        arg_params: Any = None,
-        aux_params: Any = None,
-        allow_missing: bool = False,
-        force_rebind: bool = False,
-        force_init: bool = False,
-        begin_epoch: int = 0,
-        num_epoch: int | None = None,
-        validation_metric: Any = None,
-        monitor: Any = None,
-        sparse_row_id_fn: Any = None,
-    ) -> None:
-        """Trains with SVRG for ``num_epoch`` epochs, refreshing the full gradients every
-        ``update_freq`` epochs; the arguments are those of :meth:`Module.fit`."""
-        if num_epoch is None:
-            raise ParamError("SVRGModule.fit: please specify number of epochs (num_epoch).")
-        if initializer is None:
-            initializer = Uniform(0.01)
-        self.bind(
-            data_shapes=train_data.provide_data,
-            label_shapes=train_data.provide_label,
-            for_training=True,
-            force_rebind=force_rebind,
-        )
-        if monitor is not None:
-            self.install_monitor(monitor)
-        self.init_params(
-            initializer=initializer,
-            arg_params=arg_params,
-            aux_params=aux_params,
-            allow_missing=allow_missing,
-            force_init=force_init,
-        )
-        self.init_optimizer(kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params)
-        if validation_metric is None:
-            validation_metric = eval_metric
-        if not isinstance(eval_metric, _metric.EvalMetric):
-            eval_metric = _metric.create(eval_metric)
-        for epoch in range(begin_epoch, num_epoch):
-            eval_metric.reset()
-            tic = time.time()
-            if epoch % self.update_freq == 0:
-                self.update_full_grads(train_data)
-            train_data.reset()
-            eval_name_vals: list = []
-            for nbatch, batch in enumerate(train_data):
-                if monitor is not None:
-                    monitor.tic()
-                self.forward_backward(batch)
-                self.update()
-                self.update_metric(eval_metric, batch.label)
-                if monitor is not None:
-                    monitor.toc_print()
-                if batch_end_callback is not None:
-                    params = BatchEndParam(
-                        epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()
-                    )
-                    for callback in _as_list(batch_end_callback):
-                        callback(params)
-            eval_name_vals = eval_metric.get_name_value()
-            for name, val in eval_name_vals:
-                self.logger.info("Epoch[%d] Train-%s=%f", epoch, name, val)
-            self.logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-            arg_params, aux_params = self.get_params()
-            self.set_params(arg_params, aux_params)
-            if epoch_end_callback is not None:
-                for callback in _as_list(epoch_end_callback):
-                    callback(epoch, self.symbol, arg_params, aux_params)
-            if eval_data:
-                res = self.score(
-                    eval_data,
-                    validation_metric,
-                    score_end_callback=eval_end_callback,
-                    batch_end_callback=eval_batch_end_callback,
-                    epoch=epoch,
-                )
-                for name, val in res:
-                    self.logger.info("Epoch[%d] Validation-%s=%f", epoch, name, val)
+    def _fit_epoch_begin(self, epoch: int, train_data: Any) -> None:
+        """``fit`` refreshes the full gradients every ``update_freq`` epochs, as MXNet's does."""
+        if epoch % self.update_freq == 0:
+            self.update_full_grads(train_data)
+        train_data.reset()
+
+    def _fit_train_values(self, eval_metric: Any) -> list[tuple[str, float]]:
+        """MXNet's SVRGModule.fit logs the metric's local values, not its global ones."""
+        return eval_metric.get_name_value()
 
     def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
         """Prepares both modules for ``data_batch``."""

@@ -25,6 +25,7 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError, ParamError
 from ...context import Context
+from ..optimizer_multi_ops import group_shapes
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, dtype_assign, register, shape_assign
 from ..req import OpReq, assign
@@ -114,15 +115,7 @@ class _AdamWProp(OperatorProperty):
 
     def infer_shape(self, in_shape, out_shape=None):
         self._check(len(in_shape))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_shape), []
-        for i in range(self.n_weights()):
-            known = out_shape[i] if out_shape else None
-            for j in range(i * k, i * k + k):
-                known = shape_assign(self, "input", names[j], ins[j], known)
-            for j in range(i * k, i * k + k):
-                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
-            outs.append(known)
+        ins, outs = group_shapes(self, in_shape, out_shape, self.n_weights())
         if ins[-1] is None:
             ins[-1] = (1,)
         if any(s is None for s in outs):

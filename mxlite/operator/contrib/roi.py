@@ -123,6 +123,21 @@ def _roi_shapes(prop: OperatorProperty, in_shape: list, cols: int = 5) -> tuple 
 # ---- ROIAlign ---------------------------------------------------------------------------------
 
 
+class _RoiProp(OperatorProperty):
+    """What the ROI operators share: inputs ``data`` and ``rois`` of one float type, and a
+    backward that reads only the output gradient and the regions."""
+
+    def list_arguments(self) -> list[str]:
+        return ["data", "rois"]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        t = in_type[0] if in_type[0] is not None else in_type[1]
+        return None if t is None else ([t, t], [t], [])
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return [out_grad[0], in_data[1]]
+
+
 class ROIAlignParam(Param):
     pooled_size: tuple[int, ...] = field(doc="ROI Align output roi feature map height and width: "
                                          "(h, w)")  # fmt: skip
@@ -147,7 +162,7 @@ class ROIAlignParam(Param):
 
 
 @register("_contrib_ROIAlign", aliases=("_npx_roi_align",))
-class ROIAlignProp(OperatorProperty):
+class ROIAlignProp(_RoiProp):
     """Bilinear ROI pooling: (num_rois, C, ph, pw) from NCHW ``data`` and (R, 5) ``rois``."""
 
     param_class = ROIAlignParam
@@ -156,9 +171,6 @@ class ROIAlignProp(OperatorProperty):
         params={"pooled_size": (2, 2), "spatial_scale": 1.0},
         grad=False,
     )
-
-    def list_arguments(self) -> list[str]:
-        return ["data", "rois"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         got = _roi_shapes(self, in_shape)
@@ -175,13 +187,6 @@ class ROIAlignProp(OperatorProperty):
                 )
             c //= ph * pw
         return [data, rois], [(rois[0], c, ph, pw)], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        t = in_type[0] if in_type[0] is not None else in_type[1]
-        return None if t is None else ([t, t], [t], [])
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return [out_grad[0], in_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ROIAlignOp(self.param)
@@ -243,7 +248,7 @@ class PSROIPoolingParam(Param):
 
 
 @register("_contrib_PSROIPooling", aliases=("_npx_psroi_pooling",))
-class PSROIPoolingProp(OperatorProperty):
+class PSROIPoolingProp(_RoiProp):
     """Position-sensitive ROI average pooling (R-FCN): (num_rois, output_dim, k, k)."""
 
     param_class = PSROIPoolingParam
@@ -252,9 +257,6 @@ class PSROIPoolingProp(OperatorProperty):
         params={"spatial_scale": 1.0, "output_dim": 2, "pooled_size": 2},
         grad=False,
     )
-
-    def list_arguments(self) -> list[str]:
-        return ["data", "rois"]
 
     def group(self) -> int:
         return self.param.group_size or self.param.pooled_size
@@ -272,13 +274,6 @@ class PSROIPoolingProp(OperatorProperty):
             )
         k = self.param.pooled_size
         return [data, rois], [(rois[0], self.param.output_dim, k, k)], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        t = in_type[0] if in_type[0] is not None else in_type[1]
-        return None if t is None else ([t, t], [t], [])
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return [out_grad[0], in_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _PSROIPoolingOp(self)
@@ -341,7 +336,7 @@ class RROIAlignParam(Param):
 
 
 @register("_contrib_RROIAlign")
-class RROIAlignProp(OperatorProperty):
+class RROIAlignProp(_RoiProp):
     """ROIAlign over rotated regions: rows ``[batch, cx, cy, w, h, angle_degrees]``."""
 
     param_class = RROIAlignParam
@@ -351,9 +346,6 @@ class RROIAlignProp(OperatorProperty):
         grad=False,
     )
 
-    def list_arguments(self) -> list[str]:
-        return ["data", "rois"]
-
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         got = _roi_shapes(self, in_shape, cols=6)
         if got is None:
@@ -361,13 +353,6 @@ class RROIAlignProp(OperatorProperty):
         data, rois = got
         ph, pw = self.param.pooled_size
         return [data, rois], [(rois[0], data[1], ph, pw)], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        t = in_type[0] if in_type[0] is not None else in_type[1]
-        return None if t is None else ([t, t], [t], [])
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return [out_grad[0], in_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _RROIAlignOp(self.param)

@@ -20,8 +20,13 @@ so the weight needs no reordering; with ``G`` groups::
 Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
 batch for small ones), so it stays in cache between its copy and its product. A 1x1
 convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
-the output are computed and dropped (about 10% more product work for 3x3 on 56x56). ``xp``'s
-``matmul`` runs the products (NumPy's BLAS with its threads; CuPy on GPU). Deconvolution is the
+the output are computed and dropped (about 10% more product work for 3x3 on 56x56); where the
+grid would have more than twice the output cells (a kernel nearly as large as its input, whose
+grid is input cells x kernel offsets), ``cols`` is built on the output cells instead: one
+strided copy of a window view, and a col2im that adds per kernel offset or per output cell,
+whichever are fewer (``_Windows``). ``xp``'s
+``matmul`` runs the products (NumPy's BLAS, one thread per call inside mxlite, with blocks of
+images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is the
 transpose: its forward is the data gradient of a convolution whose input is the
 deconvolution's output, and its backward is a convolution (data) and a weight gradient with
 the roles of input and output swapped.
@@ -41,6 +46,7 @@ from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import over_rows
 from ._phase_grid import PhaseGrid
+from .im2col import add_windows, windows
 
 __all__ = [
     "Geometry",
@@ -179,11 +185,43 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
 # ---- the three kernels on the phase grid -----------------------------------------------------
 
 _COLS_ELEMENTS = 1 << 21  # im2col entries per block of images (8 MiB of float32)
+# the phase grid computes R = O + (K - 1) * dilate // stride cells per axis, the output only O:
+# ResNet's layers waste 7-65% (3x3 on 56x56 .. 7x7); past twice the output cells (a kernel as
+# large as its input: 224x224 cells for a 1x1 output) the output-cell im2col does less work
+_GRID_WASTE = 2
+
+
+@dataclass(frozen=True)
+class _OutputCells:
+    """im2col on the output cells themselves: the layout of :class:`_Windows`, with the
+    attributes of a :class:`PhaseGrid` that the kernels read."""
+
+    geom: Geometry
+    spatial: Shape
+    rows: Shape  # the output shape: every cell is an output
+
+    @property
+    def cell(self) -> int:
+        return prod(self.rows)
+
+    @property
+    def out_cells(self) -> tuple:
+        return (Ellipsis, *(slice(None) for _ in self.rows))
 
 
 @functools.lru_cache(maxsize=256)
-def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid:
+def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid:
     return PhaseGrid(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
+
+
+def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid | _OutputCells:
+    """The phase grid of the geometry, or the output cells where the grid would need more
+    than ``_GRID_WASTE`` times as many cells."""
+    axes = zip(out_spatial, geom.kernel, geom.stride, geom.dilate)
+    rows = [o + (k - 1) * d // s for o, k, s, d in axes]
+    if prod(rows) > _GRID_WASTE * prod(out_spatial):
+        return _OutputCells(geom, tuple(in_spatial), tuple(out_spatial))
+    return _phase_grid(geom, tuple(in_spatial), tuple(out_spatial))
 
 
 def _pointwise(geom: Geometry) -> bool:
@@ -234,6 +272,47 @@ class _Cols:
             view += row(k)
         g.merge(self.phases, dx.reshape(self.b * self.c, *g.spatial), add)
 
+    def scatter_cols(self, dcols: Any, dx: Any, add: bool) -> None:
+        """col2im of ``dcols (c, prod(K), b, cell)`` onto ``dx (b, c, *S)``."""
+        self.scatter(lambda k: dcols[:, k], dx, add)
+
+
+class _Windows:
+    """im2col on the output cells for blocks of ``b`` images of ``c`` channels: ``cols`` is
+    ``(c, prod(K), b, prod(O))``, one strided copy; col2im adds per kernel offset or per
+    output cell, whichever are fewer."""
+
+    def __init__(self, xp: Any, grid: _OutputCells, b: int, c: int, dtype: Any) -> None:
+        self.xp, self.grid, self.b, self.c = xp, grid, b, c
+        self.cols = xp.empty((c, *grid.geom.kernel, b, *grid.rows), dtype)
+
+    def fill(self, x: Any) -> Any:
+        g, nd = self.grid.geom, self.grid.geom.nd
+        win = windows(self.xp, x, g.kernel, g.stride, g.dilate, g.pad, self.grid.rows)
+        self.cols[...] = win.transpose(1, *range(2 + nd, 2 + 2 * nd), 0, *range(2, 2 + nd))
+        return self.cols.reshape(self.c, prod(g.kernel), self.b, -1)
+
+    def scatter_cols(self, dcols: Any, dx: Any, add: bool) -> None:
+        g, nd = self.grid.geom, self.grid.geom.nd
+        cols = dcols.reshape(self.c, *g.kernel, self.b, *self.grid.rows)
+        cols = cols.transpose(nd + 1, 0, *range(nd + 2, 2 * nd + 2), *range(1, nd + 1))
+        padded = tuple(n + 2 * p for n, p in zip(self.grid.spatial, g.pad))
+        img = self.xp.zeros((self.b, self.c, *padded), dcols.dtype)
+        add_windows(cols, img, g.stride, g.dilate)
+        crop = img[
+            (slice(None), slice(None), *(slice(p, p + n) for p, n in zip(g.pad, self.grid.spatial)))
+        ]
+        if add:
+            dx += crop
+        else:
+            dx[...] = crop
+
+
+def _work(xp: Any, grid: PhaseGrid | _OutputCells, b: int, c: int, dtype: Any) -> Any:
+    if isinstance(grid, PhaseGrid):
+        return _Cols(xp, grid, b, c, dtype)
+    return _Windows(xp, grid, b, c, dtype)
+
 
 def _on_grid(xp: Any, grid: PhaseGrid, a: Any, buf: Any) -> Any:
     """``a (b, f, *O)`` as ``(f, b, cell)`` on the output cells of ``buf`` (others 0)."""
@@ -271,13 +350,13 @@ def conv_forward(
         _batch_parallel(xp, run, n, x.size * f // groups, x, out)
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
-    nk = len(grid.offsets)
+    nk = prod(geom.kernel)
 
     def run(x: Any, out: Any) -> None:
-        work: _Cols | None = None
+        work: _Cols | _Windows | None = None
         for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
             if work is None or work.b != hi - lo:
-                work = _Cols(xp, grid, hi - lo, c, x.dtype)
+                work = _work(xp, grid, hi - lo, c, x.dtype)
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
             y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
             out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
@@ -328,32 +407,24 @@ def conv_data_grad(
         _batch_parallel(xp, run_pointwise, n, dy.size * c // groups, dy, out)
         return out
     grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
-    nk = len(grid.offsets)
+    nk = prod(geom.kernel)
 
     def run(dy: Any, out: Any) -> None:
-        work: _Cols | None = None
+        work: _Cols | _Windows | None = None
         for lo, hi in _blocks(dy.shape[0], c * nk * grid.cell):
             b = hi - lo
             if work is None or work.b != b:
-                work = _Cols(xp, grid, b, c, dy.dtype)
+                work = _work(xp, grid, b, c, dy.dtype)
                 dyg = xp.zeros((f, b, grid.cell), dy.dtype)
             _on_grid(xp, grid, dy[lo:hi], dyg)
-            if w.shape[:2] == (c, 1):
+            if w.shape[:2] == (c, 1) and isinstance(work, _Cols):
                 # depthwise: each offset's row is the output gradient times one weight per
                 # channel, not worth a product whose inner size is 1
                 dyc = dyg.reshape(c, b, grid.cell)
-
-                def row(k: int, dyc: Any = dyc) -> Any:
-                    return dyc * wt[:, k, :, None]
-
+                work.scatter(lambda k, dyc=dyc: dyc * wt[:, k, :, None], out[lo:hi], add)
             else:
                 dcols = xp.matmul(wt, dyg.reshape(groups, f // groups, -1))
-                dcols = dcols.reshape(c, nk, b, -1)
-
-                def row(k: int, dcols: Any = dcols) -> Any:
-                    return dcols[:, k]
-
-            work.scatter(row, out[lo:hi], add)
+                work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
 
     _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
     return out
@@ -366,40 +437,47 @@ def conv_weight_grad(
     pair ``(dw, db)`` where ``db (F,)`` sums ``dy`` over the batch and space."""
     n, c = x.shape[:2]
     f, groups = dy.shape[1], geom.groups
-    dw = xp.zeros((groups, f // groups, c // groups * prod(geom.kernel)), dy.dtype)
-    db = xp.zeros((f,), dy.dtype) if bias_grad else None
     sum_axes = (0, *range(2, dy.ndim))
+    if n == 0:
+        dw = xp.zeros(w_shape, dy.dtype)
+        return (dw, xp.zeros((f,), dy.dtype)) if bias_grad else dw
+    # each thread's first product is its sum so far: no zeroed (F, Cg*K) array
     partial: list[tuple[Any, Any]] = []
     if _pointwise(geom):
 
         def run(x: Any, dy: Any) -> None:
-            part = xp.zeros_like(dw)
             xg = x.reshape(x.shape[0], groups, c // groups, -1)
             dyg = dy.reshape(x.shape[0], groups, f // groups, -1)
-            for i in range(x.shape[0]):  # one product per image: no (N, ...) temporary
+            part = xp.matmul(dyg[0], xg[0].swapaxes(-1, -2))
+            for i in range(1, x.shape[0]):  # one product per image: no (N, ...) temporary
                 part += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
             partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
 
         _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
-        nk = len(grid.offsets)
+        nk = prod(geom.kernel)
 
         def run(x: Any, dy: Any) -> None:
-            work: _Cols | None = None
-            part = xp.zeros_like(dw)
+            work: _Cols | _Windows | None = None
+            part = None
             for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
                 b = hi - lo
                 if work is None or work.b != b:
-                    work = _Cols(xp, grid, b, c, x.dtype)
+                    work = _work(xp, grid, b, c, x.dtype)
                     dyg = xp.zeros((f, b, grid.cell), dy.dtype)
                 cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
                 _on_grid(xp, grid, dy[lo:hi], dyg)
-                part += xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
+                block = xp.matmul(dyg.reshape(groups, f // groups, -1), cols.swapaxes(-1, -2))
+                if part is None:
+                    part = block
+                else:
+                    part += block
             partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
 
         _batch_parallel(xp, run, n, x.size * nk, x, dy, depthwise=c // groups == 1)
-    for part, part_db in partial:
+    dw, db = partial[0]
+    for part, part_db in partial[1:]:
         dw += part
         if bias_grad:
             db += part_db

@@ -263,11 +263,7 @@ class LeakyReLUProp(OperatorProperty):
 
     def infer_shape(self, in_shape, out_shape=None):
         n = len(self.list_arguments())
-        if len(in_shape) != n:
-            raise ShapeError(
-                f"{self.where()}: act_type={self.param.act_type!r} takes {n} input(s) "
-                f"{self.list_arguments()}, got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape, f"act_type={self.param.act_type!r}")
         data = in_shape[0]
         if data is None:
             return None

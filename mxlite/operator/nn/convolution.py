@@ -71,15 +71,6 @@ def input_names(no_bias: bool) -> list[str]:
     return ["data", "weight"] if no_bias else ["data", "weight", "bias"]
 
 
-def check_num_inputs(prop: OperatorProperty, n: int) -> None:
-    names = prop.list_arguments()
-    if n != len(names):
-        raise ShapeError(
-            f"{prop.where()}: expects {len(names)} inputs ({', '.join(names)}) with "
-            f"no_bias={prop.param.no_bias}, got {n}."
-        )
-
-
 def check_float_type(prop: OperatorProperty, res: Any) -> Any:
     if res is not None and res[1][0] not in cu.FLOATS:
         cu.check_dtype(prop.op_name, None, res[1][0])
@@ -118,7 +109,7 @@ class ConvolutionProp(OperatorProperty):
         return input_names(self.param.no_bias)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        check_num_inputs(self, len(in_shape))
+        self.check_num_inputs(in_shape, f"no_bias={self.param.no_bias}")
         p, g = self.param, self.geom
         nd = g.nd
         dshape = in_shape[0]

@@ -137,10 +137,7 @@ class CorrelationProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 2:
-            raise ShapeError(
-                f"{self.where()}: takes 2 inputs ['data1', 'data2'], got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape)
         d1, d2 = in_shape
         if d1 is None and d2 is None:
             return None

@@ -27,7 +27,7 @@ from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_util as cu
-from .convolution import check_float_type, check_num_inputs, input_names
+from .convolution import check_float_type, input_names
 
 __all__ = ["DeconvolutionParam", "DeconvolutionProp"]
 
@@ -158,7 +158,7 @@ class DeconvolutionProp(OperatorProperty):
         return tuple(pad), tuple(adj)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        check_num_inputs(self, len(in_shape))
+        self.check_num_inputs(in_shape, f"no_bias={self.param.no_bias}")
         p, g = self.param, self.geom
         nd = g.nd
         dshape = in_shape[0]

@@ -98,8 +98,7 @@ class DropoutProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None and out_shape:
             data = out_shape[0]

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import DTypeError, ShapeError
+from ...base import DTypeError
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
@@ -53,10 +53,7 @@ class EmbeddingProp(OperatorProperty):
         return ["data", "weight"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if len(in_shape) != 2:
-            raise ShapeError(
-                f"{self.where()}: expects 2 inputs (data, weight), got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape)
         p = self.param
         wshape = shape_assign(self, "input", "weight", in_shape[1], (p.input_dim, p.output_dim))
         data = in_shape[0]

@@ -24,7 +24,7 @@ from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_util as cu
-from .convolution import check_float_type, check_num_inputs, input_names
+from .convolution import check_float_type, input_names
 
 __all__ = ["FullyConnectedParam", "FullyConnectedProp"]
 
@@ -56,7 +56,7 @@ class FullyConnectedProp(OperatorProperty):
         return input_names(self.param.no_bias)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        check_num_inputs(self, len(in_shape))
+        self.check_num_inputs(in_shape, f"no_bias={self.param.no_bias}")
         p = self.param
         dshape = in_shape[0]
         if dshape is None:

@@ -17,13 +17,13 @@ import itertools
 import math
 from typing import Any
 
-from ...base import ParamError, ShapeError
+from ...base import ParamError, Shape, ShapeError
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
 
-__all__ = ["Im2colParam", "Col2imParam"]
+__all__ = ["Im2colParam", "Col2imParam", "windows", "add_windows"]
 
 _SHAPE_DOC = "(w,), (h, w) or (d, h, w)"
 
@@ -116,16 +116,50 @@ class _Geometry:
         return math.prod(self.out)
 
 
+def windows(
+    xp: Any, x: Any, kernel: Shape, stride: Shape, dilate: Shape, pad: Shape, out: Shape
+) -> Any:
+    """A ``(N, C, *out, *kernel)`` view of ``x (N, C, *S)`` zero-padded by ``pad``: entry
+    ``[n, c, o, j]`` is padded position ``o * stride + j * dilate`` (one copy of ``x`` when
+    there is padding, none otherwise)."""
+    nd = len(kernel)
+    if any(pad):
+        x = xp.pad(x, [(0, 0), (0, 0), *[(q, q) for q in pad]])
+    span = tuple((k - 1) * d + 1 for k, d in zip(kernel, dilate))
+    win = xp.lib.stride_tricks.sliding_window_view(x, span, axis=tuple(range(2, 2 + nd)))
+    sub = (slice(None), slice(None))
+    sub += tuple(slice(0, (o - 1) * s + 1, s) for o, s in zip(out, stride))
+    sub += tuple(slice(None, None, d) for d in dilate)
+    return win[sub]
+
+
+def add_windows(cols: Any, img: Any, stride: Shape, dilate: Shape) -> None:
+    """The adjoint of :func:`windows`: add ``cols (N, C, *out, *kernel)`` (any strides) onto
+    the padded image ``img (N, C, *padded)``, one slice addition per kernel offset or per
+    output cell, whichever there are fewer of."""
+    nd = len(stride)
+    out, kernel = cols.shape[2 : 2 + nd], cols.shape[2 + nd :]
+    lead = (slice(None), slice(None))
+    if math.prod(kernel) <= math.prod(out):
+        for jj in itertools.product(*map(range, kernel)):
+            sl = tuple(
+                slice(j * d, j * d + (o - 1) * s + 1, s)
+                for j, d, o, s in zip(jj, dilate, out, stride)
+            )
+            img[lead + sl] += cols[(*lead, Ellipsis, *jj)]
+    else:
+        for oo in itertools.product(*map(range, out)):
+            sl = tuple(
+                slice(o * s, o * s + (k - 1) * d + 1, d)
+                for o, s, k, d in zip(oo, stride, kernel, dilate)
+            )
+            img[lead + sl] += cols[(*lead, *oo)]
+
+
 def _im2col(xp: Any, x: Any, g: _Geometry) -> Any:
     n, c = x.shape[:2]
     nd = len(g.kernel)
-    xpad = xp.pad(x, [(0, 0), (0, 0), *[(q, q) for q in g.pad]])
-    axes = tuple(range(2, 2 + nd))
-    win = xp.lib.stride_tricks.sliding_window_view(xpad, g.span, axis=axes)
-    sub = (slice(None), slice(None))
-    sub += tuple(slice(None, None, st) for st in g.stride)
-    sub += tuple(slice(None, None, d) for d in g.dilate)
-    win = win[sub]  # (N, C, *out, *kernel)
+    win = windows(xp, x, g.kernel, g.stride, g.dilate, g.pad, g.out)
     order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
     return win.transpose(order).reshape(n, g.rows(c), g.blocks())
 
@@ -135,15 +169,11 @@ def _col2im(xp: Any, col: Any, g: _Geometry, channels: int) -> Any:
     nd = len(g.kernel)
     padded = tuple(x + 2 * q for x, q in zip(g.spatial, g.pad))
     img = xp.zeros((n, channels, *padded), col.dtype)
-    cols = col.reshape(n, channels, math.prod(g.kernel), *g.out)
-    for i, off in enumerate(itertools.product(*[range(k) for k in g.kernel])):
-        sl = tuple(
-            slice(o * d, o * d + (m - 1) * st + 1, st)
-            for o, d, m, st in zip(off, g.dilate, g.out, g.stride)
-        )
-        img[(slice(None), slice(None), *sl)] += cols[:, :, i]
+    cols = col.reshape(n, channels, *g.kernel, *g.out)
+    order = (0, 1, *range(2 + nd, 2 + 2 * nd), *range(2, 2 + nd))
+    add_windows(cols.transpose(order), img, g.stride, g.dilate)
     crop = tuple(slice(q, q + x) for q, x in zip(g.pad, g.spatial))
-    return img[(slice(None), slice(None), *crop)] if nd else img
+    return img[(slice(None), slice(None), *crop)]
 
 
 class _Im2colOp(Operator):
@@ -185,8 +215,7 @@ class Im2colProp(OperatorProperty):
     param_class = Im2colParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None
@@ -215,8 +244,7 @@ class Col2imProp(OperatorProperty):
     param_class = Col2imParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None

@@ -15,7 +15,7 @@ from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
 from .activation import check_float
-from .normalization import _check_nargs, _only_float32, _put
+from .normalization import _only_float32, _put
 
 __all__ = ["L2NormalizationParam", "LRNParam"]
 
@@ -78,7 +78,7 @@ class L2NormalizationProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None:
             return None
@@ -167,7 +167,7 @@ class LRNProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         if self.param.nsize % 2 == 0:
             raise ShapeError(
                 f"{self.where()}: argument 'nsize' is {self.param.nsize}; LRN only supports odd "

@@ -61,12 +61,6 @@ def _put(out: Any, req: OpReq, value: Any) -> None:
         assign(out, req, value)
 
 
-def _check_nargs(prop: OperatorProperty, in_shape: list) -> None:
-    names = prop.list_arguments()
-    if len(in_shape) != len(names):
-        raise ShapeError(f"{prop.where()}: takes {len(names)} inputs {names}, got {len(in_shape)}.")
-
-
 def _norm_axis(prop: OperatorProperty, axis: int, ndim: int) -> int:
     if not -ndim <= axis < ndim:
         raise ShapeError(
@@ -280,7 +274,7 @@ class BatchNormProp(OperatorProperty):
         return 3 if self.param.output_mean_var else 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None:
             return None
@@ -404,7 +398,7 @@ class LayerNormProp(_NormPropBase):
     param_class = LayerNormParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None:
             return None
@@ -484,7 +478,7 @@ class InstanceNormProp(_NormPropBase):
         return ["output", "mean", "var"]
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None:
             return None
@@ -512,7 +506,7 @@ class GroupNormProp(_NormPropBase):
     param_class = GroupNormParam
 
     def infer_shape(self, in_shape, out_shape=None):
-        _check_nargs(self, in_shape)
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None:
             return None

@@ -498,11 +498,7 @@ class RNNProp(OperatorProperty):
         return self.num_outputs() - 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        names = self.list_arguments()
-        if len(in_shape) != len(names):
-            raise ShapeError(
-                f"{self.where()}: takes {len(names)} inputs {names}, got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None

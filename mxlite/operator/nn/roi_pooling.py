@@ -57,8 +57,7 @@ class ROIPoolingProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if len(in_shape) != 2:
-            raise ShapeError(f"{self.where()}: expects 2 inputs (data, rois), got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         ps = self.param.pooled_size
         if len(ps) != 2 or min(ps) < 1:
             raise ShapeError(

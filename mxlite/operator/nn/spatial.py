@@ -185,8 +185,7 @@ class GridGeneratorProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 1:
-            raise ShapeError(f"{self.where()}: takes 1 input ['data'], got {len(in_shape)}.")
+        self.check_num_inputs(in_shape)
         data = in_shape[0]
         if data is None or len(data) == 0:
             return None
@@ -275,10 +274,7 @@ class BilinearSamplerProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 2:
-            raise ShapeError(
-                f"{self.where()}: takes 2 inputs ['data', 'grid'], got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape)
         data, grid = in_shape
         if data is None or grid is None or len(data) == 0 or len(grid) == 0:
             return None
@@ -369,10 +365,7 @@ class SpatialTransformerProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape, out_shape=None):
-        if len(in_shape) != 2:
-            raise ShapeError(
-                f"{self.where()}: takes 2 inputs ['data', 'loc'], got {len(in_shape)}."
-            )
+        self.check_num_inputs(in_shape)
         data, loc = in_shape
         if data is None or len(data) == 0:
             return None

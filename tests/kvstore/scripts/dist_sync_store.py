@@ -44,6 +44,30 @@ for k, pair in zip(keys, outs):
     stored = mx.nd.zeros(shapes[k], dtype=dtypes.get(k, "float32"))
     kv2.pull(k, out=stored)
     assert (stored.asnumpy() == n).all(), (k, stored.asnumpy())
+
+# a value pushed alone is summed in place (MXNet pulls into it) and kept as the stored value;
+# one array pushed for several keys, in one call or in turn, leaves each key its own sum
+kv5 = mx.kv.create("dist_sync")
+kv5.init(["a", "b", "c"], [mx.nd.zeros((300, 1000))] * 3)
+v = mx.nd.ones((300, 1000)) * (r + 1)
+kv5.push("a", v)
+assert (v.asnumpy() == n * (n + 1) / 2).all(), v.asnumpy()[0, 0]
+kv5.push("b", v)  # pushes the sum: "a" keeps its own copy of it
+outs = [mx.nd.zeros((300, 1000)) for _ in range(2)]
+kv5.pull(["a", "b"], out=outs)
+assert (outs[0].asnumpy() == n * (n + 1) / 2).all(), outs[0].asnumpy()[0, 0]
+assert (outs[1].asnumpy() == n * n * (n + 1) / 2).all(), outs[1].asnumpy()[0, 0]
+w = mx.nd.ones((300, 1000)) * (r + 1)
+kv5.push(["a", "c"], [w, w])  # one array for two keys: summed apart, w unchanged
+kv5.pull(["a", "c"], out=outs)
+assert all((o.asnumpy() == n * (n + 1) / 2).all() for o in outs)
+assert (w.asnumpy() == r + 1).all()
+kv5.pushpull("c", w, out=outs[0])
+assert (w.asnumpy() == n * (n + 1) / 2).all() and (outs[0].asnumpy() == w.asnumpy()).all()
+kv5.pull("b", out=w)  # w is the stored value of "c": "c" keeps a copy
+kv5.pull("c", out=outs[1])
+assert (w.asnumpy() == n * n * (n + 1) / 2).all() and (outs[1].asnumpy() == n * (n + 1) / 2).all()
+
 try:
     kv2.init("s1", mx.nd.zeros((5,)))
     raise AssertionError("a second init must fail")
