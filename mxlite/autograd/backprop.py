@@ -386,16 +386,20 @@ def grad(
 
 
 def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = None) -> None:
-    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``);
-    ``stype`` ('row_sparse', 'csr') makes the buffer sparse: backward then stores the rows (or
-    elements) of the gradient that are not zero."""
+    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``).
+
+    ``stype`` ('default', 'row_sparse', 'csr') is the gradient's storage type, by default
+    this array's own (as MXNet's ``zeros_like``): backward then stores the rows MXNet stores
+    (those an operator with a row-sparse gradient touches) or the non-zero elements."""
     parse_req(grad_req, "attach_grad: grad_req")
     if stype not in (None, "default", "row_sparse", "csr"):
         raise MXNetError(
             f"attach_grad: argument 'stype' must be 'default', 'row_sparse' or 'csr', "
             f"got {stype!r}."
         )
-    if stype not in (None, "default"):
+    if stype is None:
+        stype = self.stype
+    if stype != "default":
         grad = sparse_zeros(stype, self.shape, ctx=self.context, dtype=self._data.dtype)
     else:
         grad = _zeros_like(self)
@@ -404,6 +408,8 @@ def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = Non
 
 def _detach(self: NDArray) -> NDArray:
     """A new array sharing data with this one, outside any recorded graph."""
+    if self.__class__ is not NDArray:  # sparse: the same class on the same parts
+        return type(self)(self, self.writable)
     return _wrap(self._chunk, self._data, self.writable)
 
 
