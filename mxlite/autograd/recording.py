@@ -62,6 +62,7 @@ class _Node:
         "out_meta",
         "uid",
         "inline",
+        "sparse_in",
         "__weakref__",
     )
 
@@ -81,6 +82,9 @@ class _Node:
         self.out_meta: list[tuple] = []
         self.uid = -1  # the k of get_symbol's "var<k>" / "node_<k>"
         self.inline = False  # the arrays are small: its gradient function may run on the caller
+        # the call's inputs as given when one was sparse (ndarray/sparse_dispatch.py sets it):
+        # their storage types decide which gradients are row-sparse, and which rows they hold
+        self.sparse_in: list[Any] | None = None
 
 
 # ---- modes -------------------------------------------------------------------------------

@@ -1,0 +1,131 @@
+"""Sparse gradients in the backward pass: which gradients are row-sparse and which rows.
+
+Design note
+-----------
+Every recorded node runs its dense backward (``backprop.py``). Where MXNet 1.9.1's backward
+storage inference gives an input a row-sparse gradient (``Embedding(sparse_grad=True)`` and
+``_contrib_SparseEmbedding`` for the weight; ``dot`` with a CSR left operand for the right one;
+``forms_tensor.backward_stypes`` says which), :func:`sparse_input_grads` turns the dense
+gradient into a :class:`RowSparseNDArray` holding the rows MXNet holds: the indices looked up,
+or the columns the CSR operand stores, even where their values are zero. The conversion is
+one engine function after the backward, so it stays asynchronous. Sums of gradients (several
+uses, ``grad_req='add'``, the variables' buffers) keep row-sparse parts row-sparse (the union
+of their rows); a sparse gradient that reaches a dense consumer is densified there.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..ndarray.ndarray import NDArray, _new
+from ..ndarray.sparse_array import empty_sparse, push_kernel
+from ..operator.sparse.forms_tensor import backward_stypes
+from ..operator.sparse.storage import RowSparse, to_dense, to_stype
+
+__all__ = ["sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
+
+# the operators backward_stypes may give a row-sparse gradient
+_ROW_SPARSE_OPS = frozenset(
+    "Embedding _contrib_SparseEmbedding dot _sparse_retain _square_sum elemwise_add "
+    "elemwise_sub _grad_add add_n".split()
+)
+_EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
+
+
+def sparse_input_grads(node: Any, in_grads: list) -> list:
+    """``in_grads`` of ``node`` with the gradients MXNet makes row-sparse made row-sparse."""
+    prop = node.prop
+    if prop.op_name not in _ROW_SPARSE_OPS:
+        return in_grads
+    src = node.sparse_in
+    in_st = [x.stype for x in src] if src is not None else ["default"] * len(in_grads)
+    for i, st in enumerate(backward_stypes(prop, in_st)):
+        g = in_grads[i]
+        if st == "row_sparse" and g is not None and g.__class__ is NDArray:
+            in_grads[i] = _to_row_sparse(node, g)
+    return in_grads
+
+
+def _to_row_sparse(node: Any, g: NDArray) -> NDArray:
+    name = node.prop.op_name
+    key = None
+    if name in _EMBEDDINGS:
+        key = node.sparse_in[0] if node.sparse_in is not None else node.in_data[0]
+    elif name == "dot":
+        key = node.sparse_in[0]  # the CSR operand: its stored columns are the rows
+    n = g.shape[0]
+
+    def kernel(values: list) -> list:
+        dense = values[0]
+        if key is None:
+            rows = np.flatnonzero(dense.reshape(n, -1).any(axis=1))
+        elif name in _EMBEDDINGS:
+            idx = np.asarray(to_dense(values[1])).reshape(-1).astype(np.int64)
+            rows = np.unique(np.clip(idx, 0, n - 1))
+        else:
+            rows = np.unique(np.asarray(values[1].indices, np.int64))
+        rows = rows.astype(np.int64, copy=False)
+        return [RowSparse(np.array(dense[rows]), rows, dense.shape)]
+
+    out = empty_sparse("row_sparse", g.shape, g._data.dtype, g.context)
+    push_kernel(kernel, [g] if key is None else [g, key], [out], (), "_grad_to_row_sparse")
+    return out
+
+
+def densify(g: NDArray) -> NDArray:
+    """``g`` as a dense array (itself when dense), converted by an engine function."""
+    if g.__class__ is NDArray:
+        return g
+    out = _new(g.shape, g._data.dtype, g.context)
+    push_kernel(lambda v: [to_dense(v[0])], [g], [out], (), "_grad_densify")
+    return out
+
+
+def _sum_values(values: list, stype: str, shape: tuple, dtype: Any) -> Any:
+    """The sum of gradient values; row-sparse keeps the union of the parts' rows (and the
+    non-zero rows of dense parts), as MXNet's sparse ``add_n`` does."""
+    if stype == "row_sparse":
+        sparse = [v for v in values if isinstance(v, RowSparse)]
+        dense = [np.asarray(to_dense(v)) for v in values if not isinstance(v, RowSparse)]
+        idx = [v.indices for v in sparse]
+        if dense:
+            total = np.sum(dense, axis=0)
+            idx.append(np.flatnonzero(total.reshape(shape[0], -1).any(axis=1)))
+        rows = np.unique(np.concatenate(idx)) if idx else np.zeros(0, np.int64)
+        rows = rows.astype(np.int64, copy=False)
+        acc = np.zeros((len(rows), *shape[1:]), dtype)
+        for v in sparse:
+            acc[np.searchsorted(rows, v.indices)] += v.data
+        if dense:
+            acc += total[rows]
+        return RowSparse(acc, rows, shape)
+    total = np.zeros(shape, dtype)
+    for v in values:
+        if isinstance(v, RowSparse):
+            total[v.indices] += v.data
+        else:
+            total += to_dense(v)
+    return to_stype(total, stype)
+
+
+def sum_grads_into(target: NDArray, parts: list, add: bool) -> None:
+    """Write (or with ``add``, add) the sum of ``parts`` into the sparse buffer ``target``,
+    keeping its storage type, as one engine function."""
+    st, shape, dtype = target.stype, target.shape, target._data.dtype
+    reads = [*parts, target] if add else list(parts)
+    push_kernel(lambda v: [_sum_values(v, st, shape, dtype)], reads, [target], (), "_grad_sum")
+
+
+def sum_grads(parts: list) -> NDArray:
+    """A new array with the sum of ``parts``: row-sparse when they all are, else dense."""
+    first = parts[0]
+    st = "row_sparse" if all(p.stype == "row_sparse" for p in parts) else "default"
+    shape, dtype = first.shape, first._data.dtype
+    if st == "default":
+        out = _new(shape, dtype, first.context)
+    else:
+        out = empty_sparse(st, shape, dtype, first.context)
+    push_kernel(lambda v: [_sum_values(v, st, shape, dtype)], list(parts), [out], (), "_grad_sum")
+    return out

@@ -1,0 +1,150 @@
+"""Record sparse gradients from real MXNet 1.9.1 into tests/ndarray/golden/sparse/.
+
+Run under the reference interpreter (never imported by mxlite)::
+
+    /tmp/mxref/bin/python tools/make_golden_sparse_grad.py
+
+Writes ``sparse_grad.npz``. ``__cases__`` is a JSON list of
+``{"name", "kind", "stype"}``; for case ``name`` the arrays ``name_in{j}`` are the inputs
+(dense values), ``name_ograd`` the head gradient where one is given, and ``name_grad`` /
+``name_indices`` the gradient's dense value and the rows (or CSR column indices) MXNet stores.
+Kinds: ``autograd_dot`` (``dot(csr, w)`` recorded, gradient of ``w``), ``autograd_embedding``
+(``Embedding(sparse_grad=True)``), ``exe_dot`` / ``exe_embedding`` (the same through
+``simple_bind`` with ``stype_dict``) and ``iter_csr`` (NDArrayIter over a CSR array with
+``shuffle``: ``name_batch{k}`` are the batches after ``np.random.seed(3)``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+
+import mxnet as mx
+import numpy as np
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "tests", "ndarray", "golden", "sparse")
+
+
+def csr_value(shape, seed, density=0.3):
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=shape) * (rng.uniform(size=shape) < density)
+    x[:, 1] = 0  # a column no row uses: its gradient row is not stored
+    return x.astype("float32")
+
+
+def _grad_parts(g):
+    if g.stype == "row_sparse":
+        return g.asnumpy(), g.indices.asnumpy()
+    if g.stype == "csr":
+        return g.asnumpy(), g.indices.asnumpy()
+    return g.asnumpy(), np.zeros(0, "int64")
+
+
+def record(out, cases, name, kind, inputs, grad, ograd=None):
+    for j, x in enumerate(inputs):
+        out[f"{name}_in{j}"] = np.asarray(x)
+    if ograd is not None:
+        out[f"{name}_ograd"] = ograd
+    out[f"{name}_grad"], out[f"{name}_indices"] = _grad_parts(grad)
+    cases.append({"name": name, "kind": kind, "stype": grad.stype})
+
+
+def autograd_cases(out, cases):
+    x = csr_value((4, 6), 1)
+    w = np.random.RandomState(2).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(3).normal(size=(4, 3)).astype("float32")
+    zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
+    for tag, w_stype, g_stype, head in (
+        ("dot_dns_rspgrad", "default", "row_sparse", og),
+        ("dot_rsp", "row_sparse", None, og),
+        ("dot_dns_dnsgrad", "default", None, og),
+        ("dot_zero_ograd", "default", "row_sparse", zero_og),
+        ("dot_csrgrad", "default", "csr", og),
+    ):
+        lhs = mx.nd.array(x).tostype("csr")
+        wt = mx.nd.array(w).tostype(w_stype)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.dot(lhs, wt)
+        y.backward(mx.nd.array(head))
+        record(out, cases, tag, "autograd_dot", [x, w], wt.grad, head)
+    idx = np.array([[4, 1], [1, 7]], "float32")
+    emb = np.random.RandomState(4).normal(size=(9, 2)).astype("float32")
+    og = np.random.RandomState(5).normal(size=(2, 2, 2)).astype("float32")
+    for tag, g_stype in (("emb_rspgrad", "row_sparse"), ("emb_dnsgrad", None)):
+        wt = mx.nd.array(emb)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
+            z = y * 2
+        try:
+            z.backward(mx.nd.array(og))
+        except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
+            cases.append({"name": tag, "kind": "autograd_embedding", "error": str(exc)[:200]})
+            continue
+        record(out, cases, tag, "autograd_embedding", [idx, emb], wt.grad, og)
+
+
+def executor_cases(out, cases):
+    x = csr_value((4, 6), 6)
+    w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", stype=w_stype)
+        sym = mx.sym.dot(data, weight)
+        exe = sym.simple_bind(
+            mx.cpu(),
+            data=(4, 6),
+            weight=(6, 3),
+            stype_dict={"data": "csr", "weight": w_stype},
+            grad_req={"data": "null", "weight": "write"},
+        )
+        exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
+        exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        record(out, cases, tag, "exe_dot", [x, w], exe.grad_dict["weight"], og)
+    idx = np.array([[0, 5], [5, 2]], "float32")
+    emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
+    og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
+    sym = mx.sym.Embedding(
+        mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
+    )
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
+    exe.arg_dict["data"][:] = idx
+    exe.arg_dict["weight"][:] = emb
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(og))
+    record(out, cases, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+
+
+def iter_case(out, cases):
+    x = csr_value((7, 5), 11, density=0.5)
+    lab = np.arange(7, dtype="float32")
+    np.random.seed(3)
+    it = mx.io.NDArrayIter(
+        mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True, last_batch_handle="discard"
+    )
+    out["iter_in0"] = x
+    n = 0
+    for k, batch in enumerate(it):
+        out[f"iter_batch{k}"] = batch.data[0].asnumpy()
+        out[f"iter_label{k}"] = batch.label[0].asnumpy()
+        n += 1
+    cases.append({"name": "iter", "kind": "iter_csr", "stype": "csr", "batches": n})
+
+
+if __name__ == "__main__":
+    warnings.simplefilter("ignore")
+    os.makedirs(GOLDEN, exist_ok=True)
+    out: dict = {}
+    cases: list = []
+    autograd_cases(out, cases)
+    executor_cases(out, cases)
+    iter_case(out, cases)
+    out["__cases__"] = np.array(json.dumps(cases))
+    np.savez_compressed(os.path.join(GOLDEN, "sparse_grad.npz"), **out)
+    for c in cases:
+        print(c, out.get(f"{c['name']}_indices"))
