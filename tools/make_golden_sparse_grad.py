@@ -118,6 +118,25 @@ def executor_cases(out, cases):
     exe.forward(is_train=True)
     exe.backward(mx.nd.array(og))
     record(out, cases, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+    exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
+    record(out, cases, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
+           np.zeros((2, 2, 2), "float32"))  # fmt: skip
+    # bind with a row-sparse args_grad; a head gradient that is zero but in one row
+    og = np.zeros((4, 3), "float32")
+    og[0] = 1
+    for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
+        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+        grad = mx.nd.zeros((6, 3), stype="row_sparse")
+        exe = sym.bind(
+            mx.cpu(),
+            {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)},
+            args_grad={"weight": grad},
+            grad_req={"data": "null", "weight": "write"},
+        )
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        assert exe.grad_dict["weight"] is grad
+        record(out, cases, tag, "exe_dot", [x, w], grad, og)
 
 
 def iter_case(out, cases):
