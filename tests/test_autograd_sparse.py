@@ -175,3 +175,47 @@ def test_sparse_operator_failure_surfaces_at_the_wait():
         form.compute = old
     with pytest.raises(MXNetError, match="kernel failed"):
         y.asnumpy()
+
+
+# ---- sparse kernels under autograd: no dense copy of a CSR operand -----------------------
+
+
+def test_recorded_dot_runs_its_sparse_kernels(monkeypatch):
+    from mxlite.ndarray import sparse_dispatch
+
+    def no_fallback(prop, *args):
+        raise AssertionError(f"{prop.op_name} fell back to dense")
+
+    monkeypatch.setattr(sparse_dispatch, "_fallback", no_fallback)
+    rng = np.random.RandomState(0)
+    x = (rng.uniform(size=(5, 7)) < 0.3) * rng.normal(size=(5, 7))
+    csr = mx.nd.array(x).tostype("csr")
+    w = mx.nd.array(rng.normal(size=(7, 2)))
+    v = mx.nd.array(rng.normal(size=(5, 2)))
+    w.attach_grad(stype="row_sparse")
+    v.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.dot(csr, w)
+        t = mx.nd.dot(csr, v, transpose_a=True)  # row-sparse, as MXNet
+    assert t.stype == "row_sparse"
+    mx.autograd.backward([y, t])
+    np.testing.assert_allclose(w.grad.asnumpy(), x.T @ np.ones((5, 2)), rtol=1e-5)
+    np.testing.assert_array_equal(w.grad.indices.asnumpy(), np.unique(csr.indices.asnumpy()))
+    assert v.grad.stype == "default"
+    np.testing.assert_allclose(v.grad.asnumpy(), x @ np.ones((7, 2)), rtol=1e-5)
+
+
+def test_embedding_sparse_backward_sums_repeated_indices():
+    rng = np.random.RandomState(1)
+    idx = rng.randint(-2, 12, size=(6, 5)).astype(np.float32)  # out of range: clipped
+    og = rng.normal(size=(6, 5, 3)).astype(np.float32)
+    w = mx.nd.array(rng.normal(size=(10, 3)))
+    w.attach_grad(stype="row_sparse")
+    with mx.autograd.record():
+        y = mx.nd.Embedding(mx.nd.array(idx), w, input_dim=10, output_dim=3, sparse_grad=True)
+    y.backward(mx.nd.array(og))
+    clipped = np.clip(idx.astype(np.int64), 0, 9).reshape(-1)
+    expected = np.zeros((10, 3), np.float32)
+    np.add.at(expected, clipped, og.reshape(-1, 3))
+    np.testing.assert_allclose(w.grad.asnumpy(), expected, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(w.grad.indices.asnumpy(), np.unique(clipped))

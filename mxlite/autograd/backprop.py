@@ -21,7 +21,7 @@ from ..ndarray.xp_nd import _op, as_entry, backward_recorded
 from ..operator.registry import OpContext
 from ..operator.req import OpReq, parse_req
 from .recording import _Node, _scope, _state, mark_variables, set_recording
-from .sparse_grad import densify, sparse_input_grads, sum_grads, sum_grads_into
+from .sparse_grad import densify, sparse_backward, sparse_input_grads, sum_grads, sum_grads_into
 
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
@@ -80,6 +80,9 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
         return backward_recorded(node, out_grads, train)
     if prop.op_name == "cast_storage" and out_grads[0].__class__ is not NDArray:
         return [out_grads[0]]  # a recorded densify of a sparse variable: keep MXNet's rows
+    sparse = sparse_backward(node, out_grads)
+    if sparse is not None:
+        return sparse
     out_grads = [densify(g) for g in out_grads]
     ctx = node.ctx
     in_grads: list[NDArray | None] = []

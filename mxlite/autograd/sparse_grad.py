@@ -2,8 +2,11 @@
 
 Design note
 -----------
-Every recorded node runs its dense backward (``backprop.py``). Where MXNet 1.9.1's backward
-storage inference gives an input a row-sparse gradient (``Embedding(sparse_grad=True)`` and
+A recorded ``dot`` with a CSR operand and an ``Embedding`` with a row-sparse weight gradient
+run sparse backward kernels (``forms_tensor.SPARSE_BACKWARD``, :func:`sparse_backward`): the
+CSR operand is never densified and the embedding's gradient is a segment sum of the output
+gradient's rows. Every other node runs its dense backward (``backprop.py``); where MXNet
+1.9.1's backward storage inference gives an input a row-sparse gradient (``Embedding(sparse_grad=True)`` and
 ``_contrib_SparseEmbedding`` for the weight; ``dot`` with a CSR left operand for the right one;
 ``forms_tensor.backward_stypes`` says which), :func:`sparse_input_grads` turns the dense
 gradient into a :class:`RowSparseNDArray` holding the rows MXNet holds: the indices looked up,
@@ -21,10 +24,10 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse_array import empty_sparse, push_kernel
-from ..operator.sparse.forms_tensor import backward_stypes
+from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes
 from ..operator.sparse.storage import RowSparse, to_dense, to_stype
 
-__all__ = ["sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
+__all__ = ["sparse_backward", "sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
 
 # the operators backward_stypes may give a row-sparse gradient
 _ROW_SPARSE_OPS = frozenset(
@@ -32,6 +35,44 @@ _ROW_SPARSE_OPS = frozenset(
     "elemwise_sub _grad_add add_n".split()
 )
 _EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
+
+
+def sparse_backward(node: Any, out_grads: list) -> list | None:
+    """Push ``node``'s sparse backward kernel (``forms_tensor.SPARSE_BACKWARD``) when it has
+    one for these inputs; returns one gradient per input (None where not needed), or None."""
+    prop = node.prop
+    entry = SPARSE_BACKWARD.get(prop.op_name)
+    if entry is None:
+        return None
+    src = node.sparse_in
+    in_st = [x.stype for x in src] if src is not None else ["default"] * len(node.inputs)
+    needs = [e is not None for e in node.inputs]
+    applies, kernel = entry
+    if not applies(prop, in_st, needs) or any(x is None for x in node.in_data[:1]):
+        return None
+    grads: list = [None] * len(needs)
+    for i, st in enumerate(backward_stypes(prop, in_st)):
+        if needs[i]:
+            shape, dtype = node.in_meta[i]
+            grads[i] = (
+                _new(shape, dtype, node.ctx)
+                if st == "default"
+                else empty_sparse(st, shape, dtype, node.ctx)
+            )
+    n_og = len(out_grads)
+    ins = [x for x in node.in_data if x is not None]
+    where = [i for i, x in enumerate(node.in_data) if x is not None]
+
+    def run(values: list) -> list:
+        in_values: list = [None] * len(needs)
+        for i, v in zip(where, values[n_og:]):
+            in_values[i] = v
+        res = kernel(prop, values[:n_og], in_values)
+        return [r for r, g in zip(res, grads) if g is not None]
+
+    outs = [g for g in grads if g is not None]
+    push_kernel(run, [*out_grads, *ins], outs, (), f"_backward_{prop.op_name}")
+    return grads
 
 
 def sparse_input_grads(node: Any, in_grads: list) -> list:

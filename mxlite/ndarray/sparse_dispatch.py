@@ -26,6 +26,7 @@ from typing import Any
 
 from ..base import MXNetError, env_bool
 from ..operator.sparse.forms import FORMS
+from ..operator.sparse.forms_tensor import SPARSE_BACKWARD
 from . import invoke as _invoke
 from . import sparse_array as _sparse_array
 from .ndarray import NDArray, _new
@@ -59,8 +60,8 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
     in_st = [stype_of_array(x) for x in inputs]
     form = FORMS.get(prop.op_name)
     out_st = None
-    recording = _invoke._state[0]
-    if form is not None and not (recording and any(x._ag is not None for x in inputs)):
+    recording = _invoke._state[0] and any(x._ag is not None for x in inputs)
+    if form is not None and (not recording or _sparse_backward(prop, inputs, in_st)):
         out_st = form.infer(prop, in_st)
     if out_st is not None:
         ctx = ctx or inputs[0].context
@@ -77,6 +78,8 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
             return compute(prop, values, out_st)
 
         push_kernel(kernel, list(inputs), outs[: len(out_st)], prop._mutates, prop.op_name)
+        if recording and _invoke._record_hook is not None:
+            _invoke._record_hook(prop, list(inputs), outs[: len(out_st)], [], False, sparse=True)
         if out is not None:
             return out
         n = prop.num_visible_outputs()
@@ -87,6 +90,13 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
             if isinstance(r, NDArray) and r._ag is not None and r._ag[0].prop is prop:
                 r._ag[0].sparse_in = list(inputs)  # the backward gives MXNet's sparse rows
     return res
+
+
+def _sparse_backward(prop: Any, inputs: list, in_st: list[str]) -> bool:
+    """Whether a recorded call can run its sparse kernel: its backward has a sparse kernel
+    too (forms_tensor.SPARSE_BACKWARD) for the inputs that need gradients."""
+    entry = SPARSE_BACKWARD.get(prop.op_name)
+    return entry is not None and entry[0](prop, in_st, [x._ag is not None for x in inputs])
 
 
 def _outputs(prop: Any, inputs: list, out_st: list[str], ctx: Any) -> list:
