@@ -6,11 +6,10 @@ A recorded ``dot`` with a CSR operand and an ``Embedding`` with a row-sparse wei
 run sparse backward kernels (``forms_tensor.SPARSE_BACKWARD``, :func:`sparse_backward`): the
 CSR operand is never densified and the embedding's gradient is a segment sum of the output
 gradient's rows. Every other node runs its dense backward (``backprop.py``); where MXNet
-1.9.1's backward storage inference gives an input a row-sparse gradient (``Embedding(sparse_grad=True)`` and
-``_contrib_SparseEmbedding`` for the weight; ``dot`` with a CSR left operand for the right one;
-``forms_tensor.backward_stypes`` says which), :func:`sparse_input_grads` turns the dense
-gradient into a :class:`RowSparseNDArray` holding the rows MXNet holds: the indices looked up,
-or the columns the CSR operand stores, even where their values are zero. The conversion is
+1.9.1's backward storage inference still gives an input a row-sparse gradient
+(``forms_tensor.backward_stypes``), :func:`sparse_input_grads` turns the dense gradient into a
+:class:`RowSparseNDArray` holding the rows MXNet holds (``forms_tensor.grad_rows``: the
+indices looked up, or the columns a CSR operand stores, even where the values are zero), in
 one engine function after the backward, so it stays asynchronous. Sums of gradients (several
 uses, ``grad_req='add'``, the variables' buffers) keep row-sparse parts row-sparse (the union
 of their rows); a sparse gradient that reaches a dense consumer is densified there.
@@ -24,7 +23,7 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse_array import empty_sparse, push_kernel
-from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes
+from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes, grad_rows
 from ..operator.sparse.storage import RowSparse, to_dense, to_stype
 
 __all__ = ["sparse_backward", "sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
@@ -96,18 +95,10 @@ def _to_row_sparse(node: Any, g: NDArray) -> NDArray:
         key = node.sparse_in[0] if node.sparse_in is not None else node.in_data[0]
     elif name == "dot":
         key = node.sparse_in[0]  # the CSR operand: its stored columns are the rows
-    n = g.shape[0]
 
     def kernel(values: list) -> list:
         dense = values[0]
-        if key is None:
-            rows = np.flatnonzero(dense.reshape(n, -1).any(axis=1))
-        elif name in _EMBEDDINGS:
-            idx = np.asarray(to_dense(values[1])).reshape(-1).astype(np.int64)
-            rows = np.unique(np.clip(idx, 0, n - 1))
-        else:
-            rows = np.unique(np.asarray(values[1].indices, np.int64))
-        rows = rows.astype(np.int64, copy=False)
+        rows = grad_rows(name, values[1] if key is not None else None, dense)
         return [RowSparse(np.array(dense[rows]), rows, dense.shape)]
 
     out = empty_sparse("row_sparse", g.shape, g._data.dtype, g.context)

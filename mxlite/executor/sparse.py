@@ -21,7 +21,8 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse import from_value, write_value
-from ..operator.sparse.forms_tensor import backward_stypes
+from ..ndarray.sparse_array import _kernel_input
+from ..operator.sparse.forms_tensor import backward_stypes, grad_rows
 from ..operator.sparse.storage import RowSparse, to_stype
 from ..symbol.graph import topo_order
 from ..symbol.sparse import grad_storage, infer_storage
@@ -118,18 +119,11 @@ class StorageBoundary:
 
 
 def _mxnet_rows(keys: list, args: list, value: np.ndarray) -> np.ndarray:
-    """The rows MXNet's row-sparse gradient holds: the union over the argument's uses of the
-    indices an Embedding looked up or the columns a CSR operand of dot stores (the non-zero
-    rows of ``value`` for a use whose operand is not an argument)."""
+    """The union of the rows each use of an argument gives its row-sparse gradient."""
     parts = []
-    for kind, k in keys:
-        if k is None:
-            parts.append(np.flatnonzero(value.reshape(value.shape[0], -1).any(axis=1)))
-        elif kind == "dot":
-            parts.append(args[k].indices.asnumpy())
-        else:
-            idx = args[k].asnumpy().reshape(-1).astype(np.int64)
-            parts.append(np.clip(idx, 0, value.shape[0] - 1))
+    for op_name, k in keys:
+        key = None if k is None else _kernel_input(args[k])
+        parts.append(grad_rows(op_name, key, value))
     return np.unique(np.concatenate(parts)).astype(np.int64)
 
 
@@ -147,12 +141,10 @@ def grad_row_keys(outputs: list, arg_nodes: list, known: dict) -> dict[int, list
         for (src, _), st in zip(node.inputs, backward_stypes(prop, in_st)):
             if src.op is not None or st != "row_sparse" or id(src) not in pos:
                 continue
-            kind = "dot" if prop.op_name == "dot" else "embedding"
-            if prop.op_name not in ("dot", "Embedding", "_contrib_SparseEmbedding"):
-                kind = "nonzero"
-            key_node = node.inputs[0][0]
-            k = pos.get(id(key_node)) if kind != "nonzero" and key_node.op is None else None
-            keys.setdefault(pos[id(src)], []).append((kind, k))
+            key_node = node.inputs[0][0]  # the indices, or the CSR operand of dot
+            decides = prop.op_name in ("dot", "Embedding", "_contrib_SparseEmbedding")
+            k = pos.get(id(key_node)) if decides and key_node.op is None else None
+            keys.setdefault(pos[id(src)], []).append((prop.op_name, k))
     return keys
 
 

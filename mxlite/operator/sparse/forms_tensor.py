@@ -13,7 +13,7 @@ from ..registry import OperatorProperty
 from .forms import Compute, _reg, _sparse_in, dense_forward
 from .storage import RowSparse, stype_of, to_dense, to_stype
 
-__all__ = ["backward_stypes", "check_stype", "SPARSE_BACKWARD"]
+__all__ = ["backward_stypes", "check_stype", "grad_rows", "SPARSE_BACKWARD"]
 
 
 # ---- cast_storage, dot ------------------------------------------
@@ -311,6 +311,21 @@ def backward_stypes(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
     return out
 
 
+def grad_rows(op_name: str, key: Any, grad: np.ndarray) -> np.ndarray:
+    """The rows MXNet's row-sparse gradient from ``op_name`` holds, given the kernel value of
+    the operand that decides them (``key``; None where unknown) and the dense gradient: the
+    indices an Embedding looked up (clipped, as its forward clips), the columns a CSR operand
+    of dot stores (also where the gradient is zero), else the rows that are not zero."""
+    n = grad.shape[0]
+    if key is None:
+        rows = np.flatnonzero(grad.reshape(n, -1).any(axis=1))
+    elif op_name == "dot":
+        rows = np.unique(np.asarray(key.indices))
+    else:
+        rows = np.unique(np.clip(np.asarray(to_dense(key)).reshape(-1).astype(np.int64), 0, n - 1))
+    return rows.astype(np.int64, copy=False)
+
+
 # ---- sparse backward kernels (autograd on sparse inputs) ------------------------------
 #
 # op name -> (applies(prop, in_stypes, needs_grad), kernel(prop, out_grads, in_values)):
@@ -327,8 +342,8 @@ def _dot_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
     csr, og = ins[0], np.asarray(to_dense(ograds[0]))
     if prop.param.transpose_a:  # y = csr.T w: dw = csr dy
         return [None, np.asarray(csr @ og)]
-    rows = np.unique(csr.indices).astype(np.int64)  # the columns csr stores, as MXNet keeps
     g = np.asarray(csr.T @ og)
+    rows = grad_rows("dot", csr, g)
     return [None, RowSparse(g[rows], rows, g.shape)]
 
 
