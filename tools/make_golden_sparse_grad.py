@@ -11,7 +11,10 @@ Writes ``sparse_grad.npz``. ``__cases__`` is a JSON list of
 Kinds: ``autograd_dot`` (``dot(csr, w)`` recorded, gradient of ``w``), ``autograd_embedding``
 (``Embedding(sparse_grad=True)``), ``exe_dot`` / ``exe_embedding`` (the same through
 ``simple_bind`` with ``stype_dict``) and ``iter_csr`` (NDArrayIter over a CSR array with
-``shuffle``: ``name_batch{k}`` are the batches after ``np.random.seed(3)``).
+``shuffle``: ``name_batch{k}`` are the batches after ``np.random.seed(3)``) and ``module``
+(``module_x``/``module_y`` as a LibSVM file, ``module_w0`` the initial row-sparse weight, and
+``module_<optimizer>_weight``/``_bias`` after two epochs of example/sparse/linear_classification's
+loop: Module, local kvstore, ``prepare`` with ``sparse_row_id_fn``).
 """
 
 from __future__ import annotations
@@ -155,6 +158,56 @@ def iter_case(out, cases):
     cases.append({"name": "iter", "kind": "iter_csr", "stype": "csr", "batches": n})
 
 
+def libsvm_text(x, y):
+    lines = []
+    for row, label in zip(x, y):
+        cols = np.flatnonzero(row)
+        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
+    return "\n".join(lines) + "\n"
+
+
+def module_cases(out, cases, tmp="sparse_module_tmp.t"):
+    """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
+    Module with a local kvstore, prepare(sparse_row_id_fn), update."""
+    rng = np.random.RandomState(12)
+    nf, n = 30, 48
+    x = np.zeros((n, nf), "float32")
+    for i in range(n):
+        cols = rng.choice(20, size=rng.randint(1, 5), replace=False)  # 20..29 never used
+        x[i, cols] = np.round(rng.uniform(0.5, 1.5, size=len(cols)), 3)
+    y = rng.randint(0, 2, size=n).astype("float32")
+    w0 = rng.normal(scale=0.1, size=(nf, 2)).astype("float32")
+    out["module_x"], out["module_y"], out["module_w0"] = x, y, w0
+    with open(tmp, "w") as f:
+        f.write(libsvm_text(x, y))
+    for opt in ("sgd", "adam", "adagrad"):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
+        bias = mx.sym.var("bias", shape=(2,))
+        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+        sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
+        it = mx.io.LibSVMIter(data_libsvm=tmp, data_shape=(nf,), batch_size=8)
+        mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
+        mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+        mod.init_params(
+            arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"), "bias": mx.nd.zeros(2)}
+        )
+        kw = {"momentum": 0.9} if opt == "sgd" else {}
+        optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
+        mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create("local"))
+        for _ in range(2):
+            it.reset()
+            for batch in it:
+                mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
+                mod.forward_backward(batch)
+                mod.update()
+        args, _ = mod.get_params()
+        out[f"module_{opt}_weight"] = args["weight"].asnumpy()
+        out[f"module_{opt}_bias"] = args["bias"].asnumpy()
+        cases.append({"name": f"module_{opt}", "kind": "module", "stype": args["weight"].stype})
+    os.remove(tmp)
+
+
 if __name__ == "__main__":
     warnings.simplefilter("ignore")
     os.makedirs(GOLDEN, exist_ok=True)
@@ -163,6 +216,7 @@ if __name__ == "__main__":
     autograd_cases(out, cases)
     executor_cases(out, cases)
     iter_case(out, cases)
+    module_cases(out, cases)
     out["__cases__"] = np.array(json.dumps(cases))
     np.savez_compressed(os.path.join(GOLDEN, "sparse_grad.npz"), **out)
     for c in cases:

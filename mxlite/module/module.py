@@ -321,7 +321,55 @@ class Module(BaseModule):
 
     def _sync_params_from_devices(self) -> None:
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore and self._update_on_kvstore:
+            # the store holds the updated row_sparse parameters: pull every row
+            for name, value in sorted(self._arg_params.items()):
+                if value.stype == "row_sparse":
+                    rows = nd.arange(0, value.shape[0], dtype="int64")
+                    self._kvstore.row_sparse_pull(name, value, row_ids=rows)
         self._params_dirty = False
+
+    def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
+        """Prepares the module for processing a data batch.
+
+        For modules that contain `row_sparse` parameters in KVStore, it pulls the rows of
+        those parameters that ``sparse_row_id_fn`` names: ``update()`` updates the copy in
+        the KVStore only, and ``prepare`` brings the rows the next batch needs.
+
+        Parameters
+        ----------
+        data_batch : DataBatch
+            The current batch of data for forward computation.
+        sparse_row_id_fn : A callback function
+            Takes `data_batch` and returns a dict of str -> NDArray: the row ids to pull for
+            each `row_sparse` parameter, by name.
+        """
+        _check_state(self, "prepare", "binded")
+        if sparse_row_id_fn is None:
+            return
+        if not self._kvstore or not self._update_on_kvstore:
+            warnings.warn(
+                "Parameters are not updated in the KVStore. No need to call sparse_row_id_fn.",
+                stacklevel=2,
+            )
+            return
+        row_ids = sparse_row_id_fn(data_batch)
+        if not isinstance(row_ids, dict):
+            raise MXNetError(
+                "Module.prepare: sparse_row_id_fn must return a dict of parameter name to row "
+                f"ids, got {type(row_ids).__name__}."
+            )
+        group = self._exec_group
+        for name, rows in row_ids.items():
+            idx = group.param_names.index(name)
+            value = group.param_arrays[idx]
+            if value[0].stype != "row_sparse":
+                warnings.warn(
+                    f"{name}.stype is not 'row_sparse'. No need to perform row_sparse_pull.",
+                    stacklevel=2,
+                )
+            else:
+                self._kvstore.row_sparse_pull(name, value, row_ids=rows, priority=-idx)
 
     # ---- binding ---------------------------------------------------------------------------
 
@@ -411,8 +459,8 @@ class Module(BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group
-            self._arg_params = {
-                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype)
+            self._arg_params = {  # of the executors' storage types (row_sparse weights)
+                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype, stype=arrs[0].stype)
                 for name, arrs in zip(self._param_names, group.param_arrays)
             }
             self._aux_params = {
