@@ -219,3 +219,9 @@ def test_embedding_sparse_backward_sums_repeated_indices():
     np.add.at(expected, clipped, og.reshape(-1, 3))
     np.testing.assert_allclose(w.grad.asnumpy(), expected, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(w.grad.indices.asnumpy(), np.unique(clipped))
+
+
+def test_detach_of_a_pending_result_sees_its_values():
+    x = mx.nd.array([[0, 1], [2, 0]]).tostype("csr")
+    y = (x * 3).detach()
+    np.testing.assert_array_equal(y.asnumpy(), [[0, 3], [6, 0]])

@@ -173,6 +173,7 @@ class BaseSparseNDArray(NDArray):
 
     def __init__(self, handle: Any = None, writable: bool = True) -> None:
         if handle is not None:  # another sparse array's handle: share its parts
+            _engine().wait_for_var(handle._chunk.var)  # once a pending kernel has set them
             self._chunk, self._data = handle._chunk, handle._data
             self._aux, self._sshape = handle._aux, handle._sshape
         else:  # what unpickling makes before __setstate__ fills it
