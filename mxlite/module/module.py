@@ -44,6 +44,7 @@ from .base_module import (
     _parse_data_desc,
 )
 from .executor_group import DataParallelExecutorGroup
+from .sparse_params import pull_all_rows, pull_rows
 
 __all__ = ["Module"]
 
@@ -322,11 +323,7 @@ class Module(BaseModule):
     def _sync_params_from_devices(self) -> None:
         self._exec_group.get_params(self._arg_params, self._aux_params)
         if self._kvstore and self._update_on_kvstore:
-            # the store holds the updated row_sparse parameters: pull every row
-            for name, value in sorted(self._arg_params.items()):
-                if value.stype == "row_sparse":
-                    rows = nd.arange(0, value.shape[0], dtype="int64")
-                    self._kvstore.row_sparse_pull(name, value, row_ids=rows)
+            pull_all_rows(self._kvstore, self._arg_params)
         self._params_dirty = False
 
     def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
@@ -345,31 +342,9 @@ class Module(BaseModule):
             each `row_sparse` parameter, by name.
         """
         _check_state(self, "prepare", "binded")
-        if sparse_row_id_fn is None:
-            return
-        if not self._kvstore or not self._update_on_kvstore:
-            warnings.warn(
-                "Parameters are not updated in the KVStore. No need to call sparse_row_id_fn.",
-                stacklevel=2,
-            )
-            return
-        row_ids = sparse_row_id_fn(data_batch)
-        if not isinstance(row_ids, dict):
-            raise MXNetError(
-                "Module.prepare: sparse_row_id_fn must return a dict of parameter name to row "
-                f"ids, got {type(row_ids).__name__}."
-            )
-        group = self._exec_group
-        for name, rows in row_ids.items():
-            idx = group.param_names.index(name)
-            value = group.param_arrays[idx]
-            if value[0].stype != "row_sparse":
-                warnings.warn(
-                    f"{name}.stype is not 'row_sparse'. No need to perform row_sparse_pull.",
-                    stacklevel=2,
-                )
-            else:
-                self._kvstore.row_sparse_pull(name, value, row_ids=rows, priority=-idx)
+        if sparse_row_id_fn is not None:
+            on_store = self._update_on_kvstore if self._kvstore else False
+            pull_rows(self._kvstore, on_store, self._exec_group, data_batch, sparse_row_id_fn)
 
     # ---- binding ---------------------------------------------------------------------------
 
