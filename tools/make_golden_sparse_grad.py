@@ -14,7 +14,9 @@ Kinds: ``autograd_dot`` (``dot(csr, w)`` recorded, gradient of ``w``), ``autogra
 ``shuffle``: ``name_batch{k}`` are the batches after ``np.random.seed(3)``) and ``module``
 (``module_x``/``module_y`` as a LibSVM file, ``module_w0`` the initial row-sparse weight, and
 ``module_<optimizer>_weight``/``_bias`` after two epochs of example/sparse/linear_classification's
-loop: Module, local kvstore, ``prepare`` with ``sparse_row_id_fn``).
+loop: Module, local kvstore, ``prepare`` with ``sparse_row_id_fn``) and ``gluon``
+(``gluon.nn.Embedding(sparse_grad=True)`` with a Trainer on ``gluon_idx{k}``: the first
+gradient's rows ``gluon_<optimizer>_rows`` and the weight after three steps).
 """
 
 from __future__ import annotations
@@ -208,6 +210,28 @@ def module_cases(out, cases, tmp="sparse_module_tmp.t"):
     os.remove(tmp)
 
 
+def gluon_cases(out, cases):
+    """gluon.nn.Embedding(sparse_grad=True) trained by a Trainer: the first step's gradient
+    rows and the weight after three steps, per optimizer."""
+    rng = np.random.RandomState(13)
+    batches = [rng.randint(0, 10, size=(4, 2)).astype("float32") for _ in range(3)]
+    for k, b in enumerate(batches):
+        out[f"gluon_idx{k}"] = b
+    for opt in ("sgd", "adam", "adagrad", "ftrl"):
+        net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
+        net.initialize(mx.init.Constant(0.5))
+        trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
+        for k, b in enumerate(batches):
+            with mx.autograd.record():
+                loss = (net(mx.nd.array(b)) ** 2).sum()
+            loss.backward()
+            if k == 0:
+                out[f"gluon_{opt}_rows"] = net.weight.grad().indices.asnumpy()
+            trainer.step(4)
+        out[f"gluon_{opt}_weight"] = net.weight.data().asnumpy()
+        cases.append({"name": f"gluon_{opt}", "kind": "gluon", "stype": "row_sparse"})
+
+
 if __name__ == "__main__":
     warnings.simplefilter("ignore")
     os.makedirs(GOLDEN, exist_ok=True)
@@ -217,6 +241,7 @@ if __name__ == "__main__":
     executor_cases(out, cases)
     iter_case(out, cases)
     module_cases(out, cases)
+    gluon_cases(out, cases)
     out["__cases__"] = np.array(json.dumps(cases))
     np.savez_compressed(os.path.join(GOLDEN, "sparse_grad.npz"), **out)
     for c in cases:
