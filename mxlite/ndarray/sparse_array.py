@@ -22,6 +22,7 @@ import numpy as np
 from ..base import MXNetError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
+from ..engine import small_enough_inline
 from ..operator.sparse.forms_tensor import check_stype
 from ..operator.sparse.storage import (
     RowSparse,
@@ -410,7 +411,14 @@ def push_kernel(
         if v not in mutate and v not in const:
             const.append(v)
     ctx = (outs or reads)[0]._chunk.ctx
-    _engine().push_sync(run, ctx, const, mutate, 0, name)
+    # small arrays may run on the caller once their vars are free, as dense operators do
+    inline = small_enough_inline(
+        ctx,
+        [x._data for x in reads],
+        [a for x in reads if x.__class__ is not NDArray for a in x._aux],
+        [o._data for o in outs if o.__class__ is NDArray],
+    )
+    _engine().push_sync(run, ctx, const, mutate, 0, name, inline=inline)
 
 
 def _copy_value(v: Any) -> Any:
