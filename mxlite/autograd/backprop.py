@@ -16,12 +16,12 @@ from ..engine import get as _engine
 from ..engine import small_enough_inline
 from ..engine.segment import exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap
-from ..ndarray.sparse import write_grad
 from ..ndarray.sparse import zeros as sparse_zeros
 from ..ndarray.xp_nd import _op, as_entry, backward_recorded
 from ..operator.registry import OpContext
 from ..operator.req import OpReq, parse_req
 from .recording import _Node, _scope, _state, mark_variables, set_recording
+from .sparse_grad import densify, sparse_backward, sparse_input_grads, sum_grads, sum_grads_into
 
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
@@ -52,6 +52,8 @@ def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[in
     old = store.get(key)
     if old is None:
         store[key] = value
+    elif old.__class__ is not NDArray or value.__class__ is not NDArray:
+        store[key] = sum_grads([old, value])
     elif _state[0]:  # create_graph: the sum must be recorded too
         store[key] = old + value
     else:
@@ -76,6 +78,12 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
         return node.function._backward(out_grads, [e is not None for e in node.inputs])
     if _state[0]:  # create_graph
         return backward_recorded(node, out_grads, train)
+    if prop.op_name == "cast_storage" and out_grads[0].__class__ is not NDArray:
+        return [out_grads[0]]  # a recorded densify of a sparse variable: keep MXNet's rows
+    sparse = sparse_backward(node, out_grads)
+    if sparse is not None:
+        return sparse
+    out_grads = [densify(g) for g in out_grads]
     ctx = node.ctx
     in_grads: list[NDArray | None] = []
     igd, req, writes = [], [], []
@@ -95,7 +103,7 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
             g if g is not None else _new(s, t, ctx) for g, (s, t) in zip(in_grads, node.in_meta)
         ]
         prop.backward_ndarray(req, out_grads, node.in_data, node.out_data, scratch, node.aux)
-        return in_grads
+        return sparse_input_grads(node, in_grads)
     op = prop.operator(ctx)
     resources: list = []
     if prop._has_resources:
@@ -131,7 +139,7 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     # the writes are fresh gradient buffers, aux states and resources: none is also read;
     # the arrays have the sizes of the recorded call's, which decided node.inline
     _engine().push_sync_trusted(run, ctx, reads, writes, f"_backward_{prop.op_name}", node.inline)
-    return in_grads
+    return sparse_input_grads(node, in_grads)
 
 
 def _backward(
@@ -226,14 +234,14 @@ def _backward(
                 ps = [g, *ps]
             if target.__class__ is not NDArray:  # a sparse buffer (attach_grad(stype=...))
                 if ps or node.grad_req == OpReq.WRITE:
-                    write_grad(target, ps, node.grad_req == OpReq.ADD)
+                    sum_grads_into(target, ps, node.grad_req == OpReq.ADD)
                     node.var_array._fresh_grad = bool(ps)
                 continue
             if not ps:
                 if node.grad_req == OpReq.WRITE:
                     target[:] = 0
                 continue
-            _sum_into(target, ps, node.grad_req == OpReq.ADD)
+            _sum_into(target, [densify(p) for p in ps], node.grad_req == OpReq.ADD)
             node.var_array._fresh_grad = True
     if not retain_graph:
         for node in order:
@@ -272,6 +280,8 @@ def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
         ps = [g, *ps]
     if len(ps) == 1:
         return ps[0]
+    if any(p.__class__ is not NDArray for p in ps):
+        return sum_grads(ps)
     shape, dtype = ps[0].shape, ps[0]._data.dtype
     out = _new(shape, dtype, ps[0].context)
     _sum_into(out, ps, False)
@@ -386,16 +396,20 @@ def grad(
 
 
 def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = None) -> None:
-    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``);
-    ``stype`` ('row_sparse', 'csr') makes the buffer sparse: backward then stores the rows (or
-    elements) of the gradient that are not zero."""
+    """Attach a zero gradient buffer and mark this array as a variable (``x.grad``).
+
+    ``stype`` ('default', 'row_sparse', 'csr') is the gradient's storage type, by default
+    this array's own (as MXNet's ``zeros_like``): backward then stores the rows MXNet stores
+    (those an operator with a row-sparse gradient touches) or the non-zero elements."""
     parse_req(grad_req, "attach_grad: grad_req")
     if stype not in (None, "default", "row_sparse", "csr"):
         raise MXNetError(
             f"attach_grad: argument 'stype' must be 'default', 'row_sparse' or 'csr', "
             f"got {stype!r}."
         )
-    if stype not in (None, "default"):
+    if stype is None:
+        stype = self.stype
+    if stype != "default":
         grad = sparse_zeros(stype, self.shape, ctx=self.context, dtype=self._data.dtype)
     else:
         grad = _zeros_like(self)
@@ -404,6 +418,8 @@ def _attach_grad(self: NDArray, grad_req: str = "write", stype: str | None = Non
 
 def _detach(self: NDArray) -> NDArray:
     """A new array sharing data with this one, outside any recorded graph."""
+    if self.__class__ is not NDArray:  # sparse: the same class on the same parts
+        return type(self)(self, self.writable)
     return _wrap(self._chunk, self._data, self.writable)
 
 

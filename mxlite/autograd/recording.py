@@ -62,6 +62,7 @@ class _Node:
         "out_meta",
         "uid",
         "inline",
+        "sparse_in",
         "__weakref__",
     )
 
@@ -81,6 +82,9 @@ class _Node:
         self.out_meta: list[tuple] = []
         self.uid = -1  # the k of get_symbol's "var<k>" / "node_<k>"
         self.inline = False  # the arrays are small: its gradient function may run on the caller
+        # the call's inputs as given when one was sparse (ndarray/sparse_dispatch.py sets it):
+        # their storage types decide which gradients are row-sparse, and which rows they hold
+        self.sparse_in: list[Any] | None = None
 
 
 # ---- modes -------------------------------------------------------------------------------
@@ -196,7 +200,12 @@ def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]
 
 
 def _record(
-    prop: OperatorProperty, args: list, outputs: list, aux: list, inline: bool = False
+    prop: OperatorProperty,
+    args: list,
+    outputs: list,
+    aux: list,
+    inline: bool = False,
+    sparse: bool = False,
 ) -> None:
     # Checked before anything else, as MXNet does: writing into a marked variable would
     # otherwise re-point its _ag away from the variable node and cut later gradients off.
@@ -220,6 +229,15 @@ def _record(
     node.uid = next(_node_count)
     node.ctx = outputs[0]._chunk.ctx if outputs else args[0]._chunk.ctx
     n_in, n_out = len(args), len(outputs)
+    if sparse:  # a sparse kernel ran: its sparse backward (sparse_grad.py) reads the arrays
+        node.sparse_in = list(args)
+        node.in_data = list(args)
+        node.in_meta = [(x.shape, x._data.dtype) for x in args]
+        node.out_meta = [(o.shape, o._data.dtype) for o in outputs]
+        node.n_out, node.inline = n_out, inline
+        for i, o in enumerate(outputs):
+            o._ag = (node, i)
+        return
     save_in, save_out = _saved(prop, n_in, n_out)
     node.in_data = [_wrap(x._chunk, x._data) if k else None for x, k in zip(args, save_in)]
     node.out_data = [_wrap(o._chunk, o._data) if k else None for o, k in zip(outputs, save_out)]

@@ -330,7 +330,12 @@ def _storage(
 
         b = StorageBoundary()
     if b is not None:
+        from .sparse import grad_row_keys
+
         b.out_stypes = plan[1] if plan is not None else []
+        b.user_args = uargs
+        if b.grads:
+            b.row_keys = grad_row_keys(outputs, arg_nodes, known)
     return b, dargs, dgrads, daux, uargs, ugrads
 
 

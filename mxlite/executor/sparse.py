@@ -21,7 +21,10 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse import from_value, write_value
-from ..operator.sparse.storage import to_stype
+from ..ndarray.sparse_array import _kernel_input
+from ..operator.sparse.forms_tensor import backward_stypes, grad_rows
+from ..operator.sparse.storage import RowSparse, to_stype
+from ..symbol.graph import topo_order
 from ..symbol.sparse import grad_storage, infer_storage
 
 __all__ = ["StorageBoundary", "storage_plan"]
@@ -59,12 +62,13 @@ class StorageBoundary:
         self.grads: list[tuple[NDArray, NDArray, str]] = []
         self.outs: list[tuple[int, str]] = []
         self.sparse_outputs: list[NDArray] = []
+        self.row_keys: dict[int, list] = {}  # grad_row_keys: which rows gradients hold
+        self.user_args: list[NDArray] = []
 
     def run_imperative(self, exe: Any, is_train: bool) -> bool:
         """Forward through ``mx.nd`` node by node, so that every operator with a sparse
         kernel runs it (an executor without gradients needs no saved dense values)."""
         from ..ndarray import invoke as _invoke
-        from ..symbol.graph import topo_order
 
         entries = exe._optimized
         values: dict[tuple[int, int], NDArray] = {}
@@ -99,11 +103,49 @@ class StorageBoundary:
         return outputs
 
     def after_backward(self) -> None:
-        for user, shadow, req in self.grads:
+        for user, shadow, req, i in self.grads:
             value = shadow.asnumpy()
-            if req == "add":
+            if req == "add":  # the shadow holds this backward's gradient only
+                shadow[:] = 0
                 value = value + user.asnumpy()
-            write_value(user, to_stype(value, user.stype))
+            keys = self.row_keys.get(i)
+            if user.stype == "row_sparse" and keys:
+                rows = _mxnet_rows(keys, self.user_args, value)
+                if req == "add":
+                    rows = np.union1d(rows, user.indices.asnumpy()).astype(np.int64)
+                write_value(user, RowSparse(value[rows], rows, value.shape))
+            else:
+                write_value(user, to_stype(value, user.stype))
+
+
+def _mxnet_rows(keys: list, args: list, value: np.ndarray) -> np.ndarray:
+    """The union of the rows each use of an argument gives its row-sparse gradient."""
+    parts = []
+    for op_name, k in keys:
+        key = None if k is None else _kernel_input(args[k])
+        parts.append(grad_rows(op_name, key, value))
+    return np.unique(np.concatenate(parts)).astype(np.int64)
+
+
+def grad_row_keys(outputs: list, arg_nodes: list, known: dict) -> dict[int, list]:
+    """For each argument (by position) whose gradient may be row-sparse: one
+    ``(kind, position of the argument that decides the rows, or None)`` per use."""
+    stypes = infer_storage(outputs, known)
+    pos = {id(n): i for i, n in enumerate(arg_nodes)}
+    keys: dict[int, list] = {}
+    for node in topo_order(outputs):
+        if node.op is None:
+            continue
+        prop = node.prop()
+        in_st = [stypes[(id(n), i)] for n, i in node.inputs]
+        for (src, _), st in zip(node.inputs, backward_stypes(prop, in_st)):
+            if src.op is not None or st != "row_sparse" or id(src) not in pos:
+                continue
+            key_node = node.inputs[0][0]  # the indices, or the CSR operand of dot
+            decides = prop.op_name in ("dot", "Embedding", "_contrib_SparseEmbedding")
+            k = pos.get(id(key_node)) if decides and key_node.op is None else None
+            keys.setdefault(pos[id(src)], []).append((prop.op_name, k))
+    return keys
 
 
 def split_arrays(
@@ -133,10 +175,10 @@ def split_arrays(
         else:
             dense_args.append(a)
     dense_grads = []
-    for name, g in zip(names, user_grads):
+    for i, (name, g) in enumerate(zip(names, user_grads)):
         if _is_sparse(g):
             s = _shadow(g)
-            b.grads.append((g, s, reqs.get(name, "write")))
+            b.grads.append((g, s, reqs.get(name, "write"), i))
             dense_grads.append(s)
         else:
             dense_grads.append(g)

@@ -108,6 +108,13 @@ class NDArrayIter(DataIter):
             )
         self.data = _init_data(data, allow_empty=False, default_name=data_name)
         self.label = _init_data(label, allow_empty=True, default_name=label_name)
+        if last_batch_handle != "discard" and any(
+            arr.stype == "csr" for _, arr in self.data + self.label
+        ):
+            raise NotImplementedError(
+                "NDArrayIter: CSRNDArray (or scipy.sparse.csr_matrix) data needs "
+                f"last_batch_handle='discard', got {last_batch_handle!r}."
+            )
         self.layout = layout
         self._axis = layout.find("N")
         for name, arr in self.data + self.label:

@@ -66,6 +66,13 @@ def _has_instance(data: list[tuple[str, Any]], dtype: type) -> bool:
 def _getdata_by_idx(data: list[tuple[str, NDArray]], idx: np.ndarray) -> list[tuple[str, NDArray]]:
     """``data`` with the examples of every array in the order ``idx``.
 
-    As in MXNet the arrays go through NumPy and come back float32 (``mx.nd.array``'s default).
+    As in MXNet the arrays go through NumPy and come back float32 (``mx.nd.array``'s default);
+    a CSR array goes through SciPy and stays CSR.
     """
-    return [(name, nd_array(arr.asnumpy()[idx], arr.context)) for name, arr in data]
+    out = []
+    for name, arr in data:
+        if arr.stype == "csr":
+            out.append((name, nd_array(arr.asscipy()[idx], arr.context)))
+        else:
+            out.append((name, nd_array(arr.asnumpy()[idx], arr.context)))
+    return out

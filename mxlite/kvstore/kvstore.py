@@ -50,7 +50,7 @@ from .. import profiler
 from ..base import MXNetError
 from ..context import cpu
 from ..fileio import atomic_write
-from ..ndarray import NDArray
+from ..ndarray import NDArray, add_n
 from ..ndarray import zeros as nd_zeros
 from .base import Key, KVStoreBase, group_pairs, set_native_store
 from .comm import compress_sum, sum_into
@@ -195,17 +195,27 @@ class KVStore(KVStoreBase):
             The priority of the push operation.
         """
         pairs = self._pairs("push", key, value, "value")
+        dist = self._dist
+        # row_sparse gradients stay row_sparse for a local updater, so that the optimizer's
+        # lazy_update touches only their rows, as in MXNet
+        keep_rsp = self._updater is not None and dist is None and self._compression is None
         todo = []
         for k, vals in pairs:
-            # sparse values are summed as dense ones (MXNet's storage fallback)
-            vals = [v if v.stype == "default" else v.tostype("default") for v in vals]
+            if not (keep_rsp and all(v.stype == "row_sparse" for v in vals)):
+                # other sparse values are summed as dense ones (MXNet's storage fallback)
+                vals = [v if v.stype == "default" else v.tostype("default") for v in vals]
             todo.append((k, self._stored("push", k, vals, "value"), vals))
-        dist = self._dist
         direct = self._updater is None and (dist is None or not dist.asynchronous)
         in_place = self._reduced_in_place(todo)
         # (key, the sum of this process's values, where that sum is read from)
         merged: list[tuple[Key, NDArray, NDArray]] = []
         for i, (k, stored, vals) in enumerate(todo):
+            if vals[0].stype == "row_sparse":  # summed keeping the union of the rows
+                total = vals[0]
+                if len(vals) > 1:
+                    total = add_n(*[v.as_in_context(stored.context) for v in vals])
+                merged.append((k, total, total))
+                continue
             if len(vals) == 1 and dist is None and self._compression is None:
                 # One value is its own sum: without an updater it becomes the stored value,
                 # with one it is the updater's gradient (MXNet avoids this copy too, so a

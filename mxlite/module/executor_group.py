@@ -157,6 +157,10 @@ class DataParallelExecutorGroup:
         state_names: list[str] | None = None,
         group2ctxs: Any = None,
     ) -> None:
+        # (name, shape) pairs are accepted as MXNet accepts them
+        data_shapes = [d if isinstance(d, DataDesc) else DataDesc(*d) for d in data_shapes]
+        if label_shapes is not None:
+            label_shapes = [d if isinstance(d, DataDesc) else DataDesc(*d) for d in label_shapes]
         self.param_names = list(param_names)
         self.arg_names = symbol.list_arguments()
         self.aux_names = symbol.list_auxiliary_states()

@@ -34,6 +34,7 @@ from .base_module import BaseModule
 from .checks import _check_input_names, _check_state, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 from .module_optimizer import OptimizerMixin
+from .sparse_params import pull_all_rows, pull_rows
 
 __all__ = ["Module"]
 
@@ -311,7 +312,29 @@ class Module(OptimizerMixin, BaseModule):
 
     def _sync_params_from_devices(self) -> None:
         self._exec_group.get_params(self._arg_params, self._aux_params)
+        if self._kvstore and self._update_on_kvstore:
+            pull_all_rows(self._kvstore, self._arg_params)
         self._params_dirty = False
+
+    def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
+        """Prepares the module for processing a data batch.
+
+        For modules that contain `row_sparse` parameters in KVStore, it pulls the rows of
+        those parameters that ``sparse_row_id_fn`` names: ``update()`` updates the copy in
+        the KVStore only, and ``prepare`` brings the rows the next batch needs.
+
+        Parameters
+        ----------
+        data_batch : DataBatch
+            The current batch of data for forward computation.
+        sparse_row_id_fn : A callback function
+            Takes `data_batch` and returns a dict of str -> NDArray: the row ids to pull for
+            each `row_sparse` parameter, by name.
+        """
+        _check_state(self, "prepare", "binded")
+        if sparse_row_id_fn is not None:
+            on_store = self._update_on_kvstore if self._kvstore else False
+            pull_rows(self._kvstore, on_store, self._exec_group, data_batch, sparse_row_id_fn)
 
     # ---- binding ---------------------------------------------------------------------------
 
@@ -401,8 +424,8 @@ class Module(OptimizerMixin, BaseModule):
             self._exec_group.set_params(self._arg_params, self._aux_params)
         else:
             group = self._exec_group
-            self._arg_params = {
-                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype)
+            self._arg_params = {  # of the executors' storage types (row_sparse weights)
+                name: nd.zeros(arrs[0].shape, dtype=arrs[0].dtype, stype=arrs[0].stype)
                 for name, arrs in zip(self._param_names, group.param_arrays)
             }
             self._aux_params = {

@@ -34,7 +34,6 @@ from .sparse_array import (
     from_saved,
     from_value,
     sparse_parts,
-    write_grad,
     write_value,
 )
 
@@ -53,7 +52,6 @@ __all__ = [
     "divide",
     "from_value",
     "write_value",
-    "write_grad",
     "sparse_parts",
     "from_saved",
 ]

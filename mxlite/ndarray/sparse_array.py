@@ -6,8 +6,9 @@ A sparse NDArray is an :class:`NDArray` whose ``_data`` holds the stored values 
 ``_aux`` holds the index arrays (MXNet's aux data): ``(indptr, indices)`` for CSR, ``(indices,)``
 for row-sparse, int64 as in MXNet; ``_sshape`` is the full shape. All of them are NumPy arrays
 on one chunk, so the engine orders every access through the chunk's var. Operators on sparse
-arrays (sparse_dispatch.py) wait for their inputs and compute on the calling thread with
-SciPy: their outputs' sizes (the number of stored values) are known only after computing.
+arrays (sparse_dispatch.py) are engine functions (:func:`push_kernel`) computing with SciPy;
+an output's sizes (the number of stored values) are known only after computing, so the
+function replaces the output's parts, and every reader of the parts waits for the var first.
 ``.data``, ``.indices`` and ``.indptr`` are dense NDArrays sharing that memory. Writing into
 a sparse array (``out=``, ``copyto``, ``x[:] = ...``, ``+=``) replaces its parts.
 """
@@ -21,6 +22,7 @@ import numpy as np
 from ..base import MXNetError, numeric_types
 from ..context import Context, current_context
 from ..engine import get as _engine
+from ..engine import small_enough_inline
 from ..operator.sparse.forms_tensor import check_stype
 from ..operator.sparse.storage import (
     RowSparse,
@@ -40,8 +42,9 @@ __all__ = [
     "CSRNDArray",
     "RowSparseNDArray",
     "from_value",
+    "empty_sparse",
+    "push_kernel",
     "write_value",
-    "write_grad",
     "sparse_parts",
     "from_saved",
     "cast_storage",
@@ -171,6 +174,7 @@ class BaseSparseNDArray(NDArray):
 
     def __init__(self, handle: Any = None, writable: bool = True) -> None:
         if handle is not None:  # another sparse array's handle: share its parts
+            _engine().wait_for_var(handle._chunk.var)  # once a pending kernel has set them
             self._chunk, self._data = handle._chunk, handle._data
             self._aux, self._sshape = handle._aux, handle._sshape
         else:  # what unpickling makes before __setstate__ fills it
@@ -251,16 +255,19 @@ class CSRNDArray(BaseSparseNDArray):
     @property
     def indices(self) -> NDArray:
         """Column indices of the stored values (int64)."""
+        _engine().wait_for_var(self._chunk.var)
         return _wrap(self._chunk, self._aux[1])
 
     @property
     def indptr(self) -> NDArray:
         """Row pointers: row i's values are ``data[indptr[i]:indptr[i+1]]`` (int64)."""
+        _engine().wait_for_var(self._chunk.var)
         return _wrap(self._chunk, self._aux[0])
 
     @property
     def data(self) -> NDArray:
         """The stored values."""
+        _engine().wait_for_var(self._chunk.var)
         return _wrap(self._chunk, self._data)
 
     def asscipy(self) -> Any:
@@ -303,11 +310,13 @@ class RowSparseNDArray(BaseSparseNDArray):
     @property
     def indices(self) -> NDArray:
         """The indices of the stored rows (int64, ascending)."""
+        _engine().wait_for_var(self._chunk.var)
         return _wrap(self._chunk, self._aux[0])
 
     @property
     def data(self) -> NDArray:
         """The stored rows."""
+        _engine().wait_for_var(self._chunk.var)
         return _wrap(self._chunk, self._data)
 
     def __getitem__(self, key: Any) -> NDArray:
@@ -351,6 +360,67 @@ def from_value(value: Any, ctx: Context | None = None, dtype: Any = None) -> NDA
     return out
 
 
+def empty_sparse(stype: str, shape: tuple, dtype: Any, ctx: Context) -> NDArray:
+    """A sparse array of ``shape`` storing nothing yet: the output of a pushed sparse kernel
+    (:func:`push_kernel`), whose parts the engine function sets."""
+    dt = np.dtype(dtype)
+    if stype == "row_sparse":
+        value: Any = RowSparse(np.zeros((0, *shape[1:]), dt), np.zeros(0, _IDX), shape)
+    else:
+        value = csr_from_parts(
+            np.zeros(0, dt), np.zeros(0, _IDX), np.zeros(shape[0] + 1, _IDX), shape
+        )
+    return from_value(value, ctx)
+
+
+def _peek(x: NDArray) -> Any:
+    """The kernel value of ``x`` inside an engine function (the engine ordered the access)."""
+    if x.__class__ is NDArray:
+        return x._data
+    return x._kernel_value()
+
+
+def _store(dst: NDArray, value: Any) -> None:
+    if dst.__class__ is NDArray:
+        dst._data[...] = to_dense(value)
+    else:
+        dst._set_parts(to_stype(value, dst._stype), dst._data.dtype)
+
+
+def push_kernel(
+    fn: Any, reads: list, outs: list, mutates: tuple = (), name: str = "_sparse"
+) -> None:
+    """Push ``fn(values) -> results`` as one engine function: it reads the kernel values of
+    ``reads`` (NDArrays of any storage type; those at positions ``mutates`` are written in
+    place by ``fn``) and stores ``results`` into ``outs`` (their parts replaced for sparse
+    ones, their values written for dense ones). Like every operator, it runs after the
+    pending writes of what it reads and before later accesses to what it writes."""
+
+    def run(rctx: Any) -> None:
+        results = fn([_peek(x) for x in reads])
+        for o, r in zip(outs, results):
+            _store(o, r)
+
+    mutate = []
+    for v in [o._chunk.var for o in outs] + [reads[i]._chunk.var for i in mutates]:
+        if v not in mutate:
+            mutate.append(v)
+    const = []
+    for x in reads:
+        v = x._chunk.var
+        if v not in mutate and v not in const:
+            const.append(v)
+    ctx = (outs or reads)[0]._chunk.ctx
+    # small arrays may run on the caller once their vars are free, as dense operators do
+    inline = small_enough_inline(
+        ctx,
+        [x._data for x in reads],
+        [a for x in reads if x.__class__ is not NDArray for a in x._aux],
+        [o._data for o in outs if o.__class__ is NDArray],
+    )
+    _engine().push_sync(run, ctx, const, mutate, 0, name, inline=inline)
+
+
 def _copy_value(v: Any) -> Any:
     if isinstance(v, RowSparse):
         return RowSparse(v.data.copy(), v.indices.copy(), v.shape)
@@ -369,17 +439,6 @@ def write_value(dst: NDArray, value: Any) -> None:
     dense = to_dense(value)
     _engine().wait_for_var(dst._chunk.var)
     np.copyto(dst._data, dense, casting="unsafe")
-
-
-def write_grad(target: BaseSparseNDArray, parts: list[NDArray], add: bool) -> None:
-    """Write (or with ``add``, add) the sum of the gradients ``parts`` into the sparse
-    gradient buffer ``target``, keeping its storage type (autograd's sparse ``attach_grad``)."""
-    total = np.zeros(target.shape, target._data.dtype)
-    for p in parts:
-        total += p.asnumpy() if p.__class__ is NDArray else to_dense(p._value())
-    if add:
-        total += to_dense(target._value())
-    write_value(target, to_stype(total, target.stype))
 
 
 def _inplace(self: BaseSparseNDArray, other: Any, kind: str) -> NDArray:
@@ -419,6 +478,7 @@ def from_saved(saved: Any, ctx: Context) -> NDArray:
 
 def _check_format(x: BaseSparseNDArray, full_check: bool) -> None:
     where = f"{type(x).__name__}.check_format"
+    _engine().wait_for_var(x._chunk.var)
     if isinstance(x, CSRNDArray):
         indptr, indices = x._aux
         n, m = x.shape

@@ -6,12 +6,17 @@ Design note
 (sparse_array.from_value installs the hook given here, so programs without sparse arrays pay
 one ``is None`` test per call) and one of the call's inputs or outputs is sparse. The operator's
 :class:`~mxlite.operator.sparse.forms.SparseForm` infers the output storage types; with a
-sparse kernel the inputs are waited for and the kernel runs on the calling thread (the number
-of stored values of a sparse output is known only after computing it). Without one, the
-sparse inputs are densified and the dense operator runs as usual (MXNet's storage fallback),
-after a warning that names the operator and the storage types, once per combination; set
+sparse kernel, the outputs are made at once (shapes and dtypes from the dense operator's
+inference; sparse ones store nothing yet) and the kernel is pushed as one engine function
+that reads the inputs' vars and writes the outputs' (``sparse_array.push_kernel``), so it
+sees pending writes and ``waitall`` covers it; it sets the sparse outputs' parts when it
+runs, since their number of stored values is known only then. Without a kernel, the sparse
+inputs are densified and the dense operator runs as usual (MXNet's storage fallback), after a
+warning that names the operator and the storage types, once per combination; set
 ``MXNET_STORAGE_FALLBACK_LOG_VERBOSE=0`` to silence it. While autograd records, every call
-takes the dense path so that gradients flow as for dense arrays.
+takes the dense path so that gradients flow as for dense arrays; the recorded node keeps the
+sparse inputs (``sparse_in``) so that backward gives MXNet's row-sparse gradients
+(``mxlite/autograd/sparse_grad.py``).
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
-from ..base import env_bool
+from ..base import MXNetError, env_bool
 from ..operator.sparse.forms import FORMS
+from ..operator.sparse.forms_tensor import SPARSE_BACKWARD
 from . import invoke as _invoke
 from . import sparse_array as _sparse_array
-from .ndarray import NDArray
-from .sparse_array import _kernel_input, from_value, write_value
+from .ndarray import NDArray, _new
+from .sparse_array import empty_sparse, push_kernel, write_value
 
 __all__ = ["dispatch", "stype_of_array"]
 
@@ -54,21 +60,59 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
     in_st = [stype_of_array(x) for x in inputs]
     form = FORMS.get(prop.op_name)
     out_st = None
-    recording = _invoke._state[0]
-    if form is not None and not (recording and any(x._ag is not None for x in inputs)):
+    recording = _invoke._state[0] and any(x._ag is not None for x in inputs)
+    if form is not None and (not recording or _sparse_backward(prop, inputs, in_st)):
         out_st = form.infer(prop, in_st)
     if out_st is not None:
         ctx = ctx or inputs[0].context
-        values = [_kernel_input(x) for x in inputs]
-        results = form.compute(prop, values, out_st)
         if outs is None:
-            made = [from_value(r, ctx) for r in results]
-            n = prop.num_visible_outputs()
-            return made[0] if n == 1 else made[:n]
-        for o, r in zip(outs, results):
-            write_value(o, r)
-        return out
-    return _fallback(prop, inputs, outs, out, in_st, name, ctx)
+            outs = _outputs(prop, inputs, out_st, ctx)
+        elif len(outs) < len(out_st):
+            raise MXNetError(
+                f"{prop.where(name)}: argument 'out' needs {len(out_st)} arrays, got {len(outs)}."
+            )
+
+        compute = form.compute
+
+        def kernel(values: list) -> list:
+            return compute(prop, values, out_st)
+
+        push_kernel(kernel, list(inputs), outs[: len(out_st)], prop._mutates, prop.op_name)
+        if recording and _invoke._record_hook is not None:
+            _invoke._record_hook(prop, list(inputs), outs[: len(out_st)], [], False, sparse=True)
+        if out is not None:
+            return out
+        n = prop.num_visible_outputs()
+        return outs[0] if n == 1 else outs[:n]
+    res = _fallback(prop, inputs, outs, out, in_st, name, ctx)
+    if recording and any(st != "default" for st in in_st):
+        for r in res if isinstance(res, (list, tuple)) else (res,):
+            if isinstance(r, NDArray) and r._ag is not None and r._ag[0].prop is prop:
+                r._ag[0].sparse_in = list(inputs)  # the backward gives MXNet's sparse rows
+    return res
+
+
+def _sparse_backward(prop: Any, inputs: list, in_st: list[str]) -> bool:
+    """Whether a recorded call can run its sparse kernel: its backward has a sparse kernel
+    too (forms_tensor.SPARSE_BACKWARD) for the inputs that need gradients."""
+    entry = SPARSE_BACKWARD.get(prop.op_name)
+    return entry is not None and entry[0](prop, in_st, [x._ag is not None for x in inputs])
+
+
+def _outputs(prop: Any, inputs: list, out_st: list[str], ctx: Any) -> list:
+    """The outputs of a sparse kernel: their shapes and dtypes are the dense operator's."""
+    n_aux = len(prop.list_auxiliary_states()) if prop._has_aux else 0
+    args = inputs[: len(inputs) - n_aux] if n_aux else inputs
+    shapes, dtypes, _, _ = prop.infer_imperative(
+        tuple(x.shape for x in args), tuple(x._data.dtype for x in args)
+    )
+    made = []
+    for st, shape, dtype in zip(out_st, shapes, dtypes):
+        if st == "default":
+            made.append(_new(tuple(shape), dtype, ctx))
+        else:
+            made.append(empty_sparse(st, tuple(shape), dtype, ctx))
+    return made
 
 
 def _fallback(prop, inputs, outs, out, in_st, name, ctx):

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import Shape, ShapeError
+from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
 from .registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
@@ -135,6 +135,11 @@ class _SimpleProp(OperatorProperty):
         return list(self.arg_names)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        if len(in_shape) != len(self.arg_names):
+            raise MXNetError(
+                f"{self.op_name}: expected {len(self.arg_names)} inputs "
+                f"({', '.join(self.arg_names)}), got {len(in_shape)}."
+            )
         if self.shape_fn is None:
             return super().infer_shape(in_shape, out_shape)
         if not all(s is not None and 0 not in s for s in in_shape):

@@ -3,6 +3,7 @@ linear classifier trained on CSR data with lazy SGD, against MXNet 1.9.1."""
 
 from __future__ import annotations
 
+import json
 import os
 
 import numpy as np
@@ -80,3 +81,85 @@ def test_linear_classifier_with_lazy_sgd_matches_mxnet():
         got = exe.arg_dict["weight"].asnumpy()
         np.testing.assert_allclose(got, g[f"w{epoch + 1}"], rtol=1e-4, atol=1e-5)
     np.testing.assert_array_equal(got[30:], g["w0"][30:])  # features never seen stay put
+
+
+# ---- gradients with MXNet's rows (golden sparse_grad.npz) --------------------------------
+
+_G = np.load(os.path.join(os.path.dirname(GOLDEN), "sparse_grad.npz"))
+_CASES = {c["name"]: c for c in json.loads(str(_G["__cases__"]))}
+
+
+def _check(grad, name):
+    assert grad.stype == _CASES[name]["stype"]
+    np.testing.assert_allclose(grad.asnumpy(), _G[name + "_grad"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "_indices"])
+
+
+def _dot(w_stype):
+    return mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+
+
+@pytest.mark.parametrize("name", ["exe_dot_rsp", "exe_dot_dns"])
+def test_simple_bind_dot_gradient_matches_mxnet(name):
+    w_stype = "row_sparse" if name == "exe_dot_rsp" else "default"
+    exe = _dot(w_stype).simple_bind(
+        mx.cpu(), data=(4, 6), weight=(6, 3), stype_dict={"data": "csr", "weight": w_stype},
+        grad_req={"data": "null", "weight": "write"},
+    )  # fmt: skip
+    exe.arg_dict["data"][:] = mx.nd.array(_G[name + "_in0"]).tostype("csr")
+    exe.arg_dict["weight"][:] = mx.nd.array(_G[name + "_in1"]).tostype(w_stype)
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(_G[name + "_ograd"]))
+    _check(exe.grad_dict["weight"], name)
+
+
+@pytest.mark.parametrize("name", ["bind_dot_rsp", "bind_dot_dns"])
+def test_bind_with_sparse_args_grad_keeps_mxnets_rows(name):
+    w_stype = "row_sparse" if name == "bind_dot_rsp" else "default"
+    grad = mx.nd.zeros((6, 3), stype="row_sparse")
+    args = {
+        "data": mx.nd.array(_G[name + "_in0"]).tostype("csr"),
+        "weight": mx.nd.array(_G[name + "_in1"]).tostype(w_stype),
+    }
+    exe = _dot(w_stype).bind(
+        mx.cpu(), args, args_grad={"weight": grad}, grad_req={"data": "null", "weight": "write"}
+    )
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(_G[name + "_ograd"]))  # zero but in one row
+    assert exe.grad_dict["weight"] is grad
+    _check(grad, name)
+
+
+def _embedding_exe(grad_req="write"):
+    sym = mx.sym.Embedding(
+        mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
+    )
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": grad_req})
+    exe.arg_dict["data"][:] = _G["exe_emb_in0"]
+    exe.arg_dict["weight"][:] = _G["exe_emb_in1"]
+    return exe
+
+
+def test_embedding_gradient_holds_the_rows_looked_up():
+    exe = _embedding_exe()
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(_G["exe_emb_ograd"]))
+    _check(exe.grad_dict["weight"], "exe_emb")
+    exe.backward(mx.nd.zeros((2, 2, 2)))
+    _check(exe.grad_dict["weight"], "exe_emb_zero")
+
+
+def test_embedding_gradient_add_sums_each_backward_once():
+    # MXNet 1.9.1 refuses grad_req='add' for a row-sparse gradient; mxlite adds
+    exe = _embedding_exe("add")
+    og = mx.nd.array(_G["exe_emb_ograd"])
+    for _ in range(3):
+        exe.forward(is_train=True)
+        exe.backward(og)
+    g = exe.grad_dict["weight"]
+    assert g.stype == "row_sparse"
+    np.testing.assert_array_equal(g.indices.asnumpy(), _G["exe_emb_indices"])
+    np.testing.assert_allclose(g.asnumpy(), 3 * _G["exe_emb_grad"], rtol=1e-5)
+    g[:] = 0  # zeroing the buffer between steps starts the sum over
+    exe.backward(og)
+    np.testing.assert_allclose(exe.grad_dict["weight"].asnumpy(), _G["exe_emb_grad"], rtol=1e-5)

@@ -197,3 +197,45 @@ def test_resize_iter_lengths_and_reset_internal():
     assert [b.data[0].asnumpy()[0] for b in kept] == [8, 0]
     with pytest.raises(MXNetError, match="ResizeIter.*'size'"):
         mx.io.ResizeIter(base, -1)
+
+
+# ---- CSR data ----------------------------------------------------------------------------
+
+SPARSE_GOLDEN = Path(__file__).parents[1] / "ndarray" / "golden" / "sparse" / "sparse_grad.npz"
+
+
+def test_csr_needs_discard():
+    csr = mx.nd.array(np.eye(4)).tostype("csr")
+    for data in ({"data": csr}, {"data": csr.asscipy()}):
+        with pytest.raises(NotImplementedError, match="discard"):
+            mx.io.NDArrayIter(data, np.zeros(4), 2)
+    with pytest.raises(NotImplementedError, match="discard"):
+        mx.io.NDArrayIter(np.eye(4), csr, 2, last_batch_handle="roll_over")
+
+
+def test_csr_shuffled_batches_match_mxnet():
+    g = np.load(SPARSE_GOLDEN)
+    x = g["iter_in0"]
+    np.random.seed(3)
+    it = mx.io.NDArrayIter(
+        mx.nd.array(x).tostype("csr"), np.arange(7, dtype="float32"), 3, shuffle=True,
+        last_batch_handle="discard",
+    )  # fmt: skip
+    assert it.data[0][1].stype == "csr"  # shuffling keeps the storage type
+    batches = list(it)
+    assert len(batches) == 2
+    for k, batch in enumerate(batches):
+        np.testing.assert_array_equal(batch.data[0].asnumpy(), g[f"iter_batch{k}"])
+        np.testing.assert_array_equal(batch.label[0].asnumpy(), g[f"iter_label{k}"])
+    with pytest.raises(StopIteration):
+        it.next()
+
+
+def test_scipy_csr_with_empty_labels():
+    sp = pytest.importorskip("scipy.sparse")
+    x = sp.csr_matrix(np.arange(12, dtype=np.float32).reshape(6, 2))
+    for label in ([], None):
+        it = mx.io.NDArrayIter({"data": x}, label, 4, shuffle=True, last_batch_handle="discard")
+        batches = list(it)
+        assert len(batches) == 1 and not batches[0].label
+        assert it.data[0][1].stype == "csr"

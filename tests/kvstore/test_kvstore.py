@@ -277,3 +277,23 @@ def test_a_sum_never_lands_in_an_array_pushed_before(kv):
     out = mx.nd.empty(SHAPE)
     kv.pull(0, out=out)
     assert value_of(out) == 6 and value_of(single) == 1
+
+
+def test_row_sparse_pushes_reach_the_updater_row_sparse():
+    kv = mx.kv.create("local")
+    kv.init("w", mx.nd.zeros((6, 2)))
+    seen = []
+
+    def updater(key, grad, stored):
+        seen.append((grad.stype, grad.indices.asnumpy().tolist()))
+        stored[:] += grad.tostype("default")
+
+    kv._set_updater(updater)
+    a = mx.nd.array([[0, 0], [1, 1], [0, 0], [0, 0], [0, 0], [0, 0]]).tostype("row_sparse")
+    b = mx.nd.array([[0, 0], [0, 0], [0, 0], [2, 0], [0, 0], [0, 0]]).tostype("row_sparse")
+    kv.push("w", [a, b])  # two devices' values: summed keeping the union of the rows
+    kv.push("w", a)
+    assert seen == [("row_sparse", [1, 3]), ("row_sparse", [1])]
+    out = mx.nd.zeros((6, 2))
+    kv.pull("w", out=out)
+    np.testing.assert_array_equal(out.asnumpy()[[1, 3]], [[2, 2], [2, 0]])

@@ -234,3 +234,16 @@ def test_group2ctxs_bad_input():
         )  # fmt: skip
         with pytest.raises(MXNetError, match="group2ctxs"):
             mod.bind(data_shapes=[("a", (4, 3)), ("b", (4, 3))])
+
+
+def test_executor_group_takes_name_shape_pairs():
+    from mxlite.module.executor_group import DataParallelExecutorGroup
+
+    sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    group = DataParallelExecutorGroup(
+        symbol=sym, contexts=[mx.cpu()], workload=None, data_shapes=[("data", (4, 3))],
+        label_shapes=None, param_names=["fc_weight", "fc_bias"], for_training=True,
+        inputs_need_grad=False,
+    )  # fmt: skip
+    assert group.data_shapes[0].name == "data"
+    assert group.grad_req == {"data": "null", "fc_weight": "write", "fc_bias": "write"}

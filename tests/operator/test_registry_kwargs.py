@@ -35,3 +35,14 @@ def test_wrong_number_of_inputs_names_the_arguments(op, params, match):
     shapes = [(1, 1, 3, 3)] * (1 if n > 1 else 2)
     with pytest.raises(ShapeError, match=f"{op}: takes {match}"):
         prop.infer_shape(shapes)
+
+
+def test_wrong_number_of_inputs_is_an_mxnet_error():
+    import pytest
+
+    a = mx.nd.ones((2, 2))
+    # MXNet's test_sparse_nd_exception: retain without its indices
+    with pytest.raises(mx.base.MXNetError, match="_sparse_retain: expected 2 inputs"):
+        mx.nd.sparse.retain(a, invalid_arg="garbage_value")
+    with pytest.raises(mx.base.MXNetError, match="sin: expected 1 inputs"):
+        mx.nd.sin(a, a)

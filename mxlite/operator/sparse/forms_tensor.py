@@ -13,7 +13,7 @@ from ..registry import OperatorProperty
 from .forms import Compute, _reg, _sparse_in, dense_forward
 from .storage import RowSparse, stype_of, to_dense, to_stype
 
-__all__ = ["backward_stypes", "check_stype"]
+__all__ = ["backward_stypes", "check_stype", "grad_rows", "SPARSE_BACKWARD"]
 
 
 # ---- cast_storage, dot ------------------------------------------
@@ -309,6 +309,66 @@ def backward_stypes(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
     ):
         out = ["row_sparse"] * len(in_stypes)
     return out
+
+
+def grad_rows(op_name: str, key: Any, grad: np.ndarray) -> np.ndarray:
+    """The rows MXNet's row-sparse gradient from ``op_name`` holds, given the kernel value of
+    the operand that decides them (``key``; None where unknown) and the dense gradient: the
+    indices an Embedding looked up (clipped, as its forward clips), the columns a CSR operand
+    of dot stores (also where the gradient is zero), else the rows that are not zero."""
+    n = grad.shape[0]
+    if key is None:
+        rows = np.flatnonzero(grad.reshape(n, -1).any(axis=1))
+    elif op_name == "dot":
+        rows = np.unique(np.asarray(key.indices))
+    else:
+        rows = np.unique(np.clip(np.asarray(to_dense(key)).reshape(-1).astype(np.int64), 0, n - 1))
+    return rows.astype(np.int64, copy=False)
+
+
+# ---- sparse backward kernels (autograd on sparse inputs) ------------------------------
+#
+# op name -> (applies(prop, in_stypes, needs_grad), kernel(prop, out_grads, in_values)):
+# the kernel returns one gradient value per input (None where none is needed), of the storage
+# types backward_stypes gives. Autograd uses them instead of the dense backward when
+# ``applies``, so a CSR operand is never densified.
+
+
+def _dot_bwd_applies(prop: OperatorProperty, st: list[str], needs: list[bool]) -> bool:
+    return st[0] == "csr" and st[1] != "csr" and not prop.param.transpose_b and not needs[0]
+
+
+def _dot_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
+    csr, og = ins[0], np.asarray(to_dense(ograds[0]))
+    if prop.param.transpose_a:  # y = csr.T w: dw = csr dy
+        return [None, np.asarray(csr @ og)]
+    g = np.asarray(csr.T @ og)
+    rows = grad_rows("dot", csr, g)
+    return [None, RowSparse(g[rows], rows, g.shape)]
+
+
+def _embedding_bwd_applies(prop: OperatorProperty, st: list[str], needs: list[bool]) -> bool:
+    return backward_stypes(prop, st)[1] == "row_sparse" and not needs[0]
+
+
+def _embedding_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
+    p = prop.param
+    idx = np.asarray(to_dense(ins[0])).reshape(-1).astype(np.int64)
+    idx = np.clip(idx, 0, p.input_dim - 1)
+    rows, inverse = np.unique(idx, return_inverse=True)
+    og = np.asarray(to_dense(ograds[0])).reshape(len(idx), -1)
+    order = np.argsort(inverse, kind="stable")
+    starts = np.searchsorted(inverse[order], np.arange(len(rows)))
+    acc = np.add.reduceat(og[order], starts, axis=0) if len(rows) else og[:0]
+    shape = (p.input_dim, p.output_dim)
+    return [None, RowSparse(acc.reshape(len(rows), shape[1]), rows.astype(np.int64), shape)]
+
+
+SPARSE_BACKWARD = {
+    "dot": (_dot_bwd_applies, _dot_bwd),
+    "Embedding": (_embedding_bwd_applies, _embedding_bwd),
+    "_contrib_SparseEmbedding": (_embedding_bwd_applies, _embedding_bwd),
+}
 
 
 def check_stype(where: str, stype: Any) -> str:

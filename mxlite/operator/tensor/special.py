@@ -232,8 +232,8 @@ def _digamma_fallback(xp: Any, x: Any) -> Any:
             * (1 / 120 - w * (1 / 252 - w * (1 / 240 - w * (1 / 132 - w * (691 / 32760 - w / 12)))))
         )
         out = xp.log(z) - 0.5 / z - series + acc - cot_term
-    out = xp.where(xp.isinf(x) & (x > 0), np.inf, out)
-    return xp.where(_is_nonpos_int(xp, x) | xp.isnan(x) | (xp.isinf(x) & (x < 0)), np.nan, out)
+    out = xp.where((xp.isinf(x) & (x > 0)) | _is_nonpos_int(xp, x), np.inf, out)
+    return xp.where(xp.isnan(x) | (xp.isinf(x) & (x < 0)), np.nan, out)
 
 
 def gamma(xp: Any, x: Any) -> Any:
@@ -263,4 +263,5 @@ def digamma(xp: Any, x: Any) -> Any:
         return _digamma_fallback(xp, x)
     x = _f64(xp, x)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        return xp.where(_is_nonpos_int(xp, x), np.nan, sp.psi(x))
+        # +inf at the poles, as MXNet's digamma (gammaln's gradient there is +inf)
+        return xp.where(_is_nonpos_int(xp, x), np.inf, sp.psi(x))
