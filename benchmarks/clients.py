@@ -71,7 +71,7 @@ def ssd_fn(mx, gluoncv, size: int = 256, batch: int = 2):
     mx.random.seed(0)
     np.random.seed(0)
     net = gluoncv.model_zoo.get_model("ssd_512_resnet50_v1_voc", pretrained_base=False)
-    net.initialize(mx.init.Xavier())
+    net.initialize()  # Xavier fails on the 1-d parameters of its SymbolBlock, in MXNet too
     with mx.autograd.train_mode():
         _, _, anchors = net(mx.nd.zeros((1, 3, size, size)))
     transform = SSDDefaultTrainTransform(size, size, anchors)
