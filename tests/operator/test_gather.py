@@ -209,3 +209,15 @@ def test_internal_functions(name: str) -> None:
     else:
         got = fn(mx.nd.array(X), mx.nd.array(X[:1]), begin=(2,), end=(3,)).asnumpy()
         np.testing.assert_array_equal(got[2], X[0])
+
+
+def test_slice_like_backward_with_data_bound_without_gradient() -> None:
+    # GluonCV's SSD anchors: a constant (grad_req null) sliced like a feature map that trains
+    data, like = mx.sym.var("data"), mx.sym.var("like")
+    out = mx.sym.slice_like(data, like * 2, axes=(1,)) * like
+    args = {"data": mx.nd.ones((2, 4)), "like": mx.nd.full((2, 3), 3.0)}
+    grads = {"like": mx.nd.zeros((2, 3))}
+    exe = out.bind(mx.cpu(), args, args_grad=grads, grad_req={"data": "null", "like": "write"})
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.ones((2, 3)))
+    np.testing.assert_array_equal(grads["like"].asnumpy(), np.ones((2, 3)))

@@ -263,9 +263,12 @@ class SliceLikeProp(ArrayOp):
         return [ins[0][tuple(slice(0, n) for n in outs[0].shape)]]
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        g = xp.zeros(in_shapes[0], ograds[0].dtype)
-        g[tuple(slice(0, n) for n in ograds[0].shape)] = ograds[0]
-        # shape_like bound without a gradient comes with no shape; it needs none then
+        # an input bound without a gradient (GluonCV slices a constant like a feature map)
+        # comes with no shape: it needs no gradient then
+        g = None
+        if in_shapes[0] is not None:
+            g = xp.zeros(in_shapes[0], ograds[0].dtype)
+            g[tuple(slice(0, n) for n in ograds[0].shape)] = ograds[0]
         return [g, None if in_shapes[1] is None else xp.zeros(in_shapes[1], ograds[0].dtype)]
 
 
