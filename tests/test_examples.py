@@ -9,6 +9,7 @@ script logs. Skipped with a reason when git or the snapshot is missing.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import shutil
@@ -201,3 +202,39 @@ def test_train_cifar10_on_im2rec_records(tmp_path: Path) -> None:
     assert len(METRIC.findall(log)) == 2, log[-2000:]
     assert re.search(r"Epoch\[0\] Train-accuracy=[\d.]+", log)
     assert re.search(r"Epoch\[0\] Validation-accuracy=[\d.]+", log)
+
+
+def _golden_examples_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_golden_examples", ROOT / "tools" / "make_golden_examples.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_train_mnist_metrics_equal_mxnet(tmp_path: Path) -> None:
+    """One seeded run (tools/make_golden_examples.py): same data, same starting checkpoint,
+    same seeds as MXNet 1.9.1's run; every metric line MXNet logged, mxlite logs too."""
+    import mxlite
+
+    tool = _golden_examples_tool()
+    golden = json.loads((ROOT / "tests" / "golden" / "train_mnist_mlp.json").read_text())
+    example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
+    write_mnist(example / "data", tool.N_TRAIN, tool.N_TEST, seed=tool.SEED)
+    _stub_requests(example)
+    (example / "seeded.py").write_text(tool.WRAPPER)
+    shutil.copy(
+        ROOT / "tests" / "golden" / "train_mnist_mlp-symbol.json", example / "init-symbol.json"
+    )
+    # the starting weights: the very bytes MXNet saved, written here by mxlite
+    digest = tool.write_checkpoint_params(mxlite, example / "init-0000.params")
+    assert digest == golden["params_sha256"]
+    log = run_example(example / "seeded.py", "train_mnist.py", *golden["args"], cwd=example,
+                      numpy_aliases=True)  # fmt: skip
+    got = tool.metrics(log)
+    assert [m[:4] for m in got] == [m[:4] for m in golden["metrics"]], log[-3000:]
+    for mine, theirs in zip(got, golden["metrics"]):
+        assert abs(mine[4] - theirs[4]) <= 1 / 64, (mine, theirs)  # at most one sample flips
