@@ -12,10 +12,10 @@ containers and scalars, NumPy's arrays, dtypes and scalars (with the reconstruct
 NumPy pickles them through, and the codec call protocol 2 writes bytes with), and the classes
 that mxlite's modules register with :func:`allow` (NDArray, optimizers, learning-rate
 schedulers; ``mxlite.run.pickles`` adds every class MXNet pickles: symbols, contexts, data
-batches, Gluon parameters and blocks), under mxlite's module paths and MXNet's. Any other global raises
-``pickle.UnpicklingError`` naming ``module.name`` before it is looked up, so nothing a file
-names is imported or called. The list is filled by the modules that own the classes, because
-they sit above this one (it imports only ``base``).
+batches, Gluon parameters and blocks), under mxlite's module paths and MXNet's. Any other
+global raises ``pickle.UnpicklingError`` naming ``module.name`` before it is looked up, so
+nothing a file names is imported or called. The list is filled by the modules that own the
+classes, because they sit above this one (it imports only ``base``).
 
 Example::
 
