@@ -106,6 +106,10 @@ class Context(metaclass=_ContextMeta):
     def __reduce__(self) -> tuple[Any, ...]:
         return (Context, (self.device_type, self.device_id))
 
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        # MXNet pickles a Context as its __dict__ (device_typeid, device_id, _old_ctx)
+        self.__init__(Context.devtype2str[state["device_typeid"]], state["device_id"])
+
     def empty_cache(self) -> None:
         """Return this device's pooled memory to the system (``mx.context.Context.empty_cache``)."""
         for release in _EMPTY_CACHE_HOOKS:

@@ -11,10 +11,11 @@ user (optimizer states, pickled NDArrays) admitting only globals on an allow-lis
 containers and scalars, NumPy's arrays, dtypes and scalars (with the reconstructor functions
 NumPy pickles them through, and the codec call protocol 2 writes bytes with), and the classes
 that mxlite's modules register with :func:`allow` (NDArray, optimizers, learning-rate
-schedulers), under mxlite's module paths and MXNet's. Any other global raises
-``pickle.UnpicklingError`` naming ``module.name`` before it is looked up, so nothing a file
-names is imported or called. The list is filled by the modules that own the classes, because
-they sit above this one (it imports only ``base``).
+schedulers; ``mxlite.run.pickles`` adds every class MXNet pickles: symbols, contexts, data
+batches, Gluon parameters and blocks), under mxlite's module paths and MXNet's. Any other
+global raises ``pickle.UnpicklingError`` naming ``module.name`` before it is looked up, so
+nothing a file names is imported or called. The list is filled by the modules that own the
+classes, because they sit above this one (it imports only ``base``).
 
 Example::
 
@@ -155,6 +156,8 @@ def _resolve(module: str, name: str) -> Any:
         return collections.OrderedDict
     if (module, name) in _NUMPY:
         return getattr(importlib.import_module(module), name)
+    if module == "numpy" and _is_numpy_scalar_type(name):  # a dtype given as its type
+        return getattr(importlib.import_module("numpy"), name)
     if (module, name) == ("copyreg", "_reconstructor"):  # protocol 0/1 objects; checks classes
         return copyreg._reconstructor  # type: ignore[attr-defined]
     if (module, name) == ("_codecs", "encode"):  # protocol 2 writes bytes as encode(str, latin1)
@@ -167,6 +170,13 @@ def _resolve(module: str, name: str) -> Any:
         if isinstance(hit, type):
             return hit
     return None
+
+
+def _is_numpy_scalar_type(name: str) -> bool:
+    import numpy
+
+    found = getattr(numpy, name, None) if not name.startswith("_") else None
+    return isinstance(found, type) and issubclass(found, numpy.generic)
 
 
 class _Restricted(pickle.Unpickler):
@@ -184,8 +194,9 @@ class _Restricted(pickle.Unpickler):
         if found is None:
             raise pickle.UnpicklingError(
                 f"{self._what}: refusing to unpickle {module}.{name}: only NDArrays, NumPy "
-                "arrays, builtin values, optimizers and learning-rate schedulers may be in "
-                "such a file."
+                "arrays, builtin values and the MXNet classes that MXNet pickles (optimizers, "
+                "learning-rate schedulers, symbols, Gluon parameters and blocks, ...) may be "
+                "in such a file."
             )
         return found
 

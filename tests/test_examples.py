@@ -9,6 +9,7 @@ script logs. Skipped with a reason when git or the snapshot is missing.
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import re
 import shutil
@@ -167,3 +168,73 @@ def test_gluon_image_classification(tmp_path: Path, mode: str) -> None:
     speed = r"Epoch\[0\] Batch \[1\]\tSpeed: [\d.]+ samples/sec\taccuracy=[\d.]+, top_k_accuracy_5="
     assert re.search(speed, log), log[-2000:]
     assert re.search(r"\[Epoch 0\] validation: accuracy=[\d.]+, top_k_accuracy_5=[\d.]+", log)
+
+
+def _write_images(root: Path, classes: int, per_class: int, seed: int = 0) -> None:
+    """Small PNGs in one folder per class (``root/c<k>/<i>.png``), class ``k`` a bright square
+    at a class-dependent place, as ``im2rec --list --recursive`` expects them."""
+    cv2 = pytest.importorskip("cv2", reason="needs OpenCV (pip install mxlite[image])")
+    rng = np.random.default_rng(seed)
+    for k in range(classes):
+        (root / f"c{k}").mkdir(parents=True, exist_ok=True)
+        r, c = 2 + 8 * (k // 4), 2 + 8 * (k % 4)
+        for i in range(per_class):
+            img = rng.integers(0, 80, (32, 32, 3)).astype(np.uint8)
+            img[r : r + 8, c : c + 8] = 240
+            cv2.imwrite(str(root / f"c{k}" / f"{i}.png"), img)
+
+
+def test_train_cifar10_on_im2rec_records(tmp_path: Path) -> None:
+    example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
+    _write_images(example / "images", 10, 4)
+    _stub_requests(example)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for extra in (["--list", "--recursive"], []):
+        cmd = [sys.executable, "-m", "mxlite.tools.im2rec", *extra, "data/cifar10", "images"]
+        done = subprocess.run(cmd, cwd=example, env=env, capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr[-2000:]
+    # the script would download these two names: the same 40 records serve as both
+    (example / "data" / "cifar10.rec").rename(example / "data" / "cifar10_train.rec")
+    shutil.copy(example / "data" / "cifar10_train.rec", example / "data" / "cifar10_val.rec")
+    args = ["--num-epochs", "1", "--num-examples", "40", "--batch-size", "8", "--num-layers", "20"]
+    args += ["--disp-batches", "2", "--kv-store", "local", "--data-nthreads", "1"]
+    log = run_example(example / "train_cifar10.py", *args, cwd=example)
+    assert len(METRIC.findall(log)) == 2, log[-2000:]
+    assert re.search(r"Epoch\[0\] Train-accuracy=[\d.]+", log)
+    assert re.search(r"Epoch\[0\] Validation-accuracy=[\d.]+", log)
+
+
+def _golden_examples_tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "make_golden_examples", ROOT / "tools" / "make_golden_examples.py"
+    )
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool
+
+
+def test_train_mnist_metrics_equal_mxnet(tmp_path: Path) -> None:
+    """One seeded run (tools/make_golden_examples.py): same data, same starting checkpoint,
+    same seeds as MXNet 1.9.1's run; every metric line MXNet logged, mxlite logs too."""
+    import mxlite
+
+    tool = _golden_examples_tool()
+    golden = json.loads((ROOT / "tests" / "golden" / "train_mnist_mlp.json").read_text())
+    example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
+    write_mnist(example / "data", tool.N_TRAIN, tool.N_TEST, seed=tool.SEED)
+    _stub_requests(example)
+    (example / "seeded.py").write_text(tool.WRAPPER)
+    shutil.copy(
+        ROOT / "tests" / "golden" / "train_mnist_mlp-symbol.json", example / "init-symbol.json"
+    )
+    # the starting weights: the very bytes MXNet saved, written here by mxlite
+    digest = tool.write_checkpoint_params(mxlite, example / "init-0000.params")
+    assert digest == golden["params_sha256"]
+    log = run_example(example / "seeded.py", "train_mnist.py", *golden["args"], cwd=example,
+                      numpy_aliases=True)  # fmt: skip
+    got = tool.metrics(log)
+    assert [m[:4] for m in got] == [m[:4] for m in golden["metrics"]], log[-3000:]
+    for mine, theirs in zip(got, golden["metrics"]):
+        assert abs(mine[4] - theirs[4]) <= 1 / 64, (mine, theirs)  # at most one sample flips

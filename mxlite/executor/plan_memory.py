@@ -20,8 +20,9 @@ MXNet places each entry when the walk reaches it (the smallest free block within
 ``MXNET_EXEC_MATCH_RANGE`` of its size, else a new one); knowing every lifetime before placing
 anything lets the large entries share first and never leaves a small entry in a block that a
 later large one needed. It plans ResNet-18 and Inception-BN in less memory than MXNet's
-online rule. ``MXNET_EXEC_MATCH_RANGE=0`` (MXNet's switch for no reuse) keeps every group in a
-block of its own; other values change nothing here, as no block is ever grown.
+online rule. ``NNVM_EXEC_MATCH_RANGE=0`` (MXNet's switch for no reuse; ``MXNET_EXEC_MATCH_RANGE``
+is read when it is unset) keeps every group in a block of its own; other values change nothing
+here, as no block is ever grown.
 
 External entries (arguments, auxiliary states, their gradients, head gradients) live in their
 own arrays and are not planned.
@@ -78,7 +79,10 @@ def plan_memory(graph: ExecGraph, with_backward: bool, enable: bool | None = Non
     """
     if enable is None:
         enable = env_bool("MXNET_EXEC_ENABLE_INPLACE", True)
-    match_range = env_int("MXNET_EXEC_MATCH_RANGE", 16, minimum=0)
+    # MXNet 1.9.1 reads NNVM_EXEC_MATCH_RANGE (its docs say so too); the MXNET_ name is older
+    match_range = env_int(
+        "NNVM_EXEC_MATCH_RANGE", env_int("MXNET_EXEC_MATCH_RANGE", 16, minimum=0), minimum=0
+    )
     steps: list[Step] = list(graph.forward) + (list(graph.backward) if with_backward else [])
     entries = graph.entries
     internal = [e.kind == INTERNAL for e in entries]

@@ -160,6 +160,22 @@ class Parameter:
     def __repr__(self) -> str:
         return f"Parameter {self.name} (shape={self.shape}, dtype={self.dtype})"
 
+    def __getstate__(self) -> dict[str, Any]:
+        # MXNet keeps _ctx_map as [[index by cpu device_id], [index by gpu device_id]] (a
+        # context's device_typeid & 1 picks the list): pickles carry that layout both ways
+        state = self.__dict__.copy()
+        ctx_map: list[list[int | None]] = [[], []]
+        for i, ctx in enumerate(self._ctx_list or ()):
+            ids = ctx_map[ctx.device_typeid & 1]
+            ids.extend([None] * (ctx.device_id + 1 - len(ids)))
+            ids[ctx.device_id] = i
+        state["_ctx_map"] = ctx_map
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._ctx_map = {c: i for i, c in enumerate(self._ctx_list or ())}
+
     # ---- attributes --------------------------------------------------------------------------
 
     @property

@@ -149,10 +149,13 @@ class NDArray:
     __array_priority__ = 1000.0  # numpy defers to our reflected operators
 
     def __init__(self, handle: Any = None, writable: bool = True) -> None:
-        if not isinstance(handle, NDArray):
-            handle = _from_handle(handle)
-        self._chunk = handle._chunk
-        self._data = handle._data
+        if handle is None:  # MXNet's pickles call NDArray(None), then __setstate__ fills it
+            self._chunk = self._data = None
+        else:
+            if not isinstance(handle, NDArray):
+                handle = _from_handle(handle)
+            self._chunk = handle._chunk
+            self._data = handle._data
         self.writable = writable
         self._grad = None
         self._grad_req = "null"

@@ -192,12 +192,12 @@ class BaseSparseNDArray(NDArray):
     def __getstate__(self) -> dict[str, Any]:
         from .serialization import dumps_array
 
-        return {"handle": dumps_array(sparse_parts(self))}
+        return {"handle": bytearray(dumps_array(sparse_parts(self)))}  # MXNet writes into it
 
     def __setstate__(self, state: dict[str, Any]) -> None:
         from .serialization import loads_array
 
-        arr = from_saved(loads_array(state["handle"]), current_context())
+        arr = from_saved(loads_array(bytes(state["handle"])), current_context())
         self.__init__(arr)
 
     def __setitem__(self, key: Any, value: Any) -> None:

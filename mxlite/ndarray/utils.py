@@ -113,12 +113,18 @@ def load_frombuffer(buf: bytes | bytearray | memoryview) -> list[NDArray] | dict
 # ---- pickling: an NDArray pickles as MXNet's raw bytes of one array ----------------------
 
 
+def _reduce(self: NDArray) -> tuple:
+    # MXNet's layout: NDArray(None), then __setstate__({'handle': bytearray}); MXNet's
+    # __setstate__ needs a writable buffer, hence the bytearray
+    return (NDArray, (None,), self.__getstate__())
+
+
 def _getstate(self: NDArray) -> dict[str, Any]:
-    return {"handle": serialization.dumps_array(self.asnumpy())}
+    return {"handle": bytearray(serialization.dumps_array(self.asnumpy()))}
 
 
 def _setstate(self: NDArray, state: dict[str, Any]) -> None:
-    saved = serialization.loads_array(state["handle"])
+    saved = serialization.loads_array(bytes(state["handle"]))
     arr = array_from_numpy(saved.data, current_context())
     self._chunk, self._data = arr._chunk, arr._data
     self.writable = True
@@ -128,19 +134,9 @@ def _setstate(self: NDArray, state: dict[str, Any]) -> None:
     self._fresh_grad = False
 
 
+NDArray.__reduce__ = _reduce
 NDArray.__getstate__ = _getstate
 NDArray.__setstate__ = _setstate
 
-
-class _PickledNDArray:
-    """Stands for ``mxnet.ndarray.ndarray.NDArray`` while unpickling: MXNet writes
-    ``NDArray(None)`` then ``__setstate__({'handle': bytes})``; the call yields an empty
-    mxlite NDArray that ``__setstate__`` fills."""
-
-    def __new__(cls, *_args: Any) -> Any:
-        return NDArray.__new__(NDArray)
-
-
 # Pickles that hold arrays (optimizer states) may name NDArray under mxlite's path or MXNet's.
-allow(NDArray)
-allow(_PickledNDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")
+allow(NDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")

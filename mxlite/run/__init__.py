@@ -34,6 +34,8 @@ import types
 import warnings
 from collections.abc import Sequence
 
+from .pickles import use_mxnet_names
+
 __all__ = ["as_mxnet", "numpy_aliases", "main"]
 
 _ALIAS = "mxnet"
@@ -95,6 +97,7 @@ def as_mxnet() -> types.ModuleType:
         )
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
         sys.meta_path.insert(0, _Finder())
+    use_mxnet_names()
     for name, module in list(sys.modules.items()):
         if module is not None and (name == _TARGET or name.startswith(_TARGET + ".")):
             sys.modules.setdefault(_ALIAS + name[len(_TARGET) :], module)

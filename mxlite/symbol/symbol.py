@@ -57,8 +57,9 @@ class Symbol(Graph):
 
     __slots__ = ("_entries", "__weakref__")
 
-    def __init__(self, entries: list[Entry]) -> None:
-        self._entries = list(entries)
+    def __init__(self, entries: list[Entry] | None) -> None:
+        # None: what MXNet's pickles call (Symbol(None)) before __setstate__ fills it
+        self._entries = [] if entries is None else list(entries)
 
     # ---- outputs ---------------------------------------------------------------------------
 
@@ -220,6 +221,9 @@ class Symbol(Graph):
 
     def __deepcopy__(self, memo: Any) -> Symbol:
         return self.__copy__()
+
+    def __reduce__(self) -> tuple:
+        return (Symbol, (None,), self.__getstate__())  # MXNet's layout
 
     def __getstate__(self) -> dict[str, Any]:
         return {"handle": self.tojson()}

@@ -29,13 +29,20 @@ from typing import Any
 
 import numpy as np
 
-from ...base import ParamError, Shape, ShapeError
+from ...base import ParamError, Shape, ShapeError, env_bool
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_is_known
 from ..req import OpReq, assign
 
-__all__ = ["ReduceAxesParam", "ReduceAxisParam", "NormParam", "MomentsParam", "reduce_axes"]
+__all__ = [
+    "ReduceAxesParam",
+    "ReduceAxisParam",
+    "NormParam",
+    "MomentsParam",
+    "reduce_axes",
+    "acc_dtype",
+]
 
 
 class ReduceAxesParam(Param):
@@ -141,21 +148,37 @@ def _keep(red: tuple[int, ...], ishape: Shape) -> Shape:
 # ---- sum, mean, prod, nansum, nanprod, max, min ---------------------------------------------
 
 
+# MXNET_SAFE_ACCUMULATION=1: float sums accumulate one precision up, as MXNet's AType does
+_SAFE = {np.dtype(np.float16): np.float32, np.dtype(np.float32): np.float64}
+
+
+def acc_dtype(dtype: Any) -> Any:
+    """The dtype a sum of ``dtype`` values accumulates in: ``dtype`` itself, or the next wider
+    float under ``MXNET_SAFE_ACCUMULATION=1`` (float16 -> float32, float32 -> float64)."""
+    dtype = np.dtype(dtype)
+    if dtype in _SAFE and env_bool("MXNET_SAFE_ACCUMULATION", False):
+        return _SAFE[dtype]
+    return dtype
+
+
 def _sum(xp: Any, x: Any, red: tuple) -> Any:
-    return xp.sum(x, axis=red, keepdims=True, dtype=x.dtype)
+    return xp.sum(x, axis=red, keepdims=True, dtype=acc_dtype(x.dtype)).astype(x.dtype, copy=False)
 
 
 def _mean(xp: Any, x: Any, red: tuple) -> Any:
-    total = xp.sum(x, axis=red, keepdims=True, dtype=x.dtype)
+    acc = acc_dtype(x.dtype)
+    total = xp.sum(x, axis=red, keepdims=True, dtype=acc)
     n = int(np.prod([x.shape[i] for i in red], dtype=np.int64))
     if x.dtype.kind in "iu":
         return _int_mean(xp, total, n)
-    return total / x.dtype.type(n)
+    return (total / total.dtype.type(n)).astype(x.dtype, copy=False)
 
 
 def _nansum(xp: Any, x: Any, red: tuple) -> Any:
     if x.dtype.kind == "f":
-        return xp.nansum(x, axis=red, keepdims=True, dtype=x.dtype)
+        return xp.nansum(x, axis=red, keepdims=True, dtype=acc_dtype(x.dtype)).astype(
+            x.dtype, copy=False
+        )
     return _sum(xp, x, red)
 
 
@@ -316,11 +339,12 @@ class _NormOperator(Operator):
         xp, p, x, out = self.xp, self.prop.param, in_data[0], out_data[0]
         red = reduce_axes("norm", x.shape, p.axis, p.keepdims, False)[0]
         if p.ord == 1:
-            y = xp.sum(xp.abs(x), axis=red, keepdims=True, dtype=x.dtype)
+            y = xp.sum(xp.abs(x), axis=red, keepdims=True, dtype=acc_dtype(x.dtype))
         elif x.dtype.kind in "iu":
             y = _int_nrm2(xp, x, red)
         else:
-            y = xp.sqrt(xp.sum(xp.square(x), axis=red, keepdims=True, dtype=x.dtype))
+            acc = acc_dtype(x.dtype)
+            y = xp.sqrt(xp.sum(xp.square(x.astype(acc, copy=False)), axis=red, keepdims=True))
         assign(out, req[0], y.reshape(out.shape).astype(out.dtype, copy=False))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
