@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from ..base import ParamError, ShapeError
 from ..context import Context, current_context
 from . import _internal
 from . import random as _random
@@ -30,7 +29,6 @@ __all__ = [
     "foreach",
     "while_loop",
     "cond",
-    "boolean_mask",
 ]
 
 
@@ -215,33 +213,3 @@ def multi_mp_adamw_update(
     return _internal._multi_mp_adamw_update(
         *data, out=out, num_weights=size, lrs=lrs, wds=wds, etas=etas, name=name, **kwargs
     )
-
-
-def boolean_mask(
-    data: NDArray, index: NDArray, axis: int = 0, out: Any = None, **kwargs: Any
-) -> NDArray:
-    """The slices of ``data`` along ``axis`` where ``index`` is nonzero.
-
-    The output's size along ``axis`` depends on the values of ``index``, so this waits for
-    ``index`` and then gathers with ``take`` (which autograd differentiates: the gradient of
-    the kept slices goes back to their rows, the others get zero).
-
-    Parameters
-    ----------
-    data : NDArray
-        Data
-    index : NDArray
-        Mask
-    axis : int, default 0
-        An integer that represents the axis in NDArray to mask from.
-    """
-    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
-        raise ParamError("boolean_mask: data and index must be NDArrays.")
-    if index.ndim != 1 or not -data.ndim <= axis < data.ndim or index.shape[0] != data.shape[axis]:
-        raise ShapeError(
-            f"boolean_mask: index must be 1-D with data.shape[axis] elements; got index shape "
-            f"{index.shape} for data shape {data.shape} and axis {axis}."
-        )
-    picks = np.flatnonzero(index.asnumpy())
-    where = _nd_array(picks, ctx=data.context, dtype="int64")
-    return data.take(where, axis=axis, out=out) if out is not None else data.take(where, axis=axis)

@@ -1,6 +1,7 @@
 """MXNet's contrib operators (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``): detection and vision
 operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
+from . import boolean_mask as boolean_mask
 from . import bounding_box as bounding_box
 from . import deformable as deformable
 from . import elemwise as elemwise
