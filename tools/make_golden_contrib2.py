@@ -145,6 +145,111 @@ def record_blocks(arrays, meta):
                          params=sorted(params.keys())))  # fmt: skip
 
 
+# ---- operators --------------------------------------------------------------------------------
+
+_ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
+
+# (name, function under mx.nd.contrib, input shapes or literals, params, grad)
+OPS = [
+    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS, ("trans", (4, 2, 2, 2))],
+     dict(spatial_scale=0.8, output_dim=2, group_size=2, pooled_size=2, sample_per_part=2,
+          trans_std=0.1), True),
+    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), _ROIS, ("trans", (4, 4, 2, 2))],
+     dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, part_size=2,
+          sample_per_part=3, trans_std=0.2), True),
+    ("dpsroi_no_trans", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS],
+     dict(spatial_scale=0.5, output_dim=2, group_size=2, pooled_size=4, no_trans=True), True),
+    ("quantize_v2", "quantize_v2", [(3, 4)], {}, False),
+    ("quantize_v2_calib", "quantize_v2", [(3, 4)],
+     dict(min_calib_range=-0.5, max_calib_range=0.8), False),
+    ("quantize_v2_uint8", "quantize_v2", [(3, 4)],
+     dict(out_type="uint8", min_calib_range=-1.0, max_calib_range=1.0), False),
+    ("quantize_v2_auto", "quantize_v2", [(3, 4)],
+     dict(out_type="auto", min_calib_range=0.0, max_calib_range=1.0), False),
+    ("requantize", "requantize", [("int32", (3, 5)), [-4.0], [3.0]], {}, False),
+    ("requantize_calib", "requantize", [("int32", (3, 5)), [-4.0], [3.0]],
+     dict(min_calib_range=-1e-4, max_calib_range=2e-4), False),
+]  # fmt: skip
+
+
+def op_input(spec, rng):
+    if isinstance(spec, list):
+        return np.array(spec, np.float32)
+    if spec[0] == "trans":
+        return rng.uniform(-1, 1, spec[1]).astype(np.float32)
+    if spec[0] == "int32":
+        return rng.integers(-(2**28), 2**28, spec[1]).astype(np.int32)
+    return rng.uniform(-1, 1, spec).astype(np.float32)
+
+
+def record_ops(arrays, meta):
+    for k, (name, fn, specs, params, grad) in enumerate(OPS):
+        rng = np.random.default_rng(700 + k)
+        ins = [op_input(s, rng) for s in specs]
+        xs = [mx.nd.array(a, dtype=a.dtype) for a in ins]
+        f = getattr(mx.nd.contrib, fn)
+        if grad:
+            for i, x in enumerate(xs):
+                if i != 1:  # rois take no gradient
+                    x.attach_grad()
+            with mx.autograd.record():
+                outs = f(*xs, **params)
+            outs = outs if isinstance(outs, list) else [outs]
+            heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+            mx.autograd.backward(outs, heads)
+        else:
+            outs = f(*xs, **params)
+            outs = outs if isinstance(outs, list) else [outs]
+        for i, a in enumerate(ins):
+            arrays[f"{name}/in{i}"] = a
+            if grad and i != 1:
+                arrays[f"{name}/grad{i}"] = xs[i].grad.asnumpy()
+        for i, o in enumerate(outs):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+            if grad:
+                arrays[f"{name}/head{i}"] = heads[i].asnumpy()
+        meta.append(dict(name=name, fn=fn, params=params, n_in=len(ins), n_out=len(outs),
+                         grad=grad))  # fmt: skip
+
+
+def record_lamb(arrays, meta):
+    rng = np.random.default_rng(77)
+    shapes = [(3, 4), (5,)]
+
+    def arrs(lo, hi, dtype="float32"):
+        return [mx.nd.array(rng.uniform(lo, hi, s), dtype=dtype) for s in shapes]
+
+    cases = [
+        ("multi_lamb", False, dict(step_count=(1, 3), lrs=(0.1, 0.05), wds=(0.0, 0.01))),
+        ("multi_lamb_bounds", False,
+         dict(step_count=(2, 2), lrs=(0.1, 0.2), wds=(0.1, 0.0), bias_correction=False,
+              lower_bound=0.5, upper_bound=1.5, clip_gradient=0.3, rescale_grad=2.0,
+              beta1=0.8, beta2=0.9, epsilon=1e-4)),
+        ("multi_mp_lamb", True, dict(step_count=(4, 1), lrs=(0.01, 0.02), wds=(0.01, 0.0))),
+    ]  # fmt: skip
+    for name, mp, params in cases:
+        dtype = "float16" if mp else "float32"
+        ws, gs = arrs(-1, 1, dtype), arrs(-1, 1, dtype)
+        ms, vs = arrs(-0.1, 0.1), arrs(0, 0.1)
+        groups = [ws, gs, ms, vs]
+        if mp:
+            w32 = [w.astype("float32") for w in ws]
+            groups.append(w32)
+        saved = [a.asnumpy() for grp in groups for a in grp]
+        if mp:
+            mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
+            after = ws + ms + vs + w32
+        else:
+            mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
+            after = ws + ms + vs
+        for i, a in enumerate(saved):
+            arrays[f"{name}/in{i}"] = a
+        for i, a in enumerate(after):
+            arrays[f"{name}/after{i}"] = a.asnumpy()
+        meta.append(dict(name=name, kind="lamb", mp=mp, params=params, n_in=len(saved),
+                         n_after=len(after)))  # fmt: skip
+
+
 def main():
     global mx
     import mxnet
@@ -156,6 +261,11 @@ def main():
     GLUON_OUT.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(GLUON_OUT / "contrib2_gluon.npz", **arrays)
     (GLUON_OUT / "contrib2_gluon.json").write_text(json.dumps(meta, indent=1) + "\n")
+    arrays, meta = {}, []
+    record_ops(arrays, meta)
+    record_lamb(arrays, meta)
+    np.savez_compressed(OPS_OUT / "contrib2_ops.npz", **arrays)
+    (OPS_OUT / "contrib2_ops.json").write_text(json.dumps(meta, indent=1) + "\n")
 
 
 if __name__ == "__main__":

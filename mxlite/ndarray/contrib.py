@@ -26,6 +26,8 @@ __all__ = [
     "mp_adamw_update",
     "multi_adamw_update",
     "multi_mp_adamw_update",
+    "multi_lamb_update",
+    "multi_mp_lamb_update",
     "foreach",
     "while_loop",
     "cond",
@@ -213,3 +215,73 @@ def multi_mp_adamw_update(
     return _internal._multi_mp_adamw_update(
         *data, out=out, num_weights=size, lrs=lrs, wds=wds, etas=etas, name=name, **kwargs
     )
+
+
+def multi_lamb_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    step_count: Any,
+    lrs: Any,
+    wds: Any,
+    out: Any = None,
+    num_tensors: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """Given a list of gradients, update weights, mean and variance of multiple tensors
+    following LAMB Optimizer implementation.
+
+    Parameters
+    ----------
+    weights : List of NDArrays containing the input weights of multiple tensors
+    grads : List of NDArrays containing input gradients
+    mean : List of NDArrays containing mean of multiple tensors to be updated
+    var : List of NDArrays containing variance of multiple tensors to be updated
+    step_count : List of scalars with the number of update step for each tensor
+    lrs : List of learning rates (one for each tensor)
+    wds : List of weight decays (one for each tensor)
+    out: List of NDArrays where the updated weights will be stored
+    num_tensors : Number of NDArrays/tensors in the list
+    """
+    data = _interleave(weights, grads, mean, var)
+    return _internal._multi_lamb_update(
+        *data, out=out, num_tensors=num_tensors or len(weights), step_count=step_count,
+        learning_rates=lrs, wds=wds, **kwargs,
+    )  # fmt: skip
+
+
+def multi_mp_lamb_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    weights32: list[NDArray],
+    step_count: Any,
+    lrs: Any,
+    wds: Any,
+    out: Any = None,
+    num_tensors: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """Given a list of gradients, update weights, mean and variance of multiple tensors
+    following LAMB Optimizer implementation, and using Mixed-Precision.
+
+    Parameters
+    ----------
+    weights : List of NDArrays containing the input weights of multiple tensors
+    grads : List of NDArrays containing input gradients
+    mean : List of NDArrays containing mean of multiple tensors to be updated
+    var : List of NDArrays containing variance of multiple tensors to be updated
+    weights32 : Master copy of weights in FP32
+    step_count : List of scalars with the number of update step for each tensor
+    lrs : List of learning rates (one for each tensor)
+    wds : List of weight decays (one for each tensor)
+    out: List of NDArrays where the updated weights will be stored
+    num_tensors : Number of NDArrays/tensors in the list
+    """
+    data = _interleave(weights, grads, mean, var, weights32)
+    return _internal._multi_mp_lamb_update(
+        *data, out=out, num_tensors=num_tensors or len(weights), step_count=step_count,
+        learning_rates=lrs, wds=wds, **kwargs,
+    )  # fmt: skip

@@ -36,7 +36,7 @@ register_onnx(
         "multi_sgd_update nag_mom_update rmsprop_update rmspropalex_update sgd_mom_update "
         "sgd_update signsgd_update signum_update _adamw_update _mp_adamw_update "
         "_multi_adamw_update _multi_mp_adamw_update _contrib_group_adagrad_update "
-        "_sparse_adagrad_update"
+        "_sparse_adagrad_update _multi_lamb_update _multi_mp_lamb_update"
     ).split(),
     why_not=_TRAIN,
 )
@@ -102,6 +102,7 @@ register_onnx(
 )
 register_onnx(
     "_contrib_PSROIPooling",
+    "_contrib_DeformablePSROIPooling",
     "_contrib_RROIAlign",
     why_not="ONNX has no position-sensitive or rotated region pooling.",
 )
@@ -113,6 +114,8 @@ register_onnx(
 )
 register_onnx(
     "_contrib_count_sketch",
+    "_contrib_quantize_v2",
+    "_contrib_requantize",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
 register_onnx(

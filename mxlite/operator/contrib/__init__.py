@@ -4,8 +4,10 @@ operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 from . import boolean_mask as boolean_mask
 from . import bounding_box as bounding_box
 from . import deformable as deformable
+from . import deformable_psroi as deformable_psroi
 from . import elemwise as elemwise
 from . import hawkes as hawkes
+from . import multi_lamb as multi_lamb
 from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal
