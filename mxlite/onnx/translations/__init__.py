@@ -52,6 +52,12 @@ register_onnx("CTCLoss", "softmax_cross_entropy", why_not="it is a training loss
 register_onnx("Custom", why_not="a custom operator runs Python code that ONNX cannot hold.")
 register_onnx("gamma", "gammaln", "erfinv", why_not="ONNX has no such special function.")
 register_onnx(
+    "_contrib_fft",
+    "_contrib_ifft",
+    why_not="ONNX's DFT has another layout (a trailing axis of 2); not exported yet (MXNet "
+    "1.9.1 does not export it either).",
+)
+register_onnx(
     *(
         "_random_pdf_dirichlet _random_pdf_exponential _random_pdf_gamma "
         "_random_pdf_generalized_negative_binomial _random_pdf_negative_binomial "
@@ -116,6 +122,7 @@ register_onnx(
     "_contrib_count_sketch",
     "_contrib_quantize_v2",
     "_contrib_requantize",
+    "_contrib_mrcnn_mask_target",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
 register_onnx(

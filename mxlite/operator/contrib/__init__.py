@@ -6,7 +6,9 @@ from . import bounding_box as bounding_box
 from . import deformable as deformable
 from . import deformable_psroi as deformable_psroi
 from . import elemwise as elemwise
+from . import fft as fft
 from . import hawkes as hawkes
+from . import mrcnn as mrcnn
 from . import multi_lamb as multi_lamb
 from . import multibox as multibox
 from . import optimizer as optimizer
