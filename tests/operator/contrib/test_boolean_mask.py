@@ -97,3 +97,9 @@ def test_boolean_mask_onnx_export(tmp_path):
     data = np.arange(12, dtype=np.float32).reshape(3, 4)
     (got,) = sess.run(None, {"data": data, "index": np.array([1, 0, 1], np.float32)})
     np.testing.assert_array_equal(got, data[[0, 2]] * 2)
+
+
+def test_bind_of_a_dynamic_shape_graph_says_why_it_cannot():
+    sym = mx.sym.contrib.boolean_mask(mx.sym.var("a"), mx.sym.var("i")) + 1
+    with pytest.raises(mx.base.MXNetError, match="depends on the values of its inputs"):
+        sym.simple_bind(mx.cpu(), a=(3, 4), i=(3,))
