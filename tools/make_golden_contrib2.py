@@ -1,10 +1,12 @@
 """Record golden values of MXNet 1.9.1 for the second batch of contrib work: the deformable
 convolution layers of gluon.contrib.cnn, contrib.rnn's dynamic_unroll, boolean_mask in a
-hybridized block, DeformablePSROIPooling, the LAMB multi-updates and quantize_v2/requantize.
+hybridized block, DeformablePSROIPooling, the LAMB multi-updates, quantize_v2/requantize and
+second-order gradients through FullyConnected.
 
 Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_contrib2.py
 Writes tests/gluon/contrib/golden/contrib2_gluon.npz (blocks: parameters, inputs, outputs,
-gradients) and tests/operator/contrib/golden/contrib2_ops.npz (operators) with a .json each.
+gradients) and tests/operator/contrib/golden/contrib2_ops.npz (operators) with a .json each,
+and tests/golden/autograd_higher_fc.npz.
 """
 
 import json
@@ -250,6 +252,40 @@ def record_lamb(arrays, meta):
                          n_after=len(after)))  # fmt: skip
 
 
+# ---- second order through FullyConnected -------------------------------------------------------
+
+FC_CASES = [("fc_flatten", (2, 3, 4), (5, 12), True), ("fc_no_flatten", (2, 3, 4), (5, 4), False)]
+
+
+def record_fc_second_order(arrays):
+    """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then
+    backward of (gx, gw) with heads (hx, hw): the second-order gradients of x, w and hg."""
+    for k, (name, xs, ws, flatten) in enumerate(FC_CASES):
+        rng = np.random.default_rng(300 + k)
+        vals = {n: rng.uniform(-1, 1, s).astype(np.float32)
+                for n, s in (("x", xs), ("w", ws), ("b", ws[:1]))}  # fmt: skip
+        arrs = {n: mx.nd.array(v) for n, v in vals.items()}
+        for a in arrs.values():
+            a.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.FullyConnected(arrs["x"], arrs["w"], arrs["b"], num_hidden=ws[0],
+                                     flatten=flatten)  # fmt: skip
+        hg = mx.nd.array(rng.normal(size=y.shape))
+        hg.attach_grad()
+        with mx.autograd.record():
+            gx, gw = mx.autograd.grad(y, [arrs["x"], arrs["w"]], head_grads=hg,
+                                      create_graph=True, retain_graph=True)  # fmt: skip
+        hx, hw = rng.normal(size=xs).astype(np.float32), rng.normal(size=ws).astype(np.float32)
+        mx.autograd.backward([gx, gw], [mx.nd.array(hx), mx.nd.array(hw)])
+        for n, v in vals.items():
+            arrays[f"{name}/{n}"] = v
+        arrays[f"{name}/hg"], arrays[f"{name}/hx"], arrays[f"{name}/hw"] = hg.asnumpy(), hx, hw
+        arrays[f"{name}/gx"], arrays[f"{name}/gw"] = gx.asnumpy(), gw.asnumpy()
+        for n in ("x", "w"):
+            arrays[f"{name}/grad_{n}"] = arrs[n].grad.asnumpy()
+        arrays[f"{name}/grad_hg"] = hg.grad.asnumpy()
+
+
 def main():
     global mx
     import mxnet
@@ -266,6 +302,9 @@ def main():
     record_lamb(arrays, meta)
     np.savez_compressed(OPS_OUT / "contrib2_ops.npz", **arrays)
     (OPS_OUT / "contrib2_ops.json").write_text(json.dumps(meta, indent=1) + "\n")
+    arrays = {}
+    record_fc_second_order(arrays)
+    np.savez_compressed(ROOT / "tests" / "golden" / "autograd_higher_fc.npz", **arrays)
 
 
 if __name__ == "__main__":
