@@ -45,7 +45,9 @@ from . import util as util
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
 from .run import as_mxnet as as_mxnet
+from .util import is_np_array as is_np_array
 from .util import is_np_shape as is_np_shape
+from .util import np_array as np_array
 from .util import np_shape as np_shape
 from .util import set_np_shape as set_np_shape
 from .util import use_np_shape as use_np_shape

@@ -11,12 +11,12 @@ import collections
 import threading
 from typing import Any
 
-from .base import MXNetError
+from .base import MXNetError, ThreadScopeMeta
 
 __all__ = ["AttrScope", "current"]
 
 
-class AttrScope:
+class AttrScope(metaclass=ThreadScopeMeta):
     """A scope of string attributes given to every symbol created inside it.
 
     Parameters
@@ -27,7 +27,7 @@ class AttrScope:
     Examples
     --------
     >>> with AttrScope(ctx_group="dev1"):
-    ...     AttrScope.current().get({"__lr_mult__": "2"})
+    ...     AttrScope.current.get({"__lr_mult__": "2"})
     {'ctx_group': 'dev1', '__lr_mult__': '2'}
     """
 
@@ -58,16 +58,12 @@ class AttrScope:
             ret.update(attr)
         return ret
 
-    @classmethod
-    def current(cls) -> AttrScope:
-        """The calling thread's current scope."""
-        value = getattr(AttrScope._current, "value", None)
-        if value is None:
-            value = AttrScope._current.value = AttrScope()
-        return value
+    @staticmethod
+    def _default_scope() -> AttrScope:
+        return AttrScope()
 
     def __enter__(self) -> AttrScope:
-        outer = AttrScope.current()
+        outer = AttrScope.current
         self._old_scope = outer
         merged = dict(outer._attr)
         merged.update(self._attr)
@@ -81,4 +77,4 @@ class AttrScope:
 
 def current() -> AttrScope:
     """The calling thread's current attribute scope."""
-    return AttrScope.current()
+    return AttrScope.current

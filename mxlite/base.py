@@ -20,6 +20,7 @@ __all__ = [
     "ParamError",
     "NotImplementedForSymbol",
     "NotInMxliteError",
+    "ThreadScopeMeta",
     "Shape",
     "DTypeLike",
     "ContextLike",
@@ -189,3 +190,22 @@ def data_dir_default() -> str:
 def data_dir() -> str:
     """The data directory: ``MXNET_HOME`` if set, else :func:`data_dir_default`."""
     return os.getenv("MXNET_HOME", data_dir_default())
+
+
+class ThreadScopeMeta(type):
+    """Metaclass of the per-thread scopes (``AttrScope``, ``NameManager``): as in MXNet 1.9.1,
+    ``Cls.current`` is the calling thread's scope (a default one until set) and
+    ``Cls.current = scope`` sets it. A class keeps the value in its ``_current``
+    (a ``threading.local``) and makes the default with ``_default_scope()``."""
+
+    @property
+    def current(cls) -> Any:
+        holder = cls._current  # type: ignore[attr-defined]
+        value = getattr(holder, "value", None)
+        if value is None:
+            value = holder.value = cls._default_scope()  # type: ignore[attr-defined]
+        return value
+
+    @current.setter
+    def current(cls, value: Any) -> None:
+        cls._current.value = value  # type: ignore[attr-defined]

@@ -11,16 +11,18 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from .base import ThreadScopeMeta
+
 __all__ = ["NameManager", "Prefix"]
 
 
-class NameManager:
+class NameManager(metaclass=ThreadScopeMeta):
     """Gives unique names to symbols created without one, counting per hint.
 
     Examples
     --------
     >>> with NameManager():
-    ...     nm = NameManager.current()
+    ...     nm = NameManager.current
     ...     nm.get(None, "conv"), nm.get(None, "conv"), nm.get("c", "conv")
     ('conv0', 'conv1', 'c')
     """
@@ -47,16 +49,12 @@ class NameManager:
         self._counter[hint] = count + 1
         return f"{hint}{count}"
 
-    @classmethod
-    def current(cls) -> NameManager:
-        """The calling thread's current manager."""
-        value = getattr(NameManager._current, "value", None)
-        if value is None:
-            value = NameManager._current.value = NameManager()
-        return value
+    @staticmethod
+    def _default_scope() -> NameManager:
+        return NameManager()
 
     def __enter__(self) -> NameManager:
-        self._old_manager = NameManager.current()
+        self._old_manager = NameManager.current
         NameManager._current.value = self
         return self
 
@@ -75,7 +73,7 @@ class Prefix(NameManager):
     Examples
     --------
     >>> with Prefix("mynet_"):
-    ...     NameManager.current().get(None, "fc")
+    ...     NameManager.current.get(None, "fc")
     'mynet_fc0'
     """
 

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import ParamError
+from .base import NotInMxliteError, ParamError
 
 __all__ = [
     "is_np_shape",
@@ -23,6 +23,7 @@ __all__ = [
     "np_shape",
     "use_np_shape",
     "is_np_array",
+    "np_array",
     "use_np",
     "getenv",
     "setenv",
@@ -53,10 +54,53 @@ def np_shape(active: bool = True) -> Iterator[None]:
         set_np_shape(prev)
 
 
+class _NumpyArrayScope:
+    """The per-thread scope of MXNet's NumPy-array semantics (``mx.np`` arrays in Gluon), as
+    MXNet 1.9.1 keeps it; made by :func:`np_array`, not directly."""
+
+    _current = threading.local()
+
+    def __init__(self, is_np_array: bool) -> None:
+        self._old_scope: _NumpyArrayScope | None = None
+        self._is_np_array = is_np_array
+
+    def __enter__(self) -> _NumpyArrayScope:
+        if self._is_np_array:
+            raise NotInMxliteError(
+                "np_array: MXNet's NumPy-array semantics need mx.np, which mxlite does not "
+                "implement; use mx.nd (np_array(False) is accepted)."
+            )
+        current = _NumpyArrayScope._current
+        if not hasattr(current, "value"):
+            current.value = _NumpyArrayScope(False)
+        self._old_scope = current.value
+        current.value = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _NumpyArrayScope._current.value = self._old_scope
+
+
+def np_array(active: bool = True) -> _NumpyArrayScope:
+    """A ``with`` scope turning MXNet's NumPy-array semantics on or off in this thread.
+
+    mxlite has the classic ``mx.nd`` arrays only, so entering ``np_array(True)`` raises
+    :class:`~mxlite.base.NotInMxliteError`; ``np_array(False)`` works as in MXNet.
+
+    Parameters
+    ----------
+    active : bool
+        Indicates whether to activate NumPy-array semantics.
+    """
+    return _NumpyArrayScope(bool(active))
+
+
 def is_np_array() -> bool:
-    """Whether MXNet's NumPy array semantics (``mx.np``) are on: never in mxlite, which has
-    the classic ``mx.nd`` arrays only (code written for both asks this)."""
-    return False
+    """Whether MXNet's NumPy-array semantics (``mx.np``) are on in this thread: never in
+    mxlite's own scopes, which have the classic ``mx.nd`` arrays only (code written for both
+    asks this)."""
+    current = _NumpyArrayScope._current
+    return bool(current.value._is_np_array) if hasattr(current, "value") else False
 
 
 def use_np_shape(func: Callable) -> Callable:

@@ -160,3 +160,48 @@ def test_gradient_is_constant_without_create_graph() -> None:
     g = ag.grad(y, [x])[0]
     with pytest.raises(MXNetError, match="not in a computational graph"):
         g.backward()
+
+
+_FC = np.load(Path(__file__).parent / "golden" / "autograd_higher_fc.npz")
+
+
+@pytest.mark.parametrize("name, flatten", [("fc_flatten", True), ("fc_no_flatten", False)])
+def test_fully_connected_second_order_matches_mxnet(name: str, flatten: bool) -> None:
+    # tools/make_golden_contrib2.py: gradients of (d/dx, d/dw) of FullyConnected, with heads
+    g = {k.split("/", 1)[1]: _FC[k] for k in _FC.files if k.startswith(name + "/")}
+    x, w, b = (mx.nd.array(g[n]) for n in ("x", "w", "b"))
+    for a in (x, w, b):
+        a.attach_grad()
+    with ag.record():
+        y = mx.nd.FullyConnected(x, w, b, num_hidden=w.shape[0], flatten=flatten)
+    hg = mx.nd.array(g["hg"])
+    hg.attach_grad()
+    with ag.record():
+        gx, gw = ag.grad(y, [x, w], head_grads=hg, create_graph=True, retain_graph=True)
+    ag.backward([gx, gw], [mx.nd.array(g["hx"]), mx.nd.array(g["hw"])])
+    for got, key in ((gx, "gx"), (gw, "gw"), (x.grad, "grad_x"), (w.grad, "grad_w")):
+        np.testing.assert_allclose(got.asnumpy(), g[key], rtol=1e-5, atol=1e-5)
+    # MXNet 1.9.1 does not differentiate through head_grads (hg.grad stays 0 there); the
+    # objective <gx, hx> + <gw, hw> has d/dhg = hx W^T + X hw^T (rows of x as the inputs)
+    rows = g["x"].reshape(-1, w.shape[1])
+    want = g["hx"].reshape(rows.shape) @ g["w"].T + rows @ g["hw"].T
+    assert not g["grad_hg"].any()
+    np.testing.assert_allclose(hg.grad.asnumpy(), want.reshape(hg.shape), rtol=1e-4, atol=1e-4)
+
+
+def test_dropout_second_order() -> None:
+    # dropout is linear in x with its mask: d2/dx2 is 0 and d(dx)/d(head) is mask / (1 - p)
+    x = mx.nd.array(np.linspace(0.5, 2.0, 12).reshape(3, 4))
+    x.attach_grad()
+    with ag.record():
+        y = mx.nd.Dropout(x, p=0.5)
+    scale = (y / x).asnumpy()  # 0 where dropped, 1 / (1 - p) where kept
+    assert set(np.unique(scale)) <= {0.0, 2.0}
+    hg = mx.nd.ones((3, 4))
+    hg.attach_grad()
+    with ag.record():
+        gx = ag.grad(y, [x], head_grads=hg, create_graph=True, retain_graph=True)[0]
+    np.testing.assert_allclose(gx.asnumpy(), scale)
+    gx.backward(mx.nd.full((3, 4), 3.0))
+    np.testing.assert_allclose(x.grad.asnumpy(), 0)
+    np.testing.assert_allclose(hg.grad.asnumpy(), 3 * scale)

@@ -19,6 +19,12 @@ second executor of the same signature instead of overwriting the first one's val
 As in MXNet, a graph of at most ``inline_limit`` operators (default 2) without
 ``static_alloc`` is not recorded as one node: while recording, it runs one imperative call per
 operator, so autograd (and ``autograd.get_symbol``) sees each of them.
+
+A graph holding an operator whose output shape depends on input values (``dynamic_shape``:
+``boolean_mask``) has shapes that no bind can plan. Like MXNet's CachedOp for such graphs
+(its dynamic forward and backward), it always runs node by node through ``invoke``, which
+sizes each output when its node runs; while recording, autograd records every node, so the
+backward runs through the same nodes with the shapes the forward found.
 """
 
 from __future__ import annotations
@@ -150,10 +156,13 @@ class CachedOp:
         self._monitor: Any = None
         # as MXNet: a small graph without static_alloc runs operator by operator while
         # recording, so autograd sees (and get_symbol shows) each of its operators
-        n_ops = sum(1 for n in topo_order(sym._entries) if n.op is not None)
-        self._inline = not self._flags.get("static_alloc", False) and n_ops <= int(
+        ops = [n for n in topo_order(sym._entries) if n.op is not None]
+        self._inline = not self._flags.get("static_alloc", False) and len(ops) <= int(
             self._flags.get("inline_limit", 2)
         )
+        # a node whose output shape depends on values (boolean_mask) cannot be planned ahead:
+        # the graph then always runs node by node, each output sized when its node runs
+        self._dynamic = any(n.prop().dynamic_shape for n in ops)
 
     def _register_op_hook(self, callback: Any, monitor_all: bool = False) -> None:
         """Call ``callback(name, op_name, array)`` for every step's outputs (with
@@ -193,7 +202,7 @@ class CachedOp:
                 )
         ctx = args[0].context if args else (default_ctx or current_context())
         recording = autograd.is_recording()
-        if recording and self._inline:
+        if self._dynamic or (recording and self._inline):
             outs = self._run_inline(args)
             return outs[0] if len(outs) == 1 else outs
         is_train = autograd.is_training()

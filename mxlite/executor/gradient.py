@@ -172,6 +172,12 @@ def build_graph(
     def info(key: tuple[int, int], node: Node) -> tuple[Any, Any]:
         shape, dtype = shapes.get(key), dtypes.get(key)
         if shape is None or 0 in shape:
+            if not node.is_variable() and node.prop().dynamic_shape:
+                raise MXNetError(
+                    f"bind: the output shape of {node.name!r} ({node.op}) depends on the "
+                    "values of its inputs, so no executor can plan it; call it on NDArrays or "
+                    "inside a hybridized HybridBlock, which runs such graphs node by node."
+                )
             raise MXNetError(
                 f"bind: cannot infer the shape of {node.name!r} (output {key[1]}); give the "
                 f"shapes of the inputs (got {shape})."

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from ..base import ParamError, ShapeError
 from ..context import Context, current_context
 from . import _internal
 from . import random as _random
@@ -27,10 +26,11 @@ __all__ = [
     "mp_adamw_update",
     "multi_adamw_update",
     "multi_mp_adamw_update",
+    "multi_lamb_update",
+    "multi_mp_lamb_update",
     "foreach",
     "while_loop",
     "cond",
-    "boolean_mask",
 ]
 
 
@@ -217,31 +217,71 @@ def multi_mp_adamw_update(
     )
 
 
-def boolean_mask(
-    data: NDArray, index: NDArray, axis: int = 0, out: Any = None, **kwargs: Any
-) -> NDArray:
-    """The slices of ``data`` along ``axis`` where ``index`` is nonzero.
-
-    The output's size along ``axis`` depends on the values of ``index``, so this waits for
-    ``index`` and then gathers with ``take`` (which autograd differentiates: the gradient of
-    the kept slices goes back to their rows, the others get zero).
+def multi_lamb_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    step_count: Any,
+    lrs: Any,
+    wds: Any,
+    out: Any = None,
+    num_tensors: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """Given a list of gradients, update weights, mean and variance of multiple tensors
+    following LAMB Optimizer implementation.
 
     Parameters
     ----------
-    data : NDArray
-        Data
-    index : NDArray
-        Mask
-    axis : int, default 0
-        An integer that represents the axis in NDArray to mask from.
+    weights : List of NDArrays containing the input weights of multiple tensors
+    grads : List of NDArrays containing input gradients
+    mean : List of NDArrays containing mean of multiple tensors to be updated
+    var : List of NDArrays containing variance of multiple tensors to be updated
+    step_count : List of scalars with the number of update step for each tensor
+    lrs : List of learning rates (one for each tensor)
+    wds : List of weight decays (one for each tensor)
+    out: List of NDArrays where the updated weights will be stored
+    num_tensors : Number of NDArrays/tensors in the list
     """
-    if not isinstance(data, NDArray) or not isinstance(index, NDArray):
-        raise ParamError("boolean_mask: data and index must be NDArrays.")
-    if index.ndim != 1 or not -data.ndim <= axis < data.ndim or index.shape[0] != data.shape[axis]:
-        raise ShapeError(
-            f"boolean_mask: index must be 1-D with data.shape[axis] elements; got index shape "
-            f"{index.shape} for data shape {data.shape} and axis {axis}."
-        )
-    picks = np.flatnonzero(index.asnumpy())
-    where = _nd_array(picks, ctx=data.context, dtype="int64")
-    return data.take(where, axis=axis, out=out) if out is not None else data.take(where, axis=axis)
+    data = _interleave(weights, grads, mean, var)
+    return _internal._multi_lamb_update(
+        *data, out=out, num_tensors=num_tensors or len(weights), step_count=step_count,
+        learning_rates=lrs, wds=wds, **kwargs,
+    )  # fmt: skip
+
+
+def multi_mp_lamb_update(
+    weights: list[NDArray],
+    grads: list[NDArray],
+    mean: list[NDArray],
+    var: list[NDArray],
+    weights32: list[NDArray],
+    step_count: Any,
+    lrs: Any,
+    wds: Any,
+    out: Any = None,
+    num_tensors: int = 0,
+    **kwargs: Any,
+) -> Any:
+    """Given a list of gradients, update weights, mean and variance of multiple tensors
+    following LAMB Optimizer implementation, and using Mixed-Precision.
+
+    Parameters
+    ----------
+    weights : List of NDArrays containing the input weights of multiple tensors
+    grads : List of NDArrays containing input gradients
+    mean : List of NDArrays containing mean of multiple tensors to be updated
+    var : List of NDArrays containing variance of multiple tensors to be updated
+    weights32 : Master copy of weights in FP32
+    step_count : List of scalars with the number of update step for each tensor
+    lrs : List of learning rates (one for each tensor)
+    wds : List of weight decays (one for each tensor)
+    out: List of NDArrays where the updated weights will be stored
+    num_tensors : Number of NDArrays/tensors in the list
+    """
+    data = _interleave(weights, grads, mean, var, weights32)
+    return _internal._multi_mp_lamb_update(
+        *data, out=out, num_tensors=num_tensors or len(weights), step_count=step_count,
+        learning_rates=lrs, wds=wds, **kwargs,
+    )  # fmt: skip

@@ -90,6 +90,10 @@ def invoke(
         ctx = ctx or current_context()
         shapes = dtypes = ()
     out_shapes, out_dtypes, _aux_shapes, _aux_dtypes = prop.infer_imperative(shapes, dtypes)
+    if prop.dynamic_shape:  # the output shape depends on the input values: wait for them
+        for x in args:
+            x.wait_to_read()
+        out_shapes = prop.dynamic_output_shapes([x._data for x in args])
 
     if out is None:
         outputs = [_new(s, t, ctx) for s, t in zip(out_shapes, out_dtypes)]

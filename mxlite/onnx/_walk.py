@@ -299,6 +299,8 @@ def build_graph(
                 logging.info("export_model: converted %s %r", n.op, n.name)
 
     outputs, out_names = [], []
+    # after an operator like boolean_mask, a 0 in an inferred shape is a size known at run time
+    sized_at_run = any(n.op is not None and n.prop().dynamic_shape for n in nodes)
     input_names = {v.name for v in data}
     for n, i in entries:
         tensor = names[(id(n), i)]
@@ -318,7 +320,9 @@ def build_graph(
         mask = dyn.get((id(n), i), ())
         named = dim_names.get((id(n), i), {})
         dims = [
-            named.get(k, f"{tensor}_dim{k}") if k < len(mask) and mask[k] else d
+            named.get(k, f"{tensor}_dim{k}")
+            if (k < len(mask) and mask[k]) or (d == 0 and sized_at_run)
+            else d
             for k, d in enumerate(shapes[(id(n), i)])
         ]
         outputs.append(helper.make_tensor_value_info(tensor, onnx_dtype(types[(id(n), i)]), dims))

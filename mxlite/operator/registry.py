@@ -130,6 +130,9 @@ class OperatorProperty:
     # Custom operators run their Python forward/backward on NDArrays on the calling thread
     # (forward_ndarray / backward_ndarray) instead of as one engine function.
     runs_on_caller: ClassVar[bool] = False
+    # Operators whose output shape depends on input values (boolean_mask): shape inference
+    # leaves those dimensions 0 and ``dynamic_output_shapes`` gives them once the inputs exist.
+    dynamic_shape: ClassVar[bool] = False
     # MXNet's FInferStorageType etc. have no equivalent here; only dense arrays exist
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
@@ -263,6 +266,10 @@ class OperatorProperty:
         if len(self._infer_cache) < 256:
             self._infer_cache[key] = out
         return out
+
+    def dynamic_output_shapes(self, in_data: list[Any]) -> list[Shape]:
+        """The output shapes of a ``dynamic_shape`` operator for these computed inputs."""
+        raise MXNetError(f"{self.where()}: this operator has no data-dependent output shape.")
 
     # ---- execution hints -----------------------------------------------------------------
 

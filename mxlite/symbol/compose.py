@@ -100,8 +100,8 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     attr = kwargs.pop("attr", None)
     name = kwargs.pop("name", None)
     kwargs.pop("out", None)
-    kwargs.update(AttrScope.current().get(attr))
-    name = NameManager.current().get(name, func_name.lower())
+    kwargs.update(AttrScope.current.get(attr))
+    name = NameManager.current.get(name, func_name.lower())
     where = f"{cls.op_name}(name={name!r})"
 
     pos_syms: list[Any] = []

@@ -73,7 +73,7 @@ def _uniq_name(sym: Symbol) -> str:
 
 
 def _unique_subgraph_name(name: str) -> str:
-    outer = AttrScope.current().get(None).get(_SUBG, "")
+    outer = AttrScope.current.get(None).get(_SUBG, "")
     if outer:
         name = f"{outer}${name}"
     counts = AttrScope._subgraph_names
@@ -150,9 +150,9 @@ def _inputs(entries: list[Entry]) -> list[Node]:
 
 def _make_node(op: str, hint: str, attrs: dict[str, str], inputs: list[Entry],
                graphs: list[list[Entry]]) -> Node:  # fmt: skip
-    full = AttrScope.current().get(None)
+    full = AttrScope.current.get(None)
     full.update(attrs)
-    node = Node(op, NameManager.current().get(None, hint), full, inputs, graphs)
+    node = Node(op, NameManager.current.get(None, hint), full, inputs, graphs)
     node.prop()  # check the parameters and the bodies now, at the call that made them
     return node
 

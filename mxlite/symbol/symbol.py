@@ -521,7 +521,7 @@ def var(
     """
     if not isinstance(name, str):
         raise TypeError("Expect a string for variable `name`")
-    attrs = AttrScope.current().get(attr)
+    attrs = AttrScope.current.get(attr)
     if shape is not None:
         attrs["__shape__"] = str(shape)
     if lr_mult is not None:

@@ -36,7 +36,7 @@ register_onnx(
         "multi_sgd_update nag_mom_update rmsprop_update rmspropalex_update sgd_mom_update "
         "sgd_update signsgd_update signum_update _adamw_update _mp_adamw_update "
         "_multi_adamw_update _multi_mp_adamw_update _contrib_group_adagrad_update "
-        "_sparse_adagrad_update"
+        "_sparse_adagrad_update _multi_lamb_update _multi_mp_lamb_update"
     ).split(),
     why_not=_TRAIN,
 )
@@ -51,6 +51,12 @@ register_onnx(
 register_onnx("CTCLoss", "softmax_cross_entropy", why_not="it is a training loss.")
 register_onnx("Custom", why_not="a custom operator runs Python code that ONNX cannot hold.")
 register_onnx("gamma", "gammaln", "erfinv", why_not="ONNX has no such special function.")
+register_onnx(
+    "_contrib_fft",
+    "_contrib_ifft",
+    why_not="ONNX's DFT has another layout (a trailing axis of 2); not exported yet (MXNet "
+    "1.9.1 does not export it either).",
+)
 register_onnx(
     *(
         "_random_pdf_dirichlet _random_pdf_exponential _random_pdf_gamma "
@@ -102,6 +108,7 @@ register_onnx(
 )
 register_onnx(
     "_contrib_PSROIPooling",
+    "_contrib_DeformablePSROIPooling",
     "_contrib_RROIAlign",
     why_not="ONNX has no position-sensitive or rotated region pooling.",
 )
@@ -113,6 +120,9 @@ register_onnx(
 )
 register_onnx(
     "_contrib_count_sketch",
+    "_contrib_quantize_v2",
+    "_contrib_requantize",
+    "_contrib_mrcnn_mask_target",
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
 register_onnx(

@@ -384,3 +384,9 @@ def _deformable_conv(ctx: NodeContext) -> None:
         group=p.num_group,
         offset_group=p.num_deformable_group,
     )
+
+
+@register_onnx("_contrib_boolean_mask")
+def _boolean_mask(ctx: NodeContext) -> None:
+    keep = ctx.cast(ctx.inputs[1], np.bool_)
+    ctx.op1("Compress", [ctx.inputs[0], keep], ctx.out(), axis=ctx.param.axis)

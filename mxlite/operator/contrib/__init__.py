@@ -1,10 +1,15 @@
 """MXNet's contrib operators (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``): detection and vision
 operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
+from . import boolean_mask as boolean_mask
 from . import bounding_box as bounding_box
 from . import deformable as deformable
+from . import deformable_psroi as deformable_psroi
 from . import elemwise as elemwise
+from . import fft as fft
 from . import hawkes as hawkes
+from . import mrcnn as mrcnn
+from . import multi_lamb as multi_lamb
 from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal

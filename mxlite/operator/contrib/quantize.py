@@ -1,12 +1,13 @@
-"""``quantize`` and ``dequantize`` (contrib): float32 to int8 (zero-centred, 127 levels per
-side of ``max(|min_range|, |max_range|)``) or uint8 (255 levels over [min_range, max_range])
-and back, as MXNet 1.9.1's CPU kernels. No gradient."""
+"""``quantize``, ``quantize_v2``, ``requantize`` and ``dequantize`` (contrib): float32 to int8
+(zero-centred, 127 levels per side of ``max(|min_range|, |max_range|)``) or uint8 (255 levels
+over [min_range, max_range]) and back, as MXNet 1.9.1's reference CPU kernels (its MKLDNN
+build computes ``quantize_v2`` and ``requantize`` its own way, see the tests). No gradient."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ...base import ShapeError
+from ...base import DTypeError, ShapeError
 from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
@@ -125,3 +126,172 @@ class _DequantizeOp(Operator):
         else:
             out = q.astype(_F) * (_F(max(abs(lo), abs(hi))) / _F(127))
         assign(out_data[0], req[0], out.astype(_F))
+
+
+# ---- quantize_v2 and requantize ---------------------------------------------------------------
+
+_OUT_TYPE_DOC = (
+    "Output data type. `auto` can be specified to automatically determine output type "
+    "according to min_calib_range."
+)
+
+
+class QuantizeV2Param(Param):
+    out_type: str = field(default="int8", choices=("auto", "int8", "uint8"), doc=_OUT_TYPE_DOC)
+    min_calib_range: float | None = field(
+        default=None,
+        doc="The minimum scalar value in the form of float32. If present, it will be used to "
+        "quantize the fp32 data into int8 or uint8.",
+    )
+    max_calib_range: float | None = field(
+        default=None,
+        doc="The maximum scalar value in the form of float32. If present, it will be used to "
+        "quantize the fp32 data into int8 or uint8.",
+    )
+
+
+class RequantizeParam(QuantizeV2Param):
+    pass
+
+
+def _out_dtype(p: QuantizeV2Param) -> np.dtype:
+    """MXNet's GetQuantizeOutputType: ``auto`` is uint8 for a calibrated range that starts at
+    0 or above, else int8."""
+    if p.out_type == "uint8":
+        return np.dtype(np.uint8)
+    if p.out_type == "auto" and p.min_calib_range is not None and p.max_calib_range is not None:
+        return np.dtype(np.uint8 if p.min_calib_range >= 0 else np.int8)
+    return np.dtype(np.int8)
+
+
+def _calibrated(p: QuantizeV2Param) -> bool:
+    return p.min_calib_range is not None and p.max_calib_range is not None
+
+
+def _to_int8(x: np.ndarray, real: np.float32) -> np.ndarray:
+    """Zero-centred: ±127 levels over ±real, rounding half away from zero."""
+    scale = _F(127.0) / real
+    return (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
+
+
+class _OneInputQuant(OperatorProperty):
+    differentiable = False
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "min_output", "max_output"]
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
+        return []
+
+
+@register("_contrib_quantize_v2")
+class QuantizeV2Prop(_OneInputQuant):
+    """Quantize float32 ``data`` to int8 or uint8 over the calibrated range, or over the data's
+    own range when none is given; returns (data, min_output, max_output)."""
+
+    param_class = QuantizeV2Param
+    test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",))
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        d = in_shape[0]
+        if d is None:
+            return None
+        return [tuple(d)], [tuple(d), (1,), (1,)], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        t = in_type[0]
+        if t is None:
+            return None
+        t = np.dtype(t)
+        if t not in (np.dtype(_F), np.dtype(np.int8), np.dtype(np.uint8)):
+            raise DTypeError(f"{self.where()}: data must be float32, int8 or uint8, got {t}.")
+        f = np.dtype(_F)
+        return [t], [_out_dtype(self.param), f, f], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _QuantizeV2Op(self.param)
+
+
+class _QuantizeV2Op(Operator):
+    def __init__(self, param: QuantizeV2Param) -> None:
+        self.p = param
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        p, x = self.p, np.asarray(in_data[0])
+        if x.dtype != _F:  # already quantized: passed through with its type's range
+            if _calibrated(p):
+                lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
+            else:
+                lo, hi = (_F(0), _F(255)) if x.dtype == np.uint8 else (_F(-127), _F(127))
+            assign(out_data[0], req[0], x)
+            assign(out_data[1], req[1], lo)
+            assign(out_data[2], req[2], hi)
+            return
+        if _calibrated(p):
+            lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
+        else:
+            lo, hi = _F(x.min()), _F(x.max())
+        if _out_dtype(p) == np.uint8:
+            q = ((x - lo) * _F(255.0 / (hi - lo)) + _F(0.5)).astype(np.uint8)
+            omin, omax = lo, hi
+        else:
+            real = _F(max(abs(lo), abs(hi)))
+            q, omin, omax = _to_int8(x, real), -real, real
+        assign(out_data[0], req[0], q)
+        assign(out_data[1], req[1], omin)
+        assign(out_data[2], req[2], omax)
+
+
+@register("_contrib_requantize")
+class RequantizeProp(_OneInputQuant):
+    """Requantize int32 ``data`` (with the float range it stands for) to int8 over the
+    calibrated range, or over the range its values actually reach."""
+
+    param_class = RequantizeParam
+    test = OpTest(
+        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        grad=False,
+        dtypes=("int32",),
+    )
+
+    def list_arguments(self) -> list[str]:
+        return ["data", "min_range", "max_range"]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        d = in_shape[0]
+        mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
+        mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
+        if d is None:
+            return None
+        return [tuple(d), mn, mx], [tuple(d), (1,), (1,)], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        i32, f = np.dtype(np.int32), np.dtype(_F)
+        if in_type[0] is not None and np.dtype(in_type[0]) != i32:
+            raise DTypeError(f"{self.where()}: data must be int32, got {np.dtype(in_type[0])}.")
+        return [i32, f, f], [_out_dtype(self.param), f, f], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        if _out_dtype(self.param) != np.int8:
+            raise DTypeError(f"{self.where()}: this CPU kernel writes int8 only (out_type).")
+        return _RequantizeOp(self.param)
+
+
+class _RequantizeOp(Operator):
+    def __init__(self, param: RequantizeParam) -> None:
+        self.p = param
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        p, q = self.p, np.asarray(in_data[0])
+        lo = _F(np.asarray(in_data[1]).reshape(-1)[0])
+        hi = _F(np.asarray(in_data[2]).reshape(-1)[0])
+        # one int32 level: the input's real range over 2**31 - 1 levels (2**31 as a float)
+        level = _F(max(abs(lo), abs(hi))) / _F(2147483647)
+        x = q.astype(_F) * level
+        if _calibrated(p):
+            real = _F(max(abs(p.min_calib_range), abs(p.max_calib_range)))
+        else:
+            real = _F(max(abs(_F(q.min()) * level), abs(_F(q.max()) * level)))
+        assign(out_data[0], req[0], _to_int8(x, real))
+        assign(out_data[1], req[1], -real)
+        assign(out_data[2], req[2], real)

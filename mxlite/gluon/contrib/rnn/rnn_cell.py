@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....base import ParamError
+from ....base import ParamError, _as_list
 from ...parameter import tensor_types
 from ...rnn.basic_cell import (
     HybridRecurrentCell,
@@ -238,3 +238,78 @@ class LSTMPCell(HybridRecurrentCell):
             name=prefix + "out",
         )
         return next_r, [next_r, next_c]
+
+
+def dynamic_unroll(
+    cell: Any,
+    inputs: Any,
+    begin_state: Any,
+    drop_inputs: float = 0,
+    drop_outputs: float = 0,
+    layout: str = "TNC",
+    valid_length: Any = None,
+) -> tuple[Any, list]:
+    """Unrolls an RNN cell across time steps with ``contrib.foreach`` (one graph node for all
+    the steps, so a hybridized block's graph does not grow with the sequence length).
+
+    Parameters
+    ----------
+    cell : an object whose base class is RNNCell.
+        The RNN cell to run on the input sequence.
+    inputs : Symbol
+        It should have shape (batch_size, length, ...) if `layout` is 'NTC',
+        or (length, batch_size, ...) if `layout` is 'TNC'.
+    begin_state : nested list of Symbol
+        The initial states of the RNN sequence.
+    drop_inputs : float, default 0.
+        The dropout rate for inputs. Won't apply dropout if it equals 0.
+    drop_outputs : float, default 0.
+        The dropout rate for outputs. Won't apply dropout if it equals 0.
+    layout : str, optional
+        `layout` of input symbol. Only used if inputs is a single Symbol.
+    valid_length : Symbol, NDArray or None
+        The length of each sequence of the batch, shape (batch_size,); None when every
+        sequence fills the whole length. Steps past a sequence's length leave its states as
+        they were and its outputs are zeros.
+
+    Returns
+    -------
+    outputs : Symbol
+        the output of the RNN from this unrolling.
+    states : list of Symbol
+        The new state of this RNN after this unrolling.
+    """
+    inputs, axis, F, _ = _format_sequence(0, inputs, layout, True)
+    if axis != 0:  # foreach walks axis 0: bring time there (a swap, its own inverse)
+        axes = list(range(len(layout)))
+        axes[0], axes[axis] = axes[axis], axes[0]
+        inputs = F.transpose(inputs, axes=axes)
+    if drop_inputs:
+        inputs = F.Dropout(inputs, p=drop_inputs, axes=(axis,))
+    states = list(_as_list(begin_state))
+    if valid_length is None:
+
+        def step(x: Any, st: list) -> Any:
+            return cell(x, st)
+
+    else:
+        states.append(F.zeros((1,)))  # the step count travels as one more state
+
+        def step(x: Any, st: list) -> Any:
+            *old, t = st
+            out, new = cell(x, old)
+            alive = F.broadcast_greater(valid_length, t)
+            new = [F.where(alive, n, o) for n, o in zip(_as_list(new), old)]
+            return out, new + [t + 1]
+
+    outputs, states = F.contrib.foreach(step, inputs, states)
+    if drop_outputs:
+        outputs = F.Dropout(outputs, p=drop_outputs, axes=(axis,))
+    if axis != 0:
+        outputs = F.transpose(outputs, axes=axes)
+    if valid_length is None:
+        return outputs, states
+    outputs = F.SequenceMask(
+        outputs, sequence_length=valid_length, use_sequence_length=True, axis=axis
+    )
+    return outputs, states[:-1]

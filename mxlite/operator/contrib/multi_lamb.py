@@ -1,0 +1,194 @@
+"""``_multi_lamb_update`` and ``_multi_mp_lamb_update``: one LAMB step for several weights
+(``mx.nd.contrib.multi_lamb_update`` / ``multi_mp_lamb_update`` call them).
+
+Per weight, with ``t`` its entry of ``step_count``::
+
+    g = clip(rescale_grad * grad, clip_gradient)
+    mean = beta1 * mean + (1 - beta1) * g
+    var = beta2 * var + (1 - beta2) * g**2
+    u = mean_hat / (sqrt(var_hat) + epsilon) + wd * w   (hats: divided by 1 - beta**t,
+                                                          with bias_correction)
+    r1 = ||weight|| (bounded by lower_bound / upper_bound when they are >= 0), r2 = ||u||
+    w = w - lr * (r1 / r2 if both are nonzero else 1) * u
+
+Inputs are ``weight, grad, mean, var[, weight32]`` for each weight; mean, var (and the
+float32 master weight of the ``mp`` form, from which ``w`` is then read) are updated in place.
+As in MXNet, ``r1`` is the norm of the ``weight`` input itself, also in the ``mp`` form.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+
+from ...base import MXNetError, ParamError
+from ...context import Context
+from ..param import Param, field
+from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
+from ..req import assign
+
+__all__: list[str] = []
+
+_F32 = np.dtype(np.float32)
+
+
+class MultiLAMBParam(Param):
+    learning_rates: tuple[float, ...] = field(doc="List of learning rates")
+    beta1: float = field(default=0.9, doc="Exponential decay rate for the first moment estimates.")
+    beta2: float = field(
+        default=0.999, doc="Exponential decay rate for the second moment estimates."
+    )
+    epsilon: float = field(default=1e-6, doc="Small value to avoid division by 0.")
+    wds: tuple[float, ...] = field(
+        doc="List of Weight decays.Weight decay augments the objective function with a "
+        "regularization term that penalizes large weights. The penalty scales with the square "
+        "of the magnitude of each weight."
+    )
+    rescale_grad: float = field(default=1.0, doc="Gradient rescaling factor")
+    lower_bound: float = field(
+        default=-1.0,
+        doc="Lower limit of norm of weight. If lower_bound <= 0, Lower limit is not set",
+    )
+    upper_bound: float = field(
+        default=-1.0,
+        doc="Upper limit of norm of weight. If upper_bound <= 0, Upper limit is not set",
+    )
+    clip_gradient: float = field(
+        default=-1.0,
+        doc="Clip gradient to the range of [-clip_gradient, clip_gradient] If clip_gradient "
+        "<= 0, gradient clipping is turned off. grad = max(min(grad, clip_gradient), "
+        "-clip_gradient).",
+    )
+    bias_correction: bool = field(default=True, doc="Whether to use bias correction.")
+    step_count: tuple[int, ...] = field(doc="Step count for each tensor")
+    num_tensors: int = field(default=1, low=1, doc="Number of tensors")
+
+
+class _MultiLAMBProp(OperatorProperty):
+    """Compute the LAMB coefficients of multiple weights and grads, and update them."""
+
+    param_class = MultiLAMBParam
+    mp: ClassVar[bool] = False
+
+    @property
+    def group(self) -> tuple[str, ...]:
+        return ("weight", "grad", "mean", "var", "weight32")[: 5 if self.mp else 4]
+
+    def list_arguments(self) -> list[str]:
+        return [f"{f}_{i}" for i in range(self.param.num_tensors) for f in self.group]
+
+    def list_outputs(self) -> list[str]:
+        return [f"output{i}" for i in range(self.param.num_tensors)]
+
+    def mutate_inputs(self) -> list[int]:
+        if self.param is None:
+            return []
+        k = len(self.group)
+        return [i * k + j for i in range(self.param.num_tensors) for j in range(2, k)]
+
+    def _check(self, n_in: int) -> None:
+        n, k = self.param.num_tensors, len(self.group)
+        for arg in ("learning_rates", "wds", "step_count"):
+            if len(getattr(self.param, arg)) != n:
+                raise ParamError(
+                    f"{self.op_name}: argument {arg!r} needs num_tensors={n} values, got "
+                    f"{getattr(self.param, arg)}."
+                )
+        if n_in != n * k:
+            raise MXNetError(
+                f"{self.op_name}: expects {n * k} inputs ({', '.join(self.group)} for each of "
+                f"{n} tensors), got {n_in}."
+            )
+
+    def infer_shape(self, in_shape, out_shape=None):
+        self._check(len(in_shape))
+        k, names = len(self.group), self.list_arguments()
+        ins, outs = list(in_shape), []
+        for i in range(self.param.num_tensors):
+            known = out_shape[i] if out_shape else None
+            for j in range(i * k, i * k + k):
+                known = shape_assign(self, "input", names[j], ins[j], known)
+            for j in range(i * k, i * k + k):
+                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
+            outs.append(known)
+        if any(s is None for s in outs):
+            return None
+        return ins, outs, []
+
+    def infer_type(self, in_type, out_type=None):
+        self._check(len(in_type))
+        k, names = len(self.group), self.list_arguments()
+        ins, outs = list(in_type), []
+        for i in range(self.param.num_tensors):
+            lo = i * k
+            plain = [lo, lo + 1] if self.mp else list(range(lo, lo + k))
+            known = out_type[i] if out_type else None
+            for j in plain:
+                if ins[j] is not None:
+                    known = dtype_assign(self, names[j], known, ins[j])
+            if known is None:
+                return None
+            for j in range(lo, lo + k):
+                ins[j] = dtype_assign(self, names[j], ins[j], known if j in plain else _F32)
+            outs.append(known)
+        return ins, outs, []
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return []
+
+    def forward_inplace_option(self, in_data, out_data):
+        k = len(self.group)
+        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _MultiLAMBOp(self)
+
+
+class _MultiLAMBOp(Operator):
+    def __init__(self, prop: _MultiLAMBProp) -> None:
+        self.prop = prop
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        prop, p = self.prop, self.prop.param
+        k = len(prop.group)
+        for i in range(p.num_tensors):
+            weight, grad, mean, var = in_data[i * k : i * k + 4]
+            t = mean.dtype.type  # float32 for half weights (MXNet's MPDType)
+            w = in_data[i * k + 4] if prop.mp else weight.astype(t, copy=False)
+            g = grad.astype(t) * t(p.rescale_grad)
+            if p.clip_gradient >= 0:
+                g = g.clip(-t(p.clip_gradient), t(p.clip_gradient))
+            b1, b2 = t(p.beta1), t(p.beta2)
+            mean[...] = b1 * mean + (1 - b1) * g
+            var[...] = b2 * var + (1 - b2) * g * g
+            m, v = mean, var
+            if p.bias_correction:
+                step = t(p.step_count[i])
+                m = mean / (1 - b1**step)
+                v = var / (1 - b2**step)
+            u = (m / (np.sqrt(v) + t(p.epsilon)) + t(p.wds[i]) * w).astype(np.float32)
+            r1 = np.float32(np.sqrt(np.square(weight, dtype=np.float32).sum()))
+            r2 = np.float32(np.sqrt(np.square(u).sum()))
+            if p.lower_bound >= 0:
+                r1 = max(r1, np.float32(p.lower_bound))
+            if p.upper_bound >= 0:
+                r1 = min(r1, np.float32(p.upper_bound))
+            ratio = t(1) if r1 == 0 or r2 == 0 else t(r1 / r2)
+            new = w - t(p.learning_rates[i]) * ratio * u.astype(t, copy=False)
+            if prop.mp:
+                w[...] = new
+            assign(out_data[i], req[i], new.astype(out_data[i].dtype, copy=False))
+
+
+@register("_multi_lamb_update")
+class MultiLAMBProp(_MultiLAMBProp):
+    """Compute the LAMB coefficients of multiple weights and grads, and update them."""
+
+
+@register("_multi_mp_lamb_update")
+class MultiMPLAMBProp(_MultiLAMBProp):
+    """Compute the LAMB coefficients of multiple weights and grads with Mix Precision, and
+    update them (float32 master weights ``weight32``)."""
+
+    mp = True

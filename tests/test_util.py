@@ -1,0 +1,49 @@
+"""mx.util's NumPy-array scope (MXNet's _NumpyArrayScope), per thread."""
+
+import threading
+
+import pytest
+
+import mxlite as mx
+from mxlite.util import _NumpyArrayScope
+
+
+def test_np_array_false_scope_nests_and_restores():
+    assert not mx.is_np_array()
+    with mx.np_array(False) as outer:
+        assert _NumpyArrayScope._current.value is outer
+        with mx.np_array(False) as inner:
+            assert _NumpyArrayScope._current.value is inner
+        assert _NumpyArrayScope._current.value is outer
+    assert not mx.is_np_array()
+
+
+def test_np_array_true_is_refused():
+    with pytest.raises(mx.base.NotInMxliteError, match="np_array"):
+        with mx.np_array(True):
+            pass
+    assert not mx.is_np_array()
+
+
+def test_np_array_scope_is_per_thread():
+    seen = []
+    started, release = threading.Event(), threading.Event()
+
+    def other():
+        with mx.np_array(False):
+            started.set()
+            release.wait()
+            seen.append(_NumpyArrayScope._current.value._is_np_array)
+
+    t = threading.Thread(target=other)
+    t.start()
+    started.wait()
+    # a scope set in this thread is not the other thread's
+    _NumpyArrayScope._current.value = _NumpyArrayScope(True)
+    try:
+        assert mx.is_np_array()
+        release.set()
+        t.join()
+    finally:
+        del _NumpyArrayScope._current.value
+    assert seen == [False] and not mx.is_np_array()
