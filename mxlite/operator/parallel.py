@@ -38,15 +38,32 @@ def _executor(n: int) -> ThreadPoolExecutor:
         return _pool
 
 
+_region = threading.local()
+
+
 def _in_kernel_thread() -> bool:
-    return threading.current_thread().name.startswith("mxlite-kernel")
+    """Whether this thread already runs one share of a split kernel (a nested split would only
+    oversubscribe the cores)."""
+    return getattr(_region, "inside", False)
+
+
+def _inside(call: Callable[[], Any]) -> Callable[[], Any]:
+    def run() -> Any:
+        before = getattr(_region, "inside", False)
+        _region.inside = True
+        try:
+            return call()
+        finally:
+            _region.inside = before
+
+    return run
 
 
 def _spread(calls: list[Callable[[], Any]]) -> None:
     """Run the calls, the first on this thread and the others on the kernel threads."""
-    futures = [_executor(len(calls)).submit(c) for c in calls[1:]]
+    futures = [_executor(len(calls)).submit(_inside(c)) for c in calls[1:]]
     try:
-        calls[0]()
+        _inside(calls[0])()
     finally:
         for f in futures:
             f.result()

@@ -44,7 +44,7 @@ import numpy as np
 
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
-from ..parallel import over_rows
+from ..parallel import matmul, over_rows
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -358,7 +358,10 @@ def conv_forward(
             if work is None or work.b != hi - lo:
                 work = _work(xp, grid, hi - lo, c, x.dtype)
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
-            y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
+            if groups == 1:  # split over the kernel threads when no split by images ran
+                y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.rows)
+            else:
+                y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
             out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
             if b is not None:
                 out[lo:hi] += b
