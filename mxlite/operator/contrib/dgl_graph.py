@@ -15,6 +15,7 @@ draws one from its random resource, and sample every seed array's subgraph from 
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from ...base import MXNetError, ShapeError
 from ...context import Context, cpu
 from ...resource import ResourceRequest, request
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, register
+from ..registry import Operator, OperatorProperty, register, register_onnx
 from ..req import assign
 from ..sparse.forms import FORMS, SparseForm
 from ..sparse.storage import csr_from_parts, stype_of, to_dense, to_stype
@@ -86,7 +87,7 @@ def _form_infer(prop: _GraphProp, st: list[str]) -> list[str] | None:
 
 def _form_compute(prop: _GraphProp, values: list[Any], out_st: list[str]) -> list[Any]:
     rng = None
-    if prop.forward_resource([]):
+    if prop.forward_resource([]):  # the dispatcher holds this resource for the kernel
         rng = request(cpu(), ResourceRequest.RANDOM).get_random()
     return prop.run(values, rng)
 
@@ -321,6 +322,12 @@ def _sample(graph: Any, seeds: Any, prob: Any, p: Any, seed: int, where: str) ->
             if c not in seen:
                 seen.add(c)
                 queue.append((c, level + 1))
+    if any(level < p.num_hops for _, level in queue[i:]):
+        warnings.warn(
+            f"{where}: the sampling is truncated because it reached max_num_vertices={maxv}; "
+            "use fewer seeds or a smaller neighbourhood.",
+            stacklevel=2,
+        )
     queue.sort()
     nv = len(queue)
     ids = np.zeros(maxv + 1, _ID)
@@ -522,3 +529,4 @@ for _name in (
     "_contrib_dgl_graph_compact"
 ).split():
     FORMS[_name] = SparseForm(_form_infer, _form_compute)
+    register_onnx(_name, why_not="its graph is a CSR matrix; ONNX has no sparse tensors.")
