@@ -46,6 +46,11 @@ def _csr(data: Any, indices: Any, indptr: Any, shape: tuple[int, int]) -> Any:
     )
 
 
+def _output_names(n: int) -> list[str]:
+    """MXNet's names for the outputs of an operator that does not name them."""
+    return ["output"] if n == 1 else [f"output{i}" for i in range(n)]
+
+
 class _GraphProp(OperatorProperty):
     """Shared plumbing: ``run(values)`` computes the kernel values of the outputs."""
 
@@ -220,9 +225,7 @@ class DGLSubgraphProp(_GraphProp):
         return ["graph"] + [f"varray{i}" for i in range(self.param.num_args - 1)]
 
     def list_outputs(self) -> list[str]:
-        n = self.param.num_args - 1
-        names = [f"output{i}" for i in range(n)]
-        return names + ([f"mapping{i}" for i in range(n)] if self.param.return_mapping else [])
+        return _output_names((self.param.num_args - 1) * (2 if self.param.return_mapping else 1))
 
     def output_stypes(self) -> list[str]:
         return ["csr"] * self.num_outputs()
@@ -365,7 +368,7 @@ class _SampleProp(_GraphProp):
         return self.param.num_args - self.n_lead
 
     def list_outputs(self) -> list[str]:
-        return [f"{part}{i}" for part in self.parts for i in range(self.num_graphs())]
+        return _output_names(len(self.parts) * self.num_graphs())
 
     def output_stypes(self) -> list[str]:
         return [
@@ -460,9 +463,7 @@ class DGLGraphCompactProp(_GraphProp):
         return [f"graph{i}" for i in range(n)] + [f"varray{i}" for i in range(n)]
 
     def list_outputs(self) -> list[str]:
-        n = self.num_graphs()
-        names = [f"output{i}" for i in range(n)]
-        return names + ([f"mapping{i}" for i in range(n)] if self.param.return_mapping else [])
+        return _output_names(self.num_graphs() * (2 if self.param.return_mapping else 1))
 
     def output_stypes(self) -> list[str]:
         return ["csr"] * self.num_outputs()

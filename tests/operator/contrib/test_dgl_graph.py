@@ -171,6 +171,10 @@ def test_symbol_forms():
     sample = mx.sym.contrib.dgl_csr_neighbor_uniform_sample(g, v, max_num_vertices=7)
     _, shapes, _ = sample.infer_shape(g=(10, 10), v=(3,))
     assert shapes == [(8,), (7, 10), (7,)]
+    # MXNet 1.9.1 leaves these outputs unnamed
+    assert sample.list_outputs() == [f"dgl_csr_neighbor_uniform_sample0_output{i}" for i in range(3)]
+    single = mx.sym.contrib.dgl_subgraph(g, v, return_mapping=False, name="sub")
+    assert single.list_outputs() == ["sub_output"]
 
 
 def test_bad_input_is_named():
