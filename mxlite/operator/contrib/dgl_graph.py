@@ -142,15 +142,19 @@ class EdgeIdProp(_GraphProp):
                 f"u in [{u.min()}, {u.max()}], v in [{v.min()}, {v.max()}]."
             )
         out = np.full(u.shape, -1, dtype=data.dtype)
-        if len(indices):
-            entry_rows = np.repeat(np.arange(rows, dtype=_ID), np.diff(indptr))
-            keys = entry_rows * cols + indices
-            order = np.argsort(keys, kind="stable")  # the first of duplicates, as MXNet's find
-            sorted_keys = keys[order]
+        if not len(indices):
+            return [out]
+        # the position (+1) of each queried entry, 0 where there is none
+        positions = csr_from_parts(np.arange(1, len(indices) + 1), indices, indptr, graph.shape)
+        if positions.has_canonical_format:  # no duplicates: SciPy's lookup is exact
+            at = np.asarray(positions[u, v]).reshape(u.shape) - 1
+        else:  # the first of duplicates, as MXNet's find
+            keys = np.repeat(np.arange(rows, dtype=_ID), np.diff(indptr)) * cols + indices
+            order = np.argsort(keys, kind="stable")
             want = u * cols + v
-            pos = np.minimum(np.searchsorted(sorted_keys, want), len(keys) - 1)
-            hit = sorted_keys[pos] == want
-            out[hit] = data[order[pos[hit]]]
+            found = np.minimum(np.searchsorted(keys[order], want), len(keys) - 1)
+            at = np.where(keys[order[found]] == want, order[found], -1)
+        out[at >= 0] = data[at[at >= 0]]
         return [out]
 
 
@@ -270,21 +274,34 @@ class NeighborSampleParam(Param):
     max_num_vertices: int = field(default=100, doc="Max number of vertices.")
 
 
-def _pick(n: int, k: int, weights: np.ndarray | None, seed: int) -> np.ndarray:
-    """``k`` distinct positions of ``n``: uniform, or drawn in proportion to ``weights``.
+class _Picker:
+    """Draws ``k`` distinct neighbour positions of a vertex, uniformly or in proportion to
+    weights. Every vertex draws from the generator seeded afresh with the call's seed, as
+    MXNet does, so in a uniform call two vertices of one degree pick the same positions (and
+    the picks are kept by degree)."""
 
-    Each vertex draws from a generator seeded afresh with the call's seed, as MXNet does, so
-    two vertices of one degree pick the same positions in a uniform call.
-    """
-    rng = np.random.default_rng(seed)
-    if weights is None:
-        return np.sort(rng.choice(n, k, replace=False))
-    w = weights.astype(np.float64)
-    pos = np.flatnonzero(w > 0)
-    if len(pos) <= k:  # every weighted neighbour, the rest uniformly among the zero-weight ones
-        rest = np.flatnonzero(w <= 0)
-        return np.concatenate([pos, rng.choice(rest, k - len(pos), replace=False)])
-    return rng.choice(n, k, replace=False, p=w / w.sum())
+    def __init__(self, seed: int) -> None:
+        self.gen = np.random.Generator(np.random.PCG64(seed))
+        self.start = self.gen.bit_generator.state
+        self.by_degree: dict[int, np.ndarray] = {}
+
+    def _fresh(self) -> Any:
+        self.gen.bit_generator.state = self.start
+        return self.gen
+
+    def __call__(self, n: int, k: int, weights: np.ndarray | None) -> np.ndarray:
+        if weights is None:
+            at = self.by_degree.get(n)
+            if at is None:
+                at = self.by_degree[n] = np.sort(self._fresh().choice(n, k, replace=False))
+            return at
+        rng = self._fresh()
+        w = weights.astype(np.float64)
+        pos = np.flatnonzero(w > 0)
+        if len(pos) <= k:  # every weighted neighbour, the rest among the zero-weight ones
+            rest = np.flatnonzero(w <= 0)
+            return np.concatenate([pos, rng.choice(rest, k - len(pos), replace=False)])
+        return rng.choice(n, k, replace=False, p=w / w.sum())
 
 
 def _sample(graph: Any, seeds: Any, prob: Any, p: Any, seed: int, where: str) -> list[Any]:
@@ -297,6 +314,7 @@ def _sample(graph: Any, seeds: Any, prob: Any, p: Any, seed: int, where: str) ->
         raise MXNetError(f"{where}: {len(seeds)} seeds exceed max_num_vertices={maxv}.")
     if len(seeds) and (seeds.min() < 0 or seeds.max() >= n):
         raise MXNetError(f"{where}: seed vertices must be in [0, {n}), got {seeds.tolist()}.")
+    pick = _Picker(seed)
     seen: set[int] = set()
     queue: list[tuple[int, int]] = []
     for s in seeds.tolist():
@@ -314,7 +332,7 @@ def _sample(graph: Any, seeds: Any, prob: Any, p: Any, seed: int, where: str) ->
         cols, eids = indices[lo:hi], data[lo:hi]
         if hi - lo > p.num_neighbor:
             w = None if prob is None else prob[cols]
-            at = _pick(hi - lo, p.num_neighbor, w, seed)
+            at = pick(hi - lo, p.num_neighbor, w)
             cols, eids = cols[at], eids[at]
             if prob is not None:  # MXNet sorts the vertices and the edge ids each on its own
                 cols, eids = np.sort(cols), np.sort(eids)

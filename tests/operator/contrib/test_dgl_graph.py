@@ -195,3 +195,11 @@ def test_bad_input_is_named():
         mx.nd.contrib.dgl_graph_compact(
             _complete(3)[0:2], ids, graph_sizes=(2,), return_mapping=False
         ).asnumpy()
+
+
+def test_edge_id_unsorted_row_takes_the_first_entry():
+    # a row with unsorted, repeated columns: MXNet's linear search finds the first
+    parts = (np.array([5.0, 6.0, 7.0]), np.array([2, 0, 2]), np.array([0, 3, 3]))
+    x = mx.nd.sparse.csr_matrix(parts, shape=(2, 3))
+    out = mx.nd.contrib.edge_id(x, mx.nd.array([0, 0, 1, 0]), mx.nd.array([2, 0, 2, 1]))
+    np.testing.assert_array_equal(out.asnumpy(), [5, 6, -1, -1])
