@@ -388,13 +388,19 @@ def _store(dst: NDArray, value: Any) -> None:
 
 
 def push_kernel(
-    fn: Any, reads: list, outs: list, mutates: tuple = (), name: str = "_sparse"
+    fn: Any,
+    reads: list,
+    outs: list,
+    mutates: tuple = (),
+    name: str = "_sparse",
+    resources: tuple = (),
 ) -> None:
     """Push ``fn(values) -> results`` as one engine function: it reads the kernel values of
     ``reads`` (NDArrays of any storage type; those at positions ``mutates`` are written in
     place by ``fn``) and stores ``results`` into ``outs`` (their parts replaced for sparse
     ones, their values written for dense ones). Like every operator, it runs after the
-    pending writes of what it reads and before later accesses to what it writes."""
+    pending writes of what it reads and before later accesses to what it writes; it holds
+    the ``resources`` (mxlite.resource.Resource) that ``fn`` uses as it would write them."""
 
     def run(rctx: Any) -> None:
         results = fn([_peek(x) for x in reads])
@@ -402,7 +408,8 @@ def push_kernel(
             _store(o, r)
 
     mutate = []
-    for v in [o._chunk.var for o in outs] + [reads[i]._chunk.var for i in mutates]:
+    held = [r.var for r in resources]
+    for v in [o._chunk.var for o in outs] + [reads[i]._chunk.var for i in mutates] + held:
         if v not in mutate:
             mutate.append(v)
     const = []

@@ -77,7 +77,14 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
         def kernel(values: list) -> list:
             return compute(prop, values, out_st)
 
-        push_kernel(kernel, list(inputs), outs[: len(out_st)], prop._mutates, prop.op_name)
+        resources = prop.forward_resource([x.shape for x in inputs]) if prop._has_resources else ()
+        if resources:  # the kernel requests them itself; its engine function holds them
+            from ..resource import request
+
+            resources = tuple(request(ctx, r) for r in resources)
+        push_kernel(
+            kernel, list(inputs), outs[: len(out_st)], prop._mutates, prop.op_name, resources
+        )
         if recording and _invoke._record_hook is not None:
             _invoke._record_hook(prop, list(inputs), outs[: len(out_st)], [], False, sparse=True)
         if out is not None:

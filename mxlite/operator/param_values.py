@@ -114,6 +114,8 @@ def tuple_parser(item: Callable[[Any], Any], item_re: re.Pattern[str], none_ok: 
     def parse(value: Any) -> tuple:
         if isinstance(value, str):
             return tuple(parse_text(t) for t in split_tuple(value))
+        if isinstance(value, np.ndarray) and value.ndim <= 1 and value.size == 1:
+            value = value.tolist()  # MXNet reads str(array) "[5]"; "[3 3]" it cannot read
         if isinstance(value, (tuple, list)):
             return tuple(None if (none_ok and v is None) else item(v) for v in value)
         return (item(value),)  # a single number means a 1-tuple, as "3" does in MXNet

@@ -430,3 +430,9 @@ def test_bad_declarations_fail_at_class_creation(annotation, kwargs, error):
 def test_field_name_may_not_hide_a_method():
     with pytest.raises(TypeError, match="field name 'replace' hides a Param method"):
         type("Bad", (Param,), {"__annotations__": {"replace": "int"}, "replace": field(default=1)})
+
+
+def test_one_element_array_is_a_one_tuple():
+    # MXNet reads str(value): "[5]" parses, "[1 2]" does not (test_parse_rejects)
+    p = ConvolutionParam.from_kwargs("Convolution", {"kernel": np.array([3]), "num_filter": 1})
+    assert p.kernel == (3,)

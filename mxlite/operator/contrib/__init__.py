@@ -5,6 +5,7 @@ from . import boolean_mask as boolean_mask
 from . import bounding_box as bounding_box
 from . import deformable as deformable
 from . import deformable_psroi as deformable_psroi
+from . import dgl_graph as dgl_graph
 from . import elemwise as elemwise
 from . import fft as fft
 from . import hawkes as hawkes
