@@ -4,3 +4,31 @@ control-flow functions ``foreach``, ``while_loop`` and ``cond``."""
 from .control_flow import cond as cond
 from .control_flow import foreach as foreach
 from .control_flow import while_loop as while_loop
+
+
+def rand_zipfian(true_classes, num_sampled: int, range_max: int):
+    """Draw ``num_sampled`` classes from [0, range_max) with replacement, from the approximately
+    log-uniform (Zipfian) distribution P(class) = (log(class + 2) - log(class + 1)) /
+    log(range_max + 1); the symbolic form of :func:`mxlite.ndarray.contrib.rand_zipfian`.
+
+    Returns the symbols ``(samples, expected_count_true, expected_count_sample)``: int64
+    samples, and the float64 expected counts of the true and of the sampled classes."""
+    import math
+
+    from ..base import ParamError
+    from . import random as _random
+    from .symbol import Symbol
+
+    if not isinstance(true_classes, Symbol):
+        raise ParamError(
+            "sym.contrib.rand_zipfian: argument 'true_classes' must be a Symbol, got "
+            f"{type(true_classes).__name__}."
+        )
+    log_range = math.log(range_max + 1)
+    rand = _random.uniform(0, log_range, shape=(num_sampled,), dtype="float64")
+    samples = (rand.exp() - 1).astype("int64") % range_max
+    true_f64 = true_classes.astype("float64")
+    count_true = ((true_f64 + 2.0) / (true_f64 + 1.0)).log() / log_range * num_sampled
+    sampled_f64 = samples.astype("float64")
+    count_sampled = ((sampled_f64 + 2.0) / (sampled_f64 + 1.0)).log() / log_range * num_sampled
+    return samples, count_true, count_sampled

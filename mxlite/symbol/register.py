@@ -133,6 +133,10 @@ def install_methods(root: ModuleType) -> None:
         if registry.find(name) is None or name in Symbol.__dict__:
             continue
         setattr(Symbol, name, _fluent(root, name))
+    if "astype" not in Symbol.__dict__:  # MXNet's Symbol.astype is its cast operator
+        astype = _fluent(root, "cast")
+        astype.__name__ = "astype"
+        Symbol.astype = astype  # type: ignore[attr-defined]
 
 
 def _fluent(root: ModuleType, name: str) -> Any:
