@@ -522,3 +522,19 @@ def test_batchnorm_gradient_uses_batch_statistics_in_training() -> None:
     # a backward in training mode would use the batch statistics instead, as MXNet 1.9.1 does
     y.backward(train_mode=False)
     np.testing.assert_allclose(x.grad.asnumpy(), np.full((6, 3), 1 / np.sqrt(1 + 1e-3)), rtol=1e-5)
+
+
+def test_backward_through_an_array_of_an_earlier_cut_graph():
+    """MXNet's test_cached: an array computed in a graph that an earlier backward (without
+    retain_graph) freed is a constant of the next graph, not an error."""
+    w = mx.nd.ones((2,))
+    w.attach_grad()
+    with mx.autograd.record():
+        b = w + 1
+        (b * 2).backward()
+    with mx.autograd.record():
+        c = b + 1
+        o = (c * w) * 2
+        o.backward(retain_graph=True)
+        o.backward()
+    np.testing.assert_array_equal(w.grad.asnumpy(), [6.0, 6.0])

@@ -184,7 +184,9 @@ def _backward(
     try:
         with _scope(None, train_mode):
             for node in reversed(order):
-                if node.var_array is not None:
+                # variables are summed at the end; a node without inputs (a source, or one cut
+                # by an earlier backward without retain_graph) passes no gradient on
+                if node.var_array is not None or not node.inputs:
                     continue
                 if node.n_out == 1:  # the common case, without the lists below
                     g = grads.pop((id(node), 0), None)
