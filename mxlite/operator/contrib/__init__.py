@@ -1,6 +1,7 @@
 """MXNet's contrib operators (``mx.nd.contrib.*`` / ``mx.sym.contrib.*``): detection and vision
 operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
+from . import batch_norm_relu as batch_norm_relu
 from . import boolean_mask as boolean_mask
 from . import bounding_box as bounding_box
 from . import deformable as deformable
@@ -14,6 +15,7 @@ from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal
 from . import quantize as quantize
+from . import quantized_ops as quantized_ops
 from . import reset_arrays as reset_arrays
 from . import resize as resize
 from . import roi as roi

@@ -1,0 +1,97 @@
+"""BatchNormWithReLU, quantize_asym and the quantized_* operators against MXNet 1.9.1's CPU
+(MKLDNN) build (tools/make_golden_quant.py), and against the reference kernels' formulas where
+that build cannot run an operator."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from mxlite.base import DTypeError, MXNetError
+from tools import make_golden_quant as maker
+
+_GOLD = np.load(Path(__file__).parent / "golden" / "quant.npz")
+_CASES = [c for c in maker.cases() if hasattr(mx.nd.contrib, c[1])]
+
+
+def _nd(a):
+    return mx.nd.array(a, dtype=a.dtype)
+
+
+def _run(op, ins, params):
+    outs = getattr(mx.nd.contrib, op)(*[_nd(a) for a in ins.values()], **params)
+    return outs if isinstance(outs, list) else [outs]
+
+
+@pytest.mark.parametrize("case", _CASES, ids=[c[0] for c in _CASES])
+def test_matches_mxnet(case):
+    name, op, ins, params = case
+    outs = _run(op, ins, params)
+    want = [_GOLD[f"{name}/{i}"] for i in range(len(outs)) if f"{name}/{i}" in _GOLD]
+    assert len(want) == len(outs)
+    for o, w in zip(outs, want):
+        got = o.asnumpy()
+        assert got.dtype == w.dtype and got.shape == w.shape
+        if w.dtype == np.float32:
+            np.testing.assert_allclose(got, w, rtol=1e-5, atol=1e-5)
+        else:
+            np.testing.assert_array_equal(got, w)
+
+
+def test_symbol_inference():
+    d, lo, hi = mx.sym.var("d"), mx.sym.var("lo"), mx.sym.var("hi")
+    s = mx.sym.contrib.quantized_pooling(d, lo, hi, kernel=(2, 2), stride=(2, 2))
+    assert s.list_arguments() == ["d", "lo", "hi"]
+    assert s.list_outputs()[1].endswith("min_output")
+    _, outs, _ = s.infer_shape(d=(2, 3, 6, 6))
+    assert outs == [(2, 3, 3, 3), (1,), (1,)]
+    _, touts, _ = s.infer_type(d="uint8")
+    assert touts == [np.uint8, np.float32, np.float32]
+    f = mx.sym.contrib.quantized_flatten(d, lo, hi)
+    assert f.infer_shape(d=(2, 3, 4))[1][0] == (2, 12)
+    bn = mx.sym.contrib.BatchNormWithReLU(d, output_mean_var=True)
+    assert [n.split("_")[-1] for n in bn.list_outputs()] == ["output", "mean", "var"]
+
+
+def test_bad_input_errors():
+    lo, hi = mx.nd.array([-1.0]), mx.nd.array([1.0])
+    with pytest.raises(DTypeError, match="quantized_flatten"):
+        mx.nd.contrib.quantized_flatten(mx.nd.ones((2, 3)), lo, hi)
+    with pytest.raises(DTypeError, match="quantize_asym"):
+        mx.nd.contrib.quantize_asym(mx.nd.ones((2, 3), dtype="int8"))
+    with pytest.raises(MXNetError, match="act_type"):
+        mx.nd.contrib.quantized_act(mx.nd.ones((2,), dtype="int8"), lo, hi, act_type="tanh")
+    with pytest.raises(MXNetError, match="pool_type"):
+        mx.nd.contrib.quantized_pooling(mx.nd.ones((1, 1, 2, 2), dtype="int8"), lo, hi,
+                                        kernel=(2, 2), pool_type="sum")  # fmt: skip
+
+
+def test_quantize_asym_formula_and_dequantized_error():
+    x = np.random.RandomState(0).randn(2, 3, 4, 5).astype(np.float32)
+    q, scale, shift = [o.asnumpy() for o in mx.nd.contrib.quantize_asym(_nd(x))]
+    s = np.float32(255) / (x.max() - x.min())
+    assert scale[0] == pytest.approx(s) and shift[0] == pytest.approx(255 - x.max() * s)
+    assert q.min() == 0 and q.max() == 255
+    np.testing.assert_allclose((q - shift[0]) / scale[0], x, atol=0.5 / s + 1e-6)
+
+
+def test_batch_norm_with_relu_gradient_is_masked_batch_norm():
+    rng = np.random.RandomState(1)
+    x, g, b = rng.randn(4, 3, 5), rng.rand(3) + 0.5, rng.randn(3)
+    head = mx.nd.array(rng.randn(4, 3, 5))
+    grads = []
+    for fused in (True, False):
+        ins = [mx.nd.array(a) for a in (x, g, b)]
+        for a in ins:
+            a.attach_grad()
+        with mx.autograd.record():
+            args = (*ins, mx.nd.zeros(3), mx.nd.ones(3))
+            if fused:
+                y = mx.nd.contrib.BatchNormWithReLU(*args, fix_gamma=False)
+            else:
+                y = mx.nd.relu(mx.nd.BatchNorm(*args, fix_gamma=False))
+        y.backward(head)
+        grads.append([a.grad.asnumpy() for a in ins])
+    for a, b_ in zip(*grads):
+        np.testing.assert_allclose(a, b_, rtol=1e-4, atol=1e-5)

@@ -1,0 +1,177 @@
+"""Record MXNet 1.9.1's (CPU, MKLDNN build) outputs of BatchNormWithReLU, quantize_asym and the
+quantized_* operators for tests/operator/contrib/test_quantized_ops.py.
+
+Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_quant.py
+Writes tests/operator/contrib/golden/quant.npz (key "<case>/<name>").
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "contrib" / "golden"
+
+
+def cases():
+    """(case, op name, inputs {name: array}, params) shared with the test."""
+    rng = np.random.RandomState(7)
+    i8 = rng.randint(-127, 128, (2, 3, 5, 5)).astype(np.int8)
+    u8 = rng.randint(0, 256, (2, 3, 5, 5)).astype(np.uint8)
+    i8b = rng.randint(-127, 128, (2, 3, 5, 5)).astype(np.int8)
+    u8b = rng.randint(0, 256, (2, 3, 5, 5)).astype(np.uint8)
+    lo, hi = np.array([-2.5], np.float32), np.array([1.5], np.float32)
+    lo2, hi2 = np.array([-0.5], np.float32), np.array([3.0], np.float32)
+    z, p = np.array([0.0], np.float32), np.array([4.0], np.float32)
+    xf = rng.randn(2, 3, 5, 5).astype(np.float32)
+    g, b = rng.rand(3).astype(np.float32) + 0.5, rng.randn(3).astype(np.float32)
+    mm, mv = rng.randn(3).astype(np.float32), rng.rand(3).astype(np.float32) + 0.5
+    bn = {"data": xf, "gamma": g, "beta": b, "moving_mean": mm, "moving_var": mv}
+    w = rng.randint(-127, 128, (4, 75)).astype(np.int8)
+    bias = rng.randint(-127, 128, (4,)).astype(np.int8)
+    wlo, whi = np.array([-0.3], np.float32), np.array([0.2], np.float32)
+    blo, bhi = np.array([-0.1], np.float32), np.array([0.4], np.float32)
+    return [
+        ("bnrelu", "BatchNormWithReLU", bn, {"fix_gamma": False}),
+        ("bnrelu_global", "BatchNormWithReLU", bn, {"fix_gamma": False, "use_global_stats": True}),
+        # MXNet's MKLDNN build runs quantize_asym on 3-D data only (others crash it)
+        ("asym", "quantize_asym", {"data": xf[0]}, {}),
+        (
+            "asym_calib",
+            "quantize_asym",
+            {"data": xf[1]},
+            {"min_calib_range": -1.0, "max_calib_range": 2.0},
+        ),
+        ("flatten", "quantized_flatten", {"data": i8, "min_data": lo, "max_data": hi}, {}),
+        (
+            "act",
+            "quantized_act",
+            {"data": i8, "min_data": lo, "max_data": hi},
+            {"act_type": "relu"},
+        ),
+        (
+            "act_u8",
+            "quantized_act",
+            {"data": u8, "min_data": z, "max_data": p},
+            {"act_type": "relu"},
+        ),
+        (
+            "pool_max",
+            "quantized_pooling",
+            {"data": i8, "min_data": lo, "max_data": hi},
+            {"kernel": (2, 2), "pool_type": "max"},
+        ),
+        (
+            "pool_avg",
+            "quantized_pooling",
+            {"data": i8, "min_data": lo, "max_data": hi},
+            {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg"},
+        ),
+        (
+            "pool_avg_u8",
+            "quantized_pooling",
+            {"data": u8, "min_data": z, "max_data": p},
+            {"kernel": (2, 2), "stride": (2, 2), "pool_type": "avg"},
+        ),
+        (
+            "add",
+            "quantized_elemwise_add",
+            {"lhs": i8, "rhs": i8b, "lhs_min": lo, "lhs_max": hi, "rhs_min": lo2, "rhs_max": hi2},
+            {},
+        ),
+        (
+            "add_calib",
+            "quantized_elemwise_add",
+            {"lhs": i8, "rhs": i8b, "lhs_min": lo, "lhs_max": hi, "rhs_min": lo2, "rhs_max": hi2},
+            {"min_calib_range": -3.0, "max_calib_range": 3.5},
+        ),
+        (
+            "add_u8",
+            "quantized_elemwise_add",
+            {"lhs": u8, "rhs": u8b, "lhs_min": z, "lhs_max": p, "rhs_min": z, "rhs_max": hi2},
+            {},
+        ),
+        (
+            "concat",
+            "quantized_concat",
+            {
+                "arg0": i8,
+                "arg1": i8b,
+                "arg0_min": lo,
+                "arg0_max": hi,
+                "arg1_min": lo2,
+                "arg1_max": hi2,
+            },
+            {"num_args": 2, "dim": 1},
+        ),
+        (
+            "concat_u8",
+            "quantized_concat",
+            {"arg0": u8, "arg1": u8b, "arg0_min": z, "arg0_max": p, "arg1_min": z, "arg1_max": hi2},
+            {"num_args": 2, "dim": 2},
+        ),
+        (
+            "fc",
+            "quantized_fully_connected",
+            {
+                "data": i8,
+                "weight": w,
+                "bias": bias,
+                "min_data": lo,
+                "max_data": hi,
+                "min_weight": wlo,
+                "max_weight": whi,
+                "min_bias": blo,
+                "max_bias": bhi,
+            },
+            {"num_hidden": 4},
+        ),
+        (
+            "fc_nobias",
+            "quantized_fully_connected",
+            {
+                "data": i8,
+                "weight": w,
+                "min_data": lo,
+                "max_data": hi,
+                "min_weight": wlo,
+                "max_weight": whi,
+            },
+            {"num_hidden": 4, "no_bias": True},
+        ),
+    ]
+
+
+def _run(case, op, ins, params, queue):
+    import mxnet as mx
+
+    args = [mx.nd.array(a, dtype=a.dtype) for a in ins.values()]
+    try:
+        outs = getattr(mx.nd.contrib, op)(*args, **params)
+        outs = outs if isinstance(outs, (list, tuple)) else [outs]
+        queue.put({f"{case}/{i}": o.asnumpy() for i, o in enumerate(outs)})
+    except Exception as e:  # noqa: BLE001 - record which ops this build cannot run
+        queue.put(str(e).splitlines()[0][:100])
+
+
+def main():
+    import multiprocessing as mp
+
+    store, ctx = {}, mp.get_context("fork")
+    for case, op, ins, params in cases():
+        # each in a child: some of MXNet's quantized kernels crash the process
+        queue = ctx.Queue()
+        child = ctx.Process(target=_run, args=(case, op, ins, params, queue))
+        child.start()
+        child.join()
+        got = queue.get() if child.exitcode == 0 else f"crashed ({child.exitcode})"
+        if isinstance(got, dict):
+            store.update(got)
+            print(case, [v.dtype for v in got.values()])
+        else:
+            print(case, "FAILED:", got)
+    OUT.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(OUT / "quant.npz", **store)
+
+
+if __name__ == "__main__":
+    main()
