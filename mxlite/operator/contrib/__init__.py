@@ -15,6 +15,7 @@ from . import multibox as multibox
 from . import optimizer as optimizer
 from . import proposal as proposal
 from . import quantize as quantize
+from . import quantized_layers as quantized_layers
 from . import quantized_ops as quantized_ops
 from . import reset_arrays as reset_arrays
 from . import resize as resize

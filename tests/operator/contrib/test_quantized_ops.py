@@ -12,7 +12,7 @@ from mxlite.base import DTypeError, MXNetError
 from tools import make_golden_quant as maker
 
 _GOLD = np.load(Path(__file__).parent / "golden" / "quant.npz")
-_CASES = [c for c in maker.cases() if hasattr(mx.nd.contrib, c[1])]
+_CASES = maker.cases()
 
 
 def _nd(a):
@@ -50,6 +50,23 @@ def test_symbol_inference():
     assert touts == [np.uint8, np.float32, np.float32]
     f = mx.sym.contrib.quantized_flatten(d, lo, hi)
     assert f.infer_shape(d=(2, 3, 4))[1][0] == (2, 12)
+    w, b = mx.sym.var("w"), mx.sym.var("b")
+    fc = mx.sym.contrib.quantized_fully_connected(d, w, b, *[mx.sym.var(f"r{i}") for i in range(6)],
+                                                  num_hidden=5)  # fmt: skip
+    assert fc.list_arguments()[3:] == ["r0", "r1", "r2", "r3", "r4", "r5"]
+    shapes, outs, _ = fc.infer_shape(d=(2, 3, 4))
+    assert shapes[:3] == [(2, 3, 4), (5, 12), (5,)] and outs[0] == (2, 5)
+    types, touts, _ = fc.infer_type(d="uint8")
+    assert types[1] == np.int8 and touts == [np.int32, np.float32, np.float32]
+    conv = mx.sym.contrib.quantized_conv(d, w, lo, hi, lo, hi, num_filter=4, kernel=(3, 3),
+                                         no_bias=True)  # fmt: skip
+    assert conv.list_arguments() == ["d", "w", "lo", "hi"]
+    assert conv.infer_shape(d=(1, 2, 5, 5))[0][1] == (4, 2, 3, 3)
+    cat = mx.sym.contrib.quantized_concat(d, w, lo, hi, lo, hi, num_args=2, dim=0)
+    assert cat.infer_shape(d=(2, 3), w=(4, 3))[1][0] == (6, 3)
+    assert cat.infer_type(d="uint8", w="int8")[1][0] == np.int8
+    mul = mx.sym.contrib.quantized_elemwise_mul(d, w, lo, hi, lo, hi, enable_float_output=True)
+    assert len(mul.list_outputs()) == 1
     bn = mx.sym.contrib.BatchNormWithReLU(d, output_mean_var=True)
     assert [n.split("_")[-1] for n in bn.list_outputs()] == ["output", "mean", "var"]
 
@@ -60,6 +77,16 @@ def test_bad_input_errors():
         mx.nd.contrib.quantized_flatten(mx.nd.ones((2, 3)), lo, hi)
     with pytest.raises(DTypeError, match="quantize_asym"):
         mx.nd.contrib.quantize_asym(mx.nd.ones((2, 3), dtype="int8"))
+    with pytest.raises(DTypeError, match="weight"):
+        mx.nd.contrib.quantized_fully_connected(
+            mx.nd.ones((2, 3), dtype="int8"), mx.nd.ones((4, 3), dtype="uint8"), lo, hi, lo, hi,
+            num_hidden=4, no_bias=True)  # fmt: skip
+    with pytest.raises(DTypeError, match="lhs"):
+        u8, i8 = mx.nd.ones((2,), dtype="uint8"), mx.nd.ones((2,), dtype="int8")
+        mx.nd.contrib.quantized_elemwise_mul(u8, i8, lo, hi, lo, hi)
+    with pytest.raises(MXNetError, match="one shape"):
+        a, b = mx.nd.ones((2,), dtype="int8"), mx.nd.ones((3,), dtype="int8")
+        mx.nd.contrib.quantized_elemwise_add(a, b, lo, hi, lo, hi)
     with pytest.raises(MXNetError, match="act_type"):
         mx.nd.contrib.quantized_act(mx.nd.ones((2,), dtype="int8"), lo, hi, act_type="tanh")
     with pytest.raises(MXNetError, match="pool_type"):
