@@ -192,6 +192,29 @@ def cases():
             {"lhs": i8, "rhs": i8b, "lhs_min": lo, "lhs_max": hi, "rhs_min": lo2, "rhs_max": hi2},
             {"enable_float_output": True},
         ),
+        (
+            "bn_u8",
+            "quantized_batch_norm",
+            {**bn, "data": u8, "min_data": z, "max_data": p},
+            {"min_calib_range": -2.0, "max_calib_range": 2.5, "fix_gamma": False, "eps": 0.01},
+        ),
+        (
+            "bn_i8",
+            "quantized_batch_norm",
+            {**bn, "data": i8, "min_data": lo, "max_data": hi},
+            {"min_calib_range": -3.0, "max_calib_range": 2.0, "fix_gamma": False},
+        ),
+        (
+            "embedding",
+            "quantized_embedding",
+            {
+                "data": np.array([[0, 3, 9], [2, -1, 4]], np.float32),
+                "weight": cw.reshape(6, 18)[:, :5],
+                "min_weight": wlo,
+                "max_weight": whi,
+            },
+            {"input_dim": 6, "output_dim": 5},
+        ),  # fmt: skip
         # MXNet's CPU (MKLDNN) quantized_conv takes uint8 data only
         (
             "conv",

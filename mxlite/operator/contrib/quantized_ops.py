@@ -15,6 +15,8 @@ import numpy as np
 from ...base import DTypeError, ParamError
 from ...context import Context
 from ..nn.activation import ActivationParam
+from ..nn.embedding import EmbeddingParam
+from ..nn.normalization import BatchNormParam
 from ..nn.pooling import PoolingParam
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, get, register, shape_assign
@@ -275,3 +277,118 @@ class QuantizedPoolingProp(_PassRangeProp):
         out = np.empty(self.out_shape(x.shape), _F)
         op.forward(op_ctx, [xf], [OpReq.WRITE], [out], [])
         return _saturate(out, x.dtype)
+
+
+# ---- batch_norm and embedding -----------------------------------------------------------------
+
+
+@register("_contrib_quantized_batch_norm")
+class QuantizedBatchNormProp(_QuantProp):
+    """Inference batch normalisation (moving statistics) of int8 / uint8 ``data`` into int8
+    over the calibrated range ``[min_calib_range, max_calib_range]``, which MXNet requires.
+    As MXNet's MKLDNN kernel: uint8 data is first rescaled to int8, and the folded scale is
+    applied to data normalised with mean 0 and variance 1 (so once more by 1/sqrt(1 + eps)).
+    ``moving_mean`` and ``moving_var`` are read only: mxlite lists them as arguments (in MXNet's
+    input order), where MXNet's symbol lists them as auxiliary states."""
+
+    param_class = BatchNormParam
+    data_names = ("data", "gamma", "beta", "moving_mean", "moving_var")
+    test = OpTest(
+        shapes={"data": (2, 3, 4), "gamma": (3,), "beta": (3,), "moving_mean": (3,),
+                "moving_var": (3,), "min_data": (1,), "max_data": (1,)},
+        params={"min_calib_range": -1.0, "max_calib_range": 1.0},
+        grad=False,
+        dtypes=("int8",),
+    )  # fmt: skip
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        ranges = self._ranges(in_shape)
+        d = in_shape[0]
+        if d is None:
+            return None
+        axis = self.param.axis % len(d) if len(d) else 0
+        c = (d[axis],)
+        params = [shape_assign(self, "input", n, s, c) for n, s in
+                  zip(self.data_names[1:], in_shape[1:5])]  # fmt: skip
+        return [tuple(d), *params, *ranges], [tuple(d), (1,), (1,)], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None:
+            return None
+        f = np.dtype(_F)
+        return [self._check_dtype("data", in_type[0], (_I8, _U8))] + [f] * 6, [_I8, f, f], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        p = self.param
+        if p.min_calib_range is None or p.max_calib_range is None:
+            raise ParamError(f"{self.where()}: min_calib_range and max_calib_range are required "
+                             "(MXNet's quantized BatchNorm has no uncalibrated mode).")  # fmt: skip
+        return _QuantizedBatchNormOp(p)
+
+
+class _QuantizedBatchNormOp(Operator):
+    def __init__(self, param: BatchNormParam) -> None:
+        self.p = param
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        p, x = self.p, np.asarray(in_data[0])
+        gamma, beta, mean, var = (np.asarray(a, dtype=_F) for a in in_data[1:5])
+        abs_data = _max_abs(_scalar(in_data[5]), _scalar(in_data[6]))
+        lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
+        abs_out = _max_abs(lo, hi)
+        if x.dtype == _U8:
+            x = _saturate(x.astype(_F) * (_INT8_RANGE / _UINT8_RANGE), _I8)
+        invstd = (_F(1) / np.sqrt(var + _F(p.eps))).astype(_F)
+        scale = gamma * invstd * abs_data / abs_out
+        shift = (beta - mean * gamma * invstd) * _INT8_RANGE / abs_out
+        axis = p.axis % x.ndim
+        shape = [1] * x.ndim
+        shape[axis] = -1
+        norm = x.astype(_F) / np.sqrt(_F(1) + _F(p.eps))
+        out = norm * scale.reshape(shape) + shift.reshape(shape)
+        assign(out_data[0], req[0], _saturate(out, _I8))
+        assign(out_data[1], req[1], lo)
+        assign(out_data[2], req[2], hi)
+
+
+@register("_contrib_quantized_embedding")
+class QuantizedEmbeddingProp(_QuantProp):
+    """Look up int8 rows of ``weight`` for the indices in ``data`` (clipped into
+    ``[0, input_dim)``); the weight's range is the output's."""
+
+    param_class = EmbeddingParam
+    data_names = ("data", "weight")
+    range_names = ("min_weight", "max_weight")
+    test = OpTest(shapes={"data": (2, 3), "weight": (5, 4), "min_weight": (1,),
+                          "max_weight": (1,)},
+                  params={"input_dim": 5, "output_dim": 4}, grad=False, low=0,
+                  high=4, dtypes=("float32",))  # fmt: skip
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        ranges = self._ranges(in_shape)
+        p, d = self.param, in_shape[0]
+        w = shape_assign(self, "input", "weight", in_shape[1], (p.input_dim, p.output_dim))
+        if d is None:
+            return None
+        return [tuple(d), w, *ranges], [(*d, p.output_dim), (1,), (1,)], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None:
+            return None
+        f = np.dtype(_F)
+        w = _I8 if in_type[1] is None else self._check_dtype("weight", in_type[1], (_I8,))
+        return [np.dtype(in_type[0]), w, f, f], [_I8, f, f], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _QuantizedEmbeddingOp(self.param.input_dim)
+
+
+class _QuantizedEmbeddingOp(Operator):
+    def __init__(self, input_dim: int) -> None:
+        self.n = input_dim
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        idx = np.clip(np.asarray(in_data[0]), 0, self.n - 1).astype(np.int64)
+        assign(out_data[0], req[0], np.asarray(in_data[1])[idx])
+        assign(out_data[1], req[1], _scalar(in_data[2]))
+        assign(out_data[2], req[2], _scalar(in_data[3]))

@@ -87,6 +87,12 @@ def test_bad_input_errors():
     with pytest.raises(MXNetError, match="one shape"):
         a, b = mx.nd.ones((2,), dtype="int8"), mx.nd.ones((3,), dtype="int8")
         mx.nd.contrib.quantized_elemwise_add(a, b, lo, hi, lo, hi)
+    with pytest.raises(MXNetError, match="min_calib_range"):
+        stats = [mx.nd.ones(2), mx.nd.zeros(2), mx.nd.zeros(2), mx.nd.ones(2)]
+        mx.nd.contrib.quantized_batch_norm(mx.nd.ones((1, 2, 3), dtype="int8"), *stats, lo, hi)
+    with pytest.raises(DTypeError, match="weight"):
+        mx.nd.contrib.quantized_embedding(mx.nd.array([0]), mx.nd.ones((2, 3)), lo, hi,
+                                          input_dim=2, output_dim=3)  # fmt: skip
     with pytest.raises(MXNetError, match="act_type"):
         mx.nd.contrib.quantized_act(mx.nd.ones((2,), dtype="int8"), lo, hi, act_type="tanh")
     with pytest.raises(MXNetError, match="pool_type"):
