@@ -30,6 +30,10 @@ def cases():
     bias = rng.randint(-127, 128, (4,)).astype(np.int8)
     wlo, whi = np.array([-0.3], np.float32), np.array([0.2], np.float32)
     cw = rng.randint(-127, 128, (4, 3, 3, 3)).astype(np.int8)
+    samples = np.concatenate([rng.randn(3000), 3 * rng.standard_t(3, 400)])
+    hist, edges = np.histogram(samples, bins=101, range=(-8, 8))
+    hist, edges = hist.astype(np.float32), edges.astype(np.float32)
+    sparse_hist = hist * (rng.rand(101) > 0.4)
     blo, bhi = np.array([-0.1], np.float32), np.array([0.4], np.float32)
     return [
         ("bnrelu", "BatchNormWithReLU", bn, {"fix_gamma": False}),
@@ -215,6 +219,18 @@ def cases():
             },
             {"input_dim": 6, "output_dim": 5},
         ),  # fmt: skip
+        (
+            "calib_entropy",
+            "calibrate_entropy",
+            {"hist": hist, "hist_edges": edges},
+            {"num_quantized_bins": 15},
+        ),
+        (
+            "calib_entropy_sparse",
+            "calibrate_entropy",
+            {"hist": sparse_hist, "hist_edges": edges},
+            {"num_quantized_bins": 7},
+        ),
         # MXNet's CPU (MKLDNN) quantized_conv takes uint8 data only
         (
             "conv",

@@ -3,6 +3,7 @@ operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
 from . import batch_norm_relu as batch_norm_relu
 from . import boolean_mask as boolean_mask
+from . import calibrate as calibrate
 from . import bounding_box as bounding_box
 from . import deformable as deformable
 from . import deformable_psroi as deformable_psroi
