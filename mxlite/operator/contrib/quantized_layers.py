@@ -12,12 +12,13 @@ from typing import Any
 
 import numpy as np
 
-from ...base import ShapeError
+from ...base import ParamError, ShapeError
 from ...context import Context
 from ..nn.convolution import ConvolutionParam
 from ..nn.fully_connected import FullyConnectedParam
+from ..nn.rnn import RNNParam
 from ..param import Param, field
-from ..registry import Operator, OpTest, get, register
+from ..registry import Operator, OperatorProperty, OpTest, get, register
 from ..req import OpReq, assign
 from ..tensor.join import ConcatParam
 from .quantized_ops import (
@@ -374,3 +375,71 @@ class QuantizedConvProp(_LayerProp):
             acc += _bias_shape(bias, acc.ndim)
         hi = _level(*ranges[0:2], 127) * _level(*ranges[2:4], 127) * _F(_INT32_MAX)
         return acc, -hi, hi
+
+
+# ---- LSTM -------------------------------------------------------------------------------------
+
+
+@register("_contrib_quantized_rnn")
+class QuantizedRNNProp(_QuantProp):
+    """LSTM over uint8 ``data`` quantized asymmetrically (``quantize_asym``): ``min_data`` and
+    ``max_data`` carry its ``scale`` and ``shift``. mxlite restores the float data
+    (``(data - shift) / scale``) and runs the float LSTM with the float ``parameters``; MXNet's
+    MKLDNN kernel also quantizes the weights to int8, so its results differ by that rounding."""
+
+    param_class = RNNParam
+    data_names = ("data", "parameters", "state", "state_cell")
+    test = OpTest(
+        shapes={"data": (2, 1, 3), "parameters": (112,), "state": (1, 1, 4),
+                "state_cell": (1, 1, 4), "min_data": (1,), "max_data": (1,)},
+        params={"state_size": 4, "num_layers": 1, "mode": "lstm"},
+        grad=False,
+        dtypes=("uint8",),
+    )  # fmt: skip
+
+    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
+        super().__init__(param, attrs)
+        p = self.param
+        if p.mode != "lstm" or p.use_sequence_length:
+            raise ParamError(f"{self.where()}: MXNet quantizes mode='lstm' without "
+                             "use_sequence_length only.")  # fmt: skip
+        self.rnn = get("RNN").get_prop({k: getattr(p, k) for k in p.field_names()})
+
+    def list_outputs(self) -> list[str]:
+        if self.param.state_outputs:
+            return ["output", "state_output", "statecell_ouput"]  # MXNet's spelling
+        return ["output"]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        ranges = self._ranges(in_shape)
+        res = self.rnn.infer_shape(list(in_shape[:4]), None)
+        if res is None:
+            return None
+        ins, outs, _ = res
+        return [*ins, *ranges], outs[: len(self.list_outputs())], []
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if in_type[0] is None:
+            return None
+        f = np.dtype(_F)
+        ins = [self._check_dtype("data", in_type[0], (_U8,))] + [f] * 5
+        return ins, [f] * len(self.list_outputs()), []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _QuantizedRNNOp(self.rnn)
+
+
+class _QuantizedRNNOp(Operator):
+    def __init__(self, rnn: OperatorProperty) -> None:
+        self.rnn = rnn
+        self.op = rnn.create_operator(_CPU)
+
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        scale, shift = _scalar(in_data[4]), _scalar(in_data[5])
+        x = ((np.asarray(in_data[0]).astype(_F) - shift) / scale).astype(_F)
+        ins = [x, *(np.asarray(a, dtype=_F) for a in in_data[1:4])]
+        shapes = self.rnn.infer_shape([a.shape for a in ins], None)[1]
+        outs = [np.empty(s, _F) for s in shapes]
+        self.op.forward(op_ctx, ins, [OpReq.WRITE] * len(outs), outs, [])
+        for i, o in enumerate(out_data):
+            assign(o, req[i], outs[i])

@@ -128,3 +128,25 @@ def test_batch_norm_with_relu_gradient_is_masked_batch_norm():
         grads.append([a.grad.asnumpy() for a in ins])
     for a, b_ in zip(*grads):
         np.testing.assert_allclose(a, b_, rtol=1e-4, atol=1e-5)
+
+
+def test_quantized_rnn_is_the_float_lstm_of_the_restored_data():
+    # MXNet 1.9.1's int8 LSTM needs an MKLDNN CPU its own test fails on here: no golden file
+    rng = np.random.RandomState(3)
+    x = rng.uniform(-1, 1, (5, 2, 6)).astype(np.float32)
+    kw = dict(state_size=4, num_layers=1, mode="lstm", state_outputs=True, bidirectional=True)
+    n_par = mx.sym.RNN(mx.sym.var("x"), **kw).infer_shape(x=x.shape)[0][1][0]
+    par = mx.nd.array(rng.uniform(-1, 1, n_par))
+    h, c = mx.nd.array(rng.uniform(-1, 1, (2, 2, 4))), mx.nd.array(rng.uniform(-1, 1, (2, 2, 4)))
+    q, scale, shift = mx.nd.contrib.quantize_asym(mx.nd.array(x))
+    outs = mx.nd.contrib.quantized_rnn(q, par, h, c, scale, shift, **kw)
+    assert [o.shape for o in outs] == [(5, 2, 8), (2, 2, 4), (2, 2, 4)]
+    restored = (q.asnumpy().astype(np.float32) - shift.asnumpy()) / scale.asnumpy()
+    want = mx.nd.RNN(mx.nd.array(restored), par, h, c, **kw)
+    for o, w in zip(outs, want):
+        np.testing.assert_allclose(o.asnumpy(), w.asnumpy(), rtol=1e-5, atol=1e-6)
+    exact = mx.nd.RNN(mx.nd.array(x), par, h, c, **kw)[0].asnumpy()
+    assert np.mean((outs[0].asnumpy() - exact) ** 2) < 1e-3
+    with pytest.raises(MXNetError, match="lstm"):
+        mx.nd.contrib.quantized_rnn(q, par, h, c, scale, shift, state_size=4, num_layers=1,
+                                    mode="gru")  # fmt: skip
