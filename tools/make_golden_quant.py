@@ -2,7 +2,8 @@
 quantized_* operators for tests/operator/contrib/test_quantized_ops.py.
 
 Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_quant.py
-Writes tests/operator/contrib/golden/quant.npz (key "<case>/<name>").
+Writes tests/operator/contrib/golden/quant.npz (key "<case>/<output index>", and "graph/<i>"
+for the outputs of ``graph``) and quant_graph.json (that symbol as MXNet saves it).
 """
 
 from pathlib import Path
@@ -287,6 +288,53 @@ def _run(case, op, ins, params, queue):
         queue.put(str(e).splitlines()[0][:100])
 
 
+def graph(mx_):
+    """A symbol of quantized layers (pooling, flatten, fully connected, conv, add), for JSON
+    both ways; its inputs come from ``graph_inputs``."""
+    v = mx_.sym.var
+    d, lo, hi = v("d"), v("d_min"), v("d_max")
+    pool = mx_.sym.contrib.quantized_pooling(d, lo, hi, kernel=(2, 2), stride=(2, 2), name="qp")
+    flat = mx_.sym.contrib.quantized_flatten(*pool, name="qf")
+    fc = mx_.sym.contrib.quantized_fully_connected(
+        flat[0], v("fw"), v("fb"), flat[1], flat[2], v("fw_min"), v("fw_max"), v("fb_min"),
+        v("fb_max"), num_hidden=3, name="qfc")  # fmt: skip
+    conv = mx_.sym.contrib.quantized_conv(
+        data=d, weight=v("cw"), min_data=lo, max_data=hi, min_weight=v("cw_min"),
+        max_weight=v("cw_max"), num_filter=2, kernel=(3, 3), pad=(1, 1), no_bias=True,
+        name="qconv")  # fmt: skip
+    add = mx_.sym.contrib.quantized_elemwise_add(
+        v("a"), v("b"), v("a_min"), v("a_max"), v("b_min"), v("b_max"), name="qadd")  # fmt: skip
+    return mx_.sym.Group([fc[0], fc[2], conv[0], conv[1], add[0]])
+
+
+def graph_inputs():
+    rng = np.random.RandomState(11)
+    f = np.float32
+    return {
+        "d": rng.randint(0, 256, (2, 3, 4, 4)).astype(np.uint8),
+        "d_min": np.array([0.0], f), "d_max": np.array([2.0], f),
+        "fw": rng.randint(-127, 128, (3, 12)).astype(np.int8),
+        "fb": rng.randint(-127, 128, (3,)).astype(np.int8),
+        "fw_min": np.array([-0.5], f), "fw_max": np.array([0.5], f),
+        "fb_min": np.array([-0.2], f), "fb_max": np.array([0.3], f),
+        "cw": rng.randint(-127, 128, (2, 3, 3, 3)).astype(np.int8),
+        "cw_min": np.array([-1.0], f), "cw_max": np.array([0.7], f),
+        "a": rng.randint(-127, 128, (2, 5)).astype(np.int8),
+        "b": rng.randint(-127, 128, (2, 5)).astype(np.int8),
+        "a_min": np.array([-1.0], f), "a_max": np.array([1.0], f),
+        "b_min": np.array([-3.0], f), "b_max": np.array([2.0], f),
+    }  # fmt: skip
+
+
+def _graph(queue):
+    import mxnet as mx
+
+    sym, ins = graph(mx), graph_inputs()
+    feed = {k: mx.nd.array(a, dtype=a.dtype) for k, a in ins.items()}
+    outs = sym.bind(mx.cpu(), feed).forward()
+    queue.put({"json": sym.tojson(), **{f"graph/{i}": o.asnumpy() for i, o in enumerate(outs)}})
+
+
 def main():
     import multiprocessing as mp
 
@@ -303,7 +351,14 @@ def main():
             print(case, [v.dtype for v in got.values()])
         else:
             print(case, "FAILED:", got)
+    queue = ctx.Queue()
+    child = ctx.Process(target=_graph, args=(queue,))
+    child.start()
+    child.join()
+    got = queue.get(timeout=60)
     OUT.mkdir(parents=True, exist_ok=True)
+    (OUT / "quant_graph.json").write_text(got.pop("json"))
+    store.update(got)
     np.savez_compressed(OUT / "quant.npz", **store)
 
 

@@ -150,3 +150,17 @@ def test_quantized_rnn_is_the_float_lstm_of_the_restored_data():
     with pytest.raises(MXNetError, match="lstm"):
         mx.nd.contrib.quantized_rnn(q, par, h, c, scale, shift, state_size=4, num_layers=1,
                                     mode="gru")  # fmt: skip
+
+
+def test_graph_json_from_mxnet_loads_runs_and_saves():
+    text = (Path(__file__).parent / "golden" / "quant_graph.json").read_text()
+    sym = mx.sym.load_json(text)
+    assert sym.list_arguments() == maker.graph(mx).list_arguments()
+    feed = {k: _nd(a) for k, a in maker.graph_inputs().items()}
+    outs = sym.bind(mx.cpu(), feed).forward()
+    for i, o in enumerate(outs):
+        want = _GOLD[f"graph/{i}"]
+        assert o.dtype == want.dtype
+        np.testing.assert_allclose(o.asnumpy(), want, rtol=1e-6)
+    again = mx.sym.load_json(sym.tojson())
+    assert again.tojson() == sym.tojson()
