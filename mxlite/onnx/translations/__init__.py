@@ -126,6 +126,24 @@ register_onnx(
     why_not="it is not exported yet (MXNet 1.9.1 does not export it either).",
 )
 register_onnx(
+    "_contrib_BatchNormWithReLU",
+    "_contrib_calibrate_entropy",
+    "_contrib_quantize_asym",
+    "_contrib_quantized_act",
+    "_contrib_quantized_batch_norm",
+    "_contrib_quantized_concat",
+    "_contrib_quantized_conv",
+    "_contrib_quantized_elemwise_add",
+    "_contrib_quantized_elemwise_mul",
+    "_contrib_quantized_embedding",
+    "_contrib_quantized_flatten",
+    "_contrib_quantized_fully_connected",
+    "_contrib_quantized_pooling",
+    "_contrib_quantized_rnn",
+    why_not="MXNet's quantized (int8 with float ranges) and fused CPU operators are not "
+    "exported (MXNet 1.9.1 does not export them either); export the float model.",
+)
+register_onnx(
     "_image_to_tensor",
     "_image_normalize",
     "_image_crop",
