@@ -32,3 +32,40 @@ def rand_zipfian(true_classes, num_sampled: int, range_max: int):
     sampled_f64 = samples.astype("float64")
     count_sampled = ((sampled_f64 + 2.0) / (sampled_f64 + 1.0)).log() / log_range * num_sampled
     return samples, count_true, count_sampled
+
+
+def _rescale_symbol(rescale_grad):
+    from . import full
+    from .symbol import Symbol
+
+    return rescale_grad if isinstance(rescale_grad, Symbol) else full(shape=(1,), val=rescale_grad)
+
+
+def adamw_update(weight, grad, mean, var, rescale_grad, lr: float, eta: float, beta1: float = 0.9,
+                 beta2: float = 0.999, epsilon: float = 1e-8, wd: float = 0,
+                 clip_gradient: float = -1, out=None, name=None, **kwargs):  # fmt: skip
+    """Symbolic AdamW update (``w -= eta * (lr * m / (sqrt(v) + epsilon) + wd * w)``);
+    ``rescale_grad`` may be a number or a Symbol, and the update is skipped when it is NaN,
+    Inf or 0. As :func:`mxlite.ndarray.contrib.adamw_update`."""
+    from . import _internal
+
+    return _internal._adamw_update(
+        weight, grad, mean, var, _rescale_symbol(rescale_grad), lr=lr, eta=eta, beta1=beta1,
+        beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out, name=name,
+        **kwargs,
+    )  # fmt: skip
+
+
+def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr: float, eta: float,
+                    beta1: float = 0.9, beta2: float = 0.999, epsilon: float = 1e-8,
+                    wd: float = 0, clip_gradient: float = -1, out=None, name=None,
+                    **kwargs):  # fmt: skip
+    """Symbolic AdamW update of float16 weights with a float32 master copy ``weight32``; as
+    :func:`adamw_update` otherwise."""
+    from . import _internal
+
+    return _internal._mp_adamw_update(
+        weight, grad, mean, var, weight32, _rescale_symbol(rescale_grad), lr=lr, eta=eta,
+        beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out,
+        name=name, **kwargs,
+    )  # fmt: skip

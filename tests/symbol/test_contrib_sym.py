@@ -33,3 +33,17 @@ def test_rand_zipfian_symbol_samples_the_log_uniform_law():
 def test_rand_zipfian_symbol_wants_a_symbol():
     with pytest.raises(mx.base.ParamError, match="true_classes"):
         mx.sym.contrib.rand_zipfian(mx.nd.array([1]), 4, 5)
+
+
+def test_adamw_update_symbol_equals_ndarray():
+    rng = np.random.RandomState(0)
+    w, g = rng.rand(4).astype(np.float32), rng.rand(4).astype(np.float32)
+    m, v = rng.rand(4).astype(np.float32), rng.rand(4).astype(np.float32)
+    kw = dict(lr=0.1, eta=0.5, wd=0.01)
+    want = mx.nd.contrib.adamw_update(
+        mx.nd.array(w), mx.nd.array(g), mx.nd.array(m), mx.nd.array(v), 0.5, **kw
+    ).asnumpy()
+    names = ["w", "g", "m", "v"]
+    sym = mx.sym.contrib.adamw_update(*[mx.sym.var(n) for n in names], 0.5, **kw)
+    got = sym.eval(**{n: mx.nd.array(a) for n, a in zip(names, (w, g, m, v))})[0].asnumpy()
+    np.testing.assert_allclose(got, want, rtol=1e-6)
