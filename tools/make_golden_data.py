@@ -298,9 +298,21 @@ def golden_iters(folder: str) -> None:
     # seeds give the same choices.
     random.seed(7)
     np.random.seed(7)
-    it = mx.image.ImageIter(3, (3, 20, 20), path_imgrec=rec, path_imgidx=idx, shuffle=True,
-                            rand_crop=True, rand_mirror=True, resize=24, brightness=0.2,
-                            contrast=0.2, saturation=0.2, pca_noise=0.05, inter_method=1)
+    it = mx.image.ImageIter(
+        3,
+        (3, 20, 20),
+        path_imgrec=rec,
+        path_imgidx=idx,
+        shuffle=True,
+        rand_crop=True,
+        rand_mirror=True,
+        resize=24,
+        brightness=0.2,
+        contrast=0.2,
+        saturation=0.2,
+        pca_noise=0.05,
+        inter_method=1,
+    )
     runs["random"] = batches(it)
     save_batches(os.path.join(IMG_DIR, "image_iter.npz"), runs)
 

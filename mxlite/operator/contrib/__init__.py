@@ -3,8 +3,8 @@ operators, straight-through estimators, and the other ``_contrib_*`` entries."""
 
 from . import batch_norm_relu as batch_norm_relu
 from . import boolean_mask as boolean_mask
-from . import calibrate as calibrate
 from . import bounding_box as bounding_box
+from . import calibrate as calibrate
 from . import deformable as deformable
 from . import deformable_psroi as deformable_psroi
 from . import dgl_graph as dgl_graph
