@@ -35,7 +35,7 @@ def rand_zipfian(true_classes, num_sampled: int, range_max: int):
 
 
 def _rescale_symbol(rescale_grad):
-    from . import full
+    from .functions import full
     from .symbol import Symbol
 
     return rescale_grad if isinstance(rescale_grad, Symbol) else full(shape=(1,), val=rescale_grad)
