@@ -15,7 +15,7 @@ from typing import Any
 
 from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "will_split", "matmul"]
+__all__ = ["num_threads", "over_rows", "matmul"]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 # multiply-adds below which a product runs in one call: splitting the products of a small MLP
@@ -69,10 +69,10 @@ def _spread(calls: list[Callable[[], Any]]) -> None:
             f.result()
 
 
-def will_split(rows: int, work: int) -> bool:
-    """Whether :func:`over_rows` would spread this work over more than one thread."""
-    n = min(num_threads(), rows, max(1, work // _MIN_ELEMENTS))
-    return n > 1 and not _in_kernel_thread()
+def _bounds(size: int, n: int) -> list[tuple[int, int]]:
+    """``n`` nearly equal ranges covering ``range(size)``."""
+    cuts = [size * i // n for i in range(n + 1)]
+    return list(zip(cuts, cuts[1:]))
 
 
 def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> None:
@@ -82,13 +82,7 @@ def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> No
     if n <= 1 or _in_kernel_thread():
         fn(*arrays)
         return
-    bounds = [rows * i // n for i in range(n + 1)]
-    _spread(
-        [
-            (lambda lo=lo, hi=hi: fn(*[a[lo:hi] for a in arrays]))
-            for lo, hi in zip(bounds, bounds[1:])
-        ]
-    )
+    _spread([(lambda lo=lo, hi=hi: fn(*[a[lo:hi] for a in arrays])) for lo, hi in _bounds(rows, n)])
 
 
 def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
@@ -105,16 +99,14 @@ def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
     if out is None:
         out = xp.empty((m, n_cols), xp.result_type(a.dtype, b.dtype))
     if m >= n_cols:
-        bounds = [m * i // n for i in range(n + 1)]
         calls = [
             (lambda lo=lo, hi=hi: xp.matmul(a[lo:hi], b, out=out[lo:hi]))
-            for lo, hi in zip(bounds, bounds[1:])
+            for lo, hi in _bounds(m, n)
         ]
     else:
-        bounds = [n_cols * i // n for i in range(n + 1)]
         calls = [
             (lambda lo=lo, hi=hi: xp.matmul(a, b[:, lo:hi], out=out[:, lo:hi]))
-            for lo, hi in zip(bounds, bounds[1:])
+            for lo, hi in _bounds(n_cols, n)
         ]
     _spread(calls)
     return out
