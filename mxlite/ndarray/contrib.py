@@ -93,9 +93,16 @@ def rand_zipfian(
         ctx = current_context()
     log_range = math.log(range_max + 1)
     rand = _random.uniform(0, log_range, shape=(num_sampled,), dtype="float64", ctx=ctx)
+    return _zipfian_counts(rand, true_classes.as_in_context(ctx), num_sampled, range_max)
+
+
+def _zipfian_counts(rand: Any, true_classes: Any, num_sampled: int, range_max: int) -> tuple:
+    """The samples and expected counts of :func:`rand_zipfian` from ``rand``, uniform in
+    [0, log(range_max + 1)); written once for NDArrays and Symbols (``mx.sym.contrib``)."""
+    log_range = math.log(range_max + 1)
     # the modulo keeps the rare draw at the very top of the range inside [0, range_max)
     sampled_classes = (rand.exp() - 1).astype("int64") % range_max
-    true_cls = true_classes.as_in_context(ctx).astype("float64")
+    true_cls = true_classes.astype("float64")
     expected_count_true = ((true_cls + 2.0) / (true_cls + 1.0)).log() / log_range * num_sampled
     sampled_f64 = sampled_classes.astype("float64")  # float, so the ratio is not truncated
     expected_prob_sampled = ((sampled_f64 + 2.0) / (sampled_f64 + 1.0)).log() / log_range

@@ -16,6 +16,7 @@ def rand_zipfian(true_classes, num_sampled: int, range_max: int):
     import math
 
     from ..base import ParamError
+    from ..ndarray.contrib import _zipfian_counts
     from . import random as _random
     from .symbol import Symbol
 
@@ -26,12 +27,7 @@ def rand_zipfian(true_classes, num_sampled: int, range_max: int):
         )
     log_range = math.log(range_max + 1)
     rand = _random.uniform(0, log_range, shape=(num_sampled,), dtype="float64")
-    samples = (rand.exp() - 1).astype("int64") % range_max
-    true_f64 = true_classes.astype("float64")
-    count_true = ((true_f64 + 2.0) / (true_f64 + 1.0)).log() / log_range * num_sampled
-    sampled_f64 = samples.astype("float64")
-    count_sampled = ((sampled_f64 + 2.0) / (sampled_f64 + 1.0)).log() / log_range * num_sampled
-    return samples, count_true, count_sampled
+    return _zipfian_counts(rand, true_classes, num_sampled, range_max)
 
 
 def _rescale_symbol(rescale_grad):
