@@ -75,6 +75,8 @@ def _find() -> list[tuple[Callable[[int], None], Callable[[], int]]]:
     """The thread setter and getter of every OpenBLAS loaded in this process (NumPy's, and
     SciPy's own copy once SciPy is imported)."""
     global _found
+    if _found is not None:  # the kernels ask on every call: no lock once the scan is done
+        return _found
     with _lock:
         if _found is not None:
             return _found
