@@ -187,6 +187,40 @@ def test_unreached_variable_keeps_its_grad() -> None:
     np.testing.assert_allclose(a.grad.asnumpy(), [2.0, 2.0])
 
 
+def test_gradient_written_into_grad_buffer() -> None:
+    # a variable's only gradient is written by its operator into .grad itself (no copy)
+    x = _var([1.0, -2.0, 3.0])
+    buf = x.grad
+    with ag.record():
+        y = mx.nd.relu(x) * 3
+    y.backward()
+    assert x.grad is buf
+    np.testing.assert_allclose(x.grad.asnumpy(), [3.0, 0.0, 3.0])
+
+
+def test_grad_buffer_read_by_the_graph_keeps_its_old_value() -> None:
+    # y = x * x.grad reads the buffer the gradient is written to: the backward must read the
+    # value it had during the forward
+    x = _var([1.0, 2.0])
+    x.grad[:] = 3
+    with ag.record():
+        y = x * x.grad
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [3.0, 3.0])
+
+
+def test_variable_used_by_two_operators_gets_the_sum() -> None:
+    x = _var([1.0, 2.0])
+    with ag.record():
+        y = mx.nd.relu(x) + x * 4
+    y.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [5.0, 5.0])
+    with ag.record():
+        z = x * x
+    z.backward()
+    np.testing.assert_allclose(x.grad.asnumpy(), [2.0, 4.0])
+
+
 def test_attach_grad_rejects_bad_arguments() -> None:
     x = mx.nd.array([1.0])
     with pytest.raises(MXNetError, match="grad_req"):

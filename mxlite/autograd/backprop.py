@@ -21,7 +21,14 @@ from ..ndarray.xp_nd import _op, as_entry, backward_recorded
 from ..operator.registry import OpContext
 from ..operator.req import OpReq, parse_req
 from .recording import _Node, _scope, _state, mark_variables, set_recording
-from .sparse_grad import densify, sparse_backward, sparse_input_grads, sum_grads, sum_grads_into
+from .sparse_grad import (
+    ROW_SPARSE_OPS,
+    densify,
+    sparse_backward,
+    sparse_input_grads,
+    sum_grads,
+    sum_grads_into,
+)
 
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
@@ -70,9 +77,13 @@ def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[in
         store[key] = dst
 
 
-def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[NDArray | None]:
+def _run_backward(
+    node: _Node, out_grads: list[NDArray], train: bool, direct: dict[int, NDArray] | None = None
+) -> list[NDArray | None]:
     """Push ``node``'s backward; return one new gradient array per input (None where the
-    input is not part of the graph)."""
+    input is not part of the graph). ``direct`` maps the ids of variable nodes whose only
+    gradient this is to their ``.grad`` buffer: those inputs are written there, as MXNet's
+    backward writes a variable's gradient array itself, and come back as that buffer."""
     prop = node.prop
     if node.function is not None:
         return node.function._backward(out_grads, [e is not None for e in node.inputs])
@@ -87,13 +98,16 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
     ctx = node.ctx
     in_grads: list[NDArray | None] = []
     igd, req, writes = [], [], []
+    use_direct = bool(direct) and not prop.runs_on_caller and prop.op_name not in ROW_SPARSE_OPS
     for e, (shape, dtype) in zip(node.inputs, node.in_meta):
         if e is None:
             in_grads.append(None)
             igd.append(None)
             req.append(OpReq.NULL)
         else:
-            g = _new(shape, dtype, ctx)
+            g = direct.get(id(e[0])) if use_direct else None
+            if g is None:
+                g = _new(shape, dtype, ctx)
             in_grads.append(g)
             igd.append(g._data)
             req.append(OpReq.WRITE)
@@ -128,6 +142,12 @@ def _run_backward(node: _Node, out_grads: list[NDArray], train: bool) -> list[ND
         else:
             outd.append(o._data)
             reads.append(o._chunk.var)
+    if use_direct:  # a .grad buffer that the graph also reads gets a fresh array instead
+        for i, g in enumerate(in_grads):
+            if g is not None and g._chunk.var in reads:
+                in_grads[i] = g = _new(g.shape, g._data.dtype, ctx)
+                igd[i] = g._data
+                writes[sum(x is not None for x in in_grads[:i])] = g._chunk.var
     auxd = [a._data for a in node.aux]
     writes += [a._chunk.var for a in node.aux]
     writes += [r.var for r in resources]
@@ -179,6 +199,7 @@ def _backward(
         head_nodes.append(node)
     order = _topo(head_nodes)
     parts: dict[int, list[NDArray]] = {}  # gradients reaching each variable
+    direct = None if variables is not None or create_graph else _direct_targets(order, grads)
     prev_record = set_recording(create_graph)
     prev_bulk = _engine().set_bulk_size(_BWD_BULK) if _BWD_BULK > 1 else None
     try:
@@ -198,9 +219,11 @@ def _backward(
                     if all(g is None for g in outs):
                         continue
                     outs = [g if g is not None else _zeros_for(node, i) for i, g in enumerate(outs)]
-                for e, g in zip(node.inputs, _run_backward(node, outs, train_mode)):
+                for e, g in zip(node.inputs, _run_backward(node, outs, train_mode, direct)):
                     if e is None or g is None:
                         continue
+                    if direct and direct.get(id(e[0])) is g:
+                        continue  # written into the variable's .grad already
                     if e[0].var_array is not None and not create_graph:
                         # a variable's parts are summed once, at the end
                         parts.setdefault(id(e[0]), []).append(g)
@@ -230,6 +253,10 @@ def _backward(
             target = node.var_array._grad
             if target is None or node.grad_req == OpReq.NULL:
                 continue
+            if direct and id(node) in direct and id(node) not in parts:
+                if node.var_array._grad is direct[id(node)]:
+                    node.var_array._fresh_grad = True
+                    continue
             g = grads.get((id(node), 0))
             ps = parts.get(id(node), [])
             if g is not None:
@@ -254,6 +281,32 @@ def _backward(
             if h._ag is not None and h._ag[0].var_array is None:
                 h._ag = None
     return results
+
+
+def _direct_targets(order: list[_Node], grads: dict) -> dict[int, NDArray]:
+    """The variables whose gradient can be written by the one operator that produces it: used
+    once as an input in the whole graph, not a head, ``grad_req='write'``, a dense ``.grad``
+    of the input's shape and dtype. Maps the variable node's id to its ``.grad``."""
+    uses: dict[int, int] = {}
+    meta: dict[int, tuple] = {}
+    for node in order:
+        if node.var_array is not None:
+            continue
+        for e, m in zip(node.inputs, node.in_meta):
+            if e is not None and e[0].var_array is not None:
+                uses[id(e[0])] = uses.get(id(e[0]), 0) + 1
+                meta[id(e[0])] = m
+    out: dict[int, NDArray] = {}
+    for node in order:
+        if node.var_array is None or uses.get(id(node)) != 1 or (id(node), 0) in grads:
+            continue
+        target = node.var_array._grad
+        if node.grad_req != OpReq.WRITE or target is None or target.__class__ is not NDArray:
+            continue
+        shape, dtype = meta[id(node)]
+        if target.shape == tuple(shape) and target._data.dtype == dtype:
+            out[id(node)] = target
+    return out
 
 
 def _sum_into(dst: NDArray, ps: list[NDArray], add: bool) -> None:

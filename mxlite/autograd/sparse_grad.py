@@ -26,10 +26,10 @@ from ..ndarray.sparse_array import empty_sparse, push_kernel
 from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes, grad_rows
 from ..operator.sparse.storage import RowSparse, to_dense, to_stype
 
-__all__ = ["sparse_backward", "sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
+__all__ = ["ROW_SPARSE_OPS", "sparse_backward", "sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
 
 # the operators backward_stypes may give a row-sparse gradient
-_ROW_SPARSE_OPS = frozenset(
+ROW_SPARSE_OPS = frozenset(
     "Embedding _contrib_SparseEmbedding dot _sparse_retain _square_sum elemwise_add "
     "elemwise_sub _grad_add add_n".split()
 )
@@ -77,7 +77,7 @@ def sparse_backward(node: Any, out_grads: list) -> list | None:
 def sparse_input_grads(node: Any, in_grads: list) -> list:
     """``in_grads`` of ``node`` with the gradients MXNet makes row-sparse made row-sparse."""
     prop = node.prop
-    if prop.op_name not in _ROW_SPARSE_OPS:
+    if prop.op_name not in ROW_SPARSE_OPS:
         return in_grads
     src = node.sparse_in
     in_st = [x.stype for x in src] if src is not None else ["default"] * len(in_grads)

@@ -29,7 +29,7 @@ from ...base import Shape
 
 __all__ = ["PhaseGrid"]
 
-_CACHE_ELEMENTS = 1 << 17  # phase cells per block: a few hundred KiB, within a core's L2
+_CACHE_ELEMENTS = 1 << 18  # phase cells per block: a few hundred KiB, within a core's L2
 
 
 class PhaseGrid:
@@ -62,6 +62,7 @@ class PhaseGrid:
         self.phases = list(itertools.product(*residues))
         self.index = {ph: i for i, ph in enumerate(self.phases)}
         grid = [prod(self.rows[d + 1 :]) for d in range(len(spatial))]
+        self.residues, self.grid, self.dilate = residues, grid, dilate
         self.cell = prod(self.rows)
         # per kernel offset (row-major): (phase index, flat shift)
         self.offsets = [
@@ -128,14 +129,15 @@ class PhaseGrid:
                 buf[i, : rows * self.cell].reshape(rows, *self.rows)[cp[0]] = x[cp[1]]
 
     def merge(self, buf: Any, dx: Any, add: bool) -> None:
-        """Write (``add``: add) gradient phases ``buf`` back onto ``dx`` ``(rows, *S)``."""
+        """Write (``add``: add) gradient phases ``buf`` (one flat array per phase) back onto
+        ``dx`` ``(rows, *S)``."""
         rows = dx.shape[0]
         if self.gaps and not add:
             dx.fill(0)
         for i, cp in enumerate(self.copies):
             if cp is None:
                 continue
-            src = buf[i, : rows * self.cell].reshape(rows, *self.rows)[cp[0]]
+            src = buf[i][: rows * self.cell].reshape(rows, *self.rows)[cp[0]]
             if add:
                 dx[cp[1]] += src
             else:

@@ -22,7 +22,9 @@ __all__ = ["PhaseGrid", "max_forward", "max_backward", "sum_forward", "sum_backw
 
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any) -> None:
-    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``."""
+    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
+    in-place maximum per offset measured faster here than the axis-by-axis reduction that
+    sums use, whose first operation per axis writes a third array)."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
@@ -87,40 +89,108 @@ def _route(xp, g, ph, grad, yg, dyg, eq, part, careful: bool) -> bool:
     return count is not None and int(count.max()) > 1
 
 
+def _axis_terms(g: PhaseGrid, axis: int) -> list[tuple[int, int]]:
+    """Per window offset along ``axis``, in order: (residue of its phase, shift in grid cells)."""
+    s, d, step = g.stride[axis], g.dilate[axis], g.grid[axis]
+    return [(j * d % s, j * d // s * step) for j in range(g.kernel[axis])]
+
+
+def _shifted(op: Any, srcs: list[tuple[Any, int]], length: int, out: Any) -> Any:
+    """``out``, whose first ``length`` cells become ``op`` (``add``, ``maximum``) folded over
+    the slices ``src[sh : sh + length]``, in order."""
+    head = out[:length]
+    (a, sa), rest = srcs[0], srcs[1:]
+    if rest:
+        b, sb = rest[0]
+        op(a[sa : sa + length], b[sb : sb + length], out=head)
+        rest = rest[1:]
+    else:
+        head[...] = a[sa : sa + length]
+    for c, sc in rest:
+        op(head, c[sc : sc + length], out=head)
+    return out
+
+
+def _scratch(xp: Any, scratch: dict, key: Any, size: int, dtype: Any) -> Any:
+    """A ``size`` buffer kept in ``scratch`` under ``key`` from block to block."""
+    buf = scratch.get(key)
+    if buf is None or buf.shape[0] < size:
+        buf = scratch[key] = xp.empty(size, dtype)
+    return buf[:size]
+
+
+def _window_reduce(xp: Any, g: PhaseGrid, ph: Any, rows: int, op: Any, scratch: dict) -> Any:
+    """Window sums (``op=add``) on the flat grid from the phases
+    ``ph`` ``(P, >= rows * cell)``, one spatial axis at a time (last first): each axis costs
+    ``kernel - 1`` operations on shifted slices, not the ``prod(kernel)`` of a window walked
+    offset by offset. Phases of an axis merge as it is reduced."""
+    size = rows * g.cell
+    bufs = {key: ph[g.index[key], :size] for key in g.phases}
+    length = size
+    for axis in reversed(range(len(g.kernel))):
+        terms = _axis_terms(g, axis)
+        length -= max(sh for _, sh in terms)
+        merged = {}
+        for key in {k[:axis] + (0,) + k[axis + 1 :] for k in bufs}:
+            srcs = [(bufs[key[:axis] + (r,) + key[axis + 1 :]], sh) for r, sh in terms]
+            out = _scratch(xp, scratch, (axis, key), size, ph.dtype)
+            merged[key] = _shifted(op, srcs, length, out)
+        bufs = merged
+    return next(iter(bufs.values()))
+
+
+def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> list[Any]:
+    """The transpose of :func:`_window_reduce` for sums: from ``dg`` (the output gradient on the flat
+    grid after a zero prefix of ``max_shift`` cells), the gradient on each phase's cells."""
+    size = rows * g.cell
+    bufs = {(0,) * len(g.kernel): dg}
+    for axis in range(len(g.kernel)):
+        terms = _axis_terms(g, axis)
+        top = max(sh for _, sh in terms)
+        out = {}
+        for key, src in bufs.items():
+            length = src.shape[0] - top
+            for r in g.residues[axis]:
+                srcs = [(src, top - sh) for rr, sh in terms if rr == r]
+                new = key[:axis] + (r,) + key[axis + 1 :]
+                buf = _scratch(xp, scratch, (axis, new), length, dg.dtype)
+                out[new] = _shifted(xp.add, srcs, length, buf)
+        bufs = out
+    return [bufs[key][:size] for key in g.phases]
+
+
 def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: Any, post) -> None:
-    """``out (rows, *out) = post(sums)`` of ``x ** power`` over each window, where ``post``
-    maps an ``(rows, *out)`` block of sums (float16 summed in float32) to the result."""
+    """``out (rows, *out) = post(sums)`` of ``x ** power`` over each window, where
+    ``post(sums, out)`` writes the result for an ``(rows, *out)`` block of sums (float16
+    summed in float32) into ``out``."""
     step = min(g.step(), x.shape[0])
     ph = g.phase_buffer(xp, step, 0, acc_dtype)
-    acc = xp.empty(step * g.cell, acc_dtype)
+    scratch: dict = {}
     for lo, hi in g.blocks(x.shape[0]):
         g.split(x[lo:hi], ph)
         if power == 2:
             ph *= ph
         elif power == 3:
             ph *= ph * ph
-        n = g.length(hi - lo)
-        head = acc[:n]
-        for t, (i, sh) in enumerate(g.offsets):
-            if t == 0:
-                xp.copyto(head, ph[i, sh : sh + n])
-            else:
-                head += ph[i, sh : sh + n]
-        out[lo:hi] = post(g.real(acc, hi - lo))
+        post(g.real(_window_reduce(xp, g, ph, hi - lo, xp.add, scratch), hi - lo), out[lo:hi])
 
 
-def sum_backward(xp: Any, g: PhaseGrid, d: Any, dx: Any, add: bool) -> None:
-    """Spread ``d (rows, *out)`` evenly back over each window (the gradient of a sum)."""
+def sum_backward(
+    xp: Any, g: PhaseGrid, d: Any, dx: Any, add: bool, dtype: Any, divisor: Any = None
+) -> None:
+    """Spread ``d (rows, *out)`` (divided by ``divisor`` when given) back over each window:
+    the gradient of a sum (an average), taken in ``dtype``."""
     step = min(g.step(), d.shape[0])
-    grad = xp.empty((len(g.phases), step * g.cell), d.dtype)
-    dg = g.grid_buffer(xp, step, 0, d.dtype)
+    dg = xp.zeros(g.max_shift + step * g.cell, dtype)
+    scratch: dict = {}
     for lo, hi in g.blocks(d.shape[0]):
-        n = g.length(hi - lo)
-        g.put(d[lo:hi], dg)
-        grad.fill(0)
-        for i, sh in g.offsets:
-            grad[i, sh : sh + n] += dg[:n]
-        g.merge(grad, dx[lo:hi], add)
+        rows = hi - lo
+        cells = dg[g.max_shift : g.max_shift + rows * g.cell].reshape(rows, *g.rows)[g.out_cells]
+        if divisor is None:
+            cells[...] = d[lo:hi]
+        else:
+            xp.divide(d[lo:hi], divisor, out=cells)
+        g.merge(_window_spread(xp, g, dg, hi - lo, scratch), dx[lo:hi], add)
 
 
 def lp_backward(xp: Any, g: PhaseGrid, x: Any, y: Any, d: Any, p: int, dx: Any, add: bool) -> None:

@@ -240,24 +240,29 @@ class _PoolingOp(Operator):
         xp = self.xp
         spatial = x.shape[2:]
         rows = x.shape[0] * x.shape[1]
-        grid = self._grid(g, spatial)
         x2 = x.reshape(rows, *spatial)
         direct = req[0] != OpReq.ADD and out.flags.c_contiguous
         y2 = out.reshape(rows, *g.out) if direct else xp.empty((rows, *g.out), out.dtype)
-        work = x.size + y2.size * len(grid.offsets)
+        work = x.size + y2.size * math.prod(g.kernel)
         if self.ptype == "max":
+            grid = self._grid(g, spatial)
             over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
         else:
             acc = _acc_dtype(x.dtype)
             cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
             p = self.p
 
-            def post(s: Any) -> Any:
+            def post(s: Any, o: Any) -> None:
                 if cnt is not None:
-                    return s / cnt
-                if p == 2:
-                    return xp.sqrt(s)
-                return xp.cbrt(s) if p == 3 else s
+                    xp.divide(s, cnt, out=o)
+                elif p == 2:
+                    xp.sqrt(s, out=o)
+                elif p == 3:
+                    xp.cbrt(s, out=o)
+                else:
+                    o[...] = s
+
+            grid = self._grid(g, spatial)
 
             def pool_sum(a: Any, b: Any) -> None:
                 pk.sum_forward(xp, grid, a, p, acc, b, post)
@@ -289,14 +294,14 @@ class _PoolingOp(Operator):
         xp = self.xp
         spatial = gin_cf.shape[2:]
         rows = gin_cf.shape[0] * gin_cf.shape[1]
-        grid = self._grid(g, spatial)
         direct = gin_cf.flags.c_contiguous
         add = req[0] == OpReq.ADD and direct
         dx2 = gin_cf.reshape(rows, *spatial) if direct else xp.empty((rows, *spatial), gin.dtype)
         dy2 = dy.reshape(rows, *g.out)
-        work = gin.size + dy.size * len(grid.offsets)
+        work = gin.size + dy.size * math.prod(g.kernel)
         acc = _acc_dtype(gin.dtype)
         if self.ptype == "max":
+            grid = self._grid(g, spatial)
             x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
             y2 = self._cf(out_data[0], g).reshape(rows, *g.out)
 
@@ -305,15 +310,15 @@ class _PoolingOp(Operator):
 
             over_rows(route, rows, work, x2, y2, dy2, dx2)
         elif self.ptype in ("avg", "sum") or self.p == 1:
-            d2 = dy2.astype(acc, copy=False)
-            if self.ptype == "avg":
-                d2 = d2 / _counts(xp, g, spatial, self.include_pad, acc)
+            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            grid = self._grid(g, spatial)
 
             def spread(d: Any, dx: Any) -> None:
-                pk.sum_backward(xp, grid, d, dx, add)
+                pk.sum_backward(xp, grid, d, dx, add, acc, cnt)
 
-            over_rows(spread, rows, work, d2, dx2)
+            over_rows(spread, rows, work, dy2, dx2)
         else:
+            grid = self._grid(g, spatial)
             x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
             y2 = self._cf(out_data[0], g).reshape(rows, *g.out).astype(acc, copy=False)
             d2 = dy2.astype(acc, copy=False)
