@@ -26,7 +26,14 @@ from ..ndarray.sparse_array import empty_sparse, push_kernel
 from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes, grad_rows
 from ..operator.sparse.storage import RowSparse, to_dense, to_stype
 
-__all__ = ["ROW_SPARSE_OPS", "sparse_backward", "sparse_input_grads", "densify", "sum_grads_into", "sum_grads"]
+__all__ = [
+    "ROW_SPARSE_OPS",
+    "sparse_backward",
+    "sparse_input_grads",
+    "densify",
+    "sum_grads_into",
+    "sum_grads",
+]
 
 # the operators backward_stypes may give a row-sparse gradient
 ROW_SPARSE_OPS = frozenset(

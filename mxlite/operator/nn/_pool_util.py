@@ -140,8 +140,9 @@ def _window_reduce(xp: Any, g: PhaseGrid, ph: Any, rows: int, op: Any, scratch: 
 
 
 def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> list[Any]:
-    """The transpose of :func:`_window_reduce` for sums: from ``dg`` (the output gradient on the flat
-    grid after a zero prefix of ``max_shift`` cells), the gradient on each phase's cells."""
+    """The transpose of :func:`_window_reduce` for sums: from ``dg`` (the output gradient on
+    the flat grid after a zero prefix of ``max_shift`` cells), the gradient on each phase's
+    cells."""
     size = rows * g.cell
     bufs = {(0,) * len(g.kernel): dg}
     for axis in range(len(g.kernel)):
