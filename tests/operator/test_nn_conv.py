@@ -453,3 +453,30 @@ def test_kernel_as_large_as_input_needs_little_memory(pad: int, out: int) -> Non
         for j in range(out):
             dxpad[:, :, i : i + 224, j : j + 224] += np.einsum("nf,fcij->ncij", dy[:, :, i, j], w)
     np.testing.assert_allclose(dx, dxpad[:, :, pad : pad + 224, pad : pad + 224], rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "shape, wshape, groups, dilate, pad",
+    [
+        ((2, 4, 9, 8), (6, 4, 3, 3), 1, (1, 1), (1, 1)),
+        ((2, 4, 9, 8), (6, 2, 3, 2), 2, (2, 1), (0, 1)),
+        ((2, 4, 10), (4, 1, 5), 4, (1,), (2,)),
+        ((1, 2, 5, 6, 4), (3, 2, 3, 3, 1), 1, (1, 1, 1), (1, 0, 0)),
+    ],
+)
+def test_stride1_data_grad_by_flipped_forward_equals_col2im(
+    monkeypatch, shape, wshape, groups, dilate, pad
+) -> None:
+    from mxlite.operator.nn import _conv_util as cu
+
+    rng = np.random.default_rng(0)
+    nd = len(shape) - 2
+    g = cu.Geometry(wshape[2:], (1,) * nd, dilate, pad, groups, False)
+    out = [n + 2 * p - d * (k - 1) for n, k, d, p in zip(shape[2:], wshape[2:], dilate, pad)]
+    dy = rng.standard_normal((shape[0], wshape[0], *out))
+    w = rng.standard_normal(wshape)
+    assert cu._flipped(g) is not None
+    by_forward = cu.conv_data_grad(np, dy, w, g, shape[2:])
+    monkeypatch.setattr(cu, "_flipped", lambda geom: None)
+    by_col2im = cu.conv_data_grad(np, dy, w, g, shape[2:])
+    np.testing.assert_allclose(by_forward, by_col2im, rtol=1e-10, atol=1e-10)

@@ -442,6 +442,13 @@ def conv_data_grad(
 
         _batch_parallel(xp, run_pointwise, n, dy.size * c // groups, dy, out)
         return out
+    flipped = _flipped(geom)
+    # where that convolution's im2col leaves the phase grid (a kernel as large as the
+    # input), col2im needs far less memory
+    if flipped is not None and isinstance(
+        _grid(flipped, dy.shape[2:], tuple(in_spatial)), PhaseGrid
+    ):
+        return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
     nk = prod(geom.kernel)
 
@@ -463,6 +470,45 @@ def conv_data_grad(
                 work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
 
     _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
+    return out
+
+
+def _flipped(geom: Geometry) -> Geometry | None:
+    """At stride 1 the data gradient is itself a convolution: of ``dy`` with the kernel
+    flipped in space and its channel axes swapped, padded by ``dilate*(kernel-1) - pad``; the
+    geometry of that convolution, or None where it does not apply."""
+    if max(geom.stride) != 1:
+        return None
+    pad = tuple((k - 1) * d - p for k, d, p in zip(geom.kernel, geom.dilate, geom.pad))
+    if min(pad) < 0:
+        return None
+    return Geometry(geom.kernel, geom.stride, geom.dilate, pad, geom.groups, False)
+
+
+def _data_grad_by_forward(
+    xp: Any,
+    dy: Any,
+    w: Any,
+    geom: Geometry,
+    flipped: Geometry,
+    in_spatial: Shape,
+    out: Any,
+    add: bool,
+) -> Any:
+    """The data gradient as the forward convolution of :func:`_flipped`: im2col and a
+    product, no col2im (whose overlapping adds run one NumPy call per kernel offset)."""
+    groups, f = geom.groups, w.shape[0]
+    cg = w.shape[1]
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * geom.nd
+    wt = w.reshape(groups, f // groups, cg, *geom.kernel)[flip].swapaxes(1, 2)
+    wt = xp.ascontiguousarray(wt).reshape(groups * cg, f // groups, *geom.kernel)
+    if not add and out.flags.c_contiguous:
+        return conv_forward(xp, dy, wt, flipped, in_spatial, out=out)
+    dx = conv_forward(xp, dy, wt, flipped, in_spatial)
+    if add:
+        out += dx
+    else:
+        out[...] = dx
     return out
 
 
