@@ -47,10 +47,19 @@ _lock = threading.Lock()
 _found: list[tuple[Callable[[int], None], Callable[[], int]]] | None = None
 
 
+_threads_read: tuple[str | None, int] | None = None  # (OMP_NUM_THREADS as read, its value)
+
+
 def kernel_threads() -> int:
     """Threads one operator may spread its work over: ``OMP_NUM_THREADS`` as in MXNet, else
-    the number of cores."""
-    return env_int("OMP_NUM_THREADS", os.cpu_count() or 1, 1)
+    the number of cores. (Asked by every large kernel: parsed again only when the variable
+    changes.)"""
+    global _threads_read
+    raw = os.environ.get("OMP_NUM_THREADS")
+    read = _threads_read
+    if read is None or read[0] != raw:
+        read = _threads_read = (raw, env_int("OMP_NUM_THREADS", os.cpu_count() or 1, 1))
+    return read[1]
 
 
 def _candidates() -> list[str]:

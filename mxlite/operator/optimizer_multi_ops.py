@@ -14,7 +14,7 @@ from ..base import DTypeError, MXNetError, ParamError
 from .optimizer_ops import _CG, _F32, _RS, _WD, _WG, _clip, _f, _xp
 from .param import Param, field
 from .registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
-from .req import assign
+from .req import OpReq, assign
 
 # ---- multi_*: several weights in one call, inputs interleaved per weight --------------------
 
@@ -80,7 +80,19 @@ class _MultiSGDOp(Operator):
                 step = lr * _clip(xp, rescale * g, t(_f(p.clip_gradient)))
             else:
                 step = (lr * rescale) * g
-            decay = (lr * t(_f(p.wds[i]))) * w
+            wd = _f(p.wds[i])
+            if wd == 0.0 and not mixed and req[i] in (OpReq.WRITE, OpReq.INPLACE):
+                # without weight decay the decay term is a zero that changes no bit: skip its
+                # passes and update in place (this runs once per weight per batch)
+                if self.has_mom:
+                    mom = in_data[i * k + 2]
+                    xp.multiply(mom, t(_f(momentum)), out=mom)
+                    mom -= step
+                    xp.add(w, mom, out=out)
+                else:
+                    xp.subtract(w, step, out=out)
+                continue
+            decay = (lr * t(wd)) * w
             if self.has_mom:
                 mom = in_data[i * k + 2]
                 mom[...] = t(_f(momentum)) * mom - decay - step

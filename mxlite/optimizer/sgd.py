@@ -1,9 +1,9 @@
 """SGD (with momentum and multi-precision) and its alias ccSGD, as MXNet 1.9.1.
 
-Each update is one fused operator (``sgd_update``, ``sgd_mom_update``, ``mp_sgd_update``,
-``mp_sgd_mom_update``). Lists of indices (the Updater's aggregated calls) count every index
-first and then update each weight with the same per-weight operators, which compute exactly
-what MXNet's ``multi_*`` operators compute.
+As in MXNet, dense weights update through the fused ``multi_sgd_update`` family (one
+operator for the up to ``aggregate_num`` weights of an aggregated Updater call, or for one
+weight); sparse weights or gradients take ``sgd_update``/``sgd_mom_update`` (and their
+``mp_`` forms) one weight at a time, with ``lazy_update``.
 """
 
 from __future__ import annotations
@@ -76,6 +76,11 @@ class SGD(Optimizer):
         if self.momentum > 0:
             kwargs["momentum"] = self.momentum
         self._clip_kwargs(kwargs)
+        if all(w.stype == "default" and g.stype == "default" for w, g in zip(weights, grads)):
+            # as MXNet: dense weights update through the multi_* operators, one engine
+            # operation for up to aggregate_num weights
+            self._update_multi(weights, grads, states, lrs, wds, kwargs, multi_precision)
+            return
         for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
             if not multi_precision:
                 lazy = self.lazy_update
@@ -92,6 +97,32 @@ class SGD(Optimizer):
             else:
                 kw = {k: v for k, v in kwargs.items() if k != "momentum"}
                 nd.mp_sgd_update(weight, grad, state[1], out=weight, lr=lr, wd=wd, **kw)
+
+    def _update_multi(
+        self,
+        weights: list,
+        grads: list,
+        states: list,
+        lrs: list,
+        wds: list,
+        kwargs: dict[str, Any],
+        multi_precision: bool,
+    ) -> None:
+        n = len(weights)
+        common = {"num_weights": n, "lrs": lrs, "wds": wds, **kwargs}
+        if not multi_precision:
+            if self.momentum > 0:
+                args = [a for trio in zip(weights, grads, states) for a in trio]
+                nd.multi_sgd_mom_update(*args, out=weights, **common)
+            else:
+                args = [a for pair in zip(weights, grads) for a in pair]
+                nd.multi_sgd_update(*args, out=weights, **common)
+        elif self.momentum > 0:
+            args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[0], s[1])]
+            nd.multi_mp_sgd_mom_update(*args, out=weights, **common)
+        else:
+            args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[1])]
+            nd.multi_mp_sgd_update(*args, out=weights, **common)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         self._update_impl(index, weight, grad, state, multi_precision=False)

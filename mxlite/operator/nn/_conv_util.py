@@ -442,14 +442,15 @@ def conv_data_grad(
 
         _batch_parallel(xp, run_pointwise, n, dy.size * c // groups, dy, out)
         return out
-    flipped = _flipped(geom)
-    # where that convolution's im2col leaves the phase grid (a kernel as large as the
-    # input), col2im needs far less memory
-    if flipped is not None and isinstance(
-        _grid(flipped, dy.shape[2:], tuple(in_spatial)), PhaseGrid
-    ):
-        return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
+    flipped = _flipped(geom)
+    if flipped is not None:
+        flip_grid = _grid(flipped, dy.shape[2:], tuple(in_spatial))
+        # worth it where the flipped im2col is no larger than col2im's: its grid no larger
+        # (padding "same"; LeNet's unpadded 5x5 would need 1.8x the cells) and not many more
+        # output than input channels; a kernel as large as the input leaves the phase grid
+        if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
+            return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     nk = prod(geom.kernel)
 
     def run(dy: Any, out: Any) -> None:
