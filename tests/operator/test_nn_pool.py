@@ -113,6 +113,16 @@ NUMERIC = [
     ((1, 4, 4, 2), {"kernel": (2, 2), "pool_type": "avg", "layout": "NHWC", "pad": (1, 1)}),
     ((1, 1, 3, 4, 4), {"kernel": (2, 2, 2), "stride": (1, 2, 2)}),
     ((2, 3, 3, 3), {"global_pool": True, "pool_type": "max"}),
+    # sums axis by axis over phases of three axes, and one axis with a gap-free stride 3
+    (
+        (1, 2, 4, 5, 5),
+        {"kernel": (2, 3, 3), "stride": (1, 2, 1), "pad": (1, 1, 0), "pool_type": "avg"},
+    ),
+    ((2, 2, 9), {"kernel": (4,), "stride": (3,), "pad": (2,), "pool_type": "sum"}),
+    (
+        (1, 2, 6, 6),
+        {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1), "pool_type": "lp", "p_value": 1},
+    ),
 ]
 
 
