@@ -5,11 +5,13 @@ Design note
 Rows (batch * channels) are processed in cache-sized blocks (``PhaseGrid.blocks``) with their
 buffers allocated once per call. Max pooling walks the window offset by offset (one in-place
 ``maximum`` each); sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel - 1``
-shifted additions per axis, and their gradient is the transpose of that reduction. MXNet's rules: max pooling ignores padding (padding cells hold
-``-inf``; the result is floored at the lowest finite value, which a window lying wholly in
-padding gives) and routes each output gradient to the first window position, in row-major
-order, equal to the output; a position never matches a NaN output. The sums behind avg, sum
-and lp pooling accumulate float16 in float32.
+shifted additions per axis, and their gradient is the transpose of that reduction.
+
+MXNet's rules: max pooling ignores padding (padding cells hold ``-inf``; the result is floored
+at the lowest finite value, which a window lying wholly in padding gives) and routes each
+output gradient to the first window position, in row-major order, equal to the output; a
+position never matches a NaN output. The sums behind avg, sum and lp pooling accumulate
+float16 in float32.
 """
 
 from __future__ import annotations
