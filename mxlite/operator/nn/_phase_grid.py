@@ -29,7 +29,7 @@ from ...base import Shape
 
 __all__ = ["PhaseGrid"]
 
-_CACHE_ELEMENTS = 1 << 18  # phase cells per block: a few hundred KiB, within a core's L2
+_CACHE_ELEMENTS = 1 << 18  # phase cells per block (1 MiB of float32)
 
 
 class PhaseGrid:
@@ -82,6 +82,8 @@ class PhaseGrid:
             for res, s, p, r, n in zip(residues, stride, pad, self.rows, spatial)
         )
         self.out_cells = (Ellipsis, *(slice(0, o) for o in out))
+        # whether max pooling's backward met a tie on this geometry (see _pool_util)
+        self.ties = False
         # shift of each phase's first offset in row-major order
         self.first: dict[int, int] = {}
         for i, sh in self.offsets:
@@ -104,12 +106,14 @@ class PhaseGrid:
         """Grid cells computed for ``rows`` rows of ``N*C``."""
         return rows * self.cell - self.max_shift
 
-    def step(self) -> int:
-        """Rows per block: a block's phases and buffers stay in a core's cache."""
-        return max(1, _CACHE_ELEMENTS // (len(self.phases) * self.cell))
+    def step(self, cells: int = _CACHE_ELEMENTS) -> int:
+        """Rows per block of about ``cells`` phase cells: a block's phases and buffers stay
+        near a core's cache, and each NumPy call is long enough that the kernel threads do not
+        spend their time handing the GIL to each other."""
+        return max(1, cells // (len(self.phases) * self.cell))
 
-    def blocks(self, rows: int) -> list[tuple[int, int]]:
-        step = self.step()
+    def blocks(self, rows: int, cells: int = _CACHE_ELEMENTS) -> list[tuple[int, int]]:
+        step = self.step(cells)
         return [(lo, min(rows, lo + step)) for lo in range(0, rows, step)]
 
     def phase_buffer(self, xp: Any, rows: int, fill: float, dtype: Any) -> Any:

@@ -25,15 +25,20 @@ from ._phase_grid import PhaseGrid
 __all__ = ["PhaseGrid", "max_forward", "max_backward", "sum_forward", "sum_backward", "lp_backward"]
 
 
+# max pooling's blocks: its offset-by-offset passes are many short NumPy calls, measured
+# fastest on two kernel threads at twice the sums' block
+_MAX_CELLS = 1 << 19
+
+
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any) -> None:
     """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
     in-place maximum per offset measured faster here than the axis-by-axis reduction that
     sums use, whose first operation per axis writes a third array)."""
     lowest = np.finfo(x.dtype).min
-    step = min(g.step(), x.shape[0])
+    step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
     acc = xp.empty(step * g.cell, x.dtype)
-    for lo, hi in g.blocks(x.shape[0]):
+    for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
         n = g.length(hi - lo)
         head = acc[:n]
@@ -47,7 +52,7 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any) -> None:
 
 def max_backward(xp: Any, g: PhaseGrid, x: Any, y: Any, dy: Any, dx: Any, add: bool) -> None:
     """Route each output gradient to the first window position equal to the output."""
-    step = min(g.step(), x.shape[0])
+    step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
     grad = xp.empty_like(ph)
     yg = g.grid_buffer(xp, step, np.nan, x.dtype)  # NaN: no match outside the output
@@ -55,7 +60,7 @@ def max_backward(xp: Any, g: PhaseGrid, x: Any, y: Any, dy: Any, dx: Any, add: b
     eq = xp.empty(step * g.cell, bool)
     part = xp.empty(step * g.cell, dy.dtype)
     lowest = np.finfo(x.dtype).min
-    for lo, hi in g.blocks(x.shape[0]):
+    for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         rows = hi - lo
         n = g.length(rows)
         g.split(x[lo:hi], ph)
@@ -63,9 +68,13 @@ def max_backward(xp: Any, g: PhaseGrid, x: Any, y: Any, dy: Any, dx: Any, add: b
         g.put(dy[lo:hi], dyg)
         args = (ph, grad, yg[:n], dyg[:n], eq[:n], part[:n])
         # the fast pass assumes that no output has two equal positions and checks it by
-        # counting matches: only a tie (or an output without a match) costs the careful pass
-        ybl = y[lo:hi]
-        if _route(xp, g, *args, careful=False) or not ybl.min() > lowest:
+        # counting matches: a tie (or an output without a match) costs the careful pass. After
+        # ReLU, windows of zeros tie in most blocks: once a block of this geometry had a tie,
+        # later blocks go straight to the careful pass
+        if g.ties:
+            _route(xp, g, *args, careful=True)
+        elif _route(xp, g, *args, careful=False) or not y[lo:hi].min() > lowest:
+            g.ties = True
             _route(xp, g, *args, careful=True)
         g.merge(grad, dx[lo:hi], add)
 
