@@ -109,7 +109,8 @@ class SGD(Optimizer):
         multi_precision: bool,
     ) -> None:
         n = len(weights)
-        common = {"num_weights": n, "lrs": lrs, "wds": wds, **kwargs}
+        # tuples: hashable, so the parsed operator (and its inferred shapes) is cached
+        common = {"num_weights": n, "lrs": tuple(lrs), "wds": tuple(wds), **kwargs}
         if not multi_precision:
             if self.momentum > 0:
                 args = [a for trio in zip(weights, grads, states) for a in trio]
