@@ -78,7 +78,9 @@ def _bounds(size: int, n: int) -> list[tuple[int, int]]:
 def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> None:
     """Call ``fn(*blocks)`` on row blocks ``a[lo:hi]`` of every array (all with ``rows`` rows),
     on up to ``num_threads()`` threads when ``work`` (elements touched) is large enough."""
-    n = min(num_threads(), rows, max(1, work // _MIN_ELEMENTS))
+    n = work // _MIN_ELEMENTS
+    if n > 1:  # (small work, the common case, does not read the thread setting)
+        n = min(num_threads(), rows, n)
     if n <= 1 or _in_kernel_thread():
         fn(*arrays)
         return
@@ -93,7 +95,9 @@ def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
         return xp.matmul(a, b, out=out)
     m, k = a.shape
     n_cols = b.shape[1]
-    n = min(num_threads(), max(1, m * k * n_cols // _MIN_FLOPS))
+    n = m * k * n_cols // _MIN_FLOPS
+    if n > 1:
+        n = min(num_threads(), n)
     if n <= 1 or _in_kernel_thread() or not blas_is_single():
         return xp.matmul(a, b, out=out)
     if out is None:
