@@ -8,14 +8,21 @@ transposed at the operator's boundary. The im2col matrix is built on the *phase 
 ``_phase_grid`` (the padded input split by stride phase, output positions on a grid of
 ``R = O + (K - 1) * dilate // stride`` cells per axis): the row of channel ``c`` and kernel
 offset ``k`` is one contiguous slice of one phase, so building ``cols`` of shape
-``(C*prod(K), B*cell)`` for a block of ``B`` images is ``prod(K)`` long copies, never a loop
-over pixels. Its contraction axis ``(Cg, *K)`` has the order of MXNet's weight ``(F, Cg, *K)``,
-so the weight needs no reordering; with ``G`` groups::
+``(C*prod(K), B*cell)`` for a block of ``B`` images is one strided copy per phase (its kernel
+offsets form a strided block of ``cols``), never a loop over pixels. Its contraction axis
+``(Cg, *K)`` has the order of MXNet's weight ``(F, Cg, *K)``, so the weight needs no
+reordering; with ``G`` groups::
 
     y[g]      = W[g] @ cols[g]                  (Fg x CgK) @ (CgK x B*cell), one BLAS call
-    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output)
+    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output);
+                                                (cols @ dy.T).T with few rows (a first layer)
     dcols[g]  = W[g].T @ dy[g]                  then col2im: one add per kernel offset into
                                                 the gradient phases, merged onto dx
+
+At stride 1 the data gradient is instead the forward convolution of ``dy`` with the kernel
+flipped in space and its channel axes swapped (padding ``dilate*(K-1) - pad``), where that
+im2col is no larger than col2im's ("same" padding, not many more filters than channels): a
+copy per phase and a product, against col2im's one NumPy call per kernel offset.
 
 Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
 batch for small ones), so it stays in cache between its copy and its product. A 1x1

@@ -5,9 +5,10 @@ Design note
 The deconvolution of ``x (N, C, *S)`` with ``weight (C, num_filter / num_group, *kernel)`` is
 the gradient, with respect to its input, of the convolution that maps a
 ``(N, num_filter, *out)`` array to ``x`` with that same weight. So its forward is
-``_conv_util.conv_data_grad`` (BLAS then col2im), its data gradient is
-``conv_forward`` of the output gradient, and its weight gradient is ``conv_weight_grad`` with the
-roles of input and output swapped; the backward reads the output gradient, data and weight.
+``_conv_util.conv_data_grad`` (BLAS then col2im, or a flipped-kernel convolution at stride
+1), its data gradient is ``conv_forward`` of the output gradient, and its weight gradient is
+``conv_weight_grad`` with the roles of input and output swapped; the backward reads the output
+gradient, data and weight.
 
 Shape rules as MXNet 1.9.1 (src/operator/nn/deconvolution-inl.h, ``InferPad``):
 ``out = stride * (x - 1) + dilate * (kernel - 1) + 1 - 2 * pad + adj``, with ``adj < stride``.
