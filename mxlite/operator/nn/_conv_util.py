@@ -262,14 +262,22 @@ def _phase_blocks(g: PhaseGrid) -> list[tuple[int, tuple[tuple[slice, ...], int,
 
 class _Cols:
     """im2col on the phase grid for blocks of ``b`` images of ``c`` channels: ``cols`` is
-    ``(c, prod(K), b, cell)``, row ``(c, k)`` the grid slice of kernel offset ``k``."""
+    ``(c, prod(K), b, cell)``, row ``(c, k)`` the grid slice of kernel offset ``k``. With
+    ``ones``, ``with_ones`` is ``cols`` as a matrix with a last row of ones (the bias column
+    of a product, or the bias gradient of one)."""
 
-    def __init__(self, xp: Any, grid: PhaseGrid, b: int, c: int, dtype: Any) -> None:
+    def __init__(
+        self, xp: Any, grid: PhaseGrid, b: int, c: int, dtype: Any, ones: bool = False
+    ) -> None:
         self.xp, self.grid, self.b, self.c = xp, grid, b, c
         size = b * c * grid.cell + grid.max_shift
         # zeros: the padding cells stay 0 while each block rewrites only the input cells
         self.phases = xp.zeros((len(grid.phases), size), dtype)
-        self.cols = xp.empty((c, len(grid.offsets), b, grid.cell), dtype)
+        rows = c * len(grid.offsets)
+        self.with_ones = xp.empty((rows + ones, b * grid.cell), dtype)
+        if ones:
+            self.with_ones[rows] = 1
+        self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.cell)
 
     def _view(self, buf: Any, shift: int) -> Any:
         """``(c, b, cell)`` view of a phase starting at ``shift``: channel-major rows."""
@@ -348,9 +356,11 @@ class _Windows:
             dx[...] = crop
 
 
-def _work(xp: Any, grid: PhaseGrid | _OutputCells, b: int, c: int, dtype: Any) -> Any:
+def _work(
+    xp: Any, grid: PhaseGrid | _OutputCells, b: int, c: int, dtype: Any, ones: bool = False
+) -> Any:
     if isinstance(grid, PhaseGrid):
-        return _Cols(xp, grid, b, c, dtype)
+        return _Cols(xp, grid, b, c, dtype, ones)
     return _Windows(xp, grid, b, c, dtype)
 
 
@@ -392,18 +402,26 @@ def conv_forward(
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
 
+    # without groups the bias is a last column of the weight against a row of ones in cols:
+    # the product adds it, not a pass over the output
+    fold = b is not None and groups == 1 and isinstance(grid, PhaseGrid)
+    if fold:
+        wb = xp.concatenate([wg[0], bias.reshape(-1, 1).astype(wg.dtype, copy=False)], axis=1)
+
     def run(x: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
         for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
             if work is None or work.b != hi - lo:
-                work = _work(xp, grid, hi - lo, c, x.dtype)
+                work = _work(xp, grid, hi - lo, c, x.dtype, fold)
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
-            if groups == 1:  # split over the kernel threads when no split by images ran
+            if fold:
+                y = matmul(xp, wb, work.with_ones).reshape(f, hi - lo, *grid.rows)
+            elif groups == 1:  # split over the kernel threads when no split by images ran
                 y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.rows)
             else:
                 y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
             out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
-            if b is not None:
+            if b is not None and not fold:
                 out[lo:hi] += b
 
     _batch_parallel(xp, run, n, x.size * nk, x, out, depthwise=w.shape[1] == 1)
@@ -551,6 +569,9 @@ def conv_weight_grad(
         # faster than dy @ cols.T; with many (2304 rows by 512 filters) the transposed result
         # costs more to sum and copy than the product saves
         transposed = c // groups * nk <= 256
+        # without groups, a row of ones under cols makes the bias gradient the product's last
+        # column (dy is 0 off the output cells), not a separate pass over dy
+        fold = bias_grad and groups == 1 and isinstance(grid, PhaseGrid)
 
         def run(x: Any, dy: Any) -> None:
             work: _Cols | _Windows | None = None
@@ -558,9 +579,11 @@ def conv_weight_grad(
             for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
                 b = hi - lo
                 if work is None or work.b != b:
-                    work = _work(xp, grid, b, c, x.dtype)
+                    work = _work(xp, grid, b, c, x.dtype, fold)
                     dyg = xp.zeros((f, b, grid.cell), dy.dtype)
                 cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
+                if fold:
+                    cols = work.with_ones[None]
                 _on_grid(xp, grid, dy[lo:hi], dyg)
                 dyf = dyg.reshape(groups, f // groups, -1)
                 if transposed:
@@ -573,7 +596,10 @@ def conv_weight_grad(
                     part += block
             if transposed:
                 part = part.swapaxes(-1, -2)
-            partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
+            if fold:  # (1, F, K + 1): the weight gradient, then the bias gradient
+                partial.append((part[..., :-1], part[0, :, -1]))
+            else:
+                partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
 
         _batch_parallel(xp, run, n, x.size * nk, x, dy, depthwise=c // groups == 1)
     dw, db = partial[0]
