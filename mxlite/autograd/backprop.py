@@ -200,6 +200,7 @@ def _backward(
     order = _topo(head_nodes)
     parts: dict[int, list[NDArray]] = {}  # gradients reaching each variable
     direct = None if variables is not None or create_graph else _direct_targets(order, grads)
+    written: set[int] = set()  # variable nodes whose .grad an operator wrote directly
     prev_record = set_recording(create_graph)
     prev_bulk = _engine().set_bulk_size(_BWD_BULK) if _BWD_BULK > 1 else None
     try:
@@ -223,7 +224,8 @@ def _backward(
                     if e is None or g is None:
                         continue
                     if direct and direct.get(id(e[0])) is g:
-                        continue  # written into the variable's .grad already
+                        written.add(id(e[0]))  # written into the variable's .grad already
+                        continue
                     if e[0].var_array is not None and not create_graph:
                         # a variable's parts are summed once, at the end
                         parts.setdefault(id(e[0]), []).append(g)
@@ -253,10 +255,9 @@ def _backward(
             target = node.var_array._grad
             if target is None or node.grad_req == OpReq.NULL:
                 continue
-            if direct and id(node) in direct and id(node) not in parts:
-                if node.var_array._grad is direct[id(node)]:
-                    node.var_array._fresh_grad = True
-                    continue
+            if id(node) in written:
+                node.var_array._fresh_grad = True
+                continue
             g = grads.get((id(node), 0))
             ps = parts.get(id(node), [])
             if g is not None:
