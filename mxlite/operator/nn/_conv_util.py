@@ -246,16 +246,18 @@ def _phase_blocks(g: PhaseGrid) -> list[tuple[int, tuple[tuple[slice, ...], int,
     """Per phase of ``g``: its kernel offsets as slices of the kernel axes (an arithmetic
     progression per axis), the grid shift of the first, the count per axis and the shift
     between neighbours per axis, in grid cells."""
+    terms = [g.axis_terms(axis) for axis in range(len(g.kernel))]
     res = []
     for i, ph in enumerate(g.phases):
         target, counts, steps, shift = [], [], [], 0
-        for r, k, s, d, grid_step in zip(ph, g.kernel, g.stride, g.dilate, g.grid):
-            js = [j for j in range(k) if j * d % s == r]
+        for r, axis_terms in zip(ph, terms):
+            js = [j for j, (res_j, _) in enumerate(axis_terms) if res_j == r]
             period = js[1] - js[0] if len(js) > 1 else 1
             target.append(slice(js[0], js[-1] + 1, period))
             counts.append(len(js))
-            steps.append(period * d // s * grid_step)
-            shift += js[0] * d // s * grid_step
+            first = axis_terms[js[0]][1]
+            steps.append(axis_terms[js[1]][1] - first if len(js) > 1 else 0)
+            shift += first
         res.append((i, (tuple(target), shift, tuple(counts), tuple(steps))))
     return res
 

@@ -56,21 +56,18 @@ class PhaseGrid:
         # window offset j of an axis is padded position o * s + j * d: phase (j * d) % s, row
         # o + (j * d) // s
         self.rows = tuple(o + (k - 1) * d // s for o, k, s, d in zip(out, kernel, stride, dilate))
-        residues = [
-            sorted({j * d % s for j in range(k)}) for k, s, d in zip(kernel, stride, dilate)
-        ]
+        self.dilate = dilate
+        self.grid = [prod(self.rows[d + 1 :]) for d in range(len(spatial))]
+        terms = [self.axis_terms(axis) for axis in range(len(kernel))]
+        residues = [sorted({r for r, _ in axis_terms}) for axis_terms in terms]
+        self.residues = residues
         self.phases = list(itertools.product(*residues))
         self.index = {ph: i for i, ph in enumerate(self.phases)}
-        grid = [prod(self.rows[d + 1 :]) for d in range(len(spatial))]
-        self.residues, self.grid, self.dilate = residues, grid, dilate
         self.cell = prod(self.rows)
         # per kernel offset (row-major): (phase index, flat shift)
         self.offsets = [
-            (
-                self.index[tuple(j * d % s for j, s, d in zip(jj, stride, dilate))],
-                sum(j * d // s * g for j, s, d, g in zip(jj, stride, dilate, grid)),
-            )
-            for jj in itertools.product(*map(range, kernel))
+            (self.index[tuple(r for r, _ in per_axis)], sum(sh for _, sh in per_axis))
+            for per_axis in itertools.product(*terms)
         ]
         self.max_shift = max(sh for _, sh in self.offsets)
         # per phase: (grid slices, input slices, whether the phase is all input) or None
@@ -101,6 +98,12 @@ class PhaseGrid:
             dst.append(slice(lo, hi + 1))
             src.append(slice(start, start + (hi - lo) * s + 1, s))
         return (Ellipsis, *dst), (Ellipsis, *src), whole
+
+    def axis_terms(self, axis: int) -> list[tuple[int, int]]:
+        """Per window offset ``j`` along ``axis``, in order: the residue of its phase and its
+        shift in grid cells (``j * dilate`` is padded position residue + stride * row)."""
+        s, d, step = self.stride[axis], self.dilate[axis], self.grid[axis]
+        return [(j * d % s, j * d // s * step) for j in range(self.kernel[axis])]
 
     def length(self, rows: int) -> int:
         """Grid cells computed for ``rows`` rows of ``N*C``."""

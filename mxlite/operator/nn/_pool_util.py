@@ -32,8 +32,8 @@ _MAX_CELLS = 1 << 19
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any) -> None:
     """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
-    in-place maximum per offset measured faster here than the axis-by-axis reduction that
-    sums use, whose first operation per axis writes a third array)."""
+    in-place maximum per offset measured faster here than reducing axis by axis as the sums
+    do, whose first operation per axis writes a third array)."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
@@ -102,25 +102,19 @@ def _route(xp, g, ph, grad, yg, dyg, eq, part, careful: bool) -> bool:
     return count is not None and int(count.max()) > 1
 
 
-def _axis_terms(g: PhaseGrid, axis: int) -> list[tuple[int, int]]:
-    """Per window offset along ``axis``, in order: (residue of its phase, shift in grid cells)."""
-    s, d, step = g.stride[axis], g.dilate[axis], g.grid[axis]
-    return [(j * d % s, j * d // s * step) for j in range(g.kernel[axis])]
-
-
-def _shifted(op: Any, srcs: list[tuple[Any, int]], length: int, out: Any) -> Any:
-    """``out``, whose first ``length`` cells become ``op`` (``add``, ``maximum``) folded over
-    the slices ``src[sh : sh + length]``, in order."""
+def _shifted_sum(xp: Any, srcs: list[tuple[Any, int]], length: int, out: Any) -> Any:
+    """``out``, whose first ``length`` cells become the sum of the slices
+    ``src[sh : sh + length]``, added in order."""
     head = out[:length]
     (a, sa), rest = srcs[0], srcs[1:]
     if rest:
         b, sb = rest[0]
-        op(a[sa : sa + length], b[sb : sb + length], out=head)
+        xp.add(a[sa : sa + length], b[sb : sb + length], out=head)
         rest = rest[1:]
     else:
         head[...] = a[sa : sa + length]
     for c, sc in rest:
-        op(head, c[sc : sc + length], out=head)
+        head += c[sc : sc + length]
     return out
 
 
@@ -132,34 +126,34 @@ def _scratch(xp: Any, scratch: dict, key: Any, size: int, dtype: Any) -> Any:
     return buf[:size]
 
 
-def _window_reduce(xp: Any, g: PhaseGrid, ph: Any, rows: int, op: Any, scratch: dict) -> Any:
-    """Window sums (``op=add``) on the flat grid from the phases
-    ``ph`` ``(P, >= rows * cell)``, one spatial axis at a time (last first): each axis costs
-    ``kernel - 1`` operations on shifted slices, not the ``prod(kernel)`` of a window walked
-    offset by offset. Phases of an axis merge as it is reduced."""
+def _window_sums(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict) -> Any:
+    """Window sums on the flat grid from the phases ``ph`` ``(P, >= rows * cell)``, one
+    spatial axis at a time (last first): each axis costs ``kernel - 1`` additions of shifted
+    slices, not the ``prod(kernel)`` of a window walked offset by offset. Phases of an axis
+    merge as it is summed."""
     size = rows * g.cell
     bufs = {key: ph[g.index[key], :size] for key in g.phases}
     length = size
     for axis in reversed(range(len(g.kernel))):
-        terms = _axis_terms(g, axis)
+        terms = g.axis_terms(axis)
         length -= max(sh for _, sh in terms)
         merged = {}
         for key in {k[:axis] + (0,) + k[axis + 1 :] for k in bufs}:
             srcs = [(bufs[key[:axis] + (r,) + key[axis + 1 :]], sh) for r, sh in terms]
             out = _scratch(xp, scratch, (axis, key), size, ph.dtype)
-            merged[key] = _shifted(op, srcs, length, out)
+            merged[key] = _shifted_sum(xp, srcs, length, out)
         bufs = merged
     return next(iter(bufs.values()))
 
 
 def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> list[Any]:
-    """The transpose of :func:`_window_reduce` for sums: from ``dg`` (the output gradient on
+    """The transpose of :func:`_window_sums`: from ``dg`` (the output gradient on
     the flat grid after a zero prefix of ``max_shift`` cells), the gradient on each phase's
     cells."""
     size = rows * g.cell
     bufs = {(0,) * len(g.kernel): dg}
     for axis in range(len(g.kernel)):
-        terms = _axis_terms(g, axis)
+        terms = g.axis_terms(axis)
         top = max(sh for _, sh in terms)
         out = {}
         for key, src in bufs.items():
@@ -168,7 +162,7 @@ def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> 
                 srcs = [(src, top - sh) for rr, sh in terms if rr == r]
                 new = key[:axis] + (r,) + key[axis + 1 :]
                 buf = _scratch(xp, scratch, (axis, new), length, dg.dtype)
-                out[new] = _shifted(xp.add, srcs, length, buf)
+                out[new] = _shifted_sum(xp, srcs, length, buf)
         bufs = out
     return [bufs[key][:size] for key in g.phases]
 
@@ -186,7 +180,7 @@ def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: 
             ph *= ph
         elif power == 3:
             ph *= ph * ph
-        post(g.real(_window_reduce(xp, g, ph, hi - lo, xp.add, scratch), hi - lo), out[lo:hi])
+        post(g.real(_window_sums(xp, g, ph, hi - lo, scratch), hi - lo), out[lo:hi])
 
 
 def sum_backward(
@@ -198,8 +192,7 @@ def sum_backward(
     dg = xp.zeros(g.max_shift + step * g.cell, dtype)
     scratch: dict = {}
     for lo, hi in g.blocks(d.shape[0]):
-        rows = hi - lo
-        cells = dg[g.max_shift : g.max_shift + rows * g.cell].reshape(rows, *g.rows)[g.out_cells]
+        cells = g.real(dg[g.max_shift :], hi - lo)  # the output cells after the zero prefix
         if divisor is None:
             cells[...] = d[lo:hi]
         else:

@@ -240,12 +240,12 @@ class _PoolingOp(Operator):
         xp = self.xp
         spatial = x.shape[2:]
         rows = x.shape[0] * x.shape[1]
+        grid = self._grid(g, spatial)
         x2 = x.reshape(rows, *spatial)
         direct = req[0] != OpReq.ADD and out.flags.c_contiguous
         y2 = out.reshape(rows, *g.out) if direct else xp.empty((rows, *g.out), out.dtype)
-        work = x.size + y2.size * math.prod(g.kernel)
+        work = x.size + y2.size * len(grid.offsets)
         if self.ptype == "max":
-            grid = self._grid(g, spatial)
             over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
         else:
             acc = _acc_dtype(x.dtype)
@@ -261,8 +261,6 @@ class _PoolingOp(Operator):
                     xp.cbrt(s, out=o)
                 else:
                     o[...] = s
-
-            grid = self._grid(g, spatial)
 
             def pool_sum(a: Any, b: Any) -> None:
                 pk.sum_forward(xp, grid, a, p, acc, b, post)
@@ -294,14 +292,14 @@ class _PoolingOp(Operator):
         xp = self.xp
         spatial = gin_cf.shape[2:]
         rows = gin_cf.shape[0] * gin_cf.shape[1]
+        grid = self._grid(g, spatial)
         direct = gin_cf.flags.c_contiguous
         add = req[0] == OpReq.ADD and direct
         dx2 = gin_cf.reshape(rows, *spatial) if direct else xp.empty((rows, *spatial), gin.dtype)
         dy2 = dy.reshape(rows, *g.out)
-        work = gin.size + dy.size * math.prod(g.kernel)
+        work = gin.size + dy.size * len(grid.offsets)
         acc = _acc_dtype(gin.dtype)
         if self.ptype == "max":
-            grid = self._grid(g, spatial)
             x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
             y2 = self._cf(out_data[0], g).reshape(rows, *g.out)
 
@@ -311,14 +309,12 @@ class _PoolingOp(Operator):
             over_rows(route, rows, work, x2, y2, dy2, dx2)
         elif self.ptype in ("avg", "sum") or self.p == 1:
             cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
-            grid = self._grid(g, spatial)
 
             def spread(d: Any, dx: Any) -> None:
                 pk.sum_backward(xp, grid, d, dx, add, acc, cnt)
 
             over_rows(spread, rows, work, dy2, dx2)
         else:
-            grid = self._grid(g, spatial)
             x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
             y2 = self._cf(out_data[0], g).reshape(rows, *g.out).astype(acc, copy=False)
             d2 = dy2.astype(acc, copy=False)
