@@ -104,7 +104,22 @@ class _MultiSGDOp(Operator):
             assign(out, req[i], new_w.astype(out.dtype, copy=False))
 
 
-class _MultiSGDProp(OperatorProperty):
+class InterleavedUpdateProp(OperatorProperty):
+    """The part shared by the fused multi-weight updates whose inputs come in groups of
+    ``len(self.group)`` per weight (multi_sgd_*, multi_lamb, adamw): no backward, and each
+    output may reuse its weight's buffer."""
+
+    group: ClassVar[tuple[str, ...]] = ()
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return []
+
+    def forward_inplace_option(self, in_data, out_data):
+        k = len(self.group)
+        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
+
+
+class _MultiSGDProp(InterleavedUpdateProp):
     """``num_weights`` fused SGD updates; inputs ``weight_i, grad_i[, mom_i][, weight32_i]``
     for each i, outputs the new weights; the states are updated in place (mutate_inputs)."""
 
@@ -176,13 +191,6 @@ class _MultiSGDProp(OperatorProperty):
                 for j in f32:
                     ins[i * k + j] = dtype_assign(self, names[i * k + j], ins[i * k + j], _F32)
         return ins, outs, []
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return []
-
-    def forward_inplace_option(self, in_data, out_data):
-        k = len(self.group)
-        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
 
     def create_operator(self, ctx):
         return _MultiSGDOp(self)

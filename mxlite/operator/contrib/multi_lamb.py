@@ -24,8 +24,9 @@ import numpy as np
 
 from ...base import MXNetError, ParamError
 from ...context import Context
+from ..optimizer_multi_ops import InterleavedUpdateProp
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
+from ..registry import Operator, dtype_assign, register, shape_assign
 from ..req import assign
 
 __all__: list[str] = []
@@ -65,7 +66,7 @@ class MultiLAMBParam(Param):
     num_tensors: int = field(default=1, low=1, doc="Number of tensors")
 
 
-class _MultiLAMBProp(OperatorProperty):
+class _MultiLAMBProp(InterleavedUpdateProp):
     """Compute the LAMB coefficients of multiple weights and grads, and update them."""
 
     param_class = MultiLAMBParam
@@ -133,13 +134,6 @@ class _MultiLAMBProp(OperatorProperty):
                 ins[j] = dtype_assign(self, names[j], ins[j], known if j in plain else _F32)
             outs.append(known)
         return ins, outs, []
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return []
-
-    def forward_inplace_option(self, in_data, out_data):
-        k = len(self.group)
-        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _MultiLAMBOp(self)

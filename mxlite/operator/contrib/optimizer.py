@@ -25,7 +25,7 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError, ParamError
 from ...context import Context
-from ..optimizer_multi_ops import group_shapes
+from ..optimizer_multi_ops import InterleavedUpdateProp, group_shapes
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, dtype_assign, register, shape_assign
 from ..req import OpReq, assign
@@ -68,7 +68,7 @@ class MultiAdamWParam(Param):
     num_weights: int = field(default=1, low=1, doc="Number of updated weights.")
 
 
-class _AdamWProp(OperatorProperty):
+class _AdamWProp(InterleavedUpdateProp):
     """Inputs ``weight, grad, mean, var[, weight32]`` per weight, then ``rescale_grad``; one
     output per weight (its new value)."""
 
@@ -146,13 +146,6 @@ class _AdamWProp(OperatorProperty):
         if ins[-1] is None:
             ins[-1] = _F32
         return ins, outs, []
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return []
-
-    def forward_inplace_option(self, in_data, out_data):
-        k = len(self.group)
-        return [(in_data[i * k], o) for i, o in enumerate(out_data)]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _AdamWOp(self)
