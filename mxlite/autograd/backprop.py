@@ -15,7 +15,7 @@ from ..base import MXNetError
 from ..engine import get as _engine
 from ..engine import small_enough_inline
 from ..engine.segment import exec_bulk_size
-from ..ndarray.ndarray import NDArray, _new, _wrap
+from ..ndarray.ndarray import NDArray, _new, _wrap, extend
 from ..ndarray.sparse import zeros as sparse_zeros
 from ..ndarray.xp_nd import _op, as_entry, backward_recorded
 from ..operator.registry import OpContext
@@ -489,6 +489,4 @@ def _nd_backward(
     backward([self], [out_grad], retain_graph, train_mode)
 
 
-NDArray.attach_grad = _attach_grad
-NDArray.detach = _detach
-NDArray.backward = _nd_backward
+extend(__name__, {"attach_grad": _attach_grad, "detach": _detach, "backward": _nd_backward})

@@ -1,7 +1,11 @@
 """Symbolic execution: the gradient graph, the memory plan, and the :class:`Executor`."""
 
+import functools
 from typing import Any
 
+from ..ndarray import provide as _provide_nd
+from ..symbol.symbol import Symbol
+from ..symbol.symbol import extend as _extend_symbol
 from . import control_flow as control_flow  # registers _foreach, _while_loop, _cond
 from .bind import bind as bind
 from .bind import simple_bind as simple_bind
@@ -13,30 +17,26 @@ from .plan_memory import MemoryPlan as MemoryPlan
 from .plan_memory import plan_memory as plan_memory
 
 
-def _attach() -> None:
-    """Give Symbol its binding methods (the executor sits above the symbol layer)."""
-    import functools
+def _eval(self: Symbol, ctx: Any = None, **kwargs: Any) -> list:
+    """Evaluate the symbol with the given input arrays (``Symbol.eval``)."""
+    from ..context import current_context
 
-    from ..symbol.symbol import Symbol
-
-    Symbol.bind = functools.wraps(bind)(lambda self, *a, **k: bind(self, *a, **k))
-    Symbol.simple_bind = functools.wraps(simple_bind)(
-        lambda self, *a, **k: simple_bind(self, *a, **k)
-    )
-
-    def eval(self: Symbol, ctx: Any = None, **kwargs: Any) -> list:
-        """Evaluate the symbol with the given input arrays (``Symbol.eval``)."""
-        from ..context import current_context
-
-        exe = bind(self, ctx or current_context(), kwargs, grad_req="null")
-        return exe.forward()
-
-    Symbol.eval = eval
-
-    # mx.nd.CachedOp, as MXNet names it; it runs executors, which sit above mx.nd
-    from .. import ndarray
-
-    ndarray.CachedOp = CachedOp
+    exe = bind(self, ctx or current_context(), kwargs, grad_req="null")
+    return exe.forward()
 
 
-_attach()
+_eval.__name__ = _eval.__qualname__ = "eval"
+
+# Symbol's binding methods live here: the executor sits above the symbol layer.
+_extend_symbol(
+    __name__,
+    {
+        "bind": functools.wraps(bind)(lambda self, *a, **k: bind(self, *a, **k)),
+        "simple_bind": functools.wraps(simple_bind)(
+            lambda self, *a, **k: simple_bind(self, *a, **k)
+        ),
+        "eval": _eval,
+    },
+)
+# mx.nd.CachedOp, as MXNet names it; it runs executors, which sit above mx.nd
+_provide_nd(__name__, {"CachedOp": CachedOp})

@@ -19,6 +19,7 @@ from typing import Any
 
 from .. import ndarray, symbol
 from ..base import MXNetError, ParamError
+from ..executor import CachedOp
 from ..ndarray.ndarray import NDArray
 from ..symbol.symbol import Symbol
 from .block_core import Block
@@ -223,7 +224,7 @@ class HybridBlock(Block):
                 param_indices.append(i)
                 self._cached_op_args.append((False, params[name]))
         flags = [("data_indices", data_indices), ("param_indices", param_indices)]
-        self._cached_op = ndarray.CachedOp(out, flags + self._flags)
+        self._cached_op = CachedOp(out, flags + self._flags)
         if self._callback is not None:
             self._cached_op._register_op_hook(self._callback, self._monitor_all)
 

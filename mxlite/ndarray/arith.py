@@ -13,7 +13,7 @@ from typing import Any
 from ..base import numeric_types
 from ..operator import registry
 from .invoke import invoke
-from .ndarray import NDArray
+from .ndarray import NDArray, extend
 
 __all__ = [
     "add",
@@ -172,7 +172,7 @@ def _inplace(array_op: str, scalar_op: str) -> Any:
 
 def install() -> None:
     """Attach the operators to NDArray (called once by mxlite.ndarray)."""
-    nd = NDArray
+    members: dict[str, Any] = {}
     table = {
         "add": add,
         "sub": subtract,
@@ -183,10 +183,10 @@ def install() -> None:
         "pow": power,
     }
     for name, fn in table.items():
-        setattr(nd, f"__{name}__", _binary_dunder(fn))
-        setattr(nd, f"__r{name}__", _binary_dunder(fn, reflected=True))
-    nd.__radd__ = _binary_dunder(add)
-    nd.__rmul__ = _binary_dunder(multiply)
+        members[f"__{name}__"] = _binary_dunder(fn)
+        members[f"__r{name}__"] = _binary_dunder(fn, reflected=True)
+    members["__radd__"] = _binary_dunder(add)
+    members["__rmul__"] = _binary_dunder(multiply)
     for name, (a_op, s_op) in {
         "add": ("broadcast_add", "_plus_scalar"),
         "sub": ("broadcast_sub", "_minus_scalar"),
@@ -196,13 +196,16 @@ def install() -> None:
         "mod": ("broadcast_mod", "_mod_scalar"),
         "pow": ("broadcast_power", "_power_scalar"),
     }.items():
-        setattr(nd, f"__i{name}__", _inplace(a_op, s_op))
-    nd.__eq__ = _binary_dunder(equal)
-    nd.__ne__ = _binary_dunder(not_equal)
-    nd.__gt__ = _binary_dunder(greater)
-    nd.__ge__ = _binary_dunder(greater_equal)
-    nd.__lt__ = _binary_dunder(lesser)
-    nd.__le__ = _binary_dunder(lesser_equal)
-    nd.__neg__ = negative
-    nd.__pos__ = lambda self: self
-    nd.__hash__ = object.__hash__
+        members[f"__i{name}__"] = _inplace(a_op, s_op)
+    members.update(
+        __eq__=_binary_dunder(equal),
+        __ne__=_binary_dunder(not_equal),
+        __gt__=_binary_dunder(greater),
+        __ge__=_binary_dunder(greater_equal),
+        __lt__=_binary_dunder(lesser),
+        __le__=_binary_dunder(lesser_equal),
+        __neg__=negative,
+        __pos__=lambda self: self,
+        __hash__=object.__hash__,
+    )
+    extend(__name__, members)

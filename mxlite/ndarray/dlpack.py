@@ -15,7 +15,7 @@ import numpy as np
 
 from ..base import MXNetError
 from ..context import cpu
-from .ndarray import NDArray, array_from_numpy
+from .ndarray import NDArray, array_from_numpy, extend
 
 __all__ = ["to_dlpack_for_read", "to_dlpack_for_write", "from_dlpack"]
 
@@ -114,5 +114,7 @@ def _to_dlpack_for_write(self: NDArray) -> Any:
     return to_dlpack_for_write(self)
 
 
-NDArray.to_dlpack_for_read = _to_dlpack_for_read  # type: ignore[attr-defined]
-NDArray.to_dlpack_for_write = _to_dlpack_for_write  # type: ignore[attr-defined]
+extend(
+    __name__,
+    {"to_dlpack_for_read": _to_dlpack_for_read, "to_dlpack_for_write": _to_dlpack_for_write},
+)

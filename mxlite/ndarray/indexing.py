@@ -22,7 +22,7 @@ from ..base import MXNetError, ShapeError, numeric_types
 from ..engine import get as _engine
 from ..engine import small_enough_inline
 from . import invoke as _invoke
-from .ndarray import NDArray, _new, _wrap, array_from_numpy
+from .ndarray import NDArray, _new, _wrap, array_from_numpy, extend
 
 __all__ = ["getitem", "setitem"]
 
@@ -306,7 +306,12 @@ def _check_broadcast(src: tuple[int, ...], dst: tuple[int, ...], key: Any) -> tu
     )
 
 
-NDArray.__getitem__ = getitem
-NDArray.__setitem__ = setitem
-# MXNet's name and arguments: whether x[slc_key] (one slice per axis) is a contiguous view.
-NDArray._basic_indexing_slice_is_contiguous = staticmethod(slice_is_contiguous)
+extend(
+    __name__,
+    {
+        "__getitem__": getitem,
+        "__setitem__": setitem,
+        # MXNet's name and arguments: whether x[slc_key] (one slice per axis) is contiguous
+        "_basic_indexing_slice_is_contiguous": staticmethod(slice_is_contiguous),
+    },
+)

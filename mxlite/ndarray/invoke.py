@@ -27,7 +27,13 @@ from ..operator.registry import OpContext, OperatorProperty
 from ..operator.req import OpReq
 from .ndarray import NDArray, _new
 
-__all__ = ["invoke", "set_record_hook", "is_train_flag"]
+__all__ = [
+    "invoke",
+    "set_record_hook",
+    "set_sparse_dispatch",
+    "sparse_array_made",
+    "is_train_flag",
+]
 
 _WRITE = OpReq.WRITE
 _INPLACE = OpReq.INPLACE
@@ -37,14 +43,28 @@ _INPLACE = OpReq.INPLACE
 _record_hook: Any = None
 # [is_recording, is_training]: a list so that autograd flips them without a call.
 _state = STATE  # [is_recording, is_training] (operator/modes.py)
-# Set by sparse_dispatch.activate() once a sparse array exists: (prop, inputs, out, name, ctx)
-# -> the result, or NotImplemented when no array of the call is sparse.
+# sparse_dispatch's entry, (prop, inputs, out, name, ctx) -> the result, or NotImplemented when
+# no array of the call is sparse: given by set_sparse_dispatch when that module is imported,
+# and consulted (``_sparse_hook``) only once a sparse array exists (sparse_array_made), so
+# that dense-only programs never pay for the check.
+_sparse_dispatch: Any = None
 _sparse_hook: Any = None
 
 
 def set_record_hook(hook: Any) -> None:
     global _record_hook
     _record_hook = hook
+
+
+def set_sparse_dispatch(dispatch: Any) -> None:
+    global _sparse_dispatch
+    _sparse_dispatch = dispatch
+
+
+def sparse_array_made() -> None:
+    """Called by every new sparse array: from now on, calls go through the sparse dispatch."""
+    global _sparse_hook
+    _sparse_hook = _sparse_dispatch
 
 
 def is_train_flag() -> bool:

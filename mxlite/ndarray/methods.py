@@ -9,7 +9,7 @@ from ..base import MXNetError
 from . import _internal
 from . import invoke as _invoke
 from . import op as _op_module
-from .ndarray import NDArray, _wrap
+from .ndarray import NDArray, _wrap, extend
 
 # method name -> operator name, for every NDArray method of MXNet 1.9.1 that is an operator
 OP_METHODS = {
@@ -118,15 +118,17 @@ def as_nd_ndarray(self: NDArray) -> NDArray:
 
 
 def install() -> None:
-    for method, op_name in OP_METHODS.items():
-        setattr(NDArray, method, _op_method(method, op_name))
-    NDArray.reshape = reshape
-    NDArray.broadcast_to = broadcast_to
-    NDArray.flatten = flatten
-    NDArray.expand_dims = expand_dims
-    NDArray.squeeze = squeeze
-    NDArray.split_v2 = split_v2
-    NDArray.slice_assign = slice_assign
-    NDArray.slice_assign_scalar = slice_assign_scalar
-    NDArray.as_nd_ndarray = as_nd_ndarray
-    NDArray.__abs__ = lambda self: _op_module.abs(self)
+    members = {method: _op_method(method, op_name) for method, op_name in OP_METHODS.items()}
+    members.update(
+        reshape=reshape,
+        broadcast_to=broadcast_to,
+        flatten=flatten,
+        expand_dims=expand_dims,
+        squeeze=squeeze,
+        split_v2=split_v2,
+        slice_assign=slice_assign,
+        slice_assign_scalar=slice_assign_scalar,
+        as_nd_ndarray=as_nd_ndarray,
+        __abs__=lambda self: _op_module.abs(self),
+    )
+    extend(__name__, members)

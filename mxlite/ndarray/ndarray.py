@@ -28,7 +28,7 @@ from ..context import Context
 from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
 
-__all__ = ["NDArray", "waitall", "handle_of"]
+__all__ = ["NDArray", "waitall", "handle_of", "extend"]
 
 py_slice = slice  # MXNet's ndarray module exports the builtin under this name; tests import it
 
@@ -131,9 +131,10 @@ class NDArray:
     Create arrays with :func:`mxlite.nd.array`, :func:`zeros`, :func:`ones` and the like; every
     ``mx.nd`` operator returns new NDArrays at once while the engine computes.
 
-    The modules that implement the rest install it on this class: arithmetic (``arith.py``),
-    indexing (``indexing.py``), the operator methods (``methods.py``), pickling (``utils.py``)
-    and ``attach_grad``/``backward``/``detach`` (``mxlite.autograd``).
+    The modules that implement the rest add it through :func:`extend`, the one place that
+    does: arithmetic (``arith.py``), indexing (``indexing.py``), the operator methods
+    (``methods.py``), pickling (``utils.py``), DLPack (``dlpack.py``) and
+    ``attach_grad``/``backward``/``detach`` (``mxlite.autograd``).
     """
 
     __slots__ = (
@@ -365,6 +366,23 @@ def array_from_numpy(src: np.ndarray, ctx: Context, dtype: Any = None) -> NDArra
     else:
         np.copyto(arr._data, src, casting="unsafe")
     return arr
+
+
+# member name -> the module that added it through extend()
+_EXTENDED_BY: dict[str, str] = {}
+
+
+def extend(owner: str, members: dict[str, Any]) -> None:
+    """Add to :class:`NDArray` the members that ``owner``, a module built on this one, implements
+    (its methods need operators, autograd or files, which import this module): the one place
+    where NDArray is given members from outside this file. A name that another module already
+    added is an error, so two modules cannot silently replace each other's methods."""
+    for name, value in members.items():
+        prev = _EXTENDED_BY.get(name)
+        if prev is not None and prev != owner:
+            raise MXNetError(f"NDArray.{name}: added by {prev}, and again by {owner}.")
+        _EXTENDED_BY[name] = owner
+        setattr(NDArray, name, value)
 
 
 def waitall() -> None:

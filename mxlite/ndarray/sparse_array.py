@@ -51,8 +51,6 @@ __all__ = [
 ]
 
 _IDX = np.int64
-# sparse_dispatch's hook for invoke, filled when that module is imported (mx.nd imports it)
-HOOK: list[Any] = [None]
 
 
 class BaseSparseNDArray(NDArray):
@@ -345,8 +343,7 @@ def from_value(value: Any, ctx: Context | None = None, dtype: Any = None) -> NDA
         if dtype is not None and arr.dtype != np.dtype(dtype):
             arr = arr.astype(dtype)
         return _wrap(_Chunk(ctx), arr)
-    if _invoke._sparse_hook is None:  # from now on, calls with sparse arrays go to dispatch
-        _invoke._sparse_hook = HOOK[0]
+    _invoke.sparse_array_made()
     cls = _CLASSES[st]
     out = cls.__new__(cls)
     out._chunk = _Chunk(ctx)

@@ -28,7 +28,6 @@ from ..base import MXNetError, env_bool
 from ..operator.sparse.forms import FORMS
 from ..operator.sparse.forms_tensor import SPARSE_BACKWARD
 from . import invoke as _invoke
-from . import sparse_array as _sparse_array
 from .ndarray import NDArray, _new
 from .sparse_array import empty_sparse, push_kernel, write_value
 
@@ -149,4 +148,4 @@ def _warn(prop: Any, in_st: list[str], out_st: list[str]) -> None:
     )
 
 
-_sparse_array.HOOK[0] = _hook  # installed into invoke by the first sparse array made
+_invoke.set_sparse_dispatch(_hook)

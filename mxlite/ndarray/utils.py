@@ -16,7 +16,7 @@ from ..context import Context, cpu, current_context
 from ..fileio import allow
 from ..util import is_np_shape
 from . import serialization
-from .ndarray import NDArray, array_from_numpy
+from .ndarray import NDArray, array_from_numpy, extend
 
 __all__ = ["save", "load", "load_frombuffer"]
 
@@ -134,9 +134,7 @@ def _setstate(self: NDArray, state: dict[str, Any]) -> None:
     self._fresh_grad = False
 
 
-NDArray.__reduce__ = _reduce
-NDArray.__getstate__ = _getstate
-NDArray.__setstate__ = _setstate
+extend(__name__, {"__reduce__": _reduce, "__getstate__": _getstate, "__setstate__": _setstate})
 
 # Pickles that hold arrays (optimizer states) may name NDArray under mxlite's path or MXNet's.
 allow(NDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")

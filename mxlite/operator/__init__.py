@@ -63,3 +63,14 @@ __all__ = [
     "c_bool",
     "cast",
 ]
+
+
+def provide(owner: str, members: dict) -> None:
+    """Add to ``mx.operator`` the names that ``owner``, a module above this layer, defines and
+    MXNet's ``mx.operator`` holds (``NDArray``; ``PythonOp``, ``NumpyOp``, ``NDArrayOp``): the
+    one place where this package is given names from outside its own files."""
+    for name, value in members.items():
+        if name in globals():
+            raise ValueError(f"mx.operator.{name}: exists already; {owner} cannot add it.")
+        globals()[name] = value
+        __all__.append(name)

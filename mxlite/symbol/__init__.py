@@ -47,7 +47,6 @@ _populate(
 )
 _install_methods(__import__(__name__, fromlist=["_"]))
 # mx.operator's deprecated Python operators build symbols, so they live in this layer
-for _cls in (_python_op.PythonOp, _python_op.NumpyOp, _python_op.NDArrayOp):
-    setattr(_operator, _cls.__name__, _cls)
-    _operator.__all__.append(_cls.__name__)
-del _operator, _cls
+_py_ops = (_python_op.PythonOp, _python_op.NumpyOp, _python_op.NDArrayOp)
+_operator.provide(__name__, {c.__name__: c for c in _py_ops})
+del _operator, _py_ops

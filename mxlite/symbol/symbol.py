@@ -33,7 +33,7 @@ from . import json_io
 from .graph import Entry, Graph, Node, topo_order
 from .infer import infer_shapes, infer_types
 
-__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json"]
+__all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "extend"]
 
 _STYPE_ID = {"default": 0, "row_sparse": 1, "csr": 2}
 
@@ -472,6 +472,22 @@ class Symbol(Graph):
         text = self.tojson(remove_amp_cast)
         with atomic_write(fname, "w", "Symbol.save") as f:
             f.write(text)
+
+
+# member name -> the module that added it through extend()
+_EXTENDED_BY: dict[str, str] = {}
+
+
+def extend(owner: str, members: dict[str, Any]) -> None:
+    """Add to :class:`Symbol` the members that ``owner``, a module above this layer, implements
+    (``bind``/``simple_bind``/``eval`` from the executor): the one place where Symbol is given
+    members from outside this file. Two modules adding one name is an error."""
+    for name, value in members.items():
+        prev = _EXTENDED_BY.get(name)
+        if prev is not None and prev != owner:
+            raise MXNetError(f"Symbol.{name}: added by {prev}, and again by {owner}.")
+        _EXTENDED_BY[name] = owner
+        setattr(Symbol, name, value)
 
 
 def _with_plain_keys(attrs: dict[str, str]) -> dict[str, str]:
