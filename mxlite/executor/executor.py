@@ -40,24 +40,6 @@ from .plan_memory import MemoryPlan
 
 __all__ = ["Executor"]
 
-# Operators of one input whose MXNet 1.9.1 registration has FListInputNames, so that the
-# monitor names their input (``softmax_data``); MXNet calls the input of every other one-input
-# operator ``input0`` (``act_input0``). Found by scanning MXNet's src/operator for the attribute
-# and checked against its monitor for common operators.
-# TODO(#5): an operator entry should declare this itself.
-NAMED_SINGLE_INPUT_OPS = frozenset(
-    """BatchNorm BatchNorm_v1 BilinearSampler CTCLoss Convolution Convolution_v1 Correlation
-    Crop CuDNNBatchNorm Custom Deconvolution Dropout GridGenerator GroupNorm
-    IdentityAttachKLSparseReg InstanceNorm L2Normalization LRN LayerNorm LeakyReLU MakeLoss Pad
-    Pooling Pooling_v1 RNN ROIPooling SVMOutput SequenceLast SequenceMask SequenceReverse
-    SliceChannel SoftmaxOutput SpatialTransformer SwapAxis UpSampling FullyConnected Concat
-    _histogram _split_v2 col2im cumsum depth_to_space diag flip im2col log_softmax moments
-    one_hot repeat reverse softmax space_to_depth squeeze stack tile _linalg_det
-    _linalg_extractdiag _linalg_extracttrian _linalg_gelqf _linalg_inverse _linalg_makediag
-    _linalg_maketrian _linalg_potrf _linalg_potri _linalg_slogdet _linalg_sumlogdiag
-    _linalg_syevd _linalg_syrk multi_sum_sq""".split()
-)
-
 
 class Executor:
     """A symbol bound to arrays on a context (``mx.executor.Executor``); made by
@@ -298,7 +280,7 @@ class Executor:
         if step.kind == "forward":
             eids = step.inputs + step.aux
             labels = step.prop.list_arguments() + step.prop.list_auxiliary_states()
-            if len(eids) == 1 and step.prop.op_name not in NAMED_SINGLE_INPUT_OPS:
+            if len(eids) == 1 and not step.prop.lists_input_names:
                 labels = ["input0"]
         else:
             eids = step.reads()

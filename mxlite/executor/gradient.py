@@ -44,21 +44,7 @@ from ..base import MXNetError
 from ..operator.req import OpReq
 from ..symbol.graph import Entry, Node, topo_order
 
-__all__ = ["EntryInfo", "Step", "ExecGraph", "build_graph", "NO_GRAD_OPS", "ZERO_GRAD_OPS"]
-
-# Operators whose gradient is zero by definition: the pass sends nothing through them.
-NO_GRAD_OPS = frozenset({"BlockGrad", "stop_gradient", "_zeros_without_dtype"})
-
-# Operators whose FGradient in MXNet 1.9.1 is MakeZeroGradNodes: their inputs' gradients are
-# zeros made without reading the head gradient. Only the backward pass skips them.
-# TODO(#5): an operator entry should declare this itself.
-_LOGIC = "equal not_equal greater greater_equal lesser lesser_equal".split()
-ZERO_GRAD_OPS = frozenset(
-    [f"_{n}" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
-    + [f"_{n}_scalar" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
-    + [f"broadcast_{n}" for n in _LOGIC + ["logical_and", "logical_or", "logical_xor"]]
-    + ["shape_array", "size_array", "argmax", "argmin"]
-)
+__all__ = ["EntryInfo", "Step", "ExecGraph", "build_graph"]
 
 # Entry kinds. External entries live in arrays given to or made by bind; the memory plan
 # places only internal ones.
@@ -282,7 +268,7 @@ class _GradientPass:
     ) -> None:
         needs = self.needs
         for step in forward:  # an output needs a gradient when some input does
-            if step.prop.op_name in NO_GRAD_OPS:
+            if step.prop.grad_flow == "none":
                 continue
             if any(needs[e] for e in step.inputs):
                 for e in step.outputs:
@@ -304,7 +290,7 @@ class _GradientPass:
                 self.writers[h] = 1  # filled by the copy from the user's out_grads
         read_heads: set[int] = set()
         for step in reversed(forward):
-            if step.prop.op_name in NO_GRAD_OPS or step.prop.op_name in ZERO_GRAD_OPS:
+            if step.prop.grad_flow != "backward":
                 continue
             if not any(needs[e] for e in step.inputs):
                 continue
@@ -329,7 +315,7 @@ class _GradientPass:
         have = [g if g >= 0 and self.writers.get(g, 0) > 0 else -1 for g in have]
         if all(g < 0 for g in have) and any(i in deps for i in og_ids):
             return  # no gradient reaches this node's outputs
-        if not getattr(prop, "differentiable", True):
+        if not prop.differentiable:
             # fail at bind, as MXNet does for an operator without FGradient
             raise MXNetError(
                 f"bind: operator {prop.op_name} (node {step.name!r}) is non-differentiable: it "

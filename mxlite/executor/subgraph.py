@@ -28,7 +28,6 @@ from ..operator.req import OpReq
 from ..resource import request
 from ..symbol.graph import topo_order
 from ..symbol.infer import infer_shapes, infer_types
-from .gradient import NO_GRAD_OPS, ZERO_GRAD_OPS
 
 __all__ = ["SubgraphRunner", "Tape"]
 
@@ -129,7 +128,7 @@ class SubgraphRunner:
         wanted = self._needs_grad(need)
         for node in reversed(self.ops):
             prop = node.prop()
-            if prop.op_name in NO_GRAD_OPS or prop.op_name in ZERO_GRAD_OPS:
+            if prop.grad_flow != "backward":
                 continue
             n_out = prop.num_outputs()
             ograds = [grads.get((id(node), i)) for i in range(n_out)]
@@ -137,7 +136,7 @@ class SubgraphRunner:
                 continue
             if not any(wanted.get((id(s), i), False) for s, i in node.inputs):
                 continue
-            if not getattr(prop, "differentiable", True):
+            if not prop.differentiable:
                 raise MXNetError(
                     f"control flow: operator {node.op} (node {node.name!r}) has no gradient."
                 )

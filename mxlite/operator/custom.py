@@ -179,6 +179,8 @@ _REQ_NAMES = ("null", "write", "inplace", "add")
 class CustomProp(OperatorProperty):
     """Apply a custom operator implemented in Python (see ``mx.operator.CustomOp``)."""
 
+    lists_input_names = True
+
     param_class = CustomParam
     runs_on_caller = True
 

@@ -133,7 +133,22 @@ class OperatorProperty:
     # Operators whose output shape depends on input values (boolean_mask): shape inference
     # leaves those dimensions 0 and ``dynamic_output_shapes`` gives them once the inputs exist.
     dynamic_shape: ClassVar[bool] = False
-    # MXNet's FInferStorageType etc. have no equivalent here; only dense arrays exist
+
+    # ---- facts the graph passes, autograd and the front ends read (MXNet's NNVM attributes)
+    # How gradients cross the operator (MXNet's FGradient): "backward" runs its backward;
+    # "zeros" gives its inputs zero gradients without reading its head gradient
+    # (MakeZeroGradNodes: comparisons, argmax, shape_array), so passes skip its backward;
+    # "none" stops gradients altogether (BlockGrad): needing one does not flow through it.
+    grad_flow: ClassVar[str] = "backward"
+    # False for an operator with no gradient at all (no FGradient): asking for one fails.
+    differentiable: ClassVar[bool] = True
+    # MXNet registers FListInputNames for it: a monitor calls a single input by its argument
+    # name (``softmax_data``) rather than ``input0`` (``relu_input0``).
+    lists_input_names: ClassVar[bool] = False
+    # ``__init__`` given to variable inputs made at composition that have none, by input
+    # position, as MXNet's initializer JSON (FSetInputVarAttrOnCompose): BatchNorm's gamma
+    # starts at one, LeakyReLU's slope at 0.25.
+    input_var_init: ClassVar[dict[int, str]] = {}
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param

@@ -225,6 +225,7 @@ def simple_op(
     param_class: Any = None,
     resources: Sequence[Any] = (),
     train_dependent: bool = False,
+    grad_flow: str = "backward",
     aliases: Sequence[str] = (),
     test: OpTest | None = None,
     doc: str = "",
@@ -250,6 +251,9 @@ def simple_op(
         gives ``env.scalar`` (``set_enable_scalar``).
     resources : list of ResourceRequest
         Resources the forward and gradient receive in ``env.resource``.
+    grad_flow : {"backward", "zeros", "none"}
+        :attr:`OperatorProperty.grad_flow`: "zeros" for an operator whose inputs' gradients
+        are zero by definition (comparisons), "none" for one that stops gradients.
     """
     base: type[_SimpleProp] = _BinaryProp if arity == 2 else _SimpleProp
     body: dict[str, Any] = {
@@ -264,6 +268,7 @@ def simple_op(
         "dtype_fn": staticmethod(dtype) if dtype is not None else None,
         "resources": tuple(resources),
         "train_dependent": train_dependent,
+        "grad_flow": grad_flow,
         "test": test,
     }
     if arg_names is not None:

@@ -33,23 +33,13 @@ __all__ = [
 # attributes MXNet accepts without underscores and stores as __key__ (c_api_symbolic.cc)
 HIDDEN_KEYS = ("ctx_group", "lr_mult", "wd_mult", "force_mirroring", "mirror_stage")
 
-# Initializers MXNet puts on input variables that have none when an operator is composed
-# (its FSetInputVarAttrOnCompose), by input position.
-# TODO(#5): move into the operator registry entries once they can declare it.
-_INPUT_VAR_INIT = {
-    "BatchNorm": {3: '["zero", {}]', 4: '["one", {}]'},
-    "BatchNorm_v1": {3: '["zero", {}]', 4: '["one", {}]'},
-    "_contrib_SyncBatchNorm": {3: '["zero", {}]', 4: '["one", {}]'},
-    "LeakyReLU": {1: '["Constant", {"value": 0.25}]'},
-    "UpSampling": {1: '["bilinear", {}]'},
-}
-
 
 def set_input_var_init(node: Node) -> None:
     """Give the variable inputs of operator ``node`` that have no ``__init__`` the one its
-    operator asks for (MXNet's FSetInputVarAttrOnCompose)."""
+    operator asks for (its ``input_var_init``, MXNet's FSetInputVarAttrOnCompose)."""
+    cls = registry.find(node.op)
     inputs = node.inputs
-    for j, init in _INPUT_VAR_INIT.get(node.op, {}).items():
+    for j, init in (cls.input_var_init if cls is not None else {}).items():
         if j < len(inputs) and inputs[j][0].is_variable():
             inputs[j][0].attrs.setdefault("__init__", init)
 

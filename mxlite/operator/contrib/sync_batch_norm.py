@@ -38,6 +38,8 @@ class SyncBatchNormParam(Param):
 class SyncBatchNormProp(OperatorProperty):
     """Batch normalisation (statistics of this device's batch; see the module note)."""
 
+    input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
+
     param_class = SyncBatchNormParam
     test = OpTest(
         shapes={

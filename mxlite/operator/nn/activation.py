@@ -253,6 +253,9 @@ class LeakyReLUProp(OperatorProperty):
     """Leaky rectifiers and friends: leaky, prelu (learned slope ``gamma``), elu, selu, gelu,
     rrelu (random slope in training)."""
 
+    input_var_init = {1: '["Constant", {"value": 0.25}]'}  # PReLU's gamma
+    lists_input_names = True
+
     param_class = LeakyReLUParam
 
     def list_arguments(self) -> list[str]:

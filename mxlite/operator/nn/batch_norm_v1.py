@@ -58,6 +58,8 @@ class _BatchNormV1Op(_BatchNormOp):
 class BatchNormV1Prop(BatchNormProp):
     """Batch normalisation over channel axis 1, float32 only (MXNet's BatchNorm_v1)."""
 
+    lists_input_names = True
+
     param_class = BatchNormV1Param
     test = OpTest(shapes={"data": (4, 3, 2, 2)}, dtypes=("float32",), grad=False)
 

@@ -89,6 +89,8 @@ class ConvolutionProp(OperatorProperty):
     g > 1 the channels and filters are split into g groups convolved separately.
     """
 
+    lists_input_names = True
+
     param_class = ConvolutionParam
     test = OpTest(
         shapes={"data": (2, 3, 6, 6), "weight": (4, 3, 3, 3), "bias": (4,)},

@@ -40,6 +40,8 @@ class CropParam(Param):
 class CropProp(OperatorProperty):
     """Crop the input's last two axes to ``h_w`` or to the second input's size."""
 
+    lists_input_names = True
+
     param_class = CropParam
     key_var_num_args = "num_args"
     test = OpTest(shapes={"arg0": (2, 3, 5, 5)}, params={"num_args": 1, "h_w": (3, 2)})

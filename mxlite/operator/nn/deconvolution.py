@@ -121,6 +121,8 @@ class DeconvolutionProp(OperatorProperty):
     connectivity pattern. The weight is ``(channel, num_filter / num_group, *kernel)``.
     """
 
+    lists_input_names = True
+
     param_class = DeconvolutionParam
     test = OpTest(
         shapes={"data": (2, 3, 4, 4), "weight": (3, 2, 3, 3)},

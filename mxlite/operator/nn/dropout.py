@@ -89,6 +89,8 @@ class DropoutProp(OperatorProperty):
     """Dropout: in training, zero elements with probability ``p`` and scale the rest by
     1 / (1 - p); in inference the identity (unless ``mode='always'``)."""
 
+    lists_input_names = True
+
     param_class = DropoutParam
 
     def list_outputs(self) -> list[str]:

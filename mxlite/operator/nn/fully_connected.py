@@ -47,6 +47,8 @@ class FullyConnectedProp(OperatorProperty):
     ``(num_hidden, input_dim)``, out ``(x1, ..., xn, num_hidden)``.
     """
 
+    lists_input_names = True
+
     param_class = FullyConnectedParam
     test = OpTest(
         shapes={"data": (3, 2, 4), "weight": (5, 8), "bias": (5,)}, params={"num_hidden": 5}

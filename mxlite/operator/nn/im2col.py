@@ -212,6 +212,8 @@ class _Col2imOp(Operator):
 class Im2colProp(OperatorProperty):
     """Extract sliding blocks of ``data`` (N, C, *spatial) into columns (N, C*prod(kernel), L)."""
 
+    lists_input_names = True
+
     param_class = Im2colParam
 
     def infer_shape(self, in_shape, out_shape=None):
@@ -240,6 +242,8 @@ class Im2colProp(OperatorProperty):
 @register("col2im")
 class Col2imProp(OperatorProperty):
     """Sum columns (N, C*prod(kernel), L) back into an image (N, C, *output_size)."""
+
+    lists_input_names = True
 
     param_class = Col2imParam
 

@@ -69,6 +69,8 @@ class L2NormalizationProp(OperatorProperty):
     """x divided by its L2 norm over all axes but the first (instance), over the channel axis
     (channel) or over the spatial axes (spatial)."""
 
+    lists_input_names = True
+
     param_class = L2NormalizationParam
 
     def list_outputs(self) -> list[str]:
@@ -157,6 +159,8 @@ class _LRNOp(Operator):
 @register("LRN")
 class LRNProp(OperatorProperty):
     """Local response normalisation across channels (axis 1)."""
+
+    lists_input_names = True
 
     param_class = LRNParam
 

@@ -179,6 +179,8 @@ class _LabelledProp(OperatorProperty):
 class SoftmaxOutputProp(_LabelledProp):
     """Softmax in forward; cross-entropy gradient ``(out - onehot(label))`` in backward."""
 
+    lists_input_names = True
+
     param_class = SoftmaxOutputParam
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
@@ -433,6 +435,8 @@ class MAERegressionOutputProp(_RegressionProp):
 class SVMOutputProp(_LabelledProp):
     """Identity in forward; L2-SVM (or L1 with ``use_linear``) hinge gradient in backward."""
 
+    lists_input_names = True
+
     param_class = SVMOutputParam
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
@@ -481,6 +485,8 @@ class _SVMOutputOp(Operator):
 @register("MakeLoss")
 class MakeLossProp(OperatorProperty):
     """Identity in forward; a constant gradient ``grad_scale`` (normalised) in backward."""
+
+    lists_input_names = True
 
     param_class = MakeLossParam
 

@@ -259,6 +259,9 @@ class BatchNormProp(OperatorProperty):
     """Batch normalisation over every axis but ``axis``, with moving statistics as
     auxiliary states (updated in training; see the module note)."""
 
+    input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
+    lists_input_names = True
+
     param_class = BatchNormParam
 
     def list_arguments(self) -> list[str]:
@@ -395,6 +398,8 @@ class _NormPropBase(OperatorProperty):
 class LayerNormProp(_NormPropBase):
     """Layer normalisation along ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta."""
 
+    lists_input_names = True
+
     param_class = LayerNormParam
 
     def infer_shape(self, in_shape, out_shape=None):
@@ -472,6 +477,8 @@ class _GroupedNormOp(Operator):
 class InstanceNormProp(_NormPropBase):
     """Instance normalisation: each (sample, channel) over its spatial axes."""
 
+    lists_input_names = True
+
     param_class = InstanceNormParam
 
     def list_outputs(self) -> list[str]:
@@ -502,6 +509,8 @@ class InstanceNormProp(_NormPropBase):
 class GroupNormProp(_NormPropBase):
     """Group normalisation: channels split into ``num_groups`` groups, each normalised with
     its spatial axes; gamma and beta have one entry per group (MXNet 1.9.1)."""
+
+    lists_input_names = True
 
     param_class = GroupNormParam
 

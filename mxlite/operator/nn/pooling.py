@@ -86,6 +86,8 @@ class _Geometry:
 class PoolingProp(OperatorProperty):
     """Pool windows of the input: max, avg, sum or lp (``p_value``)."""
 
+    lists_input_names = True
+
     param_class = PoolingParam
     test = OpTest(shapes={"data": (2, 3, 5, 5)}, params={"kernel": (2, 2), "pool_type": "avg"})
 

@@ -195,6 +195,8 @@ class _SequenceOp(Operator):
 class SequenceMaskProp(_SequenceProp):
     """Set the steps past each sequence's length to ``value``."""
 
+    lists_input_names = True
+
     param_class = SequenceMaskParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})
 
@@ -208,6 +210,8 @@ class SequenceMaskProp(_SequenceProp):
 @register("SequenceLast")
 class SequenceLastProp(_SequenceProp):
     """The last valid step of each sequence: the time axis is removed."""
+
+    lists_input_names = True
 
     param_class = SequenceLastParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})
@@ -223,6 +227,8 @@ class SequenceLastProp(_SequenceProp):
 @register("SequenceReverse")
 class SequenceReverseProp(_SequenceProp):
     """Reverse the first ``length`` steps of each sequence; later steps stay in place."""
+
+    lists_input_names = True
 
     param_class = SequenceReverseParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})

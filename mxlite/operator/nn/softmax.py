@@ -247,12 +247,16 @@ class _SoftmaxOp(Operator):
 class SoftmaxProp(_SoftmaxBaseProp):
     """Softmax along ``axis``: ``exp(x / T) / sum(exp(x / T))``."""
 
+    lists_input_names = True
+
     _takes_length = True
 
 
 @register("log_softmax")
 class LogSoftmaxProp(_SoftmaxBaseProp):
     """Log of the softmax along ``axis``."""
+
+    lists_input_names = True
 
     _log = True
 

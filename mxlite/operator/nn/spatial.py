@@ -176,6 +176,8 @@ class _GridGeneratorOp(Operator):
 class GridGeneratorProp(OperatorProperty):
     """Make a sampling grid from an affine matrix (batch, 6) or an optical flow (batch, 2, h, w)."""
 
+    lists_input_names = True
+
     param_class = GridGeneratorParam
 
     def list_outputs(self) -> list[str]:
@@ -261,6 +263,8 @@ class _BilinearSamplerOp(Operator):
 @register("BilinearSampler")
 class BilinearSamplerProp(OperatorProperty):
     """Sample ``data`` (N, C, H, W) bilinearly at ``grid`` (N, 2, h, w) of normalised (x, y)."""
+
+    lists_input_names = True
 
     param_class = BilinearSamplerParam
 
@@ -352,6 +356,8 @@ class _SpatialTransformerOp(Operator):
 @register("SpatialTransformer")
 class SpatialTransformerProp(OperatorProperty):
     """Warp ``data`` by the affine transform ``loc`` (N, 6) onto a ``target_shape`` grid."""
+
+    lists_input_names = True
 
     param_class = SpatialTransformerParam
 

@@ -48,6 +48,9 @@ class UpSamplingParam(Param):
 class UpSamplingProp(OperatorProperty):
     """Enlarge 4-D images by an integer ``scale``."""
 
+    input_var_init = {1: '["bilinear", {}]'}  # the bilinear weight
+    lists_input_names = True
+
     param_class = UpSamplingParam
     key_var_num_args = "num_args"
     test = OpTest(

@@ -466,6 +466,8 @@ class SyrkProp(_LaProp):
     """Multiplication of a matrix with its transpose: ``out = alpha * A * A^T``, or ``alpha *
     A^T * A`` with ``transpose``."""
 
+    lists_input_names = True
+
     param_class = LaSyrkParam
     test = OpTest(shapes={"A": (2, 3, 4)})
 

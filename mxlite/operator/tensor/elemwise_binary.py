@@ -220,6 +220,7 @@ for _name, _ufunc in _COMPARE:
         f"_{_name}",
         forward=_cmp(_ufunc),
         gradient=_zero_grads,
+        grad_flow="zeros",
         arity=2,
         aliases=(f"_{''.join(p.title() for p in _name.split('_'))}",),
         test=OpTest(grad=False),
@@ -229,6 +230,7 @@ for _name, _ufunc in _COMPARE:
         f"broadcast_{_name}",
         forward=_cmp(_ufunc),
         gradient=_zero_grads,
+        grad_flow="zeros",
         arity=2,
         shape=(lambda n: lambda a, b, p: broadcast_shape(n, a, b))(f"broadcast_{_name}"),
         test=OpTest(grad=False),
@@ -261,6 +263,7 @@ def _scalar(
     inplace: bool = True,
     low: float = 0.5,
     high: float = 2.0,
+    grad_flow: str = "backward",
 ) -> None:
     simple_op(
         name,
@@ -271,6 +274,7 @@ def _scalar(
         forward_inplace=inplace,
         gradient_inplace=needs is GradNeeds.OUT_GRAD,
         aliases=aliases,
+        grad_flow=grad_flow,
         test=OpTest(params={"scalar": 1.5}, low=low, high=high),
         doc=f"{name[1:]} of an array and a scalar, element-wise.",
     )
@@ -359,4 +363,5 @@ for _name, _ufunc in _COMPARE:
         lambda xp, g, e: xp.zeros_like(g),
         _G.OUT_GRAD,
         (f"_{''.join(p.title() for p in _name.split('_'))}Scalar",),
+        grad_flow="zeros",
     )

@@ -514,6 +514,7 @@ simple_op(
     "BlockGrad",
     forward=lambda xp, x, env, out: x,
     gradient=_zero_grad,
+    grad_flow="none",
     forward_inplace=True,
     gradient_inplace=True,
     aliases=("stop_gradient",),

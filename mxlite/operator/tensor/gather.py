@@ -462,6 +462,8 @@ class OneHotParam(Param):
 class OneHotProp(ArrayOp):
     """A new last axis of length ``depth``: on_value at each index, off_value elsewhere."""
 
+    lists_input_names = True
+
     param_class = OneHotParam
     partial_shapes = True  # the input's dims pass through unchanged
     test = OpTest(shapes={"indices": (3,)}, params={"depth": 4}, grad=False)

@@ -53,6 +53,8 @@ class ConcatParam(Param):
 class ConcatProp(_JoinBase):
     """Join arrays along an existing axis ``dim``; other dims must agree."""
 
+    lists_input_names = True
+
     # the gradient splits out_grad at the inputs' sizes, and an input that takes no gradient
     # has no gradient array to tell its size, so backward keeps the inputs (MXNet always has
     # the shapes)
@@ -169,6 +171,8 @@ class StackParam(Param):
 class StackProp(_JoinBase):
     """Join arrays of one shape along a new axis ``axis``."""
 
+    lists_input_names = True
+
     param_class = StackParam
     test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 3)}, params={"num_args": 2})
 
@@ -259,6 +263,8 @@ class SliceChannelParam(Param):
 class SliceChannelProp(_SplitBase):
     """Split an array into ``num_outputs`` equal pieces along ``axis``."""
 
+    lists_input_names = True
+
     param_class = SliceChannelParam
     test = OpTest(shapes={"data": (2, 4)}, params={"num_outputs": 2})
 
@@ -318,6 +324,8 @@ class SplitV2Param(Param):
 class SplitV2Prop(_SplitBase):
     """Split an array at given indices, or into ``sections`` near-equal pieces (the first
     ``size % sections`` pieces one longer)."""
+
+    lists_input_names = True
 
     param_class = SplitV2Param
     test = OpTest(shapes={"data": (2, 5)}, params={"indices": (0, 2)})

@@ -153,6 +153,8 @@ def _s2d(x: Any, b: int) -> Any:
 class DepthToSpaceProp(ArrayOp):
     """Move (block_size x block_size) blocks of channels into the height and width axes."""
 
+    lists_input_names = True
+
     param_class = DepthToSpaceParam
     test = OpTest(shapes={"data": (1, 4, 2, 3)}, params={"block_size": 2})
     to_space = True
@@ -187,6 +189,8 @@ class DepthToSpaceProp(ArrayOp):
 class SpaceToDepthProp(DepthToSpaceProp):
     """Move (block_size x block_size) blocks of height and width into the channel axis."""
 
+    lists_input_names = True
+
     test = OpTest(shapes={"data": (1, 1, 4, 6)}, params={"block_size": 2})
     to_space = False
 
@@ -201,6 +205,8 @@ class DiagParam(Param):
 class DiagProp(ArrayOp):
     """Extract a diagonal (input of 2 or more dims, diagonal last) or build a diagonal matrix
     from a vector."""
+
+    lists_input_names = True
 
     param_class = DiagParam
     test = OpTest(shapes={"data": (3, 4)}, params={"k": 1})
@@ -255,6 +261,8 @@ class _ShapeInfo(ArrayOp):
 class ShapeArrayProp(_ShapeInfo):
     """The shape of the input as a 1-D int64 array."""
 
+    grad_flow = "zeros"
+
     test = OpTest(shapes={"data": (2, 3)}, grad=False)
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
@@ -267,6 +275,8 @@ class ShapeArrayProp(_ShapeInfo):
 @register("size_array")
 class SizeArrayProp(_ShapeInfo):
     """The number of elements of the input as a 1-element int64 array."""
+
+    grad_flow = "zeros"
 
     test = OpTest(shapes={"data": (2, 3)}, grad=False)
 

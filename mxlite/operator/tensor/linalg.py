@@ -235,6 +235,8 @@ class PotrfProp(_LaProp):
     positive diagonal and ``A = B * B^T`` (``lower``) or ``A = B^T * B``; only that triangle of
     ``A`` is read."""
 
+    lists_input_names = True
+
     param_class = LaCholeskyParam
     grad_reads = "out"
     inplace = ((0, 0),)
@@ -261,6 +263,8 @@ class PotrfProp(_LaProp):
 class PotriProp(_LaProp):
     """Inverse from a Cholesky factor: ``out = A^-T * A^-1`` (``lower``) or ``A^-1 * A^-T``,
     i.e. the inverse of the matrix whose ``potrf`` factor is ``A``."""
+
+    lists_input_names = True
 
     param_class = LaCholeskyParam
     grad_reads = "inout"
@@ -292,6 +296,8 @@ class GelqfProp(_LaProp):
     """LQ factorization ``A = L * Q`` of full-rank matrices of shape ``(x, y)``, ``x <= y``:
     ``Q`` (first output, shape of A) row-orthonormal, ``L`` (second, ``(x, x)``) lower
     triangular."""
+
+    lists_input_names = True
 
     outs = ("output0", "output1")
     grad_reads = "out"
@@ -328,6 +334,8 @@ class SyevdProp(_LaProp):
     """Eigendecomposition of symmetric matrices (only the lower triangle is read): ``U * A =
     diag(L) * U`` with the rows of ``U`` orthonormal eigenvectors (first output) and the
     eigenvalues ``L`` ascending (second output)."""
+
+    lists_input_names = True
 
     outs = ("output0", "output1")
     grad_reads = "out"
@@ -367,6 +375,8 @@ class SyevdProp(_LaProp):
 class InverseProp(_LaProp):
     """Inverse of square matrices."""
 
+    lists_input_names = True
+
     grad_reads = "out"
     inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 3, 3)})
@@ -397,6 +407,8 @@ class DetProp(_LaProp):
     """Determinant of square matrices; shape ``(1,)`` for one matrix. The gradient of a
     singular matrix is zero, as in MXNet."""
 
+    lists_input_names = True
+
     grad_reads = "inout"
     test = OpTest(shapes={"A": (2, 3, 3)})
 
@@ -420,6 +432,8 @@ class SlogdetProp(_LaProp):
     """Sign and log of the absolute determinant of square matrices (two outputs, each of shape
     ``(1,)`` for one matrix). Only ``logabsdet`` has a gradient; it is zero for singular
     matrices, as in MXNet."""
+
+    lists_input_names = True
 
     outs = ("output0", "output1")
     grad_reads = "inout"
@@ -445,6 +459,8 @@ class SlogdetProp(_LaProp):
 class SumlogdiagProp(_LaProp):
     """Sum of the natural logarithms of the diagonal of square matrices; shape ``(1,)`` for
     one matrix."""
+
+    lists_input_names = True
 
     test = OpTest(shapes={"A": (2, 3, 3)}, low=0.5, high=2.0)
 
@@ -511,6 +527,8 @@ class _DiagBase(_LaProp):
 class ExtractdiagProp(_DiagBase):
     """The ``offset``-th diagonal of square matrices (above the main one for ``offset > 0``)."""
 
+    lists_input_names = True
+
     param_class = LaDiagParam
 
     def shapes(self, a: Shape) -> list[Shape]:
@@ -526,6 +544,8 @@ class ExtractdiagProp(_DiagBase):
 @register("_linalg_makediag", aliases=("linalg_makediag",))
 class MakediagProp(_DiagBase):
     """Square matrices with the input on their ``offset``-th diagonal, zeros elsewhere."""
+
+    lists_input_names = True
 
     param_class = LaDiagParam
     test = OpTest(shapes={"A": (2, 3)})
@@ -549,6 +569,8 @@ class ExtracttrianProp(_DiagBase):
     ``offset = 0``, the part above the ``offset``-th diagonal for ``offset > 0`` and below it
     for ``offset < 0``."""
 
+    lists_input_names = True
+
     param_class = LaTrianParam
 
     def shapes(self, a: Shape) -> list[Shape]:
@@ -567,6 +589,8 @@ class ExtracttrianProp(_DiagBase):
 class MaketrianProp(_DiagBase):
     """Square matrices from packed triangles (the inverse of ``extracttrian``), zeros
     elsewhere."""
+
+    lists_input_names = True
 
     param_class = LaTrianParam
     test = OpTest(shapes={"A": (2, 6)})

@@ -335,6 +335,8 @@ class _CumsumOperator(Operator):
 class CumsumProp(OperatorProperty):
     """Return the cumulative sum of the elements along a given axis."""
 
+    lists_input_names = True
+
     param_class = CumsumParam
     test = OpTest(shapes={"a": (3, 4)}, params={"axis": 1})
 
@@ -430,6 +432,8 @@ class HistogramProp(OperatorProperty):
     ``bins`` is an NDArray of edges and ``_histogram(data=a, bin_cnt=bins, range=range)`` when
     it is an int with a range.
     """
+
+    lists_input_names = True
 
     param_class = HistogramParam
     test = OpTest(shapes={"data": (4, 5)}, params={"bin_cnt": 4, "range": (-1.0, 1.0)}, grad=False)

@@ -464,10 +464,14 @@ class _SearchProp(OperatorProperty):
 class ArgmaxProp(_SearchProp):
     """Returns indices of the maximum values along an axis (the first occurrence on ties)."""
 
+    grad_flow = "zeros"
+
 
 @register("argmin")
 class ArgminProp(_SearchProp):
     """Returns indices of the minimum values along an axis (the first occurrence on ties)."""
+
+    grad_flow = "zeros"
 
     largest = False
 
@@ -527,6 +531,8 @@ class _MomentsOperator(Operator):
 @register("moments")
 class MomentsProp(OperatorProperty):
     """Calculate the mean and variance of `data` over ``axes`` (both outputs)."""
+
+    lists_input_names = True
 
     param_class = MomentsParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"axes": (0, 2)})

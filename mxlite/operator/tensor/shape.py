@@ -168,6 +168,8 @@ class SqueezeParam(Param):
 class SqueezeProp(_ReshapeBase):
     """Remove axes of size 1 (all of them, or those in ``axis``); never below one dim."""
 
+    lists_input_names = True
+
     param_class = SqueezeParam
     test = OpTest(shapes={"data": (2, 1, 3)})
 
@@ -255,6 +257,8 @@ class SwapAxisParam(Param):
 class SwapAxisProp(ArrayOp):
     """Interchange two axes."""
 
+    lists_input_names = True
+
     param_class = SwapAxisParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"dim1": 0, "dim2": 2})
 
@@ -285,6 +289,8 @@ class ReverseParam(Param):
 class ReverseProp(ArrayOp):
     """Reverse the order of elements along the given axes."""
 
+    lists_input_names = True
+
     param_class = ReverseParam
     test = OpTest(shapes={"data": (2, 3)}, params={"axis": (1,)})
 
@@ -312,6 +318,8 @@ class TileParam(Param):
 @register("tile")
 class TileProp(ArrayOp):
     """Repeat the whole array ``reps`` times along each axis (NumPy's tile)."""
+
+    lists_input_names = True
 
     param_class = TileParam
     partial_shapes = True  # an unknown dim times its rep stays unknown
@@ -357,6 +365,8 @@ class RepeatParam(Param):
 class RepeatProp(ArrayOp):
     """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
 
+    lists_input_names = True
+
     param_class = RepeatParam
     test = OpTest(shapes={"data": (2, 3)}, params={"repeats": 2, "axis": 1})
 
@@ -397,6 +407,8 @@ class PadParam(Param):
 @register("Pad", aliases=("pad",))
 class PadProp(ArrayOp):
     """Pad the last two (4-D input) or three (5-D input) axes: constant, edge or reflect."""
+
+    lists_input_names = True
 
     param_class = PadParam
     test = OpTest(
