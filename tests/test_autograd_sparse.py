@@ -157,22 +157,18 @@ def test_sparse_operator_runs_after_a_pending_dense_write():
     np.testing.assert_array_equal(total.asnumpy(), value @ np.ones((4, 2)))
 
 
-def test_sparse_operator_failure_surfaces_at_the_wait():
+def test_sparse_operator_failure_surfaces_at_the_wait(monkeypatch):
     from mxlite.base import MXNetError
-    from mxlite.operator.sparse.forms import FORMS
+    from mxlite.operator import registry
 
     x = mx.nd.array([[1.0, 0.0]]).tostype("csr")
-    form = FORMS["sin"]
-    old = form.compute
 
     def broken(prop, values, out_stypes):
         raise ValueError("kernel failed")
 
-    form.compute = broken
-    try:
+    with monkeypatch.context() as m:
+        m.setattr(registry.get("sin").sparse_form, "compute", broken)
         y = mx.nd.sin(x)
-    finally:
-        form.compute = old
     with pytest.raises(MXNetError, match="kernel failed"):
         y.asnumpy()
 

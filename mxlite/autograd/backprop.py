@@ -22,8 +22,8 @@ from ..operator.registry import OpContext
 from ..operator.req import OpReq, parse_req
 from .recording import _Node, _scope, _state, mark_variables, set_recording
 from .sparse_grad import (
-    ROW_SPARSE_OPS,
     densify,
+    may_give_sparse_grads,
     sparse_backward,
     sparse_input_grads,
     sum_grads,
@@ -89,7 +89,7 @@ def _run_backward(
         return node.function._backward(out_grads, [e is not None for e in node.inputs])
     if _state[0]:  # create_graph
         return backward_recorded(node, out_grads, train)
-    if prop.op_name == "cast_storage" and out_grads[0].__class__ is not NDArray:
+    if prop.passes_sparse_grad and out_grads[0].__class__ is not NDArray:
         return [out_grads[0]]  # a recorded densify of a sparse variable: keep MXNet's rows
     sparse = sparse_backward(node, out_grads)
     if sparse is not None:
@@ -98,7 +98,7 @@ def _run_backward(
     ctx = node.ctx
     in_grads: list[NDArray | None] = []
     igd, req, writes = [], [], []
-    use_direct = bool(direct) and not prop.runs_on_caller and prop.op_name not in ROW_SPARSE_OPS
+    use_direct = bool(direct) and not prop.runs_on_caller and not may_give_sparse_grads(prop)
     for e, (shape, dtype) in zip(node.inputs, node.in_meta):
         if e is None:
             in_grads.append(None)

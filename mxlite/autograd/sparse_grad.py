@@ -23,11 +23,12 @@ import numpy as np
 
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse_array import empty_sparse, push_kernel
-from ..operator.sparse.forms_tensor import SPARSE_BACKWARD, backward_stypes, grad_rows
+from ..operator.registry import OperatorProperty
+from ..operator.sparse.forms_tensor import grad_rows
 from ..operator.sparse.storage import RowSparse, to_dense, to_stype
 
 __all__ = [
-    "ROW_SPARSE_OPS",
+    "may_give_sparse_grads",
     "sparse_backward",
     "sparse_input_grads",
     "densify",
@@ -35,19 +36,18 @@ __all__ = [
     "sum_grads",
 ]
 
-# the operators backward_stypes may give a row-sparse gradient
-ROW_SPARSE_OPS = frozenset(
-    "Embedding _contrib_SparseEmbedding dot _sparse_retain _square_sum elemwise_add "
-    "elemwise_sub _grad_add add_n".split()
-)
-_EMBEDDINGS = ("Embedding", "_contrib_SparseEmbedding")
+
+def may_give_sparse_grads(prop: OperatorProperty) -> bool:
+    """Whether ``prop`` declares storage types for its gradients (``grad_stypes``): those
+    that do not always have dense ones."""
+    return type(prop).grad_stypes is not OperatorProperty.grad_stypes
 
 
 def sparse_backward(node: Any, out_grads: list) -> list | None:
-    """Push ``node``'s sparse backward kernel (``forms_tensor.SPARSE_BACKWARD``) when it has
+    """Push ``node``'s sparse backward kernel (its operator's ``sparse_backward``) when it has
     one for these inputs; returns one gradient per input (None where not needed), or None."""
     prop = node.prop
-    entry = SPARSE_BACKWARD.get(prop.op_name)
+    entry = prop.sparse_backward
     if entry is None:
         return None
     src = node.sparse_in
@@ -57,7 +57,7 @@ def sparse_backward(node: Any, out_grads: list) -> list | None:
     if not applies(prop, in_st, needs) or any(x is None for x in node.in_data[:1]):
         return None
     grads: list = [None] * len(needs)
-    for i, st in enumerate(backward_stypes(prop, in_st)):
+    for i, st in enumerate(prop.grad_stypes(in_st)):
         if needs[i]:
             shape, dtype = node.in_meta[i]
             grads[i] = (
@@ -84,11 +84,11 @@ def sparse_backward(node: Any, out_grads: list) -> list | None:
 def sparse_input_grads(node: Any, in_grads: list) -> list:
     """``in_grads`` of ``node`` with the gradients MXNet makes row-sparse made row-sparse."""
     prop = node.prop
-    if prop.op_name not in ROW_SPARSE_OPS:
+    if not may_give_sparse_grads(prop):
         return in_grads
     src = node.sparse_in
     in_st = [x.stype for x in src] if src is not None else ["default"] * len(in_grads)
-    for i, st in enumerate(backward_stypes(prop, in_st)):
+    for i, st in enumerate(prop.grad_stypes(in_st)):
         g = in_grads[i]
         if st == "row_sparse" and g is not None and g.__class__ is NDArray:
             in_grads[i] = _to_row_sparse(node, g)
@@ -96,16 +96,16 @@ def sparse_input_grads(node: Any, in_grads: list) -> list:
 
 
 def _to_row_sparse(node: Any, g: NDArray) -> NDArray:
-    name = node.prop.op_name
+    rows_from = node.prop.grad_rows_from
     key = None
-    if name in _EMBEDDINGS:
+    if rows_from == "indices":  # Embedding: the indices looked up
         key = node.sparse_in[0] if node.sparse_in is not None else node.in_data[0]
-    elif name == "dot":
-        key = node.sparse_in[0]  # the CSR operand: its stored columns are the rows
+    elif rows_from == "csr_columns":
+        key = node.sparse_in[0]  # the CSR operand of dot: its stored columns are the rows
 
     def kernel(values: list) -> list:
         dense = values[0]
-        rows = grad_rows(name, values[1] if key is not None else None, dense)
+        rows = grad_rows(rows_from, values[1] if key is not None else None, dense)
         return [RowSparse(np.array(dense[rows]), rows, dense.shape)]
 
     out = empty_sparse("row_sparse", g.shape, g._data.dtype, g.context)

@@ -22,7 +22,8 @@ import numpy as np
 from ..ndarray.ndarray import NDArray, _new
 from ..ndarray.sparse import from_value, write_value
 from ..ndarray.sparse_array import _kernel_input
-from ..operator.sparse.forms_tensor import backward_stypes, grad_rows
+from ..operator.modes import STATE
+from ..operator.sparse.forms_tensor import grad_rows
 from ..operator.sparse.storage import RowSparse, to_stype
 from ..symbol.graph import topo_order
 from ..symbol.sparse import grad_storage, infer_storage
@@ -73,8 +74,8 @@ class StorageBoundary:
         entries = exe._optimized
         values: dict[tuple[int, int], NDArray] = {}
         arg_dict, aux_dict = exe.arg_dict, exe.aux_dict
-        was_train = _invoke._state[1]
-        _invoke._state[1] = is_train
+        was_train = STATE[1]
+        STATE[1] = is_train
         try:
             for node in topo_order(entries):
                 if node.op is None:
@@ -85,7 +86,7 @@ class StorageBoundary:
                 for i, r in enumerate(res):
                     values[(id(node), i)] = r
         finally:
-            _invoke._state[1] = was_train
+            STATE[1] = was_train
         if any(e not in values for e in ((id(n), i) for n, i in entries)):
             return False  # a hidden output is asked for: the dense plan computes it
         for dst, (node, i) in zip(exe.outputs, entries):
@@ -121,9 +122,9 @@ class StorageBoundary:
 def _mxnet_rows(keys: list, args: list, value: np.ndarray) -> np.ndarray:
     """The union of the rows each use of an argument gives its row-sparse gradient."""
     parts = []
-    for op_name, k in keys:
+    for rows_from, k in keys:
         key = None if k is None else _kernel_input(args[k])
-        parts.append(grad_rows(op_name, key, value))
+        parts.append(grad_rows(rows_from, key, value))
     return np.unique(np.concatenate(parts)).astype(np.int64)
 
 
@@ -138,13 +139,13 @@ def grad_row_keys(outputs: list, arg_nodes: list, known: dict) -> dict[int, list
             continue
         prop = node.prop()
         in_st = [stypes[(id(n), i)] for n, i in node.inputs]
-        for (src, _), st in zip(node.inputs, backward_stypes(prop, in_st)):
+        for (src, _), st in zip(node.inputs, prop.grad_stypes(in_st)):
             if src.op is not None or st != "row_sparse" or id(src) not in pos:
                 continue
             key_node = node.inputs[0][0]  # the indices, or the CSR operand of dot
-            decides = prop.op_name in ("dot", "Embedding", "_contrib_SparseEmbedding")
+            decides = prop.grad_rows_from != "nonzero"
             k = pos.get(id(key_node)) if decides and key_node.op is None else None
-            keys.setdefault(pos[id(src)], []).append((prop.op_name, k))
+            keys.setdefault(pos[id(src)], []).append((prop.grad_rows_from, k))
     return keys
 
 

@@ -94,10 +94,6 @@ class _PooledChunk(_Chunk):
 # blocks that malloc maps afresh (glibc's mmap threshold starts at 128 KiB).
 SMALL_ARRAY_BYTES = 1 << 17
 
-# sparse_array.cast_storage, set when that module is imported (mx.nd imports it): sparse
-# arrays sit above this module, so it reaches them only through this slot.
-CAST_STORAGE: list[Any] = [None]
-
 # MXNet's storage type ids (as its C API and symbol JSON's __storage_type__ number them)
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
 
@@ -133,7 +129,8 @@ class NDArray:
 
     The modules that implement the rest add it through :func:`extend`, the one place that
     does: arithmetic (``arith.py``), indexing (``indexing.py``), the operator methods
-    (``methods.py``), pickling (``utils.py``), DLPack (``dlpack.py``) and
+    (``methods.py``), pickling (``utils.py``), DLPack (``dlpack.py``), ``tostype``
+    (``sparse_array.py``) and
     ``attach_grad``/``backward``/``detach`` (``mxlite.autograd``).
     """
 
@@ -285,14 +282,6 @@ class NDArray:
         dst = _new(self.shape, dt, self.context)
         _push_copy(self, dst)
         return dst
-
-    def tostype(self, stype: str) -> NDArray:
-        """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
-        if CAST_STORAGE[0] is None:
-            if stype == "default":
-                return self.copy()
-            raise MXNetError(f"NDArray.tostype: sparse storage {stype!r} needs mxlite.ndarray.")
-        return CAST_STORAGE[0](self, stype)
 
     # ---- Python protocol --------------------------------------------------------------------
 

@@ -34,8 +34,7 @@ from ..operator.sparse.storage import (
     to_stype,
 )
 from . import invoke as _invoke
-from . import ndarray as _ndarray_module
-from .ndarray import NDArray, _Chunk, _wrap
+from .ndarray import NDArray, _Chunk, _wrap, extend
 
 __all__ = [
     "BaseSparseNDArray",
@@ -561,4 +560,9 @@ def cast_storage(data: NDArray, stype: str, out: Any = None, name: str | None = 
     return from_value(value, data.context)
 
 
-_ndarray_module.CAST_STORAGE[0] = cast_storage  # NDArray.tostype
+def _tostype(self: NDArray, stype: str) -> NDArray:
+    """A copy with storage type ``stype`` ('default', 'row_sparse' or 'csr')."""
+    return cast_storage(self, stype)
+
+
+extend(__name__, {"tostype": _tostype})

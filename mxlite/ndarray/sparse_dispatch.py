@@ -25,8 +25,6 @@ import warnings
 from typing import Any
 
 from ..base import MXNetError, env_bool
-from ..operator.sparse.forms import FORMS
-from ..operator.sparse.forms_tensor import SPARSE_BACKWARD
 from . import invoke as _invoke
 from .ndarray import NDArray, _new
 from .sparse_array import empty_sparse, push_kernel, write_value
@@ -48,8 +46,10 @@ def _hook(prop: Any, inputs: Any, out: Any, name: Any, ctx: Any) -> Any:
         for o in out if isinstance(out, (list, tuple)) else (out,):
             if o.__class__ is not NDArray:
                 return dispatch(prop, inputs, out, name, ctx)
-    if prop.op_name == "cast_storage" and prop.param.stype != "default":
-        return dispatch(prop, inputs, out, name, ctx)
+    form = prop.sparse_form
+    if form is not None and form.from_dense:  # cast_storage to a sparse type
+        if any(st != "default" for st in form.infer(prop, ["default"] * len(inputs)) or ()):
+            return dispatch(prop, inputs, out, name, ctx)
     return NotImplemented
 
 
@@ -57,7 +57,7 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
     """Run ``prop`` on ``inputs`` of any storage types; see the module note."""
     outs = None if out is None else (list(out) if isinstance(out, (list, tuple)) else [out])
     in_st = [stype_of_array(x) for x in inputs]
-    form = FORMS.get(prop.op_name)
+    form = prop.sparse_form
     out_st = None
     recording = _invoke._state[0] and any(x._ag is not None for x in inputs)
     if form is not None and (not recording or _sparse_backward(prop, inputs, in_st)):
@@ -100,8 +100,8 @@ def dispatch(prop: Any, inputs: list, out: Any, name: Any, ctx: Any) -> Any:
 
 def _sparse_backward(prop: Any, inputs: list, in_st: list[str]) -> bool:
     """Whether a recorded call can run its sparse kernel: its backward has a sparse kernel
-    too (forms_tensor.SPARSE_BACKWARD) for the inputs that need gradients."""
-    entry = SPARSE_BACKWARD.get(prop.op_name)
+    too (its ``sparse_backward``) for the inputs that need gradients."""
+    entry = prop.sparse_backward
     return entry is not None and entry[0](prop, in_st, [x._ag is not None for x in inputs])
 
 

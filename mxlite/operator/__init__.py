@@ -36,6 +36,7 @@ from .registry import OperatorProperty as OperatorProperty
 from .req import OpReq as OpReq
 from .simple_op import GradNeeds as GradNeeds
 from .simple_op import simple_op as simple_op
+from .sparse import ops as _sparse_ops  # noqa: F401  (registers cast_storage & co.)
 
 # What ``from mxnet.operator import *`` gives in MXNet; without it the star import would also
 # bind our subpackages (``random``, ``nn``, ...) over the caller's own modules. MXNet's module

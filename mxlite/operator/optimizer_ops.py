@@ -33,6 +33,7 @@ from ..base import DTypeError, ShapeError
 from .param import Param, field
 from .registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
 from .req import OpReq, assign
+from .sparse.forms_tensor import LAZY_UPDATE, LAZY_UPDATE_RSP_WEIGHT
 
 __all__: list[str] = []
 
@@ -490,7 +491,9 @@ class _UpdateProp(OperatorProperty):
                 )
 
 
-def _define(name, param_cls, args, states, kernel, doc, f32=(), scalars=(), out_f32=False):
+def _define(
+    name, param_cls, args, states, kernel, doc, f32=(), scalars=(), out_f32=False, sparse_form=None
+):
     cls = type(
         f"_{name}_prop",
         (_UpdateProp,),
@@ -503,6 +506,7 @@ def _define(name, param_cls, args, states, kernel, doc, f32=(), scalars=(), out_
             "scalars": frozenset(scalars),
             "out_f32": out_f32,
             "kernel": staticmethod(kernel),
+            "sparse_form": sparse_form,  # LAZY_UPDATE: lazy_update on row-sparse gradients
         },
     )
     register(name)(cls)
@@ -512,9 +516,11 @@ def _define(name, param_cls, args, states, kernel, doc, f32=(), scalars=(), out_
 _WG = ("weight", "grad")
 # fmt: off
 _define("sgd_update", SGDParam, _WG, (), _k_sgd,
-        "Update function for Stochastic Gradient Descent (SGD) optimizer.")
+        "Update function for Stochastic Gradient Descent (SGD) optimizer.",
+        sparse_form=LAZY_UPDATE)
 _define("sgd_mom_update", SGDMomParam, _WG, ("mom",), _k_sgd_mom,
-        "Momentum update function for Stochastic Gradient Descent (SGD) optimizer.")
+        "Momentum update function for Stochastic Gradient Descent (SGD) optimizer.",
+        sparse_form=LAZY_UPDATE)
 _define("mp_sgd_update", SGDParam, _WG, ("weight32",), _k_mp_sgd,
         "Updater function for multi-precision sgd optimizer", f32=("weight32",))
 _define("mp_sgd_mom_update", SGDMomParam, _WG, ("mom", "weight32"), _k_mp_sgd_mom,
@@ -529,13 +535,13 @@ _define("signsgd_update", SignSGDParam, _WG, (), _k_signsgd,
 _define("signum_update", SignumParam, _WG, ("mom",), _k_signum,
         "SIGN momentUM (Signum) optimizer.")
 _define("adam_update", AdamParam, _WG, ("mean", "var"), _k_adam,
-        "Update function for Adam optimizer.")
+        "Update function for Adam optimizer.", sparse_form=LAZY_UPDATE)
 _define("rmsprop_update", RMSPropParam, _WG, ("n",), _k_rmsprop,
         "Update function for `RMSProp` optimizer.")
 _define("rmspropalex_update", RMSPropAlexParam, _WG, ("n", "g", "delta"), _k_rmspropalex,
         "Update function for RMSPropAlex optimizer.")
 _define("ftrl_update", FtrlParam, _WG, ("z", "n"), _k_ftrl,
-        "Update function for Ftrl optimizer.")
+        "Update function for Ftrl optimizer.", sparse_form=LAZY_UPDATE_RSP_WEIGHT)
 _define("ftml_update", FTMLParam, _WG, ("d", "v", "z"), _k_ftml,
         "The FTML optimizer described in FTML - Follow the Moving Leader in Deep Learning.")
 _define("lamb_update_phase1", LambPhase1Param, _WG, ("mean", "var"), _k_lamb1,

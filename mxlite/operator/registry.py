@@ -150,6 +150,26 @@ class OperatorProperty:
     # starts at one, LeakyReLU's slope at 0.25.
     input_var_init: ClassVar[dict[int, str]] = {}
 
+    # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
+    # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
+    # sparse inputs are then densified and the dense kernel runs (MXNet's storage fallback).
+    sparse_form: ClassVar[Any] = None
+    # Its backward on sparse inputs, ``(applies, kernel)`` (forms_tensor.DOT_BACKWARD), or None.
+    sparse_backward: ClassVar[Any] = None
+    # Which rows a row-sparse input gradient (see grad_stypes) holds: "nonzero" (the rows that
+    # are not zero), "indices" (the indices input 0 looked up: Embedding), "csr_columns" (the
+    # columns input 0, a CSR matrix, stores: dot).
+    grad_rows_from: ClassVar[str] = "nonzero"
+    # Its input's gradient is its head gradient in whatever storage it comes (cast_storage):
+    # autograd hands a sparse head gradient back unchanged, keeping MXNet's rows.
+    passes_sparse_grad: ClassVar[bool] = False
+
+    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
+        """The storage type of each input's gradient, given the inputs' storage types (MXNet's
+        backward FInferStorageType): all 'default' unless the operator makes some row-sparse
+        (Embedding with ``sparse_grad``, ``dot(csr, w)``'s ``w``, sums of row-sparse arrays)."""
+        return ["default"] * len(in_stypes)
+
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}

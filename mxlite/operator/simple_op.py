@@ -226,6 +226,9 @@ def simple_op(
     resources: Sequence[Any] = (),
     train_dependent: bool = False,
     grad_flow: str = "backward",
+    sparse_form: Any = None,
+    grad_stypes: Callable[..., list[str]] | None = None,
+    facts: dict[str, Any] | None = None,
     aliases: Sequence[str] = (),
     test: OpTest | None = None,
     doc: str = "",
@@ -254,6 +257,13 @@ def simple_op(
     grad_flow : {"backward", "zeros", "none"}
         :attr:`OperatorProperty.grad_flow`: "zeros" for an operator whose inputs' gradients
         are zero by definition (comparisons), "none" for one that stops gradients.
+    sparse_form : SparseForm, optional
+        :attr:`OperatorProperty.sparse_form`, e.g. ``operator.sparse.forms.KEEP_ZERO``.
+    grad_stypes : callable, optional
+        ``grad_stypes(prop, in_stypes) -> stypes``: :meth:`OperatorProperty.grad_stypes`.
+    facts : dict, optional
+        Any other of :class:`OperatorProperty`'s declared facts, by attribute name
+        (``{"passes_sparse_grad": True}``).
     """
     base: type[_SimpleProp] = _BinaryProp if arity == 2 else _SimpleProp
     body: dict[str, Any] = {
@@ -269,9 +279,16 @@ def simple_op(
         "resources": tuple(resources),
         "train_dependent": train_dependent,
         "grad_flow": grad_flow,
+        "sparse_form": sparse_form,
         "test": test,
     }
     if arg_names is not None:
         body["arg_names"] = tuple(arg_names)
+    if grad_stypes is not None:
+        body["grad_stypes"] = grad_stypes
+    for key, value in (facts or {}).items():
+        if not hasattr(OperatorProperty, key) or callable(getattr(OperatorProperty, key)):
+            raise TypeError(f"simple_op({name!r}): {key!r} is not a fact of OperatorProperty.")
+        body[key] = value
     cls = type(f"{name}_prop", (base,), body)
     return register(name, aliases)(cls)

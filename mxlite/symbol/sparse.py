@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..operator.sparse.forms import FORMS
-from ..operator.sparse.forms_tensor import backward_stypes, check_stype
+from ..operator.sparse.forms_tensor import check_stype
 from .graph import Entry, topo_order
 
 __all__ = ["STYPE_NAMES", "infer_storage", "grad_storage", "variable_stype"]
@@ -39,12 +38,10 @@ def infer_storage(outputs: list[Entry], known: dict[int, str]) -> dict[tuple[int
             continue
         prop = node.prop()
         in_st = [out[(id(n), i)] for n, i in node.inputs]
-        form = FORMS.get(prop.op_name)
+        form = prop.sparse_form
         res = (
             form.infer(prop, in_st)
-            if form is not None
-            and any(s != "default" for s in in_st)
-            or (form is not None and prop.op_name == "cast_storage")
+            if form is not None and (form.from_dense or any(s != "default" for s in in_st))
             else None
         )
         if res is None:
@@ -61,7 +58,7 @@ def grad_storage(outputs: list[Entry], stypes: dict[tuple[int, int], str]) -> di
         if node.op is None:
             continue
         in_st = [stypes[(id(n), i)] for n, i in node.inputs]
-        grads = backward_stypes(node.prop(), in_st)
+        grads = node.prop().grad_stypes(in_st)
         for (src, _), g in zip(node.inputs, grads):
             if src.op is None:
                 uses.setdefault(id(src), []).append(g)

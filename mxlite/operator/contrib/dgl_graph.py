@@ -26,7 +26,7 @@ from ...resource import ResourceRequest, request
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register, register_onnx
 from ..req import assign
-from ..sparse.forms import FORMS, SparseForm
+from ..sparse.forms import SparseForm
 from ..sparse.storage import csr_from_parts, stype_of, to_dense, to_stype
 
 __all__: list[str] = []
@@ -97,12 +97,18 @@ def _form_compute(prop: _GraphProp, values: list[Any], out_st: list[str]) -> lis
     return prop.run(values, rng)
 
 
+# every graph operator's sparse form: it computes on a CSR graph only
+_GRAPH_FORM = SparseForm(_form_infer, _form_compute)
+
+
 # ---- edge_id ------------------------------------------------------------------------------
 
 
 @register("_contrib_edge_id")
 class EdgeIdProp(_GraphProp):
     """``out[i] = data[u[i], v[i]]`` where that edge exists, else -1 (``data`` is CSR)."""
+
+    sparse_form = _GRAPH_FORM
 
     out_stypes = ("default",)
 
@@ -165,6 +171,8 @@ class EdgeIdProp(_GraphProp):
 class DGLAdjacencyProp(_GraphProp):
     """The graph's adjacency matrix: its CSR pattern with float32 ones as values."""
 
+    sparse_form = _GRAPH_FORM
+
     out_stypes = ("csr",)
 
     def list_arguments(self) -> list[str]:
@@ -221,6 +229,8 @@ def _induced(data, indices, indptr, n, vids):
 class DGLSubgraphProp(_GraphProp):
     """The subgraphs induced by each vertex array; edges renumbered from 0 (and, with
     ``return_mapping``, the same subgraphs holding the parent's edge ids)."""
+
+    sparse_form = _GRAPH_FORM
 
     param_class = DGLSubgraphParam
     key_var_num_args = "num_args"
@@ -377,6 +387,7 @@ def _sample(graph: Any, seeds: Any, prob: Any, p: Any, seed: int, where: str) ->
 
 
 class _SampleProp(_GraphProp):
+    sparse_form = _GRAPH_FORM
     param_class = NeighborSampleParam
     key_var_num_args = "num_args"
     n_lead = 1  # the arguments before the seed arrays
@@ -470,6 +481,8 @@ class DGLGraphCompactProp(_GraphProp):
     """Compacts sampled CSR graphs: drops the empty rows past ``graph_sizes`` and renumbers the
     columns by each vertex's position in its vertex id array; edges renumbered from 0."""
 
+    sparse_form = _GRAPH_FORM
+
     param_class = SubgraphCompactParam
     key_var_num_args = "num_args"
 
@@ -547,5 +560,4 @@ for _name in (
     "_contrib_dgl_csr_neighbor_uniform_sample _contrib_dgl_csr_neighbor_non_uniform_sample "
     "_contrib_dgl_graph_compact"
 ).split():
-    FORMS[_name] = SparseForm(_form_infer, _form_compute)
     register_onnx(_name, why_not="its graph is a CSR matrix; ONNX has no sparse tensors.")

@@ -13,6 +13,7 @@ from typing import Any
 from ..param import Param, field
 from ..registry import OpTest
 from ..simple_op import GradNeeds, simple_op
+from ..sparse.forms import QUADRATIC
 from ..tensor.elemwise_binary import ScalarParam
 
 __all__: list[str] = []
@@ -42,6 +43,7 @@ simple_op(
     gradient=_quadratic_grad,
     grad_needs=GradNeeds.INPUT,
     param_class=QuadraticParam,
+    sparse_form=QUADRATIC,
     aliases=("_npx_quadratic",),
     test=OpTest(params={"a": 1.5, "b": -0.5, "c": 2.0}),
     doc="This operators implements the quadratic function f(x) = a * x * x + b * x + c.",

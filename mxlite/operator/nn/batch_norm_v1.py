@@ -59,6 +59,7 @@ class BatchNormV1Prop(BatchNormProp):
     """Batch normalisation over channel axis 1, float32 only (MXNet's BatchNorm_v1)."""
 
     lists_input_names = True
+    sparse_form = None  # MXNet 1.9.1's BatchNorm_v1 has no storage rule: dense fallback
 
     param_class = BatchNormV1Param
     test = OpTest(shapes={"data": (4, 3, 2, 2)}, dtypes=("float32",), grad=False)

@@ -18,6 +18,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from ..sparse.forms_tensor import EMBEDDING_BACKWARD
 
 __all__: list[str] = []
 
@@ -39,6 +40,13 @@ class EmbeddingParam(Param):
 @register("Embedding", aliases=("_npx_embedding",))
 class EmbeddingProp(OperatorProperty):
     """Map integer indices to dense vectors: out[..., :] = weight[clip(data[...]), :]."""
+
+    sparse_backward = EMBEDDING_BACKWARD
+    grad_rows_from = "indices"
+
+    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
+        # with sparse_grad, the weight's gradient holds only the rows looked up
+        return ["default", "row_sparse" if self.param.sparse_grad else "default"]
 
     param_class = EmbeddingParam
     test = OpTest(

@@ -37,6 +37,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
+from ..sparse.forms import KEEP_ZERO
 from .softmax import softmax_axis
 
 __all__ = [
@@ -528,6 +529,8 @@ class _MakeLossOp(Operator):
 @register("make_loss")
 class MakeLossSimpleProp(OperatorProperty):
     """Identity in forward; a gradient of ones in backward (the head gradient is ignored)."""
+
+    sparse_form = KEEP_ZERO
 
     def list_outputs(self) -> list[str]:
         return ["loss"]

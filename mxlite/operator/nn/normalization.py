@@ -33,6 +33,7 @@ from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
 from ..req import OpReq, assign
+from ..sparse.forms_tensor import BATCHNORM
 from .activation import check_float
 
 __all__ = [
@@ -261,6 +262,7 @@ class BatchNormProp(OperatorProperty):
 
     input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
     lists_input_names = True
+    sparse_form = BATCHNORM  # no sparse kernel; refuses fix_gamma on sparse inputs
 
     param_class = BatchNormParam
 

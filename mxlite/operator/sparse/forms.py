@@ -2,14 +2,16 @@
 
 Design note
 -----------
-``FORMS`` maps an operator name to a :class:`SparseForm`: ``infer(prop, in_stypes)`` gives the
+An operator declares its sparse form on its property (``sparse_form = KEEP_ZERO``, or
+``simple_op(..., sparse_form=...)``); this module and forms_tensor.py hold the forms, named
+for what they compute. A :class:`SparseForm`'s ``infer(prop, in_stypes)`` gives the
 output storage types when the operator has a kernel for these inputs, or None (the caller
 then falls back to the dense kernel: MXNet's storage fallback); ``compute(prop, values,
 out_stypes)`` runs that kernel on kernel values (storage.py) and returns the outputs.
 Optimizer updates write their states (NumPy arrays of dense NDArrays) in place. The
-dispatcher (``mxlite.ndarray.sparse_dispatch``) comes here only when an input or a requested
-output is sparse. The forms of the tensor operators (dot, reductions, indexing, optimizer
-updates) are registered by forms_tensor.py, which the package imports.
+dispatcher (``mxlite.ndarray.sparse_dispatch``) asks for ``prop.sparse_form`` only when an
+input or a requested output is sparse. The forms of the tensor operators (dot, reductions,
+indexing, optimizer updates) and the sparse backward kernels are in forms_tensor.py.
 
 Element-wise kernels reuse the dense operator on the stored values (``dense_forward``), so a
 sparse ``sin`` computes exactly what the dense one does on every stored element.
@@ -26,23 +28,45 @@ from ..registry import OpContext, OperatorProperty
 from ..req import OpReq
 from .storage import RowSparse, csr_from_parts, scipy_sparse, stype_of, to_dense, to_stype
 
-__all__ = ["SparseForm", "FORMS", "dense_forward"]
+__all__ = [
+    "SparseForm",
+    "dense_forward",
+    "KEEP_ZERO",
+    "DENSE_RESULT",
+    "ZEROS_LIKE",
+    "SCALAR",
+    "CLIP",
+    "QUADRATIC",
+    "SCATTER_SCALAR",
+    "SCATTER_DIV",
+    "ELEMWISE_ADD",
+    "ELEMWISE_SUB",
+    "ELEMWISE_MUL",
+    "ELEMWISE_DIV",
+    "MAXIMUM",
+    "MINIMUM",
+    "HYPOT",
+    "BROADCAST_ADD",
+    "BROADCAST_SUB",
+    "BROADCAST_MUL",
+    "BROADCAST_DIV",
+    "ADD_N",
+]
 
 Infer = Callable[[OperatorProperty, list[str]], "list[str] | None"]
 Compute = Callable[[OperatorProperty, list[Any], list[str]], list[Any]]
 
 
 class SparseForm:
-    """One operator's storage rule and sparse kernel."""
+    """One operator's storage rule and sparse kernel. ``from_dense``: the rule may give sparse
+    outputs for dense inputs (cast_storage), so it is asked even when no input is sparse."""
 
-    __slots__ = ("infer", "compute")
+    __slots__ = ("infer", "compute", "from_dense")
 
-    def __init__(self, infer: Infer, compute: Compute) -> None:
+    def __init__(self, infer: Infer, compute: Compute, from_dense: bool = False) -> None:
         self.infer = infer
         self.compute = compute
-
-
-FORMS: dict[str, SparseForm] = {}
+        self.from_dense = from_dense
 
 
 def dense_forward(prop: OperatorProperty, arrays: list[np.ndarray], is_train: bool = False):
@@ -76,22 +100,11 @@ def _on_values(prop: OperatorProperty, value: Any) -> Any:
     return csr_from_parts(data, value.indices.copy(), value.indptr.copy(), value.shape)
 
 
-def _reg(names: str, infer: Infer, compute: Compute) -> None:
-    form = SparseForm(infer, compute)
-    for n in names.split():
-        FORMS[n] = form
-
-
 def _sparse_in(stypes: list[str]) -> bool:
     return any(s != "default" for s in stypes)
 
 
 # ---- unary ------------------------------------------
-
-_KEEP_ZERO = """abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative
-radians relu rint round sign sin sinh sqrt square tan tanh trunc _copy BlockGrad
-make_loss""".split()
-_DENSE_RESULT = "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split()
 
 
 def _infer_same(prop, st):
@@ -102,11 +115,11 @@ def _infer_dense_result(prop, st):
     return ["default"] if st[0] in ("csr", "row_sparse") else None
 
 
-_reg(" ".join(_KEEP_ZERO), _infer_same, lambda prop, v, o: [_on_values(prop, v[0])])
-_reg(
-    " ".join(_DENSE_RESULT),
-    _infer_dense_result,
-    lambda prop, v, o: [dense_forward(prop, [to_dense(v[0])])[0]],
+# unary operators with f(0) == 0 (sin, relu, sqrt, ...): computed on the stored values only
+KEEP_ZERO = SparseForm(_infer_same, lambda prop, v, o: [_on_values(prop, v[0])])
+# unary operators with f(0) != 0 (cos, exp, ...): sparse in, dense out
+DENSE_RESULT = SparseForm(
+    _infer_dense_result, lambda prop, v, o: [dense_forward(prop, [to_dense(v[0])])[0]]
 )
 
 
@@ -117,15 +130,10 @@ def _zeros_like(prop, v, o):
     return [scipy_sparse().csr_matrix(x.shape, dtype=x.dtype)]
 
 
-_reg("zeros_like", _infer_same, _zeros_like)
+ZEROS_LIKE = SparseForm(_infer_same, _zeros_like)
 
 
 # ---- scalar ops: the output stays sparse where f(0, scalar) == 0 ----------------------------
-
-_SCALAR_OPS = """_mul_scalar _div_scalar _plus_scalar _minus_scalar _rminus_scalar _rdiv_scalar
-_power_scalar _rpower_scalar _maximum_scalar _minimum_scalar _equal_scalar _not_equal_scalar
-_greater_scalar _greater_equal_scalar _lesser_scalar _lesser_equal_scalar _mod_scalar
-_rmod_scalar _hypot_scalar _logical_and_scalar _logical_or_scalar _logical_xor_scalar""".split()
 
 
 def _zero_kept(prop) -> bool:
@@ -147,7 +155,8 @@ def _scalar(prop, v, o):
     return [out]
 
 
-_reg(" ".join(_SCALAR_OPS), _infer_scalar, _scalar)
+# array-scalar operators (``x * 2``, ``x > 0``): sparse where f(0, scalar) == 0
+SCALAR = SparseForm(_infer_scalar, _scalar)
 
 
 def _clip_infer(prop, st):
@@ -157,7 +166,7 @@ def _clip_infer(prop, st):
     return [st[0] if p.a_min <= 0 <= p.a_max else "default"]
 
 
-_reg("clip", _clip_infer, _scalar)
+CLIP = SparseForm(_clip_infer, _scalar)
 
 
 def _quadratic_infer(prop, st):
@@ -166,9 +175,9 @@ def _quadratic_infer(prop, st):
     return [st[0] if prop.param.c == 0 else "default"]
 
 
-_reg("_contrib_quadratic", _quadratic_infer, _scalar)
-_reg("_scatter_plus_scalar _scatter_minus_scalar", _infer_same,
-     lambda prop, v, o: [_on_values(prop, v[0])])  # fmt: skip
+QUADRATIC = SparseForm(_quadratic_infer, _scalar)
+# _scatter_plus_scalar & co.: the scalar reaches the stored values only
+SCATTER_SCALAR = SparseForm(_infer_same, lambda prop, v, o: [_on_values(prop, v[0])])
 
 
 def _scatter_div_infer(prop, st):
@@ -183,7 +192,7 @@ def _scatter_div(prop, v, o):
     return [RowSparse(data, x.indices.copy(), x.shape)]
 
 
-_reg("_scatter_elemwise_div", _scatter_div_infer, _scatter_div)
+SCATTER_DIV = SparseForm(_scatter_div_infer, _scatter_div)
 
 
 # ---- element-wise binary ---------------------------------------------------------------------
@@ -251,14 +260,13 @@ def _rows(x: RowSparse, rows: np.ndarray) -> np.ndarray:
     return out
 
 
-_reg("elemwise_add _grad_add", _binary_infer("add"), _binary(lambda x, y: x + y))
-_reg("elemwise_sub", _binary_infer("sub"), _binary(lambda x, y: x - y))
-_reg(
-    "elemwise_mul",
+ELEMWISE_ADD = SparseForm(_binary_infer("add"), _binary(lambda x, y: x + y))
+ELEMWISE_SUB = SparseForm(_binary_infer("sub"), _binary(lambda x, y: x - y))
+ELEMWISE_MUL = SparseForm(
     _binary_infer("mul"),
     _binary(lambda x, y: x.multiply(y) if hasattr(x, "multiply") else x * y),
 )
-_reg("elemwise_div", _binary_infer("div"), _binary(lambda x, y: x / y))
+ELEMWISE_DIV = SparseForm(_binary_infer("div"), _binary(lambda x, y: x / y))
 
 
 def _same_sparse_infer(prop, st):
@@ -276,9 +284,9 @@ def _same_sparse(fn: Callable[[Any, Any], Any]) -> Compute:
     return compute
 
 
-_reg("_maximum", _same_sparse_infer, _same_sparse(np.maximum))
-_reg("_minimum", _same_sparse_infer, _same_sparse(np.minimum))
-_reg("_hypot", _same_sparse_infer, _same_sparse(np.hypot))
+MAXIMUM = SparseForm(_same_sparse_infer, _same_sparse(np.maximum))
+MINIMUM = SparseForm(_same_sparse_infer, _same_sparse(np.minimum))
+HYPOT = SparseForm(_same_sparse_infer, _same_sparse(np.hypot))
 
 
 # ---- broadcast with csr ------------------------------------------
@@ -304,10 +312,10 @@ def _bcast(fn, keeps_csr: bool) -> Compute:
     return compute
 
 
-_reg("broadcast_add", _bcast_infer(False), _bcast(lambda a, b: a + b, False))
-_reg("broadcast_sub", _bcast_infer(False), _bcast(lambda a, b: a - b, False))
-_reg("broadcast_mul", _bcast_infer(True), _bcast(lambda a, b: a * b, True))
-_reg("broadcast_div", _bcast_infer(True), _bcast(lambda a, b: a / b, True))
+BROADCAST_ADD = SparseForm(_bcast_infer(False), _bcast(lambda a, b: a + b, False))
+BROADCAST_SUB = SparseForm(_bcast_infer(False), _bcast(lambda a, b: a - b, False))
+BROADCAST_MUL = SparseForm(_bcast_infer(True), _bcast(lambda a, b: a * b, True))
+BROADCAST_DIV = SparseForm(_bcast_infer(True), _bcast(lambda a, b: a / b, True))
 
 
 # ---- add_n ------------------------------------------
@@ -346,4 +354,4 @@ def _add_n(prop, v, o):
     return [RowSparse(acc, rows, v[0].shape)]
 
 
-_reg("add_n", _add_n_infer, _add_n)
+ADD_N = SparseForm(_add_n_infer, _add_n)

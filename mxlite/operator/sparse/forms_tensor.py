@@ -10,10 +10,31 @@ import numpy as np
 
 from ...base import MXNetError
 from ..registry import OperatorProperty
-from .forms import Compute, _reg, _sparse_in, dense_forward
+from .forms import Compute, SparseForm, _sparse_in, dense_forward
 from .storage import RowSparse, stype_of, to_dense, to_stype
 
-__all__ = ["backward_stypes", "check_stype", "grad_rows", "SPARSE_BACKWARD"]
+__all__ = [
+    "check_stype",
+    "grad_rows",
+    "all_row_sparse",
+    "first_row_sparse",
+    "CAST_STORAGE",
+    "DOT",
+    "SUM",
+    "MEAN",
+    "NORM",
+    "SQUARE_SUM",
+    "SLICE",
+    "SPARSE_RETAIN",
+    "TAKE",
+    "WHERE",
+    "GETNNZ",
+    "LAZY_UPDATE",
+    "LAZY_UPDATE_RSP_WEIGHT",
+    "BATCHNORM",
+    "DOT_BACKWARD",
+    "EMBEDDING_BACKWARD",
+]
 
 
 # ---- cast_storage, dot ------------------------------------------
@@ -23,7 +44,7 @@ def _cast_infer(prop, st):
     return [prop.param.stype]
 
 
-_reg("cast_storage", _cast_infer, lambda prop, v, o: [to_stype(v[0], o[0])])
+CAST_STORAGE = SparseForm(_cast_infer, lambda prop, v, o: [to_stype(v[0], o[0])], from_dense=True)
 
 
 def _dot_infer(prop, st):
@@ -68,7 +89,7 @@ def _dot(prop, v, o):
     return [to_stype(np.asarray(res).astype(lhs.dtype, copy=False), o[0])]
 
 
-_reg("dot", _dot_infer, _dot)
+DOT = SparseForm(_dot_infer, _dot)
 
 
 # ---- reductions ------------------------------------------
@@ -98,8 +119,8 @@ def _reduce(mean: bool) -> Compute:
     return compute
 
 
-_reg("sum", _reduce_infer, _reduce(False))
-_reg("mean", _reduce_infer, _reduce(True))
+SUM = SparseForm(_reduce_infer, _reduce(False))
+MEAN = SparseForm(_reduce_infer, _reduce(True))
 
 
 def _norm_infer(prop, st):
@@ -115,7 +136,7 @@ def _norm(prop, v, o):
     return [np.asarray([np.sqrt(np.sum(np.square(data, dtype=np.float64)))], data.dtype)]
 
 
-_reg("norm", _norm_infer, _norm)
+NORM = SparseForm(_norm_infer, _norm)
 
 
 def _square_sum_infer(prop, st):
@@ -141,7 +162,7 @@ def _square_sum(prop, v, o):
     return [out]
 
 
-_reg("_square_sum", _square_sum_infer, _square_sum)
+SQUARE_SUM = SparseForm(_square_sum_infer, _square_sum)
 
 
 # ---- slicing, retain, take, where, getnnz ------------------------------------------
@@ -165,7 +186,7 @@ def _slice(prop, v, o):
     return [to_stype(x[r][:, c], "csr")]
 
 
-_reg("slice", _slice_infer, _slice)
+SLICE = SparseForm(_slice_infer, _slice)
 
 
 def _retain_infer(prop, st):
@@ -178,7 +199,7 @@ def _retain(prop, v, o):
     return [RowSparse(x.data[keep], x.indices[keep], x.shape)]
 
 
-_reg("_sparse_retain", _retain_infer, _retain)
+SPARSE_RETAIN = SparseForm(_retain_infer, _retain)
 
 
 def _take_infer(prop, st):
@@ -196,7 +217,7 @@ def _take(prop, v, o):
     return [to_stype(x[i], "csr")]
 
 
-_reg("take", _take_infer, _take)
+TAKE = SparseForm(_take_infer, _take)
 
 
 def _where_infer(prop, st):
@@ -213,7 +234,7 @@ def _where(prop, v, o):
     return [out]
 
 
-_reg("where", _where_infer, _where)
+WHERE = SparseForm(_where_infer, _where)
 
 
 def _getnnz_infer(prop, st):
@@ -226,7 +247,7 @@ def _getnnz(prop, v, o):
     return [np.asarray(res if axis is not None else [res], np.int64)]
 
 
-_reg("_contrib_getnnz", _getnnz_infer, _getnnz)
+GETNNZ = SparseForm(_getnnz_infer, _getnnz)
 
 
 # ---- optimizer updates with lazy_update ------------------------------------------
@@ -265,9 +286,10 @@ def _update_rsp_weight_infer(prop, st):
     return _update_infer(prop, st) if st[0] == "row_sparse" else None
 
 
-for _name in ("sgd_update", "sgd_mom_update", "adam_update", "_sparse_adagrad_update"):
-    _reg(_name, _update_infer, _lazy_update)
-_reg("ftrl_update", _update_rsp_weight_infer, _lazy_update)
+# optimizer updates with lazy_update: only the rows a row-sparse gradient holds change
+LAZY_UPDATE = SparseForm(_update_infer, _lazy_update)
+# FTRL's: the same, for a row-sparse weight only
+LAZY_UPDATE_RSP_WEIGHT = SparseForm(_update_rsp_weight_infer, _lazy_update)
 
 
 def _batchnorm_infer(prop, st):
@@ -279,59 +301,50 @@ def _batchnorm_infer(prop, st):
         )
 
 
-_reg("BatchNorm", _batchnorm_infer, lambda prop, v, o: [])
+BATCHNORM = SparseForm(_batchnorm_infer, lambda prop, v, o: [])
 
 
-# ---- storage of gradients ------------------------------------------
+# ---- rows of row-sparse gradients ------------------------------------------
 
 
-def backward_stypes(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
-    """The storage type of each input's gradient (MXNet's backward FInferStorageType, for the
-    operators whose gradients are sparse); 'default' for the rest."""
-    name = prop.op_name
-    out = ["default"] * len(in_stypes)
-    if name in ("Embedding", "_contrib_SparseEmbedding") and (
-        name != "Embedding" or prop.param.sparse_grad
-    ):
-        out[1] = "row_sparse"
-    elif name == "take" and getattr(prop.param, "sparse_grad", False):
-        out[0] = "row_sparse"
-    elif (
-        name == "dot"
-        and in_stypes[0] == "csr"
-        and not (prop.param.transpose_a or prop.param.transpose_b)
-    ):  # dot(csr.T, dy) is row-sparse; dot(csr, dy) after transpose_a is dense
-        out[1] = "row_sparse"
-    elif name in ("_sparse_retain", "_square_sum") and in_stypes[0] == "row_sparse":
-        out[0] = "row_sparse"
-    elif name in ("elemwise_add", "elemwise_sub", "_grad_add", "add_n") and all(
-        s == "row_sparse" for s in in_stypes
-    ):
-        out = ["row_sparse"] * len(in_stypes)
-    return out
-
-
-def grad_rows(op_name: str, key: Any, grad: np.ndarray) -> np.ndarray:
-    """The rows MXNet's row-sparse gradient from ``op_name`` holds, given the kernel value of
-    the operand that decides them (``key``; None where unknown) and the dense gradient: the
-    indices an Embedding looked up (clipped, as its forward clips), the columns a CSR operand
-    of dot stores (also where the gradient is zero), else the rows that are not zero."""
+def grad_rows(rows_from: str, key: Any, grad: np.ndarray) -> np.ndarray:
+    """The rows MXNet's row-sparse gradient holds (``OperatorProperty.grad_rows_from``), given
+    the kernel value of the operand that decides them (``key``; None where unknown) and the
+    dense gradient: "indices", the indices an Embedding looked up (clipped, as its forward
+    clips); "csr_columns", the columns a CSR operand of dot stores (also where the gradient is
+    zero); else ("nonzero", or no key) the rows that are not zero."""
     n = grad.shape[0]
-    if key is None:
+    if key is None or rows_from == "nonzero":
         rows = np.flatnonzero(grad.reshape(n, -1).any(axis=1))
-    elif op_name == "dot":
+    elif rows_from == "csr_columns":
         rows = np.unique(np.asarray(key.indices))
     else:
         rows = np.unique(np.clip(np.asarray(to_dense(key)).reshape(-1).astype(np.int64), 0, n - 1))
     return rows.astype(np.int64, copy=False)
 
 
+def all_row_sparse(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
+    """``grad_stypes`` of the sums (elemwise_add/sub, add_n): row-sparse when every input is."""
+    if all(s == "row_sparse" for s in in_stypes):
+        return ["row_sparse"] * len(in_stypes)
+    return ["default"] * len(in_stypes)
+
+
+def first_row_sparse(prop: OperatorProperty, in_stypes: list[str]) -> list[str]:
+    """``grad_stypes`` of _sparse_retain and _square_sum: the data's gradient is row-sparse
+    when the data is."""
+    out = ["default"] * len(in_stypes)
+    if in_stypes[0] == "row_sparse":
+        out[0] = "row_sparse"
+    return out
+
+
 # ---- sparse backward kernels (autograd on sparse inputs) ------------------------------
 #
-# op name -> (applies(prop, in_stypes, needs_grad), kernel(prop, out_grads, in_values)):
-# the kernel returns one gradient value per input (None where none is needed), of the storage
-# types backward_stypes gives. Autograd uses them instead of the dense backward when
-# ``applies``, so a CSR operand is never densified.
+# An operator's ``sparse_backward``: (applies(prop, in_stypes, needs_grad), kernel(prop,
+# out_grads, in_values)); the kernel returns one gradient value per input (None where none
+# is needed), of the storage types its ``grad_stypes`` gives. Autograd uses it instead of the
+# dense backward when ``applies``, so a CSR operand is never densified.
 
 
 def _dot_bwd_applies(prop: OperatorProperty, st: list[str], needs: list[bool]) -> bool:
@@ -343,12 +356,12 @@ def _dot_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
     if prop.param.transpose_a:  # y = csr.T w: dw = csr dy
         return [None, np.asarray(csr @ og)]
     g = np.asarray(csr.T @ og)
-    rows = grad_rows("dot", csr, g)
+    rows = grad_rows("csr_columns", csr, g)
     return [None, RowSparse(g[rows], rows, g.shape)]
 
 
 def _embedding_bwd_applies(prop: OperatorProperty, st: list[str], needs: list[bool]) -> bool:
-    return backward_stypes(prop, st)[1] == "row_sparse" and not needs[0]
+    return prop.grad_stypes(st)[1] == "row_sparse" and not needs[0]
 
 
 def _embedding_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
@@ -364,11 +377,8 @@ def _embedding_bwd(prop: OperatorProperty, ograds: list, ins: list) -> list:
     return [None, RowSparse(acc.reshape(len(rows), shape[1]), rows.astype(np.int64), shape)]
 
 
-SPARSE_BACKWARD = {
-    "dot": (_dot_bwd_applies, _dot_bwd),
-    "Embedding": (_embedding_bwd_applies, _embedding_bwd),
-    "_contrib_SparseEmbedding": (_embedding_bwd_applies, _embedding_bwd),
-}
+DOT_BACKWARD = (_dot_bwd_applies, _dot_bwd)
+EMBEDDING_BACKWARD = (_embedding_bwd_applies, _embedding_bwd)
 
 
 def check_stype(where: str, stype: Any) -> str:

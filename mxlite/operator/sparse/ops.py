@@ -21,6 +21,15 @@ from ..registry import OpTest, register
 from ..req import assign
 from ..simple_op import GradNeeds, simple_op
 from ..tensor.reduce import ReduceAxesParam
+from .forms import SCATTER_DIV, SCATTER_SCALAR, SparseForm
+from .forms_tensor import (
+    CAST_STORAGE,
+    GETNNZ,
+    LAZY_UPDATE,
+    SPARSE_RETAIN,
+    SQUARE_SUM,
+    first_row_sparse,
+)
 
 __all__: list[str] = []
 
@@ -34,6 +43,8 @@ simple_op(
     forward=lambda xp, x, env, out: x,
     gradient=lambda xp, dy, env: dy,
     param_class=CastStorageParam,
+    sparse_form=CAST_STORAGE,
+    facts={"passes_sparse_grad": True},
     forward_inplace=True,
     gradient_inplace=True,
     test=OpTest(shapes={"data": (3, 4)}, params={"stype": "default"}),
@@ -78,6 +89,8 @@ simple_op(
     grad_needs=GradNeeds.INPUT,
     shape=_square_sum_shape,
     param_class=ReduceAxesParam,
+    sparse_form=SQUARE_SUM,
+    grad_stypes=first_row_sparse,
     test=OpTest(shapes={"data": (3, 4)}, params={"axis": (1,)}),
     doc="Computes the square sum of array elements over given axes for row-sparse matrix.",
 )
@@ -102,6 +115,8 @@ simple_op(
     arg_names=("data", "indices"),
     shape=lambda data, idx, param: data,
     dtype=lambda data, idx, param: data,
+    sparse_form=SPARSE_RETAIN,
+    grad_stypes=first_row_sparse,
     test=OpTest(shapes={"data": (4, 2), "indices": (2,)}, low=0.0, high=3.0, grad=False),
     doc="Keeps the rows of a row-sparse array at the given indices; the others become 0.",
 )
@@ -124,6 +139,7 @@ simple_op(
     shape=_getnnz_shape,
     dtype=lambda t, param: np.int64,
     param_class=GetnnzParam,
+    sparse_form=GETNNZ,
     test=OpTest(shapes={"data": (3, 4)}, grad=False),
     doc="Number of stored values for a CSRNDArray.",
 )
@@ -153,7 +169,7 @@ def _k_adagrad(xp, p, ins, aux, out, req):
 
 
 _define("_sparse_adagrad_update", AdagradParam, ("weight", "grad"), ("history",), _k_adagrad,
-        "Update function for AdaGrad optimizer.")  # fmt: skip
+        "Update function for AdaGrad optimizer.", sparse_form=LAZY_UPDATE)  # fmt: skip
 
 
 class SparseEmbeddingParam(EmbeddingParam):
@@ -170,26 +186,32 @@ class _SparseEmbeddingProp(EmbeddingProp):
 
     param_class = SparseEmbeddingParam
 
+    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
+        return ["default", "row_sparse"]
 
-def _scatter(name: str, dense: str, doc: str) -> None:
+
+def _scatter(name: str, dense: str, form: SparseForm, doc: str) -> None:
     """``name``: the dense operator ``dense``; on a row-sparse (or CSR) left operand it
-    computes only where that operand stores values (forms.py)."""
+    computes only where that operand stores values (its sparse ``form``)."""
     base = registry.get(dense)
-    register(name)(type(f"{name}_prop", (base,), {"__doc__": doc}))
+    register(name)(type(f"{name}_prop", (base,), {"__doc__": doc, "sparse_form": form}))
 
 
 _scatter(
     "_scatter_elemwise_div",
     "elemwise_div",
+    SCATTER_DIV,
     "Divides arguments element-wise; a row_sparse lhs keeps its rows.",
 )
 _scatter(
     "_scatter_plus_scalar",
     "_plus_scalar",
+    SCATTER_SCALAR,
     "Adds a scalar to the stored values of a sparse array (dense: to every value).",
 )
 _scatter(
     "_scatter_minus_scalar",
     "_minus_scalar",
+    SCATTER_SCALAR,
     "Subtracts a scalar from the stored values of a sparse array (dense: from every value).",
 )

@@ -39,6 +39,7 @@ from ..parallel import matmul
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
 from ..req import OpReq, assign
+from ..sparse.forms_tensor import DOT, DOT_BACKWARD
 from .linalg import _LOWER_DOC, _LaProp, _square, _t, _tri, solve_triangular
 
 __all__ = [
@@ -139,6 +140,17 @@ class DotProp(_DotBase):
     ``lhs.shape[1:]``; with ``transpose_b`` rhs is ``(prod(shape[:-1]), shape[-1])`` and the
     output ends with ``rhs.shape[:-1]``.
     """
+
+    sparse_form = DOT
+    sparse_backward = DOT_BACKWARD
+    grad_rows_from = "csr_columns"
+
+    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
+        # dot(csr.T, dy), the gradient of dot(csr, w) for w, is row-sparse; dot(csr, dy)
+        # after transpose_a is dense
+        p = self.param
+        sparse_w = in_stypes[0] == "csr" and not (p.transpose_a or p.transpose_b)
+        return ["default", "row_sparse" if sparse_w else "default"]
 
     test = OpTest(shapes={"lhs": (3, 4), "rhs": (4, 5)})
 

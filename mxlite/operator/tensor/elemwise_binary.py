@@ -16,6 +16,8 @@ from ...base import Shape, ShapeError
 from ..param import Param, field
 from ..registry import OpTest
 from ..simple_op import GradNeeds, simple_op
+from ..sparse import forms as _sp
+from ..sparse.forms_tensor import all_row_sparse
 
 __all__ = ["ScalarParam", "broadcast_shape"]
 
@@ -178,6 +180,23 @@ _COMPARE = [
     ("logical_xor", "logical_xor"),
 ]
 
+# sparse forms (storage rule and kernel) of the equal-shape and the broadcast operators
+_SAME_SHAPE_FORMS = {
+    "add": _sp.ELEMWISE_ADD,
+    "sub": _sp.ELEMWISE_SUB,
+    "mul": _sp.ELEMWISE_MUL,
+    "div": _sp.ELEMWISE_DIV,
+    "maximum": _sp.MAXIMUM,
+    "minimum": _sp.MINIMUM,
+    "hypot": _sp.HYPOT,
+}
+_BROADCAST_FORMS = {
+    "add": _sp.BROADCAST_ADD,
+    "sub": _sp.BROADCAST_SUB,
+    "mul": _sp.BROADCAST_MUL,
+    "div": _sp.BROADCAST_DIV,
+}
+
 for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
     _elemwise = f"elemwise_{_name}" if _name in ("add", "sub", "mul", "div") else None
     if _elemwise is not None:
@@ -188,6 +207,9 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
             grad_needs=_needs,
             arity=2,
             forward_inplace=True,
+            sparse_form=_SAME_SHAPE_FORMS[_name],
+            # the sum or difference of row-sparse arrays has row-sparse gradients
+            grad_stypes=all_row_sparse if _name in ("add", "sub") else None,
             aliases=_same_aliases,
             test=OpTest(low=0.5, high=2.0),
             doc=f"Element-wise {_name} of equal shapes.",
@@ -199,6 +221,7 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
             gradient=_grad,
             grad_needs=_needs,
             arity=2,
+            sparse_form=_SAME_SHAPE_FORMS.get(_name),
             aliases=_same_aliases[1:],
             test=OpTest(low=0.5, high=2.0),
             doc=f"Element-wise {_name} of equal shapes.",
@@ -210,6 +233,7 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
         grad_needs=_needs,
         arity=2,
         shape=(lambda n: lambda a, b, p: broadcast_shape(n, a, b))(f"broadcast_{_name}"),
+        sparse_form=_BROADCAST_FORMS.get(_name),
         aliases=_bc_aliases,
         test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, low=0.5, high=2.0),
         doc=f"Element-wise {_name} with NumPy-style broadcasting.",
@@ -275,6 +299,7 @@ def _scalar(
         gradient_inplace=needs is GradNeeds.OUT_GRAD,
         aliases=aliases,
         grad_flow=grad_flow,
+        sparse_form=_sp.SCALAR,  # sparse where f(0, scalar) == 0
         test=OpTest(params={"scalar": 1.5}, low=low, high=high),
         doc=f"{name[1:]} of an array and a scalar, element-wise.",
     )

@@ -35,6 +35,7 @@ from ...base import DTypeError
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import OperatorProperty, OpTest
 from ..simple_op import GradNeeds, simple_op
+from ..sparse.forms import DENSE_RESULT, KEEP_ZERO
 from . import special
 from .elemwise_binary import ScalarParam
 
@@ -473,6 +474,19 @@ _UNARY: list[tuple[str, Any, Any, GradNeeds, tuple[float, float], str]] = [
     ),
 ]
 
+# Their sparse forms (MXNet's FInferStorageType/FComputeEx): f(0) == 0 keeps a sparse input
+# sparse, computed on the stored values; f(0) != 0 makes it dense. The rest have none.
+_SPARSE_FORMS = {
+    **dict.fromkeys(
+        "abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative "
+        "radians relu rint round sign sin sinh sqrt square tan tanh trunc".split(),
+        KEEP_ZERO,
+    ),
+    **dict.fromkeys(
+        "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split(), DENSE_RESULT
+    ),
+}
+
 for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
     _cls = simple_op(
         _name,
@@ -481,6 +495,7 @@ for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
         grad_needs=_needs,
         forward_inplace=_needs is not _IN,
         gradient_inplace=True,
+        sparse_form=_SPARSE_FORMS.get(_name),
         test=OpTest(low=_lo, high=_hi),
         doc=_doc,
     )
@@ -495,6 +510,7 @@ simple_op(
     gradient=lambda xp, g, env: g,
     forward_inplace=True,
     gradient_inplace=True,
+    sparse_form=KEEP_ZERO,
     aliases=("identity",),
     test=OpTest(),
     doc="Return a copy of the input.",
@@ -515,6 +531,7 @@ simple_op(
     forward=lambda xp, x, env, out: x,
     gradient=_zero_grad,
     grad_flow="none",
+    sparse_form=KEEP_ZERO,
     forward_inplace=True,
     gradient_inplace=True,
     aliases=("stop_gradient",),

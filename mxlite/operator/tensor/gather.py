@@ -19,6 +19,7 @@ import numpy as np
 from ...base import DTypeError, MXNetError, Shape
 from ..param import Param, field
 from ..registry import OperatorProperty, OpTest, register, shape_assign, shape_is_known
+from ..sparse.forms_tensor import SLICE, TAKE
 from .array_op import ArrayOp, norm_axis
 
 __all__: list[str] = []
@@ -92,6 +93,8 @@ def _partial_infer(prop: ArrayOp, in_shape: list, out_shape: list | None) -> Any
 @register("slice", aliases=("crop",))
 class SliceProp(ArrayOp):
     """Take a (strided) block of the input: data[begin:end:step] on the leading axes."""
+
+    sparse_form = SLICE
 
     param_class = SliceParam
     test = OpTest(shapes={"data": (3, 4)}, params={"begin": (0, 1), "end": (2, 3)})
@@ -287,6 +290,8 @@ class TakeParam(Param):
 @register("take")
 class TakeProp(ArrayOp):
     """Entries of ``a`` along ``axis`` at ``indices``: the axis is replaced by indices' shape."""
+
+    sparse_form = TAKE
 
     param_class = TakeParam
     test = OpTest(shapes={"a": (4, 3), "indices": (2,)})

@@ -44,6 +44,8 @@ from ..registry import (
 )
 from ..req import OpReq, assign
 from ..simple_op import GradNeeds, simple_op
+from ..sparse.forms import ADD_N, CLIP, ZEROS_LIKE
+from ..sparse.forms_tensor import WHERE, all_row_sparse
 from .array_op import ArrayOp, norm_axis
 from .elemwise_unary import to_int
 
@@ -114,6 +116,7 @@ simple_op(
     grad_needs=GradNeeds.INPUT,
     gradient_inplace=True,
     param_class=ClipParam,
+    sparse_form=CLIP,
     test=OpTest(params={"a_min": -0.5, "a_max": 0.5}, low=-1.0, high=1.0),
     doc="Clip (limit) the values of an array to [a_min, a_max].",
 )
@@ -130,6 +133,7 @@ simple_op(
     "zeros_like",
     forward=lambda xp, x, env, out: 0,
     gradient=_zero_grad,
+    sparse_form=ZEROS_LIKE,
     test=OpTest(grad=False),
     doc="An array of zeros with the input's shape and dtype.",
 )
@@ -188,6 +192,7 @@ class _WhereOp(Operator):
 class WhereProp(OperatorProperty):
     """Elements of x where the condition is non-zero, else of y."""
 
+    sparse_form = WHERE
     test = OpTest(shapes={"condition": (2, 3), "x": (2, 3), "y": (2, 3)})
 
     def list_arguments(self) -> list[str]:
@@ -282,6 +287,8 @@ class AddNProp(OperatorProperty):
     """Sum of all inputs, element-wise: add_n(a1, ..., an) = a1 + ... + an."""
 
     param_class = ElementWiseSumParam
+    sparse_form = ADD_N
+    grad_stypes = all_row_sparse
     key_var_num_args = "num_args"
     test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 3), "arg2": (2, 3)}, params={"num_args": 3})
 

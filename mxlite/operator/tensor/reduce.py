@@ -34,6 +34,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_is_known
 from ..req import OpReq, assign
+from ..sparse.forms_tensor import MEAN, NORM, SUM
 
 __all__ = [
     "ReduceAxesParam",
@@ -307,6 +308,7 @@ def _make_reduce(name: str) -> None:
         "reads_in": reads_in,
         "reads_out": reads_out,
         "known_shape": known_shape,
+        "sparse_form": {"sum": SUM, "mean": MEAN}.get(name),
     }
     register(name, aliases=aliases)(type(f"_{name.title()}Prop", (_ReduceAxesProp,), body))
 
@@ -369,6 +371,8 @@ class NormProp(OperatorProperty):
 
     With a 2-tuple ``axis`` and ``ord=2`` this is the Frobenius norm of the matrices.
     """
+
+    sparse_form = NORM
 
     param_class = NormParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"axis": (1,)}, low=0.5, high=2.0)
