@@ -1,43 +1,28 @@
-"""NDArray methods that forward to an operator (``x.sum(axis=1)`` is ``mx.nd.sum(x, axis=1)``),
-with MXNet 1.9.1's list; and ``reshape``, which returns a view sharing memory, as in MXNet."""
+"""NDArray methods that forward to an operator (``x.sum(axis=1)`` is ``mx.nd.sum(x, axis=1)``):
+one per name an operator declares in its ``fluent``; and ``reshape``, which returns a view
+sharing memory, as in MXNet."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from ..base import MXNetError
+from ..operator import registry
 from . import _internal
 from . import invoke as _invoke
 from . import op as _op_module
 from .ndarray import NDArray, _wrap, extend
 
-# method name -> operator name, for every NDArray method of MXNet 1.9.1 that is an operator
-OP_METHODS = {
-    **{
-        m: m
-        for m in (
-            "reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes split slice "
-            "slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel "
-            "argmin "
-            "clip abs sign shape_array size_array expand_dims tile transpose flip depth_to_space "
-            "space_to_depth diag sum nansum prod nanprod mean max min norm round rint fix floor "
-            "ceil trunc sin cos tan arcsin arccos arctan degrees radians sinh cosh tanh arcsinh "
-            "arccosh arctanh exp expm1 log log10 log2 log1p sqrt rsqrt cbrt rcbrt square "
-            "reciprocal relu sigmoid softmax log_softmax softmin broadcast_like"
-        ).split()
-    },
-}
 
-
-def _op_method(method: str, op_name: str) -> Any:
+def _op_method(method: str) -> Any:
     def fn(self: NDArray, *args: Any, **kwargs: Any) -> Any:
-        f = getattr(_op_module, op_name, None)
+        f = getattr(_op_module, method, None)
         if f is None:
-            raise MXNetError(f"NDArray.{method}: operator {op_name!r} is not available.")
+            raise MXNetError(f"NDArray.{method}: operator {method!r} is not available.")
         return f(self, *args, **kwargs)
 
     fn.__name__ = method
-    fn.__doc__ = f"Convenience method for :func:`mxlite.nd.{op_name}` on this array."
+    fn.__doc__ = f"Convenience method for :func:`mxlite.nd.{method}` on this array."
     return fn
 
 
@@ -118,7 +103,8 @@ def as_nd_ndarray(self: NDArray) -> NDArray:
 
 
 def install() -> None:
-    members = {method: _op_method(method, op_name) for method, op_name in OP_METHODS.items()}
+    # the operators' fluent methods (OperatorProperty.fluent), and those written here
+    members = {method: _op_method(method) for method in registry.fluent_methods()}
     members.update(
         reshape=reshape,
         broadcast_to=broadcast_to,

@@ -46,6 +46,7 @@ __all__ = [
     "get",
     "find",
     "all_ops",
+    "fluent_methods",
     "shape_is_known",
     "merge_shape",
     "shape_assign",
@@ -149,6 +150,9 @@ class OperatorProperty:
     # position, as MXNet's initializer JSON (FSetInputVarAttrOnCompose): BatchNorm's gamma
     # starts at one, LeakyReLU's slope at 0.25.
     input_var_init: ClassVar[dict[int, str]] = {}
+    # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
+    # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
+    fluent: ClassVar[tuple[str, ...]] = ()
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
@@ -479,3 +483,9 @@ def get(name: str) -> type[OperatorProperty]:
 def all_ops() -> dict[str, type[OperatorProperty]]:
     """Every registered name (aliases included) and its property class."""
     return dict(_REGISTRY)
+
+
+def fluent_methods() -> list[str]:
+    """The names of the fluent methods every operator declares (``OperatorProperty.fluent``),
+    in registration order, each once."""
+    return list(dict.fromkeys(m for cls in _REGISTRY.values() for m in cls.fluent))

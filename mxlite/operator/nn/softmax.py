@@ -247,6 +247,7 @@ class _SoftmaxOp(Operator):
 class SoftmaxProp(_SoftmaxBaseProp):
     """Softmax along ``axis``: ``exp(x / T) / sum(exp(x / T))``."""
 
+    fluent = ("softmax",)
     lists_input_names = True
 
     _takes_length = True
@@ -256,6 +257,7 @@ class SoftmaxProp(_SoftmaxBaseProp):
 class LogSoftmaxProp(_SoftmaxBaseProp):
     """Log of the softmax along ``axis``."""
 
+    fluent = ("log_softmax",)
     lists_input_names = True
 
     _log = True
@@ -264,6 +266,8 @@ class LogSoftmaxProp(_SoftmaxBaseProp):
 @register("softmin")
 class SoftminProp(_SoftmaxBaseProp):
     """Softmin along ``axis``: the softmax of ``-x``."""
+
+    fluent = ("softmin",)
 
     _negate = True
 

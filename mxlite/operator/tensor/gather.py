@@ -94,6 +94,7 @@ def _partial_infer(prop: ArrayOp, in_shape: list, out_shape: list | None) -> Any
 class SliceProp(ArrayOp):
     """Take a (strided) block of the input: data[begin:end:step] on the leading axes."""
 
+    fluent = ("slice",)
     sparse_form = SLICE
 
     param_class = SliceParam
@@ -186,6 +187,8 @@ class SliceAxisParam(Param):
 class SliceAxisProp(ArrayOp):
     """data[begin:end] along one axis."""
 
+    fluent = ("slice_axis",)
+
     param_class = SliceAxisParam
     test = OpTest(shapes={"data": (3, 4)}, params={"axis": 1, "begin": 1, "end": 3})
 
@@ -232,6 +235,8 @@ class SliceLikeParam(Param):
 @register("slice_like")
 class SliceLikeProp(ArrayOp):
     """The leading block of data with the sizes of shape_like (on ``axes``, or on all)."""
+
+    fluent = ("slice_like",)
 
     param_class = SliceLikeParam
     test = OpTest(shapes={"data": (3, 4), "shape_like": (2, 3)})
@@ -291,6 +296,7 @@ class TakeParam(Param):
 class TakeProp(ArrayOp):
     """Entries of ``a`` along ``axis`` at ``indices``: the axis is replaced by indices' shape."""
 
+    fluent = ("take",)
     sparse_form = TAKE
 
     param_class = TakeParam
@@ -382,6 +388,8 @@ class PickParam(Param):
 class PickProp(ArrayOp):
     """One entry along ``axis`` per position of the other axes, chosen by ``index``."""
 
+    fluent = ("pick",)
+
     param_class = PickParam
     test = OpTest(shapes={"data": (3, 4), "index": (3,)})
     backward_reads_inputs = True
@@ -467,6 +475,7 @@ class OneHotParam(Param):
 class OneHotProp(ArrayOp):
     """A new last axis of length ``depth``: on_value at each index, off_value elsewhere."""
 
+    fluent = ("one_hot",)
     lists_input_names = True
 
     param_class = OneHotParam

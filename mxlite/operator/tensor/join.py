@@ -263,6 +263,7 @@ class SliceChannelParam(Param):
 class SliceChannelProp(_SplitBase):
     """Split an array into ``num_outputs`` equal pieces along ``axis``."""
 
+    fluent = ("split",)
     lists_input_names = True
 
     param_class = SliceChannelParam

@@ -52,6 +52,8 @@ class BroadcastToParam(Param):
 class BroadcastToProp(_BroadcastBase):
     """Broadcast axes of size 1 to the sizes in ``shape``."""
 
+    fluent = ("broadcast_to",)
+
     param_class = BroadcastToParam
     test = OpTest(shapes={"data": (2, 1, 3)}, params={"shape": (2, 4, 3)})
 
@@ -67,6 +69,8 @@ class BroadcastLikeParam(Param):
 @register("broadcast_like")
 class BroadcastLikeProp(_BroadcastBase):
     """Broadcast lhs to the shape of rhs (or only lhs_axes to the sizes of rhs_axes)."""
+
+    fluent = ("broadcast_like",)
 
     param_class = BroadcastLikeParam
     test = OpTest(shapes={"lhs": (1, 3), "rhs": (4, 3)})
@@ -104,6 +108,8 @@ class BroadcastAxesParam(Param):
 @register("broadcast_axis", aliases=("broadcast_axes",))
 class BroadcastAxisProp(_BroadcastBase):
     """Broadcast the given axes of size 1 to the given sizes."""
+
+    fluent = ("broadcast_axes",)
 
     param_class = BroadcastAxesParam
     test = OpTest(shapes={"data": (2, 1)}, params={"axis": (1,), "size": (3,)})
@@ -153,6 +159,7 @@ def _s2d(x: Any, b: int) -> Any:
 class DepthToSpaceProp(ArrayOp):
     """Move (block_size x block_size) blocks of channels into the height and width axes."""
 
+    fluent = ("depth_to_space",)
     lists_input_names = True
 
     param_class = DepthToSpaceParam
@@ -189,6 +196,7 @@ class DepthToSpaceProp(ArrayOp):
 class SpaceToDepthProp(DepthToSpaceProp):
     """Move (block_size x block_size) blocks of height and width into the channel axis."""
 
+    fluent = ("space_to_depth",)
     lists_input_names = True
 
     test = OpTest(shapes={"data": (1, 1, 4, 6)}, params={"block_size": 2})
@@ -206,6 +214,7 @@ class DiagProp(ArrayOp):
     """Extract a diagonal (input of 2 or more dims, diagonal last) or build a diagonal matrix
     from a vector."""
 
+    fluent = ("diag",)
     lists_input_names = True
 
     param_class = DiagParam
@@ -261,6 +270,7 @@ class _ShapeInfo(ArrayOp):
 class ShapeArrayProp(_ShapeInfo):
     """The shape of the input as a 1-D int64 array."""
 
+    fluent = ("shape_array",)
     grad_flow = "zeros"
 
     test = OpTest(shapes={"data": (2, 3)}, grad=False)
@@ -276,6 +286,7 @@ class ShapeArrayProp(_ShapeInfo):
 class SizeArrayProp(_ShapeInfo):
     """The number of elements of the input as a 1-element int64 array."""
 
+    fluent = ("size_array",)
     grad_flow = "zeros"
 
     test = OpTest(shapes={"data": (2, 3)}, grad=False)

@@ -117,6 +117,7 @@ simple_op(
     gradient_inplace=True,
     param_class=ClipParam,
     sparse_form=CLIP,
+    facts={"fluent": ("clip",)},
     test=OpTest(params={"a_min": -0.5, "a_max": 0.5}, low=-1.0, high=1.0),
     doc="Clip (limit) the values of an array to [a_min, a_max].",
 )
@@ -134,6 +135,7 @@ simple_op(
     forward=lambda xp, x, env, out: 0,
     gradient=_zero_grad,
     sparse_form=ZEROS_LIKE,
+    facts={"fluent": ("zeros_like",)},
     test=OpTest(grad=False),
     doc="An array of zeros with the input's shape and dtype.",
 )
@@ -141,6 +143,7 @@ simple_op(
     "ones_like",
     forward=lambda xp, x, env, out: 1,
     gradient=_zero_grad,
+    facts={"fluent": ("ones_like",)},
     test=OpTest(grad=False),
     doc="An array of ones with the input's shape and dtype.",
 )

@@ -239,6 +239,8 @@ class _OrderProp(OperatorProperty):
 class SortProp(_OrderProp):
     """Returns a sorted copy of an input array along the given axis (flattened for None)."""
 
+    fluent = ("sort",)
+
     param_class = SortParam
     test = OpTest(shapes={"data": (3, 5)})
 
@@ -259,6 +261,8 @@ class SortProp(_OrderProp):
 class ArgSortProp(_OrderProp):
     """Returns the indices that would sort an input array along the given axis."""
 
+    fluent = ("argsort",)
+
     param_class = ArgSortParam
     test = OpTest(shapes={"data": (3, 5)}, grad=False)
 
@@ -269,6 +273,8 @@ class ArgSortProp(_OrderProp):
 @register("topk", aliases=("_npx_topk",))
 class TopKProp(_OrderProp):
     """Returns the top *k* elements (indices, values, a mask, or both) along an axis."""
+
+    fluent = ("topk",)
 
     param_class = TopKParam
     no_float16 = False

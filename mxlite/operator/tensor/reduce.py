@@ -309,6 +309,7 @@ def _make_reduce(name: str) -> None:
         "reads_out": reads_out,
         "known_shape": known_shape,
         "sparse_form": {"sum": SUM, "mean": MEAN}.get(name),
+        "fluent": (name,),  # x.sum(), x.max(), ...
     }
     register(name, aliases=aliases)(type(f"_{name.title()}Prop", (_ReduceAxesProp,), body))
 
@@ -372,6 +373,7 @@ class NormProp(OperatorProperty):
     With a 2-tuple ``axis`` and ``ord=2`` this is the Frobenius norm of the matrices.
     """
 
+    fluent = ("norm",)
     sparse_form = NORM
 
     param_class = NormParam
@@ -468,6 +470,7 @@ class _SearchProp(OperatorProperty):
 class ArgmaxProp(_SearchProp):
     """Returns indices of the maximum values along an axis (the first occurrence on ties)."""
 
+    fluent = ("argmax",)
     grad_flow = "zeros"
 
 
@@ -475,6 +478,7 @@ class ArgmaxProp(_SearchProp):
 class ArgminProp(_SearchProp):
     """Returns indices of the minimum values along an axis (the first occurrence on ties)."""
 
+    fluent = ("argmin",)
     grad_flow = "zeros"
 
     largest = False
@@ -483,6 +487,8 @@ class ArgminProp(_SearchProp):
 @register("argmax_channel")
 class ArgmaxChannelProp(_SearchProp):
     """Returns argmax indices along axis 1 (each channel); the input needs 2 dimensions."""
+
+    fluent = ("argmax_channel",)
 
     param_class = None
     test = OpTest(shapes={"data": (2, 3)}, grad=False)

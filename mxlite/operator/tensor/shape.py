@@ -49,6 +49,8 @@ class _ReshapeBase(ArrayOp):
 class ReshapeProp(_ReshapeBase):
     """Reshape the input to a new shape of the same size, with MXNet's special values."""
 
+    fluent = ("reshape",)
+
     param_class = ReshapeParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"shape": (0, -1)})
 
@@ -100,6 +102,8 @@ class ReshapeLikeParam(Param):
 class ReshapeLikeProp(_ReshapeBase):
     """Reshape lhs (or its dims lhs_begin:lhs_end) to the shape of rhs (or rhs_begin:rhs_end)."""
 
+    fluent = ("reshape_like",)
+
     param_class = ReshapeLikeParam
     test = OpTest(shapes={"lhs": (2, 3), "rhs": (3, 2)})
 
@@ -136,6 +140,8 @@ class ReshapeLikeProp(_ReshapeBase):
 class FlattenProp(_ReshapeBase):
     """Collapse all dims but the first: (d1, d2, ..., dk) -> (d1, d2*...*dk)."""
 
+    fluent = ("flatten",)
+
     test = OpTest(shapes={"data": (2, 3, 4)})
 
     def out_shapes(self, dshape: Shape) -> list[Shape]:
@@ -149,6 +155,8 @@ class ExpandDimParam(Param):
 @register("expand_dims")
 class ExpandDimsProp(_ReshapeBase):
     """Insert a new axis of size 1 at ``axis``."""
+
+    fluent = ("expand_dims",)
 
     param_class = ExpandDimParam
     test = OpTest(shapes={"data": (2, 3)}, params={"axis": 1})
@@ -168,6 +176,7 @@ class SqueezeParam(Param):
 class SqueezeProp(_ReshapeBase):
     """Remove axes of size 1 (all of them, or those in ``axis``); never below one dim."""
 
+    fluent = ("squeeze",)
     lists_input_names = True
 
     param_class = SqueezeParam
@@ -201,6 +210,8 @@ class TransposeParam(Param):
 @register("transpose")
 class TransposeProp(ArrayOp):
     """Permute the axes (reverse them by default)."""
+
+    fluent = ("transpose",)
 
     param_class = TransposeParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"axes": (1, 2, 0)})
@@ -257,6 +268,7 @@ class SwapAxisParam(Param):
 class SwapAxisProp(ArrayOp):
     """Interchange two axes."""
 
+    fluent = ("swapaxes",)
     lists_input_names = True
 
     param_class = SwapAxisParam
@@ -289,6 +301,7 @@ class ReverseParam(Param):
 class ReverseProp(ArrayOp):
     """Reverse the order of elements along the given axes."""
 
+    fluent = ("flip",)
     lists_input_names = True
 
     param_class = ReverseParam
@@ -319,6 +332,7 @@ class TileParam(Param):
 class TileProp(ArrayOp):
     """Repeat the whole array ``reps`` times along each axis (NumPy's tile)."""
 
+    fluent = ("tile",)
     lists_input_names = True
 
     param_class = TileParam
@@ -365,6 +379,7 @@ class RepeatParam(Param):
 class RepeatProp(ArrayOp):
     """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
 
+    fluent = ("repeat",)
     lists_input_names = True
 
     param_class = RepeatParam
@@ -408,6 +423,7 @@ class PadParam(Param):
 class PadProp(ArrayOp):
     """Pad the last two (4-D input) or three (5-D input) axes: constant, edge or reflect."""
 
+    fluent = ("pad",)
     lists_input_names = True
 
     param_class = PadParam
