@@ -5,9 +5,15 @@ Design note
 An operator is declared once, as a property class (the seeds' ``OperatorProperty``) that says
 everything the system needs: parameters (``param_class``), argument / output / auxiliary
 names, shape and type inference, resource requests, backward dependencies and in-place
-options; ``create_operator(ctx)`` returns the :class:`Operator` that computes. ``mx.nd.X``,
-``mx.sym.X``, autograd and the executor's passes are all built from this entry. SimpleOp
-(simple_op.py) is a shorthand that builds such a class for unary and binary operators.
+options; ``create_operator(ctx)`` returns the :class:`Operator` that computes. The facts the
+graph passes, autograd and the front ends read are class attributes with defaults that fit
+most operators (MXNet's NNVM attributes): how gradients cross it (``grad_flow``,
+``differentiable``), its storage types and sparse kernels (``sparse_form``, ``sparse_backward``,
+``grad_stypes``, ``grad_rows_from``: dense, CSR and row-sparse arrays), its fluent methods,
+monitor names and composition-time initializers. ``mx.nd.X``, ``mx.sym.X``, autograd and the
+executor's passes are all built from this entry and ask it; none keeps a table of operator
+names. SimpleOp (simple_op.py) is a shorthand that builds such a class for unary and binary
+operators.
 
 Property instances are immutable and cached per parsed parameter set (``get_prop``), so an
 imperative call with the same keyword arguments parses nothing again. Shapes are tuples of
@@ -168,12 +174,6 @@ class OperatorProperty:
     # autograd hands a sparse head gradient back unchanged, keeping MXNet's rows.
     passes_sparse_grad: ClassVar[bool] = False
 
-    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
-        """The storage type of each input's gradient, given the inputs' storage types (MXNet's
-        backward FInferStorageType): all 'default' unless the operator makes some row-sparse
-        (Embedding with ``sparse_grad``, ``dot(csr, w)``'s ``w``, sums of row-sparse arrays)."""
-        return ["default"] * len(in_stypes)
-
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}
@@ -188,6 +188,12 @@ class OperatorProperty:
             if type(self).mutate_inputs is not OperatorProperty.mutate_inputs
             else ()
         )
+
+    def grad_stypes(self, in_stypes: list[str]) -> list[str]:
+        """The storage type of each input's gradient, given the inputs' storage types (MXNet's
+        backward FInferStorageType): all 'default' unless the operator makes some row-sparse
+        (Embedding with ``sparse_grad``, ``dot(csr, w)``'s ``w``, sums of row-sparse arrays)."""
+        return ["default"] * len(in_stypes)
 
     # ---- construction ----------------------------------------------------------------
 
