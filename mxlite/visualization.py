@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from .base import MXNetError
+from .operator import registry
 
 __all__ = ["print_summary", "plot_network"]
 
@@ -83,38 +84,19 @@ def print_summary(
 
 # fill colours by kind of layer, as MXNet's drawings use them
 _COLORS = ("#8dd3c7", "#fb8072", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69", "#fccde5")
+# OperatorProperty.plot_kind -> the colour (variables take the first)
+_KIND_COLORS = {"layer": 1, "activation": 2, "norm": 3, "pooling": 4, "shape": 5, "other": 7}
 _WEIGHT_SUFFIXES = (
     "_weight", "_bias", "_beta", "_gamma",
     "_moving_var", "_moving_mean", "_running_var", "_running_mean",
 )  # fmt: skip
 
 
-def _dims(text: str) -> str:
-    return "x".join(p.strip() for p in text.strip("()[] ").split(",") if p.strip())
-
-
 def _look(node: Any) -> tuple[str, str]:
-    """The label and fill colour of an operator node."""
-    op, a = node.op, node.attrs
-    if op == "Convolution":
-        stride = _dims(a["stride"]) if "stride" in a else "1"
-        return f"Convolution\n{_dims(a['kernel'])}/{stride}, {a['num_filter']}", _COLORS[1]
-    if op == "FullyConnected":
-        return f"FullyConnected\n{a['num_hidden']}", _COLORS[1]
-    if op == "BatchNorm":
-        return node.name, _COLORS[3]
-    if op in ("Activation", "LeakyReLU"):
-        act = a.get("act_type", "relu" if op == "Activation" else "Leaky")
-        return f"{op}\n{act}", _COLORS[2]
-    if op == "Pooling":
-        kernel = _dims(a["kernel"]) if "kernel" in a else "[]"
-        stride = _dims(a["stride"]) if "stride" in a else "1"
-        return f"Pooling\n{a.get('pool_type', 'max')}, {kernel}/{stride}", _COLORS[4]
-    if op in ("Concat", "Flatten", "Reshape"):
-        return node.name, _COLORS[5]
-    if op == "Softmax":
-        return node.name, _COLORS[6]
-    return (a.get("op_type", node.name) if op == "Custom" else node.name), _COLORS[7]
+    """The label and fill colour of an operator node (its operator's ``plot_label`` and
+    ``plot_kind``)."""
+    cls = registry.get(node.op)
+    return cls.plot_label(node.name, node.attrs), _COLORS[_KIND_COLORS[cls.plot_kind]]
 
 
 def plot_network(
@@ -202,7 +184,7 @@ def plot_network(
     for node in nodes:
         if node.op is None:
             continue
-        inputs = node.inputs[:1] if node.op == "_contrib_BilinearResize2D" else node.inputs
+        inputs = node.inputs[: registry.get(node.op).plot_inputs]
         for src, idx in inputs:
             if src.name in hidden:
                 continue

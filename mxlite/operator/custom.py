@@ -179,6 +179,10 @@ _REQ_NAMES = ("null", "write", "inplace", "add")
 class CustomProp(OperatorProperty):
     """Apply a custom operator implemented in Python (see ``mx.operator.CustomOp``)."""
 
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        return attrs.get("op_type", name)
+
     lists_input_names = True
 
     param_class = CustomParam

@@ -53,6 +53,7 @@ __all__ = [
     "find",
     "all_ops",
     "fluent_methods",
+    "plot_dims",
     "shape_is_known",
     "merge_shape",
     "shape_assign",
@@ -159,6 +160,11 @@ class OperatorProperty:
     # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
     # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
     fluent: ClassVar[tuple[str, ...]] = ()
+    # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
+    # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
+    # (``plot_label``) and how many of its inputs get an edge (None: all).
+    plot_kind: ClassVar[str] = "other"
+    plot_inputs: ClassVar[int | None] = None
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
@@ -194,6 +200,12 @@ class OperatorProperty:
         backward FInferStorageType): all 'default' unless the operator makes some row-sparse
         (Embedding with ``sparse_grad``, ``dot(csr, w)``'s ``w``, sums of row-sparse arrays)."""
         return ["default"] * len(in_stypes)
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        """The label ``mx.viz.plot_network`` gives a node of this operator named ``name``,
+        whose attributes (MXNet's strings, ``"(3, 3)"``) are ``attrs``: by default its name."""
+        return name
 
     # ---- construction ----------------------------------------------------------------
 
@@ -489,6 +501,11 @@ def get(name: str) -> type[OperatorProperty]:
 def all_ops() -> dict[str, type[OperatorProperty]]:
     """Every registered name (aliases included) and its property class."""
     return dict(_REGISTRY)
+
+
+def plot_dims(text: str) -> str:
+    """A shape attribute as plot labels write it: ``"(3, 3)"`` -> ``"3x3"``."""
+    return "x".join(p.strip() for p in text.strip("()[] ").split(",") if p.strip())
 
 
 def fluent_methods() -> list[str]:

@@ -41,3 +41,9 @@ def test_monitor_input_names_follow_mxnet():
     d = mx.sym.Variable("data", shape=(2, 3, 4, 4))
     assert _monitor_names(mx.sym.Activation(d, act_type="relu", name="act"))[1] == "act_input0"
     assert _monitor_names(mx.sym.softmax(d, name="sm"))[1] == "sm_data"
+
+
+def test_monitor_names_an_aliased_operators_input_by_its_argument():
+    # cumsum is an alias of _np_cumsum, whose MXNet registration lists its input as "a"
+    d = mx.sym.Variable("data", shape=(2, 3))
+    assert _monitor_names(mx.sym.cumsum(d, name="cs"))[1] == "cs_a"

@@ -129,6 +129,8 @@ class BilinearSampleParam(Param):
 class BilinearResize2DProp(OperatorProperty):
     """Resize the last two axes of NCHW data by bilinear interpolation."""
 
+    plot_inputs = 1  # plot_network draws the data's edge only, as MXNet's does
+
     param_class = BilinearSampleParam
     test = OpTest(shapes={"data": (1, 2, 3, 4)}, params={"height": 5, "width": 3})
 

@@ -110,6 +110,12 @@ class ActivationProp(OperatorProperty):
     """Element-wise activation: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or softsign
     (x / (1 + |x|))."""
 
+    plot_kind = "activation"
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        return f"Activation\n{attrs.get('act_type', 'relu')}"
+
     param_class = ActivationParam
 
     def infer_type(self, in_type, out_type=None):
@@ -252,6 +258,12 @@ def _erf(xp: Any, x: Any) -> Any:
 class LeakyReLUProp(OperatorProperty):
     """Leaky rectifiers and friends: leaky, prelu (learned slope ``gamma``), elu, selu, gelu,
     rrelu (random slope in training)."""
+
+    plot_kind = "activation"
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        return f"LeakyReLU\n{attrs.get('act_type', 'Leaky')}"
 
     input_var_init = {1: '["Constant", {"value": 0.25}]'}  # PReLU's gamma
     lists_input_names = True

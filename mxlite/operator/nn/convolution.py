@@ -21,7 +21,15 @@ from typing import Any
 
 from ...base import ShapeError
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from ..registry import (
+    OpContext,
+    Operator,
+    OperatorProperty,
+    OpTest,
+    plot_dims,
+    register,
+    shape_assign,
+)
 from ..req import OpReq, assign
 from . import _conv_util as cu
 
@@ -88,6 +96,13 @@ class ConvolutionProp(OperatorProperty):
     ``out = floor((x + 2 * pad - dilate * (kernel - 1) - 1) / stride) + 1``. With ``num_group``
     g > 1 the channels and filters are split into g groups convolved separately.
     """
+
+    plot_kind = "layer"
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        stride = plot_dims(attrs["stride"]) if "stride" in attrs else "1"
+        return f"Convolution\n{plot_dims(attrs['kernel'])}/{stride}, {attrs['num_filter']}"
 
     lists_input_names = True
 

@@ -47,6 +47,12 @@ class FullyConnectedProp(OperatorProperty):
     ``(num_hidden, input_dim)``, out ``(x1, ..., xn, num_hidden)``.
     """
 
+    plot_kind = "layer"
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        return f"FullyConnected\n{attrs['num_hidden']}"
+
     lists_input_names = True
 
     param_class = FullyConnectedParam

@@ -260,6 +260,8 @@ class BatchNormProp(OperatorProperty):
     """Batch normalisation over every axis but ``axis``, with moving statistics as
     auxiliary states (updated in training; see the module note)."""
 
+    plot_kind = "norm"
+
     input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
     lists_input_names = True
     sparse_form = BATCHNORM  # no sparse kernel; refuses fix_gamma on sparse inputs

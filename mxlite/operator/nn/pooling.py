@@ -27,7 +27,7 @@ from ...base import DTypeError, ParamError, Shape, ShapeError
 from ...context import Context
 from ..parallel import over_rows
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
+from ..registry import Operator, OperatorProperty, OpTest, plot_dims, register, shape_assign
 from ..req import OpReq, assign
 from . import _pool_util as pk
 from ._phase_grid import PhaseGrid
@@ -85,6 +85,14 @@ class _Geometry:
 @register("Pooling", aliases=("_npx_pooling",))
 class PoolingProp(OperatorProperty):
     """Pool windows of the input: max, avg, sum or lp (``p_value``)."""
+
+    plot_kind = "pooling"
+
+    @classmethod
+    def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
+        kernel = plot_dims(attrs["kernel"]) if "kernel" in attrs else "[]"
+        stride = plot_dims(attrs["stride"]) if "stride" in attrs else "1"
+        return f"Pooling\n{attrs.get('pool_type', 'max')}, {kernel}/{stride}"
 
     lists_input_names = True
 

@@ -53,6 +53,8 @@ class ConcatParam(Param):
 class ConcatProp(_JoinBase):
     """Join arrays along an existing axis ``dim``; other dims must agree."""
 
+    plot_kind = "shape"
+
     lists_input_names = True
 
     # the gradient splits out_grad at the inputs' sizes, and an input that takes no gradient

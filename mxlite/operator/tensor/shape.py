@@ -49,6 +49,8 @@ class _ReshapeBase(ArrayOp):
 class ReshapeProp(_ReshapeBase):
     """Reshape the input to a new shape of the same size, with MXNet's special values."""
 
+    plot_kind = "shape"
+
     fluent = ("reshape",)
 
     param_class = ReshapeParam
@@ -139,6 +141,8 @@ class ReshapeLikeProp(_ReshapeBase):
 @register("Flatten", aliases=("flatten",))
 class FlattenProp(_ReshapeBase):
     """Collapse all dims but the first: (d1, d2, ..., dk) -> (d1, d2*...*dk)."""
+
+    plot_kind = "shape"
 
     fluent = ("flatten",)
 
