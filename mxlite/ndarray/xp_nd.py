@@ -186,57 +186,20 @@ def as_entry(arr: NDArray | None, entry: tuple | None) -> NDArray | None:
     return out
 
 
-def _where_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
-    cond, zeros = ins[0], _op("zeros_like", [og])
-    return [
-        _op("zeros_like", [cond]),
-        _op("where", [cond, og, zeros]),
-        _op("where", [cond, zeros, og]),
-    ]
+class _Recorder:
+    """What an operator's ``recorded_gradient`` writes with: ``op(name, inputs, **params)`` is
+    one recorded operator call; ``op.constant(arr)`` is ``arr`` as a constant of the gradient
+    (a value forward drew, not a graph entry)."""
+
+    def __call__(self, name: str, inputs: list[NDArray], **params: Any) -> NDArray:
+        return _op(name, inputs, **params)
+
+    @staticmethod
+    def constant(arr: NDArray) -> NDArray:
+        return _wrap(arr._chunk, arr._data)
 
 
-def _abs_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
-    return [og * _op("sign", [ins[0]])]
-
-
-def _clip_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
-    x, p = ins[0], prop.param
-    return [og * ((x >= p.a_min) * (x <= p.a_max))]
-
-
-def _dropout_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
-    mask = outs[1]
-    # the mask is a constant of this backward (what forward drew), not a graph entry
-    return [_op("broadcast_mul", [og, _wrap(mask._chunk, mask._data)])]
-
-
-def _fully_connected_gradient(prop: Any, og: NDArray, ins: list, outs: list) -> list:
-    p = prop.param
-    x, w = ins[0], ins[1]
-    if p.flatten:
-        x2 = _op("Reshape", [x], shape=(x.shape[0], -1))
-        og2 = og
-    else:
-        x2 = _op("Reshape", [x], shape=(-1, x.shape[-1]))
-        og2 = _op("Reshape", [og], shape=(-1, og.shape[-1]))
-    grads = [
-        _op("Reshape", [_op("dot", [og2, w])], shape=tuple(x.shape)),
-        _op("dot", [og2, x2], transpose_a=True),
-    ]
-    if not p.no_bias:
-        grads.append(_op("sum", [og2], axis=0))
-    return grads
-
-
-# Recordable NDArray gradients for operators that are not SimpleOps, or whose SimpleOp
-# gradient inspects dtypes in a way NDArrays do not support
-_ND_GRADIENTS: dict[str, Any] = {
-    "where": _where_gradient,
-    "abs": _abs_gradient,
-    "clip": _clip_gradient,
-    "Dropout": _dropout_gradient,
-    "FullyConnected": _fully_connected_gradient,
-}
+_RECORDER = _Recorder()
 
 
 def backward_recorded(node: Any, out_grads: list[NDArray], train: bool) -> list:
@@ -247,9 +210,8 @@ def backward_recorded(node: Any, out_grads: list[NDArray], train: bool) -> list:
     ins = [as_entry(x, e) for x, e in zip(node.in_data, node.inputs)]
     outs = [as_entry(o, (node, i)) for i, o in enumerate(node.out_data)]
     og = out_grads[0]
-    nd_grad = _ND_GRADIENTS.get(prop.op_name)
-    if nd_grad is not None:
-        grads = nd_grad(prop, og, ins, outs)
+    if prop.recorded_gradient is not None:
+        grads = prop.recorded_gradient(prop, _RECORDER, og, ins, outs)
     elif isinstance(prop, _SimpleProp) and prop.grad is not None:
         env = Env(prop.param, (), train)
         needs = prop.grad_needs

@@ -165,6 +165,11 @@ class OperatorProperty:
     # (``plot_label``) and how many of its inputs get an edge (None: all).
     plot_kind: ClassVar[str] = "other"
     plot_inputs: ClassVar[int | None] = None
+    # Its gradient as recorded operator calls, for higher-order autograd (create_graph=True):
+    # a staticmethod ``(prop, op, out_grad, inputs, outputs) -> one gradient per input``,
+    # where ``op(name, inputs, **params)`` records one operator call and ``op.constant(x)``
+    # is a constant. SimpleOp gradients need none: they run on NDArrays as they are.
+    recorded_gradient: ClassVar[Any] = None
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:

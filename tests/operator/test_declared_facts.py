@@ -24,6 +24,8 @@ def test_every_operators_facts_are_well_formed(cls: type[OperatorProperty]) -> N
     assert cls.sparse_form is None or isinstance(cls.sparse_form, SparseForm)
     assert cls.sparse_backward is None or len(cls.sparse_backward) == 2
     assert cls.grad_rows_from in ("nonzero", "indices", "csr_columns")
+    assert cls.plot_kind in ("layer", "activation", "norm", "pooling", "shape", "other")
+    assert cls.recorded_gradient is None or callable(cls.recorded_gradient)
 
 
 def test_fluent_methods_are_listed_once_and_exist_on_ndarray_and_symbol() -> None:

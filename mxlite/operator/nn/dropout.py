@@ -89,6 +89,11 @@ class DropoutProp(OperatorProperty):
     """Dropout: in training, zero elements with probability ``p`` and scale the rest by
     1 / (1 - p); in inference the identity (unless ``mode='always'``)."""
 
+    @staticmethod
+    def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
+        # the mask is a constant of this backward (what forward drew), not a graph entry
+        return [op("broadcast_mul", [og, op.constant(outs[1])])]
+
     lists_input_names = True
 
     param_class = DropoutParam

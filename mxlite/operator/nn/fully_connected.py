@@ -47,6 +47,23 @@ class FullyConnectedProp(OperatorProperty):
     ``(num_hidden, input_dim)``, out ``(x1, ..., xn, num_hidden)``.
     """
 
+    @staticmethod
+    def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
+        p = prop.param
+        x, w = ins[0], ins[1]
+        if p.flatten:
+            x2, og2 = op("Reshape", [x], shape=(x.shape[0], -1)), og
+        else:
+            x2 = op("Reshape", [x], shape=(-1, x.shape[-1]))
+            og2 = op("Reshape", [og], shape=(-1, og.shape[-1]))
+        grads = [
+            op("Reshape", [op("dot", [og2, w])], shape=tuple(x.shape)),
+            op("dot", [og2, x2], transpose_a=True),
+        ]
+        if not p.no_bias:
+            grads.append(op("sum", [og2], axis=0))
+        return grads
+
     plot_kind = "layer"
 
     @classmethod

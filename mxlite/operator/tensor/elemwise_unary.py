@@ -487,6 +487,14 @@ _SPARSE_FORMS = {
     ),
 }
 
+
+def _abs_recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
+    return [og * op("sign", [ins[0]])]
+
+
+# gradients written with operators where the one above inspects dtypes (higher-order autograd)
+_RECORDED_GRADIENTS = {"abs": staticmethod(_abs_recorded_gradient)}
+
 # the ones MXNet 1.9.1 does not also give NDArray and Symbol as methods (x.sin() exists)
 _NOT_FLUENT = frozenset(
     ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "logical_not")
@@ -501,7 +509,10 @@ for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
         forward_inplace=_needs is not _IN,
         gradient_inplace=True,
         sparse_form=_SPARSE_FORMS.get(_name),
-        facts={"fluent": () if _name in _NOT_FLUENT else (_name,)},
+        facts={
+            "fluent": () if _name in _NOT_FLUENT else (_name,),
+            "recorded_gradient": _RECORDED_GRADIENTS.get(_name),
+        },
         test=OpTest(low=_lo, high=_hi),
         doc=_doc,
     )

@@ -109,6 +109,11 @@ def _clip_grad(xp: Any, g: Any, x: Any, env: Any) -> Any:
     return xp.where((v > hi) | (v < lo), 0, g).astype(g.dtype, copy=False)
 
 
+def _clip_recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
+    x, p = ins[0], prop.param
+    return [og * ((x >= p.a_min) * (x <= p.a_max))]
+
+
 simple_op(
     "clip",
     forward=_clip,
@@ -117,7 +122,7 @@ simple_op(
     gradient_inplace=True,
     param_class=ClipParam,
     sparse_form=CLIP,
-    facts={"fluent": ("clip",)},
+    facts={"fluent": ("clip",), "recorded_gradient": staticmethod(_clip_recorded_gradient)},
     test=OpTest(params={"a_min": -0.5, "a_max": 0.5}, low=-1.0, high=1.0),
     doc="Clip (limit) the values of an array to [a_min, a_max].",
 )
@@ -196,6 +201,16 @@ class WhereProp(OperatorProperty):
     """Elements of x where the condition is non-zero, else of y."""
 
     sparse_form = WHERE
+
+    @staticmethod
+    def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
+        cond, zeros = ins[0], op("zeros_like", [og])
+        return [
+            op("zeros_like", [cond]),
+            op("where", [cond, og, zeros]),
+            op("where", [cond, zeros, og]),
+        ]
+
     test = OpTest(shapes={"condition": (2, 3), "x": (2, 3), "y": (2, 3)})
 
     def list_arguments(self) -> list[str]:
