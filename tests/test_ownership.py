@@ -260,11 +260,15 @@ def _is_op_name(expr: ast.expr) -> bool:
 
 
 def _tables(value: ast.expr, names: set[str]) -> list[str]:
-    """Operator names in a table: a collection of at least two operators, which are most of
-    its words (a list of parameter suffixes that has "min" and "max" is not one)."""
+    """Operator names in a table: a set of operators, or another collection of at least two,
+    which are most of its words (a list of parameter suffixes with "min" and "max" is not)."""
     spelled = _names_in(value, names)
     words = _names_in(value, _AnyWord())
-    return spelled if len(spelled) >= 2 and 2 * len(spelled) > len(words) else []
+    is_set = isinstance(value, ast.Set) or (
+        isinstance(value, ast.Call) and ast.unparse(value.func) in ("frozenset", "set")
+    )
+    enough = len(spelled) >= (1 if is_set else 2)  # a set is for membership tests
+    return spelled if enough and 2 * len(spelled) > len(words) else []
 
 
 class _AnyWord:

@@ -26,8 +26,6 @@ from ..symbol.graph import Entry, Node, topo_order
 
 __all__ = ["eliminate_common_expr"]
 
-_STATEFUL_OPS = frozenset({"Custom"})
-
 
 def _copy_ops(outputs: list[Entry]) -> list[Entry]:
     mapping: dict[int, Node] = {}
@@ -48,10 +46,12 @@ def _copy_ops(outputs: list[Entry]) -> list[Entry]:
 
 
 def _mergeable(node: Node) -> bool:
-    if node.op in _STATEFUL_OPS or node.subgraphs:
+    if node.subgraphs:
         return False
     try:
         prop = node.prop()
+        if prop.stateful:
+            return False
         mutates = getattr(prop, "mutate_inputs", None)
         if prop.list_auxiliary_states() or (mutates is not None and mutates()):
             return False

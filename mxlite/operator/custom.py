@@ -179,6 +179,8 @@ _REQ_NAMES = ("null", "write", "inplace", "add")
 class CustomProp(OperatorProperty):
     """Apply a custom operator implemented in Python (see ``mx.operator.CustomOp``)."""
 
+    stateful = True
+
     @classmethod
     def plot_label(cls, name: str, attrs: dict[str, str]) -> str:
         return attrs.get("op_type", name)

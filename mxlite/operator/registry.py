@@ -157,6 +157,9 @@ class OperatorProperty:
     # position, as MXNet's initializer JSON (FSetInputVarAttrOnCompose): BatchNorm's gamma
     # starts at one, LeakyReLU's slope at 0.25.
     input_var_init: ClassVar[dict[int, str]] = {}
+    # It keeps state from call to call (MXNet's FCreateOpState: Custom), so two of its nodes
+    # with the same inputs are not one (common-subexpression elimination keeps both).
+    stateful: ClassVar[bool] = False
     # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
     # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
     fluent: ClassVar[tuple[str, ...]] = ()

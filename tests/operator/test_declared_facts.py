@@ -46,6 +46,7 @@ def test_declared_facts_answer_what_the_tables_did() -> None:
     assert registry.get("sin").sparse_form is KEEP_ZERO
     assert registry.get("erf").sparse_form is None
     assert registry.get("BatchNorm_v1").sparse_form is None
+    assert registry.get("Custom").stateful and not registry.get("Convolution").stateful
     dot = registry.get("dot").get_prop({})
     assert dot.grad_stypes(["csr", "default"]) == ["default", "row_sparse"]
     assert dot.grad_stypes(["default", "default"]) == ["default", "default"]
