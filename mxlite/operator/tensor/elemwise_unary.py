@@ -476,16 +476,15 @@ _UNARY: list[tuple[str, Any, Any, GradNeeds, tuple[float, float], str]] = [
 
 # Their sparse forms (MXNet's FInferStorageType/FComputeEx): f(0) == 0 keeps a sparse input
 # sparse, computed on the stored values; f(0) != 0 makes it dense. The rest have none.
+_KEEPS_ZERO = """abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative
+radians relu rint round sign sin sinh sqrt square tan tanh trunc""".split()
+_DENSE_AT_ZERO = "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split()
 _SPARSE_FORMS = {
-    **dict.fromkeys(
-        "abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative "
-        "radians relu rint round sign sin sinh sqrt square tan tanh trunc".split(),
-        KEEP_ZERO,
-    ),
-    **dict.fromkeys(
-        "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split(), DENSE_RESULT
-    ),
+    **dict.fromkeys(_KEEPS_ZERO, KEEP_ZERO),
+    **dict.fromkeys(_DENSE_AT_ZERO, DENSE_RESULT),
 }
+# the ones MXNet 1.9.1 does not also give NDArray and Symbol as methods (x.sin() exists)
+_NOT_FLUENT = frozenset("negative softsign erf erfinv gamma gammaln logical_not".split())
 
 
 def _abs_recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
@@ -494,11 +493,6 @@ def _abs_recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -
 
 # gradients written with operators where the one above inspects dtypes (higher-order autograd)
 _RECORDED_GRADIENTS = {"abs": staticmethod(_abs_recorded_gradient)}
-
-# the ones MXNet 1.9.1 does not also give NDArray and Symbol as methods (x.sin() exists)
-_NOT_FLUENT = frozenset(
-    ("negative", "softsign", "erf", "erfinv", "gamma", "gammaln", "logical_not")
-)
 
 for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
     _cls = simple_op(
