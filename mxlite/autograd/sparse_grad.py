@@ -3,12 +3,12 @@
 Design note
 -----------
 A recorded ``dot`` with a CSR operand and an ``Embedding`` with a row-sparse weight gradient
-run sparse backward kernels (``forms_tensor.SPARSE_BACKWARD``, :func:`sparse_backward`): the
+run sparse backward kernels (their ``sparse_backward``, :func:`sparse_backward`): the
 CSR operand is never densified and the embedding's gradient is a segment sum of the output
 gradient's rows. Every other node runs its dense backward (``backprop.py``); where MXNet
-1.9.1's backward storage inference still gives an input a row-sparse gradient
-(``forms_tensor.backward_stypes``), :func:`sparse_input_grads` turns the dense gradient into a
-:class:`RowSparseNDArray` holding the rows MXNet holds (``forms_tensor.grad_rows``: the
+1.9.1's backward storage inference still gives an input a row-sparse gradient (the
+operator's ``grad_stypes``), :func:`sparse_input_grads` turns the dense gradient into a
+:class:`RowSparseNDArray` holding the rows MXNet holds (its ``grad_rows_from``: the
 indices looked up, or the columns a CSR operand stores, even where the values are zero), in
 one engine function after the backward, so it stays asynchronous. Sums of gradients (several
 uses, ``grad_req='add'``, the variables' buffers) keep row-sparse parts row-sparse (the union

@@ -6,7 +6,7 @@ Design note
 -----------
 A graph is a square CSR matrix whose stored values are edge ids (int64 in DGL); a stored 0 is an
 edge with id 0. Each operator is one kernel on CSR parts (``data, indices, indptr``) that
-returns kernel values (storage.py): the sparse form (registered in ``FORMS``) runs it on the
+returns kernel values (storage.py): its sparse form (``_GRAPH_FORM``) runs it on the
 CSR inputs MXNet requires. On dense inputs (a symbol executor, MXNet's storage fallback) the
 same kernel runs on the CSR of the dense matrix, whose zeros are not edges, and the outputs are
 written dense. The samplers draw one 32-bit seed from the device generator per call, as MXNet
