@@ -32,6 +32,8 @@ from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import numpy as numpy
+from . import numpy_extension as numpy_extension
 from . import onnx as onnx
 from . import optimizer as optimizer
 from . import profiler as profiler
@@ -58,5 +60,7 @@ kv = kvstore
 mod = module
 mon = monitor
 nd = ndarray
+np = numpy
+npx = numpy_extension
 sym = symbol
 viz = visualization

@@ -7,6 +7,8 @@ from . import contrib as contrib
 from . import image as image
 from . import indexing as _indexing  # noqa: F401  (installs NDArray.__getitem__, __setitem__)
 from . import linalg as linalg
+from . import numpy as np
+from . import numpy_extension as npx
 from . import methods as _methods
 from . import op as op
 from . import random as random

@@ -117,6 +117,13 @@ def as_nd_ndarray(self: NDArray) -> NDArray:
     return self
 
 
+def as_np_ndarray(self: NDArray) -> Any:
+    """This array as an ``mx.np.ndarray``, no copy (same chunk, var and autograd entry)."""
+    from ..numpy.multiarray import view_np
+
+    return view_np(self)
+
+
 def install() -> None:
     for method, op_name in OP_METHODS.items():
         setattr(NDArray, method, _op_method(method, op_name))
@@ -129,4 +136,5 @@ def install() -> None:
     NDArray.slice_assign = slice_assign
     NDArray.slice_assign_scalar = slice_assign_scalar
     NDArray.as_nd_ndarray = as_nd_ndarray
+    NDArray.as_np_ndarray = as_np_ndarray
     NDArray.__abs__ = lambda self: _op_module.abs(self)

@@ -8,6 +8,7 @@ from . import _internal as _internal
 from . import contrib as contrib
 from . import image as image
 from . import linalg as linalg
+from . import numpy as np
 from . import op as op
 from . import python_op as _python_op
 from . import random as random

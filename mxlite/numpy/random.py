@@ -1,0 +1,142 @@
+"""``mx.np.random``: ``seed``, ``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``,
+``rand``, ``randn``, with NumPy's ``size`` (None: one zero-dim sample).
+
+Samples come from the registry's sampling operators and the context's seeded generator
+(``seed`` is ``mx.random.seed``); array-valued ``low``/``high``/``loc``/``scale`` broadcast
+against ``size``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import random as _mx_random
+from ..base import MXNetError
+from ..context import Context, current_context
+from ..ndarray import NDArray
+from .creation import array
+from .multiarray import call, ndarray
+
+__all__ = ["seed", "uniform", "normal", "randint", "choice", "shuffle", "rand", "randn"]
+
+
+def seed(seed: int, ctx: Any = "all") -> None:  # noqa: A001  (NumPy's name)
+    """Seed the random number generators (of every context by default)."""
+    _mx_random.seed(seed, ctx)
+
+
+def _size(size: Any) -> tuple[int, ...]:
+    if size is None:
+        return ()
+    return (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(d) for d in size)
+
+
+def _sample(op: str, size: tuple[int, ...], ctx: Context | None, dtype: Any,
+            **params: Any) -> ndarray:  # fmt: skip
+    shape = size if size and 0 not in size else (1,)
+    res = call(op, ctx=ctx or current_context(), shape=shape, dtype=np.dtype(dtype).name,
+               **params)  # fmt: skip
+    if shape != size:  # zero-dim or zero-size: legacy samplers make no such shapes
+        res = res.reshape(size) if 0 not in size else call(
+            "_npi_zeros", ctx=res.context, shape=size, dtype=res.dtype.name
+        )  # fmt: skip
+    return res
+
+
+def _batch_shape(size: tuple, *values: Any) -> tuple:
+    shapes = [v.shape for v in values if isinstance(v, NDArray)]
+    return size if size or not shapes else tuple(np.broadcast_shapes(*shapes))
+
+
+def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
+            ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+    """Samples from the uniform distribution on [low, high) (float32 by default)."""
+    dtype = dtype or np.float32
+    size = _batch_shape(_size(size), low, high)
+    if isinstance(low, NDArray) or isinstance(high, NDArray):
+        u = _sample("_random_uniform", size, ctx, dtype, low=0.0, high=1.0)
+        res = u * (high - low) + low
+    else:
+        res = _sample("_random_uniform", size, ctx, dtype, low=float(low), high=float(high))
+    return _into(res, out)
+
+
+def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+           ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+    """Samples from the normal distribution N(loc, scale**2) (float32 by default)."""
+    dtype = dtype or np.float32
+    size = _batch_shape(_size(size), loc, scale)
+    if isinstance(loc, NDArray) or isinstance(scale, NDArray):
+        z = _sample("_random_normal", size, ctx, dtype, loc=0.0, scale=1.0)
+        res = z * scale + loc
+    else:
+        res = _sample("_random_normal", size, ctx, dtype, loc=float(loc), scale=float(scale))
+    return _into(res, out)
+
+
+def _into(res: ndarray, out: Any) -> ndarray:
+    if out is None:
+        return res
+    out[...] = res
+    return out
+
+
+def randint(low: int, high: int | None = None, size: Any = None, dtype: Any = None,
+            ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+    """Random integers in [low, high) (int64 by default); ``randint(n)`` draws from [0, n)."""
+    if high is None:
+        low, high = 0, low
+    if high <= low:
+        raise MXNetError(f"randint: argument 'high' ({high}) must be > 'low' ({low}).")
+    res = _sample("_random_randint", _size(size), ctx, dtype or np.int64, low=int(low),
+                  high=int(high))  # fmt: skip
+    return _into(res, out)
+
+
+def rand(*size: int, **kwargs: Any) -> ndarray:
+    """Uniform samples on [0, 1) of shape ``size``."""
+    return uniform(size=size, **kwargs)
+
+
+def randn(*size: int, **kwargs: Any) -> ndarray:
+    """Standard normal samples of shape ``size``."""
+    return normal(size=size, **kwargs)
+
+
+def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
+           ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+    """Samples from ``a`` (an int n: from arange(n)), with or without replacement, with
+    probabilities ``p``."""
+    ctx = ctx or current_context()
+    n = int(a) if isinstance(a, (int, np.integer)) else len(a)
+    shape = _size(size)
+    count = int(np.prod(shape)) if shape else 1
+    if not replace and count > n:
+        raise MXNetError("choice: cannot take a larger sample than population when "
+                         "'replace=False'.")  # fmt: skip
+    probs = None if p is None else np.asarray(p.asnumpy() if isinstance(p, NDArray) else p,
+                                              dtype=np.float64)  # fmt: skip
+    if probs is None:
+        keys = uniform(size=(n,), ctx=ctx, dtype=np.float64).asnumpy()
+        if replace:
+            idx = np.floor(uniform(size=(count,), ctx=ctx, dtype=np.float64).asnumpy() * n)
+        else:
+            idx = np.argsort(keys)[:count]
+    else:
+        u = uniform(size=(count,), ctx=ctx, dtype=np.float64).asnumpy()
+        idx = np.searchsorted(np.cumsum(probs / probs.sum()), u, side="right")
+        if not replace:
+            idx = np.argsort(-np.log(uniform(size=(n,), ctx=ctx, dtype=np.float64).asnumpy())
+                             / np.maximum(probs, 1e-300))[:count]  # fmt: skip
+    idx = np.minimum(idx.astype(np.int64), n - 1).reshape(shape)
+    if isinstance(a, (int, np.integer)):
+        return _into(array(idx, dtype=np.int64, ctx=ctx), out)
+    src = a if isinstance(a, ndarray) else array(a, ctx=ctx)
+    return _into(src.take(array(idx, dtype=np.int64, ctx=ctx), axis=0), out)
+
+
+def shuffle(x: ndarray) -> None:
+    """Shuffle ``x`` along its first axis, in place."""
+    call("_npi_shuffle", x, out=x)
