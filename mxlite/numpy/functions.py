@@ -293,5 +293,3 @@ def size(a: Any, axis: int | None = None) -> int:
     if axis is not None:
         return shape(a)[axis]
     return a.size if isinstance(a, ndarray) else np.size(a)
-
-

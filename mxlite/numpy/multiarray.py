@@ -294,9 +294,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
             return False
         if n == 1:
             return bool(self.item())
-        raise ValueError(
-            "The truth value of an ndarray with more than one element is ambiguous."
-        )
+        raise ValueError("The truth value of an ndarray with more than one element is ambiguous.")
 
     def __float__(self) -> float:
         return float(self.item())
@@ -336,9 +334,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     )
     __mul__ = _dunder("_npi_multiply", "_npi_multiply_scalar")
     __rmul__ = _dunder("_npi_multiply", "_npi_multiply_scalar", reflected=True)
-    __truediv__ = _dunder(
-        "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"
-    )
+    __truediv__ = _dunder("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar")
     __rtruediv__ = _dunder(
         "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
     )

@@ -8,7 +8,7 @@ from . import _internal as _internal
 from . import contrib as contrib
 from . import image as image
 from . import linalg as linalg
-from . import numpy as np
+from . import numpy as numpy
 from . import op as op
 from . import python_op as _python_op
 from . import random as random
@@ -35,6 +35,7 @@ from .symbol import load as load
 from .symbol import load_json as load_json
 from .symbol import var as var
 
+np = numpy
 _populate(
     __import__(__name__, fromlist=["_"]),
     {

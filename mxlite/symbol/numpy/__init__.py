@@ -51,9 +51,7 @@ class _Symbol(Symbol):
     )
     __mul__ = _binary("_npi_multiply", "_npi_multiply_scalar")
     __rmul__ = _binary("_npi_multiply", "_npi_multiply_scalar", reflected=True)
-    __truediv__ = _binary(
-        "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"
-    )
+    __truediv__ = _binary("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar")
     __rtruediv__ = _binary(
         "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
     )
