@@ -10,8 +10,11 @@ import sys as _sys
 
 import numpy as _onp
 
+from ..ndarray import numpy as _nd_np
 from . import linalg as linalg
 from . import random as random
+from ._register import NP_PREFIXES as _NP_PREFIXES
+from ._register import populate as _populate
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .functions import *  # noqa: F403
@@ -57,4 +60,8 @@ __all__ = [
     *(n for n in _ufuncs_all if n != "UNARY"),
     *_UNARY,
 ]
+# mx.nd.np (a lower layer) offers its modules to hold the same functions
+for _name in __all__:
+    setattr(_nd_np, _name, getattr(_module, _name))
+_populate(_nd_np._internal, _NP_PREFIXES, strip=False)
 del _name, _op, _module

@@ -12,9 +12,8 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError
-from .creation import array
 from .multiarray import _axes, call, ndarray
-from .ufuncs import clip
+from .ufuncs import clip as clip
 
 __all__ = [
     "sum", "prod", "product", "mean", "max", "min", "amax", "amin", "std", "var", "argmax",
@@ -253,11 +252,11 @@ def flip(m: ndarray, axis: Any = None, out: Any = None) -> ndarray:
 def take(a: ndarray, indices: Any, axis: int | None = None, mode: str = "raise",
          out: Any = None) -> ndarray:  # fmt: skip
     """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None)."""
-    if not isinstance(indices, ndarray):
-        indices = array(indices, dtype=np.int64, ctx=a.context)
-    src = a.reshape(-1) if axis is None else a
-    return call("_npi_take", src, indices, out=out, axis=0 if axis is None else axis,
-                mode="clip" if mode == "raise" else mode)  # fmt: skip
+    res = a.take(indices, axis=axis, mode=mode)
+    if out is not None:
+        out[...] = res
+        return out
+    return res
 
 
 def copy(a: ndarray) -> ndarray:

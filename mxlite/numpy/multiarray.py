@@ -29,7 +29,9 @@ import numpy as np
 from ..context import Context
 from ..ndarray import NDArray
 from ..ndarray import indexing as _nd_indexing
+from ..ndarray import methods as _nd_methods
 from ..ndarray.invoke import invoke
+from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
 
@@ -423,14 +425,18 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return call("_np_repeat", self, repeats=repeats, axis=axis)
 
     def take(self, indices: Any, axis: int | None = None, mode: str = "raise") -> ndarray:  # type: ignore[override]
-        from .functions import take
-
-        return take(self, indices, axis=axis, mode=mode)
+        if not isinstance(indices, NDArray):
+            indices = as_np(array_from_numpy(np.asarray(indices, np.int64), self.context))
+        src = self.reshape(-1) if axis is None else self
+        return call("_npi_take", src, indices, axis=0 if axis is None else axis,
+                    mode="clip" if mode == "raise" else mode)  # fmt: skip
 
     def clip(self, min: Any = None, max: Any = None) -> ndarray:  # type: ignore[override]  # noqa: A002
-        from .ufuncs import clip
-
-        return clip(self, min, max)
+        if min is None and max is None:
+            raise ValueError("clip: array_clip: must set either max or min")
+        lo = float("-inf") if min is None else float(min)
+        hi = float("inf") if max is None else float(max)
+        return call("_npi_clip", self, a_min=lo, a_max=hi)
 
     def dot(self, b: Any) -> ndarray:  # type: ignore[override]
         return call("_np_dot", self, b)
@@ -492,9 +498,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     def nonzero(self) -> tuple[ndarray, ...]:
         idx = np.nonzero(self.asnumpy())
-        from .functions import array
-
-        return tuple(array(i, dtype=np.int64, ctx=self.context) for i in idx)
+        return tuple(as_np(array_from_numpy(i.astype(np.int64), self.context)) for i in idx)
 
 
 def _axes(axis: Any) -> Any:
@@ -553,6 +557,7 @@ def _not_in_np(name: str) -> Any:
     return method
 
 
+_nd_methods.NP_VIEW[0] = view_np
 for _name in _NOT_IN_NP:
     setattr(ndarray, _name, _not_in_np(_name))
 del _name

@@ -221,8 +221,8 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 def clip(a: ndarray, a_min: Any, a_max: Any, out: Any = None) -> ndarray:
     """Limit the values of ``a`` to [a_min, a_max]; None leaves that side open."""
-    if a_min is None and a_max is None:
-        raise ValueError("clip: array_clip: must set either max or min")
-    lo = float("-inf") if a_min is None else float(a_min)
-    hi = float("inf") if a_max is None else float(a_max)
-    return call("_npi_clip", a, out=out, a_min=lo, a_max=hi)
+    res = a.clip(a_min, a_max)
+    if out is not None:
+        out[...] = res
+        return out
+    return res

@@ -13,6 +13,7 @@ from ..context import cpu as cpu
 from ..context import current_context as current_context
 from ..context import gpu as gpu
 from ..context import num_gpus as num_gpus
+from ..ndarray import numpy_extension as _nd_npx
 from ..ndarray import waitall as waitall
 from ..numpy._register import populate as _populate
 from ..util import is_np_array as is_np_array
@@ -35,3 +36,8 @@ def __getattr__(name: str) -> Any:
 
 
 _populate(sys.modules[__name__], ("_npx_",), strip=True)
+# mx.nd.npx (a lower layer) offers its module to hold the same functions
+for _name, _value in list(sys.modules[__name__].__dict__.items()):
+    if not _name.startswith("_") and _name not in ("annotations", "sys", "Any", "io"):
+        setattr(_nd_npx, _name, _value)
+del _name, _value
