@@ -2,8 +2,6 @@
 
 import threading
 
-import pytest
-
 import mxlite as mx
 from mxlite.util import _NumpyArrayScope
 

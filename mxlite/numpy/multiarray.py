@@ -20,6 +20,7 @@ Example::
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Sequence
 from typing import Any
@@ -251,7 +252,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         arr = self.asnumpy()
         text = repr(arr)
         if arr.dtype == FLOAT32:
-            text = text.replace(", dtype=float32", "")
+            text = re.sub(r",\s*dtype=float32", "", text)
         elif "dtype=" not in text:  # NumPy leaves out its defaults; MXNet's is float32
             if arr.dtype != np.bool_:
                 text = text[:-1] + f", dtype={arr.dtype.name})"
