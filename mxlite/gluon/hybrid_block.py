@@ -20,7 +20,10 @@ from typing import Any
 from .. import ndarray, symbol
 from ..base import MXNetError, ParamError
 from ..ndarray.ndarray import NDArray
+from ..numpy.multiarray import as_np
+from ..symbol.numpy import as_np_symbol
 from ..symbol.symbol import Symbol
+from ..util import is_np_array
 from .block_core import Block
 from .parameter_core import DeferredInitializationError, GluonCheckError
 from .parameter_dict import ParameterDict
@@ -166,15 +169,20 @@ class HybridBlock(Block):
                 )
             inputs: list[Any] = []
             sym_inputs = []
+            np_mode = is_np_array()
             for a in flat_args:
                 if a is None:
                     inputs.append(None)
                     continue
                 v = symbol.var(f"data{len(sym_inputs)}" if real > 1 else "data")
+                if np_mode:  # NumPy semantics: the graph is traced with mx.sym.np symbols
+                    v = as_np_symbol(v)
                 inputs.append(v)
                 sym_inputs.append(v)
             grouped = _regroup(inputs, self._in_format)
             params = {k: p.var() for k, p in self._reg_params.items()}
+            if np_mode:
+                params = {k: as_np_symbol(v) for k, v in params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(symbol, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
@@ -257,6 +265,8 @@ class HybridBlock(Block):
         out = self._cached_op(*cargs)
         if isinstance(out, NDArray):
             out = [out]
+        if is_np_array():
+            out = as_np(out)
         return _regroup(out, self._out_format)
 
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, **kwargs: Any) -> None:

@@ -26,6 +26,7 @@ from .ufuncs import __all__ as _ufuncs_all
 from .ufuncs import unary_function as _unary_function
 
 # NumPy's scalar types, dtypes and constants, as MXNet's mx.np re-exports them
+bool = bool  # noqa: A001, PLW0127  (MXNet's mx.np.bool is Python's bool)
 bool_ = _onp.bool_
 int8 = _onp.int8
 uint8 = _onp.uint8
@@ -42,6 +43,8 @@ inf = _onp.inf
 PINF = _onp.inf
 NINF = -_onp.inf
 nan = _onp.nan
+PZERO = 0.0
+NZERO = -0.0
 NAN = _onp.nan
 NaN = _onp.nan
 newaxis = None

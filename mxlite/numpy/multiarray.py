@@ -232,7 +232,11 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return call("_npi_cast", self, dtype=dt.name)
 
     def copy(self, order: str = "C") -> ndarray:
-        """A copy of the array."""
+        """A copy of the array (C order only)."""
+        if order != "C":
+            raise NotImplementedError(
+                f"ndarray.copy only supports order='C', while received {order}"
+            )
         return call("_np_copy", self)
 
     def copyto(self, other: Any) -> Any:
@@ -267,9 +271,11 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return text
 
     def __format__(self, spec: str) -> str:
-        if self.ndim == 0 and spec:
+        if not spec:
+            return str(self)
+        if self.ndim == 0:
             return format(self.item(), spec)
-        return format(str(self), spec)
+        raise TypeError("Cannot format mxnet.numpy.ndarray with format_spec")
 
     # ---- pickling ------------------------------------------------------------------------
 

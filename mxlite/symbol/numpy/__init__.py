@@ -15,7 +15,7 @@ from .. import compose
 from ..symbol import Symbol
 from . import _internal as _internal
 
-__all__ = ["_Symbol", "zeros", "ones"]
+__all__ = ["_Symbol", "as_np_symbol", "zeros", "ones"]
 
 _NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
 
@@ -67,6 +67,11 @@ class _Symbol(Symbol):
 
     def as_np_ndarray(self) -> _Symbol:
         return self
+
+
+def as_np_symbol(sym: Symbol) -> _Symbol:
+    """``sym`` as a ``_Symbol`` (the same outputs, NumPy operator semantics)."""
+    return sym if isinstance(sym, _Symbol) else _Symbol(sym._entries)
 
 
 def zeros(shape: Any, dtype: Any = "float32", **kwargs: Any) -> _Symbol:
