@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -162,10 +163,17 @@ def use_np(func: Callable) -> Callable:
 
 
 def use_np_array(func: Callable) -> Callable:
-    """Decorate a function (or every method of a class) to run with NumPy array semantics."""
+    """Decorate a function (or every method and property of a class, inherited ones and
+    ``__call__`` included, as MXNet does) to run with NumPy array semantics."""
     if isinstance(func, type):
-        for name, attr in list(vars(func).items()):
-            if callable(attr) and not name.startswith("__"):
+        members = inspect.getmembers(
+            func, lambda f: inspect.isfunction(f) or inspect.ismethod(f) or isinstance(f, property)
+        )
+        for name, attr in members:
+            if isinstance(attr, property):
+                getter = use_np_array(attr.fget) if attr.fget is not None else None
+                setattr(func, name, property(getter, attr.fset, attr.fdel, attr.__doc__))
+            elif not isinstance(inspect.getattr_static(func, name), (staticmethod, classmethod)):
                 setattr(func, name, use_np_array(attr))
         return func
 

@@ -21,7 +21,7 @@ from .. import ndarray, symbol
 from ..base import MXNetError, ParamError
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import as_np
-from ..symbol.numpy import as_np_symbol
+from ..symbol.numpy import _Symbol, as_np_symbol
 from ..symbol.symbol import Symbol
 from ..util import is_np_array
 from .block_core import Block
@@ -186,6 +186,13 @@ class HybridBlock(Block):
             with self.name_scope():
                 out = self.hybrid_forward(symbol, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
+            # mx.sym.np outputs give mx.np arrays when the graph runs (MXNet's rule)
+            self._np_outputs = all(isinstance(o, _Symbol) for o in out)
+            if np_mode and not self._np_outputs:
+                raise TypeError(
+                    "HybridBlock: in NumPy-array mode every output must be an mx.sym.np "
+                    "symbol; use as_np_ndarray() on the classic ones."
+                )
             self._cached_graph = (sym_inputs, symbol.Group(out))
         return self._cached_graph
 
@@ -265,7 +272,7 @@ class HybridBlock(Block):
         out = self._cached_op(*cargs)
         if isinstance(out, NDArray):
             out = [out]
-        if is_np_array():
+        if is_np_array() or getattr(self, "_np_outputs", False):
             out = as_np(out)
         return _regroup(out, self._out_format)
 

@@ -60,6 +60,11 @@ def _ctx(ctx: Any) -> Context:
     return ctx
 
 
+def _c_order(fn: str, order: str) -> None:
+    if order != "C":
+        raise NotImplementedError(f"{fn}: only order='C' is supported, got {order!r}.")
+
+
 def array(object: Any, dtype: Any = None, ctx: Context | None = None) -> ndarray:  # noqa: A002
     """An ``mx.np`` array holding a copy of ``object``.
 
@@ -100,12 +105,14 @@ def asarray(a: Any, dtype: Any = None, ctx: Context | None = None) -> ndarray:
 
 def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An array of zeros of ``shape`` (float32 by default)."""
+    _c_order("zeros", order)
     return call("_npi_zeros", ctx=_ctx(ctx), shape=_shape("zeros", shape),
                 dtype=_dtype(dtype).name)  # fmt: skip
 
 
 def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Context | None = None) -> ndarray:
     """An array of ones of ``shape`` (float32 by default)."""
+    _c_order("ones", order)
     return call("_npi_ones", ctx=_ctx(ctx), shape=_shape("ones", shape),
                 dtype=_dtype(dtype).name)  # fmt: skip
 

@@ -19,7 +19,9 @@ from ..ndarray import NDArray
 from .creation import array
 from .multiarray import call, ndarray
 
-__all__ = ["seed", "uniform", "normal", "randint", "choice", "shuffle", "rand", "randn"]
+__all__ = [
+    "seed", "uniform", "normal", "randint", "choice", "shuffle", "rand", "randn", "multinomial"
+]  # fmt: skip
 
 
 def seed(seed: int, ctx: Any = "all") -> None:  # noqa: A001  (NumPy's name)
@@ -116,8 +118,7 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
     if not replace and count > n:
         raise MXNetError("choice: cannot take a larger sample than population when "
                          "'replace=False'.")  # fmt: skip
-    probs = None if p is None else np.asarray(p.asnumpy() if isinstance(p, NDArray) else p,
-                                              dtype=np.float64)  # fmt: skip
+    probs = None if p is None else onp_probs(p)
     if probs is None:
         keys = uniform(size=(n,), ctx=ctx, dtype=np.float64).asnumpy()
         if replace:
@@ -135,6 +136,27 @@ def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
         return _into(array(idx, dtype=np.int64, ctx=ctx), out)
     src = a if isinstance(a, ndarray) else array(a, ctx=ctx)
     return _into(src.take(array(idx, dtype=np.int64, ctx=ctx), axis=0), out)
+
+
+def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
+    """Counts of ``n`` experiments over ``len(pvals)`` outcomes, ``size`` times (int64)."""
+    probs = onp_probs(pvals)
+    shape = _size(size)
+    count = int(np.prod(shape)) if shape else 1
+    k = len(probs)
+    if k == 0 or int(n) == 0:
+        return array(np.zeros(shape + (k,), np.int64), dtype=np.int64)
+    cdf = np.cumsum(probs / probs.sum())
+    draws = uniform(size=(count, int(n)), dtype=np.float64).asnumpy()
+    outcome = np.minimum(np.searchsorted(cdf, draws, side="right"), k - 1)
+    counts = np.zeros((count, k), np.int64)
+    np.add.at(counts, (np.repeat(np.arange(count), int(n)), outcome.reshape(-1)), 1)
+    return array(counts.reshape(shape + (k,)), dtype=np.int64)
+
+
+def onp_probs(pvals: Any) -> np.ndarray:
+    """``pvals`` (an array or a sequence) as a float64 NumPy vector."""
+    return np.asarray(pvals.asnumpy() if isinstance(pvals, NDArray) else pvals, np.float64)
 
 
 def shuffle(x: ndarray) -> None:

@@ -12,10 +12,11 @@ import numpy as _onp
 
 from ...operator import registry
 from .. import compose
+from .. import symbol as _symbol_module
 from ..symbol import Symbol
 from . import _internal as _internal
 
-__all__ = ["_Symbol", "as_np_symbol", "zeros", "ones"]
+__all__ = ["_Symbol", "as_np_symbol", "zeros", "ones", "full", "identity", "eye", "arange"]
 
 _NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
 
@@ -56,7 +57,22 @@ class _Symbol(Symbol):
         "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
     )
     __mod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
+    __rmod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar", reflected=True)
     __pow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
+    __rpow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar", reflected=True)
+    __eq__ = _binary("_npi_equal", "_npi_equal_scalar")  # type: ignore[assignment]
+    __ne__ = _binary("_npi_not_equal", "_npi_not_equal_scalar")  # type: ignore[assignment]
+    __gt__ = _binary("_npi_greater", "_npi_greater_scalar")
+    __ge__ = _binary("_npi_greater_equal", "_npi_greater_equal_scalar")
+    __lt__ = _binary("_npi_less", "_npi_less_scalar")
+    __le__ = _binary("_npi_less_equal", "_npi_less_equal_scalar")
+    __hash__ = Symbol.__hash__
+
+    def __matmul__(self, other: Symbol) -> _Symbol:
+        return _make("_npi_matmul", self, other)
+
+    def __abs__(self) -> _Symbol:
+        return _make("_npi_absolute", self)
 
     def __neg__(self) -> _Symbol:
         return _make("_npi_negative", self)
@@ -74,16 +90,88 @@ def as_np_symbol(sym: Symbol) -> _Symbol:
     return sym if isinstance(sym, _Symbol) else _Symbol(sym._entries)
 
 
-def zeros(shape: Any, dtype: Any = "float32", **kwargs: Any) -> _Symbol:
-    """A symbol of zeros of ``shape``."""
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _make("_npi_zeros", shape=shape, dtype=_onp.dtype(dtype).name, **kwargs)
+def _shape(shape: Any) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
 
 
-def ones(shape: Any, dtype: Any = "float32", **kwargs: Any) -> _Symbol:
-    """A symbol of ones of ``shape``."""
-    shape = (shape,) if isinstance(shape, int) else tuple(shape)
-    return _make("_npi_ones", shape=shape, dtype=_onp.dtype(dtype).name, **kwargs)
+def _dt(dtype: Any) -> str:
+    return _onp.dtype("float32" if dtype is None else dtype).name
+
+
+def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+          **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of zeros of ``shape`` (float32 by default)."""
+    return _make("_npi_zeros", shape=_shape(shape), dtype=_dt(dtype), **kwargs)
+
+
+def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+         **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of ones of ``shape`` (float32 by default)."""
+    return _make("_npi_ones", shape=_shape(shape), dtype=_dt(dtype), **kwargs)
+
+
+def full(shape: Any, fill_value: float, dtype: Any = None, order: str = "C", ctx: Any = None,
+         **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of ``shape`` filled with ``fill_value``."""
+    return _make("_npi_full", shape=_shape(shape), value=float(fill_value), dtype=_dt(dtype),
+                 **kwargs)  # fmt: skip
+
+
+def identity(n: int, dtype: Any = None, ctx: Any = None, **kwargs: Any) -> _Symbol:
+    """The n x n identity matrix."""
+    return _make("_npi_identity", shape=(n, n), dtype=_dt(dtype), **kwargs)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, ctx: Any = None,  # noqa: N803
+        **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A 2-D symbol with ones on the k-th diagonal."""
+    return _make("_npi_eye", N=N, M=M, k=k, dtype=_dt(dtype), **kwargs)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: Any = None,
+           **kwargs: Any) -> _Symbol:  # fmt: skip
+    """Evenly spaced values in [start, stop)."""
+    if stop is None:
+        start, stop = 0, start
+    return _make("_npi_arange", start=float(start), stop=float(stop), step=float(step),
+                 dtype=_dt(dtype), **kwargs)  # fmt: skip
+
+
+def _ufunc(name: str, op: str, scalar_op: str, rscalar_op: str | None = None) -> Any:
+    fwd = _binary(op, scalar_op, rscalar_op)
+    rev = _binary(op, scalar_op, rscalar_op, reflected=True)
+
+    def fn(x1: Any, x2: Any, out: Any = None) -> _Symbol:
+        if isinstance(x1, Symbol):
+            return fwd(as_np_symbol(x1), x2)
+        return rev(as_np_symbol(x2), x1)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+add = _ufunc("add", "_npi_add", "_npi_add_scalar")
+subtract = _ufunc("subtract", "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
+multiply = _ufunc("multiply", "_npi_multiply", "_npi_multiply_scalar")
+true_divide = _ufunc(
+    "true_divide", "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"
+)
+divide = true_divide
+mod = _ufunc("mod", "_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
+power = _ufunc("power", "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
+maximum = _ufunc("maximum", "_npi_maximum", "_npi_maximum_scalar")
+minimum = _ufunc("minimum", "_npi_minimum", "_npi_minimum_scalar")
+
+
+def __getattr__(name: str) -> Any:
+    """``mx.sym.np.<name>`` for any ``_npi_<name>``/``_np_<name>`` operator: its inputs
+    positionally, its parameters by keyword."""
+    for prefix in ("_npi_", "_np_"):
+        if not name.startswith("_") and registry.find(prefix + name) is not None:
+            fn = _symbol_function(prefix + name, name)
+            globals()[name] = fn
+            return fn
+    raise AttributeError(f"module 'mxlite.symbol.numpy' has no attribute {name!r}")
 
 
 def _symbol_function(reg_name: str, func_name: str) -> Any:
@@ -107,3 +195,4 @@ def _populate() -> None:
 
 
 _populate()
+_symbol_module.NP_SYMBOL[0] = as_np_symbol
