@@ -42,7 +42,7 @@ def _shape(fn: str, shape: Any) -> tuple[int, ...]:
         return (int(shape),)
     try:
         return tuple(int(d) for d in shape)
-    except TypeError:
+    except (TypeError, ValueError):
         raise MXNetError(f"{fn}: argument 'shape' must be an int or a tuple of ints, "
                          f"got {shape!r}.") from None  # fmt: skip
 

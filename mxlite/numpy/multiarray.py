@@ -46,7 +46,7 @@ def call(op_name: str, *inputs: NDArray, out: Any = None, ctx: Context | None = 
     """Run the registered operator ``op_name`` on ``inputs`` with ``params``; the outputs are
     ``mx.np`` arrays (one, or a list)."""
     cls = registry.get(op_name)
-    prop = cls.get_prop({k: v for k, v in params.items() if v is not None})
+    prop = cls.get_prop(params)
     return as_np(invoke(prop, inputs, out, None, ctx))
 
 
