@@ -52,30 +52,31 @@ def _batch_shape(size: tuple, *values: Any) -> tuple:
     return size if size or not shapes else tuple(np.broadcast_shapes(*shapes))
 
 
+def _location_scale(op: str, names: tuple[str, str], loc: Any, scale: Any, size: Any,
+                    dtype: Any, ctx: Context | None, out: Any) -> ndarray:  # fmt: skip
+    """Samples of a location-scale family; array parameters broadcast over a standard draw."""
+    dtype = dtype or np.float32
+    size = _batch_shape(_size(size), loc, scale)
+    if isinstance(loc, NDArray) or isinstance(scale, NDArray):
+        unit = {names[0]: 0.0, names[1]: 1.0}
+        return _into(_sample(op, size, ctx, dtype, **unit) * scale + loc, out)
+    params = {names[0]: float(loc), names[1]: float(scale)}
+    return _into(_sample(op, size, ctx, dtype, **params), out)
+
+
 def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
             ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
     """Samples from the uniform distribution on [low, high) (float32 by default)."""
-    dtype = dtype or np.float32
-    size = _batch_shape(_size(size), low, high)
     if isinstance(low, NDArray) or isinstance(high, NDArray):
-        u = _sample("_random_uniform", size, ctx, dtype, low=0.0, high=1.0)
-        res = u * (high - low) + low
-    else:
-        res = _sample("_random_uniform", size, ctx, dtype, low=float(low), high=float(high))
-    return _into(res, out)
+        return _location_scale("_random_uniform", ("low", "high"), low, high - low, size, dtype,
+                               ctx, out)  # fmt: skip
+    return _location_scale("_random_uniform", ("low", "high"), low, high, size, dtype, ctx, out)
 
 
 def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
            ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
     """Samples from the normal distribution N(loc, scale**2) (float32 by default)."""
-    dtype = dtype or np.float32
-    size = _batch_shape(_size(size), loc, scale)
-    if isinstance(loc, NDArray) or isinstance(scale, NDArray):
-        z = _sample("_random_normal", size, ctx, dtype, loc=0.0, scale=1.0)
-        res = z * scale + loc
-    else:
-        res = _sample("_random_normal", size, ctx, dtype, loc=float(loc), scale=float(scale))
-    return _into(res, out)
+    return _location_scale("_random_normal", ("loc", "scale"), loc, scale, size, dtype, ctx, out)
 
 
 def _into(res: ndarray, out: Any) -> ndarray:

@@ -129,19 +129,10 @@ class NpTensordotIntAxesProp(_NpProduct):
 
 
 @register("_npi_matmul")
-class NpMatmulProp(_NpArrayOp):
+class NpMatmulProp(_NpProduct):
     """NumPy's matmul: matrix products over the last two axes, batch axes broadcast."""
 
-    backward_reads_inputs = True
     test = OpTest(shapes={"a": (2, 2, 3), "b": (3, 4)})
-
-    def list_arguments(self) -> list[str]:
-        return ["a", "b"]
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        if in_type[0] is None or in_type[1] is None:
-            return None
-        return list(in_type), [binary_result(in_type[0], in_type[1])], []
 
     def out_shapes(self, a: Shape, b: Shape) -> list[Shape]:
         if not a or not b:

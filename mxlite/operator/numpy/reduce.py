@@ -19,7 +19,7 @@ import numpy as np
 from ...base import ShapeError
 from ...context import Context
 from ..param import DTYPE_NAMES, Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register, shape_is_known
+from ..registry import Operator, OperatorProperty, OpTest, register
 from ..req import OpReq, assign
 from .dtypes import BOOL, FLOAT32, INT64
 
@@ -334,8 +334,6 @@ class _NpSearchProp(OperatorProperty):
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self.check_num_inputs(in_shape)
         s = in_shape[0]
-        if not shape_is_known(s) and s is not None and 0 in s and self.param.axis is None:
-            return None
         if s is None:
             return None
         p = self.param
