@@ -34,6 +34,7 @@ from . import name as name
 from . import ndarray as ndarray
 from . import numpy as numpy
 from . import numpy_extension as numpy_extension
+from . import numpy_op_signature as numpy_op_signature
 from . import onnx as onnx
 from . import optimizer as optimizer
 from . import profiler as profiler

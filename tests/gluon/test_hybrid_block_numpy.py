@@ -1,0 +1,43 @@
+"""HybridBlock in NumPy-array mode: traced with mx.sym.np symbols, mx.np outputs."""
+
+from __future__ import annotations
+
+import pytest
+
+import mxlite as mx
+from mxlite import np
+from mxlite.gluon import HybridBlock
+from mxlite.util import use_np
+
+
+@use_np
+class _AddScale(HybridBlock):
+    def hybrid_forward(self, F, x, y):
+        return x + 2 * y, F.np.zeros(shape=()), x > y
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+def test_outputs_are_np_arrays_with_numpy_semantics(hybridize: bool) -> None:
+    net = _AddScale()
+    if hybridize:
+        net.hybridize()
+    with mx.np_shape(True):
+        out, zero, cmp = net(np.ones((2, 3)), np.ones(3))
+        assert type(out) is np.ndarray and out.tolist() == [[3.0] * 3] * 2
+        assert zero.shape == () and cmp.dtype == bool
+        empty, _, _ = net(np.ones((0, 3)), np.ones(3))
+        assert empty.shape == (0, 3)
+
+
+def test_mixed_classic_and_np_outputs_are_refused() -> None:
+    @use_np
+    class Mixed(HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x.as_nd_ndarray() + 1, x * 2
+
+    net = Mixed()
+    with pytest.raises(TypeError, match="mx.np"):
+        net(np.ones(2))
+    net.hybridize()
+    with pytest.raises(TypeError, match="mx.sym.np"):
+        net(np.ones(2))
