@@ -60,3 +60,20 @@ def test_devices_and_nd_npx() -> None:
     assert npx.num_gpus() >= 0
     npx.waitall()
     assert mx.nd.npx.relu is npx.relu and mx.nd.np.add is np.add
+
+
+MXNET_PYTHON = "/tmp/mxref/bin/python"
+
+
+@pytest.mark.skipif(not __import__("os").path.exists(MXNET_PYTHON), reason="no real MXNet here")
+def test_mxnet_reads_what_npx_save_wrote(tmp_path) -> None:
+    import subprocess
+
+    path = str(tmp_path / "for_mxnet.npx")
+    npx.save(path, {"s": np.array(2.5), "z": np.zeros((0, 3)), "i": np.arange(3, dtype="int64")})
+    code = (
+        f"from mxnet import npx; npx.set_np(); d = npx.load({path!r}); "
+        "print(d['s'].shape, float(d['s']), d['z'].shape, d['i'].dtype, d['i'].tolist())"
+    )
+    out = subprocess.run([MXNET_PYTHON, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.stdout.strip().splitlines()[-1] == "() 2.5 (0, 3) int64 [0, 1, 2]", out.stderr
