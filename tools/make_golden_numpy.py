@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 
 import numpy as onp
 
@@ -108,6 +109,8 @@ def main() -> None:
     npx.save(os.path.join(OUT, "mxnet_npx_save.params"),
              {"a": np.array([1.0, 2.0]), "s": np.array(3.0), "z": np.zeros((0, 2)),
               "i": np.array([1, 2], dtype="int64")})  # fmt: skip
+    with open(os.path.join(OUT, "mxnet_np_array.pickle"), "wb") as fh:
+        pickle.dump(np.array([1.0, 2.0]), fh)
     print(f"wrote {len(CASES)} cases, {len(GRADS)} gradients to {OUT} (mxnet {mx.__version__})")
 
 

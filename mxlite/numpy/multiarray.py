@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ..context import Context
+from ..fileio import allow
 from ..ndarray import NDArray
 from ..ndarray import indexing as _nd_indexing
 from ..ndarray import methods as _nd_methods
@@ -565,6 +566,8 @@ def _not_in_np(name: str) -> Any:
 
 
 _nd_methods.NP_VIEW[0] = view_np
+# MXNet's pickles name the class mxnet.numpy.ndarray
+allow(ndarray, "mxnet.numpy.ndarray", "mxnet.numpy.multiarray.ndarray")
 for _name in _NOT_IN_NP:
     setattr(ndarray, _name, _not_in_np(_name))
 del _name

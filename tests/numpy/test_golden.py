@@ -60,3 +60,10 @@ def test_npx_load_reads_a_file_mxnet_wrote() -> None:
     assert got["z"].shape == (0, 2)
     assert got["i"].dtype == onp.int64
     assert isinstance(got["a"], np.ndarray)
+
+
+def test_a_pickle_mxnet_wrote_loads_through_the_restricted_unpickler() -> None:
+    from mxlite.fileio import restricted_loads
+
+    x = restricted_loads((GOLDEN / "mxnet_np_array.pickle").read_bytes(), "test")
+    assert type(x) is np.ndarray and x.tolist() == [1.0, 2.0]
