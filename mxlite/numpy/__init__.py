@@ -11,6 +11,7 @@ import sys as _sys
 import numpy as _onp
 
 from ..ndarray import numpy as _nd_np
+from ..symbol import numpy as _sym_np
 from . import linalg as linalg
 from . import random as random
 from ._register import NP_PREFIXES as _NP_PREFIXES
@@ -67,4 +68,9 @@ __all__ = [
 for _name in __all__:
     setattr(_nd_np, _name, getattr(_module, _name))
 _populate(_nd_np._internal, _NP_PREFIXES, strip=False)
+# mx.sym.np: the same functions (they compose on symbols), where it has no own one
+for _name in __all__:
+    if _name not in _sym_np.__dict__ and _name not in ("ndarray", "random", "linalg"):
+        setattr(_sym_np, _name, getattr(_module, _name))
+_sym_np.linalg = linalg  # its functions compose on symbols too
 del _name, _op, _module

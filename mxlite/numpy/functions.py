@@ -201,6 +201,10 @@ def hstack(arrays: Sequence[ndarray]) -> ndarray:
 def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray]:
     """Split into equal sections (an int, which must divide the axis) or at the given
     indices; always a list."""
+    if isinstance(indices_or_sections, (int, np.integer)) and not isinstance(ary, ndarray):
+        res = call("_npi_split", ary, indices=(), axis=axis, squeeze_axis=False,
+                   sections=int(indices_or_sections))  # fmt: skip
+        return list(res) if isinstance(res, (list, tuple)) else [res]
     n = ary.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)

@@ -36,8 +36,10 @@ from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
+from ..symbol.numpy import np_symbol_call
+from ..symbol.symbol import Symbol
 
-__all__ = ["ndarray", "call", "as_np", "view_np", "binary", "NUMERIC"]
+__all__ = ["ndarray", "call", "as_np", "view_np", "binary", "is_tensor", "NUMERIC"]
 
 NUMERIC = (int, float, bool, np.integer, np.floating, np.bool_)
 
@@ -45,10 +47,18 @@ NUMERIC = (int, float, bool, np.integer, np.floating, np.bool_)
 def call(op_name: str, *inputs: NDArray, out: Any = None, ctx: Context | None = None,
          **params: Any) -> Any:  # fmt: skip
     """Run the registered operator ``op_name`` on ``inputs`` with ``params``; the outputs are
-    ``mx.np`` arrays (one, or a list)."""
+    ``mx.np`` arrays (one, or a list). On symbols (a hybridized block's ``F.np``), compose it
+    instead: the same function then serves ``mx.np`` and ``mx.sym.np``."""
+    if inputs and not isinstance(inputs[0], NDArray) and isinstance(inputs[0], Symbol):
+        return np_symbol_call(op_name, *inputs, **params)  # an mx.np function on symbols
     cls = registry.get(op_name)
     prop = cls.get_prop(params)
     return as_np(invoke(prop, inputs, out, None, ctx))
+
+
+def is_tensor(x: Any) -> bool:
+    """Whether ``x`` is an array or a symbol (an operand the mx.np functions run on)."""
+    return isinstance(x, (NDArray, Symbol))
 
 
 def as_np(res: Any) -> Any:

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..ndarray import NDArray
-from .multiarray import NUMERIC, binary, call, ndarray
+from .multiarray import NUMERIC, binary, call, is_tensor, ndarray
 
 __all__ = [
     "add",
@@ -190,7 +190,7 @@ def unary_function(name: str, op: str) -> Any:
 
     def fn(x: Any, out: Any = None, **kwargs: Any) -> Any:
         _no_kwargs(name, kwargs)
-        if isinstance(x, NDArray):
+        if is_tensor(x):
             return call(op, x, out=out)
         if isinstance(x, NUMERIC):
             return numpy_fn(x)
@@ -210,11 +210,11 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
     condition, the indices of its non-zero elements."""
     if x is None and y is None:
         return condition.nonzero()
-    if isinstance(x, NDArray) and isinstance(y, NDArray):
+    if is_tensor(x) and is_tensor(y):
         return call("_npi_where", condition, x, y)
-    if isinstance(x, NDArray):
+    if is_tensor(x):
         return call("_npi_where_rscalar", condition, x, scalar=float(y))
-    if isinstance(y, NDArray):
+    if is_tensor(y):
         return call("_npi_where_lscalar", condition, y, scalar=float(x))
     return call("_npi_where_scalar2", condition, x=float(x), y=float(y))
 

@@ -41,3 +41,31 @@ def test_mixed_classic_and_np_outputs_are_refused() -> None:
     net.hybridize()
     with pytest.raises(TypeError, match="mx.sym.np"):
         net(np.ones(2))
+
+
+@use_np
+class _Functions(HybridBlock):
+    def hybrid_forward(self, F, x, y):
+        return (
+            F.np.concatenate([x, y]),
+            F.np.sum(x, axis=0),
+            F.np.exp(y),
+            F.np.dot(x, y.T),
+            F.np.split(x, 2)[1],
+            F.np.where(x > 0, x, y),
+            x.reshape(3, 2).sum(),
+            F.npx.relu(x - 2),
+            F.np.linalg.norm(x),
+        )
+
+
+def test_np_functions_give_the_same_results_traced_and_imperative() -> None:
+    x, y = np.arange(6).reshape(2, 3), np.ones((2, 3))
+    eager = _Functions()(x, y)
+    net = _Functions()
+    net.hybridize()
+    traced = net(x, y)
+    assert len(eager) == len(traced)
+    for a, b in zip(eager, traced):
+        assert type(b) is np.ndarray and a.shape == b.shape
+        assert (abs(a - b) < 1e-5).all()

@@ -16,7 +16,17 @@ from .. import symbol as _symbol_module
 from ..symbol import Symbol
 from . import _internal as _internal
 
-__all__ = ["_Symbol", "as_np_symbol", "zeros", "ones", "full", "identity", "eye", "arange"]
+__all__ = [
+    "_Symbol",
+    "as_np_symbol",
+    "np_symbol_call",
+    "zeros",
+    "ones",
+    "full",
+    "identity",
+    "eye",
+    "arange",
+]
 
 _NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
 
@@ -35,8 +45,24 @@ def _binary(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: b
     return method
 
 
+def _axes(axis: Any) -> Any:
+    if axis is None:
+        return None
+    return (int(axis),) if isinstance(axis, (int, _onp.integer)) else tuple(axis)
+
+
 def _make(op: str, *args: Any, **kwargs: Any) -> _Symbol:
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
     return _Symbol(compose.create(op, op, args, kwargs))
+
+
+def np_symbol_call(op: str, *args: Any, **params: Any) -> Any:
+    """The operator ``op`` composed on symbols ``args``: a ``_Symbol``, or a list of them for an
+    operator with several outputs (what ``mx.np`` functions give on symbols)."""
+    entries = compose.create(op, op, args, {k: v for k, v in params.items() if v is not None})
+    if len(entries) == 1:
+        return _Symbol(entries)
+    return [_Symbol([e]) for e in entries]
 
 
 class _Symbol(Symbol):
@@ -76,6 +102,51 @@ class _Symbol(Symbol):
 
     def __neg__(self) -> _Symbol:
         return _make("_npi_negative", self)
+
+    # ---- NumPy's methods, as mx.np.ndarray has them -------------------------------------
+
+    @property
+    def T(self) -> _Symbol:  # noqa: N802
+        """The symbol with its axes reversed."""
+        return self.transpose()
+
+    def transpose(self, *axes: Any) -> _Symbol:  # type: ignore[override]
+        perm = tuple(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return _make("_np_transpose", self, axes=perm or None)
+
+    def reshape(self, *shape: Any, order: str = "C", **kwargs: Any) -> _Symbol:  # type: ignore[override]
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _make("_np_reshape", self, newshape=tuple(shape), order=order)
+
+    def flatten(self, order: str = "C") -> _Symbol:  # type: ignore[override]
+        return self.reshape(-1)
+
+    def astype(self, dtype: Any, copy: bool = True) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_cast", self, dtype=_onp.dtype(dtype).name)
+
+    def dot(self, b: Symbol) -> _Symbol:  # type: ignore[override]
+        return _make("_np_dot", self, b)
+
+    def squeeze(self, axis: Any = None) -> _Symbol:  # type: ignore[override]
+        return _make("_np_squeeze", self, axis=_axes(axis))
+
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_np_sum", self, axis=_axes(axis), dtype=dt, keepdims=keepdims)
+
+    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_npi_mean", self, axis=_axes(axis), dtype=dt, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_max", self, axis=_axes(axis), keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_min", self, axis=_axes(axis), keepdims=keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_prod", self, axis=_axes(axis), keepdims=keepdims)
 
     def as_nd_ndarray(self) -> Symbol:
         """This symbol as a classic ``mx.sym.Symbol``."""
