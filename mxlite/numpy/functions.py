@@ -20,7 +20,8 @@ __all__ = [
     "argmin", "all", "any", "cumsum", "dot", "matmul", "tensordot", "inner", "outer", "reshape",
     "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "concatenate",
     "stack", "vstack", "hstack", "split", "array_split", "tile", "repeat", "flip", "take",
-    "broadcast_to", "copy", "around", "round", "clip", "nonzero", "ndim", "shape", "size",
+    "broadcast_to", "copy", "sort", "argsort", "around", "round", "clip", "nonzero", "ndim",
+    "shape", "size",
 ]  # fmt: skip
 
 
@@ -261,6 +262,22 @@ def take(a: ndarray, indices: Any, axis: int | None = None, mode: str = "raise",
         out[...] = res
         return out
     return res
+
+
+def sort(a: ndarray, axis: int | None = -1, kind: Any = None, order: Any = None) -> ndarray:
+    """``a`` sorted along ``axis`` (the flattened array when None)."""
+    if order is not None:
+        raise NotImplementedError("sort: argument 'order' is not supported.")
+    return call("_npi_sort", a.reshape(-1) if axis is None else a, axis=-1 if axis is None
+                else axis)  # fmt: skip
+
+
+def argsort(a: ndarray, axis: int | None = -1, kind: Any = None, order: Any = None) -> ndarray:
+    """The int64 indices that sort ``a`` along ``axis`` (the flattened array when None)."""
+    if order is not None:
+        raise NotImplementedError("argsort: argument 'order' is not supported.")
+    src = a.reshape(-1) if axis is None else a
+    return call("_npi_argsort", src, axis=-1 if axis is None else axis, dtype="int64")
 
 
 def copy(a: ndarray) -> ndarray:

@@ -89,3 +89,12 @@ def test_reductions_on_empty_and_zero_dim() -> None:
         assert np.ones(()).sum().shape == ()
         with pytest.raises(mx.MXNetError, match="zero-size"):
             np.zeros((0,)).max()
+
+
+def test_sort_and_argsort() -> None:
+    ref = onp.array([[3.0, 1.0, 2.0], [0.0, 5.0, 4.0]], dtype=onp.float32)
+    x = np.array(ref)
+    assert np.sort(x).tolist() == onp.sort(ref).tolist()
+    assert np.sort(x, axis=None).tolist() == onp.sort(ref, axis=None).tolist()
+    got = np.argsort(x, axis=0)
+    assert got.dtype == onp.int64 and got.tolist() == onp.argsort(ref, axis=0).tolist()
