@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError
-from .multiarray import _axes, call, ndarray
+from .multiarray import _axes, _dt, call, ndarray
 from .ufuncs import clip as clip
 
 __all__ = [
@@ -28,13 +28,15 @@ __all__ = [
 def sum(a: ndarray, axis: Any = None, dtype: Any = None, out: Any = None,  # noqa: A001
         keepdims: bool = False, initial: Any = None) -> ndarray:  # fmt: skip
     """Sum of the elements over ``axis`` (all when None): zero-dim for a full reduction."""
-    return a.sum(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial)
+    return call("_np_sum", a, out=out, axis=_axes(axis), dtype=_dt(dtype), keepdims=keepdims,
+                initial=initial)  # fmt: skip
 
 
 def prod(a: ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False, initial: Any = None) -> ndarray:  # fmt: skip
     """Product of the elements over ``axis``."""
-    return a.prod(axis=axis, dtype=dtype, out=out, keepdims=keepdims, initial=initial)
+    return call("_np_prod", a, out=out, axis=_axes(axis), dtype=_dt(dtype), keepdims=keepdims,
+                initial=initial)  # fmt: skip
 
 
 product = prod
@@ -43,17 +45,17 @@ product = prod
 def mean(a: ndarray, axis: Any = None, dtype: Any = None, out: Any = None,
          keepdims: bool = False) -> ndarray:  # fmt: skip
     """Arithmetic mean over ``axis`` (float32 for integer input)."""
-    return a.mean(axis=axis, dtype=dtype, out=out, keepdims=keepdims)
+    return call("_npi_mean", a, out=out, axis=_axes(axis), dtype=_dt(dtype), keepdims=keepdims)
 
 
 def max(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A001
     """Maximum over ``axis``."""
-    return a.max(axis=axis, out=out, keepdims=keepdims)
+    return call("_np_max", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
 def min(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A001
     """Minimum over ``axis``."""
-    return a.min(axis=axis, out=out, keepdims=keepdims)
+    return call("_np_min", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
 amax = max
@@ -63,38 +65,40 @@ amin = min
 def std(a: ndarray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:  # fmt: skip
     """Standard deviation over ``axis`` (divisor N - ddof)."""
-    return a.std(axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return call("_npi_std", a, out=out, axis=_axes(axis), dtype=_dt(dtype), ddof=ddof,
+                keepdims=keepdims)  # fmt: skip
 
 
 def var(a: ndarray, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
         keepdims: bool = False) -> ndarray:  # fmt: skip
     """Variance over ``axis`` (divisor N - ddof)."""
-    return a.var(axis=axis, dtype=dtype, out=out, ddof=ddof, keepdims=keepdims)
+    return call("_npi_var", a, out=out, axis=_axes(axis), dtype=_dt(dtype), ddof=ddof,
+                keepdims=keepdims)  # fmt: skip
 
 
 def argmax(a: ndarray, axis: int | None = None, out: Any = None) -> ndarray:
     """Index (int64) of the maximum along ``axis`` (of the flattened array when None)."""
-    return a.argmax(axis=axis, out=out)
+    return call("_npi_argmax", a, out=out, axis=axis)
 
 
 def argmin(a: ndarray, axis: int | None = None, out: Any = None) -> ndarray:
     """Index (int64) of the minimum along ``axis`` (of the flattened array when None)."""
-    return a.argmin(axis=axis, out=out)
+    return call("_npi_argmin", a, out=out, axis=axis)
 
 
 def all(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A001
     """Whether every element along ``axis`` is true (bool)."""
-    return a.all(axis=axis, out=out, keepdims=keepdims)
+    return call("_np_all", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
 def any(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:  # noqa: A001
     """Whether any element along ``axis`` is true (bool)."""
-    return a.any(axis=axis, out=out, keepdims=keepdims)
+    return call("_np_any", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
 def cumsum(a: ndarray, axis: int | None = None, dtype: Any = None, out: Any = None) -> ndarray:
     """Cumulative sum along ``axis`` (of the flattened array when None)."""
-    return a.cumsum(axis=axis, dtype=dtype, out=out)
+    return call("_np_cumsum", a, out=out, axis=axis, dtype=_dt(dtype))
 
 
 # ---- products ----------------------------------------------------------------------------
@@ -152,7 +156,7 @@ def transpose(a: ndarray, axes: Any = None) -> ndarray:
 
 def swapaxes(a: ndarray, axis1: int, axis2: int) -> ndarray:
     """``a`` with two axes interchanged."""
-    return a.swapaxes(axis1, axis2)
+    return call("_npi_swapaxes", a, dim1=axis1, dim2=axis2)
 
 
 def moveaxis(a: ndarray, source: Any, destination: Any) -> ndarray:
@@ -167,12 +171,12 @@ def expand_dims(a: ndarray, axis: int) -> ndarray:
 
 def squeeze(x: ndarray, axis: Any = None) -> ndarray:
     """``x`` without its axes of size one (all, or those in ``axis``)."""
-    return x.squeeze(axis)
+    return call("_np_squeeze", x, axis=_axes(axis))
 
 
 def broadcast_to(array: ndarray, shape: Any) -> ndarray:  # noqa: A002
     """``array`` broadcast to ``shape``."""
-    return array.broadcast_to(shape)
+    return call("_npi_broadcast_to", array, shape=tuple(shape))
 
 
 def concatenate(seq: Sequence[ndarray], axis: int | None = 0, out: Any = None) -> ndarray:
@@ -245,7 +249,7 @@ def tile(A: ndarray, reps: Any) -> ndarray:  # noqa: N803
 def repeat(a: ndarray, repeats: int, axis: int | None = None) -> ndarray:
     """Each element of ``a`` repeated ``repeats`` times (flattened first when ``axis`` is
     None)."""
-    return a.repeat(repeats, axis)
+    return call("_np_repeat", a, repeats=repeats, axis=axis)
 
 
 def flip(m: ndarray, axis: Any = None, out: Any = None) -> ndarray:
@@ -287,7 +291,7 @@ def copy(a: ndarray) -> ndarray:
 
 def around(x: ndarray, decimals: int = 0, out: Any = None) -> ndarray:
     """``x`` rounded to ``decimals`` places (halves to even)."""
-    return x.round(decimals, out=out)
+    return call("_npi_around", x, out=out, decimals=decimals)
 
 
 round = around  # noqa: A001
