@@ -32,6 +32,9 @@ from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import numpy as numpy
+from . import numpy_extension as numpy_extension
+from . import numpy_op_signature as numpy_op_signature
 from . import onnx as onnx
 from . import optimizer as optimizer
 from . import profiler as profiler
@@ -58,5 +61,7 @@ kv = kvstore
 mod = module
 mon = monitor
 nd = ndarray
+np = numpy
+npx = numpy_extension
 sym = symbol
 viz = visualization

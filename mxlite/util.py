@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import inspect
 import os
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import NotInMxliteError, ParamError
+from .base import ParamError
 
 __all__ = [
     "is_np_shape",
@@ -24,6 +25,10 @@ __all__ = [
     "use_np_shape",
     "is_np_array",
     "np_array",
+    "set_np_array",
+    "use_np_array",
+    "set_np",
+    "reset_np",
     "use_np",
     "getenv",
     "setenv",
@@ -65,11 +70,6 @@ class _NumpyArrayScope:
         self._is_np_array = is_np_array
 
     def __enter__(self) -> _NumpyArrayScope:
-        if self._is_np_array:
-            raise NotInMxliteError(
-                "np_array: MXNet's NumPy-array semantics need mx.np, which mxlite does not "
-                "implement; use mx.nd (np_array(False) is accepted)."
-            )
         current = _NumpyArrayScope._current
         if not hasattr(current, "value"):
             current.value = _NumpyArrayScope(False)
@@ -82,10 +82,8 @@ class _NumpyArrayScope:
 
 
 def np_array(active: bool = True) -> _NumpyArrayScope:
-    """A ``with`` scope turning MXNet's NumPy-array semantics on or off in this thread.
-
-    mxlite has the classic ``mx.nd`` arrays only, so entering ``np_array(True)`` raises
-    :class:`~mxlite.base.NotInMxliteError`; ``np_array(False)`` works as in MXNet.
+    """A ``with`` scope turning MXNet's NumPy-array semantics (``mx.np`` arrays) on or off in
+    this thread.
 
     Parameters
     ----------
@@ -96,11 +94,38 @@ def np_array(active: bool = True) -> _NumpyArrayScope:
 
 
 def is_np_array() -> bool:
-    """Whether MXNet's NumPy-array semantics (``mx.np``) are on in this thread: never in
-    mxlite's own scopes, which have the classic ``mx.nd`` arrays only (code written for both
-    asks this)."""
+    """Whether MXNet's NumPy-array semantics (``mx.np`` arrays) are on in this thread."""
     current = _NumpyArrayScope._current
     return bool(current.value._is_np_array) if hasattr(current, "value") else False
+
+
+def set_np_array(active: bool) -> bool:
+    """Turn NumPy-array semantics on or off in this thread; return the previous setting."""
+    prev = is_np_array()
+    _NumpyArrayScope._current.value = _NumpyArrayScope(bool(active))
+    return prev
+
+
+def set_np(shape: bool = True, array: bool = True) -> None:
+    """Turn NumPy shape and array semantics on (``npx.set_np()``) in this thread.
+
+    Parameters
+    ----------
+    shape : bool
+        Zero-dim and zero-size shapes are valid shapes (NumPy's shape semantics).
+    array : bool
+        Gluon and the front ends make ``mx.np`` arrays instead of ``mx.nd`` ones.
+    """
+    if not shape and array:
+        raise ParamError("set_np: NumPy array semantics (array=True) need NumPy shape "
+                         "semantics (shape=True).")
+    set_np_shape(shape)
+    set_np_array(array)
+
+
+def reset_np() -> None:
+    """Turn NumPy shape and array semantics off in this thread (``npx.reset_np()``)."""
+    set_np(shape=False, array=False)
 
 
 def use_np_shape(func: Callable) -> Callable:
@@ -134,7 +159,30 @@ def use_np(func: Callable) -> Callable:
     """
     if not callable(func):
         raise ParamError(f"use_np: func must be a function or a class, got {type(func).__name__}")
-    return use_np_shape(func)
+    return use_np_shape(use_np_array(func))
+
+
+def use_np_array(func: Callable) -> Callable:
+    """Decorate a function (or every method and property of a class, inherited ones and
+    ``__call__`` included, as MXNet does) to run with NumPy array semantics."""
+    if isinstance(func, type):
+        members = inspect.getmembers(
+            func, lambda f: inspect.isfunction(f) or inspect.ismethod(f) or isinstance(f, property)
+        )
+        for name, attr in members:
+            if isinstance(attr, property):
+                getter = use_np_array(attr.fget) if attr.fget is not None else None
+                setattr(func, name, property(getter, attr.fset, attr.fdel, attr.__doc__))
+            elif not isinstance(inspect.getattr_static(func, name), (staticmethod, classmethod)):
+                setattr(func, name, use_np_array(attr))
+        return func
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with np_array(True):
+            return func(*args, **kwargs)
+
+    return wrapper
 
 
 def getenv(name: str) -> str | None:

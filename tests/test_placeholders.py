@@ -26,9 +26,8 @@ def test_base_data_dir_and_util_env(monkeypatch, tmp_path):
     assert mx.util.getenv("MXLITE_TEST_X") is None
 
 
-def test_numpy_arrays_import_and_fail_clearly():
+def test_numpy_arrays_import_and_have_no_stray_attributes():
     import mxlite.numpy as mx_np
 
-    with pytest.raises(MXNetError, match="mx.np"):
-        mx_np.ones  # noqa: B018
+    assert mx_np.ones((2,)).shape == (2,)
     assert not hasattr(mx_np, "pytest_plugins")

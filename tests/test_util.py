@@ -2,8 +2,6 @@
 
 import threading
 
-import pytest
-
 import mxlite as mx
 from mxlite.util import _NumpyArrayScope
 
@@ -18,11 +16,16 @@ def test_np_array_false_scope_nests_and_restores():
     assert not mx.is_np_array()
 
 
-def test_np_array_true_is_refused():
-    with pytest.raises(mx.base.NotInMxliteError, match="np_array"):
-        with mx.np_array(True):
-            pass
+def test_np_array_true_turns_the_mode_on_in_its_scope():
+    with mx.np_array(True):
+        assert mx.is_np_array()
     assert not mx.is_np_array()
+    mx.npx.set_np()
+    try:
+        assert mx.is_np_array() and mx.is_np_shape()
+    finally:
+        mx.npx.reset_np()
+    assert not mx.is_np_array() and not mx.is_np_shape()
 
 
 def test_np_array_scope_is_per_thread():

@@ -346,20 +346,20 @@ def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
 
 def _ones_like(x: NDArray) -> NDArray:
     out = _new(x.shape, x._data.dtype, x.context)
-    out[:] = 1
+    out[...] = 1  # a zero-dim array too
     return out
 
 
 def _zeros_like(x: NDArray) -> NDArray:
     out = _new(x.shape, x._data.dtype, x.context)
-    out[:] = 0
+    out[...] = 0  # a zero-dim array too
     return out
 
 
 def _zeros_for(node: _Node, i: int) -> NDArray:
     shape, dtype = node.out_meta[i]
     out = _new(shape, dtype, node.ctx)
-    out[:] = 0
+    out[...] = 0  # a zero-dim array too
     return out
 
 

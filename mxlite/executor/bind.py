@@ -18,6 +18,7 @@ from ..context import Context
 from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
 from ..symbol.graph import Entry, Node, topo_order
+from ..util import is_np_shape
 from .cse import eliminate_common_expr
 from .executor import Executor, set_reshaper
 from .gradient import build_graph
@@ -261,7 +262,7 @@ def _make_executor(
     missing = [
         n.name
         for n in arg_nodes + aux_nodes
-        if shapes.get((id(n), 0)) is None or 0 in shapes[(id(n), 0)]
+        if shapes.get((id(n), 0)) is None or (0 in shapes[(id(n), 0)] and not is_np_shape())
     ]
     if missing:
         given = {n.name: shapes.get((id(n), 0)) for n in arg_nodes + aux_nodes}

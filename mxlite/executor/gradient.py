@@ -43,6 +43,7 @@ import numpy as np
 from ..base import MXNetError
 from ..operator.req import OpReq
 from ..symbol.graph import Entry, Node, topo_order
+from ..util import is_np_shape
 
 __all__ = ["EntryInfo", "Step", "ExecGraph", "build_graph"]
 
@@ -157,7 +158,7 @@ def build_graph(
 
     def info(key: tuple[int, int], node: Node) -> tuple[Any, Any]:
         shape, dtype = shapes.get(key), dtypes.get(key)
-        if shape is None or 0 in shape:
+        if shape is None or (0 in shape and not is_np_shape()):
             if not node.is_variable() and node.prop().dynamic_shape:
                 raise MXNetError(
                     f"bind: the output shape of {node.name!r} ({node.op}) depends on the "

@@ -27,6 +27,10 @@ from .. import name as _name
 from ..base import ParamError
 from ..fileio import atomic_write
 from ..ndarray.ndarray import NDArray
+from ..numpy.multiarray import ndarray as np_ndarray
+from ..symbol.numpy import _Symbol
+from ..symbol.symbol import Symbol
+from ..util import is_np_array
 from .parameter import GluonCheckError, Parameter, ParameterDict
 from .utils import HookHandle, _brief_print_list, _indent
 
@@ -590,6 +594,8 @@ class Block:
         out = self.forward(*args)
         for hook in self._forward_hooks.values():
             hook(self, args, out)
+        if is_np_array():
+            _check_all_np_outputs(out)
         return out
 
     def forward(self, *args: Any) -> Any:
@@ -682,3 +688,20 @@ class Block:
 def _is_hybrid(block: Block) -> bool:
     """Whether ``block`` is a HybridBlock (hybrid_block.py builds on this module)."""
     return hasattr(block, "hybrid_forward")
+
+
+def _check_all_np_outputs(out: Any) -> None:
+    """In NumPy-array mode a block's outputs are all mx.np arrays (or mx.sym.np symbols)."""
+    if isinstance(out, (list, tuple)):
+        for o in out:
+            _check_all_np_outputs(o)
+    elif isinstance(out, NDArray) and not isinstance(out, np_ndarray):
+        raise TypeError(
+            "Block: in NumPy-array mode (npx.set_np) every output must be an mx.np.ndarray, "
+            f"got {type(out).__name__}; use as_np_ndarray() on it."
+        )
+    elif isinstance(out, Symbol) and not isinstance(out, _Symbol):
+        raise TypeError(
+            "Block: in NumPy-array mode (npx.set_np) every output must be an mx.sym.np._Symbol, "
+            f"got {type(out).__name__}; use as_np_ndarray() on it."
+        )

@@ -21,7 +21,10 @@ from .. import ndarray, symbol
 from ..base import MXNetError, ParamError
 from ..executor import CachedOp
 from ..ndarray.ndarray import NDArray
+from ..numpy.multiarray import as_np
+from ..symbol.numpy import _Symbol, as_np_symbol
 from ..symbol.symbol import Symbol
+from ..util import is_np_array
 from .block_core import Block
 from .parameter_core import DeferredInitializationError, GluonCheckError
 from .parameter_dict import ParameterDict
@@ -167,18 +170,30 @@ class HybridBlock(Block):
                 )
             inputs: list[Any] = []
             sym_inputs = []
+            np_mode = is_np_array()
             for a in flat_args:
                 if a is None:
                     inputs.append(None)
                     continue
                 v = symbol.var(f"data{len(sym_inputs)}" if real > 1 else "data")
+                if np_mode:  # NumPy semantics: the graph is traced with mx.sym.np symbols
+                    v = as_np_symbol(v)
                 inputs.append(v)
                 sym_inputs.append(v)
             grouped = _regroup(inputs, self._in_format)
             params = {k: p.var() for k, p in self._reg_params.items()}
+            if np_mode:
+                params = {k: as_np_symbol(v) for k, v in params.items()}
             with self.name_scope():
                 out = self.hybrid_forward(symbol, *grouped, **params)
             out, self._out_format = _flatten(out, "output")
+            # mx.sym.np outputs give mx.np arrays when the graph runs (MXNet's rule)
+            self._np_outputs = all(isinstance(o, _Symbol) for o in out)
+            if np_mode and not self._np_outputs:
+                raise TypeError(
+                    "HybridBlock: in NumPy-array mode every output must be an mx.sym.np "
+                    "symbol; use as_np_ndarray() on the classic ones."
+                )
             self._cached_graph = (sym_inputs, symbol.Group(out))
         return self._cached_graph
 
@@ -258,6 +273,8 @@ class HybridBlock(Block):
         out = self._cached_op(*cargs)
         if isinstance(out, NDArray):
             out = [out]
+        if is_np_array() or getattr(self, "_np_outputs", False):
+            out = as_np(out)
         return _regroup(out, self._out_format)
 
     def optimize_for(self, x: Any, *args: Any, backend: str | None = None, **kwargs: Any) -> None:

@@ -9,6 +9,8 @@ from . import image as image
 from . import indexing as _indexing  # noqa: F401  (installs NDArray.__getitem__, __setitem__)
 from . import linalg as linalg
 from . import methods as _methods
+from . import numpy as numpy
+from . import numpy_extension as numpy_extension
 from . import op as op
 from . import random as random
 from . import sparse as sparse
@@ -57,6 +59,8 @@ from .utils import load as load
 from .utils import load_frombuffer as load_frombuffer
 from .utils import save as save
 
+np = numpy
+npx = numpy_extension
 _arith.install()
 _methods.install()
 _populate(

@@ -249,7 +249,7 @@ class NDArray:
         if isinstance(other, Context):
             dst = _new(self.shape, self._data.dtype, other)
         elif isinstance(other, NDArray):
-            if other.__class__ is not NDArray:  # sparse: its parts are replaced
+            if other.stype != "default":  # sparse: its parts are replaced
                 other._write_from(self)
                 return other
             if other._chunk is self._chunk and other._data is self._data:

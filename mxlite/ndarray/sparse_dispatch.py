@@ -39,12 +39,13 @@ def stype_of_array(x: NDArray) -> str:
 
 
 def _hook(prop: Any, inputs: Any, out: Any, name: Any, ctx: Any) -> Any:
+    # subclasses of NDArray may be dense too (mx.np.ndarray): ask the storage type then
     for x in inputs:
-        if x.__class__ is not NDArray:
+        if x.__class__ is not NDArray and x.stype != "default":
             return dispatch(prop, inputs, out, name, ctx)
     if out is not None:
         for o in out if isinstance(out, (list, tuple)) else (out,):
-            if o.__class__ is not NDArray:
+            if o.__class__ is not NDArray and o.stype != "default":
                 return dispatch(prop, inputs, out, name, ctx)
     form = prop.sparse_form
     if form is not None and form.from_dense:  # cast_storage to a sparse type
@@ -124,8 +125,8 @@ def _outputs(prop: Any, inputs: list, out_st: list[str], ctx: Any) -> list:
 def _fallback(prop, inputs, outs, out, in_st, name, ctx):
     out_st = [stype_of_array(o) for o in outs] if outs else ["default"]
     _warn(prop, in_st, out_st)
-    dense = [x if x.__class__ is NDArray else x.tostype("default") for x in inputs]
-    if outs is None or all(o.__class__ is NDArray for o in outs):
+    dense = [x if x.stype == "default" else x.tostype("default") for x in inputs]
+    if outs is None or all(o.stype == "default" for o in outs):
         return _invoke.invoke(prop, dense, out, name, ctx)
     res = _invoke.invoke(prop, dense, None, name, ctx)
     res = res if isinstance(res, list) else [res]

@@ -1,20 +1,76 @@
-"""``mx.np`` (MXNet's NumPy-compatible arrays) is not implemented in mxlite.
+"""``mx.np``: MXNet 1.9.1's NumPy-compatible arrays (:class:`ndarray`) and functions.
 
-The package exists so that MXNet scripts and tests which import it at the top of a file
-(``import mxnet.numpy as _mx_np``) still load; any use raises a clear error.
+The functions run the ``_np*`` operators of the registry (``mxlite/operator/numpy/``); see
+:mod:`.multiarray` for the array type and the dtype rules.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sys as _sys
 
-from ..base import NotInMxliteError
+import numpy as _onp
 
+from ..ndarray import numpy as _nd_np
+from ..symbol import numpy as _sym_np
+from . import linalg as linalg
+from . import random as random
+from ._register import NP_PREFIXES as _NP_PREFIXES
+from ._register import populate as _populate
+from .creation import *  # noqa: F403
+from .creation import __all__ as _creation_all
+from .functions import *  # noqa: F403
+from .functions import __all__ as _functions_all
+from .multiarray import ndarray as ndarray
+from .ufuncs import *  # noqa: F403
+from .ufuncs import UNARY as _UNARY
+from .ufuncs import __all__ as _ufuncs_all
+from .ufuncs import unary_function as _unary_function
 
-def __getattr__(name: str) -> Any:
-    if name.startswith("__"):
-        raise AttributeError(name)
-    raise NotInMxliteError(
-        f"mx.np.{name}: MXNet's NumPy-compatible arrays (mx.np) are not implemented in mxlite; "
-        "use mx.nd."
-    )
+# NumPy's scalar types, dtypes and constants, as MXNet's mx.np re-exports them
+bool = bool  # noqa: A001, PLW0127  (MXNet's mx.np.bool is Python's bool)
+bool_ = _onp.bool_
+int8 = _onp.int8
+uint8 = _onp.uint8
+int32 = _onp.int32
+int64 = _onp.int64
+float16 = _onp.float16
+float32 = _onp.float32
+float64 = _onp.float64
+dtype = _onp.dtype
+pi = _onp.pi
+e = _onp.e
+euler_gamma = _onp.euler_gamma
+inf = _onp.inf
+PINF = _onp.inf
+NINF = -_onp.inf
+nan = _onp.nan
+PZERO = 0.0
+NZERO = -0.0
+NAN = _onp.nan
+NaN = _onp.nan
+newaxis = None
+
+_module = _sys.modules[__name__]
+for _name, _op in _UNARY.items():
+    if _name not in _module.__dict__:
+        setattr(_module, _name, _unary_function(_name, _op))
+
+__all__ = [
+    "ndarray",
+    "random",
+    "linalg",
+    *_creation_all,
+    *_functions_all,
+    *(n for n in _ufuncs_all if n != "UNARY"),
+    *_UNARY,
+]
+# mx.nd.np (a lower layer) offers its modules to hold the same functions
+for _name in __all__:
+    setattr(_nd_np, _name, getattr(_module, _name))
+_populate(_nd_np._internal, _NP_PREFIXES, strip=False)
+# mx.sym.np: the same functions (they compose on symbols), where it has no own one
+for _name in __all__:
+    if _name not in _sym_np.__dict__ and _name not in ("ndarray", "random", "linalg"):
+        setattr(_sym_np, _name, getattr(_module, _name))
+_sym_np.linalg = linalg  # its functions compose on symbols too
+del _name, _op, _module

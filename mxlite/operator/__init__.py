@@ -18,6 +18,7 @@ from . import contrib as contrib
 from . import custom as custom
 from . import image as image
 from . import nn as nn
+from . import numpy as numpy
 from . import optimizer_multi_ops as optimizer_multi_ops
 from . import optimizer_ops as optimizer_ops
 from . import random as random

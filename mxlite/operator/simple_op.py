@@ -29,6 +29,7 @@ import numpy as np
 
 from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
+from ..util import is_np_shape
 from .registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
 
@@ -142,7 +143,8 @@ class _SimpleProp(OperatorProperty):
             )
         if self.shape_fn is None:
             return super().infer_shape(in_shape, out_shape)
-        if not all(s is not None and 0 not in s for s in in_shape):
+        # a 0 dim is unknown, except under NumPy shape semantics, where it is empty
+        if not all(s is not None and (0 not in s or is_np_shape()) for s in in_shape):
             return None
         out = self.shape_fn(*in_shape, self.param)
         return list(in_shape), [out], []

@@ -8,6 +8,8 @@ from . import _internal as _internal
 from . import contrib as contrib
 from . import image as image
 from . import linalg as linalg
+from . import numpy as numpy
+from . import numpy_extension as numpy_extension
 from . import op as op
 from . import python_op as _python_op
 from . import random as random
@@ -34,6 +36,8 @@ from .symbol import load as load
 from .symbol import load_json as load_json
 from .symbol import var as var
 
+np = numpy
+npx = numpy_extension
 _populate(
     __import__(__name__, fromlist=["_"]),
     {

@@ -6,6 +6,7 @@ from . import contrib as contrib
 from . import detection as detection
 from . import math as math
 from . import nn as nn
+from . import numpy as numpy
 from . import random as random
 from . import rnn as rnn
 from . import shape as shape

@@ -243,7 +243,7 @@ class _SoftmaxOp(Operator):
         assign(in_grad[0], req[0], dx.astype(in_grad[0].dtype, copy=False))
 
 
-@register("softmax")
+@register("softmax", aliases=("_npx_softmax",))
 class SoftmaxProp(_SoftmaxBaseProp):
     """Softmax along ``axis``: ``exp(x / T) / sum(exp(x / T))``."""
 
@@ -253,7 +253,7 @@ class SoftmaxProp(_SoftmaxBaseProp):
     _takes_length = True
 
 
-@register("log_softmax")
+@register("log_softmax", aliases=("_npx_log_softmax",))
 class LogSoftmaxProp(_SoftmaxBaseProp):
     """Log of the softmax along ``axis``."""
 

@@ -246,7 +246,7 @@ class _DotOperator(_DotOperatorBase):
 # ---- batch_dot ------------------------------------------------------------------------------
 
 
-@register("batch_dot")
+@register("batch_dot", aliases=("_npx_batch_dot",))
 class BatchDotProp(_DotBase):
     """Batchwise dot product of N-D arrays (N >= 3) of shapes ``(B0, ..., Bi, N, M)`` and
     ``(B0, ..., Bi, M, K)``: ``batch_dot(x, y)[b0, ..., bi, :, :] = dot(x[b0, ..., bi, :, :],

@@ -149,7 +149,7 @@ _BINARY: list[tuple[str, Any, Any, GradNeeds, tuple[str, ...], tuple[str, ...]]]
         lambda xp, g, a, b, env: (g * (a >= b), g * (a < b)),
         GradNeeds.INPUT,
         ("_maximum", "_Maximum"),
-        (),
+        ("_npi_maximum",),
     ),
     (
         "minimum",
@@ -157,7 +157,7 @@ _BINARY: list[tuple[str, Any, Any, GradNeeds, tuple[str, ...], tuple[str, ...]]]
         lambda xp, g, a, b, env: (g * (a <= b), g * (a > b)),
         GradNeeds.INPUT,
         ("_minimum", "_Minimum"),
-        (),
+        ("_npi_minimum",),
     ),
     (
         "hypot",
@@ -365,21 +365,21 @@ _scalar(
     lambda xp, x, s: xp.maximum(x, s),
     lambda xp, g, x, e: g * (x >= e.scalar),
     _G.INPUT,
-    ("_MaximumScalar",),
+    ("_MaximumScalar", "_npi_maximum_scalar"),
 )
 _scalar(
     "_minimum_scalar",
     lambda xp, x, s: xp.minimum(x, s),
     lambda xp, g, x, e: g * (x <= e.scalar),
     _G.INPUT,
-    ("_MinimumScalar",),
+    ("_MinimumScalar", "_npi_minimum_scalar"),
 )
 _scalar(
     "_hypot_scalar",
     lambda xp, x, s: xp.hypot(x, s),
     lambda xp, g, x, e: g * x / xp.hypot(x, e.scalar),
     _G.INPUT,
-    ("_HypotScalar",),
+    ("_HypotScalar", "_npi_hypot_scalar"),
 )
 for _name, _ufunc in _COMPARE:
     _scalar(

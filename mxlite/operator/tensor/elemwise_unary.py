@@ -573,7 +573,7 @@ simple_op(
     gradient=lambda xp, g, env: g,
     dtype=_cast_dtype,
     param_class=CastParam,
-    aliases=("cast",),
+    aliases=("cast", "_npi_cast", "_npx_cast"),
     test=OpTest(params={"dtype": "float64"}),
     doc="Cast the input to another dtype.",
 )
@@ -644,6 +644,7 @@ simple_op(
     grad_needs=GradNeeds.INPUT,
     gradient_inplace=True,
     param_class=ScalarParam,
+    aliases=("_npx_smooth_l1",),
     test=OpTest(params={"scalar": 1.5}, low=-2.0, high=2.0),
     doc="Smooth L1 loss: 0.5 (sigma x)^2 where |x| < 1/sigma^2, else |x| - 0.5/sigma^2.",
 )

@@ -90,7 +90,7 @@ def _partial_infer(prop: ArrayOp, in_shape: list, out_shape: list | None) -> Any
     return list(in_shape), [out], []
 
 
-@register("slice", aliases=("crop",))
+@register("slice", aliases=("crop", "_npi_slice", "_npx_slice"))
 class SliceProp(ArrayOp):
     """Take a (strided) block of the input: data[begin:end:step] on the leading axes."""
 
@@ -117,7 +117,7 @@ class SliceProp(ArrayOp):
         return [g]
 
 
-@register("_slice_assign", aliases=("_crop_assign",))
+@register("_slice_assign", aliases=("_crop_assign", "_npi_slice_assign"))
 class SliceAssignProp(ArrayOp):
     """lhs with the block lhs[begin:end:step] replaced by rhs (x[a:b] = y)."""
 
@@ -157,7 +157,7 @@ class SliceAssignScalarParam(Param):
     step: tuple[int | None, ...] = field(default=(), doc="Step of each sliced axis (default 1).")
 
 
-@register("_slice_assign_scalar", aliases=("_crop_assign_scalar",))
+@register("_slice_assign_scalar", aliases=("_crop_assign_scalar", "_npi_slice_assign_scalar"))
 class SliceAssignScalarProp(SliceAssignProp):
     """data with the block data[begin:end:step] set to ``scalar`` (x[a:b] = 1.5)."""
 
@@ -292,7 +292,7 @@ class TakeParam(Param):
     )
 
 
-@register("take")
+@register("take", aliases=("_npi_take",))
 class TakeProp(ArrayOp):
     """Entries of ``a`` along ``axis`` at ``indices``: the axis is replaced by indices' shape."""
 
@@ -384,7 +384,7 @@ class PickParam(Param):
     )
 
 
-@register("pick", aliases=("choose_element_0index",))
+@register("pick", aliases=("choose_element_0index", "_npx_pick"))
 class PickProp(ArrayOp):
     """One entry along ``axis`` per position of the other axes, chosen by ``index``."""
 
@@ -471,7 +471,7 @@ class OneHotParam(Param):
     )
 
 
-@register("one_hot")
+@register("one_hot", aliases=("_npx_one_hot",))
 class OneHotProp(ArrayOp):
     """A new last axis of length ``depth``: on_value at each index, off_value elsewhere."""
 
@@ -524,7 +524,7 @@ class _NdIndexBase(ArrayOp):
             )
 
 
-@register("gather_nd")
+@register("gather_nd", aliases=("_npi_gather_nd", "_npx_gather_nd"))
 class GatherNDProp(_NdIndexBase):
     """out[i...] = data[indices[0, i...], ..., indices[M-1, i...]] (then the remaining axes)."""
 

@@ -132,7 +132,7 @@ class ConcatProp(_JoinBase):
         return xp.split(ograds[0], cuts, axis=axis)
 
 
-@register("_rnn_param_concat")
+@register("_rnn_param_concat", aliases=("_npi_rnn_param_concat",))
 class RNNParamConcatProp(ConcatProp):
     """Concat of the flattened weights of a fused RNN layer (Gluon's ``rnn.RNN``/``LSTM``/``GRU``
     build the ``parameters`` input of ``RNN`` with it). Unlike Concat, a known output size fills
@@ -323,7 +323,7 @@ class SplitV2Param(Param):
     sections: int = field(default=0, doc="Number of near-equal pieces; 0 splits by indices.")
 
 
-@register("_split_v2")
+@register("_split_v2", aliases=("_npi_split",))
 class SplitV2Prop(_SplitBase):
     """Split an array at given indices, or into ``sections`` near-equal pieces (the first
     ``size % sections`` pieces one longer)."""

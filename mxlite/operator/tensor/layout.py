@@ -266,7 +266,7 @@ class _ShapeInfo(ArrayOp):
         return [xp.zeros(in_shapes[0], ograds[0].dtype)]
 
 
-@register("shape_array")
+@register("shape_array", aliases=("_npx_shape_array",))
 class ShapeArrayProp(_ShapeInfo):
     """The shape of the input as a 1-D int64 array."""
 

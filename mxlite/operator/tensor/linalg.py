@@ -371,7 +371,7 @@ class SyevdProp(_LaProp):
 # ---- inverse and determinants ---------------------------------------------------------------
 
 
-@register("_linalg_inverse", aliases=("linalg_inverse",))
+@register("_linalg_inverse", aliases=("linalg_inverse", "_npi_inv"))
 class InverseProp(_LaProp):
     """Inverse of square matrices."""
 
@@ -402,7 +402,7 @@ def _inv_t_or_zero(xp: Any, a: Any, singular: Any) -> Any:
     return _t(xp.linalg.inv(a))
 
 
-@register("_linalg_det", aliases=("linalg_det",))
+@register("_linalg_det", aliases=("linalg_det", "_npi_det"))
 class DetProp(_LaProp):
     """Determinant of square matrices; shape ``(1,)`` for one matrix. The gradient of a
     singular matrix is zero, as in MXNet."""
@@ -427,7 +427,7 @@ class DetProp(_LaProp):
         return (xp.where(det == 0, 0, g * det * _inv_t_or_zero(xp, a, singular)),)
 
 
-@register("_linalg_slogdet", aliases=("linalg_slogdet",))
+@register("_linalg_slogdet", aliases=("linalg_slogdet", "_npi_slogdet"))
 class SlogdetProp(_LaProp):
     """Sign and log of the absolute determinant of square matrices (two outputs, each of shape
     ``(1,)`` for one matrix). Only ``logabsdet`` has a gradient; it is zero for singular

@@ -123,6 +123,7 @@ simple_op(
     param_class=ClipParam,
     sparse_form=CLIP,
     facts={"fluent": ("clip",), "recorded_gradient": staticmethod(_clip_recorded_gradient)},
+    aliases=("_npi_clip",),
     test=OpTest(params={"a_min": -0.5, "a_max": 0.5}, low=-1.0, high=1.0),
     doc="Clip (limit) the values of an array to [a_min, a_max].",
 )
@@ -599,7 +600,7 @@ class EyeProp(_InitProp):
         return xp.eye(shape[0], shape[1], self.param.k, dtype=dtype)
 
 
-@register("_linspace")
+@register("_linspace", aliases=("_npi_linspace",))
 class LinspaceProp(_InitProp):
     """``num`` evenly spaced values from start to stop (stop included when ``endpoint``)."""
 

@@ -100,7 +100,7 @@ class ReshapeLikeParam(Param):
     rhs_end: int | None = field(default=None, doc="End of the rhs dims used (default all).")
 
 
-@register("reshape_like")
+@register("reshape_like", aliases=("_npx_reshape_like",))
 class ReshapeLikeProp(_ReshapeBase):
     """Reshape lhs (or its dims lhs_begin:lhs_end) to the shape of rhs (or rhs_begin:rhs_end)."""
 
@@ -138,7 +138,7 @@ class ReshapeLikeProp(_ReshapeBase):
         return list(in_type), [in_type[0]], []
 
 
-@register("Flatten", aliases=("flatten",))
+@register("Flatten", aliases=("flatten", "_npx_batch_flatten"))
 class FlattenProp(_ReshapeBase):
     """Collapse all dims but the first: (d1, d2, ..., dk) -> (d1, d2*...*dk)."""
 
@@ -156,7 +156,7 @@ class ExpandDimParam(Param):
     axis: int = field(doc="Where the new axis goes, in [-ndim-1, ndim].")
 
 
-@register("expand_dims")
+@register("expand_dims", aliases=("_npi_expand_dims",))
 class ExpandDimsProp(_ReshapeBase):
     """Insert a new axis of size 1 at ``axis``."""
 
@@ -268,7 +268,7 @@ class SwapAxisParam(Param):
     dim2: int = field(default=0, doc="Second axis.")
 
 
-@register("SwapAxis", aliases=("swapaxes",))
+@register("SwapAxis", aliases=("swapaxes", "_npi_swapaxes"))
 class SwapAxisProp(ArrayOp):
     """Interchange two axes."""
 
@@ -332,7 +332,7 @@ class TileParam(Param):
     )
 
 
-@register("tile")
+@register("tile", aliases=("_npi_tile",))
 class TileProp(ArrayOp):
     """Repeat the whole array ``reps`` times along each axis (NumPy's tile)."""
 
@@ -379,7 +379,7 @@ class RepeatParam(Param):
     )
 
 
-@register("repeat")
+@register("repeat", aliases=("_np_repeat",))
 class RepeatProp(ArrayOp):
     """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
 

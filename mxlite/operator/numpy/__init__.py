@@ -1,0 +1,29 @@
+"""MXNet's NumPy-interface operators (``_np_*``, ``_npi_*``, ``_npx_*``), the registry entries
+behind ``mx.np``, ``mx.npx``, ``mx.nd.np`` and ``mx.sym.np``.
+
+Each file mirrors one of MXNet 1.9.1's ``src/operator/numpy/*.cc`` groups. An ``_npi_``/``_np_``
+name that MXNet declares with ``.add_alias`` on a legacy operator is an alias there (on the
+legacy registration: ``aliases=(..., "_npi_clip")``).
+
+Adding one operator
+-------------------
+1. Register it here under MXNet's name, in the file of its MXNet group: ``simple_op(...)`` for
+   element-wise ones (``dtype=`` from :mod:`.dtypes`), else a property class (``_NpArrayOp``
+   from :mod:`.matrix` for shape-like ones: ``out_shapes``/``compute``/``gradient``), with a
+   ``test=OpTest(...)``; tests/operator/numpy/test_registry_cases.py then checks its forward,
+   gradient and ``req='add'`` from that declaration.
+2. ``mx.nd.np._internal``, ``mx.sym.np._internal`` (and ``mx.npx.<name>`` for ``_npx_<name>``,
+   ``mx.sym.np.<name>`` for ``_np_<name>``/``_npi_<name>``) are generated from the registry.
+3. The ``mx.np`` function with NumPy's signature goes to ``mxlite/numpy/`` (creation.py,
+   ufuncs.py, functions.py, random.py, linalg.py) and calls
+   ``multiarray.call("_npi_x", *arrays, **params)``; an ndarray method calls the same.
+4. A golden case in tools/make_golden_numpy.py (values, dtype, shape, printing; a gradient)
+   pins it to MXNet 1.9.1.
+"""
+
+from . import dot as dot
+from . import elemwise_binary as elemwise_binary
+from . import elemwise_unary as elemwise_unary
+from . import init as init
+from . import matrix as matrix
+from . import reduce as reduce

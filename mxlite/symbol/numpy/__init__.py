@@ -1,0 +1,269 @@
+"""``mx.sym.np``: symbols of MXNet's NumPy interface. :class:`_Symbol` is a Symbol whose
+arithmetic runs the ``_npi_*`` operators; ``_internal`` has a function for every ``_np*``
+operator of the registry, and this module one for every ``_np_<name>`` (as ``<name>``) and a
+few creation functions, each returning a ``_Symbol``."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import numpy as _onp
+
+from ...operator import registry
+from .. import compose
+from .. import symbol as _symbol_module
+from ..symbol import Symbol
+from . import _internal as _internal
+
+__all__ = [
+    "_Symbol",
+    "as_np_symbol",
+    "np_symbol_call",
+    "zeros",
+    "ones",
+    "full",
+    "identity",
+    "eye",
+    "arange",
+]
+
+_NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
+
+
+def _binary(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: bool = False):
+    def method(self: _Symbol, other: Any) -> _Symbol:
+        if isinstance(other, Symbol):
+            args = (other, self) if reflected else (self, other)
+            return _make(op, *args)
+        if isinstance(other, _NUMERIC):
+            name = (rscalar_op or scalar_op) if reflected else scalar_op
+            is_int = isinstance(other, (int, _onp.integer))
+            return _make(name, self, scalar=float(other), is_int=is_int)
+        raise TypeError(f"{op}: operand of type {type(other).__name__} is not supported.")
+
+    return method
+
+
+def _axes(axis: Any) -> Any:
+    if axis is None:
+        return None
+    return (int(axis),) if isinstance(axis, (int, _onp.integer)) else tuple(axis)
+
+
+def _make(op: str, *args: Any, **kwargs: Any) -> _Symbol:
+    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    return _Symbol(compose.create(op, op, args, kwargs))
+
+
+def np_symbol_call(op: str, *args: Any, **params: Any) -> Any:
+    """The operator ``op`` composed on symbols ``args``: a ``_Symbol``, or a list of them for an
+    operator with several outputs (what ``mx.np`` functions give on symbols)."""
+    entries = compose.create(op, op, args, {k: v for k, v in params.items() if v is not None})
+    if len(entries) == 1:
+        return _Symbol(entries)
+    return [_Symbol([e]) for e in entries]
+
+
+class _Symbol(Symbol):
+    """A symbol with NumPy's operator semantics (``mx.sym.np._Symbol``)."""
+
+    __slots__ = ()
+
+    __add__ = _binary("_npi_add", "_npi_add_scalar")
+    __radd__ = _binary("_npi_add", "_npi_add_scalar", reflected=True)
+    __sub__ = _binary("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
+    __rsub__ = _binary(
+        "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar", reflected=True
+    )
+    __mul__ = _binary("_npi_multiply", "_npi_multiply_scalar")
+    __rmul__ = _binary("_npi_multiply", "_npi_multiply_scalar", reflected=True)
+    __truediv__ = _binary("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar")
+    __rtruediv__ = _binary(
+        "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
+    )
+    __mod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
+    __rmod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar", reflected=True)
+    __pow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
+    __rpow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar", reflected=True)
+    __eq__ = _binary("_npi_equal", "_npi_equal_scalar")  # type: ignore[assignment]
+    __ne__ = _binary("_npi_not_equal", "_npi_not_equal_scalar")  # type: ignore[assignment]
+    __gt__ = _binary("_npi_greater", "_npi_greater_scalar")
+    __ge__ = _binary("_npi_greater_equal", "_npi_greater_equal_scalar")
+    __lt__ = _binary("_npi_less", "_npi_less_scalar")
+    __le__ = _binary("_npi_less_equal", "_npi_less_equal_scalar")
+    __hash__ = Symbol.__hash__
+
+    def __matmul__(self, other: Symbol) -> _Symbol:
+        return _make("_npi_matmul", self, other)
+
+    def __abs__(self) -> _Symbol:
+        return _make("_npi_absolute", self)
+
+    def __neg__(self) -> _Symbol:
+        return _make("_npi_negative", self)
+
+    # ---- NumPy's methods, as mx.np.ndarray has them -------------------------------------
+
+    @property
+    def T(self) -> _Symbol:  # noqa: N802
+        """The symbol with its axes reversed."""
+        return self.transpose()
+
+    def transpose(self, *axes: Any) -> _Symbol:  # type: ignore[override]
+        perm = tuple(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else axes
+        return _make("_np_transpose", self, axes=perm or None)
+
+    def reshape(self, *shape: Any, order: str = "C", **kwargs: Any) -> _Symbol:  # type: ignore[override]
+        if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+            shape = tuple(shape[0])
+        return _make("_np_reshape", self, newshape=tuple(shape), order=order)
+
+    def flatten(self, order: str = "C") -> _Symbol:  # type: ignore[override]
+        return self.reshape(-1)
+
+    def astype(self, dtype: Any, copy: bool = True) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_cast", self, dtype=_onp.dtype(dtype).name)
+
+    def dot(self, b: Symbol) -> _Symbol:  # type: ignore[override]
+        return _make("_np_dot", self, b)
+
+    def squeeze(self, axis: Any = None) -> _Symbol:  # type: ignore[override]
+        return _make("_np_squeeze", self, axis=_axes(axis))
+
+    def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_np_sum", self, axis=_axes(axis), dtype=dt, keepdims=keepdims)
+
+    def mean(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_npi_mean", self, axis=_axes(axis), dtype=dt, keepdims=keepdims)
+
+    def max(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_max", self, axis=_axes(axis), keepdims=keepdims)
+
+    def min(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_min", self, axis=_axes(axis), keepdims=keepdims)
+
+    def prod(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
+        return _make("_np_prod", self, axis=_axes(axis), keepdims=keepdims)
+
+    def as_nd_ndarray(self) -> Symbol:
+        """This symbol as a classic ``mx.sym.Symbol``."""
+        return Symbol(self._entries)
+
+    def as_np_ndarray(self) -> _Symbol:
+        return self
+
+
+def as_np_symbol(sym: Symbol) -> _Symbol:
+    """``sym`` as a ``_Symbol`` (the same outputs, NumPy operator semantics)."""
+    return sym if isinstance(sym, _Symbol) else _Symbol(sym._entries)
+
+
+def _shape(shape: Any) -> tuple:
+    return (int(shape),) if isinstance(shape, (int, _onp.integer)) else tuple(shape)
+
+
+def _dt(dtype: Any) -> str:
+    return _onp.dtype("float32" if dtype is None else dtype).name
+
+
+def zeros(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+          **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of zeros of ``shape`` (float32 by default)."""
+    return _make("_npi_zeros", shape=_shape(shape), dtype=_dt(dtype), **kwargs)
+
+
+def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
+         **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of ones of ``shape`` (float32 by default)."""
+    return _make("_npi_ones", shape=_shape(shape), dtype=_dt(dtype), **kwargs)
+
+
+def full(shape: Any, fill_value: float, dtype: Any = None, order: str = "C", ctx: Any = None,
+         **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A symbol of ``shape`` filled with ``fill_value``."""
+    return _make("_npi_full", shape=_shape(shape), value=float(fill_value), dtype=_dt(dtype),
+                 **kwargs)  # fmt: skip
+
+
+def identity(n: int, dtype: Any = None, ctx: Any = None, **kwargs: Any) -> _Symbol:
+    """The n x n identity matrix."""
+    return _make("_npi_identity", shape=(n, n), dtype=_dt(dtype), **kwargs)
+
+
+def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, ctx: Any = None,  # noqa: N803
+        **kwargs: Any) -> _Symbol:  # fmt: skip
+    """A 2-D symbol with ones on the k-th diagonal."""
+    return _make("_npi_eye", N=N, M=M, k=k, dtype=_dt(dtype), **kwargs)
+
+
+def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: Any = None,
+           **kwargs: Any) -> _Symbol:  # fmt: skip
+    """Evenly spaced values in [start, stop)."""
+    if stop is None:
+        start, stop = 0, start
+    return _make("_npi_arange", start=float(start), stop=float(stop), step=float(step),
+                 dtype=_dt(dtype), **kwargs)  # fmt: skip
+
+
+def _ufunc(name: str, op: str, scalar_op: str, rscalar_op: str | None = None) -> Any:
+    fwd = _binary(op, scalar_op, rscalar_op)
+    rev = _binary(op, scalar_op, rscalar_op, reflected=True)
+
+    def fn(x1: Any, x2: Any, out: Any = None) -> _Symbol:
+        if isinstance(x1, Symbol):
+            return fwd(as_np_symbol(x1), x2)
+        return rev(as_np_symbol(x2), x1)
+
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+add = _ufunc("add", "_npi_add", "_npi_add_scalar")
+subtract = _ufunc("subtract", "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
+multiply = _ufunc("multiply", "_npi_multiply", "_npi_multiply_scalar")
+true_divide = _ufunc(
+    "true_divide", "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"
+)
+divide = true_divide
+mod = _ufunc("mod", "_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
+power = _ufunc("power", "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
+maximum = _ufunc("maximum", "_npi_maximum", "_npi_maximum_scalar")
+minimum = _ufunc("minimum", "_npi_minimum", "_npi_minimum_scalar")
+
+
+def __getattr__(name: str) -> Any:
+    """``mx.sym.np.<name>`` for any ``_npi_<name>``/``_np_<name>`` operator: its inputs
+    positionally, its parameters by keyword."""
+    for prefix in ("_npi_", "_np_"):
+        if not name.startswith("_") and registry.find(prefix + name) is not None:
+            fn = _symbol_function(prefix + name, name)
+            globals()[name] = fn
+            return fn
+    raise AttributeError(f"module 'mxlite.symbol.numpy' has no attribute {name!r}")
+
+
+def _symbol_function(reg_name: str, func_name: str) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> _Symbol:
+        return _make(reg_name, *args, **kwargs)
+
+    fn.__name__ = fn.__qualname__ = func_name
+    fn.__doc__ = registry.get(reg_name).__doc__
+    return fn
+
+
+def _populate() -> None:
+    here, internal = sys.modules[__name__], _internal
+    for reg_name in registry.all_ops():
+        if not reg_name.startswith(("_np_", "_npi_", "_npx_")):
+            continue
+        setattr(internal, reg_name, _symbol_function(reg_name, reg_name))
+        short = reg_name[len("_np_") :]
+        if reg_name.startswith("_np_") and short not in here.__dict__:
+            setattr(here, short, _symbol_function(reg_name, short))
+
+
+_populate()
+_symbol_module.NP_SYMBOL[0] = as_np_symbol

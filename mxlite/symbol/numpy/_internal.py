@@ -1,0 +1,1 @@
+"""``mx.sym.np._internal``: a symbol function per ``_np*`` operator (filled by the package)."""
