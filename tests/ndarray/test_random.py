@@ -26,7 +26,7 @@ def test_positional_and_keyword_arguments_bind_as_a_def_would() -> None:
     assert mx.nd.random.normal(loc=1, scale=1e-9, shape=(2,)).asnumpy().round(3).tolist() == [1, 1]
     assert mx.nd.random.randint(5, 6, shape=3).asnumpy().tolist() == [5, 5, 5]
     out = mx.nd.zeros((4,), dtype="float64")
-    mx.nd.random.uniform(2, 2, None, None, None, out)
+    mx.nd.random.uniform(2, 2, (4,), "float64", mx.cpu(), out)
     assert out.asnumpy().tolist() == [2.0] * 4
     sym = mx.sym.random.gamma(mx.sym.var("a"), mx.sym.var("b"), shape=(2,))
     assert sym.list_arguments() == ["a", "b"]
