@@ -270,6 +270,11 @@ def _para(head: str, text: str) -> str:
     return head + "\n" + textwrap.fill(text, 92, initial_indent="    ", subsequent_indent="    ")
 
 
+def make_samplers(kind: SamplerKind, module: str) -> list[Callable[..., Any]]:
+    """The sampling functions of front end ``kind``, in the order of :data:`DISTRIBUTIONS`."""
+    return [make_sampler(dist, kind, module) for dist in DISTRIBUTIONS.values()]
+
+
 def _sampler_doc(dist: Distribution, kind: SamplerKind) -> str:
     array = kind.array_type.__name__
     first = dist.args[0][0]
@@ -367,16 +372,8 @@ _ND = SamplerKind(
     examples=True,
 )
 
-uniform = make_sampler(DISTRIBUTIONS["uniform"], _ND, __name__)
-normal = make_sampler(DISTRIBUTIONS["normal"], _ND, __name__)
-poisson = make_sampler(DISTRIBUTIONS["poisson"], _ND, __name__)
-exponential = make_sampler(DISTRIBUTIONS["exponential"], _ND, __name__)
-gamma = make_sampler(DISTRIBUTIONS["gamma"], _ND, __name__)
-negative_binomial = make_sampler(DISTRIBUTIONS["negative_binomial"], _ND, __name__)
-generalized_negative_binomial = make_sampler(
-    DISTRIBUTIONS["generalized_negative_binomial"], _ND, __name__
-)
-randint = make_sampler(DISTRIBUTIONS["randint"], _ND, __name__)
+(uniform, normal, poisson, exponential, gamma, negative_binomial,
+ generalized_negative_binomial, randint) = make_samplers(_ND, __name__)  # fmt: skip
 
 
 def randn(*shape: int, **kwargs: Any) -> NDArray:

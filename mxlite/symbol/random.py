@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 from ..ndarray.random import (
-    DISTRIBUTIONS,
     RANDN,
     Distribution,
     SamplerKind,
     _Null,
-    make_sampler,
+    make_samplers,
     pick_operator,
     randn_args,
 )
@@ -63,16 +62,8 @@ _SYM = SamplerKind(
     api="mx.sym.random", array_type=Symbol, extra_args=(), call=_sym_call, examples=False
 )
 
-uniform = make_sampler(DISTRIBUTIONS["uniform"], _SYM, __name__)
-normal = make_sampler(DISTRIBUTIONS["normal"], _SYM, __name__)
-poisson = make_sampler(DISTRIBUTIONS["poisson"], _SYM, __name__)
-exponential = make_sampler(DISTRIBUTIONS["exponential"], _SYM, __name__)
-gamma = make_sampler(DISTRIBUTIONS["gamma"], _SYM, __name__)
-negative_binomial = make_sampler(DISTRIBUTIONS["negative_binomial"], _SYM, __name__)
-generalized_negative_binomial = make_sampler(
-    DISTRIBUTIONS["generalized_negative_binomial"], _SYM, __name__
-)
-randint = make_sampler(DISTRIBUTIONS["randint"], _SYM, __name__)
+(uniform, normal, poisson, exponential, gamma, negative_binomial,
+ generalized_negative_binomial, randint) = make_samplers(_SYM, __name__)  # fmt: skip
 
 
 def randn(*shape: int, **kwargs: Any) -> Symbol:

@@ -17,6 +17,7 @@ def test_signatures_are_mxnets(func: str) -> None:
     assert nd[-5:] == ["shape", "dtype", "ctx", "out", "kwargs"]
     assert sym[-3:] == ["shape", "dtype", "kwargs"]
     assert nd[:-5] == sym[:-3]
+    assert getattr(mx.nd.random, func).__name__ == getattr(mx.sym.random, func).__name__ == func
     assert "NDArray" in getattr(mx.nd.random, func).__doc__
     assert "Symbol" in getattr(mx.sym.random, func).__doc__
 
