@@ -251,6 +251,9 @@ class ResizeIter(BatchIter):
         this one stopped).
     """
 
+    # as MXNet's: a new batch of what the getters read, not the wrapped iterator's batch
+    next = DataIter.next
+
     def __init__(self, data_iter: DataIter, size: int, reset_internal: bool = True) -> None:
         super().__init__()
         if isinstance(size, bool) or not isinstance(size, int | np.integer) or size < 0:
