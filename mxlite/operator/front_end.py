@@ -115,14 +115,17 @@ def populate(
     submodules: dict[str, ModuleType],
     kind: FrontEnd,
     prefixes: tuple[tuple[str, str], ...] = PREFIXES,
+    include: Callable[[str], bool] | None = None,
 ) -> None:
-    """Put a function of front end ``kind`` for every registered operator name into ``root``
-    and its ``submodules`` (which hold ``_internal``, ``op`` and one per prefix); operators
-    registered later are placed on first attribute access."""
+    """Put a function of front end ``kind`` for every registered operator name (those
+    ``include`` accepts, if given) into ``root`` and its ``submodules`` (which hold
+    ``_internal``, ``op`` and one per prefix); operators registered later are placed on first
+    attribute access."""
     for reg_name in registry.all_ops():
-        _place(kind, reg_name, root, submodules, prefixes)
+        if include is None or include(reg_name):
+            _place(kind, reg_name, root, submodules, prefixes)
     for mod_name, module in [("", root), *submodules.items()]:
-        lookup = _late_lookup(kind, mod_name, root, submodules, prefixes)
+        lookup = _late_lookup(kind, mod_name, root, submodules, prefixes, include)
         module.__getattr__ = lookup  # type: ignore[attr-defined]
 
 
@@ -132,14 +135,20 @@ def _late_lookup(
     root: ModuleType,
     submodules: dict[str, ModuleType],
     prefixes: tuple[tuple[str, str], ...],
+    include: Callable[[str], bool] | None,
 ) -> Any:
     prefix = {mod: p for p, mod in prefixes}.get(mod_name, "")
     module = submodules.get(mod_name, root)
 
     def __getattr__(attr: str) -> Any:
-        if attr.startswith("__") or registry.find(prefix + attr) is None:
+        name = prefix + attr
+        if (
+            attr.startswith("__")
+            or registry.find(name) is None
+            or (include is not None and not include(name))
+        ):
             raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
-        _place(kind, prefix + attr, root, submodules, prefixes)
+        _place(kind, name, root, submodules, prefixes)
         if attr not in module.__dict__:  # e.g. an internal name asked of the root module
             raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
         return module.__dict__[attr]

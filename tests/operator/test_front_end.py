@@ -68,3 +68,15 @@ def test_late_lookup_and_its_error() -> None:
         subs["contrib"].no_such_op  # noqa: B018
     with pytest.raises(AttributeError, match="'fake'.*_contrib_box_nms"):
         root._contrib_box_nms  # noqa: B018
+
+
+def test_another_namespace_takes_its_own_prefixes_and_names() -> None:
+    """What a NumPy-style namespace would pass: its own prefix table and a name filter."""
+    root = ModuleType("np")
+    subs = {n: ModuleType(f"np.{n}") for n in ("_internal", "op", "linalg")}
+    front_end.populate(root, subs, _KIND, prefixes=(("_linalg_", "linalg"),),
+                       include=lambda name: name.startswith("_linalg_"))  # fmt: skip
+    assert subs["linalg"].gemm2()[:2] == ("_linalg_gemm2", "gemm2")
+    assert "FullyConnected" not in root.__dict__
+    with pytest.raises(AttributeError, match="'np' has no attribute 'FullyConnected'"):
+        root.FullyConnected  # noqa: B018
