@@ -185,11 +185,12 @@ class SamplerKind:
     type of array parameters, the arguments after ``dtype`` (name, default, and the docstring
     entry: its first line, a newline, its description) and
     ``call(dist, params, shape, dtype, extra, kwargs)``, which runs the chosen operator
-    (``extra`` holds the values of ``extra_args``)."""
+    (``extra`` holds the values of ``extra_args``, whose type hints are ``extra_types``)."""
 
     api: str
     array_type: type
     extra_args: tuple[tuple[str, Any, str], ...]
+    extra_types: dict[str, str]
     call: Callable[..., Any]
     examples: bool
 
@@ -228,9 +229,15 @@ def make_sampler(dist: Distribution, kind: SamplerKind, module: str) -> Callable
     """The sampling function ``dist.func`` of front end ``kind``, in module ``module``."""
     pos = inspect.Parameter.POSITIONAL_OR_KEYWORD
     args = [*dist.args, ("shape", _Null, ""), ("dtype", _Null, ""), *kind.extra_args]
+    hints = {name: "int" if dist.sample_op is None else "Any" for name, _, _ in dist.args}
+    hints.update(kind.extra_types)
     sig = inspect.Signature(
-        [inspect.Parameter(name, pos, default=default) for name, default, _ in args]
-        + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD)]
+        [
+            inspect.Parameter(name, pos, default=default, annotation=hints.get(name, "Any"))
+            for name, default, _ in args
+        ]
+        + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD, annotation="Any")],
+        return_annotation=kind.array_type.__name__,
     )
     order = [name for name, _, _ in args]
     index = {name: i for i, name in enumerate(order)}
@@ -368,6 +375,7 @@ _ND = SamplerKind(
         ),
         ("out", None, "out : NDArray, optional\nStore output to an existing NDArray."),
     ),
+    extra_types={"ctx": "Context | None", "out": "NDArray | None"},
     call=_nd_call,
     examples=True,
 )

@@ -59,7 +59,12 @@ def _sym_call(
 
 
 _SYM = SamplerKind(
-    api="mx.sym.random", array_type=Symbol, extra_args=(), call=_sym_call, examples=False
+    api="mx.sym.random",
+    array_type=Symbol,
+    extra_args=(),
+    extra_types={},
+    call=_sym_call,
+    examples=False,
 )
 
 (uniform, normal, poisson, exponential, gamma, negative_binomial,
