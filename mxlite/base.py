@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -176,6 +176,58 @@ def _as_list(obj: Any) -> list:
     if isinstance(obj, (list, tuple)):
         return list(obj)
     return [obj]
+
+
+def flatten_nested(
+    args: Any, leaf_format: Callable[[Any], int | None], bad_item: Callable[[Any], Exception]
+) -> tuple[list, Any]:
+    """The leaves of nested lists/tuples ``args`` in order, and the format that
+    :func:`regroup_nested` rebuilds the nesting from (MXNet's ``_flatten``).
+
+    ``leaf_format(x)`` is a leaf's format (0 one item, n > 0 an item of n outputs, -1 None) or
+    None when ``x`` is no leaf; ``bad_item(x)`` is the error for what is neither leaf nor list.
+    """
+    fmt = leaf_format(args)
+    if fmt is not None:
+        return [args], fmt
+    if not isinstance(args, (list, tuple)):
+        raise bad_item(args)
+    flat: list = []
+    fmts: list = []
+    for a in args:
+        leaves, sub = flatten_nested(a, leaf_format, bad_item)
+        flat.extend(leaves)
+        fmts.append(sub)
+    return flat, fmts
+
+
+def regroup_nested(args: list, fmt: Any, error: type[Exception] = ParamError) -> tuple[Any, list]:
+    """Rebuild from the flat ``args`` the nesting :func:`flatten_nested` recorded in ``fmt``;
+    returns it and the items left over (MXNet's ``_regroup``)."""
+    if isinstance(fmt, int):
+        if fmt < -1:
+            raise error(f"Unsupported encoded format {fmt}.")
+        if fmt == 0:
+            return args[0], args[1:]
+        if fmt == -1:
+            if args[0] is not None:
+                raise error(
+                    "We do not support passing types that are not None when the initial "
+                    "HybridBlock has received NoneType and has been hybridized. Received "
+                    f"arg = {args[0]}, fmt = {fmt}."
+                )
+            return None, args[1:]
+        return args[:fmt], args[fmt:]
+    if not isinstance(args, (list, tuple)):
+        raise error(
+            "When hybridized, the output of HybridBlock must be (nested) list of Symbol "
+            f"or NDArray, but got {args} of type {type(args)}"
+        )
+    ret = []
+    for f in fmt:
+        res, args = regroup_nested(args, f, error)
+        ret.append(res)
+    return ret, args
 
 
 def data_dir_default() -> str:

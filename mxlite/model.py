@@ -85,7 +85,12 @@ def load_params(prefix: str, epoch: int) -> tuple[dict[str, Any], dict[str, Any]
     aux_params : dict of str to NDArray
         Model parameter, dict of name to NDArray of net's auxiliary states.
     """
-    fname = f"{prefix}-{int(epoch):04d}.params"
+    return _load_params_file(f"{prefix}-{int(epoch):04d}.params")
+
+
+def _load_params_file(fname: str, strict: bool = False) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``arg:``/``aux:`` arrays of a parameter file, as two dicts by name; other keys are
+    skipped, or with ``strict`` an error."""
     save_dict = nd.load(fname)
     if not isinstance(save_dict, dict):
         raise MXNetError(
@@ -99,6 +104,8 @@ def load_params(prefix: str, epoch: int) -> tuple[dict[str, Any], dict[str, Any]
             arg_params[name] = value
         elif kind == "aux":
             aux_params[name] = value
+        elif strict:
+            raise MXNetError(f"load_params: invalid param file {fname!r} (key {key!r}).")
     return arg_params, aux_params
 
 

@@ -6,8 +6,8 @@ A :class:`Block` owns a :class:`ParameterDict` (its own parameters, full names s
 ``dense0_weight``) and an ordered set of child blocks, registered when assigned as attributes.
 Prefixes are MXNet's: a block made outside any ``name_scope`` takes ``<class>N_`` from the
 process-wide :class:`mxlite.name.NameManager`; inside a parent's ``name_scope`` it counts per
-class within that parent and prepends the parent's prefix. ``save_parameters`` keys files by
-the structural names (``0.weight``, ``features.3.bias``); ``ParameterDict.save`` by full names.
+class within that parent and prepends the parent's prefix. Saving and loading (keyed by the
+structural names, ``0.weight``, ``features.3.bias``) are in ``block_files.py``, a base class.
 
 :class:`HybridBlock` and :class:`SymbolBlock` live in ``hybrid_block.py`` and
 ``symbol_block.py``; ``block.py`` re-exports the three, where MXNet code imports them from.
@@ -15,24 +15,23 @@ the structural names (``0.weight``, ``features.3.bias``); ``ParameterDict.save``
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import warnings
-from collections import OrderedDict, defaultdict
+from collections import OrderedDict
 from typing import Any
 
-from .. import initializer, ndarray
+from .. import initializer
 from .. import name as _name
 from ..base import ParamError
-from ..fileio import atomic_write
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import ndarray as np_ndarray
 from ..symbol.numpy import _Symbol
 from ..symbol.symbol import Symbol
 from ..util import is_np_array
+from .block_files import BlockFiles, _is_hybrid
 from .parameter import GluonCheckError, Parameter, ParameterDict
-from .utils import HookHandle, _brief_print_list, _indent
+from .utils import HookHandle, _indent
 
 __all__ = ["Block"]
 
@@ -88,7 +87,7 @@ class _BlockScope:
         _BlockScope._current.value = self._old_scope
 
 
-class Block:
+class Block(BlockFiles):
     """Base class for all neural network layers and models. Your models should
     subclass this class.
 
@@ -245,119 +244,6 @@ class Block:
             ret.update(child._collect_params_with_prefix(prefix + name))
         return ret
 
-    def save_parameters(self, filename: str, deduplicate: bool = False) -> None:
-        """Save parameters to file.
-
-        Saved parameters can only be loaded with `load_parameters`. Note that this
-        method only saves parameters, not model structure. If you want to save
-        model structures, please use :py:meth:`HybridBlock.export`.
-
-        Parameters
-        ----------
-        filename : str
-            Path to file.
-        deduplicate : bool, default False
-            If True, save shared parameters only once. Otherwise, if a Block
-            contains multiple sub-blocks that share parameters, each of the
-            shared parameters will be separately saved for every sub-block.
-        """
-        params = self._collect_params_with_prefix()
-        if deduplicate:
-            first: dict[int, str] = {}
-            for k, v in params.items():
-                first.setdefault(id(v), k)
-            keep = set(first.values())
-            params = {k: v for k, v in params.items() if k in keep}
-        ndarray.save(filename, {key: val._reduce() for key, val in params.items()})
-
-    def save_params(self, filename: str) -> None:
-        """[Deprecated] Please use save_parameters."""
-        warnings.warn(
-            "save_params is deprecated. Please use save_parameters. Note that if you want "
-            "load from SymbolBlock later, please use export instead.",
-            stacklevel=2,
-        )
-        self.collect_params().save(filename, strip_prefix=self.prefix)
-
-    def load_parameters(
-        self,
-        filename: str,
-        ctx: Any = None,
-        allow_missing: bool = False,
-        ignore_extra: bool = False,
-        cast_dtype: bool = False,
-        dtype_source: str = "current",
-    ) -> None:
-        """Load parameters from file previously saved by `save_parameters`.
-
-        Parameters
-        ----------
-        filename : str
-            Path to parameter file.
-        ctx : Context or list of Context, default cpu()
-            Context(s) to initialize loaded parameters on.
-        allow_missing : bool, default False
-            Whether to silently skip loading parameters not represents in the file.
-        ignore_extra : bool, default False
-            Whether to silently ignore parameters from the file that are not
-            present in this Block.
-        cast_dtype : bool, default False
-            Cast the data type of the NDArray loaded from the checkpoint to the dtype
-            provided by the Parameter if any.
-        dtype_source : str, default 'current'
-            must be in {'current', 'saved'}
-            Only valid if cast_dtype=True, specify the source of the dtype for casting
-            the parameters
-        """
-        loaded = ndarray.load(filename)
-        if not isinstance(loaded, dict):
-            raise ParamError(
-                f"load_parameters: file '{filename}' holds a list of arrays; it must hold "
-                "named arrays (a dict), as save_parameters writes."
-            )
-        params = self._collect_params_with_prefix()
-        if not loaded and not params:
-            return
-        if not any("." in k for k in loaded):
-            # a file of full names, as the deprecated save_params wrote
-            self.collect_params().load(
-                filename, ctx, allow_missing, ignore_extra, self.prefix,
-                cast_dtype=cast_dtype, dtype_source=dtype_source,
-            )  # fmt: skip
-            return
-        if not allow_missing:
-            names_of: dict[int, list[str]] = defaultdict(list)
-            for k, v in params.items():
-                names_of[id(v)].append(k)
-            for name, param in params.items():
-                if not any(p in loaded for p in names_of[id(param)]):
-                    raise GluonCheckError(
-                        f"Parameter '{name}' is missing in file '{filename}', which contains "
-                        f"parameters: {_brief_print_list(loaded.keys())}. Set "
-                        "allow_missing=True to ignore missing parameters."
-                    )
-        for name, value in loaded.items():
-            if name not in params:
-                if not ignore_extra:
-                    raise ParamError(
-                        f"Parameter '{name}' loaded from file '{filename}' is not present in "
-                        "ParameterDict, which contains parameters "
-                        f"{_brief_print_list(params.keys())}. Set ignore_extra=True to ignore."
-                    )
-                continue
-            params[name]._load_init(value, ctx, cast_dtype=cast_dtype, dtype_source=dtype_source)
-
-    def load_params(
-        self,
-        filename: str,
-        ctx: Any = None,
-        allow_missing: bool = False,
-        ignore_extra: bool = False,
-    ) -> None:
-        """[Deprecated] Please use load_parameters."""
-        warnings.warn("load_params is deprecated. Please use load_parameters.", stacklevel=2)
-        self.load_parameters(filename, ctx, allow_missing, ignore_extra)
-
     def register_child(self, block: Block, name: str | None = None) -> None:
         """Registers block as a child of self. :py:class:`Block` s assigned to self as
         attributes will be registered automatically."""
@@ -448,83 +334,6 @@ class Block:
         """
         for child in self._children.values():
             child.hybridize(active, **kwargs)
-
-    def save(self, prefix: str) -> None:
-        """Save the model architecture and parameters to be loaded again later.
-
-        Saves the model architecture as a nested dictionary where each Block in the model
-        is a dictionary and its children are sub-dictionaries; the traced graph of each
-        hybridized block is stored with it. Writes ``prefix-model.json`` and
-        ``prefix-model.params`` (as :py:meth:`save_parameters`). Blocks that are not
-        hybridized (or have not been called since) are saved without a graph.
-
-        Parameters
-        ----------
-        prefix : str
-            The prefix to use in filenames for saving this model:
-            <prefix>-model.json and <prefix>-model.params
-        """
-
-        def describe(blk: Block, index: list, parent: dict) -> None:
-            entry: dict[str, Any] = {"orig_name": blk.name}
-            parent[type(blk).__name__.lower() + str(index[0])] = entry
-            if _is_hybrid(blk):
-                entry["hybridized"] = bool(blk._cached_graph)
-                if blk._cached_graph:
-                    inputs, out = blk._cached_graph
-                    entry["in_format"] = blk._in_format
-                    entry["out_format"] = blk._out_format
-                    entry["inputs"] = [s.tojson() for s in inputs]
-                    entry["symbol"] = out.tojson()
-            entry["children"] = {}
-            for key, child in blk._children.items():
-                index[0] += 1
-                entry["children"][child.name] = key
-                describe(child, index, entry)
-
-        model: dict[str, Any] = {}
-        describe(self, [0], model)
-        with atomic_write(prefix + "-model.json", "w", "Block.save") as f:
-            f.write(json.dumps(model))
-        self.save_parameters(prefix + "-model.params")
-
-    def load(self, prefix: str) -> None:
-        """Load a model saved using the `save` API: restores the block names, the children's
-        keys and the traced graphs of hybridized blocks, then the parameters.
-
-        Parameters
-        ----------
-        prefix : str
-            The prefix to use in filenames for loading this model:
-            <prefix>-model.json and <prefix>-model.params
-        """
-        from ..symbol import load_json
-
-        with open(prefix + "-model.json", encoding="utf-8") as f:
-            model = json.load(f)
-
-        def restore(blk: Block, index: list, parent: dict) -> None:
-            entry = parent[type(blk).__name__.lower() + str(index[0])]
-            blk._name = entry["orig_name"]
-            if _is_hybrid(blk) and entry.get("hybridized"):
-                blk._in_format = entry["in_format"]
-                blk._out_format = entry["out_format"]
-                inputs = [load_json(s) for s in entry["inputs"]]
-                blk._cached_graph = (inputs, load_json(entry["symbol"]))
-                blk._active = True
-            old = blk.params._prefix
-            for name in list(blk.params.keys()):
-                param = blk.params._params.pop(name)
-                blk.params._params[blk.name + "_" + name[len(old) :]] = param
-            for child in list(blk._children.values()):
-                index[0] += 1
-                restore(child, index, entry)
-            renamed = {entry["children"][c.name]: c for c in blk._children.values()}
-            blk._children.clear()
-            blk._children.update(renamed)
-
-        restore(self, [0], model)
-        self.load_parameters(prefix + "-model.params")
 
     def cast(self, dtype: Any) -> None:
         """Cast this Block to use another data type.
@@ -683,11 +492,6 @@ class Block:
         finally:
             for h in hooks:
                 h.detach()
-
-
-def _is_hybrid(block: Block) -> bool:
-    """Whether ``block`` is a HybridBlock (hybrid_block.py builds on this module)."""
-    return hasattr(block, "hybrid_forward")
 
 
 def _check_all_np_outputs(out: Any) -> None:

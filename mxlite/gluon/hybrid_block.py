@@ -18,7 +18,7 @@ import warnings
 from typing import Any
 
 from .. import ndarray, symbol
-from ..base import MXNetError, ParamError
+from ..base import MXNetError, ParamError, flatten_nested, regroup_nested
 from ..executor import CachedOp
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import as_np
@@ -54,59 +54,31 @@ def _gather_type_ctx_info(args: Any) -> tuple[bool, bool, set, Any]:
     return False, False, set(), None
 
 
+def _leaf_format(x: Any) -> int | None:
+    """A leaf's format: 0 an array, n > 1 a symbol of n outputs, -1 None."""
+    if isinstance(x, NDArray):
+        return 0
+    if isinstance(x, Symbol):
+        n = len(x.list_outputs())
+        return n if n > 1 else 0
+    return -1 if x is None else None
+
+
 def _flatten(args: Any, inout_str: str) -> tuple[list, Any]:
-    """The flat list of arrays or symbols in nested ``args`` and the format to rebuild it:
-    0 one array, -1 None, n>0 a symbol of n outputs, a list for a list."""
-    if isinstance(args, NDArray):
-        return [args], 0
-    if isinstance(args, Symbol):
-        n = len(args.list_outputs())
-        return [args], n if n > 1 else 0
-    if args is None:
-        return [None], -1
-    if not isinstance(args, (list, tuple)):
-        raise ParamError(
+    """The flat list of arrays or symbols in nested ``args`` and the format to rebuild it."""
+
+    def bad(item: Any) -> Exception:
+        return ParamError(
             f"When hybridized, the input of HybridBlock {inout_str} must be (nested) list of "
-            f"Symbol or NDArray, but got {args} of type {type(args)}"
+            f"Symbol or NDArray, but got {item} of type {type(item)}"
         )
-    flat, fmts = [], []
-    for a in args:
-        f, fmt = _flatten(a, inout_str)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
+
+    return flatten_nested(args, _leaf_format, bad)
 
 
 def _regroup(args: list, fmt: Any) -> Any:
     """Rebuild the nesting that :func:`_flatten` recorded in ``fmt``."""
-
-    def merge(args: list, fmt: Any) -> tuple[Any, list]:
-        if isinstance(fmt, int):
-            if fmt < -1:
-                raise ParamError(f"Unsupported encoded format {fmt}.")
-            if fmt == 0:
-                return args[0], args[1:]
-            if fmt == -1:
-                if args[0] is not None:
-                    raise ParamError(
-                        "We do not support passing types that are not None when the initial "
-                        "HybridBlock has received NoneType and has been hybridized. Received "
-                        f"arg = {args[0]}, fmt = {fmt}."
-                    )
-                return None, args[1:]
-            return args[:fmt], args[fmt:]
-        if not isinstance(args, (list, tuple)):
-            raise ParamError(
-                "When hybridized, the output of HybridBlock must be (nested) list of Symbol "
-                f"or NDArray, but got {args} of type {type(args)}"
-            )
-        ret = []
-        for f in fmt:
-            res, args = merge(args, f)
-            ret.append(res)
-        return ret, args
-
-    return merge(args, fmt)[0]
+    return regroup_nested(args, fmt)[0]
 
 
 class HybridBlock(Block):

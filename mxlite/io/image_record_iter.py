@@ -36,7 +36,7 @@ import numpy as np
 from .. import recordio
 from ..base import MXNetError, ParamError
 from .image_aug import NUM_DRAWS, AugParams, DefaultAug, Draws
-from .io import DataBatch, DataDesc, DataIter
+from .io import BatchIter, DataBatch, DataDesc
 from .params import parse_params, read_label_list
 
 __all__ = ["ImageRecordIter", "ImageRecordUInt8Iter", "ImageRecordInt8Iter"]
@@ -125,7 +125,7 @@ def _spans_from_index(path: str, path_idx: str) -> np.ndarray:
     return np.stack([starts, np.append(starts[1:], size)], axis=1)
 
 
-class ImageRecordIter(DataIter):
+class ImageRecordIter(BatchIter):
     """Iterates on image RecordIO files (MXNet's C++ ``ImageRecordIter``).
 
     Reads batches of images from a ``.rec`` file, decodes them with OpenCV, augments them with
@@ -203,8 +203,7 @@ class ImageRecordIter(DataIter):
         self._queue: queue.Queue | None = None
         self._stop: threading.Event | None = None
         self._producer: threading.Thread | None = None
-        self._batch: DataBatch | None = None
-        self._index: np.ndarray | None = None
+        self.current_batch: DataBatch | None = None
         self._begin_epoch()
 
     def _param_table(self) -> dict:
@@ -455,8 +454,7 @@ class ImageRecordIter(DataIter):
             raise item
         (data, label, ids), pad, next_start = item
         self._start = next_start
-        self._index = ids
-        self._batch = DataBatch(
+        self.current_batch = DataBatch(
             [from_numpy(data)],
             [from_numpy(label)],
             pad=pad,
@@ -465,23 +463,6 @@ class ImageRecordIter(DataIter):
             provide_label=self.provide_label,
         )
         return True
-
-    def next(self) -> DataBatch:
-        if self.iter_next():
-            return self._batch
-        raise StopIteration
-
-    def getdata(self) -> Any:
-        return self._batch.data
-
-    def getlabel(self) -> Any:
-        return self._batch.label
-
-    def getpad(self) -> int:
-        return self._batch.pad
-
-    def getindex(self) -> Any:
-        return self._index
 
     def close(self) -> None:
         """Stops the workers and closes the file."""

@@ -211,7 +211,31 @@ class DataIter:
         return None
 
 
-class ResizeIter(DataIter):
+class BatchIter(DataIter):
+    """A DataIter whose ``iter_next`` leaves the batch it reads in ``current_batch``:
+    ``next`` returns that batch and the getters read it."""
+
+    current_batch: Any = None
+
+    def next(self) -> DataBatch:
+        if self.iter_next():
+            return self.current_batch
+        raise StopIteration
+
+    def getdata(self) -> Any:
+        return self.current_batch.data
+
+    def getlabel(self) -> Any:
+        return self.current_batch.label
+
+    def getindex(self) -> Any:
+        return self.current_batch.index
+
+    def getpad(self) -> int | None:
+        return self.current_batch.pad
+
+
+class ResizeIter(BatchIter):
     """Make every epoch of ``data_iter`` exactly ``size`` batches long.
 
     When ``data_iter`` runs out in the middle of an epoch it is reset and read on.
@@ -226,6 +250,9 @@ class ResizeIter(DataIter):
         Whether ``reset()`` also resets ``data_iter`` (else the next epoch goes on from where
         this one stopped).
     """
+
+    # as MXNet's: a new batch of what the getters read, not the wrapped iterator's batch
+    next = DataIter.next
 
     def __init__(self, data_iter: DataIter, size: int, reset_internal: bool = True) -> None:
         super().__init__()
@@ -259,18 +286,6 @@ class ResizeIter(DataIter):
             self.current_batch = self.data_iter.next()
         self.cur += 1
         return True
-
-    def getdata(self) -> Any:
-        return self.current_batch.data
-
-    def getlabel(self) -> Any:
-        return self.current_batch.label
-
-    def getindex(self) -> Any:
-        return self.current_batch.index
-
-    def getpad(self) -> int | None:
-        return self.current_batch.pad
 
 
 class _Fetcher:
@@ -343,7 +358,7 @@ def _stop_fetchers(fetchers: list[_Fetcher]) -> None:
         fetcher.stop()
 
 
-class PrefetchingIter(DataIter):
+class PrefetchingIter(BatchIter):
     """Read ahead the next batch of one or more iterators, each on its own thread.
 
     With several iterators, each batch joins their batches: data and labels are concatenated
@@ -447,20 +462,3 @@ class PrefetchingIter(DataIter):
         for fetcher in self._fetchers:
             fetcher.ask()
         return True
-
-    def next(self) -> DataBatch:
-        if self.iter_next():
-            return self.current_batch
-        raise StopIteration
-
-    def getdata(self) -> Any:
-        return self.current_batch.data
-
-    def getlabel(self) -> Any:
-        return self.current_batch.label
-
-    def getindex(self) -> Any:
-        return self.current_batch.index
-
-    def getpad(self) -> int | None:
-        return self.current_batch.pad

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError
-from .io import DataBatch, DataDesc, DataIter
+from .io import BatchIter, DataBatch, DataDesc
 from .params import parse_params
 
 __all__ = ["MNISTIter"]
@@ -58,7 +58,7 @@ def read_idx(func: str, path: str, magic: int) -> np.ndarray:
     return np.frombuffer(body, np.uint8, int(np.prod(shape))).reshape(shape)
 
 
-class MNISTIter(DataIter):
+class MNISTIter(BatchIter):
     """Iterating on the MNIST dataset.
 
     Parameters
@@ -104,7 +104,7 @@ class MNISTIter(DataIter):
         self._loc = 0
         self.provide_data = [DataDesc(p["data_name"], (self.batch_size,) + self._data.shape[1:])]
         self.provide_label = [DataDesc(p["label_name"], (self.batch_size,))]
-        self._batch: DataBatch | None = None
+        self.current_batch: DataBatch | None = None
 
     def reset(self) -> None:
         self._loc = 0
@@ -117,7 +117,7 @@ class MNISTIter(DataIter):
             return False
         sl = slice(self._loc, self._loc + bs)
         self._loc += bs
-        self._batch = DataBatch(
+        self.current_batch = DataBatch(
             [array(self._data[sl])],
             [array(self._label[sl])],
             pad=0,
@@ -125,17 +125,3 @@ class MNISTIter(DataIter):
             provide_label=self.provide_label,
         )
         return True
-
-    def next(self) -> DataBatch:
-        if self.iter_next():
-            return self._batch
-        raise StopIteration
-
-    def getdata(self) -> Any:
-        return self._batch.data
-
-    def getlabel(self) -> Any:
-        return self._batch.label
-
-    def getpad(self) -> int:
-        return 0

@@ -32,6 +32,7 @@ from ..callback import BatchEndParam
 from ..context import cpu
 from ..initializer import Uniform
 from ..io import DataBatch, DataIter
+from ..model import _load_params_file
 from .checks import _check_input_names as _check_input_names  # MXNet has these here
 from .checks import _check_names_match as _check_names_match
 from .checks import _check_state
@@ -535,18 +536,7 @@ class BaseModule:
         fname : str
             Path to input param file.
         """
-        save_dict = nd.load(fname)
-        arg_params: dict = {}
-        aux_params: dict = {}
-        for k, value in save_dict.items():
-            arg_type, _, name = k.partition(":")
-            if arg_type == "arg":
-                arg_params[name] = value
-            elif arg_type == "aux":
-                aux_params[name] = value
-            else:
-                raise MXNetError(f"load_params: invalid param file {fname!r} (key {k!r}).")
-        self.set_params(arg_params, aux_params)
+        self.set_params(*_load_params_file(fname, strict=True))
 
     def get_states(self, merge_multi_context: bool = True) -> list:
         """Gets states from all devices (none by default)."""

@@ -23,7 +23,7 @@ from ..base import MXNetError
 from ..initializer import Uniform
 from ..name import NameManager
 from .base_module import BaseModule
-from .checks import _check_input_names, _check_state
+from .checks import _check_inputs, _check_state, _optimizer_is_set
 from .module import Module
 
 __all__ = ["BucketingModule"]
@@ -73,14 +73,9 @@ class BucketingModule(BaseModule):
         self._default_bucket_key = default_bucket_key
         self._sym_gen = sym_gen
         symbol, data_names, label_names = self._call_sym_gen(default_bucket_key)
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _check_inputs(
+            symbol, data_names, label_names, state_names, fixed_param_names
+        )
         self._module_kwargs = {
             "logger": logger,
             "context": context,
@@ -293,9 +288,7 @@ class BucketingModule(BaseModule):
         force_init: bool = False,
     ) -> None:
         """Installs and initializes optimizers (shared by every bucket)."""
-        _check_state(self, "init_optimizer", "binded", "params_initialized")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if _optimizer_is_set(self, force_init):
             return
         self._curr_module.init_optimizer(
             kvstore, optimizer, optimizer_params, force_init=force_init

@@ -9,7 +9,14 @@ from typing import Any
 from ..base import MXNetError, ParamError
 from ..io import DataDesc
 
-__all__ = ["_check_state", "_check_input_names", "_check_names_match", "_parse_data_desc"]
+__all__ = [
+    "_check_state",
+    "_check_input_names",
+    "_check_inputs",
+    "_check_names_match",
+    "_parse_data_desc",
+    "_optimizer_is_set",
+]
 
 
 def _check_state(module: Any, fn: str, *flags: str) -> None:
@@ -24,7 +31,32 @@ def _check_state(module: Any, fn: str, *flags: str) -> None:
             raise MXNetError(f"{type(module).__name__}.{fn}: call {steps[flag]}() first.")
 
 
-def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool) -> None:
+def _optimizer_is_set(module: Any, force_init: bool, note: str = "ignoring.") -> bool:
+    """Whether ``init_optimizer`` has nothing to do (logged, as MXNet does); raise if the
+    module is not bound with initialized parameters yet."""
+    _check_state(module, "init_optimizer", "binded", "params_initialized")
+    if module.optimizer_initialized and not force_init:
+        module.logger.warning(f"optimizer already initialized, {note}")
+        return True
+    return False
+
+
+def _check_inputs(
+    symbol: Any, data_names: Any, label_names: Any, state_names: Any, fixed_param_names: Any
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """A module's data, label, state and fixed parameter names as lists (None: none), each
+    checked against the symbol's arguments (a label not found only warns)."""
+    lists = [list(n) if n is not None else [] for n in (data_names, label_names, state_names,
+                                                         fixed_param_names)]  # fmt: skip
+    for names, typename in zip(lists, ("data", "label", "state", "fixed_param")):
+        _check_input_names(symbol, names, typename, typename != "label", stacklevel=4)
+    data, label, state, fixed = lists
+    return data, label, state, fixed
+
+
+def _check_input_names(
+    symbol: Any, names: list[str], typename: str, throw: bool, stacklevel: int = 3
+) -> None:
     """Check that every input name is an argument of the symbol."""
     args = symbol.list_arguments()
     for name in names:
@@ -38,7 +70,7 @@ def _check_input_names(symbol: Any, names: list[str], typename: str, throw: bool
         )
         if throw:
             raise ParamError(msg)
-        warnings.warn(msg, stacklevel=3)
+        warnings.warn(msg, stacklevel=stacklevel)
 
 
 def _check_names_match(names: list[str], shapes: list, what: str, throw: bool) -> None:

@@ -31,7 +31,7 @@ from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc, Uniform
 from .base_module import BaseModule
-from .checks import _check_input_names, _check_state, _parse_data_desc
+from .checks import _check_inputs, _check_state, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
 from .module_optimizer import OptimizerMixin
 from .sparse_params import pull_all_rows, pull_rows
@@ -97,14 +97,9 @@ class Module(OptimizerMixin, BaseModule):
         self._work_load_list = list(work_load_list)
         self._group2ctxs = group2ctxs
         self._symbol = symbol
-        data_names = list(data_names) if data_names is not None else []
-        label_names = list(label_names) if label_names is not None else []
-        state_names = list(state_names) if state_names is not None else []
-        fixed_param_names = list(fixed_param_names) if fixed_param_names is not None else []
-        _check_input_names(symbol, data_names, "data", True)
-        _check_input_names(symbol, label_names, "label", False)
-        _check_input_names(symbol, state_names, "state", True)
-        _check_input_names(symbol, fixed_param_names, "fixed_param", True)
+        data_names, label_names, state_names, fixed_param_names = _check_inputs(
+            symbol, data_names, label_names, state_names, fixed_param_names
+        )
         arg_names = symbol.list_arguments()
         input_names = data_names + label_names + state_names
         self._param_names = [x for x in arg_names if x not in input_names]

@@ -20,7 +20,7 @@ from ..model import (
     _update_params,
     _update_params_on_kvstore,
 )
-from .checks import _check_state
+from .checks import _check_state, _optimizer_is_set
 
 __all__ = ["OptimizerMixin"]
 
@@ -53,9 +53,7 @@ class OptimizerMixin:
             Default ``False``, indicating whether we should force re-initializing the
             optimizer in the case an optimizer is already installed.
         """
-        _check_state(self, "init_optimizer", "binded", "params_initialized")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring...")
+        if _optimizer_is_set(self, force_init, "ignoring..."):
             return
         if self._params_dirty:
             self._sync_params_from_devices()

@@ -18,7 +18,7 @@ from typing import Any
 from ..base import MXNetError
 from ..initializer import Uniform
 from .base_module import BaseModule
-from .checks import _check_state
+from .checks import _check_state, _optimizer_is_set
 
 __all__ = ["SequentialModule"]
 
@@ -212,9 +212,7 @@ class SequentialModule(BaseModule):
         force_init: bool = False,
     ) -> None:
         """Installs and initializes optimizers of every module."""
-        _check_state(self, "init_optimizer", "binded", "params_initialized")
-        if self.optimizer_initialized and not force_init:
-            self.logger.warning("optimizer already initialized, ignoring.")
+        if _optimizer_is_set(self, force_init):
             return
         for module in self._modules:
             module.init_optimizer(

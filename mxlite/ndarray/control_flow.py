@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..base import MXNetError
+from ..base import MXNetError, flatten_nested, regroup_nested
 from . import op as _op
 from .creation import zeros as _zeros
 from .ndarray import NDArray
@@ -16,32 +16,13 @@ __all__ = ["foreach", "while_loop", "cond"]
 
 
 def _flatten(args: Any, what: str) -> tuple[list, Any]:
-    if isinstance(args, NDArray):
-        return [args], 0
-    if not isinstance(args, (list, tuple)):
-        raise MXNetError(
-            f"{what} must be (nested) list of NDArray, but got {args!r} of type "
-            f"{type(args).__name__}"
+    def bad(item: Any) -> Exception:
+        return MXNetError(
+            f"{what} must be (nested) list of NDArray, but got {item!r} of type "
+            f"{type(item).__name__}"
         )
-    flat: list = []
-    fmts = []
-    for a in args:
-        f, fmt = _flatten(a, what)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
 
-
-def _regroup(args: list, fmt: Any) -> tuple[Any, list]:
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    ret = []
-    for f in fmt:
-        res, args = _regroup(args, f)
-        ret.append(res)
-    return ret, args
+    return flatten_nested(args, lambda x: 0 if isinstance(x, NDArray) else None, bad)
 
 
 def _check(items: list, what: str) -> None:
@@ -93,7 +74,7 @@ def foreach(body: Callable[..., Any], data: Any, init_states: Any) -> tuple[Any,
         outputs.append(outs)
     stacked = [_op.stack(*items) for items in zip(*outputs)]
     if stacked or out_fmt:
-        stacked, _ = _regroup(stacked, out_fmt)
+        stacked, _ = regroup_nested(stacked, out_fmt)
     return stacked, states
 
 
@@ -162,7 +143,7 @@ def while_loop(
             out = _op.concat(out, pad, dim=0)
         stacked.append(out)
     if out_fmt is not None:
-        stacked, _ = _regroup(stacked, out_fmt)
+        stacked, _ = regroup_nested(stacked, out_fmt)
     return stacked, (loop_vars[0] if single else loop_vars)
 
 

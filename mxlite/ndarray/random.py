@@ -5,10 +5,20 @@ Each function dispatches as MXNet 1.9.1's does: numbers go to the ``_random_X`` 
 (one distribution per element; output shape ``params.shape + shape``). The ``*_like``
 functions come from the registry (``_random_X_like``) when ``mxlite.ndarray`` fills this
 module in.
+
+The sampling functions of ``mx.nd.random`` and ``mx.sym.random`` are generated from one
+description (:data:`DISTRIBUTIONS`, one :class:`Distribution` each) by :func:`make_sampler`,
+given a :class:`SamplerKind` that says what differs between the two front ends: the array
+type, the arguments after ``dtype`` and how the chosen operator is called.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -41,59 +51,157 @@ class _NullType:
 
 
 _Null: Any = _NullType()
+_REQUIRED = inspect.Parameter.empty
 
 
-# function -> (operator for numbers, operator for NDArrays, parameter names of the first)
-_OPERATORS: dict[str, tuple[str, str | None, tuple[str, ...]]] = {
-    "uniform": ("_random_uniform", "_sample_uniform", ("low", "high")),
-    "normal": ("_random_normal", "_sample_normal", ("loc", "scale")),
-    "randn": ("_random_normal", "_sample_normal", ("loc", "scale")),
-    "poisson": ("_random_poisson", "_sample_poisson", ("lam",)),
-    "exponential": ("_random_exponential", "_sample_exponential", ("lam",)),
-    "gamma": ("_random_gamma", "_sample_gamma", ("alpha", "beta")),
-    "negative_binomial": ("_random_negative_binomial", "_sample_negative_binomial", ("k", "p")),
-    "generalized_negative_binomial": (
-        "_random_generalized_negative_binomial",
-        "_sample_generalized_negative_binomial",
-        ("mu", "alpha"),
-    ),
-    "randint": ("_random_randint", None, ("low", "high")),
+@dataclass(frozen=True)
+class Distribution:
+    """One sampling function: its operators, its arguments and its documentation.
+
+    ``args`` are (name, default, description) of the distribution parameters as the user
+    gives them; ``op_args`` the ``_random_X`` parameters they become, through ``to_op``.
+    """
+
+    func: str
+    random_op: str
+    sample_op: str | None
+    args: tuple[tuple[str, Any, str], ...]
+    summary: str
+    to_op: Callable[[list], list] = list
+    dtypes: str = "{'float16', 'float32', 'float64'}, optional"
+    dtype_doc: str = "Data type of output samples. Default is 'float32'."
+    example: str = ""
+    op_names: tuple[str, ...] = ()
+
+    @property
+    def op_args(self) -> tuple[str, ...]:
+        """The names of the ``_random_X`` parameters that ``to_op(params)`` gives."""
+        return self.op_names or tuple(name for name, _, _ in self.args)
+
+
+def _dist(
+    func: str, args: tuple[tuple[str, Any, str], ...], summary: str, **kw: Any
+) -> Distribution:
+    return Distribution(func, f"_random_{func}", f"_sample_{func}", args, summary, **kw)
+
+
+_FLOATS = " the samples have a floating point data type."
+DISTRIBUTIONS: dict[str, Distribution] = {
+    d.func: d
+    for d in (
+        _dist(
+            "uniform",
+            (
+                ("low", 0, "Lower boundary of the output interval. The default value is 0."),
+                ("high", 1, "Upper boundary of the output interval. The default value is 1.0."),
+            ),
+            "Draw random samples from a uniform distribution on the half-open interval "
+            "*[low, high)*.",
+            example=">>> mx.nd.random.uniform(-1, 1, shape=(2,)).shape\n(2,)",
+        ),
+        _dist(
+            "normal",
+            (
+                ("loc", 0, "Mean (centre) of the distribution."),
+                ("scale", 1, "Standard deviation (spread or width) of the distribution."),
+            ),
+            "Draw random samples from a normal (Gaussian) distribution with mean *loc* and "
+            "standard deviation *scale*.",
+        ),
+        _dist(
+            "poisson",
+            (("lam", 1, "Expectation of interval, should be >= 0."),),
+            "Draw random samples from a Poisson distribution with rate *lam*;" + _FLOATS,
+        ),
+        _dist(
+            "exponential",
+            (("scale", 1, "The scale parameter, \\beta = 1/\\lambda."),),
+            "Draw samples from an exponential distribution with scale *scale* (rate "
+            "1/scale).\n\nIts probability density function is :math:`f(x) = \\frac{1}{\\beta} "
+            "\\exp(-x/\\beta)` for\nx > 0 and 0 elsewhere, where :math:`\\beta` is the scale.",
+            to_op=lambda p: [1.0 / p[0]],
+            op_names=("lam",),
+        ),
+        _dist(
+            "gamma",
+            (
+                ("alpha", 1, "The shape of the gamma distribution. Should be greater than zero."),
+                (
+                    "beta",
+                    1,
+                    "The scale of the gamma distribution. Should be greater than zero. "
+                    "Default is 1.",
+                ),
+            ),
+            "Draw random samples from a gamma distribution with shape *alpha* and scale *beta*.",
+        ),
+        _dist(
+            "negative_binomial",
+            (
+                ("k", 1, "Limit of unsuccessful experiments, > 0."),
+                ("p", 1, "Failure probability in each experiment, >= 0 and <=1."),
+            ),
+            "Draw random samples from a negative binomial distribution with *k* (limit of "
+            "unsuccessful experiments) and *p* (failure probability in each experiment);" + _FLOATS,
+        ),
+        _dist(
+            "generalized_negative_binomial",
+            (
+                ("mu", 1, "Mean of the negative binomial distribution."),
+                ("alpha", 1, "Alpha (dispersion) parameter of the negative binomial distribution."),
+            ),
+            "Draw random samples from a generalized negative binomial distribution with mean "
+            "*mu* and dispersion *alpha* (*1/k*, *k* the failure limit generalized to real "
+            "numbers);" + _FLOATS,
+        ),
+        Distribution(
+            "randint",
+            "_random_randint",
+            None,
+            (
+                ("low", _REQUIRED, "Lower boundary of the output interval."),
+                (
+                    "high",
+                    _REQUIRED,
+                    "Upper boundary of the output interval (excluded); must be greater than `low`.",
+                ),
+            ),
+            "Draw random samples from a discrete uniform distribution on the half-open "
+            "interval *[low, high)*.",
+            dtypes="{'int32', 'int64'}, optional",
+            dtype_doc="Data type of output samples. Default is 'int32'.",
+            example=">>> mx.nd.random.randint(-10, 10, shape=(2,)).dtype\n<class 'numpy.int32'>",
+        ),
+    )
 }
 
-
-def _random_helper(
-    func: str,
-    params: list[Any],
-    shape: Any,
-    dtype: Any,
-    ctx: Context | None,
-    out: NDArray | None,
-    kwargs: dict[str, Any],
-) -> Any:
-    """Call ``_random_X`` with scalar ``params`` or ``_sample_X`` with NDArray ``params``."""
-    if dtype is not _Null:
-        # MXNet's front end passes np.dtype(dtype).name, so dtype=None means float64 there
-        kwargs["dtype"] = dtype if isinstance(dtype, str) else np.dtype(dtype).name
-    if shape is not _Null:
-        kwargs["shape"] = shape
-    if out is not None and "dtype" not in kwargs:
-        # MXNet infers the dtype that is not given from ``out``.
-        kwargs["dtype"] = np.dtype(out.dtype).name
-    name, is_array = pick_operator("mx.nd.random", func, params, NDArray)
-    if is_array:
-        return getattr(_internal, name)(*params, out=out, **kwargs)
-    # MXNet takes a shape that is not given from ``out``, else draws one sample.
-    kwargs.setdefault("shape", out.shape if out is not None else 1)
-    scalars = dict(zip(_OPERATORS[func][2], params))
-    ctx = current_context() if ctx is None else ctx
-    return getattr(_internal, name)(ctx=ctx, out=out, **scalars, **kwargs)
+# randn draws from normal's operators; its name is its own in errors
+RANDN = dataclasses.replace(DISTRIBUTIONS["normal"], func="randn")
 
 
-def pick_operator(api: str, func: str, params: list[Any], array_type: type) -> tuple[str, bool]:
-    """The operator for ``func`` with distribution parameters ``params``: ``_sample_X`` when
+@dataclass(frozen=True)
+class SamplerKind:
+    """What a front end's sampling functions differ in: the API name (for errors), the array
+    type of array parameters, the arguments after ``dtype`` (name, default, and the docstring
+    entry: its first line, a newline, its description) and
+    ``call(dist, params, shape, dtype, extra, kwargs)``, which runs the chosen operator
+    (``extra`` holds the values of ``extra_args``, whose type hints are ``extra_types``)."""
+
+    api: str
+    array_type: type
+    extra_args: tuple[tuple[str, Any, str], ...]
+    extra_types: dict[str, str]
+    call: Callable[..., Any]
+    examples: bool
+
+
+def pick_operator(
+    api: str, dist: Distribution, params: list[Any], array_type: type
+) -> tuple[str, bool]:
+    """The operator for ``dist`` with distribution parameters ``params``: ``_sample_X`` when
     they are all ``array_type`` (NDArray or Symbol), ``_random_X`` when all are numbers;
     the bool says which. Shared by ``mx.nd.random`` and ``mx.sym.random`` (``api``)."""
-    random, sampler, names = _OPERATORS[func]
+    func = dist.func
     first = params[0]
     kind = array_type if isinstance(first, array_type) else numeric_types
     if kind is numeric_types and not isinstance(first, numeric_types):
@@ -108,92 +216,172 @@ def pick_operator(api: str, func: str, params: list[Any], array_type: type) -> t
                 f"both {type(first).__name__} and {type(p).__name__}."
             )
     if kind is numeric_types:
-        return random, False
-    if sampler is None:
+        return dist.random_op, False
+    if dist.sample_op is None:
         raise MXNetError(
-            f"{api}.{func}: arguments {', '.join(map(repr, names))} must be numbers, got "
-            f"{array_type.__name__}."
+            f"{api}.{func}: arguments {', '.join(map(repr, dist.op_args))} must be numbers, "
+            f"got {array_type.__name__}."
         )
-    return sampler, True
+    return dist.sample_op, True
 
 
-def uniform(
-    low: Any = 0,
-    high: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a uniform distribution on the half-open interval *[low, high)*.
+def make_sampler(dist: Distribution, kind: SamplerKind, module: str) -> Callable[..., Any]:
+    """The sampling function ``dist.func`` of front end ``kind``, in module ``module``."""
+    pos = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    args = [*dist.args, ("shape", _Null, ""), ("dtype", _Null, ""), *kind.extra_args]
+    hints = {name: "int" if dist.sample_op is None else "Any" for name, _, _ in dist.args}
+    hints.update(kind.extra_types)
+    sig = inspect.Signature(
+        [
+            inspect.Parameter(name, pos, default=default, annotation=hints.get(name, "Any"))
+            for name, default, _ in args
+        ]
+        + [inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD, annotation="Any")],
+        return_annotation=kind.array_type.__name__,
+    )
+    order = [name for name, _, _ in args]
+    index = {name: i for i, name in enumerate(order)}
+    defaults = {name: default for name, default, _ in args if default is not _REQUIRED}
+    names = [name for name, _, _ in dist.args]
+    extras = [name for name, _, _ in kind.extra_args]
+    where = f"{kind.api}.{dist.func}"
 
-    Parameters
-    ----------
-    low : float or NDArray, optional
-        Lower boundary of the output interval. The default value is 0.
-    high : float or NDArray, optional
-        Upper boundary of the output interval. The default value is 1.0.
-    shape : int or tuple of ints, optional
-        The number of samples to draw. With scalar `low` and `high` and shape `(m, n)` the
-        output has shape `(m, n)`; with NDArrays of shape `(x, y)` it has shape
-        `(x, y, m, n)`: `m*n` samples for each `[low, high)` pair.
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `low.context`
-        when `low` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
+    def sampler(*a: Any, **kw: Any) -> Any:
+        # binds the arguments as a def with this signature would (Signature.bind is slower)
+        if len(a) > len(order):
+            raise TypeError(f"{where}: takes {len(order)} positional arguments, got {len(a)}.")
+        values = {**defaults, **dict(zip(order, a))}
+        rest = {}
+        for key, value in kw.items():
+            if key not in index:
+                rest[key] = value
+            elif index[key] < len(a):
+                raise TypeError(f"{where}: got multiple values for argument {key!r}.")
+            else:
+                values[key] = value
+        if len(values) < len(order):
+            missing = next(name for name in order if name not in values)
+            raise TypeError(f"{where}: missing required argument {missing!r}.")
+        params = dist.to_op([values[n] for n in names])
+        extra = {n: values[n] for n in extras}
+        return kind.call(dist, params, values["shape"], values["dtype"], extra, rest)
 
-    Returns
-    -------
-    NDArray
-        The samples.
-
-    Examples
-    --------
-    >>> mx.nd.random.uniform(-1, 1, shape=(2,)).shape
-    (2,)
-    """
-    return _random_helper("uniform", [low, high], shape, dtype, ctx, out, kwargs)
+    sampler.__name__ = sampler.__qualname__ = dist.func
+    sampler.__module__ = module
+    sampler.__signature__ = sig  # type: ignore[attr-defined]
+    sampler.__doc__ = _sampler_doc(dist, kind)
+    return sampler
 
 
-def normal(
-    loc: Any = 0,
-    scale: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a normal (Gaussian) distribution with mean *loc* and standard
-    deviation *scale*.
+def _para(head: str, text: str) -> str:
+    return head + "\n" + textwrap.fill(text, 92, initial_indent="    ", subsequent_indent="    ")
 
-    Parameters
-    ----------
-    loc : float or NDArray, optional
-        Mean (centre) of the distribution.
-    scale : float or NDArray, optional
-        Standard deviation (spread or width) of the distribution.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per `(loc, scale)` pair when they are NDArrays; the
-        output then has shape `loc.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `loc.context`
-        when `loc` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
 
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper("normal", [loc, scale], shape, dtype, ctx, out, kwargs)
+def make_samplers(kind: SamplerKind, module: str) -> list[Callable[..., Any]]:
+    """The sampling functions of front end ``kind``, in the order of :data:`DISTRIBUTIONS`."""
+    return [make_sampler(dist, kind, module) for dist in DISTRIBUTIONS.values()]
+
+
+def _sampler_doc(dist: Distribution, kind: SamplerKind) -> str:
+    array = kind.array_type.__name__
+    first = dist.args[0][0]
+    if dist.sample_op is None:
+        shape = "The shape of the output."
+        lines = [_para(f"{name} : int, required", doc) for name, _, doc in dist.args]
+    else:
+        if len(dist.args) == 1:
+            per = f"per entry of `{first}` when it is an {array}"
+        else:
+            pair = ", ".join(name for name, _, _ in dist.args)
+            per = f"per `({pair})` pair when they are {array}s"
+        shape = (
+            f"The number of samples to draw ({per}; the output then has shape "
+            f"`{first}.shape + shape`)."
+        )
+        lines = [_para(f"{name} : float or {array}, optional", doc) for name, _, doc in dist.args]
+    lines += [
+        _para("shape : int or tuple of ints, optional", shape),
+        _para(f"dtype : {dist.dtypes}", dist.dtype_doc),
+    ]
+    for name, _, doc in kind.extra_args:
+        head, _, doc = doc.partition("\n")
+        if name == "ctx" and dist.sample_op is not None:
+            doc += f" Overridden by `{first}.context` when `{first}` is an {array}."
+        lines.append(_para(head, doc))
+    summary = "\n\n".join(textwrap.fill(part, 92) for part in dist.summary.split("\n\n"))
+    text = "\n".join(
+        [summary, "", "Parameters", "----------", *lines, "", "Returns", "-------", array]
+    )
+    text += (
+        "\n    The samples." if dist.sample_op is not None else "\n    Samples from `[low, high)`."
+    )
+    if kind.examples and dist.example:
+        text += "\n\nExamples\n--------\n" + dist.example
+    return text
+
+
+def randn_args(api: str, kwargs: dict[str, Any], array_type: type) -> tuple[Any, Any, Any]:
+    """``randn``'s ``loc``, ``scale`` and ``dtype``, popped from its keyword arguments and
+    checked (its positional arguments are the shape)."""
+    loc = kwargs.pop("loc", 0)
+    scale = kwargs.pop("scale", 1)
+    for name, value in (("loc", loc), ("scale", scale)):
+        if not isinstance(value, (int, float, array_type)):
+            article = "an" if array_type.__name__[0] in "AEINO" else "a"
+            raise MXNetError(
+                f"{api}.randn: argument {name!r} must be a number or {article} "
+                f"{array_type.__name__}, got {type(value).__name__}."
+            )
+    return loc, scale, kwargs.pop("dtype", _Null)
+
+
+def _nd_call(
+    dist: Distribution,
+    params: list[Any],
+    shape: Any,
+    dtype: Any,
+    extra: dict[str, Any],
+    kwargs: dict[str, Any],
+) -> Any:
+    """Call ``_random_X`` with scalar ``params`` or ``_sample_X`` with NDArray ``params``."""
+    ctx: Context | None = extra["ctx"]
+    out: NDArray | None = extra["out"]
+    if dtype is not _Null:
+        # MXNet's front end passes np.dtype(dtype).name, so dtype=None means float64 there
+        kwargs["dtype"] = dtype if isinstance(dtype, str) else np.dtype(dtype).name
+    if shape is not _Null:
+        kwargs["shape"] = shape
+    if out is not None and "dtype" not in kwargs:
+        # MXNet infers the dtype that is not given from ``out``.
+        kwargs["dtype"] = np.dtype(out.dtype).name
+    name, is_array = pick_operator("mx.nd.random", dist, params, NDArray)
+    if is_array:
+        return getattr(_internal, name)(*params, out=out, **kwargs)
+    # MXNet takes a shape that is not given from ``out``, else draws one sample.
+    kwargs.setdefault("shape", out.shape if out is not None else 1)
+    scalars = dict(zip(dist.op_args, params))
+    ctx = current_context() if ctx is None else ctx
+    return getattr(_internal, name)(ctx=ctx, out=out, **scalars, **kwargs)
+
+
+_ND = SamplerKind(
+    api="mx.nd.random",
+    array_type=NDArray,
+    extra_args=(
+        (
+            "ctx",
+            None,
+            "ctx : Context, optional\nDevice context of output. Default is current context.",
+        ),
+        ("out", None, "out : NDArray, optional\nStore output to an existing NDArray."),
+    ),
+    extra_types={"ctx": "Context | None", "out": "NDArray | None"},
+    call=_nd_call,
+    examples=True,
+)
+
+(uniform, normal, poisson, exponential, gamma, negative_binomial,
+ generalized_negative_binomial, randint) = make_samplers(_ND, __name__)  # fmt: skip
 
 
 def randn(*shape: int, **kwargs: Any) -> NDArray:
@@ -225,202 +413,9 @@ def randn(*shape: int, **kwargs: Any) -> NDArray:
     >>> mx.nd.random.randn(2, 3, loc=5, scale=1).shape
     (2, 3)
     """
-    loc = kwargs.pop("loc", 0)
-    scale = kwargs.pop("scale", 1)
-    dtype = kwargs.pop("dtype", _Null)
-    ctx = kwargs.pop("ctx", None)
-    out = kwargs.pop("out", None)
-    for name, value in (("loc", loc), ("scale", scale)):
-        if not isinstance(value, (int, float, NDArray)):
-            raise MXNetError(
-                f"mx.nd.random.randn: argument {name!r} must be a number or an NDArray, "
-                f"got {type(value).__name__}."
-            )
-    return _random_helper("randn", [loc, scale], shape, dtype, ctx, out, kwargs)
-
-
-def poisson(
-    lam: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a Poisson distribution with rate *lam*; the samples have a
-    floating point data type.
-
-    Parameters
-    ----------
-    lam : float or NDArray, optional
-        Expectation of interval, should be >= 0.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per entry of `lam` when it is an NDArray; the output
-        then has shape `lam.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `lam.context`
-        when `lam` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper("poisson", [lam], shape, dtype, ctx, out, kwargs)
-
-
-def exponential(
-    scale: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    r"""Draw samples from an exponential distribution with scale *scale* (rate 1/scale).
-
-    Its probability density function is :math:`f(x) = \frac{1}{\beta} \exp(-x/\beta)` for
-    x > 0 and 0 elsewhere, where :math:`\beta` is the scale.
-
-    Parameters
-    ----------
-    scale : float or NDArray, optional
-        The scale parameter, \beta = 1/\lambda.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per entry of `scale` when it is an NDArray; the output
-        then has shape `scale.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `scale.context`
-        when `scale` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper("exponential", [1.0 / scale], shape, dtype, ctx, out, kwargs)
-
-
-def gamma(
-    alpha: Any = 1,
-    beta: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a gamma distribution with shape *alpha* and scale *beta*.
-
-    Parameters
-    ----------
-    alpha : float or NDArray, optional
-        The shape of the gamma distribution. Should be greater than zero.
-    beta : float or NDArray, optional
-        The scale of the gamma distribution. Should be greater than zero. Default is 1.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per `(alpha, beta)` pair when they are NDArrays; the
-        output then has shape `alpha.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `alpha.context`
-        when `alpha` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper("gamma", [alpha, beta], shape, dtype, ctx, out, kwargs)
-
-
-def negative_binomial(
-    k: Any = 1,
-    p: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a negative binomial distribution with *k* (limit of
-    unsuccessful experiments) and *p* (failure probability in each experiment); the samples
-    have a floating point data type.
-
-    Parameters
-    ----------
-    k : float or NDArray, optional
-        Limit of unsuccessful experiments, > 0.
-    p : float or NDArray, optional
-        Failure probability in each experiment, >= 0 and <=1.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per `(k, p)` pair when they are NDArrays; the output
-        then has shape `k.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `k.context`
-        when `k` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper("negative_binomial", [k, p], shape, dtype, ctx, out, kwargs)
-
-
-def generalized_negative_binomial(
-    mu: Any = 1,
-    alpha: Any = 1,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a generalized negative binomial distribution with mean *mu*
-    and dispersion *alpha* (*1/k*, *k* the failure limit generalized to real numbers); the
-    samples have a floating point data type.
-
-    Parameters
-    ----------
-    mu : float or NDArray, optional
-        Mean of the negative binomial distribution.
-    alpha : float or NDArray, optional
-        Alpha (dispersion) parameter of the negative binomial distribution.
-    shape : int or tuple of ints, optional
-        The number of samples to draw (per `(mu, alpha)` pair when they are NDArrays; the
-        output then has shape `mu.shape + shape`).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of output samples. Default is 'float32'.
-    ctx : Context, optional
-        Device context of output. Default is current context. Overridden by `mu.context`
-        when `mu` is an NDArray.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        The samples.
-    """
-    return _random_helper(
-        "generalized_negative_binomial", [mu, alpha], shape, dtype, ctx, out, kwargs
-    )
+    loc, scale, dtype = randn_args("mx.nd.random", kwargs, NDArray)
+    extra = {"ctx": kwargs.pop("ctx", None), "out": kwargs.pop("out", None)}
+    return _nd_call(RANDN, [loc, scale], shape, dtype, extra, kwargs)
 
 
 def multinomial(
@@ -485,43 +480,3 @@ def shuffle(data: NDArray, **kwargs: Any) -> NDArray:
         A new NDArray of the shape and type of `data`, its first axis shuffled.
     """
     return _internal._shuffle(data, **kwargs)
-
-
-def randint(
-    low: int,
-    high: int,
-    shape: Any = _Null,
-    dtype: Any = _Null,
-    ctx: Context | None = None,
-    out: NDArray | None = None,
-    **kwargs: Any,
-) -> NDArray:
-    """Draw random samples from a discrete uniform distribution on the half-open interval
-    *[low, high)*.
-
-    Parameters
-    ----------
-    low : int, required
-        Lower boundary of the output interval.
-    high : int, required
-        Upper boundary of the output interval (excluded); must be greater than `low`.
-    shape : int or tuple of ints, optional
-        The shape of the output.
-    dtype : {'int32', 'int64'}, optional
-        Data type of output samples. Default is 'int32'.
-    ctx : Context, optional
-        Device context of output. Default is current context.
-    out : NDArray, optional
-        Store output to an existing NDArray.
-
-    Returns
-    -------
-    NDArray
-        Samples from `[low, high)`.
-
-    Examples
-    --------
-    >>> mx.nd.random.randint(-10, 10, shape=(2,)).dtype
-    <class 'numpy.int32'>
-    """
-    return _random_helper("randint", [low, high], shape, dtype, ctx, out, kwargs)

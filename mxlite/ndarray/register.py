@@ -1,31 +1,21 @@
-"""``mx.nd.<op>`` functions, one per registry entry, built as closures (no generated source).
-
-Placement follows MXNet's names: ``_contrib_X`` goes to ``mx.nd.contrib.X``, ``_linalg_X`` to
-``mx.nd.linalg.X``, ``_random_X``/``_sample_X`` to ``mx.nd.random``/``mx.nd._internal``,
-``_image_X`` to ``mx.nd.image.X``, any other ``_X`` to ``mx.nd._internal``; the rest to
-``mx.nd`` and ``mx.nd.op``.
+"""``mx.nd.<op>`` functions, one per registry entry: the ``mx.nd`` :class:`FrontEnd` of
+mxlite/operator/front_end.py (which places them as MXNet names them), whose calls parse the
+arguments and run the operator imperatively.
 """
 
 from __future__ import annotations
 
-import inspect
 from types import ModuleType
 from typing import Any
 
 from ..base import MXNetError
 from ..context import Context
-from ..operator import registry
+from ..operator import front_end
+from ..operator.front_end import FrontEnd
 from .invoke import invoke
 from .ndarray import NDArray
 
-__all__ = ["make_function", "populate"]
-
-_PREFIXES = (
-    ("_contrib_", "contrib"),
-    ("_linalg_", "linalg"),
-    ("_random_", "random"),
-    ("_image_", "image"),
-)
+__all__ = ["KIND", "populate"]
 
 
 def _positional_params(cls: type, values: list, params: dict[str, Any]) -> None:
@@ -65,8 +55,8 @@ def _parse_ctx(text: str) -> tuple[str, int]:
     return name, int(rest.rstrip(")") or 0)
 
 
-def make_function(cls: type, func_name: str) -> Any:
-    """The ``mx.nd`` function for the operator class ``cls``."""
+def _build(cls: type, reg_name: str, func_name: str) -> Any:
+    """The call of the ``mx.nd`` function for the operator class ``cls``."""
     var_args = cls.key_var_num_args
 
     def fn(*args: Any, out: Any = None, name: str | None = None, **kwargs: Any) -> Any:
@@ -97,34 +87,13 @@ def make_function(cls: type, func_name: str) -> Any:
             inputs = slots
         return invoke(prop, inputs, out, name, ctx)
 
-    fn.__name__ = func_name
-    fn.__qualname__ = func_name
-    fn.__doc__ = _docstring(cls)
-    fn.__signature__ = _signature(cls)  # type: ignore[attr-defined]
     return fn
 
 
-def _signature(cls: type) -> inspect.Signature:
-    params = [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
-    pc = cls.param_class
-    if pc is not None:
-        for f in pc.field_names():
-            params.append(inspect.Parameter(f, inspect.Parameter.KEYWORD_ONLY, default=None))
-    params += [
-        inspect.Parameter("out", inspect.Parameter.KEYWORD_ONLY, default=None),
-        inspect.Parameter("name", inspect.Parameter.KEYWORD_ONLY, default=None),
-        inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD),
-    ]
-    return inspect.Signature(params)
-
-
-def _docstring(cls: type) -> str:
-    doc = inspect.cleandoc(cls.__doc__ or "")
-    lines = [doc, "", "Parameters", "----------"]
-    pc = cls.param_class
-    if pc is not None:
-        lines.append(pc.doc())
-    lines += [
+KIND = FrontEnd(
+    build=_build,
+    keywords=("out", "name"),
+    doc_tail=(
         "out : NDArray, optional",
         "    The output NDArray to hold the result.",
         "",
@@ -132,58 +101,11 @@ def _docstring(cls: type) -> str:
         "-------",
         "out : NDArray or list of NDArrays",
         "    The output of this function.",
-    ]
-    return "\n".join(lines)
-
-
-def _place(reg_name: str, cls: type, root: ModuleType, submodules: dict[str, ModuleType]) -> None:
-    internal, op = submodules["_internal"], submodules["op"]
-    target, short = None, reg_name
-    for prefix, mod in _PREFIXES:
-        if reg_name.startswith(prefix):
-            target, short = submodules[mod], reg_name[len(prefix) :]
-            break
-    fn = make_function(cls, short if target is not None else reg_name)
-    if target is not None:
-        if short not in target.__dict__:
-            setattr(target, short, fn)
-        setattr(internal, reg_name, fn)
-    elif reg_name.startswith("_"):
-        setattr(internal, reg_name, fn)
-    else:
-        setattr(op, reg_name, fn)
-        if reg_name not in root.__dict__:
-            setattr(root, reg_name, fn)
+    ),
+)
 
 
 def populate(root: ModuleType, submodules: dict[str, ModuleType]) -> None:
-    """Put a function for every registered operator name into ``root`` and its submodules;
-    operators registered later (custom operators, tests) are found on first attribute access."""
-    for reg_name, cls in registry.all_ops().items():
-        _place(reg_name, cls, root, submodules)
-    for mod_name, module in [("", root), *submodules.items()]:
-        module.__getattr__ = _late_lookup(mod_name, root, submodules)  # type: ignore[attr-defined]
-
-
-def _late_lookup(mod_name: str, root: ModuleType, submodules: dict[str, ModuleType]) -> Any:
-    prefix = {
-        "contrib": "_contrib_",
-        "linalg": "_linalg_",
-        "random": "_random_",
-        "image": "_image_",
-    }.get(mod_name, "")
-
-    def __getattr__(attr: str) -> Any:
-        cls = registry.find(prefix + attr)
-        if cls is None or attr.startswith("__"):
-            raise AttributeError(
-                f"module 'mxlite.ndarray{'.' + mod_name if mod_name else ''}' "
-                f"has no attribute {attr!r}"
-            )
-        _place(prefix + attr, cls, root, submodules)
-        module = submodules.get(mod_name, root)
-        if attr not in module.__dict__:  # e.g. an internal name asked of mx.nd itself
-            raise AttributeError(f"module 'mxlite.ndarray' has no attribute {attr!r}")
-        return module.__dict__[attr]
-
-    return __getattr__
+    """Put an ``mx.nd`` function for every registered operator name into ``root`` (``mx.nd``)
+    and its ``submodules``."""
+    front_end.populate(root, submodules, KIND)

@@ -1,8 +1,9 @@
 """Functions generated from the registry for the NumPy front ends: ``mx.npx.<name>`` for
 every ``_npx_<name>`` operator, and ``mx.nd.np._internal.<op>`` for every ``_np*`` operator.
 
-A generated function is ``mx.nd``'s (``ndarray/register.make_function``: arrays positionally
-or by name, then the operator's parameters) whose outputs become ``mx.np`` arrays.
+A generated function is ``mx.nd``'s (``operator.front_end.make_function`` with ``mx.nd``'s
+``KIND``: arrays positionally or by name, then the operator's parameters) whose outputs become
+``mx.np`` arrays.
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
-from ..ndarray.register import make_function
+from ..ndarray.register import KIND
 from ..operator import registry
+from ..operator.front_end import make_function
 from .multiarray import as_np
 
 __all__ = ["np_function", "populate"]
@@ -21,7 +23,7 @@ NP_PREFIXES = ("_np_", "_npi_", "_npx_")
 
 def np_function(reg_name: str, func_name: str) -> Any:
     """The function running the operator ``reg_name`` with ``mx.np`` outputs."""
-    base = make_function(registry.get(reg_name), func_name)
+    base = make_function(KIND, registry.get(reg_name), reg_name, func_name)
 
     def fn(*args: Any, **kwargs: Any) -> Any:
         return as_np(base(*args, **kwargs))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+import numpy as np
+
 from ..base import DTypeError, MXNetError, ParamError
 from .optimizer_ops import _CG, _F32, _RS, _WD, _WG, _clip, _f, _xp
 from .param import Param, field
@@ -17,24 +19,6 @@ from .registry import Operator, OperatorProperty, dtype_assign, register, shape_
 from .req import OpReq, assign
 
 # ---- multi_*: several weights in one call, inputs interleaved per weight --------------------
-
-
-def group_shapes(
-    prop: OperatorProperty, in_shape: list, out_shape: list | None, n_weights: int
-) -> tuple[list, list]:
-    """Shapes of a multi-weight update whose inputs come in groups of ``len(prop.group)``
-    (weight, gradient, states) per weight: all of a group, and its output, share one shape,
-    filled in from whichever is known. Returns the inputs and the outputs (None: unknown)."""
-    k, names = len(prop.group), prop.list_arguments()
-    ins, outs = list(in_shape), []
-    for i in range(n_weights):
-        known = out_shape[i] if out_shape else None
-        for j in range(i * k, i * k + k):
-            known = shape_assign(prop, "input", names[j], ins[j], known)
-        for j in range(i * k, i * k + k):
-            ins[j] = shape_assign(prop, "input", names[j], ins[j], known)
-        outs.append(known)
-    return ins, outs
 
 
 class MultiSGDParam(Param):
@@ -106,10 +90,27 @@ class _MultiSGDOp(Operator):
 
 class InterleavedUpdateProp(OperatorProperty):
     """The part shared by the fused multi-weight updates whose inputs come in groups of
-    ``len(self.group)`` per weight (multi_sgd_*, multi_lamb, adamw): no backward, and each
-    output may reuse its weight's buffer."""
+    ``len(self.group)`` per weight (multi_sgd_*, multi_lamb, adamw): weight, gradient, then
+    states (updated in place); one output per weight, which may reuse its weight's buffer; no
+    backward. ``count_field`` names the parameter that gives the number of weights and
+    ``per_weight`` the parameters that need one value per weight."""
 
     group: ClassVar[tuple[str, ...]] = ()
+    count_field: ClassVar[str] = "num_weights"
+    per_weight: ClassVar[tuple[str, ...]] = ()
+
+    def n_weights(self) -> int:
+        return 0 if self.param is None else getattr(self.param, self.count_field)
+
+    def list_arguments(self) -> list[str]:
+        return [f"{f}_{i}" for i in range(self.n_weights()) for f in self.group]
+
+    def list_outputs(self) -> list[str]:
+        return [f"output{i}" for i in range(self.n_weights())]
+
+    def mutate_inputs(self) -> list[int]:
+        k = len(self.group)
+        return [i * k + j for i in range(self.n_weights()) for j in range(2, k)]
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return []
@@ -118,6 +119,65 @@ class InterleavedUpdateProp(OperatorProperty):
         k = len(self.group)
         return [(in_data[i * k], o) for i, o in enumerate(out_data)]
 
+    def check_counts(self, n_in: int, tail: tuple[str, ...] = ()) -> None:
+        """Raise unless each ``per_weight`` parameter has a value per weight and ``n_in`` is
+        a group per weight, then the ``tail`` inputs."""
+        n, k = self.n_weights(), len(self.group)
+        for arg in self.per_weight:
+            values = getattr(self.param, arg)
+            if len(values) != n:
+                raise ParamError(
+                    f"{self.op_name}: argument {arg!r} needs {self.count_field}={n} values, "
+                    f"got {len(values)}: {values}."
+                )
+        if n_in != n * k + len(tail):
+            then = f", then {', '.join(tail)}" if tail else ""
+            raise MXNetError(
+                f"{self.op_name}: argument 'data' needs {n * k + len(tail)} arrays "
+                f"({', '.join(self.group)} for each of {self.count_field}={n}{then}), got {n_in}."
+            )
+
+    def group_shapes(self, in_shape: list, out_shape: list | None) -> tuple[list, list]:
+        """All of a group, and its output, share one shape, filled in from whichever is
+        known. Returns the inputs and the outputs (None: unknown)."""
+        k, names = len(self.group), self.list_arguments()
+        ins, outs = list(in_shape), []
+        for i in range(self.n_weights()):
+            known = out_shape[i] if out_shape else None
+            for j in range(i * k, i * k + k):
+                known = shape_assign(self, "input", names[j], ins[j], known)
+            for j in range(i * k, i * k + k):
+                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
+            outs.append(known)
+        return ins, outs
+
+    def per_weight_types(
+        self, in_type: list, out_type: list | None, floats_only: bool
+    ) -> tuple[list, list] | None:
+        """Per weight, one dtype for its group and output; with ``self.mp`` only the weight and
+        gradient share it and the states (and master weight) are float32. None while a
+        group's dtype is unknown."""
+        k, names = len(self.group), self.list_arguments()
+        ins, outs = list(in_type), []
+        for i in range(self.n_weights()):
+            lo = i * k
+            plain = [lo, lo + 1] if self.mp else list(range(lo, lo + k))
+            known = out_type[i] if out_type else None
+            for j in plain:
+                if ins[j] is not None:
+                    known = dtype_assign(self, names[j], known, ins[j])
+            if known is None:
+                return None
+            if floats_only and np.dtype(known).kind != "f":
+                raise DTypeError(
+                    f"{self.op_name}: input {names[lo]!r} has dtype {np.dtype(known).name}; "
+                    "expected a floating-point dtype."
+                )
+            for j in range(lo, lo + k):
+                ins[j] = dtype_assign(self, names[j], ins[j], known if j in plain else _F32)
+            outs.append(known)
+        return ins, outs
+
 
 class _MultiSGDProp(InterleavedUpdateProp):
     """``num_weights`` fused SGD updates; inputs ``weight_i, grad_i[, mom_i][, weight32_i]``
@@ -125,43 +185,17 @@ class _MultiSGDProp(InterleavedUpdateProp):
 
     group: ClassVar[tuple[str, ...]] = ("weight", "grad")
     mp: ClassVar[bool] = False
-
-    def list_arguments(self) -> list[str]:
-        return [f"{f}_{i}" for i in range(self.param.num_weights) for f in self.group]
-
-    def list_outputs(self) -> list[str]:
-        return [f"output{i}" for i in range(self.param.num_weights)]
-
-    def mutate_inputs(self) -> list[int]:
-        if self.param is None:
-            return []
-        k = len(self.group)
-        states = [j for j, f in enumerate(self.group) if f in ("mom", "weight32")]
-        return [i * k + j for i in range(self.param.num_weights) for j in states]
-
-    def _check_counts(self, n_in: int) -> None:
-        p = self.param
-        for arg in ("lrs", "wds"):
-            if len(getattr(p, arg)) != p.num_weights:
-                raise ParamError(
-                    f"{self.op_name}: argument {arg!r} needs num_weights={p.num_weights} values, "
-                    f"got {len(getattr(p, arg))}: {getattr(p, arg)}."
-                )
-        if n_in != len(self.group) * p.num_weights:
-            raise MXNetError(
-                f"{self.op_name}: argument 'data' needs {len(self.group) * p.num_weights} arrays "
-                f"({', '.join(self.group)} for each of num_weights={p.num_weights}), got {n_in}."
-            )
+    per_weight: ClassVar[tuple[str, ...]] = ("lrs", "wds")
 
     def infer_shape(self, in_shape, out_shape=None):
-        self._check_counts(len(in_shape))
-        ins, outs = group_shapes(self, in_shape, out_shape, self.param.num_weights)
+        self.check_counts(len(in_shape))
+        ins, outs = self.group_shapes(in_shape, out_shape)
         if any(s is None for s in outs):
             return None
         return ins, outs, []
 
     def infer_type(self, in_type, out_type=None):
-        self._check_counts(len(in_type))
+        self.check_counts(len(in_type))
         k, names, n = len(self.group), self.list_arguments(), self.param.num_weights
         f32 = [j for j, f in enumerate(self.group) if f in ("mom", "weight32") and self.mp]
         outs = list(out_type) if out_type else [None] * n

@@ -27,7 +27,7 @@ import io
 import pickle
 import pickletools
 import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -234,16 +234,23 @@ class Optimizer:
     def create_state(self, index: Any, weight: Any) -> Any:
         """The state (e.g. momentum) kept for ``weight``; None when there is none."""
 
+    # SGD and NAG keep (state, master copy) and name themselves in the float16 warning, as
+    # MXNet's do; the others keep (master copy, state)
+    _state_then_master: ClassVar[bool] = False
+    _warn_name: ClassVar[str] = ""
+
     def create_state_multi_precision(self, index: Any, weight: Any) -> Any:
         """Like :meth:`create_state`; with ``multi_precision`` and a float16 weight, returns
-        ``(float32 master copy, state of the copy)``."""
+        ``(float32 master copy, state of the copy)`` (SGD and NAG: the other way round)."""
         if self.multi_precision and weight.dtype == np.float16:
             master = weight.astype(np.float32)
-            return (master, self.create_state(index, master))
+            state = self.create_state(index, master)
+            return (state, master) if self._state_then_master else (master, state)
         if weight.dtype == np.float16 and not self.multi_precision:
             warnings.warn(
                 "Accumulating with float16 in optimizer can lead to poor accuracy or slow "
-                "convergence. Consider using multi_precision=True option of the optimizer",
+                "convergence. Consider using multi_precision=True option of the "
+                f"{self._warn_name + ' ' if self._warn_name else ''}optimizer",
                 stacklevel=2,
             )
         return self.create_state(index, weight)

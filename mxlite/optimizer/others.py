@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -35,17 +34,8 @@ class NAG(Optimizer):
         super().__init__(**kwargs)
         self.momentum = momentum
 
-    def create_state_multi_precision(self, index: Any, weight: Any) -> Any:
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn(
-                "Accumulating with float16 in optimizer can lead to poor accuracy or slow "
-                "convergence. Consider using multi_precision=True option of the NAG optimizer",
-                stacklevel=2,
-            )
-        return self.create_state(index, weight)
+    _state_then_master: ClassVar[bool] = True
+    _warn_name: ClassVar[str] = "NAG"
 
     def create_state(self, index: Any, weight: Any) -> Any:
         if self.momentum == 0.0:

@@ -9,8 +9,7 @@ weight); sparse weights or gradients take ``sgd_update``/``sgd_mom_update`` (and
 from __future__ import annotations
 
 import os
-import warnings
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -47,17 +46,8 @@ class SGD(Optimizer):
         self.lazy_update = lazy_update
         self.aggregate_num = int(os.getenv("MXNET_OPTIMIZER_AGGREGATION_SIZE", "4"))
 
-    def create_state_multi_precision(self, index: Any, weight: Any) -> Any:
-        if self.multi_precision and weight.dtype == np.float16:
-            master = weight.astype(np.float32)
-            return (self.create_state(index, master), master)
-        if weight.dtype == np.float16 and not self.multi_precision:
-            warnings.warn(
-                "Accumulating with float16 in optimizer can lead to poor accuracy or slow "
-                "convergence. Consider using multi_precision=True option of the SGD optimizer",
-                stacklevel=2,
-            )
-        return self.create_state(index, weight)
+    _state_then_master: ClassVar[bool] = True
+    _warn_name: ClassVar[str] = "SGD"
 
     def create_state(self, index: Any, weight: Any) -> Any:
         if self.momentum == 0.0:

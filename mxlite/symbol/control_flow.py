@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..attribute import AttrScope
-from ..base import MXNetError
+from ..base import MXNetError, flatten_nested, regroup_nested
 from ..name import NameManager
 from .graph import Entry, Node, topo_order
 from .symbol import Symbol, var
@@ -30,35 +30,23 @@ class UnusedInputError(MXNetError, AssertionError):
     """A loop's data or state is not used by its body (MXNet raises AssertionError here)."""
 
 
+def _symbol_format(x: Any) -> int | None:
+    if not isinstance(x, Symbol):
+        return None
+    n = len(x.list_outputs())
+    return n if n > 1 else 0
+
+
 def _flatten(args: Any, what: str) -> tuple[list[Symbol], Any]:
     """Flatten nested lists of symbols; the format says how to rebuild them (MXNet's)."""
-    if isinstance(args, Symbol):
-        n = len(args.list_outputs())
-        return [args], (n if n > 1 else 0)
-    if not isinstance(args, (list, tuple)):
-        raise MXNetError(
-            f"{what} must be (nested) list of Symbol, but got {args!r} of type "
-            f"{type(args).__name__}"
+
+    def bad(item: Any) -> Exception:
+        return MXNetError(
+            f"{what} must be (nested) list of Symbol, but got {item!r} of type "
+            f"{type(item).__name__}"
         )
-    flat: list[Symbol] = []
-    fmts = []
-    for a in args:
-        f, fmt = _flatten(a, what)
-        flat.extend(f)
-        fmts.append(fmt)
-    return flat, fmts
 
-
-def _regroup(args: list, fmt: Any) -> tuple[Any, list]:
-    if isinstance(fmt, int):
-        if fmt == 0:
-            return args[0], args[1:]
-        return args[:fmt], args[fmt:]
-    ret = []
-    for f in fmt:
-        res, args = _regroup(args, f)
-        ret.append(res)
-    return ret, args
+    return flatten_nested(args, _symbol_format, bad)
 
 
 def _entry(sym: Symbol) -> Entry:
@@ -198,8 +186,8 @@ def foreach(
     _check(flat_states, "init_states")
     name = _unique_subgraph_name(name)
     with AttrScope(**{_SUBG: name}):
-        in_eles, _ = _regroup([var(_uniq_name(s)) for s in flat_data], data_fmt)
-        states, _ = _regroup([var(_uniq_name(s)) for s in flat_states], state_fmt)
+        in_eles, _ = regroup_nested([var(_uniq_name(s)) for s in flat_data], data_fmt)
+        states, _ = regroup_nested([var(_uniq_name(s)) for s in flat_states], state_fmt)
         sym_out, sym_states = body(in_eles, states)
         sym_out, out_fmt = _flatten(sym_out, "foreach output")
         sym_states, new_state_fmt = _flatten(sym_states, "foreach loop_vars")
@@ -243,9 +231,9 @@ def foreach(
         "remain_locs": str(remain_locs),
     }
     node = _make_node("_foreach", "_foreach", attrs, ordered, [sub])
-    outs, _ = _regroup([Symbol([(node, i)]) for i in range(num_out_data)], out_fmt)
+    outs, _ = regroup_nested([Symbol([(node, i)]) for i in range(num_out_data)], out_fmt)
     final = [Symbol([(node, num_out_data + i)]) for i in range(num_states)]
-    final, _ = _regroup(final, state_fmt)
+    final, _ = regroup_nested(final, state_fmt)
     return outs, final
 
 
@@ -301,14 +289,14 @@ def while_loop(
         raise ValueError("loop_vars should contain at least one element")
 
     def cond_body(new_vars: list) -> tuple:
-        args, _ = _regroup(new_vars, var_fmt)
+        args, _ = regroup_nested(new_vars, var_fmt)
         result = cond(*args) if isinstance(var_fmt, list) else cond(args)
         if not isinstance(result, Symbol):
             raise ValueError("Return of cond must be a Symbol")
         return [], [result], None
 
     def func_body(new_vars: list) -> tuple:
-        args, _ = _regroup(new_vars, var_fmt)
+        args, _ = regroup_nested(new_vars, var_fmt)
         step_output, new_loop_vars = func(*args) if isinstance(var_fmt, list) else func(args)
         step_output = [] if step_output is None else step_output
         new_loop_vars = [] if new_loop_vars is None else new_loop_vars
@@ -364,9 +352,9 @@ def while_loop(
         "num_outputs": str(num_outputs),
     }
     node = _make_node("_while_loop", "_while_loop", attrs, inputs, graphs)
-    outs, _ = _regroup([Symbol([(node, i)]) for i in range(num_out_data)], out_fmt)
+    outs, _ = regroup_nested([Symbol([(node, i)]) for i in range(num_out_data)], out_fmt)
     final = [Symbol([(node, num_out_data + i)]) for i in range(len(flat_vars))]
-    final, _ = _regroup(final, var_fmt)
+    final, _ = regroup_nested(final, var_fmt)
     return outs, final
 
 
@@ -430,5 +418,5 @@ def cond(
         "then_input_locs": str(all_locs[1]),
     }
     node = _make_node("_cond", "_cond", attrs, inputs, subs)
-    outs, _ = _regroup([Symbol([(node, i)]) for i in range(counts[1])], fmts[1])
+    outs, _ = regroup_nested([Symbol([(node, i)]) for i in range(counts[1])], fmts[1])
     return outs

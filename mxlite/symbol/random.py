@@ -1,19 +1,26 @@
 """``mx.sym.random``: random sampling with numbers or Symbols as distribution parameters.
 
-The dispatch is ``mx.nd.random``'s (one helper serves both): numbers go to ``_random_X`` (one
-distribution, ``shape`` samples), Symbols to ``_sample_X`` (one distribution per element;
-output shape ``params.shape + shape``). Unlike ``mx.nd.random`` a missing ``shape`` is left
-to the operator, and ``multinomial`` returns the log likelihood by default, as in MXNet
-1.9.1. The ``*_like`` functions come from the registry when ``mxlite.symbol`` fills this
-module in.
+The sampling functions are generated from ``mx.nd.random``'s description and dispatch as
+its own: numbers go to ``_random_X`` (one distribution, ``shape`` samples), Symbols to
+``_sample_X`` (one distribution per element; output shape ``params.shape + shape``).
+Unlike ``mx.nd.random`` a missing ``shape`` is left to the operator, and ``multinomial``
+returns the log likelihood by default, as in MXNet 1.9.1. The ``*_like`` functions come
+from the registry when ``mxlite.symbol`` fills this module in.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from ..base import MXNetError
-from ..ndarray.random import _OPERATORS, _Null, pick_operator
+from ..ndarray.random import (
+    RANDN,
+    Distribution,
+    SamplerKind,
+    _Null,
+    make_samplers,
+    pick_operator,
+    randn_args,
+)
 from . import _internal
 from .symbol import Symbol
 
@@ -32,8 +39,15 @@ __all__ = [
 ]
 
 
-def _helper(func: str, params: list[Any], shape: Any, dtype: Any, kwargs: dict) -> Symbol:
-    name, is_array = pick_operator("mx.sym.random", func, params, Symbol)
+def _sym_call(
+    dist: Distribution,
+    params: list[Any],
+    shape: Any,
+    dtype: Any,
+    extra: dict[str, Any],
+    kwargs: dict[str, Any],
+) -> Symbol:
+    name, is_array = pick_operator("mx.sym.random", dist, params, Symbol)
     if shape is not _Null:
         kwargs["shape"] = shape
     if dtype is not _Null:
@@ -41,88 +55,27 @@ def _helper(func: str, params: list[Any], shape: Any, dtype: Any, kwargs: dict) 
     op = getattr(_internal, name)
     if is_array:
         return op(*params, **kwargs)
-    return op(**dict(zip(_OPERATORS[func][2], params)), **kwargs)
+    return op(**dict(zip(dist.op_args, params)), **kwargs)
 
 
-def uniform(low: Any = 0, high: Any = 1, shape: Any = _Null, dtype: Any = _Null,
-            **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a uniform distribution on *[low, high)*.
+_SYM = SamplerKind(
+    api="mx.sym.random",
+    array_type=Symbol,
+    extra_args=(),
+    extra_types={},
+    call=_sym_call,
+    examples=False,
+)
 
-    Parameters
-    ----------
-    low, high : float or Symbol, optional
-        Boundaries of the interval; default 0 and 1.
-    shape : int or tuple of ints, optional
-        Samples per distribution (output shape ``low.shape + shape`` for Symbols).
-    dtype : {'float16', 'float32', 'float64'}, optional
-        Data type of the samples; default 'float32'.
-
-    Returns
-    -------
-    Symbol
-    """
-    return _helper("uniform", [low, high], shape, dtype, kwargs)
-
-
-def normal(loc: Any = 0, scale: Any = 1, shape: Any = _Null, dtype: Any = _Null,
-           **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a normal distribution with mean *loc* and standard deviation *scale*.
-
-    Parameters are as for :func:`uniform`.
-    """
-    return _helper("normal", [loc, scale], shape, dtype, kwargs)
+(uniform, normal, poisson, exponential, gamma, negative_binomial,
+ generalized_negative_binomial, randint) = make_samplers(_SYM, __name__)  # fmt: skip
 
 
 def randn(*shape: int, **kwargs: Any) -> Symbol:
     """Samples from a normal distribution; the positional arguments are the shape
     (``loc``, ``scale`` and ``dtype`` go by keyword)."""
-    loc = kwargs.pop("loc", 0)
-    scale = kwargs.pop("scale", 1)
-    dtype = kwargs.pop("dtype", _Null)
-    for name, value in (("loc", loc), ("scale", scale)):
-        if not isinstance(value, (int, float, Symbol)):
-            raise MXNetError(
-                f"mx.sym.random.randn: argument {name!r} must be a number or a Symbol, "
-                f"got {type(value).__name__}."
-            )
-    return _helper("randn", [loc, scale], shape, dtype, kwargs)
-
-
-def poisson(lam: Any = 1, shape: Any = _Null, dtype: Any = _Null, **kwargs: Any) -> Symbol:
-    """Samples from a Poisson distribution with rate *lam*."""
-    return _helper("poisson", [lam], shape, dtype, kwargs)
-
-
-def exponential(scale: Any = 1, shape: Any = _Null, dtype: Any = _Null,
-                **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from an exponential distribution with scale *scale* (rate ``1/scale``)."""
-    return _helper("exponential", [1.0 / scale], shape, dtype, kwargs)
-
-
-def gamma(alpha: Any = 1, beta: Any = 1, shape: Any = _Null, dtype: Any = _Null,
-          **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a gamma distribution with shape *alpha* and scale *beta*."""
-    return _helper("gamma", [alpha, beta], shape, dtype, kwargs)
-
-
-def negative_binomial(k: Any = 1, p: Any = 1, shape: Any = _Null, dtype: Any = _Null,
-                      **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a negative binomial distribution (*k* failures, failure probability
-    *p*)."""
-    return _helper("negative_binomial", [k, p], shape, dtype, kwargs)
-
-
-def generalized_negative_binomial(mu: Any = 1, alpha: Any = 1, shape: Any = _Null,
-                                  dtype: Any = _Null, **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a generalized negative binomial distribution (mean *mu*, dispersion
-    *alpha*)."""
-    return _helper("generalized_negative_binomial", [mu, alpha], shape, dtype, kwargs)
-
-
-def randint(low: int, high: int, shape: Any = _Null, dtype: Any = _Null,
-            **kwargs: Any) -> Symbol:  # fmt: skip
-    """Samples from a discrete uniform distribution on *[low, high)*; numbers only."""
-    return _helper("randint", [low, high], shape, dtype, kwargs)
+    loc, scale, dtype = randn_args("mx.sym.random", kwargs, Symbol)
+    return _sym_call(RANDN, [loc, scale], shape, dtype, {}, kwargs)
 
 
 def multinomial(data: Symbol, shape: Any = _Null, get_prob: bool = True, dtype: Any = "int32",

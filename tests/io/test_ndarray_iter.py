@@ -239,3 +239,18 @@ def test_scipy_csr_with_empty_labels():
         batches = list(it)
         assert len(batches) == 1 and not batches[0].label
         assert it.data[0][1].stype == "csr"
+
+
+def test_batch_holding_iterators_read_the_batch_they_hold():
+    """ResizeIter, PrefetchingIter and the record iterators share one BatchIter: next() is
+    the batch iter_next read, and the getters read that batch."""
+    base = mx.io.NDArrayIter(np.arange(10.0).reshape(5, 2), np.arange(5.0), batch_size=2)
+    for it in (mx.io.ResizeIter(base, 3), mx.io.PrefetchingIter(base)):
+        it.reset()
+        batch = it.next()
+        assert it.getdata() is batch.data
+        assert it.getlabel() is batch.label
+        assert it.getpad() == batch.pad
+        assert it.getindex() is batch.index
+    assert issubclass(mx.io.MNISTIter, mx.io.io.BatchIter)
+    assert issubclass(mx.io.ImageRecordIter, mx.io.io.BatchIter)

@@ -101,3 +101,30 @@ def test_sequential_equals_one_module() -> None:
     assert res_seq == res_one
     with pytest.raises(MXNetError, match="meta"):
         seq.add(mx.mod.Module(head), take_label=True)
+
+
+def test_module_kinds_share_the_input_name_checks() -> None:
+    """Module and BucketingModule check their names in one place; the warning for a label
+    that is not an argument points at the caller, the error for data names at the name."""
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    with pytest.warns(UserWarning, match="label_names=\\['nope'\\]") as record:
+        mx.mod.Module(net, label_names=["nope"])
+    assert record[0].filename == __file__
+    with pytest.warns(UserWarning) as record:
+        mx.mod.BucketingModule(lambda key: (net, ("data",), ("nope",)), default_bucket_key=1)
+    assert record[0].filename == __file__
+    with pytest.raises(mx.base.ParamError, match="data_names=\\['x'\\]"):
+        mx.mod.BucketingModule(lambda key: (net, ("x",), None), default_bucket_key=1)
+
+
+def test_init_optimizer_twice_is_skipped_in_every_module_kind(caplog) -> None:
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    seq = mx.mod.SequentialModule().add(mx.mod.Module(net, label_names=None))
+    seq.bind([("data", (1, 3))], None)
+    seq.init_params()
+    seq.init_optimizer()
+    with caplog.at_level("WARNING"):
+        seq.init_optimizer()
+    assert "optimizer already initialized, ignoring." in caplog.text
+    with pytest.raises(mx.MXNetError, match="SequentialModule.init_optimizer: call bind"):
+        mx.mod.SequentialModule().init_optimizer()

@@ -219,3 +219,28 @@ def test_prelu_infers_gamma_shape() -> None:
 def test_bad_input_raises(call, err, match) -> None:
     with pytest.raises(err, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "name", ["Activation", "LeakyReLU", "Dropout", "L2Normalization", "GridGenerator",
+             "BilinearSampler", "SpatialTransformer"],
+)  # fmt: skip
+def test_float_data_operators_share_one_dtype_check(name: str) -> None:
+    from mxlite.operator.nn.activation import FloatDataProp
+
+    assert issubclass(registry.get(name), FloatDataProp)
+    assert "infer_type" not in registry.get(name).__dict__
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: mx.nd.Activation(x, act_type="relu"),
+        lambda x: mx.nd.LeakyReLU(x),
+        lambda x: mx.nd.Dropout(x, p=0.5),
+        lambda x: mx.nd.L2Normalization(x.reshape((1, 4))),
+    ],
+)
+def test_float_data_operators_reject_integer_data(call) -> None:
+    with pytest.raises(DTypeError, match="argument 'data' has dtype int32"):
+        call(mx.nd.ones((4,), dtype="int32"))

@@ -481,3 +481,14 @@ def test_stride1_data_grad_by_flipped_forward_equals_col2im(
     monkeypatch.setattr(cu, "_flipped", lambda geom: None)
     by_col2im = cu.conv_data_grad(np, dy, w, g, shape[2:])
     np.testing.assert_allclose(by_forward, by_col2im, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["Convolution", "Deconvolution", "FullyConnected"])
+def test_weighted_layers_share_types_and_backward_reads(name: str) -> None:
+    from mxlite.operator import registry
+    from mxlite.operator.nn.convolution import WeightedLayerProp
+
+    cls = registry.get(name)
+    assert issubclass(cls, WeightedLayerProp)
+    assert "infer_type" not in cls.__dict__
+    assert "declare_backward_dependency" not in cls.__dict__

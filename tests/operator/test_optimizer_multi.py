@@ -166,3 +166,21 @@ def test_bad_shapes_and_dtypes():
         mx.nd.multi_mp_sgd_update(w16, g16, mx.nd.ones(2, dtype="float16"), lrs=(0.1,), wds=(0,))
     with pytest.raises(DTypeError, match="multi_sgd_update.*grad_0"):
         mx.nd.multi_sgd_update(w, mx.nd.ones(2, dtype="float64"), lrs=(0.1,), wds=(0.0,))
+
+
+def test_interleaved_updates_share_their_count_checks() -> None:
+    """multi_lamb, adamw and multi_sgd check per-weight lists and input counts in one place."""
+    w = [mx.nd.ones((2,)) for _ in range(4)]
+    with pytest.raises(ParamError, match="_multi_lamb_update: argument 'step_count' needs "
+                       "num_tensors=1 values"):  # fmt: skip
+        mx.nd._internal._multi_lamb_update(*w, learning_rates=(0.1,), wds=(0.0,),
+                                           step_count=(1, 2))  # fmt: skip
+    with pytest.raises(
+        MXNetError,
+        match="_multi_adamw_update: argument 'data' needs 5 arrays "
+        r"\(weight, grad, mean, var for each of num_weights=1, then rescale_grad\)",
+    ):
+        mx.nd._internal._multi_adamw_update(*w, lrs=(0.1,), wds=(0.0,), etas=(1.0,))
+    prop = registry.get("_multi_mp_lamb_update")
+    assert prop.get_prop({"learning_rates": (0.1, 0.1), "wds": (0, 0), "step_count": (1, 1),
+                          "num_tensors": 2}).mutate_inputs() == [2, 3, 4, 7, 8, 9]  # fmt: skip

@@ -183,3 +183,20 @@ def test_pickle_module_plain_pickle_of_optimizer():
     opt = mx.optimizer.Adam(learning_rate=0.3)
     back = pickle.loads(pickle.dumps(opt))
     assert back.lr == 0.3 and back.param_dict == {}
+
+
+@pytest.mark.parametrize(
+    "name, state_first, label", [("sgd", True, "SGD "), ("nag", True, "NAG "), ("adam", False, "")]
+)
+def test_multi_precision_states_in_mxnets_order(name: str, state_first: bool, label: str):
+    """One create_state_multi_precision: SGD and NAG keep (state, master), the rest (master,
+    state); a float16 weight without multi_precision warns naming SGD/NAG as MXNet does."""
+    w = mx.nd.ones((2,), dtype="float16")
+    opt = mx.optimizer.create(name, momentum=0.9) if name != "adam" else mx.optimizer.create(name)
+    opt.multi_precision = True
+    state = opt.create_state_multi_precision(0, w)
+    master = state[1] if state_first else state[0]
+    assert master.dtype == np.float32
+    opt.multi_precision = False
+    with pytest.warns(UserWarning, match=f"multi_precision=True option of the {label}optimizer"):
+        opt.create_state_multi_precision(0, w)

@@ -67,18 +67,11 @@ class SVRGModule(Module):
         compression_params: Any = None,
         update_freq: int | None = None,
     ) -> None:
-        super().__init__(
-            symbol,
-            data_names=data_names,
-            label_names=label_names,
-            logger=logger,
-            context=context,
-            work_load_list=work_load_list,
-            fixed_param_names=fixed_param_names,
-            state_names=state_names,
-            group2ctxs=group2ctxs,
-            compression_params=compression_params,
-        )
+        module_args = (
+            symbol, data_names, label_names, logger, context, work_load_list,
+            fixed_param_names, state_names, group2ctxs, compression_params,
+        )  # fmt: skip
+        super().__init__(*module_args)
         if not isinstance(update_freq, int) or isinstance(update_freq, bool):
             raise TypeError(
                 "update_freq in SVRGModule must be an integer to represent the frequency for "
@@ -90,18 +83,7 @@ class SVRGModule(Module):
                 f"frequency for calculating full gradients, got {update_freq}"
             )
         self.update_freq = update_freq
-        self._mod_aux = Module(
-            symbol,
-            data_names,
-            label_names,
-            logger,
-            context,
-            work_load_list,
-            fixed_param_names,
-            state_names,
-            group2ctxs,
-            compression_params,
-        )
+        self._mod_aux = Module(*module_args)
         self._param_dict: list[dict[str, nd.NDArray]] | None = None
         self._ctx_len = len(self._context)
 
@@ -182,25 +164,11 @@ class SVRGModule(Module):
         grad_req: Any = "write",
     ) -> None:
         """Binds this module and, for training, the snapshot module."""
-        super().bind(
-            data_shapes,
-            label_shapes,
-            for_training,
-            inputs_need_grad,
-            force_rebind,
-            shared_module,
-            grad_req,
-        )
+        args = (data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind,
+                shared_module, grad_req)  # fmt: skip
+        super().bind(*args)
         if for_training:
-            self._mod_aux.bind(
-                data_shapes,
-                label_shapes,
-                for_training,
-                inputs_need_grad,
-                force_rebind,
-                shared_module,
-                grad_req,
-            )
+            self._mod_aux.bind(*args)
 
     def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
         """Forward on this module and, when training, on the snapshot module."""

@@ -22,11 +22,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from ...base import MXNetError, ParamError
 from ...context import Context
 from ..optimizer_multi_ops import InterleavedUpdateProp
 from ..param import Param, field
-from ..registry import Operator, dtype_assign, register, shape_assign
+from ..registry import Operator, register
 from ..req import assign
 
 __all__: list[str] = []
@@ -71,69 +70,24 @@ class _MultiLAMBProp(InterleavedUpdateProp):
 
     param_class = MultiLAMBParam
     mp: ClassVar[bool] = False
+    count_field: ClassVar[str] = "num_tensors"
+    per_weight: ClassVar[tuple[str, ...]] = ("learning_rates", "wds", "step_count")
 
     @property
     def group(self) -> tuple[str, ...]:
         return ("weight", "grad", "mean", "var", "weight32")[: 5 if self.mp else 4]
 
-    def list_arguments(self) -> list[str]:
-        return [f"{f}_{i}" for i in range(self.param.num_tensors) for f in self.group]
-
-    def list_outputs(self) -> list[str]:
-        return [f"output{i}" for i in range(self.param.num_tensors)]
-
-    def mutate_inputs(self) -> list[int]:
-        if self.param is None:
-            return []
-        k = len(self.group)
-        return [i * k + j for i in range(self.param.num_tensors) for j in range(2, k)]
-
-    def _check(self, n_in: int) -> None:
-        n, k = self.param.num_tensors, len(self.group)
-        for arg in ("learning_rates", "wds", "step_count"):
-            if len(getattr(self.param, arg)) != n:
-                raise ParamError(
-                    f"{self.op_name}: argument {arg!r} needs num_tensors={n} values, got "
-                    f"{getattr(self.param, arg)}."
-                )
-        if n_in != n * k:
-            raise MXNetError(
-                f"{self.op_name}: expects {n * k} inputs ({', '.join(self.group)} for each of "
-                f"{n} tensors), got {n_in}."
-            )
-
     def infer_shape(self, in_shape, out_shape=None):
-        self._check(len(in_shape))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_shape), []
-        for i in range(self.param.num_tensors):
-            known = out_shape[i] if out_shape else None
-            for j in range(i * k, i * k + k):
-                known = shape_assign(self, "input", names[j], ins[j], known)
-            for j in range(i * k, i * k + k):
-                ins[j] = shape_assign(self, "input", names[j], ins[j], known)
-            outs.append(known)
+        self.check_counts(len(in_shape))
+        ins, outs = self.group_shapes(in_shape, out_shape)
         if any(s is None for s in outs):
             return None
         return ins, outs, []
 
     def infer_type(self, in_type, out_type=None):
-        self._check(len(in_type))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_type), []
-        for i in range(self.param.num_tensors):
-            lo = i * k
-            plain = [lo, lo + 1] if self.mp else list(range(lo, lo + k))
-            known = out_type[i] if out_type else None
-            for j in plain:
-                if ins[j] is not None:
-                    known = dtype_assign(self, names[j], known, ins[j])
-            if known is None:
-                return None
-            for j in range(lo, lo + k):
-                ins[j] = dtype_assign(self, names[j], ins[j], known if j in plain else _F32)
-            outs.append(known)
-        return ins, outs, []
+        self.check_counts(len(in_type))
+        result = self.per_weight_types(in_type, out_type, floats_only=False)
+        return None if result is None else (*result, [])
 
     def create_operator(self, ctx: Context) -> Operator:
         return _MultiLAMBOp(self)

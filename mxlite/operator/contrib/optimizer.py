@@ -23,11 +23,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ...base import DTypeError, MXNetError, ParamError
 from ...context import Context
-from ..optimizer_multi_ops import InterleavedUpdateProp, group_shapes
+from ..optimizer_multi_ops import InterleavedUpdateProp
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, dtype_assign, register, shape_assign
+from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
 
 __all__: list[str] = []
@@ -81,41 +80,18 @@ class _AdamWProp(InterleavedUpdateProp):
             "weight", "grad", "mean", "var")  # fmt: skip
 
     def n_weights(self) -> int:
-        return self.param.num_weights if self.multi else 1
+        return super().n_weights() if self.multi else 1
 
     def list_arguments(self) -> list[str]:
-        if not self.multi:
-            return [*self.group, "rescale_grad"]
-        n = self.n_weights()
-        return [f"{f}_{i}" for i in range(n) for f in self.group] + ["rescale_grad"]
+        return [*super().list_arguments(), "rescale_grad"] if self.multi else [
+            *self.group, "rescale_grad"]  # fmt: skip
 
     def list_outputs(self) -> list[str]:
-        return [f"output{i}" for i in range(self.n_weights())] if self.multi else ["output"]
-
-    def mutate_inputs(self) -> list[int]:
-        if self.multi and self.param is None:
-            return []
-        k = len(self.group)
-        return [i * k + j for i in range(self.n_weights()) for j in range(2, k)]
-
-    def _check(self, n_in: int) -> None:
-        n, k = self.n_weights(), len(self.group)
-        if self.multi:
-            for arg in ("lrs", "wds", "etas"):
-                if len(getattr(self.param, arg)) != n:
-                    raise ParamError(
-                        f"{self.op_name}: argument {arg!r} needs num_weights={n} values, got "
-                        f"{getattr(self.param, arg)}."
-                    )
-        if n_in != n * k + 1:
-            raise MXNetError(
-                f"{self.op_name}: expects {n * k + 1} inputs ({', '.join(self.group)} for each "
-                f"of {n} weights, then rescale_grad), got {n_in}."
-            )
+        return super().list_outputs() if self.multi else ["output"]
 
     def infer_shape(self, in_shape, out_shape=None):
-        self._check(len(in_shape))
-        ins, outs = group_shapes(self, in_shape, out_shape, self.n_weights())
+        self.check_counts(len(in_shape), ("rescale_grad",))
+        ins, outs = self.group_shapes(in_shape, out_shape)
         if ins[-1] is None:
             ins[-1] = (1,)
         if any(s is None for s in outs):
@@ -123,26 +99,11 @@ class _AdamWProp(InterleavedUpdateProp):
         return ins, outs, []
 
     def infer_type(self, in_type, out_type=None):
-        self._check(len(in_type))
-        k, names = len(self.group), self.list_arguments()
-        ins, outs = list(in_type), []
-        for i in range(self.n_weights()):
-            lo = i * k
-            plain = [lo, lo + 1] if self.mp else list(range(lo, lo + k))
-            known = out_type[i] if out_type else None
-            for j in plain:
-                if ins[j] is not None:
-                    known = dtype_assign(self, names[j], known, ins[j])
-            if known is None:
-                return None
-            if np.dtype(known).kind != "f":
-                raise DTypeError(
-                    f"{self.op_name}: input {names[lo]!r} has dtype {np.dtype(known).name}; "
-                    "expected a floating-point dtype."
-                )
-            for j in range(lo, lo + k):
-                ins[j] = dtype_assign(self, names[j], ins[j], known if j in plain else _F32)
-            outs.append(known)
+        self.check_counts(len(in_type), ("rescale_grad",))
+        result = self.per_weight_types(in_type, out_type, floats_only=True)
+        if result is None:
+            return None
+        ins, outs = result
         if ins[-1] is None:
             ins[-1] = _F32
         return ins, outs, []
@@ -186,6 +147,7 @@ def _define(name: str, mp: bool, multi: bool, doc: str) -> None:
         "param_class": MultiAdamWParam if multi else AdamWParam,
         "mp": mp,
         "multi": multi,
+        "per_weight": ("lrs", "wds", "etas") if multi else (),
     }
     register(name)(type(f"{name}_prop", (_AdamWProp,), body))
 

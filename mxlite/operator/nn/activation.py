@@ -54,6 +54,17 @@ def _write(out: Any, req: OpReq, value: Any) -> None:
 # Activation
 
 
+class FloatDataProp(OperatorProperty):
+    """An operator whose ``data`` must be floating point: the default type inference, then
+    that check."""
+
+    def infer_type(self, in_type, out_type=None):
+        res = super().infer_type(in_type, out_type)
+        if res is not None:
+            check_float(self, "data", res[0][0])
+        return res
+
+
 class ActivationParam(Param):
     act_type: str = field(
         choices=("relu", "sigmoid", "softrelu", "softsign", "tanh"),
@@ -106,7 +117,7 @@ class _ActivationOp(Operator):
 
 
 @register("Activation", aliases=("_npx_activation",))
-class ActivationProp(OperatorProperty):
+class ActivationProp(FloatDataProp):
     """Element-wise activation: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or softsign
     (x / (1 + |x|))."""
 
@@ -117,12 +128,6 @@ class ActivationProp(OperatorProperty):
         return f"Activation\n{attrs.get('act_type', 'relu')}"
 
     param_class = ActivationParam
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         if self.param.act_type == "softsign":
@@ -255,7 +260,7 @@ def _erf(xp: Any, x: Any) -> Any:
 
 
 @register("LeakyReLU", aliases=("_npx_leaky_relu",))
-class LeakyReLUProp(OperatorProperty):
+class LeakyReLUProp(FloatDataProp):
     """Leaky rectifiers and friends: leaky, prelu (learned slope ``gamma``), elu, selu, gelu,
     rrelu (random slope in training)."""
 
@@ -290,12 +295,6 @@ class LeakyReLUProp(OperatorProperty):
             _prelu_gamma_shape(self, gamma, data)
             ins.append(gamma)
         return ins, [data] * len(self.list_outputs()), []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def forward_resource(self, in_shape):
         return [ResourceRequest.RANDOM] if self.param.act_type == "rrelu" else []

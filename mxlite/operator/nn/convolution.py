@@ -79,14 +79,22 @@ def input_names(no_bias: bool) -> list[str]:
     return ["data", "weight"] if no_bias else ["data", "weight", "bias"]
 
 
-def check_float_type(prop: OperatorProperty, res: Any) -> Any:
-    if res is not None and res[1][0] not in cu.FLOATS:
-        cu.check_dtype(prop.op_name, None, res[1][0])
-    return res
+class WeightedLayerProp(OperatorProperty):
+    """What Convolution, Deconvolution and FullyConnected share: floating-point types only,
+    and a backward that reads the output gradient, the data and the weight (not the output)."""
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        res = super().infer_type(in_type, out_type)
+        if res is not None and res[1][0] not in cu.FLOATS:
+            cu.check_dtype(self.op_name, None, res[1][0])
+        return res
+
+    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
+        return [out_grad[0], in_data[0], in_data[1]]
 
 
 @register("Convolution", aliases=("_npx_convolution",))
-class ConvolutionProp(OperatorProperty):
+class ConvolutionProp(WeightedLayerProp):
     """Compute *N*-D convolution on *(N+2)*-D input.
 
     In the 2-D case, data ``(batch_size, channel, height, width)``, weight
@@ -170,12 +178,6 @@ class ConvolutionProp(OperatorProperty):
                     d[2 + i] = on[2 + i] + dk[i] - 1 - 2 * g.pad[i]
             ins[0] = shape_assign(self, "input", "data", dshape, cu.to_channels_last(tuple(d), g))
         return ins, [oshape], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        return check_float_type(self, super().infer_type(in_type, out_type))
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
-        return [out_grad[0], in_data[0], in_data[1]]
 
     def create_operator(self, ctx: Any) -> Operator:
         return _ConvolutionOp(self, ctx.xp)

@@ -25,10 +25,10 @@ from typing import Any
 
 from ...base import ParamError, Shape, ShapeError
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from ..registry import OpContext, Operator, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_util as cu
-from .convolution import check_float_type, input_names
+from .convolution import WeightedLayerProp, input_names
 
 __all__ = ["DeconvolutionParam", "DeconvolutionProp"]
 
@@ -114,7 +114,7 @@ def _check(op: str, name: str | None, param: DeconvolutionParam) -> tuple[cu.Geo
 
 
 @register("Deconvolution", aliases=("_npx_deconvolution",))
-class DeconvolutionProp(OperatorProperty):
+class DeconvolutionProp(WeightedLayerProp):
     """Computes 1D, 2D or 3D transposed convolution (aka fractionally strided convolution) of
     the input tensor. This operation can be seen as the gradient of Convolution operation with
     respect to its input: it goes from a smaller input to a larger output while preserving the
@@ -204,12 +204,6 @@ class DeconvolutionProp(OperatorProperty):
         if out_shape and out_shape[0] is not None:
             oshape = shape_assign(self, "output", "output", out_shape[0], oshape)
         return ins, [oshape], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        return check_float_type(self, super().infer_type(in_type, out_type))
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
-        return [out_grad[0], in_data[0], in_data[1]]
 
     def create_operator(self, ctx: Any) -> Operator:
         return _DeconvolutionOp(self, ctx.xp)

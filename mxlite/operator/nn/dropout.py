@@ -23,9 +23,9 @@ from ...base import ShapeError
 from ...context import Context
 from ...resource import ResourceRequest
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, register
+from ..registry import Operator, register
 from ..req import OpReq, assign
-from .activation import check_float
+from .activation import FloatDataProp
 
 __all__ = ["DropoutParam"]
 
@@ -85,7 +85,7 @@ class _DropoutOp(Operator):
 
 
 @register("Dropout", aliases=("_npx_dropout",))
-class DropoutProp(OperatorProperty):
+class DropoutProp(FloatDataProp):
     """Dropout: in training, zero elements with probability ``p`` and scale the rest by
     1 / (1 - p); in inference the identity (unless ``mode='always'``)."""
 
@@ -120,12 +120,6 @@ class DropoutProp(OperatorProperty):
                 )
             mask[a] = 1
         return [data], [data, tuple(mask)], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def forward_resource(self, in_shape):
         return [ResourceRequest.RANDOM] if self.param.p > 0 else []

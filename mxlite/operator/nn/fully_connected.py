@@ -21,10 +21,10 @@ from typing import Any
 from ...base import ShapeError
 from ..parallel import matmul
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from ..registry import OpContext, Operator, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_util as cu
-from .convolution import check_float_type, input_names
+from .convolution import WeightedLayerProp, input_names
 
 __all__ = ["FullyConnectedParam", "FullyConnectedProp"]
 
@@ -38,7 +38,7 @@ class FullyConnectedParam(Param):
 
 
 @register("FullyConnected", aliases=("_npx_fully_connected", "_sparse_FullyConnected"))
-class FullyConnectedProp(OperatorProperty):
+class FullyConnectedProp(WeightedLayerProp):
     """Applies a linear transformation: :math:`Y = XW^T + b`.
 
     With ``flatten=True``: data ``(batch_size, x1, ..., xn)``, weight
@@ -108,12 +108,6 @@ class FullyConnectedProp(OperatorProperty):
             if len(oshape) and not dshape[0]:
                 ins[0] = (oshape[0],) + tuple(dshape[1:])
         return ins, [oshape], []
-
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        return check_float_type(self, super().infer_type(in_type, out_type))
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
-        return [out_grad[0], in_data[0], in_data[1]]
 
     def create_operator(self, ctx: Any) -> Operator:
         return _FullyConnectedOp(self, ctx.xp)

@@ -14,7 +14,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
-from .activation import check_float
+from .activation import FloatDataProp
 from .normalization import _only_float32, _put
 
 __all__ = ["L2NormalizationParam", "LRNParam"]
@@ -65,7 +65,7 @@ class _L2NormOp(Operator):
 
 
 @register("L2Normalization")
-class L2NormalizationProp(OperatorProperty):
+class L2NormalizationProp(FloatDataProp):
     """x divided by its L2 norm over all axes but the first (instance), over the channel axis
     (channel) or over the spatial axes (spatial)."""
 
@@ -93,12 +93,6 @@ class L2NormalizationProp(OperatorProperty):
         red = _l2_axes(mode, len(data))
         norm = tuple(n for i, n in enumerate(data) if i not in red)
         return [data], [data, norm], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return [out_grad[0], out_data[0], out_data[1]]

@@ -29,7 +29,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
-from .activation import check_float
+from .activation import FloatDataProp
 
 __all__ = ["GridGeneratorParam", "BilinearSamplerParam", "SpatialTransformerParam"]
 
@@ -173,7 +173,7 @@ class _GridGeneratorOp(Operator):
 
 
 @register("GridGenerator")
-class GridGeneratorProp(OperatorProperty):
+class GridGeneratorProp(FloatDataProp):
     """Make a sampling grid from an affine matrix (batch, 6) or an optical flow (batch, 2, h, w)."""
 
     lists_input_names = True
@@ -206,12 +206,6 @@ class GridGeneratorProp(OperatorProperty):
                 f"w) for transform_type='warp', got {tuple(data)}."
             )
         return [data], [tuple(data), (2, data[2], data[3])], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         if self.param.transform_type == "affine":
@@ -261,7 +255,7 @@ class _BilinearSamplerOp(Operator):
 
 
 @register("BilinearSampler")
-class BilinearSamplerProp(OperatorProperty):
+class BilinearSamplerProp(FloatDataProp):
     """Sample ``data`` (N, C, H, W) bilinearly at ``grid`` (N, 2, h, w) of normalised (x, y)."""
 
     lists_input_names = True
@@ -293,12 +287,6 @@ class BilinearSamplerProp(OperatorProperty):
         data = shape_assign(self, "argument", "data", tuple(data), (grid[0], 0, 0, 0))
         n, c, h, w = data[0], data[1], grid[2], grid[3]
         return [data, grid], [(n, c, h, w), (n, h, w, 2)], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return [out_grad[0], in_data[0], in_data[1]]
@@ -354,7 +342,7 @@ class _SpatialTransformerOp(Operator):
 
 
 @register("SpatialTransformer")
-class SpatialTransformerProp(OperatorProperty):
+class SpatialTransformerProp(FloatDataProp):
     """Warp ``data`` by the affine transform ``loc`` (N, 6) onto a ``target_shape`` grid."""
 
     lists_input_names = True
@@ -381,12 +369,6 @@ class SpatialTransformerProp(OperatorProperty):
         h, w = self.param.target_shape
         n, c = data[0], data[1]
         return [tuple(data), loc], [(n, c, h, w), (3, h * w), (n, 2, h * w)], []
-
-    def infer_type(self, in_type, out_type=None):
-        res = super().infer_type(in_type, out_type)
-        if res is not None:
-            check_float(self, "data", res[0][0])
-        return res
 
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return [out_grad[0], out_data[1], out_data[2], in_data[0]]

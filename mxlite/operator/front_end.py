@@ -1,0 +1,156 @@
+"""Front-end functions generated from the registry: one function per operator name, placed in
+a namespace's modules (``mx.nd``, ``mx.sym``, ...), built as closures (no generated source).
+
+Design note
+-----------
+A front end is described by a :class:`FrontEnd`: how to build the callable for an operator
+(``build(cls, reg_name, func_name)``), the keyword-only arguments it takes besides the
+operator's parameters, and the tail of its docstring. :func:`populate` gives every registered
+name a function in the namespace; what differs between ``mx.nd`` and ``mx.sym`` is the
+``FrontEnd`` only.
+
+Placement follows MXNet's names: with the default ``prefixes``, ``_contrib_X`` goes to the
+``contrib`` module as ``X`` (and to ``_internal`` under its full name), likewise ``_linalg_``,
+``_random_`` and ``_image_``; any other ``_X`` goes to ``_internal``; the rest to ``op`` and to
+the root module. Operators registered later (custom operators, tests) are placed on first
+attribute access (a module ``__getattr__``).
+
+Example::
+
+    populate(root, {"_internal": internal, "op": op, "contrib": contrib, ...}, NDARRAY_KIND)
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+from . import registry
+
+__all__ = ["FrontEnd", "PREFIXES", "make_function", "populate"]
+
+# (name prefix, submodule) pairs: ``_contrib_X`` is ``contrib.X``
+PREFIXES: tuple[tuple[str, str], ...] = (
+    ("_contrib_", "contrib"),
+    ("_linalg_", "linalg"),
+    ("_random_", "random"),
+    ("_image_", "image"),
+)
+
+
+@dataclass(frozen=True)
+class FrontEnd:
+    """One kind of generated front end (``mx.nd``, ``mx.sym``, ...).
+
+    ``build(cls, reg_name, func_name)`` returns the callable for operator class ``cls``
+    registered as ``reg_name`` and called ``func_name`` in its module; ``keywords`` are its
+    keyword-only arguments after the operator's parameters, in signature order; ``doc_tail``
+    the docstring lines after the parameters' (the front end's own arguments and Returns).
+    """
+
+    build: Callable[[type, str, str], Callable[..., Any]]
+    keywords: tuple[str, ...]
+    doc_tail: tuple[str, ...]
+
+
+def make_function(kind: FrontEnd, cls: type, reg_name: str, func_name: str) -> Any:
+    """The function of front end ``kind`` for the operator ``cls`` registered as ``reg_name``,
+    named ``func_name``, with its signature and docstring."""
+    fn = kind.build(cls, reg_name, func_name)
+    fn.__name__ = func_name
+    fn.__qualname__ = func_name
+    fn.__doc__ = _docstring(cls, kind)
+    fn.__signature__ = _signature(cls, kind)  # type: ignore[attr-defined]
+    return fn
+
+
+def _signature(cls: type, kind: FrontEnd) -> inspect.Signature:
+    params = [inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)]
+    names = list(cls.param_class.field_names()) if cls.param_class is not None else []
+    for name in names + list(kind.keywords):
+        params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None))
+    params.append(inspect.Parameter("kwargs", inspect.Parameter.VAR_KEYWORD))
+    return inspect.Signature(params)
+
+
+def _docstring(cls: type, kind: FrontEnd) -> str:
+    lines = [inspect.cleandoc(cls.__doc__ or ""), "", "Parameters", "----------"]
+    if cls.param_class is not None:
+        lines.append(cls.param_class.doc())
+    lines += kind.doc_tail
+    return "\n".join(lines)
+
+
+def _place(
+    kind: FrontEnd,
+    reg_name: str,
+    root: ModuleType,
+    submodules: dict[str, ModuleType],
+    prefixes: tuple[tuple[str, str], ...],
+) -> None:
+    cls = registry.get(reg_name)
+    internal, op = submodules["_internal"], submodules["op"]
+    # the full name stays the function's name: a symbol's default node name comes from it
+    fn = make_function(kind, cls, reg_name, reg_name)
+    for prefix, mod in prefixes:
+        if reg_name.startswith(prefix):
+            short, target = reg_name[len(prefix) :], submodules[mod]
+            if short not in target.__dict__:
+                setattr(target, short, make_function(kind, cls, reg_name, short))
+            setattr(internal, reg_name, fn)
+            return
+    if reg_name.startswith("_"):
+        setattr(internal, reg_name, fn)
+        return
+    setattr(op, reg_name, fn)
+    if reg_name not in root.__dict__:
+        setattr(root, reg_name, fn)
+
+
+def populate(
+    root: ModuleType,
+    submodules: dict[str, ModuleType],
+    kind: FrontEnd,
+    prefixes: tuple[tuple[str, str], ...] = PREFIXES,
+    include: Callable[[str], bool] | None = None,
+) -> None:
+    """Put a function of front end ``kind`` for every registered operator name (those
+    ``include`` accepts, if given) into ``root`` and its ``submodules`` (which hold
+    ``_internal``, ``op`` and one per prefix); operators registered later are placed on first
+    attribute access."""
+    for reg_name in registry.all_ops():
+        if include is None or include(reg_name):
+            _place(kind, reg_name, root, submodules, prefixes)
+    for mod_name, module in [("", root), *submodules.items()]:
+        lookup = _late_lookup(kind, mod_name, root, submodules, prefixes, include)
+        module.__getattr__ = lookup  # type: ignore[attr-defined]
+
+
+def _late_lookup(
+    kind: FrontEnd,
+    mod_name: str,
+    root: ModuleType,
+    submodules: dict[str, ModuleType],
+    prefixes: tuple[tuple[str, str], ...],
+    include: Callable[[str], bool] | None,
+) -> Any:
+    prefix = {mod: p for p, mod in prefixes}.get(mod_name, "")
+    module = submodules.get(mod_name, root)
+
+    def __getattr__(attr: str) -> Any:
+        name = prefix + attr
+        if (
+            attr.startswith("__")
+            or registry.find(name) is None
+            or (include is not None and not include(name))
+        ):
+            raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+        _place(kind, name, root, submodules, prefixes)
+        if attr not in module.__dict__:  # e.g. an internal name asked of the root module
+            raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+        return module.__dict__[attr]
+
+    return __getattr__
