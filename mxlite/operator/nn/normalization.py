@@ -153,10 +153,7 @@ class _BatchNormOp(Operator):
         acc = out_data[1].dtype
         if op_ctx.is_train and not p.use_global_stats:
             mean, var = bn.moments(xp, x, axis, acc)
-            with np.errstate(divide="ignore"):
-                invstd = 1 / xp.sqrt(var + var.dtype.type(p.eps))
-            if p.eps == 0:
-                invstd = xp.where(var == 0, var.dtype.type(0), invstd)
+            invstd = _invstd(xp, var, p.eps)
         else:
             mean, var, invstd = self._global_stats(aux, acc)
         if req[0] != OpReq.NULL:
@@ -175,10 +172,9 @@ class _BatchNormOp(Operator):
         train = op_ctx.is_train and not p.use_global_stats
         if train:
             mean, invstd = out_data[1].astype(wide), out_data[2].astype(wide)
-            with np.errstate(divide="ignore"):
-                var = 1 / (invstd * invstd) - wide.type(p.eps)
+            var = _var(xp, invstd, p.eps)
             mom = acc.type(np.float32(p.momentum))  # a C float in MXNet, even for float64 data
-            batch_var = 1 / (out_data[2] * out_data[2]) - acc.type(p.eps)
+            batch_var = _var(xp, out_data[2], p.eps)
             aux[0][...] = aux[0] * mom + out_data[1] * (1 - mom)
             aux[1][...] = aux[1] * mom + batch_var * (1 - mom)
         else:
@@ -199,6 +195,22 @@ class _BatchNormOp(Operator):
             assign(in_grad[1], req[1], 0 if p.fix_gamma else (dotp * invstd).astype(acc))
         if req[2] != OpReq.NULL:
             assign(in_grad[2], req[2], sum_g.astype(acc))
+
+
+def _invstd(xp: Any, var: Any, eps: float) -> Any:
+    """1 / sqrt(var + eps); 0 where both are 0."""
+    if eps != 0:  # (np.errstate costs more than the rest of a small BatchNorm's arithmetic)
+        return 1 / xp.sqrt(var + var.dtype.type(eps))
+    with np.errstate(divide="ignore"):
+        return xp.where(var == 0, var.dtype.type(0), 1 / xp.sqrt(var))
+
+
+def _var(xp: Any, invstd: Any, eps: float) -> Any:
+    """The variance that gave ``invstd`` (infinite where it is 0)."""
+    if eps != 0:
+        return 1 / (invstd * invstd) - invstd.dtype.type(eps)
+    with np.errstate(divide="ignore"):
+        return 1 / (invstd * invstd)
 
 
 def _wide(xp: Any, acc: np.dtype) -> np.dtype:
