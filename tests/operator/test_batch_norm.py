@@ -86,7 +86,7 @@ def test_gradient_matches_finite_differences(shape, axis) -> None:
 def test_float32_channels_far_from_zero_stay_accurate(shape, axis) -> None:
     # mean 1e3 against a spread of 1: the one-pass variance would lose every digit
     x, params, dy = _inputs(shape, axis, dtype=np.float32, loc=1e3, seed=2)
-    x[:, 0] -= 1e3  # one channel near 0, the others far: both forms in one call
+    x[:, 0] -= 1e3  # one channel near 0 (one-pass sums), the others far (recomputed)
     kw = {"axis": axis, "fix_gamma": False, "eps": EPS}
     y, mean, invstd = forward("BatchNorm", [x, *params], is_train=True, **kw)
     dx, dgamma, dbeta = backward("BatchNorm", [x, *params], [dy, None, None], **kw)
@@ -184,3 +184,18 @@ def test_kernel_threads_give_the_same_values(monkeypatch, shape) -> None:
     split += backward("BatchNorm", [x, *params], [dy, None, None], **kw)
     for a, b in zip(whole, split):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("shape", [(1, 6, 1, 1), (1, 6)])
+@pytest.mark.parametrize("loc", [0.0, 3.0])
+def test_one_element_per_channel_gives_exactly_zero_data_gradient(shape, loc) -> None:
+    """dy - mean(dy) is exactly 0 there; a rounding error times gamma / sqrt(eps) (~300)
+    would reach every earlier layer (SSD's 1x1 maps at batch 1; MXNet gives exact zeros)."""
+    x, params, dy = _inputs(shape, 1, dtype=np.float32, loc=loc, seed=9)
+    if loc == 0.0:
+        x[...] = 0  # mean and variance 0
+    kw = {"fix_gamma": False, "eps": 1e-5}
+    y = forward("BatchNorm", [x, *params], is_train=True, **kw)[0]
+    dx = backward("BatchNorm", [x, *params], [dy, None, None], **kw)[0]
+    assert not dx.any()
+    np.testing.assert_array_equal(y, np.broadcast_to(params[1].reshape(1, -1, *shape[2:]), shape))

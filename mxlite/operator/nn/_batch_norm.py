@@ -21,9 +21,11 @@ after (NCHW: P = N, S = H*W). Contiguous data reshapes to that for free.
 * Element-wise passes (output, data gradient) multiply rows of the ``(P, C*S)`` view by
   per-channel coefficients repeated S times (a contiguous row), in blocks of ``_CHUNK``
   elements. NumPy broadcasting a ``(C, 1)`` column instead costs ~0.4 us per row of S, which at
-  S = 3136 doubles the time of a multiplication. They use ``x * scale + shift`` with
-  ``shift = beta - mean * scale``: a pass fewer than ``(x - mean) * scale + beta``, equal to it
-  to a few float32 roundings unless a channel is far from 0, and then that form is used.
+  S = 3136 doubles the time of a multiplication. They follow MXNet's formulas in MXNet's order,
+  ``(x - mean) * scale + beta`` and ``((dy - mean(dy)) - (x - mean) * proj) * scale``: a pass
+  more than ``x * scale + shift``, but networks with batch-1 BatchNorm on tiny maps (GluonCV's
+  SSD, YOLOv3) amplify the other rounding into losses MXNet does not give, and one element per
+  channel gives exact zeros only in this order.
 * Blocks of rows (or, for one row, of columns) go to the kernel threads
   (``operator.parallel``).
 
@@ -205,12 +207,11 @@ def _deliver(out: Any, buf: Any, add: bool) -> None:
 
 
 def affine(
-    xp: Any, x: Any, axis: int, scale: Any, beta: Any, mean: Any, var: Any, out: Any,
-    add: bool, acc: np.dtype,
+    xp: Any, x: Any, axis: int, scale: Any, beta: Any, mean: Any, out: Any, add: bool,
+    acc: np.dtype,
 ) -> None:  # fmt: skip
     """``out = (x - mean) * scale + beta`` (``+=`` when ``add``), all per channel along
-    ``axis``; ``var`` (x's spread about ``mean``) picks the form (module note). ``out`` may be
-    ``x`` itself."""
+    ``axis``: MXNet's formula, in its order. ``out`` may be ``x`` itself."""
     if not is_numpy(xp):
         y = x - _bcast(mean, x.ndim, axis).astype(x.dtype)
         y *= _bcast(scale, x.ndim, axis).astype(x.dtype)
@@ -221,22 +222,13 @@ def affine(
     x = _compute(x, acc)
     dst, copied = _target(out, acc, add)
     full = [x.reshape(p, c * s), dst.reshape(p, c * s)]
-    if _far(mean, var, acc).any():
 
-        def centred(xb: Any, ob: Any, mb: Any, ab: Any, bb: Any) -> None:
-            np.subtract(xb, mb, out=ob)
-            ob *= ab
-            ob += bb
+    def kernel(xb: Any, ob: Any, mb: Any, ab: Any, bb: Any) -> None:
+        np.subtract(xb, mb, out=ob)
+        ob *= ab
+        ob += bb
 
-        _blocks(centred, full, [_expand(v, s, acc) for v in (mean, scale, beta)], False)
-    else:
-
-        def kernel(xb: Any, ob: Any, ab: Any, bb: Any) -> None:
-            np.multiply(xb, ab, out=ob)
-            ob += bb
-
-        shift = beta - mean * scale
-        _blocks(kernel, full, [_expand(scale, s, acc), _expand(shift, s, acc)], False)
+    _blocks(kernel, full, [_expand(v, s, acc) for v in (mean, scale, beta)], False)
     if copied:
         _deliver(out, dst, add)
 
@@ -264,18 +256,18 @@ def grad_sums(
 
 
 def data_grad(
-    xp: Any, x: Any, dy: Any, axis: int, a: Any, b: Any, mean: Any, var: Any, k: Any,
-    out: Any, add: bool, acc: np.dtype,
+    xp: Any, x: Any, dy: Any, axis: int, a: Any, b: Any, mean: Any, k: Any, out: Any,
+    add: bool, acc: np.dtype,
 ) -> None:  # fmt: skip
-    """``out = a * dy + b * (x - mean) + k`` (``+=`` when ``add``) with per-channel ``a``,
-    ``b``, ``mean``, ``k`` (``b`` None: ``out = a * dy``); ``var`` as in :func:`affine`."""
+    """``out = ((dy - k) - (x - mean) * b) * a`` (``+=`` when ``add``) with per-channel ``a``,
+    ``b``, ``mean``, ``k`` (``b`` None: ``out = dy * a``): MXNet's formula, in its order."""
     if not is_numpy(xp):
         nd = x.ndim
-        dx = dy * _bcast(a, nd, axis).astype(x.dtype)
+        dx = dy.astype(x.dtype, copy=True)
         if b is not None:
-            centred = x - _bcast(mean, nd, axis).astype(x.dtype)
-            dx += centred * _bcast(b, nd, axis).astype(x.dtype)
-            dx += _bcast(k, nd, axis).astype(x.dtype)
+            dx -= _bcast(k, nd, axis).astype(x.dtype)
+            dx -= (x - _bcast(mean, nd, axis).astype(x.dtype)) * _bcast(b, nd, axis).astype(x.dtype)
+        dx *= _bcast(a, nd, axis).astype(x.dtype)
         _deliver(out, dx, add)
         return
     p, c, s = _pcs(x.shape, axis)
@@ -289,28 +281,15 @@ def data_grad(
 
         _blocks(scaled, full, [_expand(a, s, acc)], False)
     else:
+
+        def kernel(gb: Any, ob: Any, xb: Any, ab: Any, bb: Any, mb: Any, kb: Any, t: Any):
+            np.subtract(xb, mb, out=t)
+            t *= bb
+            np.subtract(gb, kb, out=ob)
+            ob -= t
+            ob *= ab
+
         full.append(_compute(x, acc).reshape(p, c * s))
-
-        def finish(gb: Any, ob: Any, ab: Any, kb: Any, t: Any) -> None:
-            np.multiply(gb, ab, out=ob)
-            ob += t
-            ob += kb
-
-        if _far(mean, var, acc).any():
-
-            def centred(gb: Any, ob: Any, xb: Any, ab: Any, bb: Any, mb: Any, kb: Any, t: Any):
-                np.subtract(xb, mb, out=t)
-                t *= bb
-                finish(gb, ob, ab, kb, t)
-
-            fn, coefs = centred, (a, b, mean, k)
-        else:
-
-            def kernel(gb: Any, ob: Any, xb: Any, ab: Any, bb: Any, kb: Any, t: Any) -> None:
-                np.multiply(xb, bb, out=t)
-                finish(gb, ob, ab, kb, t)
-
-            fn, coefs = kernel, (a, b, k - b * mean)
-        _blocks(fn, full, [_expand(v, s, acc) for v in coefs], True)
+        _blocks(kernel, full, [_expand(v, s, acc) for v in (a, b, mean, k)], True)
     if copied:
         _deliver(out, dst, add)

@@ -158,7 +158,7 @@ class _BatchNormOp(Operator):
             mean, var, invstd = self._global_stats(aux, acc)
         if req[0] != OpReq.NULL:
             scale = invstd if p.fix_gamma else invstd * gamma.astype(invstd.dtype)
-            bn.affine(xp, x, axis, scale, beta.astype(invstd.dtype), mean, var, out_data[0],
+            bn.affine(xp, x, axis, scale, beta.astype(invstd.dtype), mean, out_data[0],
                       req[0] == OpReq.ADD, acc)  # fmt: skip
         _put(out_data[1], req[1], mean.astype(acc, copy=False))
         _put(out_data[2], req[2], invstd.astype(acc, copy=False))
@@ -188,9 +188,8 @@ class _BatchNormOp(Operator):
             b = k = None
             if train:
                 n = x.size // max(x.shape[axis], 1)
-                b, k = -a * invstd * invstd * dotp / n, -a * sum_g / n
-            bn.data_grad(xp, x, g, axis, a, b, mean, var, k, in_grad[0], req[0] == OpReq.ADD,
-                         acc)  # fmt: skip
+                b, k = invstd * invstd * dotp / n, sum_g / n
+            bn.data_grad(xp, x, g, axis, a, b, mean, k, in_grad[0], req[0] == OpReq.ADD, acc)
         if req[1] != OpReq.NULL:
             assign(in_grad[1], req[1], 0 if p.fix_gamma else (dotp * invstd).astype(acc))
         if req[2] != OpReq.NULL:
