@@ -5,7 +5,7 @@ statistics); and ``mx.nd.BatchNorm`` forward+backward imperatively (``_nd_``). M
 (median), mxlite vs MXNet 1.9.1 in one run; each ``..._ratio`` is mxlite's time over MXNet's.
 Shapes: (32, 64, 56, 56) (ResNet's first stage at 224 px), (32, 256, 14, 14), (32, 512, 7, 7)
 and (8, 64, 56, 56) (gluon_train's stem at 112 px). Issue 28 asks for BatchNorm in training
-at or below MXNet's time. On a shared machine run ``--rounds 5``.
+in one pass for the statistics and one fused backward. On a shared machine run ``--rounds 5``.
 Usage: python benchmarks/batch_norm.py [--rounds N] [--repeat N] [--cases a,b,...]."""
 
 from __future__ import annotations
