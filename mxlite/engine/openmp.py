@@ -13,15 +13,20 @@ rows or columns). ``MXLITE_BLAS_THREADS=0`` leaves NumPy's BLAS as NumPy set it 
 kernels leave the products whole to it). The setting is process-wide: NumPy products that user
 code runs in the same process use it too. Changing the count back and forth costs OpenBLAS a
 restart of its threads, so it is set once, not per operator.
+
+The BLAS libraries are found and set through ``threadpoolctl`` (scikit-learn's library for
+this): it knows the symbols of the OpenBLAS builds NumPy and SciPy ship (scipy-openblas, with
+64-bit integers or not), of a system OpenBLAS, MKL and BLIS, and finds them among the
+libraries the process has loaded.
 """
 
 from __future__ import annotations
 
-import ctypes
-import glob
 import os
 import threading
-from collections.abc import Callable
+from typing import Any
+
+from threadpoolctl import ThreadpoolController
 
 from ..base import env_int
 
@@ -32,20 +37,6 @@ __all__ = [
     "blas_is_single",
     "apply_blas_setting",
 ]
-
-# the setters and getters of the OpenBLAS builds NumPy ships (scipy-openblas, 64-bit ints, in
-# NumPy 2; openblas64_ in NumPy 1.26) and of a system OpenBLAS
-_SETTERS = (
-    "scipy_openblas_set_num_threads64_",
-    "scipy_openblas_set_num_threads",
-    "openblas_set_num_threads64_",
-    "openblas_set_num_threads",
-)
-_GETTERS = tuple(s.replace("set_", "get_") for s in _SETTERS)
-
-_lock = threading.Lock()
-_found: list[tuple[Callable[[int], None], Callable[[], int]]] | None = None
-
 
 _threads_read: tuple[str | None, int] | None = None  # (OMP_NUM_THREADS as read, its value)
 
@@ -62,67 +53,43 @@ def kernel_threads() -> int:
     return read[1]
 
 
-def _candidates() -> list[str]:
-    paths: list[str] = []
-    try:
-        with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-            for line in maps:
-                path = line.rsplit(" ", 1)[-1].strip()
-                if "openblas" in os.path.basename(path).lower() and path not in paths:
-                    paths.append(path)
-    except OSError:
-        pass
-    import numpy
-
-    root = os.path.dirname(os.path.dirname(numpy.__file__))
-    for pattern in ("numpy.libs/*openblas*", "numpy/.dylibs/*openblas*", "scipy_openblas*/lib/*"):
-        paths += [p for p in glob.glob(os.path.join(root, pattern)) if p not in paths]
-    return sorted(paths, key=lambda p: "numpy" not in p)
+_lock = threading.Lock()  # guards the one search for NumPy's BLAS below
+_searched = False
+_numpy_blas: Any = None  # threadpoolctl's controller of NumPy's BLAS, or None
 
 
-def _find() -> list[tuple[Callable[[int], None], Callable[[], int]]]:
-    """The thread setter and getter of every OpenBLAS loaded in this process (NumPy's, and
-    SciPy's own copy once SciPy is imported)."""
-    global _found
-    if _found is not None:  # the kernels ask on every call: no lock once the scan is done
-        return _found
+def _numpy_blas_controller() -> Any:
+    """threadpoolctl's controller of the BLAS NumPy calls (the one loaded from NumPy's own
+    folder, else the first BLAS loaded), or None; searched once."""
+    global _searched, _numpy_blas
+    if _searched:  # the kernels ask on every call: no lock once the search is done
+        return _numpy_blas
     with _lock:
-        if _found is not None:
-            return _found
-        found = []
-        for path in _candidates():
-            # only a library this process already loaded, never a second copy
-            mode = getattr(os, "RTLD_NOLOAD", 0) | ctypes.RTLD_LOCAL
-            try:
-                lib = ctypes.CDLL(path, mode=mode)
-            except OSError:
-                continue
-            for setter, getter in zip(_SETTERS, _GETTERS):
-                if hasattr(lib, setter) and hasattr(lib, getter):
-                    set_fn, get_fn = getattr(lib, setter), getattr(lib, getter)
-                    set_fn.argtypes, set_fn.restype = [ctypes.c_int], None
-                    get_fn.argtypes, get_fn.restype = [], ctypes.c_int
-                    found.append((set_fn, get_fn))
-                    break
-        _found = found
-        return found
+        if not _searched:
+            import numpy  # noqa: F401  (loads NumPy's BLAS, if nothing did yet)
+
+            libs = ThreadpoolController().select(user_api="blas").lib_controllers
+            # NumPy's wheels keep theirs in numpy.libs/ or numpy/.dylibs/
+            own = [lib for lib in libs if "numpy" in lib.filepath]
+            _numpy_blas = (own or libs or [None])[0]
+            _searched = True
+    return _numpy_blas
 
 
 def blas_threads() -> int | None:
-    """Threads of NumPy's BLAS now, or None when its BLAS is not an OpenBLAS mxlite can reach."""
-    found = _find()
-    return int(found[0][1]()) if found else None
+    """Threads of NumPy's BLAS now, or None when threadpoolctl finds no BLAS it can set."""
+    lib = _numpy_blas_controller()
+    return None if lib is None else int(lib.get_num_threads())
 
 
 def set_blas_threads(n: int) -> int | None:
-    """Set every OpenBLAS of the process (NumPy's first) to ``n`` threads; return NumPy's
-    previous count, or None (and change nothing) when there is none mxlite can reach."""
-    found = _find()
-    if not found:
+    """Set every BLAS loaded in the process (NumPy's, and SciPy's own copy once SciPy is
+    imported) to ``n`` threads; return NumPy's previous count, or None (and change nothing)
+    when there is none threadpoolctl can set."""
+    old = blas_threads()
+    if old is None:
         return None
-    old = int(found[0][1]())
-    for set_fn, _ in found:
-        set_fn(int(n))
+    ThreadpoolController().limit(limits=int(n), user_api="blas")
     return old
 
 

@@ -80,8 +80,13 @@ def test_equal_to_mxnet(results: tuple[dict, dict], case: str) -> None:
             # per parameter, two SGD steps of these random-weight networks (batch-1 BatchNorm
             # on 3x3 maps) move MXNet's own early-layer gradients by tens of percent when the
             # input moves by 1e-4: only the totals over the network are stable, to about 1%
+            # plus what MXNet's own total moves by then (at most the sum of the parameters'
+            # moves: ~4% of YOLOv3's sum of squares, where float32 rounding in BatchNorm alone
+            # moves mxlite's total by 0.5-5%)
+            spread = want.get(f"{case}/spread/checksums")
+            moved = 0.0 if spread is None else spread.sum(axis=0)
             a, b = a.sum(axis=0), b.sum(axis=0)
-            np.testing.assert_allclose(a, b, rtol=1e-2, err_msg=key)
+            np.testing.assert_array_less(np.abs(a - b), 1e-2 * np.abs(b) + moved, err_msg=key)
             continue
         tol = 1e-4 * (np.abs(b) + float(np.abs(b).max(initial=0.0))) + ONE_STEP.get(key, 0.0)
         spread = want.get(f"{case}/spread/{key.rsplit('/', 1)[1]}")

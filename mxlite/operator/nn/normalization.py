@@ -29,11 +29,11 @@ import numpy as np
 
 from ...base import DTypeError, ShapeError
 from ...context import Context
-from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, dtype_assign, register, shape_assign
 from ..req import OpReq, assign
 from ..sparse.forms_tensor import BATCHNORM
+from . import _batch_norm as bn
 from .activation import check_float
 
 __all__ = [
@@ -141,118 +141,82 @@ class _BatchNormOp(Operator):
         self.p = param
         self.xp = xp
 
-    def _axis(self, x: Any) -> tuple[int, tuple[int, ...]]:
-        axis = self.p.axis % x.ndim
-        return axis, tuple(i for i in range(x.ndim) if i != axis)
+    def _global_stats(self, aux: list, acc: np.dtype) -> tuple[Any, Any, Any]:
+        """mean, variance and 1 / sqrt(var + eps) from the moving statistics."""
+        wide = _wide(self.xp, acc)
+        mean, var = aux[0].astype(wide), aux[1].astype(wide)
+        return mean, var, 1 / self.xp.sqrt(var + wide.type(self.p.eps))
 
     def forward(self, op_ctx, in_data, req, out_data, aux):
         xp, p = self.xp, self.p
         x, gamma, beta = in_data
-        axis, _ = self._axis(x)
+        axis = p.axis % x.ndim
         acc = out_data[1].dtype
-        nch = x.shape[axis]
-        train = op_ctx.is_train and not p.use_global_stats
-        if train:
-            mean, invstd = xp.empty(nch, acc), xp.empty(nch, acc)
+        if op_ctx.is_train and not p.use_global_stats:
+            mean, var = bn.moments(xp, x, axis, acc)
+            invstd = _invstd(xp, var, p.eps)
         else:
-            mean = aux[0].astype(acc, copy=False)
-            invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
-        out = out_data[0] if req[0] != OpReq.NULL else None
-
-        def block(x, out, mean, invstd, gamma, beta):
-            red = tuple(i for i in range(x.ndim) if i != axis)
-            if train:
-                n = x.size // max(x.shape[axis], 1)
-                x.mean(axis=red, dtype=acc, out=mean)
-                centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
-                var = xp.einsum(_sq_spec(x.ndim, axis), centered, centered, dtype=acc) / n
-                with np.errstate(divide="ignore"):
-                    invstd[...] = 1 / xp.sqrt(var + acc.type(p.eps))
-                if p.eps == 0:
-                    invstd[...] = xp.where(var == 0, acc.type(0), invstd)
-            if out is None:
-                return
-            scale = invstd if p.fix_gamma else invstd * gamma.astype(acc, copy=False)
-            shift = beta.astype(acc, copy=False) - mean * scale
-            scale_b = _bcast(scale.astype(x.dtype, copy=False), x.ndim, axis)
-            shift_b = _bcast(shift.astype(x.dtype, copy=False), x.ndim, axis)
-            if req[0] == OpReq.ADD:
-                out += x * scale_b + shift_b
-            else:
-                xp.multiply(x, scale_b, out=out)
-                out += shift_b
-
-        _over_channels(xp, block, axis, x.size, x, x if out is None else out, mean, invstd,
-                       gamma, beta)  # fmt: skip
-        _put(out_data[1], req[1], mean)
-        _put(out_data[2], req[2], invstd)
+            mean, var, invstd = self._global_stats(aux, acc)
+        if req[0] != OpReq.NULL:
+            scale = invstd if p.fix_gamma else invstd * gamma.astype(invstd.dtype)
+            bn.affine(xp, x, axis, scale, beta.astype(invstd.dtype), mean, out_data[0],
+                      req[0] == OpReq.ADD, acc)  # fmt: skip
+        _put(out_data[1], req[1], mean.astype(acc, copy=False))
+        _put(out_data[2], req[2], invstd.astype(acc, copy=False))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         xp, p = self.xp, self.p
-        x, gamma = in_data[0], in_data[1]
-        g = out_grad[0]
-        axis, _ = self._axis(x)
+        x, gamma, g = in_data[0], in_data[1], out_grad[0]
+        axis = p.axis % x.ndim
         acc = out_data[1].dtype
-        nch = x.shape[axis]
+        wide = _wide(xp, acc)
         train = op_ctx.is_train and not p.use_global_stats
         if train:
-            mean, invstd = out_data[1], out_data[2]
+            mean, invstd = out_data[1].astype(wide), out_data[2].astype(wide)
+            var = _var(xp, invstd, p.eps)
             mom = acc.type(np.float32(p.momentum))  # a C float in MXNet, even for float64 data
-            variance = 1 / (invstd * invstd) - acc.type(p.eps)
-            aux[0][...] = aux[0] * mom + mean * (1 - mom)
-            aux[1][...] = aux[1] * mom + variance * (1 - mom)
+            batch_var = _var(xp, out_data[2], p.eps)
+            aux[0][...] = aux[0] * mom + out_data[1] * (1 - mom)
+            aux[1][...] = aux[1] * mom + batch_var * (1 - mom)
         else:
-            mean = aux[0].astype(acc, copy=False)
-            invstd = 1 / xp.sqrt(aux[1].astype(acc, copy=False) + acc.type(p.eps))
-        w = xp.ones_like(invstd) if p.fix_gamma else gamma.astype(acc, copy=False)
-        sum_g, dotp = xp.empty(nch, acc), xp.empty(nch, acc)
-        gx = in_grad[0] if req[0] != OpReq.NULL else None
-
-        def block(x, g, gx, mean, invstd, w, sum_g, dotp):
-            red = tuple(i for i in range(x.ndim) if i != axis)
-            g.sum(axis=red, dtype=acc, out=sum_g)
-            centered = x - _bcast(mean, x.ndim, axis).astype(x.dtype, copy=False)
-            dotp[...] = xp.einsum(_sq_spec(x.ndim, axis), centered, g, dtype=acc)
-            if gx is None:
-                return
-            n = x.size // max(x.shape[axis], 1)
-            iw = invstd * w
+            mean, var, invstd = self._global_stats(aux, acc)
+        w = invstd.dtype.type(1) if p.fix_gamma else gamma.astype(invstd.dtype)
+        need_dotp = train or (req[1] != OpReq.NULL and not p.fix_gamma)
+        if need_dotp or req[2] != OpReq.NULL:
+            sum_g, dotp = bn.grad_sums(xp, x, g, axis, mean, var, acc)
+        if req[0] != OpReq.NULL:
+            a = invstd * w
+            b = k = None
             if train:
-                k = dotp * invstd * invstd / n
-                dx = (g - _bcast((sum_g / n).astype(x.dtype), x.ndim, axis)) - centered * _bcast(
-                    k.astype(x.dtype), x.ndim, axis
-                )
-                dx *= _bcast(iw.astype(x.dtype), x.ndim, axis)
-            else:
-                dx = g * _bcast(iw.astype(x.dtype), x.ndim, axis)
-            assign(gx, req[0], dx)
-
-        _over_channels(xp, block, axis, 2 * x.size, x, g, x if gx is None else gx, mean, invstd,
-                       w, sum_g, dotp)  # fmt: skip
+                n = x.size // max(x.shape[axis], 1)
+                b, k = invstd * invstd * dotp / n, sum_g / n
+            bn.data_grad(xp, x, g, axis, a, b, mean, k, in_grad[0], req[0] == OpReq.ADD, acc)
         if req[1] != OpReq.NULL:
-            assign(in_grad[1], req[1], 0 if p.fix_gamma else dotp * invstd)
-        _put(in_grad[2], req[2], sum_g)
+            assign(in_grad[1], req[1], 0 if p.fix_gamma else (dotp * invstd).astype(acc))
+        if req[2] != OpReq.NULL:
+            assign(in_grad[2], req[2], sum_g.astype(acc))
 
 
-def _over_channels(xp: Any, fn: Any, axis: int, work: int, *arrays: Any) -> None:
-    """``fn(*arrays)`` over blocks of channels on the kernel threads: arrays of more than one
-    axis are split along ``axis``, 1-D ones (per channel) along their only axis."""
-    if xp.__name__ != "numpy":
-        fn(*arrays)
-        return
-    nch = arrays[0].shape[axis]
-    moved = [a.swapaxes(0, axis) if a.ndim > 1 else a for a in arrays]
-
-    def run(*blocks: Any) -> None:
-        fn(*[b.swapaxes(0, axis) if b.ndim > 1 else b for b in blocks])
-
-    over_rows(run, nch, work, *moved)
+def _invstd(xp: Any, var: Any, eps: float) -> Any:
+    """1 / sqrt(var + eps); 0 where both are 0."""
+    if eps != 0:  # (np.errstate costs more than the rest of a small BatchNorm's arithmetic)
+        return 1 / xp.sqrt(var + var.dtype.type(eps))
+    with np.errstate(divide="ignore"):
+        return xp.where(var == 0, var.dtype.type(0), 1 / xp.sqrt(var))
 
 
-def _sq_spec(ndim: int, axis: int) -> str:
-    """einsum spec summing a*b over every axis but ``axis``: 'abcd,abcd->b'."""
-    letters = "abcdefghijklmnopqrstuvwxyz"[:ndim]
-    return f"{letters},{letters}->{letters[axis]}"
+def _var(xp: Any, invstd: Any, eps: float) -> Any:
+    """The variance that gave ``invstd`` (infinite where it is 0)."""
+    if eps != 0:
+        return 1 / (invstd * invstd) - invstd.dtype.type(eps)
+    with np.errstate(divide="ignore"):
+        return 1 / (invstd * invstd)
+
+
+def _wide(xp: Any, acc: np.dtype) -> np.dtype:
+    """dtype of BatchNorm's per-channel arithmetic: float64 with NumPy (a few values per
+    channel), else the accumulation dtype."""
+    return np.dtype(np.float64) if bn.is_numpy(xp) else acc
 
 
 @register("BatchNorm", aliases=("_npx_batch_norm",))
