@@ -7,6 +7,7 @@ The golden cases come from tools/make_golden_io.py; each holds the spec it was m
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -254,3 +255,25 @@ def test_batch_holding_iterators_read_the_batch_they_hold():
         assert it.getindex() is batch.index
     assert issubclass(mx.io.MNISTIter, mx.io.io.BatchIter)
     assert issubclass(mx.io.ImageRecordIter, mx.io.io.BatchIter)
+
+
+def test_small_batches_of_large_data_run_on_the_caller():
+    """Issue 32: a batch is a copy of a slice of the data, made on the calling thread when the
+    data is idle; slicing with an operator that reads the whole data array sent every batch to
+    an engine worker and back (MXNet's test_NDArrayIter, 5000 batches of size 1 per pass, ran
+    up to its time limit)."""
+    data = mx.nd.array(np.arange(200 * 32 * 32, dtype="float32").reshape(200, 32, 32))
+    label = mx.nd.array(np.arange(200))
+    it = mx.io.NDArrayIter(data, label, batch_size=1)
+    mx.nd.waitall()
+    eng = mx.engine.get()
+    threads = set()
+    eng.set_profile_sink(lambda name, ctx, tid, t0, t1: threads.add(tid))
+    try:
+        batches = [(b.data[0].asnumpy(), b.label[0].asnumpy()) for b in it]
+    finally:
+        eng.set_profile_sink(None)
+    assert threads == {threading.get_ident()}
+    assert len(batches) == 200
+    assert np.array_equal(batches[7][0], data.asnumpy()[7:8])
+    assert batches[7][1].tolist() == [7.0]

@@ -144,18 +144,21 @@ def case_presets() -> dict:
     return out
 
 
-def case_ssd_train(jitter: float = 0.0) -> dict:
-    """Two SGD steps of SSD with SSDDefaultTrainTransform targets and SSDMultiBoxLoss."""
-    size = 128
-    net = gluoncv.model_zoo.get_model("ssd_300_mobilenet0.25_voc", pretrained_base=False)
+def _ssd_with_targets(model: str, size: int, seed: int) -> tuple:
+    """An SSD with random weights (``set_params(net, seed)``) and its train transform."""
+    net = gluoncv.model_zoo.get_model(model, pretrained_base=False)
     net.initialize()
     with autograd.train_mode():
         _, _, anchors = net(mx.nd.zeros((1, 3, size, size)))
-    set_params(net, 9)
-    _seed_all(9)
-    src, label = _src_image(12, 90, 110)
-    tf = presets.ssd.SSDDefaultTrainTransform(size, size, anchors)
-    img, cls_t, box_t = tf(src, label)
+    set_params(net, seed)
+    _seed_all(seed)
+    return presets.ssd.SSDDefaultTrainTransform(size, size, anchors), net
+
+
+def case_ssd_train(jitter: float = 0.0) -> dict:
+    """Two SGD steps of SSD with SSDDefaultTrainTransform targets and SSDMultiBoxLoss."""
+    tf, net = _ssd_with_targets("ssd_300_mobilenet0.25_voc", 128, 9)
+    img, cls_t, box_t = tf(*_src_image(12, 90, 110))
     out = {"img": img.asnumpy(), "cls_t": cls_t.asnumpy(), "box_t": box_t.asnumpy()}
     net.hybridize()
     loss_fn = gluoncv.loss.SSDMultiBoxLoss()
@@ -172,6 +175,32 @@ def case_ssd_train(jitter: float = 0.0) -> dict:
         losses.append([total[0].asscalar(), cls_l[0].asscalar(), box_l[0].asscalar()])
     out["losses"] = np.array(losses)
     out["checksums"] = _checksums(net)
+    return out
+
+
+def case_ssd_fixed_gamma() -> dict:
+    """One SGD step (momentum, weight decay) of ssd_512_mobilenet1.0_voc on a batch of two:
+    the BatchNorm gammas with fix_gamma=True of the SymbolBlock feature expander
+    (``ssd0_expand_trans_bn0_gamma``, ...) move by MXNet's update, which starts from the ones
+    that BatchNorm's forward writes into them (issue 32)."""
+    tf, net = _ssd_with_targets("ssd_512_mobilenet1.0_voc", 128, 15)
+    batch = [tf(*_src_image(16 + i, 90, 110)) for i in range(2)]
+    x, cls_t, box_t = (mx.nd.stack(*parts) for parts in zip(*batch))
+    params = net.collect_params()
+    # names without the block's prefix (ssd0_, ssd1_, ...: how many SSDs the process made)
+    fixed = [n for n in params if "_expand" in n and n.endswith("gamma")]
+    before = {n: params[n].data().asnumpy() for n in fixed}
+    trainer = gluon.Trainer(params, "sgd", {"learning_rate": 0.001, "momentum": 0.9, "wd": 5e-4})
+    with autograd.record():
+        cls_pred, box_pred, _ = net(x)
+        total, _, _ = gluoncv.loss.SSDMultiBoxLoss()([cls_pred], [box_pred], [cls_t], [box_t])
+        autograd.backward(total)
+    trainer.step(2)
+    out = {"fixed": np.array(json.dumps([n[len(net.prefix) :] for n in fixed]))}
+    for n in fixed:
+        short = n[len(net.prefix) :]
+        out[f"grad/{short}"] = params[n].grad().asnumpy()
+        out[f"update/{short}"] = params[n].data().asnumpy() - before[n]
     return out
 
 
@@ -205,15 +234,12 @@ def case_yolo3_train(jitter: float = 0.0) -> dict:
 
 
 def _checksums(net) -> np.ndarray:
-    """Sum and sum of squares of every trainable parameter, in collect_params order.
-
-    Left out: gammas of BatchNorm with fix_gamma=True (zero gradient), which MXNet's oneDNN
-    kernel overwrites with ones in the forward pass while its reference kernel leaves them.
-    """
+    """Sum and sum of squares of every trainable parameter, in collect_params order (gammas
+    of BatchNorm with fix_gamma=True included: both of MXNet's kernels write ones into them in
+    each training forward, as mxlite's do)."""
     sums = []
-    for name, p in net.collect_params().items():
-        fixed = name.endswith("gamma") and not p.grad().asnumpy().any()
-        if p.grad_req != "null" and not fixed:
+    for p in net.collect_params().values():
+        if p.grad_req != "null":
             a = p.data().asnumpy().astype("float64")
             sums.append([a.sum(), (a * a).sum()])
     return np.array(sums)

@@ -3,7 +3,8 @@
 The workloads (``gluoncv_cases.py``: ``get_model`` with ``pretrained=False`` for classification,
 detection, segmentation and pose, inference imperative and hybridized, ``load_parameters`` of a
 file MXNet saved, two training steps of SSD and YOLOv3 with GluonCV's transforms, target
-generators and losses, the presets and ``utils.bbox``) run once, in a fresh interpreter under
+generators and losses, one step of SSD's fix_gamma BatchNorm gammas, the presets and
+``utils.bbox``) run once, in a fresh interpreter under
 ``python -m mxlite.run --numpy-aliases`` (GluonCV uses ``np.float``), and are compared with
 ``golden/gluoncv/outputs.npz`` from ``tools/make_golden_gluoncv.py``.
 
@@ -29,7 +30,10 @@ ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden" / "gluoncv"
 SLOW = ("resnet50_v1b", "center_net", "ssd", "yolo3", "faster_rcnn", "fcn")
-FAST = ("load_parameters", "presets", "mobilenetv2", "simple_pose", "ssd_train", "yolo3_train")
+FAST = (
+    "load_parameters", "presets", "mobilenetv2", "simple_pose", "ssd_fixed_gamma", "ssd_train",
+    "yolo3_train",
+)  # fmt: skip
 # in the order the golden run took them: block names count up within one process
 CASES = ("load_parameters", *sorted(set(FAST + SLOW) - {"load_parameters"}))
 if os.environ.get("GLUONCV_FULL") != "1":

@@ -108,6 +108,8 @@ class _SyncBatchNormOp(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         inv = out_data[2]
         self.bn.forward(op_ctx, in_data, req, out_data, aux)
+        if self.bn.p.fix_gamma:  # MXNet's SyncBatchNorm sets gamma to ones whatever it writes
+            in_data[1][...] = 1
         if req[2] != OpReq.NULL:
             with np.errstate(divide="ignore"):
                 inv[...] = 1.0 / (inv * inv) - inv.dtype.type(self.eps)

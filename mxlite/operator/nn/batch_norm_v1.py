@@ -42,6 +42,8 @@ class _BatchNormV1Op(_BatchNormOp):
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         super().forward(op_ctx, in_data, req, out_data, aux)  # out_data[2]: 1 / sqrt(var + eps)
+        if self.p.fix_gamma:  # MXNet's BatchNorm_v1 sets gamma to ones whatever it writes
+            in_data[1][...] = 1
         if op_ctx.is_train and not self.p.use_global_stats:
             invstd = out_data[2]
             _put(out_data[2], req[2], 1 / (invstd * invstd) - self._eps())

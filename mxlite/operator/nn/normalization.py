@@ -13,8 +13,11 @@ backward reads them instead of recomputing. Facts from MXNet 1.9.1 kept here:
   (biased variance); otherwise from ``moving_mean`` / ``moving_var``. The moving averages
   ``m = m * momentum + batch * (1 - momentum)`` (biased variance) are updated by *backward*
   in training, not by forward: a forward-only pass leaves them unchanged, as on MXNet's CPU.
-  ``fix_gamma`` uses gamma = 1 and gives gamma a zero gradient. For float16 data, gamma,
-  beta, the moving statistics and the mean/invstd outputs are float32.
+  ``fix_gamma`` uses gamma = 1, gives gamma a zero gradient and, as MXNet's kernels do,
+  writes ones into the gamma input itself when the forward writes the mean output (MXNet's
+  graph executor skips that output where nothing reads it: inference-only graphs; mxlite's
+  executor always writes it). For float16 data, gamma, beta, the moving statistics and the
+  mean/invstd outputs are float32.
 * LayerNorm and GroupNorm output mean and std = sqrt(var + eps); InstanceNorm outputs mean
   and var. GroupNorm's gamma and beta have one entry per group, as in 1.9.1.
 
@@ -163,6 +166,10 @@ class _BatchNormOp(Operator):
                       req[0] == OpReq.ADD, acc)  # fmt: skip
         _put(out_data[1], req[1], mean.astype(acc, copy=False))
         _put(out_data[2], req[2], invstd.astype(acc, copy=False))
+        if p.fix_gamma and req[1] in (OpReq.WRITE, OpReq.INPLACE):
+            # both of MXNet's kernels do this (into an input), so a fixed gamma reads 1 after
+            # training and weight decay or momentum acts on 1, whatever it held
+            gamma[...] = 1
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         xp, p = self.xp, self.p
