@@ -68,6 +68,10 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
         return dict(got.items()), dict(want.items())
 
 
+# the least fraction of a checksum total that MXNet's own total has been seen to move by
+SPREAD_FLOOR = {"yolo3_train": 0.04}
+
+
 @pytest.mark.parametrize("case", CASES)
 def test_equal_to_mxnet(results: tuple[dict, dict], case: str) -> None:
     got, want = results
@@ -90,6 +94,9 @@ def test_equal_to_mxnet(results: tuple[dict, dict], case: str) -> None:
             spread = want.get(f"{case}/spread/checksums")
             moved = 0.0 if spread is None else spread.sum(axis=0)
             a, b = a.sum(axis=0), b.sum(axis=0)
+            # one jitter samples MXNet's own move; two regenerations of the golden file measured
+            # YOLOv3's sum-of-squares total moving by 1.1% and 3.9% of itself
+            moved = np.maximum(moved, SPREAD_FLOOR.get(case, 0.0) * np.abs(b))
             np.testing.assert_array_less(np.abs(a - b), 1e-2 * np.abs(b) + moved, err_msg=key)
             continue
         tol = 1e-4 * (np.abs(b) + float(np.abs(b).max(initial=0.0))) + ONE_STEP.get(key, 0.0)
