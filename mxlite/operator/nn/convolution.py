@@ -23,6 +23,7 @@ from ...base import ShapeError
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from . import _conv_algo as ca
 from . import _conv_util as cu
 
 __all__ = ["ConvolutionParam", "ConvolutionProp"]
@@ -186,7 +187,7 @@ class _ConvolutionOp(Operator):
         direct = req[0] != OpReq.ADD and not g.channels_last and out.flags.c_contiguous
         out_spatial = cu.to_channels_first(out.shape, g)[2:]
         bias = None if self.no_bias else in_data[2]
-        y = cu.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
+        y = ca.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
         if not direct:
             assign(out, req[0], cu.to_channels_last(y, g))
 
@@ -207,7 +208,7 @@ class _ConvolutionOp(Operator):
         w = cu.to_channels_first(in_data[1], g)
         want_db = not self.no_bias and req[2] != OpReq.NULL
         if req[1] != OpReq.NULL:
-            dw, db = cu.conv_weight_grad(xp, x, dy, g, w.shape, bias_grad=want_db), None
+            dw, db = ca.conv_weight_grad(xp, x, dy, g, w.shape, bias_grad=want_db), None
             if want_db:
                 dw, db = dw
             assign(in_grad[1], req[1], cu.to_channels_last(dw, g))
@@ -219,7 +220,7 @@ class _ConvolutionOp(Operator):
             gx = in_grad[0]
             if req[0] in (OpReq.WRITE, OpReq.ADD) and not g.channels_last and gx.flags.c_contiguous:
                 # written (or added) straight into the gradient array
-                cu.conv_data_grad(xp, dy, w, g, x.shape[2:], out=gx, add=req[0] == OpReq.ADD)
+                ca.conv_data_grad(xp, dy, w, g, x.shape[2:], out=gx, add=req[0] == OpReq.ADD)
             else:
-                dx = cu.conv_data_grad(xp, dy, w, g, x.shape[2:])
+                dx = ca.conv_data_grad(xp, dy, w, g, x.shape[2:])
                 assign(gx, req[0], cu.to_channels_last(dx, g))
