@@ -10,8 +10,8 @@ NumPy (any padding, groups and batch; the data gradient, a convolution with padd
 ``2 - pad``, needs ``pad <= 2``); float64 stays on im2col, whose error is the direct sum's.
 Which one runs is decided by ``MXLITE_CONV_ALGO`` (``auto``, the default; ``im2col``,
 ``winograd2``, ``winograd4`` force one, where it applies, else im2col). Under ``auto`` the first
-call of a (kernel, shapes, geometry) runs every candidate once on fresh outputs, times it,
-keeps the fastest in :data:`_chosen` for the rest of the process and hands its result on;
+call of a (kernel, shapes, geometry) runs every candidate twice (interleaved) on fresh outputs,
+times it, keeps the fastest in :data:`_chosen` for the rest of the process and hands its result on;
 later calls run only that one. Measured on one shared 2-core VM, Winograd F(4x4) won 1.3-2.7x
 on ResNet's 3x3 layers at batch 16-32, while im2col stays ahead for 512 channels on 7x7 at
 batch 1 (the 4x larger transformed kernel costs more than the multiplies it saves), for tiny
@@ -41,6 +41,11 @@ _TILE = {"winograd2": 2, "winograd4": 4}
 # only both measure it)
 _chosen: dict[tuple, str] = {}
 
+# runs of each candidate, interleaved, whose fastest counts: on a machine shared with other
+# work one run each let a burst of load decide (ResNet's 64-channel data gradient went to
+# im2col at 1.6x Winograd's time)
+_TIMINGS = 2
+
 # a candidate: fn(out, add) -> the result (written into out, or added to it, when given)
 Run = Callable[[Any, bool], Any]
 
@@ -67,11 +72,14 @@ def _run(key: tuple, runs: dict[str, Run], out: Any, add: bool) -> Any:
     algo = _chosen.get(key)
     if algo is not None:
         return runs[algo](out, add)
-    results, times = {}, {}
-    for name, fn in runs.items():
-        start = time.perf_counter()
-        results[name] = fn(None, False)
-        times[name] = time.perf_counter() - start
+    results: dict[str, Any] = {}
+    times: dict[str, float] = {}
+    for _ in range(_TIMINGS):
+        for name, fn in runs.items():
+            start = time.perf_counter()
+            results[name] = fn(None, False)
+            spent = time.perf_counter() - start
+            times[name] = min(times.get(name, spent), spent)
     best = min(times, key=times.__getitem__)
     _chosen[key] = best
     if out is None:
