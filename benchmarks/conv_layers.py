@@ -10,7 +10,7 @@ BatchNorm on (32, 64, 56, 56) and FullyConnected (32, 4096) -> 1000. Issue 12 as
 <= 1.5x, convolutions <= 1.2x, depthwise <= 2x, BatchNorm and FullyConnected <= 1.2x. On a
 shared machine run ``--rounds 5``: fresh processes of both, alternating, medians over the
 rounds. ``--algos im2col,auto`` runs mxlite once per ``MXLITE_CONV_ALGO`` setting in each round
-(then MXNet), for ratios before and after a change of algorithm in one run.
+(and MXNet, each first in turn), for ratios before and after a change of algorithm in one run.
 Usage: python benchmarks/conv_layers.py [--rounds N] [--repeat N] [--layers a,b,...]
 [--algos a,b,...]."""
 
@@ -106,15 +106,17 @@ def measure(impl: str, repeat: int, only: tuple[str, ...] = LAYERS) -> dict[str,
 
 
 def compare_algos(args: Any, algos: list[str], only: tuple[str, ...]) -> dict[str, Any]:
-    """Each round: a fresh mxlite process per algorithm setting, then one MXNet process;
-    medians over the rounds of each figure and of each per-round ratio to MXNet."""
+    """Each round: a fresh mxlite process per algorithm setting and one MXNet process, each
+    going first in turn; medians over the rounds of each figure and of each per-round ratio to
+    MXNet."""
     rounds = []
-    for _ in range(args.rounds):
+    impls = [*algos, "mxnet"]
+    for i in range(args.rounds):
         fig = {}
-        for algo in algos:
-            os.environ["MXLITE_CONV_ALGO"] = algo
-            fig[algo] = _child(args, "mxlite")
-        fig["mxnet"] = _child(args, "mxnet")
+        for impl in impls[i % len(impls) :] + impls[: i % len(impls)]:  # each goes first in turn
+            if impl != "mxnet":
+                os.environ["MXLITE_CONV_ALGO"] = impl
+            fig[impl] = _child(args, "mxnet" if impl == "mxnet" else "mxlite")
         rounds.append(fig)
     result: dict[str, Any] = {"benchmark": "conv_layers", "rounds": args.rounds}
     for name in only:

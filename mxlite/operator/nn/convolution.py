@@ -8,7 +8,10 @@ weight ``(num_filter, C / num_group, *kernel)``, bias ``(num_filter,)``, output
 also runs backwards (batch size always, spatial sizes where the stride is 1). The kernels are the
 im2col products of ``_conv_util`` (one BLAS call per block of images, no loop over pixels); a
 depthwise convolution (one input channel per group) is a multiply-add per kernel offset instead.
-The backward reads the output gradient, data and weight, never the output.
+3x3 stride-1 float32 convolutions may run Winograd F(2x2,3x3) or F(4x4,3x3) instead
+(``_winograd``), whichever of the three ``_conv_algo`` measured fastest on the first call of
+the shape (``MXLITE_CONV_ALGO`` forces one). The backward reads the output gradient, data and
+weight, never the output.
 
 Layouts: MXNet accepts ``NCW``/``NCHW``/``NCDHW`` everywhere and ``NHWC``/``NDHWC`` only on
 GPU; here the channels-last layouts also work on CPU (they are transposed to channels-first at
