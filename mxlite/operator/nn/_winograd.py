@@ -35,10 +35,9 @@ im2col kernels are.
 from __future__ import annotations
 
 import functools
-import threading
 from dataclasses import dataclass
 from fractions import Fraction
-from math import lcm, prod
+from math import lcm
 from typing import Any
 
 import numpy as np
@@ -62,27 +61,6 @@ _POINTS = {
     2: (Fraction(0), Fraction(1), Fraction(-1)),
     4: (Fraction(0), Fraction(1), Fraction(-1), Fraction(1, 2), Fraction(-2)),
 }
-
-
-# per thread: tag -> a flat float32 buffer, grown as needed. The temporaries of a call
-# (padded input, patches, products) are reused by the next call on the thread instead of
-# being mapped and faulted in afresh (tens of MiB per call at batch 32); only a thread's own
-# kernel uses them, never across calls, and arrays handed back to callers are never scratch
-_local = threading.local()
-_SCRATCH_MAX = 1 << 24  # elements (64 MiB); larger temporaries are allocated per call
-
-
-def _scratch(xp: Any, tag: str, shape: Shape) -> Any:
-    size = prod(shape)
-    if xp is not np or size > _SCRATCH_MAX:
-        return xp.empty(shape, np.float32)
-    bufs = getattr(_local, "bufs", None)
-    if bufs is None:
-        bufs = _local.bufs = {}
-    buf = bufs.get(tag)
-    if buf is None or buf.size < size:
-        buf = bufs[tag] = np.empty(size, np.float32)
-    return buf[:size].reshape(shape)
 
 
 def _blocks(n: int, per_image: int, tiles: int) -> list[tuple[int, int]]:
@@ -193,23 +171,21 @@ class _Patches:
         n = t.n
         padded = (b, c, tiles[0] * t.m + 2, tiles[1] * t.m + 2)
         # the padding stays 0: each block rewrites only the input cells
-        self.padded = _scratch(xp, "padded", padded)
-        self.padded.fill(0)
+        self.padded = xp.zeros(padded, np.float32)
         s = self.padded.strides
         self.view = xp.lib.stride_tricks.as_strided(
             self.padded,
             (c, b, *tiles, n, n),
             (s[1], s[0], t.m * s[2], t.m * s[3], s[2], s[3]),
         )
-        self.patches = _scratch(xp, "patches", self.view.shape)
-        self.v = _scratch(xp, "v", (n * n, self.patches.size // (n * n)))
+        self.patches = xp.empty(self.view.shape, np.float32)
 
     def __call__(self, x: Any) -> Any:
         (ph, pw), (h, w) = self.pad, self.spatial
         self.padded[:, :, ph : ph + h, pw : pw + w] = x
         self.patches[...] = self.view
         nn = self.t.n**2
-        return matmul(self.xp, self.t.data, self.patches.reshape(-1, nn).T, out=self.v)
+        return matmul(self.xp, self.t.data, self.patches.reshape(-1, nn).T)
 
 
 def _kernel_transform(xp: Any, t: Transform, w: Any, groups: int) -> Any:
@@ -226,7 +202,7 @@ def _products(xp: Any, u: Any, v: Any) -> Any:
     p = v.shape[-1]
     if cg == 1:
         return u * v
-    m = _scratch(xp, "m", (nn, groups, fg, p))
+    m = xp.empty((nn, groups, fg, p), np.float32)
 
     def run(u: Any, v: Any, m: Any) -> None:
         xp.matmul(u, v, out=m)
@@ -267,8 +243,7 @@ def forward(
                 patches = _Patches(xp, t, b, c, x.shape[2:], pad, tiles)
             v = patches(x[lo:hi]).reshape(nn, groups, cg, -1)
             prod = _products(xp, u, v).reshape(nn, -1)
-            y = _scratch(xp, "y", (prod.shape[1], m * m))
-            matmul(xp, prod.T, xp.asarray(t.out.T), out=y)  # (F*b*th*tw, m*m)
+            y = matmul(xp, prod.T, xp.asarray(t.out.T))  # (F*b*th*tw, m*m)
             y = y.reshape(f, b, tiles[0], tiles[1], m, m).transpose(1, 0, 2, 4, 3, 5)
             dst = _tiled(xp, out[lo:hi], m, tiles)
             for r in regions:
@@ -306,16 +281,14 @@ def weight_grad(
             if patches is None or patches.b != b:
                 patches = _Patches(xp, t, b, c, x.shape[2:], pad, tiles)
                 # the output-gradient tiles, tiles last; cells past the output stay 0
-                grad_tiles = _scratch(xp, "grad_tiles", (f, b, tiles[0], tiles[1], m, m))
-                grad_tiles.fill(0)
+                grad_tiles = xp.zeros((f, b, tiles[0], tiles[1], m, m), np.float32)
                 dst = grad_tiles.transpose(1, 0, 2, 4, 3, 5)
             v = patches(x[lo:hi]).reshape(nn, groups, cg, -1)
             src = _tiled(xp, dy[lo:hi], m, tiles)
             for r in regions:
                 cell = (slice(None), slice(None), *r)
                 dst[cell] = src[cell]
-            e = _scratch(xp, "e", (nn, grad_tiles.size // (m * m)))
-            matmul(xp, xp.asarray(t.out.T), grad_tiles.reshape(-1, m * m).T, out=e)
+            e = matmul(xp, xp.asarray(t.out.T), grad_tiles.reshape(-1, m * m).T)
             e = e.reshape(nn, groups, f // groups, -1)
             if cg == 1:
                 part = xp.einsum("kgfp,kgcp->kgfc", e, v)
