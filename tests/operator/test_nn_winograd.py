@@ -15,7 +15,8 @@ from mxlite.base import MXNetError
 from mxlite.operator import parallel
 from mxlite.operator.nn import _conv_algo, _winograd
 from mxlite.operator.req import OpReq
-from tests.operator.opcheck import backward, forward, numeric_grad
+from tests.operator import test_nn_conv as conv_tests
+from tests.operator.opcheck import GOLDEN, backward, forward, golden, numeric_grad
 
 WINOGRAD = ("winograd2", "winograd4")
 TOL = 1e-5  # max abs difference / max abs value of the direct computation
@@ -219,3 +220,18 @@ def test_bad_setting_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
     w = mx.nd.ones((1, 1, 3, 3))
     with pytest.raises(MXNetError, match="MXLITE_CONV_ALGO.*fft"):
         mx.nd.Convolution(x, w, kernel=(3, 3), num_filter=1, no_bias=True).asnumpy()
+
+
+@pytest.mark.parametrize("algo", WINOGRAD)
+def test_golden_values_of_mxnet_under_winograd(
+    algo: str, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
+) -> None:
+    """MXNet 1.9.1's outputs and gradients (tools/make_golden_nn_conv.py), Winograd forced."""
+    if not (GOLDEN / "nn_conv.npz").exists():
+        pytest.skip("golden file missing: run tools/make_golden_nn_conv.py under MXNet 1.9.1")
+    gold = golden("nn_conv")
+    monkeypatch.setenv("MXLITE_CONV_ALGO", algo)
+    for case in conv_tests.TABLE:
+        if case["op"] != "FullyConnected":
+            conv_tests.test_forward_backward_match_mxnet(case, gold)
+    assert counted["forward"] >= 4 and counted["weight_grad"] >= 2  # 3x3 float32 cases ran

@@ -50,13 +50,17 @@ _TIMINGS = 2
 Run = Callable[[Any, bool], Any]
 
 
-def _applies(xp: Any, geom: cu.Geometry, dtype: Any) -> bool:
+def _applies(xp: Any, geom: cu.Geometry, dtype: Any, n: int, spatial: Shape, out: Shape) -> bool:
+    """Whether Winograd computes this convolution: ``spatial`` its input size, ``out`` its
+    output size (``spatial + 2*pad - 2``, not a cropped one)."""
     return (
         xp is np
         and dtype == np.float32
         and geom.kernel == (3, 3)
         and geom.stride == (1, 1)
         and geom.dilate == (1, 1)
+        and n > 0
+        and all(o == s + 2 * p - 2 for o, s, p in zip(out, spatial, geom.pad))
     )
 
 
@@ -105,7 +109,7 @@ def conv_forward(
     def im2col(out: Any, add: bool) -> Any:
         return cu.conv_forward(xp, x, w, geom, out_spatial, out=out, bias=bias)
 
-    if not _applies(xp, geom, x.dtype) or x.shape[0] == 0:
+    if not _applies(xp, geom, x.dtype, x.shape[0], x.shape[2:], tuple(out_spatial)):
         return im2col(out, False)
     runs: dict[str, Run] = {"im2col": im2col}
     for name, m in _TILE.items():
@@ -135,7 +139,7 @@ def conv_data_grad(
     def im2col(out: Any, add: bool) -> Any:
         return cu.conv_data_grad(xp, dy, w, geom, in_spatial, out=out, add=add)
 
-    if not _applies(xp, geom, dy.dtype) or max(geom.pad) > 2 or dy.shape[0] == 0:
+    if max(geom.pad) > 2 or not _applies(xp, geom, dy.dtype, dy.shape[0], in_spatial, dy.shape[2:]):
         return im2col(out, add)
     pad = tuple(2 - p for p in geom.pad)
     runs: dict[str, Run] = {"im2col": im2col}
@@ -163,7 +167,7 @@ def conv_weight_grad(
     def im2col(out: Any, add: bool) -> Any:
         return cu.conv_weight_grad(xp, x, dy, geom, w_shape, bias_grad=bias_grad)
 
-    if not _applies(xp, geom, x.dtype) or x.shape[0] == 0:
+    if not _applies(xp, geom, x.dtype, x.shape[0], x.shape[2:], dy.shape[2:]):
         return im2col(None, False)
     runs: dict[str, Run] = {"im2col": im2col}
     for name, m in _TILE.items():

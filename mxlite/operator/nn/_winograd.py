@@ -28,8 +28,8 @@ Float32 error: F(2x2,3x3) takes the points ``0, 1, -1`` and infinity, F(4x4,3x3)
 1/2, -2`` and infinity: at ResNet's widths (up to 512 channels) its outputs and weight
 gradients stay within 3-5e-6 of the output scale, where the usual ``±2`` gave up to 1.8e-5 and
 ``±1/2`` 1.3e-5 (the tolerance is 1e-5).
-Blocks of images keep the gathered patches near 8 MiB, spread over the kernel threads as the
-im2col kernels are.
+Blocks of images keep the gathered patches near 4 MiB (with at least 256 tiles for the
+products), spread over the kernel threads as the im2col kernels are.
 """
 
 from __future__ import annotations
