@@ -126,6 +126,7 @@ def compare_algos(args: Any, algos: list[str], only: tuple[str, ...]) -> dict[st
         for algo in algos:
             per = [r[algo][key] / r["mxnet"][key] for r in rounds]
             result[f"{algo}_{key}_ratio"] = round(statistics.median(per), 3)
+            result[f"{algo}_{key}_ratio_per_round"] = [round(r, 3) for r in per]
     return result
 
 
