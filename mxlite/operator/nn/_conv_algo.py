@@ -32,7 +32,7 @@ from ...base import Shape, env_str
 from . import _conv_util as cu
 from . import _winograd as wg
 
-__all__ = ["ALGORITHMS", "conv_forward", "conv_data_grad", "conv_weight_grad", "choice"]
+__all__ = ["ALGORITHMS", "conv_forward", "conv_data_grad", "conv_weight_grad"]
 
 ALGORITHMS = ("auto", "im2col", "winograd2", "winograd4")
 _TILE = {"winograd2": 2, "winograd4": 4}
@@ -42,8 +42,8 @@ _TILE = {"winograd2": 2, "winograd4": 4}
 _chosen: dict[tuple, str] = {}
 
 # runs of each candidate, interleaved, whose fastest counts: on a machine shared with other
-# work one run each let a burst of load decide (ResNet's 64-channel data gradient went to
-# im2col at 1.6x Winograd's time)
+# work one run each let a burst of load decide (it sent ResNet's 64-channel data gradient to
+# im2col, which took 1.2x Winograd's time when measured again)
 _TIMINGS = 2
 
 # a candidate: fn(out, add) -> the result (written into out, or added to it, when given)
@@ -62,11 +62,6 @@ def _applies(xp: Any, geom: cu.Geometry, dtype: Any, n: int, spatial: Shape, out
         and n > 0
         and all(o == s + 2 * p - 2 for o, s, p in zip(out, spatial, geom.pad))
     )
-
-
-def choice(key: tuple) -> str | None:
-    """The algorithm ``auto`` picked for ``key`` (None before its first call)."""
-    return _chosen.get(key)
 
 
 def _run(key: tuple, runs: dict[str, Run], out: Any, add: bool) -> Any:
