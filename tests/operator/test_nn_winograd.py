@@ -37,8 +37,7 @@ SHAPES = {
     "one_output": ((3, 2, 3, 3), 4, 0, 1),
     "batch1_wide": ((1, 4, 5, 11), 6, 1, 1),
     "groups": ((2, 8, 10, 10), 12, 1, 2),
-    "depthwise": ((2, 6, 9, 9), 6, 1, 6),
-    "depthwise_x2": ((1, 4, 8, 8), 8, 2, 4),
+    "groups_of_two": ((1, 4, 8, 8), 8, 2, 2),
 }
 
 
@@ -198,7 +197,7 @@ def test_auto_times_the_candidates_once_then_keeps_the_fastest(
     assert _err(second, first) <= TOL
 
 
-def test_float64_and_uncovered_geometries_stay_on_im2col(
+def test_float64_depthwise_and_uncovered_geometries_stay_on_im2col(
     monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
 ) -> None:
     monkeypatch.setenv("MXLITE_CONV_ALGO", "winograd4")
@@ -211,6 +210,9 @@ def test_float64_and_uncovered_geometries_stay_on_im2col(
         forward("Convolution", x, **params)
     x[1] = x[1][:, :, :1]  # a 1x3 kernel
     forward("Convolution", x, kernel=(1, 3), num_filter=3)
+    depthwise = _inputs((2, 6, 9, 9), 6, 6)
+    forward("Convolution", depthwise, **_params(6, 1, 6))
+    backward("Convolution", depthwise, **_params(6, 1, 6))
     assert counted == {"forward": 1, "weight_grad": 0}  # only pad 3's forward
 
 
@@ -234,4 +236,4 @@ def test_golden_values_of_mxnet_under_winograd(
     for case in conv_tests.TABLE:
         if case["op"] != "FullyConnected":
             conv_tests.test_forward_backward_match_mxnet(case, gold)
-    assert counted["forward"] >= 4 and counted["weight_grad"] >= 2  # 3x3 float32 cases ran
+    assert counted["forward"] >= 2 and counted["weight_grad"] >= 1  # the 3x3 float32 case ran
