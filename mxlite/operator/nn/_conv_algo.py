@@ -4,19 +4,20 @@ F(4x4,3x3) (``_winograd``), chosen once per shape by timing them, as MXNet's
 
 Design note
 -----------
-Convolution and Deconvolution call the three kernels here (same signatures as
-``_conv_util``'s). Winograd applies to 2-D 3x3 kernels at stride 1 without dilation, float32 on
-NumPy (any padding, groups other than depthwise, and batch; the data gradient, a convolution
-with padding ``2 - pad``, needs ``pad <= 2``); float64 stays on im2col, whose error is the
-direct sum's.
-Which one runs is decided by ``MXLITE_CONV_ALGO`` (``auto``, the default; ``im2col``,
-``winograd2``, ``winograd4`` force one, where it applies, else im2col). Under ``auto`` the first
-call of a (kernel, shapes, geometry) runs every candidate twice (interleaved) on fresh outputs,
-times it, keeps the fastest in :data:`_chosen` for the rest of the process and hands its result on;
-later calls run only that one. Measured on one shared 2-core VM, Winograd F(4x4) won 1.3-2.7x
-on ResNet's 3x3 layers at batch 16-32, while im2col stays ahead for 512 channels on 7x7 at
-batch 1 (the 4x larger transformed kernel costs more than the multiplies it saves), for tiny
-images, and for what Winograd does not cover (1x1, strided, dilated): no fixed rule of shapes
+Convolution and Deconvolution call the three kernels here (same signatures as ``_conv_util``'s).
+Winograd applies to 2-D 3x3 kernels at stride 1 without dilation, float32 on NumPy (any padding,
+groups other than depthwise, and batch; the data gradient, a convolution padded by 2 - pad,
+needs ``pad <= 2``); float64 stays on im2col, whose error is the direct sum's. Which one
+runs is decided by ``MXLITE_CONV_ALGO`` (``auto``, the default; ``im2col``, ``winograd2``,
+``winograd4`` force one, where it applies, else im2col). Under ``auto`` the first call of a
+(kernel, shapes, geometry) runs every candidate twice (interleaved) on fresh outputs, times it,
+keeps the fastest in :data:`_chosen` for the rest of the process and hands its result on; later
+calls run only that one. Measured on a 2-core VM (forward and both gradients, batch 32,
+``benchmarks/conv_layers.py``), Winograd ran ResNet's 3x3 layers 1.4-2.1x faster than im2col (64
+to 512 channels on 56 to 7 px) and DenseNet's 128->32 1.4x, while im2col stayed ahead for
+128-512 channels at batch 1 (ResNet-50 inference: the transformed kernel, 4x the weights, is
+made on each call and costs more than the multiplies it saves), for tiny images, for depthwise
+layers, and for what Winograd does not cover (1x1, strided, dilated); no fixed rule of shapes
 captured that boundary, so it is measured. The choice does not change results beyond float32
 rounding (outputs and gradients within 1e-5 of the output scale, see ``_winograd``).
 """
