@@ -1,24 +1,31 @@
-"""Forward+backward milliseconds (median) of the layers real CNNs run, under mx.autograd,
-float32, mxlite vs MXNet 1.9.1 (oneDNN) in one run; each ``<layer>_ms_ratio`` is mxlite's time
-over MXNet's. Layers: ResNet's convolutions (3x3 64->64 on (32, 64, 56, 56), 1x1 64->256 on
-(32, 64, 28, 28), 3x3 stride 2 128->256 on (32, 128, 28, 28), the 7x7 stride 2 stem 3->64 on
-(16, 3, 112, 112), without the data gradient a first layer never needs), MobileNet's depthwise
-3x3 on (32, 64, 56, 56), pooling (max 2x2/s2; max 3x3/s2/p1 on (32, 64, 56, 56); avg 3x3/s1/p1
-on (32, 64, 28, 28); max 3x3/s2 'full' on (32, 64, 55, 55)), BatchNorm on (32, 64, 56, 56) and
-FullyConnected (32, 4096) -> 1000. Issue 12 asks for pooling <= 1.5x, convolutions <= 1.2x,
-depthwise <= 2x, BatchNorm and FullyConnected <= 1.2x. On a shared machine run
-``--rounds 5``: fresh processes of both, alternating, medians over the rounds.
-Usage: python benchmarks/conv_layers.py [--rounds N] [--repeat N] [--layers a,b,...]."""
+"""Forward+backward milliseconds (median) of the layers real CNNs run, under mx.autograd, float32,
+mxlite vs MXNet 1.9.1 (oneDNN) in one run; each ``<layer>_ms_ratio`` is mxlite's time over
+MXNet's. Layers: ResNet's convolutions (3x3 64->64 on (32, 64, 56, 56), 1x1 64->256 on (32, 64,
+28, 28), 3x3 stride 2 128->256 on (32, 128, 28, 28), the 7x7 stride 2 stem 3->64 on (16, 3, 112,
+112), without the data gradient a first layer never needs), MobileNet's depthwise 3x3 on (32,
+64, 56, 56), the 3x3 convolutions of ResNet's later stages (128, 256, 512 channels on 28x28,
+14x14, 7x7) and DenseNet's growth layer (128 -> 32 on 28x28), pooling (max 2x2/s2; max 3x3/s2/p1
+on (32, 64, 56, 56); avg 3x3/s1/p1 on (32, 64, 28, 28); max 3x3/s2 'full' on (32, 64, 55, 55)),
+BatchNorm on (32, 64, 56, 56) and FullyConnected (32, 4096) -> 1000. Issue 12 asks for pooling
+<= 1.5x, convolutions <= 1.2x, depthwise <= 2x, BatchNorm and FullyConnected <= 1.2x. On a
+shared machine run ``--rounds 5``: fresh processes of both, alternating, medians over the
+rounds. ``--algos im2col,auto`` runs mxlite once per ``MXLITE_CONV_ALGO`` setting in each round
+(and MXNet, each first in turn), for ratios before and after a change of algorithm in one run.
+Usage: python benchmarks/conv_layers.py [--rounds N] [--repeat N] [--layers a,b,...]
+[--algos a,b,...]."""
 
 from __future__ import annotations
 
+import json
+import os
+import statistics
 import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import import_mx, median_time, parser, run  # noqa: E402
+from _common import _child, import_mx, median_time, parser, run  # noqa: E402
 
 # name: (input shapes, index of the inputs that get a gradient, layer)
 Layer = tuple[list[tuple[int, ...]], tuple[int, ...], Callable[..., Any]]
@@ -47,6 +54,10 @@ def _layers(mx: Any) -> dict[str, Layer]:
     all3 = (0, 1, 2)
     return {
         "conv3x3": ([(32, 64, 56, 56), (64, 64, 3, 3), (64,)], all3, conv(1, 1, 64, 3)),
+        "conv3x3_128": ([(32, 128, 28, 28), (128, 128, 3, 3), (128,)], all3, conv(1, 1, 128, 3)),
+        "conv3x3_256": ([(32, 256, 14, 14), (256, 256, 3, 3), (256,)], all3, conv(1, 1, 256, 3)),
+        "conv3x3_512": ([(32, 512, 7, 7), (512, 512, 3, 3), (512,)], all3, conv(1, 1, 512, 3)),
+        "dense3x3": ([(32, 128, 28, 28), (32, 128, 3, 3), (32,)], all3, conv(1, 1, 32, 3)),
         "conv1x1": ([(32, 64, 28, 28), (256, 64, 1, 1), (256,)], all3, conv(1, 0, 256, 1)),
         "conv3x3s2": ([(32, 128, 28, 28), (256, 128, 3, 3), (256,)], all3, conv(2, 1, 256, 3)),
         "stem7x7s2": ([(16, 3, 112, 112), (64, 3, 7, 7), (64,)], (1, 2), conv(2, 3, 64, 7)),
@@ -94,12 +105,41 @@ def measure(impl: str, repeat: int, only: tuple[str, ...] = LAYERS) -> dict[str,
     return out
 
 
+def compare_algos(args: Any, algos: list[str], only: tuple[str, ...]) -> dict[str, Any]:
+    """Each round: a fresh mxlite process per algorithm setting and one MXNet process, each
+    going first in turn; medians over the rounds of each figure and of each per-round ratio to
+    MXNet."""
+    rounds = []
+    impls = [*algos, "mxnet"]
+    for i in range(args.rounds):
+        fig = {}
+        for impl in impls[i % len(impls) :] + impls[: i % len(impls)]:  # each goes first in turn
+            if impl != "mxnet":
+                os.environ["MXLITE_CONV_ALGO"] = impl
+            fig[impl] = _child(args, "mxnet" if impl == "mxnet" else "mxlite")
+        rounds.append(fig)
+    result: dict[str, Any] = {"benchmark": "conv_layers", "rounds": args.rounds}
+    for name in only:
+        key = f"{name}_ms"
+        for impl in (*algos, "mxnet"):
+            result[f"{impl}_{key}"] = statistics.median(r[impl][key] for r in rounds)
+        for algo in algos:
+            per = [r[algo][key] / r["mxnet"][key] for r in rounds]
+            result[f"{algo}_{key}_ratio"] = round(statistics.median(per), 3)
+            result[f"{algo}_{key}_ratio_per_round"] = [round(r, 3) for r in per]
+    return result
+
+
 if __name__ == "__main__":
     p = parser(__doc__)
     p.add_argument("--layers", default=",".join(LAYERS), help="comma-separated subset")
+    p.add_argument("--algos", default="", help="MXLITE_CONV_ALGO settings to compare")
     args = p.parse_args()
     only = tuple(args.layers.split(","))
     args.child_args = ["--layers", args.layers]
+    if args.algos and not args.child:
+        print(json.dumps(compare_algos(args, args.algos.split(","), only)))
+        sys.exit()
     run(
         "conv_layers",
         lambda impl, repeat: measure(impl, repeat, only),

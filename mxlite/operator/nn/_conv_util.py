@@ -65,6 +65,7 @@ __all__ = [
     "conv_data_grad",
     "conv_weight_grad",
     "check_dtype",
+    "flipped_weight",
     "FLOATS",
 ]
 
@@ -513,6 +514,15 @@ def _flipped(geom: Geometry) -> Geometry | None:
     return Geometry(geom.kernel, geom.stride, geom.dilate, pad, geom.groups, False)
 
 
+def flipped_weight(xp: Any, w: Any, geom: Geometry) -> Any:
+    """The kernel of :func:`_flipped`'s convolution: ``w (F, Cg, *K)`` flipped in space with
+    its channel axes swapped within each group, ``(G*Cg, F/G, *K)``."""
+    groups, f, cg = geom.groups, w.shape[0], w.shape[1]
+    flip = (slice(None),) * 3 + (slice(None, None, -1),) * geom.nd
+    wt = w.reshape(groups, f // groups, cg, *geom.kernel)[flip].swapaxes(1, 2)
+    return xp.ascontiguousarray(wt).reshape(groups * cg, f // groups, *geom.kernel)
+
+
 def _data_grad_by_forward(
     xp: Any,
     dy: Any,
@@ -525,11 +535,7 @@ def _data_grad_by_forward(
 ) -> Any:
     """The data gradient as the forward convolution of :func:`_flipped`: im2col and a
     product, no col2im (whose overlapping adds run one NumPy call per kernel offset)."""
-    groups, f = geom.groups, w.shape[0]
-    cg = w.shape[1]
-    flip = (slice(None),) * 3 + (slice(None, None, -1),) * geom.nd
-    wt = w.reshape(groups, f // groups, cg, *geom.kernel)[flip].swapaxes(1, 2)
-    wt = xp.ascontiguousarray(wt).reshape(groups * cg, f // groups, *geom.kernel)
+    wt = flipped_weight(xp, w, geom)
     if not add and out.flags.c_contiguous:
         return conv_forward(xp, dy, wt, flipped, in_spatial, out=out)
     dx = conv_forward(xp, dy, wt, flipped, in_spatial)

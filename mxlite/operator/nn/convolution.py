@@ -8,7 +8,10 @@ weight ``(num_filter, C / num_group, *kernel)``, bias ``(num_filter,)``, output
 also runs backwards (batch size always, spatial sizes where the stride is 1). The kernels are the
 im2col products of ``_conv_util`` (one BLAS call per block of images, no loop over pixels); a
 depthwise convolution (one input channel per group) is a multiply-add per kernel offset instead.
-The backward reads the output gradient, data and weight, never the output.
+3x3 stride-1 float32 convolutions may run Winograd F(2x2,3x3) or F(4x4,3x3) instead
+(``_winograd``), whichever of the three ``_conv_algo`` measured fastest on the first call of
+the shape (``MXLITE_CONV_ALGO`` forces one). The backward reads the output gradient, data and
+weight, never the output.
 
 Layouts: MXNet accepts ``NCW``/``NCHW``/``NCDHW`` everywhere and ``NHWC``/``NDHWC`` only on
 GPU; here the channels-last layouts also work on CPU (they are transposed to channels-first at
@@ -31,6 +34,7 @@ from ..registry import (
     shape_assign,
 )
 from ..req import OpReq, assign
+from . import _conv_algo as ca
 from . import _conv_util as cu
 
 __all__ = ["ConvolutionParam", "ConvolutionProp"]
@@ -205,7 +209,7 @@ class _ConvolutionOp(Operator):
         direct = req[0] != OpReq.ADD and not g.channels_last and out.flags.c_contiguous
         out_spatial = cu.to_channels_first(out.shape, g)[2:]
         bias = None if self.no_bias else in_data[2]
-        y = cu.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
+        y = ca.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
         if not direct:
             assign(out, req[0], cu.to_channels_last(y, g))
 
@@ -226,7 +230,7 @@ class _ConvolutionOp(Operator):
         w = cu.to_channels_first(in_data[1], g)
         want_db = not self.no_bias and req[2] != OpReq.NULL
         if req[1] != OpReq.NULL:
-            dw, db = cu.conv_weight_grad(xp, x, dy, g, w.shape, bias_grad=want_db), None
+            dw, db = ca.conv_weight_grad(xp, x, dy, g, w.shape, bias_grad=want_db), None
             if want_db:
                 dw, db = dw
             assign(in_grad[1], req[1], cu.to_channels_last(dw, g))
@@ -238,7 +242,7 @@ class _ConvolutionOp(Operator):
             gx = in_grad[0]
             if req[0] in (OpReq.WRITE, OpReq.ADD) and not g.channels_last and gx.flags.c_contiguous:
                 # written (or added) straight into the gradient array
-                cu.conv_data_grad(xp, dy, w, g, x.shape[2:], out=gx, add=req[0] == OpReq.ADD)
+                ca.conv_data_grad(xp, dy, w, g, x.shape[2:], out=gx, add=req[0] == OpReq.ADD)
             else:
-                dx = cu.conv_data_grad(xp, dy, w, g, x.shape[2:])
+                dx = ca.conv_data_grad(xp, dy, w, g, x.shape[2:])
                 assign(gx, req[0], cu.to_channels_last(dx, g))

@@ -27,6 +27,7 @@ from ...base import ParamError, Shape, ShapeError
 from ..param import Param, field
 from ..registry import OpContext, Operator, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from . import _conv_algo as ca
 from . import _conv_util as cu
 from .convolution import WeightedLayerProp, input_names
 
@@ -232,7 +233,7 @@ class _DeconvolutionOp(Operator):
         w = cu.to_channels_first(in_data[1], prop.geom)
         g = self._geometry(x)
         out_spatial = cu.to_channels_first(out_data[0].shape, g)[2:]
-        y = cu.conv_data_grad(xp, x, w, g, out_spatial)
+        y = ca.conv_data_grad(xp, x, w, g, out_spatial)
         if not prop.param.no_bias:
             y = y + in_data[2].reshape((1, -1) + (1,) * g.nd)
         assign(out_data[0], req[0], cu.to_channels_last(y, g))
@@ -254,10 +255,10 @@ class _DeconvolutionOp(Operator):
         w = cu.to_channels_first(in_data[1], prop.geom)
         g = self._geometry(x)
         if req[1] != OpReq.NULL:
-            dw = cu.conv_weight_grad(xp, dy, x, g, w.shape)
+            dw = ca.conv_weight_grad(xp, dy, x, g, w.shape)
             assign(in_grad[1], req[1], cu.to_channels_last(dw, g))
         if not prop.param.no_bias and req[2] != OpReq.NULL:
             assign(in_grad[2], req[2], dy.sum(axis=(0, *range(2, g.nd + 2))))
         if req[0] != OpReq.NULL:
-            dx = cu.conv_forward(xp, dy, w, g, x.shape[2:])
+            dx = ca.conv_forward(xp, dy, w, g, x.shape[2:])
             assign(in_grad[0], req[0], cu.to_channels_last(dx, g))
