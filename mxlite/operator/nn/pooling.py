@@ -344,15 +344,24 @@ class _PoolingOp(Operator):
         add = req == OpReq.ADD and direct
         if self.ptype == "max":
             x3 = x.reshape(lines)
-            first = xp.expand_dims(xp.argmax(x3, axis=axis), axis)
-            y3 = y.reshape(d.shape)
+            first = xp.argmax(x3, axis=axis)  # (N, C): the first maximum of each window
+            # the flat index of each one in the (N, S, C) or (N, C, S) lines
+            size = x3.shape[axis]
+            pos = xp.arange(first.size).reshape(first.shape)
+            if g.channel_last:
+                c = x3.shape[2]
+                flat = (pos // c * size + first) * c + pos % c
+            else:
+                flat = pos * size + first
+            flat = flat.reshape(-1)
             # NaN never equals the output: a NaN output routes nothing, as the window walk does
-            part = d * (xp.take_along_axis(x3, first, axis) == y3)
+            part = d.reshape(-1) * (x3.reshape(-1)[flat] == y.reshape(-1))
+            dflat = dx.reshape(-1)
             if add:
-                part = part + xp.take_along_axis(dx, first, axis)
+                part = part + dflat[flat]
             else:
                 dx.fill(0)
-            xp.put_along_axis(dx, first, part, axis)
+            dflat[flat] = part
         else:
             acc = _acc_dtype(gin.dtype)
             part = d.astype(acc, copy=False)
