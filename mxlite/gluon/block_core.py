@@ -61,6 +61,18 @@ class _BlockScope:
     def _block(self) -> Block:
         return self._block_ref()  # type: ignore[return-value]  # alive while its scope is used
 
+    def __getstate__(self) -> dict:
+        # pickled with its block under MXNet's attribute name '_block' (pickles go both ways
+        # with MXNet), which a weak reference could not be
+        state = {k: v for k, v in self.__dict__.items() if k != "_block_ref"}
+        state["_block"] = self._block
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        self._block_ref = weakref.ref(state.pop("_block"))
+        self.__dict__.update(state)
+
     @staticmethod
     def create(prefix: str | None, params: ParameterDict | None, hint: str) -> tuple:
         """The prefix and the parameter dict of a new block."""

@@ -158,7 +158,7 @@ class _ArrayOperator(Operator):
             g.shape if g is not None else (d.shape if d is not None else None)
             for g, d in zip(in_grad, in_data)
         ]
-        keys = self.prop.gradient_block(shapes, out_grad[0].shape)
+        keys = self.prop.gradient_block(shapes, out_grad)
         if keys is not None:
             _scatter_into(in_grad, req, keys, out_grad[0])
             return
@@ -204,9 +204,9 @@ class ArrayOp(OperatorProperty):
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list[Shape]) -> list:
         raise MXNetError(f"{self.op_name}: this operator has no gradient (MXNet registers none).")
 
-    def gradient_block(self, in_shapes: list, out_shape: Shape) -> list | None:
+    def gradient_block(self, in_shapes: list, ograds: list) -> list | None:
         """For an operator whose output is a block of input 0 (the slices): per input, the
-        index of the block that takes ``out_grad`` (None: a zero gradient), so the backward
+        index of the block that takes ``ograds[0]`` (None: a zero gradient), so the backward
         writes into the gradient arrays directly; None (the default) calls ``gradient``."""
         return None
 

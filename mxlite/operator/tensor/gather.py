@@ -107,7 +107,7 @@ class SliceProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][_slice_key(self, ins[0].shape)[0]]]
 
-    def gradient_block(self, in_shapes: list, out_shape: Shape) -> list:
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
         return [_slice_key(self, in_shapes[0])[0]]
 
 
@@ -214,7 +214,7 @@ class SliceAxisProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][self._key(ins[0].shape)]]
 
-    def gradient_block(self, in_shapes: list, out_shape: Shape) -> list:
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
         return [self._key(in_shapes[0])]
 
 
@@ -258,10 +258,10 @@ class SliceLikeProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][tuple(slice(0, n) for n in outs[0].shape)]]
 
-    def gradient_block(self, in_shapes: list, out_shape: Shape) -> list:
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
         # an input bound without a gradient (GluonCV slices a constant like a feature map)
         # comes without one; shape_like's gradient is zeros
-        return [tuple(slice(0, n) for n in out_shape), None]
+        return [tuple(slice(0, n) for n in ograds[0].shape), None]
 
 
 # ---- gathers --------------------------------------------------------------------------------
