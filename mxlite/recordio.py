@@ -8,10 +8,12 @@ a reader can find record starts by scanning for the magic: ``cflag`` is 0 for a 
 1 for a first part, 2 for a middle part and 3 for a last part. An ``.idx`` file holds one line
 ``key<TAB>offset`` per record. (This is dmlc-core's format, which MXNet uses.)
 
-Readers check every length a header claims against the bytes left in the file, and raise
-``MXNetError`` naming the file and the offset on any damage. Writers write to a temporary file
-in the target's folder and rename it over the target at ``close()``, so a ``.rec`` is never seen
-half-written.
+Readers check every length a header claims against the bytes left in the file, a record's
+zero padding, and that the end of the file or room for a record header follows it, and raise
+``MXNetError`` naming the file and the offset on any damage (so a file cut inside a record and
+extended by stray bytes does not yield a record that was never written). Writers write to a
+temporary file in the target's folder and rename it over the target at ``close()``, so a
+``.rec`` is never seen half-written.
 
 >>> import mxlite as mx, os, tempfile
 >>> path = os.path.join(tempfile.mkdtemp(), "tmp.rec")
@@ -125,16 +127,44 @@ def read_record(f: BinaryIO, uri: str, file_size: int, skip: bool = False) -> by
             raise MXNetError(
                 f"RecordIO file {uri!r} is corrupt at offset {offset}: unexpected part flag {cflag}"
             )
+        last = cflag in (0, 3)
         if skip:
-            f.seek(_pad4(length), os.SEEK_CUR)
+            f.seek(length if last else _pad4(length), os.SEEK_CUR)
             parts.append(b"")
-            if cflag in (0, 3):
+            if last:
+                _check_record_end(f, uri, file_size, offset, f.read(_pad4(length) - length))
                 return b""
             continue
         data = f.read(_pad4(length))
         parts.append(data[:length])
-        if cflag in (0, 3):
+        if last:
+            _check_record_end(f, uri, file_size, offset, data[length:])
             return _MAGIC_BYTES.join(parts)
+
+
+def _check_record_end(f: BinaryIO, uri: str, file_size: int, offset: int, padding: bytes) -> None:
+    """Raise where the bytes around the end of a record show that it is not what was written:
+    a file cut inside a record and extended by stray bytes (an interrupted copy, a disk error)
+    would otherwise yield a record made of the remaining data and those bytes. A writer pads
+    each record with zeros to 4 bytes, and a record is followed by the end of the file or by
+    the next record's 8-byte header (whose magic number the next read checks: a damaged next
+    header does not make this record unreadable). ``offset`` is where the record's last part
+    starts; ``f`` stands after its padding, and is left there."""
+    if padding.strip(b"\0"):
+        raise MXNetError(
+            f"RecordIO file {uri!r} is damaged at offset {offset}: the record's padding to 4 "
+            f"bytes is {padding.hex()}, not zeros (the file was cut inside it and bytes added?)"
+        )
+    end = f.tell()
+    left = file_size - end
+    if left == 0:
+        return
+    if left < 8:
+        raise MXNetError(
+            f"RecordIO file {uri!r} is damaged after the record at offset {offset}: {left} "
+            f"stray bytes at offset {end}, too few for a record header (the file was cut "
+            "inside this record and bytes added?)"
+        )
 
 
 def scan_records(path: str) -> np.ndarray:
@@ -420,7 +450,13 @@ class MXIndexedRecordIO(MXRecordIO):
         """Returns the record at given index."""
         with self._lock:
             self.seek(idx)
-            return self.read()
+            record = self.read()
+        if record is None:  # the .idx points at the end of a .rec that was cut short
+            raise MXNetError(
+                f"RecordIO file {self.uri!r}: {self.idx_path!r} gives key {idx!r} offset "
+                f"{self.idx[idx]}, the end of the file: the .rec is truncated"
+            )
+        return record
 
     def write_idx(self, idx: Any, buf: bytes) -> None:
         """Inserts input record at given index.

@@ -4,9 +4,11 @@ retain_graph, head gradients, autograd.grad, Function, modes, and errors."""
 
 from __future__ import annotations
 
+import gc
 import importlib.util
 import sys
 import threading
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -572,3 +574,22 @@ def test_backward_through_an_array_of_an_earlier_cut_graph():
         o.backward(retain_graph=True)
         o.backward()
     np.testing.assert_array_equal(w.grad.asnumpy(), [6.0, 6.0])
+
+
+def test_a_marked_array_and_its_gradient_are_freed_when_dropped_without_the_cycle_collector():
+    # the variable's node held the array that holds the node: every attach_grad'ed array (and
+    # its .grad) lived until the cycle collector ran, a full input and gradient per step in
+    # MXNet's test_slice_pooling2d
+    gc.disable()
+    try:
+        x = mx.nd.ones((3, 4))
+        x.attach_grad()
+        with ag.record():
+            y = (x * 2).sum()
+        y.backward()
+        assert x.grad.asnumpy().tolist() == [[2.0] * 4] * 3
+        refs = [weakref.ref(x), weakref.ref(x.grad)]
+        del x, y
+        assert [r() for r in refs] == [None, None]
+    finally:
+        gc.enable()

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import weakref
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -55,7 +56,7 @@ class _Node:
         "aux",
         "n_out",
         "ctx",
-        "var_array",
+        "var_ref",
         "grad_req",
         "function",
         "in_meta",
@@ -74,7 +75,10 @@ class _Node:
         self.aux: list[Any] = []
         self.n_out = 1
         self.ctx = None
-        self.var_array: NDArray | None = None  # for variables: the array whose .grad is set
+        # for variables: the array whose .grad is set, weakly held: the array holds this node
+        # in its _ag, and a strong reference back would keep every marked array (and its .grad)
+        # alive until the cycle collector runs, as MXNet's variable node holds a detached copy
+        self.var_ref: weakref.ref[NDArray] | None = None
         self.grad_req = OpReq.WRITE
         self.function: Function | None = None
         # (shape, dtype) of every input and output, kept even where the data is not
@@ -85,6 +89,11 @@ class _Node:
         # the call's inputs as given when one was sparse (ndarray/sparse_dispatch.py sets it):
         # their storage types decide which gradients are row-sparse, and which rows they hold
         self.sparse_in: list[Any] | None = None
+
+    @property
+    def var_array(self) -> NDArray | None:
+        """For a variable, the marked array (None once it is gone, or for a recorded call)."""
+        return None if self.var_ref is None else self.var_ref()
 
 
 # ---- modes -------------------------------------------------------------------------------
@@ -165,7 +174,7 @@ def mark_variables(
         if not isinstance(v, NDArray) or not isinstance(g, NDArray):
             raise MXNetError("mark_variables: variables and gradients must be NDArrays.")
         node = _Node()
-        node.var_array = v
+        node.var_ref = weakref.ref(v)
         node.grad_req = parse_req(r, "mark_variables: grad_reqs")
         node.uid = next(_var_count)
         v._grad = g

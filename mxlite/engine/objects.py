@@ -118,6 +118,7 @@ class Opr:
         "deleted",
         "no_skip",
         "inline",
+        "__weakref__",
     )
 
     def __init__(

@@ -13,6 +13,7 @@ MXNet, where a bulked segment fails as a whole).
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from ..base import env_bool, env_int
@@ -62,13 +63,18 @@ class Segment:
         oprs = self.oprs
         const = tuple(v for v in self.const if v not in self.mutate)
         seg = Opr(None, const, tuple(self.mutate), None, False)  # type: ignore[arg-type]
+        # weakly: seg holds run, and a strong reference back would make a cycle that keeps
+        # every collected function's arrays alive until the cycle collector runs
+        seg_ref = weakref.ref(seg)
 
         def run(rctx: Any) -> None:
             for op in oprs:
                 try:
                     op.fn(rctx)
                 except BaseException:
-                    seg._name = op.name  # the failure names the function that raised
+                    failed = seg_ref()
+                    if failed is not None:
+                        failed._name = op.name  # the failure names the function that raised
                     raise
 
         seg.fn = oprs[0].fn if len(oprs) == 1 else run  # one function needs no wrapper

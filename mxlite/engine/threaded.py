@@ -67,6 +67,8 @@ class WorkerPool:
         while True:
             item = get()
             blk = item[2] if prioritized and item is not _STOP else item
+            # an idle worker must not keep its last block (and the arrays its function holds)
+            item = None
             if blk is _STOP:
                 return
             while blk is not None:

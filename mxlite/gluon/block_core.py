@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 import threading
 import warnings
+import weakref
 from collections import OrderedDict
 from typing import Any
 
@@ -36,16 +37,44 @@ from .utils import HookHandle, _indent
 __all__ = ["Block"]
 
 
+def _unregistered(data: Any, children: set) -> bool:
+    """Whether the container ``data`` holds a Block that is not one of ``children`` (a module
+    function: a recursive closure would be a cycle keeping the children alive)."""
+    if isinstance(data, (list, tuple)):
+        return any(_unregistered(x, children) for x in data)
+    if isinstance(data, dict):
+        return any(_unregistered(x, children) for x in data.values())
+    return isinstance(data, Block) and data not in children
+
+
 class _BlockScope:
     """Scope for collecting child `Block` s."""
 
     _current = threading.local()
 
     def __init__(self, block: Block) -> None:
-        self._block = block
+        # weakly: the block holds its scope, and a cycle would keep a dropped block (and a
+        # hybridized one's executors with their planned memory) until the cycle collector runs
+        self._block_ref = weakref.ref(block)
         self._counter: dict[str, int] = {}
         self._old_scope: _BlockScope | None = None
         self._name_scope: _name.Prefix | None = None
+
+    @property
+    def _block(self) -> Block:
+        return self._block_ref()  # type: ignore[return-value]  # alive while its scope is used
+
+    def __getstate__(self) -> dict:
+        # pickled with its block under MXNet's attribute name '_block' (pickles go both ways
+        # with MXNet), which a weak reference could not be
+        state = {k: v for k, v in self.__dict__.items() if k != "_block_ref"}
+        state["_block"] = self._block
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        state = dict(state)
+        self._block_ref = weakref.ref(state.pop("_block"))
+        self.__dict__.update(state)
 
     @staticmethod
     def create(prefix: str | None, params: ParameterDict | None, hint: str) -> tuple:
@@ -163,17 +192,9 @@ class Block(BlockFiles):
 
     def _check_container_with_block(self) -> None:
         children = set(self._children.values())
-
-        def unregistered(data: Any) -> bool:
-            if isinstance(data, (list, tuple)):
-                return any(unregistered(x) for x in data)
-            if isinstance(data, dict):
-                return any(unregistered(x) for x in data.values())
-            return isinstance(data, Block) and data not in children
-
         for k, v in self.__dict__.items():
             if isinstance(v, (list, tuple, dict)) and not (k.startswith("__") or k == "_children"):
-                if unregistered(v):
+                if _unregistered(v, children):
                     warnings.warn(
                         f'"{self.__class__.__name__}.{k}" is an unregistered container with '
                         "Blocks. Note that Blocks inside the list, tuple or dict will not be "

@@ -31,9 +31,13 @@ from .sparse_array import (
     CSRNDArray,
     RowSparseNDArray,
     _copy_value,
+    add,
+    divide,
     from_saved,
     from_value,
+    multiply,
     sparse_parts,
+    subtract,
     write_value,
 )
 
@@ -238,27 +242,6 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
         "sparse.array: argument 'source_array' must be a sparse NDArray or a scipy.sparse "
         f"matrix, got {type(source_array).__name__}."
     )
-
-
-def _binary(op_name: str, bcast: str, py: Any) -> Any:
-    def fn(lhs: Any, rhs: Any) -> Any:
-        from . import op
-
-        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape:
-            return getattr(op, op_name)(lhs, rhs)
-        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray):
-            return getattr(op, bcast)(lhs, rhs)
-        return py(lhs, rhs)
-
-    fn.__name__ = op_name.replace("elemwise_", "")
-    fn.__doc__ = f"``{op_name}`` for equal shapes, ``{bcast}`` otherwise, keeping sparsity."
-    return fn
-
-
-add = _binary("elemwise_add", "broadcast_add", lambda a, b: a + b)
-subtract = _binary("elemwise_sub", "broadcast_sub", lambda a, b: a - b)
-multiply = _binary("elemwise_mul", "broadcast_mul", lambda a, b: a * b)
-divide = _binary("elemwise_div", "broadcast_div", lambda a, b: a / b)
 
 
 def __getattr__(name: str) -> Any:

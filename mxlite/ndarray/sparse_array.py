@@ -33,6 +33,7 @@ from ..operator.sparse.storage import (
     to_dense,
     to_stype,
 )
+from . import arith as _arith
 from . import invoke as _invoke
 from .ndarray import NDArray, _Chunk, _wrap, extend
 
@@ -47,6 +48,10 @@ __all__ = [
     "sparse_parts",
     "from_saved",
     "cast_storage",
+    "add",
+    "subtract",
+    "multiply",
+    "divide",
 ]
 
 _IDX = np.int64
@@ -216,6 +221,20 @@ class BaseSparseNDArray(NDArray):
             self._set_value(np.broadcast_to(arr, self.shape))
         else:
             raise MXNetError(f"{type(self).__name__}: cannot assign a {type(value).__name__}.")
+
+    # MXNet routes +, - and * of a sparse array through mx.nd.sparse.add/subtract/multiply
+    # (elemwise_* for operands of one shape, keeping sparsity); / stays NDArray's (broadcast_div:
+    # MXNet's sparse arrays override only Python 2's __div__), and so do the reflected forms:
+    # overriding those in a subclass would make Python try them first, so that dense * sparse
+    # became elemwise_mul, where MXNet takes broadcast_mul
+    def __add__(self, other: Any) -> NDArray:
+        return add(self, other)
+
+    def __sub__(self, other: Any) -> NDArray:
+        return subtract(self, other)
+
+    def __mul__(self, other: Any) -> NDArray:
+        return multiply(self, other)
 
     def __iadd__(self, other: Any) -> NDArray:
         return _inplace(self, other, "add")
@@ -432,6 +451,53 @@ def _copy_value(v: Any) -> Any:
 
 def _dense_numpy(x: NDArray) -> np.ndarray:
     return x.asnumpy()
+
+
+def _same_shape_elemwise(op_name: str, dense_fn: Any, doc: str) -> Any:
+    def fn(lhs: Any, rhs: Any) -> NDArray:
+        from . import op
+
+        if isinstance(lhs, NDArray) and isinstance(rhs, NDArray) and lhs.shape == rhs.shape:
+            return getattr(op, op_name)(lhs, rhs)
+        return dense_fn(lhs, rhs)  # broadcast_* for arrays, the scalar operators for numbers
+
+    fn.__name__ = op_name.replace("elemwise_", "")
+    fn.__doc__ = doc
+    return fn
+
+
+add = _same_shape_elemwise(
+    "elemwise_add",
+    _arith.add,
+    """lhs + rhs (``mx.nd.sparse.add``): ``elemwise_add`` when both are arrays of one shape (a
+    sparse result for sparse operands), else ``broadcast_add`` or ``_plus_scalar``.
+
+    Parameters
+    ----------
+    lhs : scalar or NDArray
+        First operand.
+    rhs : scalar or NDArray
+        Second operand; its shape must equal or broadcast with lhs's.
+    """,
+)
+subtract = _same_shape_elemwise(
+    "elemwise_sub",
+    _arith.subtract,
+    """lhs - rhs (``mx.nd.sparse.subtract``): ``elemwise_sub`` for arrays of one shape, else
+    ``broadcast_sub`` or the scalar operators. Parameters as :func:`add`.""",
+)
+multiply = _same_shape_elemwise(
+    "elemwise_mul",
+    _arith.multiply,
+    """lhs * rhs (``mx.nd.sparse.multiply``): ``elemwise_mul`` for arrays of one shape, else
+    ``broadcast_mul`` or ``_mul_scalar``. Parameters as :func:`add`.""",
+)
+divide = _same_shape_elemwise(
+    "elemwise_div",
+    _arith.divide,
+    """lhs / rhs (``mx.nd.sparse.divide``): ``elemwise_div`` for arrays of one shape, else
+    ``broadcast_div`` or the scalar operators. Parameters as :func:`add`.""",
+)
 
 
 def write_value(dst: NDArray, value: Any) -> None:

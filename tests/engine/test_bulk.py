@@ -3,7 +3,9 @@ and deletes, failures named after the function that raised."""
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 
 import pytest
 
@@ -97,3 +99,27 @@ def test_ndarray_program_inside_bulk_scope():
         for _ in range(10):
             x = x * 2 + 1
     assert x.asnumpy().tolist() == [2.0**11 - 1] * 3
+
+
+class _Payload:
+    """Stands for the arrays a collected function closes over."""
+
+
+def test_a_run_segment_frees_its_functions_without_the_cycle_collector(eng):
+    # a segment's runner referring back to its own operator made a cycle: every bulked
+    # function, and the arrays it closed over, lived until the cycle collector ran (a process
+    # grew by a full gradient per backward in MXNet's test_slice_pooling2d)
+    eng.set_bulk_size(8)
+    v = eng.new_var()
+    refs = []
+    gc.disable()
+    try:
+        for _ in range(4):
+            payload = _Payload()
+            refs.append(weakref.ref(payload))
+            eng.push_sync(lambda rctx, p=payload: p, mx.cpu(), [], [v])
+        del payload
+        eng.shutdown()  # runs the segment and joins the workers, whose frames hold no block then
+        assert [r() for r in refs] == [None] * 4
+    finally:
+        gc.enable()

@@ -21,11 +21,13 @@ from . import opcheck
 HAVE_GOLDEN = (opcheck.GOLDEN / "nn_pool.npz").exists()
 
 
-def load_cases(ops: set[str]) -> list[tuple[int, str, dict, list, dict[str, np.ndarray]]]:
+def load_cases(
+    ops: set[str], family: str = "nn_pool"
+) -> list[tuple[int, str, dict, list, dict[str, np.ndarray]]]:
     """The golden cases of ``ops``: (index, op, params, inputs with gradients, arrays)."""
-    if not HAVE_GOLDEN:
+    if not (opcheck.GOLDEN / f"{family}.npz").exists():
         return []
-    g = opcheck.golden("nn_pool")
+    g = opcheck.golden(family)
     out = []
     for i, case in enumerate(json.loads(str(g["__cases__"]))):
         if case["op"] in ops:
@@ -235,3 +237,50 @@ def test_autograd_through_public_function() -> None:
     y.backward()
     g = x.grad.asnumpy()[0, 0]
     assert g.sum() == 4 and g[1, 1] == 1 and g[3, 3] == 1
+
+
+# ---- global pooling and the slices' gradients ---------------------------------------------
+
+GLOBAL_CASES = load_cases({"Pooling", "slice", "slice_axis", "slice_like"}, "nn_pool_global")
+
+
+@pytest.mark.skipif(not GLOBAL_CASES, reason="golden file nn_pool_global.npz missing")
+@pytest.mark.parametrize("case", GLOBAL_CASES, ids=[f"{c[0]}-{c[1]}" for c in GLOBAL_CASES])
+def test_golden_global_pooling_and_slices(case) -> None:
+    _, op, params, grads, arrays = case
+    check_golden(op, params, grads, arrays)
+
+
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+@pytest.mark.parametrize("req", [OpReq.WRITE, OpReq.ADD])
+def test_global_max_ties_go_to_the_first_position_as_a_whole_window_does(layout, req) -> None:
+    # the global backward works on the whole window at once; a window of the input's size
+    # walked offset by offset is the reference for ties (MXNet routes to the first maximum)
+    rng = np.random.default_rng(3)
+    shape = (2, 3, 4, 5) if layout == "NCHW" else (2, 4, 5, 3)
+    x = np.maximum(np.round(rng.normal(size=shape)), 0)  # most maxima are tied
+    x[0, 0] = np.nan  # a NaN output routes nothing
+    head = rng.normal(size=(2, 3, 1, 1) if layout == "NCHW" else (2, 1, 1, 3))
+    init = [rng.normal(size=shape)]
+    kernel = (4, 5)
+    got = opcheck.backward(
+        "Pooling", [x], [head], req=req, grad_init=init, global_pool=True, layout=layout
+    )[0]
+    want = opcheck.backward(
+        "Pooling", [x], [head], req=req, grad_init=init, kernel=kernel, layout=layout
+    )[0]
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("pool_type", ["avg", "sum", "lp"])
+def test_global_req_add_accumulates(pool_type: str) -> None:
+    rng = np.random.default_rng(4)
+    x = np.abs(rng.normal(size=(2, 3, 4, 4))) + 0.5
+    params = {"global_pool": True, "pool_type": pool_type, "layout": "NHWC"}
+    if pool_type == "lp":
+        params["p_value"] = 3
+    head = rng.normal(size=(2, 1, 1, 4))
+    init = rng.normal(size=x.shape)
+    plain = opcheck.backward("Pooling", [x], [head], **params)[0]
+    added = opcheck.backward("Pooling", [x], [head], req=OpReq.ADD, grad_init=[init], **params)[0]
+    np.testing.assert_allclose(added, init + plain)

@@ -298,6 +298,9 @@ class _PoolingOp(Operator):
             return
         gin = in_grad[0]
         g = self.prop.geometry(gin.shape)
+        if self.prop.param.global_pool:
+            self._global_backward(g, in_data[0], out_data[0], out_grad[0], gin, req[0])
+            return
         gin_cf, dy = self._cf(gin, g), self._cf(out_grad[0], g)
         xp = self.xp
         spatial = gin_cf.shape[2:]
@@ -335,3 +338,53 @@ class _PoolingOp(Operator):
             over_rows(lp, rows, work, x2, y2, d2, dx2)
         if not direct:
             assign(gin_cf, req[0], dx2.reshape(gin_cf.shape))
+
+    def _global_backward(self, g: _Geometry, x: Any, y: Any, dy: Any, gin: Any, req: OpReq) -> None:
+        """The gradient of a window that is the whole input, in its own layout as ``(N, S, C)``
+        (channels last) or ``(N, C, S)``: max routes ``dy`` to the first position equal to the
+        output, the sums spread it over every position. Work and memory stay at the input's
+        size, where the phase grid would walk ``S`` window offsets over ``S`` cells."""
+        xp = self.xp
+        axis = 1 if g.channel_last else 2
+        n = gin.shape[0]
+        lines = (n, -1, gin.shape[-1]) if g.channel_last else (n, gin.shape[1], -1)
+        direct = gin.flags.c_contiguous
+        dx = gin.reshape(lines) if direct else xp.empty(gin.shape, gin.dtype).reshape(lines)
+        d = dy.reshape(dy.shape[0], 1, -1) if g.channel_last else dy.reshape(*dy.shape[:2], 1)
+        add = req == OpReq.ADD and direct
+        if self.ptype == "max":
+            x3 = x.reshape(lines)
+            first = xp.argmax(x3, axis=axis)  # (N, C): the first maximum of each window
+            # the flat index of each one in the (N, S, C) or (N, C, S) lines
+            size = x3.shape[axis]
+            pos = xp.arange(first.size).reshape(first.shape)
+            if g.channel_last:
+                c = x3.shape[2]
+                flat = (pos // c * size + first) * c + pos % c
+            else:
+                flat = pos * size + first
+            flat = flat.reshape(-1)
+            # NaN never equals the output: a NaN output routes nothing, as the window walk does
+            part = d.reshape(-1) * (x3.reshape(-1)[flat] == y.reshape(-1))
+            dflat = dx.reshape(-1)
+            if add:
+                part = part + dflat[flat]
+            else:
+                dx.fill(0)
+            dflat[flat] = part
+        else:
+            acc = _acc_dtype(gin.dtype)
+            part = d.astype(acc, copy=False)
+            if self.ptype == "avg":
+                part = part / np.prod(gin.shape[1:-1] if g.channel_last else gin.shape[2:])
+            elif self.ptype == "lp" and self.p > 1:
+                y3 = y.reshape(d.shape).astype(acc, copy=False)
+                zero = y3 == 0
+                ratio = x.reshape(lines) / xp.where(zero, 1, y3)
+                part = xp.where(zero, 0, part) * (ratio if self.p == 2 else ratio * ratio)
+            if add:
+                dx += part
+            else:
+                dx[...] = part
+        if not direct:
+            assign(gin, req, dx.reshape(gin.shape))

@@ -158,10 +158,29 @@ class _ArrayOperator(Operator):
             g.shape if g is not None else (d.shape if d is not None else None)
             for g, d in zip(in_grad, in_data)
         ]
+        keys = self.prop.gradient_block(shapes, out_grad)
+        if keys is not None:
+            _scatter_into(in_grad, req, keys, out_grad[0])
+            return
         grads = self.prop.gradient(self.xp, out_grad, in_data, shapes)
         for g, r, v in zip(in_grad, req, grads):
             if r != OpReq.NULL and v is not None:
                 assign(g, r, v)
+
+
+def _scatter_into(in_grad: list, req: list, keys: list, dy: Any) -> None:
+    """Each input gradient: ``dy`` at its block ``key`` and zeros elsewhere (zeros for a None
+    key), written straight into ``in_grad`` as ``req`` says, without an input-sized temporary."""
+    for g, r, key in zip(in_grad, req, keys):
+        if g is None or r == OpReq.NULL:
+            continue
+        if r == OpReq.ADD:
+            if key is not None:
+                g[key] += dy
+            continue
+        g.fill(0)
+        if key is not None:
+            g[key] = dy
 
 
 class ArrayOp(OperatorProperty):
@@ -184,6 +203,12 @@ class ArrayOp(OperatorProperty):
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list[Shape]) -> list:
         raise MXNetError(f"{self.op_name}: this operator has no gradient (MXNet registers none).")
+
+    def gradient_block(self, in_shapes: list, ograds: list) -> list | None:
+        """For an operator whose output is a block of input 0 (the slices): per input, the
+        index of the block that takes ``ograds[0]`` (None: a zero gradient), so the backward
+        writes into the gradient arrays directly; None (the default) calls ``gradient``."""
+        return None
 
     def fail(self, why: str) -> ShapeError:
         return ShapeError(f"{self.where()}: {why}")

@@ -111,10 +111,8 @@ class SliceProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][_slice_key(self, ins[0].shape)[0]]]
 
-    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        g = xp.zeros(in_shapes[0], ograds[0].dtype)
-        g[_slice_key(self, in_shapes[0])[0]] = ograds[0]
-        return [g]
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
+        return [_slice_key(self, in_shapes[0])[0]]
 
 
 @register("_slice_assign", aliases=("_crop_assign", "_npi_slice_assign"))
@@ -222,10 +220,8 @@ class SliceAxisProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][self._key(ins[0].shape)]]
 
-    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        g = xp.zeros(in_shapes[0], ograds[0].dtype)
-        g[self._key(in_shapes[0])] = ograds[0]
-        return [g]
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
+        return [self._key(in_shapes[0])]
 
 
 class SliceLikeParam(Param):
@@ -270,14 +266,10 @@ class SliceLikeProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0][tuple(slice(0, n) for n in outs[0].shape)]]
 
-    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+    def gradient_block(self, in_shapes: list, ograds: list) -> list:
         # an input bound without a gradient (GluonCV slices a constant like a feature map)
-        # comes with no shape: it needs no gradient then
-        g = None
-        if in_shapes[0] is not None:
-            g = xp.zeros(in_shapes[0], ograds[0].dtype)
-            g[tuple(slice(0, n) for n in ograds[0].shape)] = ograds[0]
-        return [g, None if in_shapes[1] is None else xp.zeros(in_shapes[1], ograds[0].dtype)]
+        # comes without one; shape_like's gradient is zeros
+        return [tuple(slice(0, n) for n in ograds[0].shape), None]
 
 
 # ---- gathers --------------------------------------------------------------------------------
