@@ -104,7 +104,10 @@ def test_symbol_only_network_matches_mxlite(name: str, tmp_path) -> None:
     checked(path)
     x = np.random.default_rng(1).standard_normal((3, *data)).astype(np.float32)
     ref = mxlite_outputs(sym, params, {"data": x})[0]
-    np.testing.assert_allclose(run_ort(path, x), ref, rtol=1e-4, atol=1e-5)
+    # float32 rounding is bounded by the output's scale, not by each (possibly cancelled) value:
+    # mxlite's Winograd convolutions and ONNX Runtime's direct ones differ by ~1e-6 of it
+    scale = float(np.abs(ref).max())
+    np.testing.assert_allclose(run_ort(path, x), ref, rtol=1e-4, atol=1e-5 * max(scale, 1.0))
 
 
 @pytest.mark.parametrize("name", ["googlenet", "inception-v3", "gluon-resnet18_v2"])
