@@ -190,7 +190,7 @@ def test_train_cifar10_on_im2rec_records(tmp_path: Path) -> None:
     _stub_requests(example)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     for extra in (["--list", "--recursive"], []):
-        cmd = [sys.executable, "-m", "mxlite.tools.im2rec", *extra, "data/cifar10", "images"]
+        cmd = [sys.executable, "-m", "mxlite.im2rec", *extra, "data/cifar10", "images"]
         done = subprocess.run(cmd, cwd=example, env=env, capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-2000:]
     # the script would download these two names: the same 40 records serve as both

@@ -1,4 +1,4 @@
-"""python -m mxlite.tools.im2rec: the same .lst files and records as MXNet's tools/im2rec.py."""
+"""python -m mxlite.im2rec: the same .lst files and records as MXNet's tools/im2rec.py."""
 
 from __future__ import annotations
 
@@ -8,13 +8,12 @@ import sys
 
 import pytest
 
-from mxlite import recordio
-from mxlite.tools import im2rec
+from mxlite import im2rec, recordio
 
-from ..image._golden import image_folder
+from .image._golden import image_folder
 
 pytest.importorskip("cv2")
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "io", "golden", "im2rec")
+GOLDEN = os.path.join(os.path.dirname(__file__), "io", "golden", "im2rec")
 
 # (list arguments, pack arguments or None), as tools/make_golden_data.py ran MXNet's script.
 CASES = {
@@ -68,7 +67,7 @@ def test_pack_label_and_module_entry_point(tmp_path):
         [
             sys.executable,
             "-m",
-            "mxlite.tools.im2rec",
+            "mxlite.im2rec",
             str(work / "multi"),
             folder,
             "--pack-label",

@@ -1,4 +1,4 @@
-"""``python -m mxlite.tools.im2rec``: make image lists (``.lst``) and RecordIO databases
+"""``python -m mxlite.im2rec``: make image lists (``.lst``) and RecordIO databases
 (``.rec`` + ``.idx``) from a folder of images, with the arguments of MXNet's
 ``tools/im2rec.py`` and the same output.
 
@@ -22,8 +22,8 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from .. import recordio
-from ..opencv import require_cv2
+from . import recordio
+from .opencv import require_cv2
 
 
 def list_image(root: str, recursive: bool, exts: list[str]) -> Iterator[tuple]:
