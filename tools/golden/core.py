@@ -1,0 +1,110 @@
+"""The one core of the golden files: run a case on real MXNet 1.9.1, write it in one layout.
+
+Run only under the reference interpreter (it imports ``mxnet``, never ``mxlite``)::
+
+    /tmp/mxref/bin/python tools/golden/run.py FAMILY [FAMILY ...]
+
+A family (``tools/golden/cases/<family>.py``) is data: the file it writes, a seed, and its
+cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one the tests read
+(``tests/golden_file.py``), is one ``.npz`` per family:
+
+``__cases__``
+    JSON: case name -> its metadata (``op``, ``params``, ``n_in``, ``n_out``, ``grad``, and
+    whatever the family adds).
+``<case>/in<i>``, ``<case>/out<j>``
+    the inputs and MXNet's visible outputs.
+``<case>/head<j>``, ``<case>/grad<i>``
+    for differentiable cases: the head gradient of output ``j`` (drawn from the family's
+    generator after the forward pass) and MXNet's gradient of input ``i``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def nd_function(op: str) -> Any:
+    """``mx.nd.<op>``, or the internal operator of that name."""
+    for space in (mx.nd, mx.nd._internal, mx.nd.contrib):
+        f = getattr(space, op, None)
+        if f is not None:
+            return f
+    raise KeyError(f"mxnet has no operator {op!r}")
+
+
+class Golden:
+    """The cases and arrays of one golden file, written by :meth:`save`.
+
+    ``rng`` is the family's generator: inputs drawn by the family and head gradients drawn
+    here come from it in case order, so the same family writes the same file again.
+    """
+
+    def __init__(self, path: str, seed: int) -> None:
+        self.path = ROOT / path
+        self.rng = np.random.RandomState(seed)
+        self.cases: dict[str, dict] = {}
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def put(self, name: str, meta: dict, **arrays: np.ndarray) -> None:
+        """Record a case whose arrays were computed by the caller."""
+        if name in self.cases:
+            raise KeyError(f"case {name!r} recorded twice")
+        self.cases[name] = meta
+        for key, value in arrays.items():
+            self.arrays[f"{name}/{key}"] = np.asarray(value)
+
+    def op(
+        self,
+        name: str,
+        op: str,
+        inputs: list[np.ndarray],
+        params: dict | None = None,
+        grad: bool = True,
+        head: str = "uniform",
+        heads: str = "all",
+        head_dtype: str | None = None,
+        **meta: Any,
+    ) -> None:
+        """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
+        ``mx.autograd`` with head gradients drawn ``head`` ("uniform" in [-1, 1) or "normal")
+        for every output (``heads="all"``) or the first (``heads="first"``)."""
+        params = dict(params or {})
+        xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+        f = nd_function(op)
+        arrays: dict[str, np.ndarray] = {}
+        if grad:
+            for x in xs:
+                x.attach_grad()
+            with mx.autograd.record():
+                out = f(*xs, **params)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            hs = []
+            for o in outs if heads == "all" else outs[:1]:
+                dt = head_dtype or np.dtype(o.dtype).name
+                draw = self.rng.normal if head == "normal" else self.rng.uniform
+                args = () if head == "normal" else (-1, 1)
+                hs.append(draw(*args, size=o.shape).astype(dt))
+            mx.autograd.backward(outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs])
+            arrays.update({f"head{j}": h for j, h in enumerate(hs)})
+            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})
+        else:
+            out = f(*xs, **params)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+        arrays.update({f"in{i}": a for i, a in enumerate(inputs)})
+        arrays.update({f"out{j}": o.asnumpy() for j, o in enumerate(outs)})
+        case = {"op": op, "params": params, "n_in": len(inputs), "n_out": len(outs), "grad": grad}
+        self.put(name, {**case, **meta}, **arrays)
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        cases = json.dumps(self.cases, sort_keys=True)
+        np.savez_compressed(self.path, __cases__=np.array(cases), **self.arrays)
+        size = self.path.stat().st_size
+        print(f"{self.path.relative_to(ROOT)}: {len(self.cases)} cases, {size / 1024:.0f} KB")

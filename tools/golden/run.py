@@ -1,0 +1,37 @@
+"""Write golden files with real MXNet 1.9.1: ``/tmp/mxref/bin/python tools/golden/run.py
+FAMILY [FAMILY ...]`` (every family when none is named).
+
+A family is ``tools/golden/cases/<family>.py``: ``FILE`` (the golden file, from the
+repository root), ``SEED`` (its generator) and ``cases(rng)``, which yields one row per case,
+``(name, op, inputs, params, options)``, drawing its inputs from ``rng`` as it goes; the rows are
+run in order by :meth:`core.Golden.op` (``options`` are its keyword arguments). A family that
+records something other than operator calls defines ``record(golden)`` instead.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+from core import Golden
+
+CASES = Path(__file__).resolve().parent / "cases"
+
+
+def run(family: str) -> None:
+    spec = importlib.util.spec_from_file_location(f"cases_{family}", CASES / f"{family}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    golden = Golden(mod.FILE, mod.SEED)
+    if hasattr(mod, "record"):
+        mod.record(golden)
+    else:
+        for name, op, inputs, params, options in mod.cases(golden.rng):
+            golden.op(name, op, inputs, params, **options)
+    golden.save()
+
+
+if __name__ == "__main__":
+    for fam in sys.argv[1:] or sorted(p.stem for p in CASES.glob("*.py")):
+        run(fam)
