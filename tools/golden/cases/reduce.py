@@ -1,27 +1,15 @@
-"""Record reductions and ordering operators from real MXNet 1.9.1 into
-tests/operator/golden/reduce.npz, for tests/operator/test_reduce.py and test_ordering.py.
+"""Reductions and ordering operators (tests/operator/test_reduce.py, test_ordering.py).
 
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_reduce.py [OUT_FILE]
-
-For case ``i`` the file holds ``i_in{j}`` (inputs), ``i_out{j}`` (visible outputs), and for
-differentiable cases ``i_head{j}`` (a fixed random head gradient) and ``i_grad{j}`` (input
-gradients from ``mx.autograd``). ``__cases__`` is a JSON list of ``{"op", "params", "grad"}``.
 Data with ties is used only where MXNet's sort order among equal values is the stable one
-(full sorts of at most 16 elements, or k=1).
+(full sorts of at most 16 elements, or k=1). Cases are named by their index.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-
-import mxnet as mx
 import numpy as np
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "operator", "golden", "reduce.npz")
+FILE = "tests/operator/golden/reduce.npz"
+SEED = 42
 
 
 def data(shape, dtype="float32", seed=0, kind="normal"):
@@ -165,53 +153,6 @@ CASES = [
 ]
 
 
-def nd_func(op):
-    if op.startswith("_"):
-        return getattr(mx.nd._internal, op)
-    return getattr(mx.nd, op)
-
-
-def run(op, inputs, params, grad, rng):
-    xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
-    fn = nd_func(op)
-    if not grad:
-        out = fn(*xs, **params)
-        outs = out if isinstance(out, list) else [out]
-        return [o.asnumpy() for o in outs], None, None
-    for x in xs:
-        x.attach_grad()
-    with mx.autograd.record():
-        out = fn(*xs, **params)
-    outs = out if isinstance(out, list) else [out]
-    heads = [rng.normal(size=o.shape).astype(o.dtype) for o in outs]
-    mx.autograd.backward(outs, [mx.nd.array(h, dtype=h.dtype) for h in heads])
-    return [o.asnumpy() for o in outs], heads, [x.grad.asnumpy() for x in xs]
-
-
-def main(path: str) -> None:
-    rng = np.random.RandomState(42)
-    arrays: dict[str, np.ndarray] = {}
-    table = []
+def cases(rng: np.random.RandomState):
     for i, (op, inputs, params, grad) in enumerate(CASES):
-        try:
-            outs, heads, grads = run(op, inputs, params, grad, rng)
-        except Exception:
-            print(f"case {i}: {op} {params} failed", file=sys.stderr)
-            raise
-        for j, a in enumerate(inputs):
-            arrays[f"{i}_in{j}"] = a
-        for j, o in enumerate(outs):
-            arrays[f"{i}_out{j}"] = o
-        if grad:
-            for j, h in enumerate(heads):
-                arrays[f"{i}_head{j}"] = h
-            for j, g in enumerate(grads):
-                arrays[f"{i}_grad{j}"] = g
-        table.append({"op": op, "params": params, "grad": grad})
-    arrays["__cases__"] = np.array(json.dumps(table))
-    np.savez_compressed(path, **arrays)
-    print(f"wrote {len(table)} cases to {path} ({os.path.getsize(path)} bytes)")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else OUT)
+        yield str(i), op, inputs, params, {"grad": grad, "head": "normal"}
