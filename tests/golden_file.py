@@ -34,23 +34,24 @@ class GoldenFile(Mapping):
     def __len__(self) -> int:
         return len(self._arrays)
 
-    def _series(self, case: str, kind: str) -> list[np.ndarray]:
+    def series(self, case: str, kind: str) -> list[np.ndarray]:
+        """``<case>/<kind>0``, ``<case>/<kind>1``, ... while they exist."""
         out: list[np.ndarray] = []
         while f"{case}/{kind}{len(out)}" in self._arrays:
             out.append(self._arrays[f"{case}/{kind}{len(out)}"])
         return out
 
     def inputs(self, case: str) -> list[np.ndarray]:
-        return self._series(case, "in")
+        return self.series(case, "in")
 
     def outputs(self, case: str) -> list[np.ndarray]:
-        return self._series(case, "out")
+        return self.series(case, "out")
 
     def heads(self, case: str) -> list[np.ndarray]:
-        return self._series(case, "head")
+        return self.series(case, "head")
 
     def grads(self, case: str) -> list[np.ndarray]:
-        return self._series(case, "grad")
+        return self.series(case, "grad")
 
 
 def load(path: str) -> GoldenFile:

@@ -31,7 +31,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def nd_function(op: str) -> Any:
-    """``mx.nd.<op>``, or the internal operator of that name."""
+    """``mx.nd.<op>`` (``op`` may be a dotted path, ``linalg.gemm``), or the internal operator of
+    that name."""
+    if "." in op:
+        f = mx.nd
+        for part in op.split("."):
+            f = getattr(f, part)
+        return f
     for space in (mx.nd, mx.nd._internal, mx.nd.contrib):
         f = getattr(space, op, None)
         if f is not None:
@@ -42,13 +48,14 @@ def nd_function(op: str) -> Any:
 class Golden:
     """The cases and arrays of one golden file, written by :meth:`save`.
 
-    ``rng`` is the family's generator: inputs drawn by the family and head gradients drawn
+    ``rng`` is the family's generator (``np.random.RandomState`` unless the family names
+    ``default_rng``): inputs drawn by the family and head gradients drawn
     here come from it in case order, so the same family writes the same file again.
     """
 
-    def __init__(self, path: str, seed: int) -> None:
+    def __init__(self, path: str, seed: int, generator: str = "RandomState") -> None:
         self.path = ROOT / path
-        self.rng = np.random.RandomState(seed)
+        self.rng = getattr(np.random, generator)(seed)
         self.cases: dict[str, dict] = {}
         self.arrays: dict[str, np.ndarray] = {}
 
@@ -88,9 +95,10 @@ class Golden:
             hs = []
             for o in outs if heads == "all" else outs[:1]:
                 dt = head_dtype or np.dtype(o.dtype).name
-                draw = self.rng.normal if head == "normal" else self.rng.uniform
-                args = () if head == "normal" else (-1, 1)
-                hs.append(draw(*args, size=o.shape).astype(dt))
+                if head == "normal":
+                    hs.append(self.rng.standard_normal(size=o.shape).astype(dt))
+                else:
+                    hs.append(self.rng.uniform(-1, 1, size=o.shape).astype(dt))
             mx.autograd.backward(outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs])
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
             arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})

@@ -1,11 +1,12 @@
 """Write golden files with real MXNet 1.9.1: ``/tmp/mxref/bin/python tools/golden/run.py
 FAMILY [FAMILY ...]`` (every family when none is named).
 
-A family is ``tools/golden/cases/<family>.py``: ``FILE`` (the golden file, from the
-repository root), ``SEED`` (its generator) and ``cases(rng)``, which yields one row per case,
-``(name, op, inputs, params, options)``, drawing its inputs from ``rng`` as it goes; the rows are
-run in order by :meth:`core.Golden.op` (``options`` are its keyword arguments). A family that
-records something other than operator calls defines ``record(golden)`` instead.
+A family is ``tools/golden/cases/<family>.py``: ``FILE`` (the golden file, from the repository
+root), ``SEED`` (its generator's seed; ``GENERATOR = "default_rng"`` for NumPy's newer one) and
+``cases(rng)``, which yields one row per case, ``(name, op, inputs, params, options)``, drawing
+its inputs from ``rng`` as it goes; the rows run in order through :meth:`core.Golden.op`
+(``options`` are its keyword arguments). A family that records more than operator calls
+defines ``record(golden)`` instead.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ def run(family: str) -> None:
     spec = importlib.util.spec_from_file_location(f"cases_{family}", CASES / f"{family}.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
-    golden = Golden(mod.FILE, mod.SEED)
+    golden = Golden(mod.FILE, mod.SEED, getattr(mod, "GENERATOR", "RandomState"))
     if hasattr(mod, "record"):
         mod.record(golden)
     else:
