@@ -1,24 +1,13 @@
-"""Write tests/golden/autograd.npz with real MXNet 1.9.1, for tests/test_autograd.py.
+"""The autograd cases of tests/test_autograd.py, written as functions of the ``mx`` module so
+that the test runs them under mxlite and tools/golden/cases/autograd.py under MXNet 1.9.1 (it
+records MXNet's gradients into tests/golden/autograd.npz). Nothing here imports either.
 
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_autograd.py [OUT_FILE]
-
-The cases below are plain functions of the ``mx`` module, so the test imports this file (without
-running :func:`main`) and runs the very same expressions under mxlite. Each case gets float32
-inputs from a seeded NumPy generator; the file stores them together with the head gradients and
-MXNet's results, so the test never depends on a generator agreeing across versions.
-
-Keys (one flat float32 array each, to keep the file small; :func:`unpack` splits it):
-``<case>`` holds the inputs, the head gradients, then MXNet's gradients (one per input);
-``train`` holds the network's data and initial weights (``TRAIN_SHAPES``) and ``train.loss``
-MXNet's loss before each of the ``STEPS`` SGD updates.
+Each case gets float32 inputs from a seeded NumPy generator; the golden file stores them with
+the head gradients, so the test never depends on a generator agreeing across versions.
 """
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -236,25 +225,6 @@ def train(mx: Any, data: dict[str, np.ndarray]) -> np.ndarray:
     return np.array(losses, dtype=np.float64)
 
 
-# ---- golden file -----------------------------------------------------------------------------
-
-
-def pack(arrays: list[np.ndarray]) -> np.ndarray:
-    return np.concatenate([np.asarray(a, np.float32).reshape(-1) for a in arrays])
-
-
-def unpack(flat: np.ndarray, shapes: list[tuple[int, ...]]) -> list[np.ndarray]:
-    """Split ``flat`` into arrays of ``shapes``; the sizes must add up exactly."""
-    out, pos = [], 0
-    for s in shapes:
-        n = int(np.prod(s))
-        out.append(flat[pos : pos + n].reshape(s))
-        pos += n
-    if pos != flat.size:
-        raise ValueError(f"unpack: {flat.size} values for shapes {shapes}")
-    return out
-
-
 def run_case(mx: Any, case: Case, arrays: list[np.ndarray], hgs: list | None) -> list:
     """Gradients of ``case`` by autograd (each input a variable), as NumPy arrays."""
     xs = [mx.nd.array(a) for a in arrays]
@@ -267,35 +237,3 @@ def run_case(mx: Any, case: Case, arrays: list[np.ndarray], hgs: list | None) ->
     head_grads = None if hgs is None else [mx.nd.array(g) for g in hgs]
     mx.autograd.backward(heads, head_grads)
     return [x.grad.asnumpy() for x in xs]
-
-
-def main() -> None:
-    import mxnet as mx  # only under the reference interpreter
-
-    here = os.path.dirname(os.path.abspath(__file__))
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, os.pardir, "tests", "golden")
-    out = os.path.normpath(out)
-    if os.path.isdir(out) or not out.endswith(".npz"):
-        os.makedirs(out, exist_ok=True)
-        out = os.path.join(out, "autograd.npz")
-    store: dict[str, np.ndarray] = {}
-    for seed, case in enumerate(CASES):
-        arrays = case_inputs(case, seed)
-        hgs = None
-        if case.head_grads:
-            rng = np.random.RandomState(100 + seed)
-            probe = [mx.nd.array(a) for a in arrays]
-            if case.prepare is not None:
-                case.prepare(mx, probe)
-            hgs = [rng.uniform(-1, 1, s).astype(np.float32) for s in head_shapes(mx, case, probe)]
-        grads = run_case(mx, case, arrays, hgs)
-        store[case.name] = pack(arrays + (hgs or []) + grads)
-    data = train_data()
-    store["train"] = pack([data[k] for k in TRAIN_SHAPES])
-    store["train.loss"] = train(mx, data)
-    np.savez_compressed(out, **store)
-    print(f"wrote {out}: {len(store)} arrays, {os.path.getsize(out)} bytes")
-
-
-if __name__ == "__main__":
-    main()
