@@ -94,18 +94,20 @@ class Golden:
         heads: str = "all",
         head_dtype: str | None = None,
         names: list[str] | None = None,
+        wrt: int | None = None,
         **meta: Any,
     ) -> None:
         """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
         ``mx.autograd`` with head gradients drawn ``head`` ("uniform" in [-1, 1) or "normal")
-        for every output (``heads="all"``) or the first (``heads="first"``). With ``names``
-        the inputs are passed by those keywords."""
+        for every output (``heads="all"``) or the first (``heads="first"``), and the gradients of
+        the first ``wrt`` inputs (all by default). With ``names`` the inputs are passed by those
+        keywords."""
         params = dict(params or {})
         xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
         if grad:
-            for x in xs:
+            for x in xs[:wrt]:
                 x.attach_grad()
             with mx.autograd.record():
                 out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
@@ -119,7 +121,7 @@ class Golden:
                     hs.append(self.rng.uniform(-1, 1, size=o.shape).astype(dt))
             mx.autograd.backward(outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs])
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
-            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})
+            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(xs[:wrt])})
         else:
             out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
             outs = out if isinstance(out, (list, tuple)) else [out]

@@ -1,33 +1,24 @@
-"""Record golden values for the softmax family and the loss/output layers from real MXNet 1.9.1.
-
-Run under real MXNet:  /tmp/mxref/bin/python tools/make_golden_nn_loss.py
-Writes tests/operator/golden/nn_loss.npz with, per case ``c``: ``c/meta`` (JSON: op, params,
-number of inputs), ``c/in<i>`` (inputs), ``c/out<i>`` (visible forward outputs),
-``c/head<i>`` (the head gradients) and ``c/grad0`` (the gradient of the first input, from
-autograd in training mode).
-"""
+"""The softmax family and the loss/output layers (tests/operator/test_nn_softmax.py,
+test_nn_loss.py): every input is drawn first, then each case runs in training mode with
+standard normal head gradients; only the first input's gradient is recorded."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import mxnet as mx
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "golden" / "nn_loss.npz"
-rng = np.random.default_rng(20240601)
-
-
-def r(*shape, dtype="float32", scale=1.0):
-    return (rng.standard_normal(shape) * scale).astype(dtype)
+FILE = "tests/operator/golden/nn_loss.npz"
+SEED = 20240601
+GENERATOR = "default_rng"
 
 
 def lab(values, dtype="float32"):
     return np.array(values, dtype=dtype)
 
 
-def cases():
+def cases(rng: np.random.Generator):
+    def r(*shape, dtype="float32", scale=1.0):
+        return (rng.standard_normal(shape) * scale).astype(dtype)
+
     c = {}
     # softmax family
     c["softmax_f32"] = ("softmax", [r(3, 4)], {})
@@ -170,34 +161,5 @@ def cases():
         [r(5, 2, 4), lab([[0, 0], [1, 2]], "int32"), lab([2, 1], "int32")],
         {"use_label_lengths": True, "blank_label": "last"},
     )
-    return c
-
-
-def main() -> None:
-    arrays = {}
-    for name, (op, inputs, params) in cases().items():
-        nd_in = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
-        nd_in[0].attach_grad()
-        with mx.autograd.record(train_mode=True):
-            fn = (
-                getattr(mx.nd.contrib, op[9:]) if op.startswith("_contrib_") else getattr(mx.nd, op)
-            )
-            out = fn(*nd_in, **params)
-        outs = out if isinstance(out, list) else [out]
-        heads = [r(*o.shape, dtype=o.dtype) for o in outs]
-        mx.autograd.backward(outs, [mx.nd.array(h, dtype=h.dtype) for h in heads])
-        meta = {"op": op, "params": params, "n_in": len(inputs), "n_out": len(outs)}
-        arrays[f"{name}/meta"] = np.array(json.dumps(meta))
-        for i, a in enumerate(inputs):
-            arrays[f"{name}/in{i}"] = a
-        for i, (o, h) in enumerate(zip(outs, heads)):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-            arrays[f"{name}/head{i}"] = h
-        arrays[f"{name}/grad0"] = nd_in[0].grad.asnumpy()
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT, **arrays)
-    print(f"wrote {len(arrays)} arrays to {OUT}")
-
-
-if __name__ == "__main__":
-    main()
+    for name, (op, inputs, params) in c.items():
+        yield name, op, inputs, params, {"head": "normal", "wrt": 1}
