@@ -9,13 +9,14 @@ cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one
 (``tests/golden_file.py``), is one ``.npz`` per family:
 
 ``__cases__``
-    JSON: case name -> its metadata (``op``, ``params``, ``n_in``, ``n_out``, ``grad``, and
-    whatever the family adds).
+    JSON: case name -> its metadata (``op``, ``params``, ``n_in``, ``n_out``, ``grad``;
+    ``n_aux`` and ``train`` where not 0 and True; whatever the family adds).
 ``<case>/in<i>``, ``<case>/out<j>``
     the inputs and MXNet's visible outputs.
-``<case>/head<j>``, ``<case>/grad<i>``
+``<case>/head<j>``, ``<case>/grad<i>``, ``<case>/aux<k>``
     for differentiable cases: the head gradient of output ``j`` (drawn from the family's
-    generator after the forward pass) and MXNet's gradient of input ``i``.
+    generator after the forward pass), MXNet's gradient of input ``i``, and auxiliary state
+    ``k`` as the backward pass left it.
 """
 
 from __future__ import annotations
@@ -95,21 +96,28 @@ class Golden:
         head_dtype: str | None = None,
         names: list[str] | None = None,
         wrt: int | None = None,
+        aux: int = 0,
+        train: bool = True,
         **meta: Any,
     ) -> None:
         """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
-        ``mx.autograd`` with head gradients drawn ``head`` ("uniform" in [-1, 1) or "normal")
-        for every output (``heads="all"``) or the first (``heads="first"``), and the gradients of
-        the first ``wrt`` inputs (all by default). With ``names`` the inputs are passed by those
-        keywords."""
+        ``mx.autograd`` (in training mode unless ``train`` is False).
+
+        Head gradients are drawn ``head`` ("uniform" in [-1, 1) or "normal") for every output
+        (``heads="all"``) or the first (``heads="first"``); the gradients kept are those of the
+        first ``wrt`` inputs (every argument by default). The last ``aux`` inputs are auxiliary
+        states: no gradient, and their values after backward are kept as ``aux<k>``. With
+        ``names`` the inputs are passed by those keywords.
+        """
         params = dict(params or {})
         xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+        args = xs[: len(xs) - aux][:wrt]
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
         if grad:
-            for x in xs[:wrt]:
+            for x in args:
                 x.attach_grad()
-            with mx.autograd.record():
+            with mx.autograd.record(train_mode=train):
                 out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
             outs = out if isinstance(out, (list, tuple)) else [out]
             hs = []
@@ -119,15 +127,20 @@ class Golden:
                     hs.append(self.rng.standard_normal(size=o.shape).astype(dt))
                 else:
                     hs.append(self.rng.uniform(-1, 1, size=o.shape).astype(dt))
-            mx.autograd.backward(outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs])
+            mx.autograd.backward(
+                outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
+            )
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
-            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(xs[:wrt])})
+            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(args)})
         else:
             out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
             outs = out if isinstance(out, (list, tuple)) else [out]
         arrays.update({f"in{i}": a for i, a in enumerate(inputs)})
         arrays.update({f"out{j}": o.asnumpy() for j, o in enumerate(outs)})
+        arrays.update({f"aux{k}": x.asnumpy() for k, x in enumerate(xs[len(xs) - aux :])})
         case = {"op": op, "params": params, "n_in": len(inputs), "n_out": len(outs), "grad": grad}
+        case.update({"n_aux": aux} if aux else {})
+        case.update({} if train else {"train": False})
         self.put(name, {**case, **meta}, **arrays)
 
     def op_isolated(self, name: str, *args: Any, **kwargs: Any) -> str | None:

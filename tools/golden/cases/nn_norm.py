@@ -1,21 +1,14 @@
-"""Record golden values for the activation, normalisation and dropout operators from real
-MXNet 1.9.1: run under /tmp/mxref/bin/python from the repository root.
-
-Writes tests/operator/golden/nn_norm.npz and nn_norm.json. For each case: the inputs
-(arguments, then aux states), every visible output, the gradient of each argument for a fixed
+"""Activation, normalisation and dropout (tests/operator/test_nn_norm.py, test_nn_act.py): the
+inputs (arguments, then aux states), every visible output, the gradient of each argument for a
 random head gradient on output 0 (autograd, in the case's train mode), and the aux states after
-that backward (MXNet updates BatchNorm's moving statistics there on CPU).
-"""
+that backward (MXNet updates BatchNorm's moving statistics there on CPU)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import mxnet as mx
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "golden"
+FILE = "tests/operator/golden/nn_norm.npz"
+SEED = 42
 
 # (case, op, arg shapes, aux shapes, params, train, dtype, input scale)
 X4 = (3, 4, 2, 3)
@@ -131,56 +124,13 @@ CASES += [
 ]
 
 
-def main() -> None:
-    rng = np.random.RandomState(42)
-    arrays: dict[str, np.ndarray] = {}
-    meta = []
+def cases(rng: np.random.RandomState):
     for name, op, shapes, aux_shapes, params, train, dt in CASES:
         pdt = "float32" if (dt == "float16" and op == "BatchNorm") else dt
         ins = [rng.uniform(-2, 2, shapes[0]).astype(dt)]
-        for s in shapes[1:]:
-            ins.append(rng.uniform(0.5, 1.5, s).astype(pdt))
-        aux = []
+        ins += [rng.uniform(0.5, 1.5, s).astype(pdt) for s in shapes[1:]]
         if aux_shapes:
-            aux = [
-                rng.uniform(-0.5, 0.5, aux_shapes[0]).astype(pdt),
-                rng.uniform(0.5, 2, aux_shapes[1]).astype(pdt),
-            ]
-        nd_in = [mx.nd.array(a, dtype=a.dtype) for a in ins]
-        nd_aux = [mx.nd.array(a, dtype=a.dtype) for a in aux]
-        for a in nd_in:
-            a.attach_grad()
-        with mx.autograd.record(train_mode=train):
-            outs = getattr(mx.nd, op)(*nd_in, *nd_aux, **params)
-        outs = outs if isinstance(outs, list) else [outs]
-        head = rng.uniform(-1, 1, outs[0].shape).astype(dt)
-        mx.autograd.backward([outs[0]], [mx.nd.array(head, dtype=dt)], train_mode=train)
-        for i, a in enumerate(ins + aux):
-            arrays[f"{name}:in{i}"] = a
-        arrays[f"{name}:head"] = head
-        for i, o in enumerate(outs):
-            arrays[f"{name}:out{i}"] = o.asnumpy()
-        for i, a in enumerate(nd_in):
-            arrays[f"{name}:grad{i}"] = a.grad.asnumpy()
-        for i, a in enumerate(nd_aux):
-            arrays[f"{name}:aux{i}"] = a.asnumpy()
-        meta.append(
-            {
-                "case": name,
-                "op": op,
-                "params": params,
-                "train": train,
-                "dtype": dt,
-                "n_args": len(ins),
-                "n_aux": len(aux),
-                "n_out": len(outs),
-            }
-        )
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT / "nn_norm.npz", **arrays)
-    (OUT / "nn_norm.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"{len(meta)} cases")
-
-
-if __name__ == "__main__":
-    main()
+            ins.append(rng.uniform(-0.5, 0.5, aux_shapes[0]).astype(pdt))
+            ins.append(rng.uniform(0.5, 2, aux_shapes[1]).astype(pdt))
+        opts = {"heads": "first", "head_dtype": dt, "aux": len(aux_shapes), "train": train}
+        yield name, op, ins, params, {**opts, "dtype": dt}
