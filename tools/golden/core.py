@@ -95,8 +95,9 @@ class Golden:
         heads: str = "all",
         head_dtype: str | None = None,
         names: list[str] | None = None,
-        wrt: int | None = None,
+        wrt: int | list[int] | None = None,
         aux: int = 0,
+        head_seed: int | None = None,
         train: bool = True,
         **meta: Any,
     ) -> None:
@@ -104,19 +105,22 @@ class Golden:
         ``mx.autograd`` (in training mode unless ``train`` is False).
 
         Head gradients are drawn ``head`` ("uniform" in [-1, 1) or "normal") for every output
-        (``heads="all"``) or the first (``heads="first"``); the gradients kept are those of the
-        first ``wrt`` inputs (every argument by default). The last ``aux`` inputs are auxiliary
-        states: no gradient, and their values after backward are kept as ``aux<k>``. With
-        ``names`` the inputs are passed by those keywords.
+        (``heads="all"``) or the first (``heads="first"``), from the family's generator or one
+        seeded with ``head_seed``; the gradients kept are those of the inputs ``wrt`` (a list
+        of positions, or a count from the first; every argument by default). The last ``aux``
+        inputs are auxiliary states: no gradient, and their values after backward are kept as
+        ``aux<k>``. With ``names`` the inputs are passed by those keywords.
         """
         params = dict(params or {})
         xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
-        args = xs[: len(xs) - aux][:wrt]
+        n_args = len(xs) - aux
+        wrt = list(range(n_args))[:wrt] if not isinstance(wrt, list) else wrt
+        rng = self.rng if head_seed is None else np.random.RandomState(head_seed)
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
         if grad:
-            for x in args:
-                x.attach_grad()
+            for i in wrt:
+                xs[i].attach_grad()
             with mx.autograd.record(train_mode=train):
                 out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
             outs = out if isinstance(out, (list, tuple)) else [out]
@@ -124,14 +128,14 @@ class Golden:
             for o in outs if heads == "all" else outs[:1]:
                 dt = head_dtype or np.dtype(o.dtype).name
                 if head == "normal":
-                    hs.append(self.rng.standard_normal(size=o.shape).astype(dt))
+                    hs.append(rng.standard_normal(size=o.shape).astype(dt))
                 else:
-                    hs.append(self.rng.uniform(-1, 1, size=o.shape).astype(dt))
+                    hs.append(rng.uniform(-1, 1, size=o.shape).astype(dt))
             mx.autograd.backward(
                 outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
             )
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
-            arrays.update({f"grad{i}": x.grad.asnumpy() for i, x in enumerate(args)})
+            arrays.update({f"grad{i}": xs[i].grad.asnumpy() for i in wrt})
         else:
             out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
             outs = out if isinstance(out, (list, tuple)) else [out]

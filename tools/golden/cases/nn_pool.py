@@ -1,28 +1,13 @@
-"""Record Pooling, UpSampling, ROIPooling, Embedding, Crop and the Sequence operators from real
-MXNet 1.9.1 into tests/operator/golden/nn_pool.npz, for tests/operator/test_nn_pool.py and
-test_nn_misc.py.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_nn_pool.py [OUT_FILE]
-
-For case ``i`` the file holds ``i_in{j}`` (inputs), ``i_out0`` (the visible output),
-``i_head0`` (a fixed random head gradient) and ``i_grad{j}`` (gradients of the inputs listed
-in the case's ``grad`` field, from ``mx.autograd``). ``__cases__`` is a JSON list of
-``{"op", "params", "grad"}``. Max-pooling data has distinct values, so no tie decides a
-gradient (MXNet's MKLDNN and native kernels agree on those).
-"""
+"""Pooling and the other nn_pool operators (tests/operator/test_nn_pool.py, test_nn_misc.py):
+case ``i`` (named by its index) records the gradients of the inputs it lists, for a standard
+normal head gradient on its output drawn from a generator seeded 100 + i."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
-
-import mxnet as mx
 import numpy as np
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "operator", "golden", "nn_pool.npz")
+FILE = "tests/operator/golden/nn_pool.npz"
+SEED = 0
 
 
 def distinct(shape, dtype="float32", seed=0):
@@ -340,29 +325,7 @@ CASES = [
 ]
 
 
-def main(out: str) -> None:
-    arrays: dict[str, np.ndarray] = {}
-    table = []
+def cases(rng: np.random.RandomState):
     for i, (op, inputs, params, grads) in enumerate(CASES):
-        nds = [mx.nd.array(x, dtype=x.dtype) for x in inputs]
-        for j in grads:
-            nds[j].attach_grad()
-        with mx.autograd.record(train_mode=True):
-            y = getattr(mx.nd, op)(*nds, **params)
-        head = np.random.RandomState(100 + i).normal(size=y.shape).astype(y.dtype)
-        if grads:
-            y.backward(mx.nd.array(head, dtype=head.dtype))
-        for j, x in enumerate(inputs):
-            arrays[f"{i}_in{j}"] = x
-        arrays[f"{i}_out0"] = y.asnumpy()
-        arrays[f"{i}_head0"] = head
-        for j in grads:
-            arrays[f"{i}_grad{j}"] = nds[j].grad.asnumpy()
-        table.append({"op": op, "params": params, "grad": grads})
-    arrays["__cases__"] = np.array(json.dumps(table))
-    np.savez_compressed(out, **arrays)
-    print(f"wrote {len(table)} cases to {out} ({os.path.getsize(out)} bytes)")
-
-
-if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else OUT)
+        opts = {"grad": bool(grads), "wrt": grads, "head": "normal", "head_seed": 100 + i}
+        yield str(i), op, inputs, params, {**opts, "grads": grads}
