@@ -131,9 +131,10 @@ class Golden:
                     hs.append(rng.standard_normal(size=o.shape).astype(dt))
                 else:
                     hs.append(rng.uniform(-1, 1, size=o.shape).astype(dt))
-            mx.autograd.backward(
-                outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
-            )
+            if wrt:  # heads are drawn (and kept) even where no input takes a gradient
+                mx.autograd.backward(
+                    outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
+                )
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
             arrays.update({f"grad{i}": xs[i].grad.asnumpy() for i in wrt})
         else:

@@ -1,26 +1,18 @@
-"""Record golden values of the shape, joining and indexing operators with real MXNet 1.9.1.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_shape.py [OUT_DIR]
-
-OUT_DIR defaults to tests/operator/golden. Writes ``shape.npz`` (for case ``i``: inputs
-``i/in0``..., outputs ``i/out0``..., head gradients ``i/head0``... and input gradients
-``i/grad0``... from autograd) and ``shape.json``: the case list (operator, parameters, which
-inputs get a gradient) and the results of MXNet's Reshape shape inference on many
-(shape, target, reverse) triples, each a shape or the string "error".
-"""
+"""Shape, joining and indexing operators (tests/operator/test_shape.py, test_join.py,
+test_gather.py): case ``i`` (named by its index) records the gradients of the inputs it lists
+(None: every float input), and the entry ``reshape_inference`` holds MXNet's Reshape shape
+inference on (shape, target, reverse) triples, each a shape or "error"."""
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 
-RNG = np.random.RandomState(7)
+FILE = "tests/operator/golden/shape.npz"
+SEED = 7
+RNG = np.random.RandomState(SEED)  # the inputs, drawn as the table is built
 
 
 def x(*shape: int, dtype: str = "float32") -> np.ndarray:
@@ -233,21 +225,11 @@ RESHAPES: list[tuple[tuple, tuple, bool]] = [
 ]
 
 
-def run_case(op: str, inputs: list[np.ndarray], params: dict, grad_of: list[int] | None):
-    fn = getattr(mx.nd, op, None) or getattr(mx.nd._internal, op)
-    arrs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
-    if grad_of is None:
-        grad_of = [i for i, a in enumerate(inputs) if a.dtype.kind == "f"]
-    for i in grad_of:
-        arrs[i].attach_grad()
-    with mx.autograd.record():
-        out = fn(*arrs, **params)
-    outs = out if isinstance(out, list) else [out]
-    heads = [RNG.uniform(-1, 1, size=o.shape).astype(o.dtype) for o in outs]
-    if grad_of:
-        mx.autograd.backward(outs, [mx.nd.array(h, dtype=h.dtype) for h in heads])
-    grads = [arrs[i].grad.asnumpy() for i in grad_of]
-    return [o.asnumpy() for o in outs], heads, grads, grad_of
+def cases(rng: np.random.RandomState):
+    for i, (op, inputs, params, grad_of) in enumerate(CASES):
+        if grad_of is None:
+            grad_of = [j for j, a in enumerate(inputs) if a.dtype.kind == "f"]
+        yield str(i), op, inputs, params, {"wrt": grad_of, "grad_of": grad_of}
 
 
 def reshape_result(src: tuple, target: tuple, reverse: bool) -> list[int] | str:
@@ -260,41 +242,9 @@ def reshape_result(src: tuple, target: tuple, reverse: bool) -> list[int] | str:
     return list(out) if np.prod(out) == np.prod(src) and min(out) > 0 else "error"
 
 
-def main() -> None:
-    out_dir = (
-        sys.argv[1]
-        if len(sys.argv) > 1
-        else os.path.join(os.path.dirname(__file__), "..", "tests", "operator", "golden")
-    )
-    arrays: dict[str, np.ndarray] = {}
-    cases = []
-    for i, (op, inputs, params, grad_of) in enumerate(CASES):
-        outs, heads, grads, grad_of = run_case(op, inputs, params, grad_of)
-        for j, a in enumerate(inputs):
-            arrays[f"{i}/in{j}"] = a
-        for j, (o, h) in enumerate(zip(outs, heads)):
-            arrays[f"{i}/out{j}"] = o
-            arrays[f"{i}/head{j}"] = h
-        for j, g in zip(grad_of, grads):
-            arrays[f"{i}/grad{j}"] = g
-        cases.append(
-            {
-                "op": op,
-                "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
-                "n_in": len(inputs),
-                "n_out": len(outs),
-                "grad_of": grad_of,
-            }
-        )
+def record(golden: Any) -> None:
     reshapes = [
         {"src": list(s), "target": list(t), "reverse": r, "result": reshape_result(s, t, r)}
         for s, t, r in RESHAPES
     ]
-    np.savez_compressed(os.path.join(out_dir, "shape.npz"), **arrays)
-    with open(os.path.join(out_dir, "shape.json"), "w") as f:
-        json.dump({"cases": cases, "reshapes": reshapes}, f, indent=1)
-        f.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+    golden.put("reshape_inference", {"reshapes": reshapes})
