@@ -1,22 +1,16 @@
-"""Record FullyConnected, Convolution and Deconvolution from real MXNet 1.9.1 for
-tests/operator/test_nn_conv.py: inputs, forward output and the gradients of every input under a
-fixed random head gradient (autograd, training mode).
-
-Run with the reference interpreter:  /tmp/mxref/bin/python tools/make_golden_nn_conv.py
-Writes tests/operator/golden/nn_conv.npz and nn_conv.json (the case table).
-"""
+"""FullyConnected, Convolution and Deconvolution (tests/operator/test_nn_conv.py): standard
+normal inputs (named in each case, in argument order) and head gradient, every input's
+gradient."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-import mxnet as mx
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "golden"
+FILE = "tests/operator/golden/nn_conv.npz"
+SEED = 20240514
+GENERATOR = "default_rng"
 
-# (case id, operator, dtype, {input name: shape}, params)
+# (case, op, dtype, input shapes by argument name, params)
 CASES = [
     (
         "conv2d",
@@ -254,37 +248,7 @@ CASES = [
 ]
 
 
-def main() -> None:
-    rng = np.random.default_rng(20240514)
-    arrays: dict[str, np.ndarray] = {}
-    table = []
+def cases(rng: np.random.Generator):
     for case, op, dtype, shapes, params in CASES:
-        ins = {k: rng.standard_normal(s).astype(dtype) for k, s in shapes.items()}
-        nds = {k: mx.nd.array(v, dtype=dtype) for k, v in ins.items()}
-        for v in nds.values():
-            v.attach_grad()
-        with mx.autograd.record(train_mode=True):
-            y = getattr(mx.nd, op)(*nds.values(), **params)
-        head = rng.standard_normal(y.shape).astype(dtype)
-        y.backward(mx.nd.array(head, dtype=dtype))
-        for k, v in ins.items():
-            arrays[f"{case}:{k}"] = v
-            arrays[f"{case}:grad_{k}"] = nds[k].grad.asnumpy()
-        arrays[f"{case}:head"] = head
-        arrays[f"{case}:out"] = y.asnumpy()
-        table.append(
-            {
-                "case": case,
-                "op": op,
-                "dtype": dtype,
-                "inputs": list(shapes),
-                "params": {k: list(v) if isinstance(v, tuple) else v for k, v in params.items()},
-            }
-        )
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT / "nn_conv.npz", **arrays)
-    (OUT / "nn_conv.json").write_text(json.dumps(table, indent=1) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+        ins = [rng.standard_normal(s).astype(dtype) for s in shapes.values()]
+        yield case, op, ins, params, {"head": "normal", "dtype": dtype, "args": list(shapes)}
