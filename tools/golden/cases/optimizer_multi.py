@@ -1,18 +1,17 @@
-"""Golden values for the multi_* fused SGD operators (tests/operator/test_optimizer_multi.py).
+"""The multi_* fused SGD operators (tests/operator/test_optimizer_multi.py): per case, the
+initial weights and states (seeded 100 + case index), three in-place update steps (out=weights)
+and, after each step ``s``, the gradients given (``step<s>/grad_<i>``) and the weights and
+states MXNet left (``step<s>/out_<name>``)."""
 
-Run under real MXNet 1.9.1: /tmp/mxref/bin/python tools/make_golden_optimizer_multi.py
-For each case: the initial weights, gradients and states (fixed seeds), three in-place update
-steps (out=weights), and the weights and states after each step. Writes
-tests/operator/golden/optimizer_multi.npz and .json (the case table).
-"""
+from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 
-OUT = Path(__file__).resolve().parents[1] / "tests" / "operator" / "golden"
+FILE = "tests/operator/golden/optimizer_multi.npz"
+SEED = 0
 STEPS = 3
 SHAPES = [(3, 4), (5,), (2, 1, 3)]
 
@@ -54,10 +53,10 @@ def group_names(op):
     return names
 
 
-def main():
-    arrays, table = {}, []
+def record(golden: Any) -> None:
     for ci, (case, op, dtype, params) in enumerate(CASES):
         rng = np.random.RandomState(100 + ci)
+        arrays: dict[str, np.ndarray] = {}
         n = params.pop("num_weights", len(SHAPES))
         shapes = SHAPES[:n]
         params = dict(params, lrs=LRS[:n], wds=WDS[:n], num_weights=n)
@@ -65,14 +64,14 @@ def main():
         inputs, weights, states = [], [], []
         for i, shape in enumerate(shapes):
             w = rng.uniform(-1, 1, shape).astype(dtype)
-            arrays[f"{case}/weight_{i}"] = w
+            arrays[f"weight_{i}"] = w
             wnd = mx.nd.array(w, dtype=dtype)
             weights.append(wnd)
             group = [wnd, None]
             if "mom" in names:
                 mom_dtype = "float32" if "weight32" in names else dtype
                 m = rng.uniform(-0.1, 0.1, shape).astype(mom_dtype)
-                arrays[f"{case}/mom_{i}"] = m
+                arrays[f"mom_{i}"] = m
                 mnd = mx.nd.array(m, dtype=mom_dtype)
                 group.append(mnd)
                 states.append((f"mom_{i}", mnd))
@@ -85,20 +84,12 @@ def main():
             flat = []
             for i, (group, shape) in enumerate(zip(inputs, shapes)):
                 g = rng.uniform(-2, 2, shape).astype(dtype)
-                arrays[f"{case}/step{step}/grad_{i}"] = g
+                arrays[f"step{step}/grad_{i}"] = g
                 group[1] = mx.nd.array(g, dtype=dtype)
                 flat += group
             getattr(mx.nd, op)(*flat, out=weights if n > 1 else weights[0], **params)
             for i, wnd in enumerate(weights):
-                arrays[f"{case}/step{step}/out_weight_{i}"] = wnd.asnumpy()
+                arrays[f"step{step}/out_weight_{i}"] = wnd.asnumpy()
             for name, s in states:
-                arrays[f"{case}/step{step}/out_{name}"] = s.asnumpy()
-        table.append({"case": case, "op": op, "dtype": dtype, "params": params, "n": n})
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT / "optimizer_multi.npz", **arrays)
-    (OUT / "optimizer_multi.json").write_text(json.dumps(table, indent=1) + "\n")
-    print(f"{len(table)} cases, {len(arrays)} arrays")
-
-
-if __name__ == "__main__":
-    main()
+                arrays[f"step{step}/out_{name}"] = s.asnumpy()
+        golden.put(case, {"op": op, "dtype": dtype, "params": params, "n": n}, **arrays)
