@@ -1,12 +1,6 @@
-"""Write tests/golden/init_metric.json with real MXNet 1.9.1, for tests/test_initializer.py and
-tests/test_metric.py.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_init_metric.py [OUT_FILE]
-
-The cases are plain functions of the ``mx`` module: the tests import this file (without running
-:func:`main`) and run the very same code under mxlite, then compare with what MXNet gave.
+"""The initializer and metric cases of tests/test_initializer.py and tests/test_metric.py,
+written as functions of the ``mx`` module so that the tests run them under mxlite and
+tools/golden/cases/init_metric.py under MXNet 1.9.1 (tests/golden/init_metric.npz).
 
 - ``init``: deterministic initializers (values), name dispatch, ``dumps()`` strings.
 - ``init_stats``: mean/std/min/max of large draws of the random initializers, so the tests can
@@ -18,14 +12,10 @@ The cases are plain functions of the ``mx`` module: the tests import this file (
 from __future__ import annotations
 
 import json
-import os
-import sys
 import warnings
 from typing import Any
 
 import numpy as np
-
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "init_metric.json")
 
 FUSED = [  # (mode, num_layers, bidirectional, num_input, num_hidden)
     ("lstm", 2, True, 3, 2),
@@ -241,25 +231,3 @@ def metric_cases(mx: Any, data: dict[str, Any]) -> dict[str, Any]:
             config = metric.get_config()
             out[key]["config"] = json.loads(json.dumps(config, default=str, sort_keys=True))
     return out
-
-
-def main() -> None:
-    import mxnet as mx
-
-    out_file = sys.argv[1] if len(sys.argv) > 1 else OUT
-    data = metric_inputs()
-    golden = {
-        "init": init_cases(mx),
-        "init_stats": init_stats(mx),
-        "metric_inputs": data,
-        "metric": metric_cases(mx, data),
-    }
-    tmp = out_file + ".tmp"
-    with open(tmp, "w") as f:
-        json.dump(golden, f, separators=(",", ":"))
-    os.replace(tmp, out_file)
-    print("wrote", out_file, os.path.getsize(out_file), "bytes")
-
-
-if __name__ == "__main__":
-    main()
