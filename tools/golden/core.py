@@ -76,7 +76,7 @@ class Golden:
         self.cases: dict[str, dict] = {}
         self.arrays: dict[str, np.ndarray] = {}
 
-    def put(self, name: str, meta: dict, **arrays: np.ndarray) -> None:
+    def put(self, name: str, meta: dict, /, **arrays: np.ndarray) -> None:
         """Record a case whose arrays were computed by the caller."""
         if name in self.cases:
             raise KeyError(f"case {name!r} recorded twice")

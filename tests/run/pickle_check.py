@@ -1,20 +1,18 @@
-"""Pickles made by real MXNet 1.9.1, for tests/run/test_pickles.py, and their check.
+"""Pickles of MXNet objects, made and checked under whichever ``mxnet`` runs this file: real
+MXNet 1.9.1, or mxlite under ``python -m mxlite.run`` (``import mxnet`` is the alias). The
+golden set in tests/run/golden/pickles is MXNet's (tools/golden/cases/pickles.py calls
+:func:`write` under MXNet); tests/run/test_pickles.py makes pickles with mxlite and checks them
+with MXNet, and back::
 
-Write the golden set (run under the reference interpreter)::
+    python tests/run/pickle_check.py --out DIR
+    python tests/run/pickle_check.py --check DIR [--expected FILE]
 
-    /tmp/mxref/bin/python tools/make_golden_pickles.py [--out tests/run/golden/pickles]
-
-Each object of :func:`build` is pickled with ``pickle.dump`` to ``<out>/<name>.pkl``, and
-:func:`summary` of it (its content as NumPy arrays) goes to ``<out>/expected.npz``. The same file
-checks pickles made elsewhere::
-
-    python tools/make_golden_pickles.py --check DIR [--expected FILE]
-
-loads every ``DIR/<name>.pkl`` with plain ``pickle.load`` and compares its summary with
-``FILE`` (default ``DIR/expected.npz``), printing ``ok <name>`` per object and exiting with 1 on
-the first mismatch. Under ``python -m mxlite.run`` both modes run on mxlite (``import mxnet``
-is the alias), so the test makes pickles with mxlite and checks them with MXNet, and back.
-Objects are built from fixed values, never from a random generator, so both sides agree.
+``--out`` pickles each object of :func:`build` with ``pickle.dump`` to ``DIR/<name>.pkl`` and
+writes :func:`summary` of each (its content as NumPy arrays) to ``DIR/expected.npz``, in the
+layout of the golden files (``<name>/<key>`` arrays, the names in ``__cases__``). ``--check``
+loads every pickle with plain ``pickle.load`` and compares its summary with ``FILE`` (default
+``DIR/expected.npz``), printing ``ok <name>`` per object and exiting with 1 on the first
+mismatch. Objects are built from fixed values, never from a random generator.
 """
 
 from __future__ import annotations
@@ -28,8 +26,6 @@ from typing import Any
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_OUT = os.path.join(HERE, "..", "tests", "run", "golden", "pickles")
 X = np.arange(8, dtype=np.float32).reshape(2, 4) / 8  # the block's input
 
 
@@ -140,16 +136,21 @@ def summary(mx: Any, name: str, obj: Any) -> dict[str, np.ndarray]:
     raise ValueError(f"summary: no summary for {name!r}")
 
 
-def write(mx: Any, out: str) -> None:
-    """Pickle every object of :func:`build` into ``out`` with its summary."""
+def write(mx: Any, out: str) -> dict[str, dict[str, np.ndarray]]:
+    """Pickle every object of :func:`build` into ``out``; return their summaries by name."""
     os.makedirs(out, exist_ok=True)
-    expected: dict[str, np.ndarray] = {}
+    summaries = {}
     for name, obj in build(mx).items():
         with open(os.path.join(out, f"{name}.pkl"), "wb") as f:
             pickle.dump(obj, f)
-        for key, value in summary(mx, name, obj).items():
-            expected[f"{name}/{key}"] = value
-    np.savez(os.path.join(out, "expected.npz"), **expected)
+        summaries[name] = summary(mx, name, obj)
+    return summaries
+
+
+def save_expected(path: str, summaries: dict[str, dict[str, np.ndarray]]) -> None:
+    arrays = {f"{name}/{k}": v for name, s in summaries.items() for k, v in s.items()}
+    cases = json.dumps({name: {} for name in summaries}, sort_keys=True)
+    np.savez_compressed(path, __cases__=np.array(cases), **arrays)
 
 
 def compare(got: dict[str, np.ndarray], want: dict[str, np.ndarray], name: str) -> str | None:
@@ -184,7 +185,7 @@ def check(mx: Any, folder: str, expected: str) -> int:
     numpy2_pickles_on_numpy1()
     with np.load(expected) as f:
         want = dict(f)
-    names = sorted({k.split("/", 1)[0] for k in want})
+    names = sorted(json.loads(str(want.pop("__cases__"))))
     for name in names:
         with open(os.path.join(folder, f"{name}.pkl"), "rb") as f:
             obj = pickle.load(f)
@@ -198,7 +199,7 @@ def check(mx: Any, folder: str, expected: str) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_OUT, help="where to write the pickles")
+    parser.add_argument("--out", help="where to write the pickles and their summaries")
     parser.add_argument("--check", metavar="DIR", help="load DIR's pickles and compare instead")
     parser.add_argument("--expected", help="the summaries to compare with (DIR/expected.npz)")
     args = parser.parse_args(argv)
@@ -206,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.check:
         return check(mx, args.check, args.expected or os.path.join(args.check, "expected.npz"))
-    write(mx, args.out)
+    save_expected(os.path.join(args.out, "expected.npz"), write(mx, args.out))
     return 0
 
 
