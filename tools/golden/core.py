@@ -97,7 +97,7 @@ class Golden:
         names: list[str] | None = None,
         wrt: int | list[int] | None = None,
         aux: int = 0,
-        head_seed: int | None = None,
+        head_rng: Any = None,
         train: bool = True,
         **meta: Any,
     ) -> None:
@@ -105,17 +105,19 @@ class Golden:
         ``mx.autograd`` (in training mode unless ``train`` is False).
 
         Head gradients are drawn ``head`` ("uniform" in [-1, 1) or "normal") for every output
-        (``heads="all"``) or the first (``heads="first"``), from the family's generator or one
-        seeded with ``head_seed``; the gradients kept are those of the inputs ``wrt`` (a list
-        of positions, or a count from the first; every argument by default). The last ``aux``
-        inputs are auxiliary states: no gradient, and their values after backward are kept as
-        ``aux<k>``. With ``names`` the inputs are passed by those keywords.
+        (``heads="all"``) or the first (``heads="first"``), from the family's generator or
+        ``head_rng`` (a generator, or the seed of a ``RandomState``); the gradients kept are
+        those of the inputs ``wrt`` (a list of positions, or a count from the first; every
+        argument by default). The last ``aux`` inputs are auxiliary states: no gradient, and
+        their values after backward are kept as ``aux<k>``. With ``names`` the inputs are
+        passed by those keywords.
         """
         params = dict(params or {})
         xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
         n_args = len(xs) - aux
         wrt = list(range(n_args))[:wrt] if not isinstance(wrt, list) else wrt
-        rng = self.rng if head_seed is None else np.random.RandomState(head_seed)
+        rng = head_rng if head_rng is not None else self.rng
+        rng = np.random.RandomState(rng) if isinstance(rng, int) else rng
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
         if grad:

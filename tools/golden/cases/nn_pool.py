@@ -327,5 +327,5 @@ CASES = [
 
 def cases(rng: np.random.RandomState):
     for i, (op, inputs, params, grads) in enumerate(CASES):
-        opts = {"grad": bool(grads), "wrt": grads, "head": "normal", "head_seed": 100 + i}
+        opts = {"grad": bool(grads), "wrt": grads, "head": "normal", "head_rng": 100 + i}
         yield str(i), op, inputs, params, {**opts, "grads": grads}
