@@ -182,7 +182,7 @@ class Golden:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        cases = json.dumps(self.cases, sort_keys=True)
+        cases = json.dumps(self.cases)  # in the order the family recorded them
         np.savez_compressed(self.path, __cases__=np.array(cases), **self.arrays)
         size = self.path.stat().st_size
         print(f"{self.path.relative_to(ROOT)}: {len(self.cases)} cases, {size / 1024:.0f} KB")
