@@ -1,23 +1,14 @@
-"""Golden file for the ``_image_*`` operators, from real MXNet 1.9.1.
-
-Run under the reference interpreter::
-
-    /tmp/mxref/bin/python tools/make_golden_image_ops.py
-
-Writes ``tests/operator/golden/image_ops.npz``: one uint8 HWC image, one batch of two, and the
-outputs of the deterministic operators (to_tensor, normalize, resize, crop,
-adjust_lighting) on them (not the flips: MXNet 1.9.1's CPU flips give wrong pixels for odd
-sizes such as 7 x 5; mxlite's are checked against NumPy), keyed by the names in ``CASES``.
-"""
+"""The deterministic ``_image_*`` operators (tests/operator/test_image.py): to_tensor,
+normalize, resize, crop and adjust_lighting on one uint8 HWC image, a batch of two, and float
+tensors (not the flips: MXNet 1.9.1's CPU flips give wrong pixels for odd sizes such as 7 x 5;
+mxlite's are checked against NumPy)."""
 
 from __future__ import annotations
 
-import os
-
-import mxnet as mx
 import numpy as np
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "operator", "golden")
+FILE = "tests/operator/golden/image_ops.npz"
+SEED = 3
 
 # key -> (operator, input key, kwargs)
 CASES = {
@@ -34,9 +25,7 @@ CASES = {
 }
 
 
-def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
-    rng = np.random.RandomState(3)
+def cases(rng: np.random.RandomState):
     ins = {
         "img": rng.randint(0, 256, (7, 9, 3)).astype(np.uint8),
         "batch": rng.randint(0, 256, (2, 6, 8, 3)).astype(np.uint8),
@@ -44,12 +33,5 @@ def main() -> None:
     ins["fimg"] = ins["img"].astype(np.float32)
     ins["tensor"] = rng.uniform(0, 1, (3, 4, 5)).astype(np.float32)
     ins["tensor_batch"] = rng.uniform(0, 1, (2, 3, 4, 5)).astype(np.float32)
-    arrays = {f"in:{k}": v for k, v in ins.items()}
     for key, (op, src, kwargs) in CASES.items():
-        data = mx.nd.array(ins[src], dtype=ins[src].dtype)
-        arrays[key] = getattr(mx.nd.image, op)(data, **kwargs).asnumpy()
-    np.savez_compressed(os.path.join(OUT, "image_ops.npz"), **arrays)
-
-
-if __name__ == "__main__":
-    main()
+        yield key, f"image.{op}", [ins[src]], kwargs, {"grad": False}
