@@ -84,6 +84,14 @@ class Golden:
         for key, value in arrays.items():
             self.arrays[f"{name}/{key}"] = np.asarray(value)
 
+    def take(self, arrays: dict[str, np.ndarray], cases: list[dict], key: str = "name") -> None:
+        """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
+        metadata dict per case, named by its ``key`` entry."""
+        for meta in cases:
+            name = meta[key]
+            found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
+            self.put(name, {k: v for k, v in meta.items() if k != key}, **found)
+
     def op(
         self,
         name: str,

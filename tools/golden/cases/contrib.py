@@ -1,18 +1,23 @@
-"""Record golden values of MXNet 1.9.1's contrib operators and control-flow graphs.
+"""Contrib operators and control-flow graphs (tests/operator/contrib/test_golden.py): inputs,
+outputs, head and input gradients of the operators, optimizer states, and for control flow
+also MXNet's symbol JSON."""
 
-Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_contrib.py
-Writes tests/operator/contrib/golden/contrib.npz (inputs, outputs, head and input gradients)
-and contrib.json (the case list; for control flow also MXNet's symbol JSON).
-"""
+from __future__ import annotations
 
-import json
-from pathlib import Path
+import importlib.util
+from typing import Any
 
+import mxnet as mx
 import numpy as np
+from core import ROOT
 
-mx = None  # real MXNet, imported by main() (the test imports GRAPHS without it)
-
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "contrib" / "golden"
+FILE = "tests/operator/contrib/golden/contrib.npz"
+SEED = 0
+_spec = importlib.util.spec_from_file_location(
+    "graph_cases", ROOT / "tests" / "operator" / "contrib" / "graph_cases.py"
+)
+c = importlib.util.module_from_spec(_spec)  # the control-flow graphs, shared with the test
+_spec.loader.exec_module(c)
 
 _BOXES = [[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
           [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8],
@@ -375,55 +380,8 @@ def _opt_case(arrays, meta, name, saved, after, params):
 # ---- control flow: graphs, their JSON, outputs and gradients ------------------------------------
 
 
-def _foreach(sym):
-    x, s, w = sym.var("x"), sym.var("s"), sym.var("w")
-
-    def body(d, st):
-        o = d * st[0] + w
-        return [o + 1, d * 2], [o, st[1] + 1]
-
-    outs, states = sym.contrib.foreach(body, x, [s, sym.var("t")])
-    return sym.Group(outs + states)
-
-
-def _while(sym):
-    i, s, w = sym.var("i"), sym.var("s"), sym.var("w")
-    outs, vars_ = sym.contrib.while_loop(
-        lambda i, s: i < 4,
-        lambda i, s: ([s * 2 + w], [i + 1, s + sym.broadcast_mul(i, w)]),
-        [i, s],
-        max_iterations=6,
-    )
-    return sym.Group(outs + vars_)
-
-
-def _cond(sym):
-    a, b, c = sym.var("a"), sym.var("b"), sym.var("c")
-    out = sym.contrib.cond(sym.sum(a) > 0, lambda: [a * b, b], lambda: [a + c, b * c])
-    return sym.Group(out)
-
-
-def _nested(sym):
-    x, s = sym.var("x"), sym.var("s")
-
-    def outer(d, st):
-        inner, st2 = sym.contrib.foreach(lambda e, q: (e + q[0], [q[0] * 0.5 + e]), d, [st[0]])
-        return inner, st2
-
-    outs, states = sym.contrib.foreach(outer, x, [s])
-    return sym.Group([outs] + states)
-
-
-GRAPHS = [
-    ("cf_foreach", _foreach, dict(x=(3, 2), s=(2,), t=(2,), w=(2,))),
-    ("cf_while", _while, dict(i=(1,), s=(2,), w=(2,))),
-    ("cf_cond_then", _cond, dict(a=(2, 3), b=(2, 3), c=(2, 3))),
-    ("cf_nested", _nested, dict(x=(3, 4, 2), s=(2,))),
-]
-
-
 def record_graphs(arrays, meta):
-    for k, (name, build, shapes) in enumerate(GRAPHS):
+    for k, (name, build, shapes) in enumerate(c.GRAPHS):
         rng = np.random.default_rng(900 + k)
         mx.attribute.AttrScope._subgraph_names.clear()
         with mx.name.NameManager():
@@ -467,20 +425,11 @@ def record_conv_cells(arrays, meta):
                          json=net.tojson(), n_out=len(outs)))  # fmt: skip
 
 
-def main():
-    global mx
-    import mxnet
-
-    mx = mxnet
-    arrays, meta = {}, []
+def record(golden: Any) -> None:
+    arrays: dict[str, np.ndarray] = {}
+    meta: list[dict] = []
     record_ops(arrays, meta)
     record_optimizers(arrays, meta)
     record_graphs(arrays, meta)
     record_conv_cells(arrays, meta)
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT / "contrib.npz", **arrays)
-    (OUT / "contrib.json").write_text(json.dumps(meta, indent=1) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+    golden.take(arrays, meta)
