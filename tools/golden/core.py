@@ -62,6 +62,29 @@ def nd_function(op: str) -> Any:
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
+def isolated(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a forked child, for cases that may crash MXNet itself (some operators
+    segfault on inputs outside what they expect): its (picklable) result, or a string saying
+    why it failed."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send back the result or the error
+        os.close(read)
+        try:
+            result: Any = fn(*args)
+        except Exception as e:  # MXNet refuses the case: its last message line says why
+            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+            result = f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+        with os.fdopen(write, "wb") as pipe:
+            pickle.dump(result, pipe)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return pickle.loads(data) if data else f"MXNet crashed (status {status})"
+
+
 class Golden:
     """The cases and arrays of one golden file, written by :meth:`save`.
 
@@ -159,32 +182,18 @@ class Golden:
         self.put(name, {**case, **meta}, **arrays)
 
     def op_isolated(self, name: str, *args: Any, **kwargs: Any) -> str | None:
-        """:meth:`op` in a forked child, for cases that may crash MXNet itself (some operators
-        segfault on inputs outside what they expect); returns why the case failed, or None."""
-        read, write = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # the child: run the case, send back its metadata and arrays or the error
-            os.close(read)
-            try:
-                self.op(name, *args, **kwargs)
-                found = {k: v for k, v in self.arrays.items() if k.startswith(f"{name}/")}
-                result: Any = (self.cases[name], found)
-            except Exception as e:  # MXNet refuses the case: its last message line says why
-                lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-                result = f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
-            with os.fdopen(write, "wb") as pipe:
-                pickle.dump(result, pipe)
-            os._exit(0)
-        os.close(write)
-        with os.fdopen(read, "rb") as pipe:
-            data = pipe.read()
-        _, status = os.waitpid(pid, 0)
-        if not data:
-            return f"MXNet crashed (status {status})"
-        result = pickle.loads(data)
+        """:meth:`op` in a forked child (see :func:`isolated`); returns why the case failed,
+        or None once it is recorded."""
+
+        def run() -> tuple[dict, dict]:
+            self.op(name, *args, **kwargs)
+            found = {k: v for k, v in self.arrays.items() if k.startswith(f"{name}/")}
+            return self.cases[name], found
+
+        result = isolated(run)
         if isinstance(result, str):
             return result
-        self.cases[name] = result[0]
+        self.put(name, result[0])
         self.arrays.update(result[1])
         return None
 

@@ -1,16 +1,8 @@
-"""Record MXNet 1.9.1's (CPU, MKLDNN build) outputs of BatchNormWithReLU, quantize_asym and the
-quantized_* operators for tests/operator/contrib/test_quantized_ops.py.
-
-Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_quant.py
-Writes tests/operator/contrib/golden/quant.npz (key "<case>/<output index>", and "graph/<i>"
-for the outputs of ``graph``) and quant_graph.json (that symbol as MXNet saves it).
-"""
-
-from pathlib import Path
+"""The quantized-operator cases of tests/operator/contrib/test_quantized_ops.py and its graph,
+shared with tools/golden/cases/quant.py, which records what MXNet 1.9.1's CPU (MKLDNN) build
+computes from them."""
 
 import numpy as np
-
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "contrib" / "golden"
 
 
 def cases():
@@ -265,29 +257,6 @@ def cases():
     ]
 
 
-def _call(mx, op, ins, params):
-    try:
-        args = [mx.nd.array(a, dtype=a.dtype) for a in ins.values()]
-        outs = getattr(mx.nd.contrib, op)(*args, **params)
-        return outs if isinstance(outs, (list, tuple)) else [outs]
-    except mx.base.MXNetError:
-        # MXNet's imperative call of quantized_elemwise_mul miscounts its outputs; its
-        # executor runs it
-        sym = getattr(mx.sym.contrib, op)(*[mx.sym.var(k) for k in ins], **params)
-        feed = {k: mx.nd.array(a, dtype=a.dtype) for k, a in ins.items()}
-        return sym.bind(mx.cpu(), feed).forward()
-
-
-def _run(case, op, ins, params, queue):
-    import mxnet as mx
-
-    try:
-        outs = _call(mx, op, ins, params)
-        queue.put({f"{case}/{i}": o.asnumpy() for i, o in enumerate(outs)})
-    except Exception as e:  # noqa: BLE001 - record which ops this build cannot run
-        queue.put(str(e).splitlines()[0][:100])
-
-
 def graph(mx_):
     """A symbol of quantized layers (pooling, flatten, fully connected, conv, add), for JSON
     both ways; its inputs come from ``graph_inputs``."""
@@ -324,43 +293,3 @@ def graph_inputs():
         "a_min": np.array([-1.0], f), "a_max": np.array([1.0], f),
         "b_min": np.array([-3.0], f), "b_max": np.array([2.0], f),
     }  # fmt: skip
-
-
-def _graph(queue):
-    import mxnet as mx
-
-    sym, ins = graph(mx), graph_inputs()
-    feed = {k: mx.nd.array(a, dtype=a.dtype) for k, a in ins.items()}
-    outs = sym.bind(mx.cpu(), feed).forward()
-    queue.put({"json": sym.tojson(), **{f"graph/{i}": o.asnumpy() for i, o in enumerate(outs)}})
-
-
-def main():
-    import multiprocessing as mp
-
-    store, ctx = {}, mp.get_context("fork")
-    for case, op, ins, params in cases():
-        # each in a child: some of MXNet's quantized kernels crash the process
-        queue = ctx.Queue()
-        child = ctx.Process(target=_run, args=(case, op, ins, params, queue))
-        child.start()
-        child.join()
-        got = queue.get() if child.exitcode == 0 else f"crashed ({child.exitcode})"
-        if isinstance(got, dict):
-            store.update(got)
-            print(case, [v.dtype for v in got.values()])
-        else:
-            print(case, "FAILED:", got)
-    queue = ctx.Queue()
-    child = ctx.Process(target=_graph, args=(queue,))
-    child.start()
-    child.join()
-    got = queue.get(timeout=60)
-    OUT.mkdir(parents=True, exist_ok=True)
-    (OUT / "quant_graph.json").write_text(got.pop("json"))
-    store.update(got)
-    np.savez_compressed(OUT / "quant.npz", **store)
-
-
-if __name__ == "__main__":
-    main()
