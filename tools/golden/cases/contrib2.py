@@ -1,101 +1,24 @@
-"""Record golden values of MXNet 1.9.1 for the second batch of contrib work: the deformable
-convolution layers of gluon.contrib.cnn, contrib.rnn's dynamic_unroll, boolean_mask in a
-hybridized block, DeformablePSROIPooling, the LAMB multi-updates, quantize_v2/requantize and
-second-order gradients through FullyConnected.
+"""The second batch of contrib work: the blocks of tests/gluon/contrib/block_cases.py
+(parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
+multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz), and
+second-order gradients through FullyConnected (tests/golden/autograd_higher_fc.npz)."""
 
-Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_contrib2.py
-Writes tests/gluon/contrib/golden/contrib2_gluon.npz (blocks: parameters, inputs, outputs,
-gradients) and tests/operator/contrib/golden/contrib2_ops.npz (operators) with a .json each,
-and tests/golden/autograd_higher_fc.npz.
-"""
+from __future__ import annotations
 
-import json
-from pathlib import Path
+import importlib.util
+from typing import Any
 
+import mxnet as mx
 import numpy as np
+from core import ROOT, Golden
 
-mx = None  # real MXNet, imported by main() (tests import the builders without it)
-
-ROOT = Path(__file__).resolve().parent.parent
-GLUON_OUT = ROOT / "tests" / "gluon" / "contrib" / "golden"
-OPS_OUT = ROOT / "tests" / "operator" / "contrib" / "golden"
-
-
-# ---- blocks: built the same way under MXNet and under mxlite --------------------------------
-
-
-def deform_net(mx_):
-    from_ = mx_.gluon.contrib.cnn
-    net = mx_.gluon.nn.HybridSequential(prefix="net_")
-    with net.name_scope():
-        net.add(from_.DeformableConvolution(4, kernel_size=3, padding=1, num_deformable_group=2))
-        net.add(from_.DeformableConvolution(3, kernel_size=(3, 2), activation="relu",
-                                            use_bias=False, offset_use_bias=False))  # fmt: skip
-    return net, [(2, 4, 7, 8)]
-
-
-def mdeform_net(mx_):
-    # MXNet 1.9.1's CPU build has the forward of the modulated form only (its backward
-    # raises "only implemented in GPU"), so this block is recorded without gradients
-    net = mx_.gluon.nn.HybridSequential(prefix="mnet_")
-    with net.name_scope():
-        net.add(mx_.gluon.contrib.cnn.ModulatedDeformableConvolution(
-            2, kernel_size=3, strides=2, padding=1, num_deformable_group=2))  # fmt: skip
-        net.add(mx_.gluon.contrib.cnn.ModulatedDeformableConvolution(3, kernel_size=(1, 2)))
-    return net, [(2, 4, 7, 8)]
-
-
-class _Unroll:
-    """A HybridBlock running contrib.rnn.rnn_cell.dynamic_unroll (made per framework)."""
-
-    @staticmethod
-    def make(mx_, layout, with_length):
-        gluon = mx_.gluon
-
-        class Unroll(gluon.HybridBlock):
-            def __init__(self):
-                super().__init__(prefix="unroll_")
-                with self.name_scope():
-                    self.cell = gluon.rnn.LSTMCell(5, prefix="rnn_")
-
-            def hybrid_forward(self, F, x, h, c, length=None):
-                out, states = gluon.contrib.rnn.rnn_cell.dynamic_unroll(
-                    self.cell, x, [h, c], layout=layout, valid_length=length
-                )
-                return out, states[0], states[1]
-
-        shapes = [(4, 3, 2) if layout == "TNC" else (3, 4, 2), (3, 5), (3, 5)]
-        return Unroll(), shapes + ([(3,)] if with_length else [])
-
-
-def unroll_tnc(mx_):
-    return _Unroll.make(mx_, "TNC", False)
-
-
-def unroll_ntc_length(mx_):
-    return _Unroll.make(mx_, "NTC", True)
-
-
-def mask_net(mx_):
-    class Masked(mx_.gluon.HybridBlock):
-        def __init__(self):
-            super().__init__(prefix="masked_")
-            with self.name_scope():
-                self.dense = mx_.gluon.nn.Dense(3, flatten=False)
-
-        def hybrid_forward(self, F, x, index):
-            return F.contrib.boolean_mask(self.dense(x), index).sum(axis=1) * 2
-
-    return Masked(), [(5, 4), (5,)]
-
-
-BLOCKS = [
-    ("deform", deform_net, True),
-    ("mdeform", mdeform_net, False),
-    ("unroll_tnc", unroll_tnc, True),
-    ("unroll_ntc_length", unroll_ntc_length, True),
-    ("mask", mask_net, True),
-]
+FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
+SEED = 0
+_spec = importlib.util.spec_from_file_location(
+    "block_cases", ROOT / "tests" / "gluon" / "contrib" / "block_cases.py"
+)
+c = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(c)
 
 
 def block_inputs(name, shapes, rng):
@@ -111,7 +34,7 @@ def block_inputs(name, shapes, rng):
 
 
 def record_blocks(arrays, meta):
-    for k, (name, build, grad) in enumerate(BLOCKS):
+    for k, (name, build, grad) in enumerate(c.BLOCKS):
         rng = np.random.default_rng(900 + k)
         net, shapes = build(mx)
         net.initialize()
@@ -286,26 +209,20 @@ def record_fc_second_order(arrays):
         arrays[f"{name}/grad_hg"] = hg.grad.asnumpy()
 
 
-def main():
-    global mx
-    import mxnet
-
-    mx = mxnet
+def record(golden: Any) -> None:
     mx.random.seed(0)
-    arrays, meta = {}, []
+    arrays: dict[str, np.ndarray] = {}
+    meta: list[dict] = []
     record_blocks(arrays, meta)
-    GLUON_OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(GLUON_OUT / "contrib2_gluon.npz", **arrays)
-    (GLUON_OUT / "contrib2_gluon.json").write_text(json.dumps(meta, indent=1) + "\n")
+    golden.take(arrays, meta)
+    ops = Golden("tests/operator/contrib/golden/contrib2_ops.npz", 0)
     arrays, meta = {}, []
     record_ops(arrays, meta)
     record_lamb(arrays, meta)
-    np.savez_compressed(OPS_OUT / "contrib2_ops.npz", **arrays)
-    (OPS_OUT / "contrib2_ops.json").write_text(json.dumps(meta, indent=1) + "\n")
+    ops.take(arrays, meta)
+    ops.save()
+    fc = Golden("tests/golden/autograd_higher_fc.npz", 0)
     arrays = {}
     record_fc_second_order(arrays)
-    np.savez_compressed(ROOT / "tests" / "golden" / "autograd_higher_fc.npz", **arrays)
-
-
-if __name__ == "__main__":
-    main()
+    fc.take(arrays, [{"name": name, "flatten": flatten} for name, _, _, flatten in FC_CASES])
+    fc.save()
