@@ -1,12 +1,6 @@
-"""Golden files for mx.gluon.rnn, from real MXNet 1.9.1.
-
-Run under the reference interpreter::
-
-    /tmp/mxref/bin/python tools/make_golden_gluon_rnn.py
-
-Writes ``tests/gluon/rnn/golden/rnn.npz`` and ``rnn.json``: per case (a constructor evaluated
-with ``rnn`` in scope, built in a fresh name scope), the parameter names (``collect_params``
-and ``save_parameters``), and, with every parameter filled from a NumPy stream seeded by its
+"""mx.gluon.rnn (tests/gluon/rnn/test_rnn.py): per case ``k`` (a constructor evaluated with
+``rnn`` in scope, built in a fresh name scope), the parameter names (``collect_params`` and
+``save_parameters``), and, with every parameter filled from a NumPy stream seeded by its
 structural name, the outputs, final states and the gradient of the input of one forward pass
 (layers: ``layer(x, states)``, no gradient with a projection: MXNet has none on CPU; cells:
 ``unroll`` with ``merge_outputs=True``, with and without ``valid_length``).
@@ -15,16 +9,16 @@ structural name, the outputs, final states and the gradient of the input of one 
 from __future__ import annotations
 
 import contextlib
-import json
-import os
 import zlib
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 from mxnet import autograd
 from mxnet.gluon import rnn
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "gluon", "rnn", "golden")
+FILE = "tests/gluon/rnn/golden/rnn.npz"
+SEED = 0
 
 # constructor, input shape (layout of the layer, NTC for cells), kind
 CASES = [
@@ -53,8 +47,7 @@ def fill(net) -> None:
         param.set_data(mx.nd.array((0.4 * z).astype(np.float32)))
 
 
-def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
+def record(golden: Any) -> None:
     meta, arrays = [], {}
     for k, (ctor, shape, kind) in enumerate(CASES):
         with mx.name.NameManager():
@@ -85,12 +78,12 @@ def main() -> None:
                 loss = (out * out).sum() + sum((s * s).sum() for s in states)
             if train:
                 loss.backward()
-                arrays[f"{k}:{tag}:dx"] = x.grad.asnumpy()
+                arrays[f"{k}/{tag}:dx"] = x.grad.asnumpy()
             rows[tag] = len(states)
-            arrays[f"{k}:{tag}:out"] = out.asnumpy()
+            arrays[f"{k}/{tag}:out"] = out.asnumpy()
             for i, s in enumerate(states):
-                arrays[f"{k}:{tag}:state{i}"] = s.asnumpy()
-        arrays[f"{k}:x"] = x.asnumpy()
+                arrays[f"{k}/{tag}:state{i}"] = s.asnumpy()
+        arrays[f"{k}/x"] = x.asnumpy()
         meta.append(
             {
                 "ctor": ctor,
@@ -101,10 +94,4 @@ def main() -> None:
                 "structural": list(net._collect_params_with_prefix().keys()),
             }
         )
-    with open(os.path.join(OUT, "rnn.json"), "w") as f:
-        json.dump(meta, f, indent=1)
-    np.savez_compressed(os.path.join(OUT, "rnn.npz"), **arrays)
-
-
-if __name__ == "__main__":
-    main()
+    golden.take(arrays, [{"name": str(k), **m} for k, m in enumerate(meta)])
