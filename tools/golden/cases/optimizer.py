@@ -1,17 +1,17 @@
-"""Record optimizer update sequences, lr schedules and an updater states file from real
-MXNet 1.9.1, for tests/optimizer and tests/test_lr_scheduler.py.
+"""Optimizer update sequences, lr schedules and an updater states file (tests/optimizer,
+tests/test_lr_scheduler.py): one case per optimizer run; ``setup`` (steps, shapes, names and the
+lr schedules); ``sgd_updater_after`` (weights and gradients after three updates, whose state is
+saved to tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
 
-Run with MXNet's interpreter:  /tmp/mxref/bin/python tools/make_golden_optimizer.py
-"""
+from __future__ import annotations
 
-import json
-import os
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "tests", "optimizer", "golden")
+FILE = "tests/optimizer/golden/optimizer.npz"
+SEED = 0
 STEPS = 4
 SHAPES = [(3, 4), (5,)]
 NAMES = {0: "fc_weight", 1: "fc_bias"}
@@ -130,26 +130,16 @@ def schedules():
     return out
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
+def record(golden: Any) -> None:
     arrays, meta = {}, []
     for case, opt_name, kwargs, dtype in CASES:
         for k, v in run_case(opt_name, kwargs, dtype).items():
             arrays[f"{case}/{k}"] = v
         meta.append({"case": case, "optimizer": opt_name, "kwargs": kwargs, "dtype": dtype})
-    np.savez_compressed(os.path.join(OUT, "optimizer.npz"), **arrays)
-    with open(os.path.join(OUT, "optimizer.json"), "w") as f:
-        json.dump(
-            {
-                "steps": STEPS,
-                "shapes": SHAPES,
-                "names": NAMES,
-                "cases": meta,
-                "schedules": schedules(),
-            },
-            f,
-            indent=1,
-        )
+    golden.take(arrays, meta, key="case")
+    golden.put(
+        "setup", {"steps": STEPS, "shapes": SHAPES, "names": NAMES, "schedules": schedules()}
+    )
     # an updater states file with the optimizer (SGD momentum, float32 and a mp float16 one)
     opt = mx.optimizer.SGD(
         learning_rate=0.1,
@@ -163,20 +153,10 @@ def main():
     g = [mx.nd.array([[0.1, 0.2], [-0.3, 0.4]]), mx.nd.array([0.5, -0.5, 1.0], dtype="float16")]
     for _ in range(3):
         upd([0, 1], g, w)
-    with open(os.path.join(OUT, "sgd_updater.states"), "wb") as f:
+    with open(golden.path.parent / "sgd_updater.states", "wb") as f:
         f.write(upd.get_states(dump_optimizer=True))
-    np.savez(
-        os.path.join(OUT, "sgd_updater_after.npz"),
-        w0=w[0].asnumpy(),
-        w1=w[1].asnumpy(),
-        g0=g[0].asnumpy(),
-        g1=g[1].asnumpy(),
-    )
+    after = {"w0": w[0], "w1": w[1], "g0": g[0], "g1": g[1]}
+    golden.put("sgd_updater_after", {}, **{k: v.asnumpy() for k, v in after.items()})
     # one more step from the saved state, to check that resuming gives MXNet's next values
     upd([0, 1], g, w)
-    np.savez(os.path.join(OUT, "sgd_updater_next.npz"), w0=w[0].asnumpy(), w1=w[1].asnumpy())
-    print("wrote", OUT, len(arrays), "arrays")
-
-
-if __name__ == "__main__":
-    main()
+    golden.put("sgd_updater_next", {}, w0=w[0].asnumpy(), w1=w[1].asnumpy())
