@@ -1,7 +1,6 @@
 """DeformablePSROIPooling, quantize_v2, requantize and the multi-tensor LAMB updates against
 values recorded from MXNet 1.9.1 (tools/golden/cases/contrib2.py)."""
 
-
 import numpy as np
 import pytest
 

@@ -1,11 +1,6 @@
-"""Record the deterministic facts of MXNet 1.9.1's random sampling with real MXNet.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_random.py [OUT_DIR]
-
-OUT_DIR defaults to tests/operator/golden. Random streams cannot match MXNet's, so this writes
-only what does not depend on them, to ``random.json``:
+"""The deterministic facts of MXNet 1.9.1's random sampling (tests/operator/test_random.py).
+Random streams cannot match MXNet's, so the file holds, in the metadata-only entry ``random``,
+only what does not depend on them:
 
 * ``cases``: calls of ``mx.nd`` functions (``func`` is a dotted path under ``mx.nd``; NDArray
   arguments are ``{"nd": values, "dtype": name}``) with, for each, the output shapes and
@@ -20,12 +15,14 @@ only what does not depend on them, to ``random.json``:
 from __future__ import annotations
 
 import json
-import os
 import re
-import sys
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+
+FILE = "tests/operator/golden/random.npz"
+SEED = 0
 
 
 def nd(values, dtype="float32"):
@@ -246,21 +243,10 @@ def _jsonable(value):
     raise TypeError(f"cannot write {value!r} to JSON")
 
 
-def main() -> None:
-    out_dir = sys.argv[1] if len(sys.argv) > 1 else os.path.join("tests", "operator", "golden")
-    os.makedirs(out_dir, exist_ok=True)
-    cases = [run(*c) for c in CASES]
+def record(golden: Any) -> None:
     data = {
-        "cases": cases,
+        "cases": [run(*c) for c in CASES],
         "params": {op: params_of(op) for op in OPS},
         "arguments": {op: params_of_inputs(op) for op in OPS},
     }
-    path = os.path.join(out_dir, "random.json")
-    with open(path + ".tmp", "w") as f:
-        json.dump(data, f, separators=(",", ":"), default=_jsonable)
-    os.replace(path + ".tmp", path)
-    print(f"wrote {path}: {len(cases)} cases, {len(OPS)} operators")
-
-
-if __name__ == "__main__":
-    main()
+    golden.put("random", json.loads(json.dumps(data, default=_jsonable)))
