@@ -1,22 +1,19 @@
-"""Golden files for tests/kvstore, made by real MXNet 1.9.1 (run with /tmp/mxref/bin/python).
-
-- ``kvstore.npz``: a 'device' store with 2-bit compression (threshold 0.5) on two CPU
-  contexts, pushed three times; the pulled values after each push.
-- ``kvstore_adam.states``: the optimizer states of a 'local' store with Adam after three
-  pushes of two keys, as ``save_optimizer_states`` writes them; ``kvstore.npz`` also holds the
-  weights after those pushes (``adam_w*``) and after three more from the loaded states
-  (``adam_more_w*``).
-"""
+"""KVStore (tests/kvstore/test_kvstore.py): the entry ``compressed`` holds what a 'device'
+store with 2-bit compression (threshold 0.5) on two CPU contexts pulls after each of three
+pushes (``<push>``); ``adam`` the weights of a 'local' store with Adam after three pushes of two
+keys (``w0``, ``w1``), whose optimizer states go to tests/kvstore/golden/kvstore_adam.states as
+``save_optimizer_states`` writes them, and after three more from the loaded states
+(``more_w0``, ``more_w1``)."""
 
 from __future__ import annotations
 
-import os
-import sys
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "kvstore", "golden")
+FILE = "tests/kvstore/golden/kvstore.npz"
+SEED = 0
 SHAPE = (5, 7)
 
 
@@ -41,8 +38,7 @@ def push_adam(kv: mx.kv.KVStore, steps: range) -> list:
     return [o.asnumpy() for o in out]
 
 
-def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
+def record(golden: Any) -> None:
     res = {}
     kv = mx.kv.create("device")
     kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
@@ -55,7 +51,7 @@ def main() -> None:
         res[f"compressed_{s}"] = out.asnumpy()
     kv = adam_store()
     res["adam_w0"], res["adam_w1"] = push_adam(kv, range(3))
-    states = os.path.join(OUT, "kvstore_adam.states")
+    states = str(golden.path.parent / "kvstore_adam.states")
     kv.save_optimizer_states(states)
     # a new store, from the weights the first one reached, continues from the loaded states
     kv2 = mx.kv.create("local")
@@ -63,9 +59,6 @@ def main() -> None:
     kv2.init(["w0", "w1"], [mx.nd.array(res["adam_w0"]), mx.nd.array(res["adam_w1"])])
     kv2.load_optimizer_states(states)
     res["adam_more_w0"], res["adam_more_w1"] = push_adam(kv2, range(3, 6))
-    np.savez(os.path.join(OUT, "kvstore.npz"), **res)
-    print("wrote", sorted(res), file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
+    golden.put("compressed", {}, **{str(s): res[f"compressed_{s}"] for s in range(3)})
+    adam = {k: res[f"adam_{k}"] for k in ("w0", "w1", "more_w0", "more_w1")}
+    golden.put("adam", {}, **adam)
