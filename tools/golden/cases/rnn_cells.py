@@ -1,27 +1,28 @@
-"""Record unrolled mx.rnn cell outputs and gradients from real MXNet 1.9.1.
+"""Unrolled mx.rnn cells (tests/rnn/test_rnn_cell.py), for the graphs of
+tests/rnn/cell_cases.py: every argument's value, the outputs and, for the deterministic cases,
+the gradients of data and begin states for an all-ones head gradient; per case the argument
+names, output names and shapes, and begin_state() names."""
 
-Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_rnn_cells.py
-Writes tests/rnn/golden/rnn_cells.npy (every argument's value, the outputs and, for the
-deterministic cases, the gradients of data and begin states for an all-ones head gradient, as
-one float32 vector) and rnn_cells.json (per case: argument names, output names and shapes,
-begin_state() names; "_index": where each array lies in the vector).
-"""
+from __future__ import annotations
 
-import json
-import sys
-from pathlib import Path
+import importlib.util
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "rnn"))
-from cell_cases import SHAPES, STOCHASTIC, build  # noqa: E402
+FILE = "tests/rnn/golden/rnn_cells.npz"
+SEED = 0
+_spec = importlib.util.spec_from_file_location(
+    "cell_cases", ROOT / "tests" / "rnn" / "cell_cases.py"
+)
+_cases = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_cases)
+SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
 
-OUT = ROOT / "tests" / "rnn" / "golden"
 
-
-def main() -> None:
+def record(golden: Any) -> None:
     arrays = {}
     meta = {}
     for k, name in enumerate(SHAPES):
@@ -60,18 +61,4 @@ def main() -> None:
             "grads": train,
             "begin_state_names": begin_names,
         }
-    # one flat float32 vector plus an index keeps the file small (no per-array zip entry)
-    index = {}
-    offset = 0
-    for key, value in arrays.items():
-        index[key] = [offset, list(value.shape)]
-        offset += value.size
-    flat = np.concatenate([v.astype(np.float32).ravel() for v in arrays.values()])
-    meta["_index"] = index
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.save(OUT / "rnn_cells.npy", flat)
-    (OUT / "rnn_cells.json").write_text(json.dumps(meta, sort_keys=True) + "\n")
-
-
-if __name__ == "__main__":
-    main()
+    golden.take(arrays, [{"name": name, **m} for name, m in meta.items()])
