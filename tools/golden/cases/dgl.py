@@ -1,17 +1,16 @@
-"""Record golden values of MXNet 1.9.1's DGL graph operators.
+"""MXNet 1.9.1's DGL graph operators (tests/operator/contrib/test_dgl_graph.py): every input and
+output (a CSR array as its ``data``, ``indices``, ``indptr``); the samplers are recorded where
+they are deterministic: every vertex has at most ``num_neighbor`` neighbours."""
 
-Run under real MXNet: /tmp/mxref/bin/python tools/make_golden_dgl.py
-Writes tests/operator/contrib/golden/dgl.npz (every input and output; a CSR array as its
-``data``, ``indices``, ``indptr``) and dgl.json (the case list). The samplers are recorded
-where they are deterministic: every vertex has at most ``num_neighbor`` neighbours.
-"""
+from __future__ import annotations
 
-import json
-from pathlib import Path
+from typing import Any
 
+import mxnet as mx
 import numpy as np
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "operator" / "contrib" / "golden"
+FILE = "tests/operator/contrib/golden/dgl.npz"
+SEED = 0
 
 
 def _graph(rng, n, m, density, dtype):
@@ -35,7 +34,7 @@ def _arr(values, dtype):
     return ("dense", np.asarray(values, dtype=dtype))
 
 
-def cases():
+def _table():
     rng = np.random.default_rng(7)
     g32 = _graph(rng, 8, 10, 0.35, np.float32)
     g64 = _graph(rng, 40, 40, 0.15, np.int64)
@@ -113,11 +112,9 @@ def _record(mx, gold, meta, name, fn, ins, params):
     return outs
 
 
-def main():
-    import mxnet as mx
-
+def record(golden: Any) -> None:
     gold, meta = {}, []
-    for name, fn, ins, params in cases():
+    for name, fn, ins, params in _table():
         outs = _record(mx, gold, meta, name, fn, ins, params)
         if name == "uniform_ring":  # (a truncated sample holds vertices compact cannot map)
             k = len(ins) - 1  # compact the sampled graphs, as DGL does
@@ -129,11 +126,4 @@ def main():
             ]
             _record(mx, gold, meta, f"compact_{name}", "dgl_graph_compact", csrs + ids,
                     {"graph_sizes": tuple(size), "return_mapping": False})  # fmt: skip
-    OUT.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(OUT / "dgl.npz", **gold)
-    (OUT / "dgl.json").write_text(json.dumps(meta, indent=1) + "\n")
-    print(f"{len(meta)} cases, {len(gold)} arrays")
-
-
-if __name__ == "__main__":
-    main()
+    golden.take(gold, meta)
