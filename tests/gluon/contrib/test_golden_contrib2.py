@@ -2,7 +2,6 @@
 the deformable convolution layers of gluon.contrib.cnn, contrib.rnn's dynamic_unroll and
 boolean_mask in a hybridized block; parameters, outputs and gradients against MXNet's."""
 
-
 import numpy as np
 import pytest
 
