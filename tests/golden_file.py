@@ -34,6 +34,11 @@ class GoldenFile(Mapping):
     def __len__(self) -> int:
         return len(self._arrays)
 
+    def arrays(self, case: str) -> dict[str, np.ndarray]:
+        """Every array of ``case``, keyed by what follows ``<case>/``."""
+        n = len(case) + 1
+        return {k[n:]: v for k, v in self._arrays.items() if k.startswith(f"{case}/")}
+
     def series(self, case: str, kind: str) -> list[np.ndarray]:
         """``<case>/<kind>0``, ``<case>/<kind>1``, ... while they exist."""
         out: list[np.ndarray] = []

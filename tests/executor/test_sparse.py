@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
 pytest.importorskip("scipy")
-GOLDEN = os.path.join(
-    os.path.dirname(__file__), "..", "ndarray", "golden", "sparse", "sparse_linear.npz"
-)
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "ndarray", "golden", "sparse", "sparse.npz")
 
 
 def test_infer_storage_type():
@@ -52,9 +51,8 @@ def test_bind_with_sparse_arrays_gives_sparse_outputs_and_grads():
 
 
 def test_linear_classifier_with_lazy_sgd_matches_mxnet():
-    if not os.path.exists(GOLDEN):
-        pytest.skip("no golden file")
-    g = np.load(GOLDEN)
+    g = load("ndarray/golden/sparse/sparse.npz")
+    grad_stype, g = g.cases["linear"]["grad_stype"], g.arrays("linear")
     x, y, dim = g["x"], g["y"], g["x"].shape[1]
     data = mx.sym.var("data", stype="csr")
     weight = mx.sym.var("weight", stype="row_sparse")
@@ -66,7 +64,7 @@ def test_linear_classifier_with_lazy_sgd_matches_mxnet():
         weight=(dim, 3),
         grad_req={"weight": "write", "data": "null", "softmax_label": "null"},
     )
-    assert exe.grad_dict["weight"].stype == str(g["grad_stype"])
+    assert exe.grad_dict["weight"].stype == grad_stype
     exe.arg_dict["weight"][:] = mx.nd.array(g["w0"]).tostype("row_sparse")
     opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
                            rescale_grad=1 / 8)  # fmt: skip

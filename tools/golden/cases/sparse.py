@@ -1,36 +1,31 @@
-"""Record sparse storage from real MXNet 1.9.1 into tests/ndarray/golden/sparse/.
+"""Sparse storage (tests/operator/test_sparse_forms.py, tests/ndarray/test_sparse.py,
+tests/io/test_libsvm_iter.py, tests/executor/test_sparse.py) in tests/ndarray/golden/sparse/:
 
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_sparse.py
-
-Writes:
-
-* ``sparse_ops.npz``: for case ``i`` the inputs ``i_in{j}`` (dense values), the outputs
-  ``i_out{j}`` (dense values) and, for update operators, the states after the update
-  ``i_state{j}``; ``__cases__`` is a JSON list of ``{"op", "params", "stypes", "out_stypes"}``
-  (input storage types and the output storage types MXNet chose), or with ``"error"`` where
-  MXNet 1.9.1 refuses the call.
-* ``sparse_creation.npz``: the parts (data, indices, indptr) MXNet makes for a few inputs.
-* ``sparse_mxnet.params``: a list of sparse and dense arrays saved by MXNet, with their dense
-  values in ``sparse_saved.npz``.
-* ``sparse_mxnet.pkl``: ``pickle.dumps`` of a dict of a CSR and a row-sparse array.
-* ``sparse_libsvm_*.t`` and ``sparse_libsvm.npz``: LibSVM files and the batches MXNet reads.
-* ``sparse_linear.npz``: a linear classifier on CSR data trained with SGD (momentum,
-  weight decay, lazy_update) through the executor: the data, the initial weight, and the
-  weight after each epoch.
+* ``op<i>``: operator case ``i`` (``op``, ``params``, input ``stypes``, the ``out_stypes``
+  MXNet chose, or ``error`` where MXNet 1.9.1 refuses it): dense values ``in<j>``, ``out<j>``;
+  update operators (``update``) also the gradient's rows ``gidx`` and states ``state<s>``.
+* ``creation``: the parts (data, indices, indptr) MXNet makes for a few inputs.
+* ``saved``: the dense values (``stypes`` in the metadata) of the arrays MXNet saved in
+  ``sparse_mxnet.params``; ``sparse_mxnet.pkl`` is ``pickle.dumps`` of a CSR and a row-sparse
+  array.
+* ``libsvm_<config>``: the batches ``<epoch>_<b>_data|label|pad`` of LibSVMIter over
+  ``sparse_libsvm_data.t`` / ``sparse_libsvm_label.t``.
+* ``linear``: a linear classifier on CSR data trained with lazy SGD through the executor: the
+  data ``x``, ``y``, the weight ``w0`` and after each epoch ``w<e>`` (``grad_stype``).
 """
 
 from __future__ import annotations
 
-import json
-import os
-import warnings
+import pickle
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+import scipy.sparse as spsp
+from core import nd_function
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "tests", "ndarray", "golden", "sparse")
+FILE = "tests/ndarray/golden/sparse/sparse.npz"
+SEED = 0
 
 
 def dense(shape, seed, density=0.4, kind="normal"):
@@ -148,120 +143,58 @@ def nd_of(value, stype):
     return arr if stype == "default" else arr.tostype(stype)
 
 
-def op_fn(name):
-    for mod, prefix in (
-        (mx.nd, ""),
-        (mx.nd._internal, ""),
-        (mx.nd.contrib, "_contrib_"),
-        (mx.nd.sparse, "_sparse_"),
-    ):
-        short = name[len(prefix) :] if name.startswith(prefix) else None
-        if short and hasattr(mod, short):
-            return getattr(mod, short)
-    raise KeyError(name)
-
-
-def record_ops():
-    out, meta = {}, []
+def record_ops(golden: Any) -> None:
     for i, (op, params, ins) in enumerate(CASES):
-        arrays = [nd_of(v, st) for v, st in ins]
-        for j, (v, _) in enumerate(ins):
-            out[f"{i}_in{j}"] = v
+        meta = {"op": op, "params": params, "stypes": [s for _, s in ins]}
+        arrays = {f"in{j}": v for j, (v, _) in enumerate(ins)}
         try:
-            res = op_fn(op)(*arrays, **params)
+            res = nd_function(op)(*[nd_of(v, st) for v, st in ins], **params)
             res = res if isinstance(res, list) else [res]
-            for r in res:
-                r.wait_to_read()
+            arrays.update({f"out{j}": r.asnumpy() for j, r in enumerate(res)})
+            meta["out_stypes"] = [r.stype for r in res]
         except mx.base.MXNetError as exc:  # MXNet refuses it (mxlite computes it densely)
-            meta.append(
-                {
-                    "op": op,
-                    "params": params,
-                    "stypes": [s for _, s in ins],
-                    "error": str(exc).splitlines()[-1][:200],
-                }
-            )
-            continue
-        for j, r in enumerate(res):
-            out[f"{i}_out{j}"] = r.asnumpy()
-        meta.append(
-            {
-                "op": op,
-                "params": params,
-                "stypes": [s for _, s in ins],
-                "out_stypes": [r.stype for r in res],
-            }
-        )
-    base = len(CASES)
+            meta["error"] = str(exc).splitlines()[-1][:200]
+        golden.put(f"op{i}", meta, **arrays)
     grad = dense((5, 4), 11, density=0.5)
     grad[3] = 0  # a stored row of zeros
+    rows = np.array([0, 2, 3])
     for k, (op, params, nstates) in enumerate(UPDATES):
-        i = base + k
         w = mx.nd.array(vec((5, 4), 12))
-        rows = np.array([0, 2, 3])
         g = mx.nd.sparse.row_sparse_array((grad[rows], rows), shape=grad.shape)
         states = [mx.nd.array(np.abs(vec((5, 4), 13 + s)) * 0.1) for s in range(nstates)]
-        out[f"{i}_in0"] = w.asnumpy()
-        out[f"{i}_in1"] = g.asnumpy()
-        out[f"{i}_gidx"] = g.indices.asnumpy()
-        for s, st in enumerate(states):
-            out[f"{i}_in{2 + s}"] = st.asnumpy()
-        res = op_fn(op)(w, g, *states, out=w, **params)
-        out[f"{i}_out0"] = res.asnumpy()
-        for s, st in enumerate(states):
-            out[f"{i}_state{s}"] = st.asnumpy()
-        meta.append(
-            {
-                "op": op,
-                "params": params,
-                "stypes": ["default", "row_sparse"] + ["default"] * nstates,
-                "out_stypes": [res.stype],
-                "update": True,
-            }
-        )
-    out["__cases__"] = np.array(json.dumps(meta))
-    np.savez_compressed(os.path.join(GOLDEN, "sparse_ops.npz"), **out)
+        ins = [w.asnumpy(), g.asnumpy()] + [s.asnumpy() for s in states]
+        arrays = {f"in{j}": v for j, v in enumerate(ins)}
+        res = nd_function(op)(w, g, *states, out=w, **params)
+        arrays.update({f"state{s}": st.asnumpy() for s, st in enumerate(states)})
+        stypes = ["default", "row_sparse"] + ["default"] * nstates
+        meta = {"op": op, "params": params, "stypes": stypes, "out_stypes": [res.stype]}
+        golden.put(f"op{len(CASES) + k}", {**meta, "update": True}, gidx=g.indices.asnumpy(),
+                   out0=res.asnumpy(), **arrays)  # fmt: skip
 
 
-def record_creation():
-    import scipy.sparse as spsp
+def parts(a, tag: str) -> dict:
+    names = ("data", "indices", "indptr") if a.stype == "csr" else ("data", "indices")
+    return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
 
-    out = {}
-    a = mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))
-    out["csr_parts"] = a.asnumpy()
+
+def record_creation(golden: Any) -> None:
+    out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
     coo = mx.nd.sparse.csr_matrix(
         ([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])), shape=(3, 4)
     )
-    out["coo_data"], out["coo_indices"] = coo.data.asnumpy(), coo.indices.asnumpy()
-    out["coo_indptr"], out["coo_dtype"] = coo.indptr.asnumpy(), np.array(str(coo.dtype))
-    m = spsp.csr_matrix(
-        (
-            np.array([1, 2, 3, 4, 5, 6, 1.0]),
-            np.array([0, 2, 2, 0, 1, 2, 1]),
-            np.array([0, 2, 3, 7]),
-        ),
-        shape=(3, 3),
-    )
-    s = mx.nd.sparse.array(m)
-    out["sp_data"], out["sp_indices"], out["sp_indptr"] = (
-        s.data.asnumpy(),
-        s.indices.asnumpy(),
-        s.indptr.asnumpy(),
-    )
+    out.update(parts(coo, "coo"), coo_dtype=np.array(str(coo.dtype)))
+    m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
+                         np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
+    out.update(parts(mx.nd.sparse.array(m), "sp"))
     r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
-    out["rsp_dense"], out["rsp_dtype"] = r.asnumpy(), np.array(str(r.dtype))
-    d = mx.nd.array(A).tostype("csr")
-    out["dense_csr_data"], out["dense_csr_indices"], out["dense_csr_indptr"] = (
-        d.data.asnumpy(),
-        d.indices.asnumpy(),
-        d.indptr.asnumpy(),
-    )
-    rd = mx.nd.array(A).tostype("row_sparse")
-    out["dense_rsp_data"], out["dense_rsp_indices"] = rd.data.asnumpy(), rd.indices.asnumpy()
-    np.savez_compressed(os.path.join(GOLDEN, "sparse_creation.npz"), **out)
+    out.update(rsp_dense=r.asnumpy(), rsp_dtype=np.array(str(r.dtype)))
+    out.update(parts(mx.nd.array(A).tostype("csr"), "dense_csr"))
+    out.update(parts(mx.nd.array(A).tostype("row_sparse"), "dense_rsp"))
+    out["csr_parts"] = out["csr_parts"].asnumpy()
+    golden.put("creation", {}, **out)
 
 
-def record_saved():
+def record_saved(golden: Any) -> None:
     arrays = {
         "csr": mx.nd.array(A).tostype("csr"),
         "rsp": mx.nd.array(B).tostype("row_sparse"),
@@ -271,24 +204,15 @@ def record_saved():
         "csr_f64": mx.nd.array(P, dtype="float64").tostype("csr"),
         "dense": mx.nd.array(W),
     }
-    mx.nd.save(os.path.join(GOLDEN, "sparse_mxnet.params"), arrays)
-    np.savez_compressed(
-        os.path.join(GOLDEN, "sparse_saved.npz"),
-        **{k: v.asnumpy() for k, v in arrays.items()},
-        __stypes__=np.array(json.dumps({k: v.stype for k, v in arrays.items()})),
-    )
-
-
-def record_pickle():
-    import pickle
-
+    mx.nd.save(str(golden.path.parent / "sparse_mxnet.params"), arrays)
+    stypes = {k: v.stype for k, v in arrays.items()}
+    golden.put("saved", {"stypes": stypes}, **{k: v.asnumpy() for k, v in arrays.items()})
     a = mx.nd.array([[0, 1.5], [2, 0]]).tostype("csr")
     b = mx.nd.array([[0, 0], [3, 4]]).tostype("row_sparse")
-    with open(os.path.join(GOLDEN, "sparse_mxnet.pkl"), "wb") as f:
-        f.write(pickle.dumps({"a": a, "b": b}))
+    (golden.path.parent / "sparse_mxnet.pkl").write_bytes(pickle.dumps({"a": a, "b": b}))
 
 
-def record_libsvm():
+def record_libsvm(golden: Any) -> None:
     rng = np.random.RandomState(3)
     lines, llines = [], []
     for _ in range(11):
@@ -298,55 +222,47 @@ def record_libsvm():
         )
         lcols = np.sort(rng.choice(3, size=rng.randint(0, 3), replace=False))
         llines.append(" ".join(["0"] + [f"{c}:{rng.randint(1, 9) / 8}" for c in lcols]))
-    data_f = os.path.join(GOLDEN, "sparse_libsvm_data.t")
-    label_f = os.path.join(GOLDEN, "sparse_libsvm_label.t")
-    with open(data_f, "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(label_f, "w") as f:
-        f.write("\n".join(llines) + "\n")
-    out = {}
+    data_f = golden.path.parent / "sparse_libsvm_data.t"
+    label_f = golden.path.parent / "sparse_libsvm_label.t"
+    data_f.write_text("\n".join(lines) + "\n")
+    label_f.write_text("\n".join(llines) + "\n")
     configs = {
         "plain": dict(data_shape=(6,), batch_size=4),
-        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=label_f, label_shape=(3,)),
+        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=str(label_f), label_shape=(3,)),
         "part0": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=0),
         "part1": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=1),
     }
     for name, cfg in configs.items():
-        it = mx.io.LibSVMIter(data_libsvm=data_f, **cfg)
+        it, out = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg), {}
         for epoch in range(2):
             for b, batch in enumerate(it):
-                key = f"{name}_{epoch}_{b}"
-                out[key + "_data"] = batch.data[0].asnumpy()
-                out[key + "_label"] = batch.label[0].asnumpy()
-                out[key + "_pad"] = np.array(batch.pad)
+                out[f"{epoch}_{b}_data"] = batch.data[0].asnumpy()
+                out[f"{epoch}_{b}_label"] = batch.label[0].asnumpy()
+                out[f"{epoch}_{b}_pad"] = np.array(batch.pad)
             it.reset()
-    np.savez_compressed(os.path.join(GOLDEN, "sparse_libsvm.npz"), **out)
+        golden.put(f"libsvm_{name}", {}, **out)
 
 
-def record_linear():
+def record_linear(golden: Any) -> None:
     rng = np.random.RandomState(5)
-    n, dim, classes = 32, 40, 3
+    n, dim = 32, 40
     x = (rng.uniform(size=(n, dim)) < 0.08) * rng.normal(size=(n, dim))
     x[:, 30:] = 0  # features never seen: their weight rows must not move
     x = x.astype("float32")
-    y = rng.randint(0, classes, size=n).astype("float32")
-    w0 = rng.normal(scale=0.1, size=(dim, classes)).astype("float32")
+    y = rng.randint(0, 3, size=n).astype("float32")
+    w0 = rng.normal(scale=0.1, size=(dim, 3)).astype("float32")
     data = mx.sym.var("data", stype="csr")
     weight = mx.sym.var("weight", stype="row_sparse")
     out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
+    req = {"weight": "write", "data": "null", "softmax_label": "null"}
     exe = out.simple_bind(
-        mx.cpu(),
-        data=(8, dim),
-        softmax_label=(8,),
-        weight=(dim, classes),
-        grad_req={"weight": "write", "data": "null", "softmax_label": "null"},
+        mx.cpu(), data=(8, dim), softmax_label=(8,), weight=(dim, 3), grad_req=req
     )
     exe.arg_dict["weight"][:] = mx.nd.array(w0).tostype("row_sparse")
-    opt = mx.optimizer.SGD(
-        learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True, rescale_grad=1 / 8
-    )
+    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
+                           rescale_grad=1 / 8)  # fmt: skip
     updater = mx.optimizer.get_updater(opt)
-    res = {"x": x, "y": y, "w0": w0, "grad_stype": np.array(exe.grad_dict["weight"].stype)}
+    res = {"x": x, "y": y, "w0": w0}
     for epoch in range(3):
         for b in range(n // 8):
             exe.arg_dict["data"][:] = mx.nd.array(x[b * 8 : (b + 1) * 8]).tostype("csr")
@@ -355,16 +271,9 @@ def record_linear():
             exe.backward()
             updater(0, exe.grad_dict["weight"], exe.arg_dict["weight"])
         res[f"w{epoch + 1}"] = exe.arg_dict["weight"].asnumpy()
-    np.savez_compressed(os.path.join(GOLDEN, "sparse_linear.npz"), **res)
+    golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
 
 
-if __name__ == "__main__":
-    warnings.simplefilter("ignore")
-    os.makedirs(GOLDEN, exist_ok=True)
-    record_ops()
-    record_creation()
-    record_saved()
-    record_pickle()
-    record_libsvm()
-    record_linear()
-    print("wrote", sorted(f for f in os.listdir(GOLDEN) if f.startswith("sparse")))
+def record(golden: Any) -> None:
+    for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear):
+        part(golden)
