@@ -12,11 +12,27 @@ tests/io/test_libsvm_iter.py, tests/executor/test_sparse.py) in tests/ndarray/go
   ``sparse_libsvm_data.t`` / ``sparse_libsvm_label.t``.
 * ``linear``: a linear classifier on CSR data trained with lazy SGD through the executor: the
   data ``x``, ``y``, the weight ``w0`` and after each epoch ``w<e>`` (``grad_stype``).
+
+Sparse gradients (tests/test_autograd_sparse.py, tests/executor/test_sparse.py,
+tests/io/test_ndarray_iter.py, tests/module/test_module_sparse.py,
+tests/gluon/nn/test_embedding_sparse.py): cases of ``kind`` ``autograd_dot`` (``dot(csr, w)``
+recorded, gradient of ``w``), ``autograd_embedding`` (``Embedding(sparse_grad=True)``),
+``exe_dot`` / ``exe_embedding`` (the same through ``simple_bind`` or ``bind``) hold the inputs
+``in<j>``, the head gradient ``ograd``, and the gradient's dense value ``grad`` and stored rows
+(or CSR column indices) ``indices``, with its ``stype`` (or ``error`` where MXNet refuses it);
+``iter``: NDArrayIter over a CSR array ``in0`` shuffled after ``np.random.seed(3)``: its
+``batch<k>``, ``label<k>``; ``module``: data ``x``, ``y`` (as a LibSVM file) and the initial
+row-sparse weight ``w0``, and ``module_<optimizer>``: ``weight``, ``bias`` after two epochs of
+example/sparse/linear_classification's loop (Module, local kvstore, ``prepare`` with
+``sparse_row_id_fn``); ``gluon``: index batches ``idx<k>``, and ``gluon_<optimizer>``: the rows
+of the first gradient of ``gluon.nn.Embedding(sparse_grad=True)`` under a Trainer (``rows``)
+and the ``weight`` after three steps.
 """
 
 from __future__ import annotations
 
 import pickle
+import tempfile
 from typing import Any
 
 import mxnet as mx
@@ -274,6 +290,196 @@ def record_linear(golden: Any) -> None:
     golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
 
 
+def csr_value(shape, seed, density=0.3):
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=shape) * (rng.uniform(size=shape) < density)
+    x[:, 1] = 0  # a column no row uses: its gradient row is not stored
+    return x.astype("float32")
+
+
+def grad_case(golden: Any, name: str, kind: str, inputs: list, grad, ograd) -> None:
+    rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
+    arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
+    golden.put(name, {"kind": kind, "stype": grad.stype}, **arrays, ograd=ograd,
+               grad=grad.asnumpy(), indices=rows)  # fmt: skip
+
+
+def autograd_cases(golden: Any) -> None:
+    x = csr_value((4, 6), 1)
+    w = np.random.RandomState(2).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(3).normal(size=(4, 3)).astype("float32")
+    zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
+    for tag, w_stype, g_stype, head in (
+        ("dot_dns_rspgrad", "default", "row_sparse", og),
+        ("dot_rsp", "row_sparse", None, og),
+        ("dot_dns_dnsgrad", "default", None, og),
+        ("dot_zero_ograd", "default", "row_sparse", zero_og),
+        ("dot_csrgrad", "default", "csr", og),
+    ):
+        lhs = mx.nd.array(x).tostype("csr")
+        wt = mx.nd.array(w).tostype(w_stype)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.dot(lhs, wt)
+        y.backward(mx.nd.array(head))
+        grad_case(golden, tag, "autograd_dot", [x, w], wt.grad, head)
+    idx = np.array([[4, 1], [1, 7]], "float32")
+    emb = np.random.RandomState(4).normal(size=(9, 2)).astype("float32")
+    og = np.random.RandomState(5).normal(size=(2, 2, 2)).astype("float32")
+    for tag, g_stype in (("emb_rspgrad", "row_sparse"), ("emb_dnsgrad", None)):
+        wt = mx.nd.array(emb)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
+            z = y * 2
+        try:
+            z.backward(mx.nd.array(og))
+        except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
+            golden.put(tag, {"kind": "autograd_embedding", "error": str(exc)[:200]})
+            continue
+        grad_case(golden, tag, "autograd_embedding", [idx, emb], wt.grad, og)
+
+
+def executor_cases(golden: Any) -> None:
+    x = csr_value((4, 6), 6)
+    w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", stype=w_stype)
+        sym = mx.sym.dot(data, weight)
+        exe = sym.simple_bind(
+            mx.cpu(),
+            data=(4, 6),
+            weight=(6, 3),
+            stype_dict={"data": "csr", "weight": w_stype},
+            grad_req={"data": "null", "weight": "write"},
+        )
+        exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
+        exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        grad_case(golden, tag, "exe_dot", [x, w], exe.grad_dict["weight"], og)
+    idx = np.array([[0, 5], [5, 2]], "float32")
+    emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
+    og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
+    sym = mx.sym.Embedding(
+        mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
+    )
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
+    exe.arg_dict["data"][:] = idx
+    exe.arg_dict["weight"][:] = emb
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(og))
+    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+    exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
+    grad_case(golden, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
+           np.zeros((2, 2, 2), "float32"))  # fmt: skip
+    # bind with a row-sparse args_grad; a head gradient that is zero but in one row
+    og = np.zeros((4, 3), "float32")
+    og[0] = 1
+    for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
+        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+        grad = mx.nd.zeros((6, 3), stype="row_sparse")
+        exe = sym.bind(
+            mx.cpu(),
+            {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)},
+            args_grad={"weight": grad},
+            grad_req={"data": "null", "weight": "write"},
+        )
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        assert exe.grad_dict["weight"] is grad
+        grad_case(golden, tag, "exe_dot", [x, w], grad, og)
+
+
+def iter_case(golden: Any) -> None:
+    x = csr_value((7, 5), 11, density=0.5)
+    lab = np.arange(7, dtype="float32")
+    np.random.seed(3)
+    it = mx.io.NDArrayIter(
+        mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True, last_batch_handle="discard"
+    )
+    out = {"in0": x}
+    for k, batch in enumerate(it):
+        out[f"batch{k}"] = batch.data[0].asnumpy()
+        out[f"label{k}"] = batch.label[0].asnumpy()
+    golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
+
+
+def libsvm_text(x, y):
+    lines = []
+    for row, label in zip(x, y):
+        cols = np.flatnonzero(row)
+        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
+    return "\n".join(lines) + "\n"
+
+
+def module_cases(golden: Any) -> None:
+    """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
+    Module with a local kvstore, prepare(sparse_row_id_fn), update."""
+    rng = np.random.RandomState(12)
+    nf, n = 30, 48
+    x = np.zeros((n, nf), "float32")
+    for i in range(n):
+        cols = rng.choice(20, size=rng.randint(1, 5), replace=False)  # 20..29 never used
+        x[i, cols] = np.round(rng.uniform(0.5, 1.5, size=len(cols)), 3)
+    y = rng.randint(0, 2, size=n).astype("float32")
+    w0 = rng.normal(scale=0.1, size=(nf, 2)).astype("float32")
+    golden.put("module", {"kind": "module"}, x=x, y=y, w0=w0)
+    tmp = tempfile.mkstemp(suffix=".t")[1]
+    with open(tmp, "w") as f:
+        f.write(libsvm_text(x, y))
+    for opt in ("sgd", "adam", "adagrad"):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
+        bias = mx.sym.var("bias", shape=(2,))
+        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+        sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
+        it = mx.io.LibSVMIter(data_libsvm=tmp, data_shape=(nf,), batch_size=8)
+        mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
+        mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+        mod.init_params(
+            arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"), "bias": mx.nd.zeros(2)}
+        )
+        kw = {"momentum": 0.9} if opt == "sgd" else {}
+        optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
+        mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create("local"))
+        for _ in range(2):
+            it.reset()
+            for batch in it:
+                mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
+                mod.forward_backward(batch)
+                mod.update()
+        args, _ = mod.get_params()
+        meta = {"kind": "module", "stype": args["weight"].stype}
+        golden.put(
+            f"module_{opt}", meta, weight=args["weight"].asnumpy(), bias=args["bias"].asnumpy()
+        )
+
+
+def gluon_cases(golden: Any) -> None:
+    """gluon.nn.Embedding(sparse_grad=True) trained by a Trainer: the first step's gradient
+    rows and the weight after three steps, per optimizer."""
+    rng = np.random.RandomState(13)
+    batches = [rng.randint(0, 10, size=(4, 2)).astype("float32") for _ in range(3)]
+    golden.put("gluon", {"kind": "gluon"}, **{f"idx{k}": b for k, b in enumerate(batches)})
+    for opt in ("sgd", "adam", "adagrad", "ftrl"):
+        net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
+        net.initialize(mx.init.Constant(0.5))
+        trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
+        for k, b in enumerate(batches):
+            with mx.autograd.record():
+                loss = (net(mx.nd.array(b)) ** 2).sum()
+            loss.backward()
+            if k == 0:
+                rows = net.weight.grad().indices.asnumpy()
+            trainer.step(4)
+        meta = {"kind": "gluon", "stype": "row_sparse"}
+        golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
+
+
 def record(golden: Any) -> None:
-    for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear):
+    for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear,
+                 autograd_cases, executor_cases, iter_case, module_cases, gluon_cases):  # fmt: skip
         part(golden)
