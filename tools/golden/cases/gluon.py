@@ -1,36 +1,33 @@
-"""Golden files for mx.gluon, from real MXNet 1.9.1.
+"""mx.gluon (tests/gluon/nn/test_layers.py, test_loss.py, test_block.py, test_trainer.py,
+test_hybrid_block.py) in tests/gluon/golden/gluon.npz:
 
-Run under the reference interpreter::
-
-    /tmp/mxref/bin/python tools/make_golden_gluon.py
-
-Writes into ``tests/gluon/golden/``:
-
-- ``layers.npz``: per layer case (its constructor in ``layers.json``), the input, a head
-  gradient, the parameters (structural names), the output, and the gradients of the input and
-  of every parameter (training mode; BatchNorm's running statistics after the step too);
-- ``losses.npz``: per loss case (``losses.json``), inputs, the loss and the input gradients;
-- ``names.json``: parameter names (full and structural) of nested blocks, and a symbol's
-  JSON node names after hybridize;
-- ``mlp.params`` (``save_parameters``), ``mlp_dict.params`` (``ParameterDict.save``),
-  ``exported-symbol.json``/``exported-0000.params`` (``export``) of one small network, with
-  ``mlp_io.npz`` (input and output);
-- ``train.npz``: loss curves of a short training run (SGD with momentum, Adam; hybridized and
-  not) from the parameters in ``train_init.params``, and ``train_sgd.states`` (Trainer states
-  after the SGD run).
+- ``layer<k>``: a layer (``ctor``, input ``shape``, structural ``params`` names): input ``x``,
+  head gradient ``head``, parameters ``param/<name>``, output ``y``, and the gradients of the
+  input ``dx`` and parameters ``grad/<name>`` (training mode; BatchNorm's running statistics
+  after the step as ``after/<name>``);
+- ``loss<k>``: a loss (``ctor``, ``n`` inputs): inputs ``in<i>``, ``loss``, gradients ``grad<i>``;
+- ``names`` (metadata only): parameter names (full and structural) of nested blocks, and a
+  symbol's JSON node names after hybridize;
+- ``mlp_io``: input ``x`` and output ``y`` of one small network, saved next to the file as
+  ``mlp.params`` (``save_parameters``), ``mlp_dict.params`` (``ParameterDict.save``) and
+  ``exported-symbol.json``/``exported-0000.params`` (``export``);
+- ``train``: data ``x``, ``label`` and the loss curves ``<opt>_<hybrid>`` of a short training run
+  (SGD with momentum, Adam) from ``train_init.params``; the SGD run's Trainer states and
+  parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
 from __future__ import annotations
 
 import json
-import os
+from typing import Any
 
 import mxnet as mx
 import numpy as np
 from mxnet import autograd, gluon
 from mxnet.gluon import nn
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "gluon", "golden")
+FILE = "tests/gluon/golden/gluon.npz"
+SEED = 0
 
 # constructor (evaluated with nn in scope), input shape, input kind
 LAYERS = [
@@ -140,10 +137,10 @@ def _input(kind: str, shape: tuple, rs: np.random.RandomState) -> np.ndarray:
     raise ValueError(kind)
 
 
-def make_layers(rs: np.random.RandomState) -> None:
-    out, meta = {}, []
+def make_layers(golden: Any, rs: np.random.RandomState) -> None:
     cases = LAYERS + [EMBEDDING]
     for k, (ctor, shape) in enumerate(cases):
+        out = {}
         block = eval(ctor)  # noqa: S307 (our own table)
         block.initialize(mx.init.Normal(0.5))
         if ctor.startswith("nn.Embedding"):
@@ -158,30 +155,28 @@ def make_layers(rs: np.random.RandomState) -> None:
         if not ctor.startswith("nn.Embedding"):
             x.attach_grad()
         for name, p in params.items():
-            out[f"{k}/param/{name}"] = p.data().asnumpy()
+            out[f"param/{name}"] = p.data().asnumpy()
         with autograd.record():
             y = block(x)
         head = rs.randn(*y.shape).astype("float32")
         y.backward(mx.nd.array(head))
-        out[f"{k}/x"] = x.asnumpy()
-        out[f"{k}/head"] = head
-        out[f"{k}/y"] = y.asnumpy()
+        out["x"] = x.asnumpy()
+        out["head"] = head
+        out["y"] = y.asnumpy()
         if not ctor.startswith("nn.Embedding"):
-            out[f"{k}/dx"] = x.grad.asnumpy()
+            out["dx"] = x.grad.asnumpy()
         for name, p in params.items():
             if p.grad_req != "null":
-                out[f"{k}/grad/{name}"] = p.grad().asnumpy()
+                out[f"grad/{name}"] = p.grad().asnumpy()
             else:
-                out[f"{k}/after/{name}"] = p.data().asnumpy()
-        meta.append({"ctor": ctor, "shape": list(shape), "params": sorted(params)})
-    np.savez_compressed(os.path.join(OUT, "layers.npz"), **out)
-    with open(os.path.join(OUT, "layers.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+                out[f"after/{name}"] = p.data().asnumpy()
+        meta = {"ctor": ctor, "shape": list(shape), "params": sorted(params)}
+        golden.put(f"layer{k}", meta, **out)
 
 
-def make_losses(rs: np.random.RandomState) -> None:
-    out, meta = {}, []
+def make_losses(golden: Any, rs: np.random.RandomState) -> None:
     for k, (ctor, kinds, shape) in enumerate(LOSSES):
+        out = {}
         loss = eval(ctor)  # noqa: S307 (our own table)
         arrays = []
         for kind in kinds:
@@ -196,14 +191,11 @@ def make_losses(rs: np.random.RandomState) -> None:
                 value = loss(*arrays)
             value.backward()
         for i, a in enumerate(arrays):
-            out[f"{k}/in{i}"] = a.asnumpy()
+            out[f"in{i}"] = a.asnumpy()
             if a.grad is not None and "compute_full" not in ctor:
-                out[f"{k}/grad{i}"] = a.grad.asnumpy()
-        out[f"{k}/loss"] = value.asnumpy()
-        meta.append({"ctor": ctor, "n": len(kinds)})
-    np.savez_compressed(os.path.join(OUT, "losses.npz"), **out)
-    with open(os.path.join(OUT, "losses.json"), "w") as f:
-        json.dump(meta, f, indent=1)
+                out[f"grad{i}"] = a.grad.asnumpy()
+        out["loss"] = value.asnumpy()
+        golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
 
 
 class _Inner(gluon.HybridBlock):
@@ -226,7 +218,7 @@ def make_mlp() -> nn.HybridSequential:
     return net
 
 
-def make_names() -> None:
+def make_names(golden: Any, rs: np.random.RandomState) -> None:
     mx.name.NameManager._current.value = mx.name.NameManager()
     names = {}
     a = _Inner()
@@ -247,11 +239,11 @@ def make_names() -> None:
     graph = json.loads(net._cached_graph[1].tojson())
     names["mlp_nodes"] = [n["name"] for n in graph["nodes"]]
     names["mlp_prefix"] = net.prefix
-    with open(os.path.join(OUT, "names.json"), "w") as f:
-        json.dump(names, f, indent=1)
+    golden.put("names", names)
 
 
-def make_files(rs: np.random.RandomState) -> None:
+def make_files(golden: Any, rs: np.random.RandomState) -> None:
+    out = str(golden.path.parent)
     mx.name.NameManager._current.value = mx.name.NameManager()
     net = make_mlp()
     net.initialize(mx.init.Xavier())
@@ -260,26 +252,27 @@ def make_files(rs: np.random.RandomState) -> None:
     with autograd.record():  # a training step moves the BatchNorm statistics
         net(x)
     y = net(x)
-    net.save_parameters(os.path.join(OUT, "mlp.params"))
-    net.collect_params().save(os.path.join(OUT, "mlp_dict.params"))
-    net.export(os.path.join(OUT, "exported"), epoch=0)
-    np.savez_compressed(os.path.join(OUT, "mlp_io.npz"), x=x.asnumpy(), y=y.asnumpy())
+    net.save_parameters(out + "/mlp.params")
+    net.collect_params().save(out + "/mlp_dict.params")
+    net.export(out + "/exported", epoch=0)
+    golden.put("mlp_io", {}, x=x.asnumpy(), y=y.asnumpy())
 
 
-def make_training(rs: np.random.RandomState) -> None:
+def make_training(golden: Any, rs: np.random.RandomState) -> None:
+    out = str(golden.path.parent)
     mx.name.NameManager._current.value = mx.name.NameManager()
     x = rs.randn(32, 10).astype("float32")
     label = rs.randint(0, 4, (32,)).astype("float32")
     init = make_mlp()
     init.initialize(mx.init.Xavier())
     init(mx.nd.array(x))
-    init.save_parameters(os.path.join(OUT, "train_init.params"))
+    init.save_parameters(out + "/train_init.params")
     curves = {}
     for opt, params in (("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3}),
                         ("adam", {"learning_rate": 0.01})):  # fmt: skip
         for hybrid in (False, True):
             net = make_mlp()
-            net.load_parameters(os.path.join(OUT, "train_init.params"))
+            net.load_parameters(out + "/train_init.params")
             if hybrid:
                 net.hybridize()
             trainer = gluon.Trainer(net.collect_params(), opt, params)
@@ -293,21 +286,12 @@ def make_training(rs: np.random.RandomState) -> None:
                 values.append(float(loss.mean().asscalar()))
             curves[f"{opt}_{int(hybrid)}"] = np.array(values, "float32")
             if opt == "sgd" and not hybrid:
-                trainer.save_states(os.path.join(OUT, "train_sgd.states"))
-                net.save_parameters(os.path.join(OUT, "train_sgd_after.params"))
-    np.savez_compressed(os.path.join(OUT, "train.npz"), x=x, label=label, **curves)
+                trainer.save_states(out + "/train_sgd.states")
+                net.save_parameters(out + "/train_sgd_after.params")
+    golden.put("train", {}, x=x, label=label, **curves)
 
 
-def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
+def record(golden: Any) -> None:
     mx.random.seed(0)
-    rs = np.random.RandomState(0)
-    make_layers(rs)
-    make_losses(rs)
-    make_names()
-    make_files(rs)
-    make_training(rs)
-
-
-if __name__ == "__main__":
-    main()
+    for part in (make_layers, make_losses, make_names, make_files, make_training):
+        part(golden, golden.rng)
