@@ -1,13 +1,10 @@
 """NDArrayIter and ResizeIter against MXNet 1.9.1 (golden file), plus the rules MXNet leaves out.
 
-The golden cases come from tools/make_golden_io.py; each holds the spec it was made from, and
+The golden cases come from tools/golden/cases/io.py; each holds the spec it was made from, and
 ``_run`` here builds the same iterator with mxlite.
 """
 
 from __future__ import annotations
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,8 +13,7 @@ import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError
 from tests.golden_file import load
 
-GOLDEN = Path(__file__).parent / "golden" / "ndarray_iter.json"
-CASES = json.loads(GOLDEN.read_text())["cases"]
+CASES = list(load("io/golden/ndarray_iter.npz").cases.values())
 
 
 def _build(spec):

@@ -1,12 +1,6 @@
-"""Record what MXNet 1.9.1's NDArrayIter and ResizeIter yield, with real MXNet.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/make_golden_io.py [OUT_DIR]
-
-OUT_DIR defaults to tests/io/golden. Writes ``ndarray_iter.json``: a list of cases, each with
-its ``spec`` (how to build the iterator; tests/io/test_ndarray_iter.py builds the same one
-with mxlite) and MXNet's result:
+"""What MXNet 1.9.1's NDArrayIter and ResizeIter yield (tests/io/test_ndarray_iter.py, which
+builds the same iterators with mxlite): metadata-only entries of tests/io/golden/ndarray_iter.npz,
+one per case, ``{"spec": how to build the iterator, "mxnet": its result}``.
 
 * an input is ``{"shape": [...], "dtype": name, "nd": bool, "start": k}``: the values
   ``arange(prod(shape)) + k`` in that shape and dtype, as an NDArray when ``nd`` is set;
@@ -20,12 +14,13 @@ with mxlite) and MXNet's result:
 
 from __future__ import annotations
 
-import json
-import os
-import sys
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+
+FILE = "tests/io/golden/ndarray_iter.npz"
+SEED = 0
 
 
 def inp(shape, dtype="float32", nd=False, start=0):
@@ -67,17 +62,12 @@ def run(spec):
         "epochs": [],
     }
     for _ in range(spec["epochs"]):
-        batches = []
-        for batch in it:
-            batches.append(
-                {
-                    "data": [ints(a) for a in batch.data],
-                    "label": [ints(a) for a in batch.label],
-                    "dtypes": [np.dtype(a.dtype).name for a in batch.data + batch.label],
-                    "pad": batch.pad,
-                }
-            )
-        result["epochs"].append(batches)
+        result["epochs"].append([{
+            "data": [ints(a) for a in b.data],
+            "label": [ints(a) for a in b.label],
+            "dtypes": [np.dtype(a.dtype).name for a in b.data + b.label],
+            "pad": b.pad,
+        } for b in it])  # fmt: skip
         it.reset()
     return result
 
@@ -93,6 +83,7 @@ def case(name, data, label=None, epochs=2, **kwargs):
 
 X = inp((10,))
 Y = inp((10,), start=100)
+# fmt: off
 SPECS = [
     case("pad", X, Y, batch_size=3),
     case("pad_exact", X, Y, batch_size=5),
@@ -103,51 +94,26 @@ SPECS = [
     case("roll_over_4", X, Y, epochs=4, batch_size=4, last_batch_handle="roll_over"),
     case("roll_over_no_label", X, None, epochs=3, batch_size=4, last_batch_handle="roll_over"),
     case("shuffle_pad", X, Y, epochs=3, batch_size=3, shuffle=True, seed=0),
-    case(
-        "shuffle_roll_over",
-        X,
-        Y,
-        epochs=3,
-        batch_size=4,
-        shuffle=True,
-        seed=1,
-        last_batch_handle="roll_over",
-    ),
+    case("shuffle_roll_over", X, Y, epochs=3, batch_size=4, shuffle=True, seed=1,
+         last_batch_handle="roll_over"),
     case("shuffle_discard", X, Y, batch_size=4, shuffle=True, seed=2, last_batch_handle="discard"),
-    case(
-        "dict_sorted",
-        {"b": inp((6, 2)), "a": inp((6, 3), start=50), "c_img": inp((6, 1, 2, 2))},
-        {"z_label": inp((6,)), "lab": inp((6, 1), start=7)},
-        batch_size=4,
-    ),
+    case("dict_sorted", {"b": inp((6, 2)), "a": inp((6, 3), start=50), "c_img": inp((6, 1, 2, 2))},
+         {"z_label": inp((6,)), "lab": inp((6, 1), start=7)}, batch_size=4),
     case("list_names", [inp((5, 2)), inp((5,), start=9)], [inp((5,))], batch_size=2),
     case("names", X, Y, batch_size=4, data_name="img", label_name="lbl"),
     case("int_numpy", inp((7, 2), "int32"), inp((7,), "int64"), batch_size=3),
     case("float64_numpy", inp((5, 2), "float64"), None, batch_size=2),
     case("int_ndarray", inp((7, 2), "int32", nd=True), inp((7,), "int32", nd=True), batch_size=3),
-    case(
-        "int_ndarray_shuffle", inp((6,), "int32", nd=True), None, batch_size=3, shuffle=True, seed=3
-    ),
+    case("int_ndarray_shuffle", inp((6,), "int32", nd=True), None, batch_size=3, shuffle=True,
+         seed=3),
     case("layout_tnc", inp((2, 5, 3)), inp((2, 5)), batch_size=2, layout="TNC"),
     case("resize_longer", X, Y, epochs=2, batch_size=4, resize=[5, True]),
     case("resize_shorter", X, Y, epochs=3, batch_size=3, resize=[2, True]),
     case("resize_no_reset", X, Y, epochs=3, batch_size=3, resize=[2, False]),
 ]
+# fmt: on
 
 
-def main() -> None:
-    here = os.path.dirname(os.path.abspath(__file__))
-    out_dir = (
-        sys.argv[1] if len(sys.argv) > 1 else os.path.join(here, "..", "tests", "io", "golden")
-    )
-    os.makedirs(out_dir, exist_ok=True)
-    cases = [{"spec": spec, "mxnet": run(spec)} for spec in SPECS]
-    path = os.path.join(out_dir, "ndarray_iter.json")
-    with open(path + ".tmp", "w") as f:
-        json.dump({"mxnet_version": mx.__version__, "cases": cases}, f, separators=(",", ":"))
-    os.replace(path + ".tmp", path)
-    print(f"wrote {len(cases)} cases to {path}")
-
-
-if __name__ == "__main__":
-    main()
+def record(golden: Any) -> None:
+    for spec in SPECS:
+        golden.put(spec["name"], {"spec": spec, "mxnet": run(spec)})
