@@ -1,24 +1,19 @@
-"""Write tests/executor/golden/ with real MXNet 1.9.1 (/tmp/mxref/bin/python).
-
-For each small network (an MLP, LeNet, a ResNet with BatchNorm and residual adds, an
-Inception-style block with Concat, an LSTM on the fused RNN op) it writes:
-
-- ``<net>-symbol.json``: the symbol as MXNet saves it;
-- ``<net>.params`` (``mx.nd.save``): ``input:<name>`` the fixed batch, ``param:<name>`` the
-  fixed parameters, ``aux:<name>`` the auxiliary states before running, ``head:<i>`` the head
-  gradients, ``out_infer:<i>`` / ``out_train:<i>`` the outputs of ``forward(is_train=False)``
-  and ``forward(is_train=True)``, ``grad:<name>`` the gradient of every argument after
-  ``backward(head)``, ``aux_after:<name>`` the auxiliary states after the training forward;
-- ``networks.json``: per network the argument / output / auxiliary names, the shapes MXNet
-  infers from the input shapes, and the "Total N MB allocated" of ``debug_str`` for training
-  and inference binds at the larger ``plan_shapes`` (so that the megabytes are not all zero).
-
-Usage: /tmp/mxref/bin/python tools/make_golden_networks.py
+"""Small networks through MXNet 1.9.1's executor (tests/executor/test_networks.py): an MLP,
+LeNet, a ResNet with BatchNorm and residual adds, an Inception-style block with Concat, an LSTM
+on the fused RNN op. Per network ``<net>-symbol.json`` as MXNet saves it, next to
+tests/executor/golden/networks.npz, whose entry ``<net>`` holds ``input:<name>`` the fixed
+batch, ``param:<name>`` the fixed parameters, ``aux:<name>`` the auxiliary states before
+running, ``head:<i>`` the head gradients, ``out_infer:<i>`` / ``out_train:<i>`` the outputs of
+``forward(is_train=False)`` and ``forward(is_train=True)``, ``grad:<name>`` the gradient of every
+argument after ``backward(head)``, ``aux_after:<name>`` the auxiliary states after the training
+forward; and in its metadata the argument / output / auxiliary names, the shapes MXNet infers
+from the input shapes, and the "Total N MB allocated" of ``debug_str`` for training and
+inference binds at the larger ``plan_shapes`` (so that the megabytes are not all zero).
 """
 
-import json
 import os
 import re
+from typing import Any
 
 # The plain graph, as mxlite runs it: no MKLDNN operator fusion in the figures.
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")
@@ -26,7 +21,8 @@ os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "executor", "golden")
+FILE = "tests/executor/golden/networks.npz"
+SEED = 0
 
 
 def mlp():
@@ -160,7 +156,7 @@ def _planned_mb(net, shapes, grad_req):
     return int(re.search(r"Total (\d+) MB allocated", text).group(1))
 
 
-def make(name):
+def make(golden: Any, name: str) -> None:
     build, shapes, plan_shapes = NETWORKS[name]
     net = build()
     rng = np.random.default_rng(sorted(NETWORKS).index(name))
@@ -185,9 +181,8 @@ def make(name):
     exe.backward(heads)
     saved.update({"grad:" + n: _snap(g) for n, g in grads.items()})
     saved.update({"aux_after:" + n: _snap(a) for n, a in exe.aux_dict.items()})
-    mx.nd.save(os.path.join(OUT, f"{name}.params"), saved)
-    net.save(os.path.join(OUT, f"{name}-symbol.json"))
-    return {
+    net.save(str(golden.path.parent / f"{name}-symbol.json"))
+    meta = {
         "input_shapes": shapes,
         "arguments": arg_names,
         "outputs": net.list_outputs(),
@@ -199,15 +194,9 @@ def make(name):
         "planned_mb_train": _planned_mb(net, plan_shapes, "write"),
         "planned_mb_infer": _planned_mb(net, plan_shapes, "null"),
     }
+    golden.put(name, meta, **{k: v.asnumpy() for k, v in saved.items()})
 
 
-def main():
-    os.makedirs(OUT, exist_ok=True)
-    meta = {name: make(name) for name in NETWORKS}
-    with open(os.path.join(OUT, "networks.json"), "w") as f:
-        json.dump({"mxnet": mx.__version__, "networks": meta}, f, indent=1, sort_keys=True)
-        f.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+def record(golden: Any) -> None:
+    for name in NETWORKS:
+        make(golden, name)
