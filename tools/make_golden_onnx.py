@@ -32,6 +32,7 @@ MAX_PARAM_BYTES = 450_000
 # as resnet-v1.py in 1.9.1, so it is left out; alexnet, vgg, inception-v4 and
 # inception-resnet-v2 have 100 MB and more of weights at any input size, too slow for the tests
 # (their operators are all among those of the networks here)
+# fmt: off
 NETWORKS = {
     "mlp": ("mlp", {"num_classes": 10}, (784,)),
     "lenet": ("lenet", {"num_classes": 10}, (1, 16, 16)),
@@ -51,7 +52,8 @@ NETWORKS = {
     # for benchmarks/onnx_export.py: ImageNet sizes, symbol only
     "resnet-50": ("resnet", {"num_classes": 1000, "num_layers": 50, "image_shape": "3,224,224"},
                   (3, 224, 224)),
-}  # fmt: skip
+}
+# fmt: on
 
 
 def load_definition(module: str, tmp: str):

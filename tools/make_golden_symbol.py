@@ -16,6 +16,7 @@ import sys
 import mxnet as mx
 
 # Each snippet builds `net` from `mx` and sets `shapes` (input shapes for infer_shape).
+# fmt: off
 CASES = {
     "arith": """
 a = mx.sym.var('a'); b = mx.sym.var('b')
@@ -124,9 +125,11 @@ net = mx.sym.Group([mx.sym.FullyConnected(out, num_hidden=5, name='pred'), rnn[1
 shapes = {'data': (7, 3, 10), 'lstm_state': (2, 3, 16), 'lstm_state_cell': (2, 3, 16)}
 """,
 }
+# fmt: on
 
 # A hand-written file in MXNet 0.8.0's layout: "param" and "attr" keys, two-element entries,
 # bare hidden keys, an operator-level weight_lr_mult, no mxnet_version, and no bias input.
+# fmt: off
 LEGACY = {
     "nodes": [
         {
@@ -165,6 +168,7 @@ LEGACY = {
     "arg_nodes": [0, 1],
     "heads": [[3, 0]],
 }
+# fmt: on
 
 
 def record(net, shapes):

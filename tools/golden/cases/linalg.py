@@ -12,16 +12,13 @@ GENERATOR = "default_rng"
 F32, F64 = "float32", "float64"
 
 # (id, operator path under mx.nd, params, [(input kind, shape, dtype)])
+# fmt: off
 CASES = [
     ("dot_2d", "dot", {}, [("n", (3, 4), F32), ("n", (4, 5), F32)]),
     ("dot_ta", "dot", {"transpose_a": True}, [("n", (4, 3), F32), ("n", (4, 5), F32)]),
     ("dot_tb", "dot", {"transpose_b": True}, [("n", (3, 4), F64), ("n", (5, 4), F64)]),
-    (
-        "dot_tab",
-        "dot",
-        {"transpose_a": True, "transpose_b": True},
-        [("n", (4, 3), F32), ("n", (5, 4), F32)],
-    ),
+    ("dot_tab", "dot", {"transpose_a": True, "transpose_b": True},
+     [("n", (4, 3), F32), ("n", (5, 4), F32)]),
     ("dot_3d2d", "dot", {}, [("n", (2, 3, 4), F32), ("n", (4, 5), F32)]),
     ("dot_3d3d", "dot", {}, [("n", (2, 3, 4), F64), ("n", (4, 2, 2), F64)]),
     ("dot_3d_ta", "dot", {"transpose_a": True}, [("n", (2, 3, 4), F32), ("n", (2, 5), F32)]),
@@ -32,56 +29,22 @@ CASES = [
     ("dot_2d1d", "dot", {}, [("n", (3, 4), F32), ("n", (4,), F32)]),
     ("dot_2d1d_tb", "dot", {"transpose_b": True}, [("n", (3, 4), F32), ("n", (4,), F32)]),
     ("bdot", "batch_dot", {}, [("n", (2, 3, 4), F32), ("n", (2, 4, 5), F32)]),
-    (
-        "bdot_ta",
-        "batch_dot",
-        {"transpose_a": True},
-        [("n", (2, 4, 3), F64), ("n", (2, 4, 5), F64)],
-    ),
-    (
-        "bdot_tb",
-        "batch_dot",
-        {"transpose_b": True},
-        [("n", (2, 3, 4), F32), ("n", (2, 5, 4), F32)],
-    ),
-    (
-        "bdot_tab",
-        "batch_dot",
-        {"transpose_a": True, "transpose_b": True},
-        [("n", (2, 4, 3), F32), ("n", (2, 5, 4), F32)],
-    ),
+    ("bdot_ta", "batch_dot", {"transpose_a": True}, [("n", (2, 4, 3), F64), ("n", (2, 4, 5), F64)]),
+    ("bdot_tb", "batch_dot", {"transpose_b": True}, [("n", (2, 3, 4), F32), ("n", (2, 5, 4), F32)]),
+    ("bdot_tab", "batch_dot", {"transpose_a": True, "transpose_b": True},
+     [("n", (2, 4, 3), F32), ("n", (2, 5, 4), F32)]),
     ("bdot_4d", "batch_dot", {}, [("n", (2, 2, 3, 4), F32), ("n", (2, 2, 4, 2), F32)]),
-    (
-        "gemm_2d",
-        "linalg.gemm",
-        {},
-        [("n", (3, 4), F32), ("n", (4, 5), F32), ("n", (3, 5), F32)],
-    ),
-    (
-        "gemm_t",
-        "linalg.gemm",
-        {"transpose_a": True, "transpose_b": True, "alpha": 0.5, "beta": -2.0},
-        [("n", (2, 4, 3), F64), ("n", (2, 5, 4), F64), ("n", (2, 3, 5), F64)],
-    ),
-    (
-        "gemm_axis1",
-        "linalg.gemm",
-        {"axis": 1, "transpose_b": True, "alpha": 1.5},
-        [("n", (2, 3, 2, 4), F32), ("n", (2, 5, 2, 4), F32), ("n", (2, 3, 2, 5), F32)],
-    ),
+    ("gemm_2d", "linalg.gemm", {}, [("n", (3, 4), F32), ("n", (4, 5), F32), ("n", (3, 5), F32)]),
+    ("gemm_t", "linalg.gemm",
+     {"transpose_a": True, "transpose_b": True, "alpha": 0.5, "beta": -2.0},
+     [("n", (2, 4, 3), F64), ("n", (2, 5, 4), F64), ("n", (2, 3, 5), F64)]),
+    ("gemm_axis1", "linalg.gemm", {"axis": 1, "transpose_b": True, "alpha": 1.5},
+     [("n", (2, 3, 2, 4), F32), ("n", (2, 5, 2, 4), F32), ("n", (2, 3, 2, 5), F32)]),
     ("gemm2_2d", "linalg.gemm2", {}, [("n", (3, 4), F32), ("n", (4, 5), F32)]),
-    (
-        "gemm2_ta",
-        "linalg.gemm2",
-        {"transpose_a": True, "alpha": 2.0},
-        [("n", (2, 4, 3), F64), ("n", (2, 4, 5), F64)],
-    ),
-    (
-        "gemm2_axis0",
-        "linalg.gemm2",
-        {"axis": 0, "transpose_a": True},
-        [("n", (4, 2, 3), F32), ("n", (4, 2, 5), F32)],
-    ),
+    ("gemm2_ta", "linalg.gemm2", {"transpose_a": True, "alpha": 2.0},
+     [("n", (2, 4, 3), F64), ("n", (2, 4, 5), F64)]),
+    ("gemm2_axis0", "linalg.gemm2", {"axis": 0, "transpose_a": True},
+     [("n", (4, 2, 3), F32), ("n", (4, 2, 5), F32)]),
     ("syrk", "linalg.syrk", {}, [("n", (2, 3, 4), F32)]),
     ("syrk_t", "linalg.syrk", {"transpose": True, "alpha": 0.5}, [("n", (3, 4), F64)]),
     ("potrf", "linalg.potrf", {}, [("spd_l", (2, 3, 3), F64)]),
@@ -112,17 +75,13 @@ CASES = [
     ("extracttrian", "linalg.extracttrian", {}, [("n", (2, 4, 4), F32)]),
     ("extracttrian_up", "linalg.extracttrian", {"lower": False}, [("n", (4, 4), F64)]),
     ("extracttrian_p", "linalg.extracttrian", {"offset": 1}, [("n", (2, 4, 4), F32)]),
-    (
-        "extracttrian_m",
-        "linalg.extracttrian",
-        {"offset": -2, "lower": False},
-        [("n", (4, 4), F64)],
-    ),
+    ("extracttrian_m", "linalg.extracttrian", {"offset": -2, "lower": False}, [("n", (4, 4), F64)]),
     ("maketrian", "linalg.maketrian", {}, [("n", (2, 6), F32)]),
     ("maketrian_up", "linalg.maketrian", {"lower": False}, [("n", (10,), F64)]),
     ("maketrian_p", "linalg.maketrian", {"offset": 2}, [("n", (2, 3), F32)]),
     ("maketrian_m", "linalg.maketrian", {"offset": -1}, [("n", (2, 2, 6), F64)]),
 ]
+# fmt: on
 # trmm and trsm: every combination of transpose, rightside and lower
 for _t in (False, True):
     for _r in (False, True):

@@ -119,6 +119,7 @@ def lstm():
 
 
 # name -> (builder, input shapes, shapes for the memory-plan figures)
+# fmt: off
 NETWORKS = {
     "mlp": (mlp, {"data": (4, 20), "softmax_label": (4,)},
             {"data": (65536, 20), "softmax_label": (65536,)}),
@@ -130,7 +131,8 @@ NETWORKS = {
     "lstm": (lstm, {"data": (3, 2, 4), "lstm_state": (2, 2, 5), "lstm_state_cell": (2, 2, 5)},
              {"data": (3, 32768, 4), "lstm_state": (2, 32768, 5),
               "lstm_state_cell": (2, 32768, 5)}),
-}  # fmt: skip
+}
+# fmt: on
 
 
 def _value(rng, name, shape):

@@ -17,38 +17,27 @@ SHAPES = [(3, 4), (5,)]
 NAMES = {0: "fc_weight", 1: "fc_bias"}
 
 COMMON = {"wd": 0.01, "clip_gradient": 0.8, "rescale_grad": 0.5}
+# fmt: off
 CASES = [
     ("sgd_plain", "sgd", {"learning_rate": 0.1}, "float32"),
     ("sgd_mom", "sgd", {"learning_rate": 0.1, "momentum": 0.9, **COMMON}, "float32"),
     ("sgd_mom_f64", "sgd", {"learning_rate": 0.1, "momentum": 0.9, **COMMON}, "float64"),
-    (
-        "sgd_mp_mom",
-        "sgd",
-        {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True, **COMMON},
-        "float16",
-    ),
+    ("sgd_mp_mom", "sgd",
+     {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True, ** COMMON}, "float16"),
     ("sgd_mp", "sgd", {"learning_rate": 0.1, "multi_precision": True, **COMMON}, "float16"),
     ("sgd_f16", "sgd", {"learning_rate": 0.1, "momentum": 0.9}, "float16"),
     ("nag", "nag", {"learning_rate": 0.1, "momentum": 0.9, **COMMON}, "float32"),
     ("nag_nomom", "nag", {"learning_rate": 0.1, **COMMON}, "float32"),
-    (
-        "nag_mp",
-        "nag",
-        {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True, **COMMON},
-        "float16",
-    ),
+    ("nag_mp", "nag", {"learning_rate": 0.1, "momentum": 0.9, "multi_precision": True, ** COMMON},
+     "float16"),
     ("adam", "adam", {"learning_rate": 0.01, **COMMON}, "float32"),
     ("adam_f64", "adam", {"learning_rate": 0.01, "beta1": 0.8, **COMMON}, "float64"),
     ("adam_mp", "adam", {"learning_rate": 0.01, "multi_precision": True, **COMMON}, "float16"),
     ("adagrad", "adagrad", {"learning_rate": 0.1, **COMMON}, "float32"),
     ("adadelta", "adadelta", {"rho": 0.8, **COMMON}, "float32"),
     ("rmsprop", "rmsprop", {"learning_rate": 0.01, **COMMON}, "float32"),
-    (
-        "rmsprop_centered",
-        "rmsprop",
-        {"learning_rate": 0.01, "centered": True, "clip_weights": 0.9, **COMMON},
-        "float32",
-    ),
+    ("rmsprop_centered", "rmsprop",
+     {"learning_rate": 0.01, "centered": True, "clip_weights": 0.9, ** COMMON}, "float32"),
     ("adamax", "adamax", {**COMMON}, "float32"),
     ("nadam", "nadam", {**COMMON}, "float32"),
     ("ftrl", "ftrl", {"lamda1": 0.01, **COMMON}, "float32"),
@@ -56,22 +45,13 @@ CASES = [
     ("signum", "signum", {"learning_rate": 0.01, "wd_lh": 0.02, **COMMON}, "float32"),
     ("signsgd", "signum", {"learning_rate": 0.01, "momentum": 0.0, **COMMON}, "float32"),
     ("lamb", "lamb", {"learning_rate": 0.01, **COMMON}, "float32"),
-    (
-        "lamb_bounds",
-        "lamb",
-        {
-            "learning_rate": 0.01,
-            "lower_bound": 0.5,
-            "upper_bound": 2.0,
-            "bias_correction": False,
-            **COMMON,
-        },
-        "float32",
-    ),
+    ("lamb_bounds", "lamb", {"learning_rate": 0.01, "lower_bound": 0.5, "upper_bound": 2.0,
+      "bias_correction": False, ** COMMON}, "float32"),
     ("lamb_mp", "lamb", {"learning_rate": 0.01, "multi_precision": True, **COMMON}, "float16"),
     ("dcasgd", "dcasgd", {"learning_rate": 0.1, **COMMON}, "float32"),
     ("sgd_sched", "sgd", {"momentum": 0.5, "lr_scheduler": "factor"}, "float32"),
 ]
+# fmt: on
 
 
 def run_case(opt_name, kwargs, dtype):

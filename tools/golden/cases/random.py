@@ -33,6 +33,7 @@ DISTS = ["uniform", "normal", "gamma", "exponential", "poisson", "negative_binom
 DISTS.append("generalized_negative_binomial")
 
 # (func, args, kwargs, extra) with extra: {"values": True} and/or {"grad": [...], "head": x}
+# fmt: off
 CASES = [
     # scalar parameters: _random_X through mx.nd.random
     ("random.uniform", [], {}, {}),
@@ -132,18 +133,10 @@ CASES = [
     ("random.multinomial", [nd([[0.1, 0.9]] * 4, "int32")], {}, {}),
     ("random.multinomial", [nd([[0.1, 0.9]] * 4)], {"dtype": "int64"}, {}),
     ("random.multinomial", [nd([[0.1, 0.9]] * 4)], {"shape": (2, 0)}, {}),
-    (
-        "random.multinomial",
-        [nd([[0, 1, 0], [1, 0, 0], [0, 0, 1]])],
-        {"shape": 2, "get_prob": True},
-        {"values": True, "grad": [0], "head": [[[1, 2], [3, 4], [5, 6]], [[1, 1], [2, 2], [3, 3]]]},
-    ),
-    (
-        "random.multinomial",
-        [nd([[0, 1, 0], [1, 0, 0]], "float64")],
-        {"shape": 3},
-        {"values": True, "grad": [0]},
-    ),
+    ("random.multinomial", [nd([[0, 1, 0], [1, 0, 0], [0, 0, 1]])], {"shape": 2, "get_prob": True},
+     {"values": True, "grad": [0], "head": [[[1, 2], [3, 4], [5, 6]], [[1, 1], [2, 2], [3, 3]]]}),
+    ("random.multinomial", [nd([[0, 1, 0], [1, 0, 0]], "float64")], {"shape": 3},
+     {"values": True, "grad": [0]}),
     ("sample_multinomial", [nd([[0.0, 0.0, 1.0]])], {}, {"values": True}),
     # shuffle
     ("random.shuffle", [nd([[1, 2], [3, 4], [5, 6]])], {}, {}),
@@ -152,6 +145,7 @@ CASES = [
     ("shuffle", [nd([[1, 2], [1, 2]], "float16")], {}, {"values": True}),
     ("_internal._shuffle", [nd([[1, 2, 3]] * 3, "uint8")], {}, {"values": True}),
 ]
+# fmt: on
 
 OPS = (
     [f"_random_{d}" for d in DISTS]

@@ -37,6 +37,7 @@ F32, F64, F16, I32 = "float32", "float64", "float16", "int32"
 S = (2, 3, 4)
 
 # (op, inputs, params, differentiable)
+# fmt: off
 CASES = [
     ("sum", [data(S)], {"axis": 1}, True),
     ("sum", [data(S, F64)], {"axis": (0, 2), "keepdims": True}, True),
@@ -114,12 +115,8 @@ CASES = [
     ("topk", [data((3, 5), kind="ties")], {"k": 0, "ret_typ": "value", "is_ascend": True}, True),
     ("topk", [data(S)], {"k": 3, "axis": None, "ret_typ": "value"}, True),
     ("topk", [data(S)], {"k": 3, "axis": None, "ret_typ": "mask"}, True),
-    (
-        "topk",
-        [data((3, 6), kind="ties")],
-        {"k": 3, "ret_typ": "both", "is_ascend": True, "dtype": "int64"},
-        True,
-    ),
+    ("topk", [data((3, 6), kind="ties")],
+     {"k": 3, "ret_typ": "both", "is_ascend": True, "dtype": "int64"}, True),
     ("topk", [data((3, 5), F16)], {"k": 2, "ret_typ": "value"}, True),
     ("topk", [data((3, 5), I32, kind="int")], {"k": 2, "ret_typ": "both", "dtype": "int32"}, False),
     ("topk", [data((4, 60), kind="distinct")], {"k": 5, "ret_typ": "both"}, True),
@@ -132,25 +129,18 @@ CASES = [
     ("cumsum", [data(S, "int8", kind="int")], {"axis": 1}, False),
     ("cumsum", [data(S, kind="ties") > 0], {"axis": 1}, False),
     ("_histogram", [data((4, 5))], {"bin_cnt": 5, "range": (-1.5, 1.5)}, False),
-    (
-        "_histogram",
-        [np.array([0, 1, 2, 2, 3, 4, 5, -1, 0.1, 4.9], F32)],
-        {"bin_cnt": 5, "range": (0.0, 5.0)},
-        False,
-    ),
+    ("_histogram", [np.array([0, 1, 2, 2, 3, 4, 5, -1, 0.1, 4.9], F32)],
+     {"bin_cnt": 5, "range": (0.0, 5.0)}, False),
     ("_histogram", [data((4, 5), F64), np.array([-2, -0.5, 0, 0.3, 2], F64)], {}, False),
     ("_histogram", [data((4, 5), I32, kind="int")], {"bin_cnt": 4, "range": (-5.0, 5.0)}, False),
     ("_histogram", [data((3, 3), kind="ties")], {"bin_cnt": 3, "range": (1.0, 1.0)}, False),
-    (
-        "_histogram",
-        [np.linspace(-1, 1, 31).astype(F32)],
-        {"bin_cnt": 7, "range": (-1.0, 1.0)},
-        False,
-    ),
+    ("_histogram", [np.linspace(-1, 1, 31).astype(F32)], {"bin_cnt": 7, "range": (-1.0, 1.0)},
+     False),
     ("khatri_rao", [data((2, 3)), data((4, 3), seed=1)], {}, False),
     ("khatri_rao", [data((2, 2), F64), data((3, 2), F64, 1), data((2, 2), F64, 2)], {}, False),
     ("khatri_rao", [data((3, 4))], {}, False),
 ]
+# fmt: on
 
 
 def cases(rng: np.random.RandomState):

@@ -24,6 +24,7 @@ def ix(values: list, dtype: str = "float32") -> np.ndarray:
 
 
 # (op, inputs, params, indices of inputs that get a gradient (None: all float inputs))
+# fmt: off
 CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("Reshape", [x(2, 3, 4)], {"shape": (-1,)}, None),
     ("Reshape", [x(2, 3, 4)], {"shape": (0, -1)}, None),
@@ -36,18 +37,10 @@ CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("Reshape", [x(2, 3, 4)], {"target_shape": (9, 0), "keep_highest": True}, None),
     ("Reshape", [x(2, 6, dtype="int32")], {"shape": (3, 4)}, []),
     ("reshape_like", [x(2, 3, 4), x(6, 4)], {}, None),
-    (
-        "reshape_like",
-        [x(2, 3, 4), x(12, 5)],
-        {"lhs_begin": 1, "lhs_end": 3, "rhs_begin": 0, "rhs_end": 1},
-        None,
-    ),
-    (
-        "reshape_like",
-        [x(2, 3, 4), x(5, 3, 2)],
-        {"lhs_begin": -3, "lhs_end": -1, "rhs_begin": 1, "rhs_end": None},
-        None,
-    ),
+    ("reshape_like", [x(2, 3, 4), x(12, 5)],
+     {"lhs_begin": 1, "lhs_end": 3, "rhs_begin": 0, "rhs_end": 1}, None),
+    ("reshape_like", [x(2, 3, 4), x(5, 3, 2)],
+     {"lhs_begin": -3, "lhs_end": -1, "rhs_begin": 1, "rhs_end": None}, None),
     ("Flatten", [x(2, 3, 4)], {}, None),
     ("flatten", [x(5, dtype="float64")], {}, None),
     ("expand_dims", [x(2, 3)], {"axis": 1}, None),
@@ -66,31 +59,15 @@ CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("repeat", [x(2, 3)], {"repeats": 2}, None),
     ("repeat", [x(2, 3, dtype="float64")], {"repeats": 3, "axis": 1}, None),
     ("repeat", [x(2, 3)], {"repeats": 2, "axis": -2}, None),
-    (
-        "Pad",
-        [x(1, 2, 3, 3)],
-        {"mode": "constant", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1), "constant_value": 1.5},
-        None,
-    ),
-    (
-        "pad",
-        [x(1, 2, 3, 3, dtype="float64")],
-        {"mode": "edge", "pad_width": (0, 0, 0, 0, 2, 1, 1, 2)},
-        None,
-    ),
+    ("Pad", [x(1, 2, 3, 3)],
+     {"mode": "constant", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1), "constant_value": 1.5}, None),
+    ("pad", [x(1, 2, 3, 3, dtype="float64")],
+     {"mode": "edge", "pad_width": (0, 0, 0, 0, 2, 1, 1, 2)}, None),
     ("pad", [x(2, 1, 3, 4)], {"mode": "reflect", "pad_width": (0, 0, 0, 0, 2, 1, 1, 3)}, None),
-    (
-        "pad",
-        [x(1, 1, 2, 3, 2)],
-        {"mode": "edge", "pad_width": (0, 0, 0, 0, 1, 0, 0, 1, 2, 1)},
-        None,
-    ),
-    (
-        "pad",
-        [x(1, 1, 3, 3, 3)],
-        {"mode": "reflect", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1, 1, 1)},
-        None,
-    ),
+    ("pad", [x(1, 1, 2, 3, 2)], {"mode": "edge", "pad_width": (0, 0, 0, 0, 1, 0, 0, 1, 2, 1)},
+     None),
+    ("pad", [x(1, 1, 3, 3, 3)], {"mode": "reflect", "pad_width": (0, 0, 0, 0, 1, 2, 2, 1, 1, 1)},
+     None),
     ("broadcast_to", [x(2, 1, 3)], {"shape": (2, 4, 3)}, None),
     ("broadcast_to", [x(1, 3, 1, dtype="float64")], {"shape": (4, 0, 2)}, None),
     ("broadcast_like", [x(1, 3), x(4, 3)], {}, None),
@@ -115,21 +92,13 @@ CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("stack", [x(2, 3), x(2, 3)], {}, None),
     ("stack", [x(2, 3), x(2, 3), x(2, 3)], {"axis": -1}, None),
     ("SliceChannel", [x(2, 4, 3)], {"num_outputs": 2}, None),
-    (
-        "split",
-        [x(2, 3, dtype="float64")],
-        {"num_outputs": 3, "axis": 1, "squeeze_axis": True},
-        None,
-    ),
+    ("split", [x(2, 3, dtype="float64")], {"num_outputs": 3, "axis": 1, "squeeze_axis": True},
+     None),
     ("split", [x(2, 4, 6)], {"num_outputs": 3, "axis": -1}, None),
     ("_split_v2", [x(2, 5)], {"indices": (0, 1, 3), "axis": 1}, None),
     ("_split_v2", [x(5, 3)], {"indices": (), "sections": 2, "axis": 0}, None),
-    (
-        "_split_v2",
-        [x(3, 2, dtype="float64")],
-        {"indices": (), "sections": 3, "axis": 0, "squeeze_axis": True},
-        None,
-    ),
+    ("_split_v2", [x(3, 2, dtype="float64")],
+     {"indices": (), "sections": 3, "axis": 0, "squeeze_axis": True}, None),
     # gather
     ("slice", [x(3, 4)], {"begin": (0, 1), "end": (2, 3)}, None),
     ("slice", [x(3, 4, 2)], {"begin": (None, None), "end": (None, None), "step": (None, -1)}, None),
@@ -150,12 +119,8 @@ CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("pick", [x(3, 4), ix([5, -1, 2])], {"mode": "clip", "axis": 1}, [0]),
     ("choose_element_0index", [x(2, 3, 4), ix([[1, 0, 2, 2], [0, 1, 1, 2]])], {"axis": 1}, [0]),
     ("one_hot", [ix([0, 2, 5, -1])], {"depth": 4}, []),
-    (
-        "one_hot",
-        [ix([[1, 0], [3, 2]], "int32")],
-        {"depth": 4, "on_value": 3, "off_value": -1, "dtype": "int32"},
-        [],
-    ),
+    ("one_hot", [ix([[1, 0], [3, 2]], "int32")],
+     {"depth": 4, "on_value": 3, "off_value": -1, "dtype": "int32"}, []),
     ("one_hot", [ix([1, 0, 2])], {"depth": 3, "dtype": "float64", "on_value": 0.5}, []),
     ("gather_nd", [x(3, 4), ix([[0, 2], [1, 3]])], {}, [0]),
     ("gather_nd", [x(3, 4, 2), ix([[2, 0, 2]], "int32")], {}, [0]),
@@ -167,20 +132,13 @@ CASES: list[tuple[str, list[np.ndarray], dict, list[int] | None]] = [
     ("_unravel_index", [ix([3, 7, 19])], {"shape": (4, 5)}, []),
     ("unravel_index", [ix([0, 23, 11], "int32")], {"shape": (2, 3, 4)}, []),
     ("_slice_assign", [x(3, 4), x(2, 2)], {"begin": (0, 1), "end": (2, 3)}, []),
-    (
-        "_slice_assign",
-        [x(4, 5, dtype="float64"), x(2, 2, dtype="float64")],
-        {"begin": (3, None), "end": (None, 1), "step": (-2, -2)},
-        [],
-    ),
+    ("_slice_assign", [x(4, 5, dtype="float64"), x(2, 2, dtype="float64")],
+     {"begin": (3, None), "end": (None, 1), "step": (-2, -2)}, []),
     ("_slice_assign_scalar", [x(4, 3)], {"scalar": 7, "begin": (1,), "end": (3,)}, []),
-    (
-        "_crop_assign_scalar",
-        [x(4, 3)],
-        {"scalar": -1.5, "begin": (None, 0), "end": (None, 3), "step": (3, 2)},
-        [],
-    ),
+    ("_crop_assign_scalar", [x(4, 3)],
+     {"scalar": -1.5, "begin": (None, 0), "end": (None, 3), "step": (3, 2)}, []),
 ]
+# fmt: on
 
 # (source shape, target, reverse) for Reshape's shape inference
 RESHAPES: list[tuple[tuple, tuple, bool]] = [
