@@ -1,6 +1,5 @@
-"""Symbol JSON against files real MXNet 1.9.1 wrote (tools/make_golden_symbol.py)."""
+"""Symbol JSON against files real MXNet 1.9.1 wrote (tools/golden/cases/symbol.py)."""
 
-import gzip
 import hashlib
 import json
 import os
@@ -13,9 +12,12 @@ from mxlite.operator import registry
 
 from ..golden_file import load
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "symbols.json.gz")
-with gzip.open(GOLDEN, "rt", encoding="utf-8") as _f:
-    G = json.load(_f)
+_CASES = load("symbol/golden/symbols.npz").cases
+G = {
+    "legacy": _CASES.pop("legacy"),
+    "snippets": {k: c.pop("snippet") for k, c in _CASES.items()},
+    "cases": _CASES,
+}
 
 NEEDS = {
     "mlp": ["FullyConnected", "SoftmaxOutput"],

@@ -1,19 +1,17 @@
-"""Write tests/symbol/golden/symbols.json.gz with real MXNet 1.9.1 (/tmp/mxref/bin/python).
-
-Records, for each construction snippet (run the same way by tests/symbol/test_json.py under
-mxlite), the JSON MXNet writes, the argument / output / auxiliary names, the internals, the
-attributes and the shapes MXNet infers; and what MXNet makes of a hand-written legacy (0.8.0
-style) JSON file.
-
-Usage: /tmp/mxref/bin/python tools/make_golden_symbol.py
+"""Symbol JSON (tests/symbol/test_json.py, which runs the same snippets under mxlite): for each
+construction snippet, a metadata-only entry of tests/symbol/golden/symbols.npz with the
+``snippet``, the JSON MXNet writes, the argument / output / auxiliary names, the internals, the
+attributes and the shapes MXNet infers; and ``legacy``: what MXNet makes of a hand-written
+legacy (0.8.0 style) JSON file, its ``input``.
 """
 
-import gzip
 import json
-import os
-import sys
+from typing import Any
 
 import mxnet as mx
+
+FILE = "tests/symbol/golden/symbols.npz"
+SEED = 0
 
 # Each snippet builds `net` from `mx` and sets `shapes` (input shapes for infer_shape).
 # fmt: off
@@ -132,38 +130,15 @@ shapes = {'data': (7, 3, 10), 'lstm_state': (2, 3, 16), 'lstm_state_cell': (2, 3
 # fmt: off
 LEGACY = {
     "nodes": [
-        {
-            "op": "null",
-            "param": {},
-            "name": "data",
-            "inputs": [],
-            "backward_source_id": -1,
-            "attr": {"ctx_group": "stage1", "lr_mult": "0.2"},
-        },
-        {
-            "op": "null",
-            "param": {},
-            "name": "fc1_weight",
-            "inputs": [],
-            "backward_source_id": -1,
-            "attr": {"wd_mult": "0.3"},
-        },
-        {
-            "op": "FullyConnected",
-            "param": {"no_bias": "False", "num_hidden": "12"},
-            "name": "fc1",
-            "inputs": [[0, 0], [1, 0]],
-            "backward_source_id": -1,
-            "attr": {"ctx_group": "stage1", "weight_lr_mult": "1.5"},
-        },
-        {
-            "op": "Activation",
-            "param": {"act_type": "relu"},
-            "name": "relu1",
-            "inputs": [[2, 0]],
-            "backward_source_id": -1,
-            "attr": {"ctx_group": "stage2"},
-        },
+        {"op": "null", "param": {}, "name": "data", "inputs": [], "backward_source_id": -1,
+         "attr": {"ctx_group": "stage1", "lr_mult": "0.2"}},
+        {"op": "null", "param": {}, "name": "fc1_weight", "inputs": [], "backward_source_id": -1,
+         "attr": {"wd_mult": "0.3"}},
+        {"op": "FullyConnected", "param": {"no_bias": "False", "num_hidden": "12"}, "name": "fc1",
+         "inputs": [[0, 0], [1, 0]], "backward_source_id": -1,
+         "attr": {"ctx_group": "stage1", "weight_lr_mult": "1.5"}},
+        {"op": "Activation", "param": {"act_type": "relu"}, "name": "relu1", "inputs": [[2, 0]],
+         "backward_source_id": -1, "attr": {"ctx_group": "stage2"}},
     ],
     "arg_nodes": [0, 1],
     "heads": [[3, 0]],
@@ -171,7 +146,7 @@ LEGACY = {
 # fmt: on
 
 
-def record(net, shapes):
+def summary(net: Any, shapes: dict) -> dict:
     arg, out, aux = net.infer_shape(**shapes)
     return {
         "json": net.tojson(),
@@ -188,23 +163,11 @@ def record(net, shapes):
     }
 
 
-def main():
-    golden = {"cases": {}, "snippets": CASES}
+def record(golden: Any) -> None:
     for name, code in CASES.items():
         env = {"mx": mx}
         with mx.name.NameManager():  # each case counts names from 0, as the tests do
             exec(code, env)
-        golden["cases"][name] = record(env["net"], env["shapes"])
-    legacy_text = json.dumps(LEGACY, indent=2)
-    loaded = mx.sym.load_json(legacy_text)
-    golden["legacy"] = {"input": legacy_text, **record(loaded, {"data": (5, 7)})}
-    here = os.path.dirname(os.path.abspath(__file__))
-    path = os.path.join(here, "..", "tests", "symbol", "golden", "symbols.json.gz")
-    # gzip: the JSON texts MXNet writes are mostly indentation (77 KB plain, ~8 KB packed)
-    with gzip.open(path, "wt", encoding="utf-8") as f:
-        json.dump(golden, f, sort_keys=True)
-    print("wrote", path, os.path.getsize(path), "bytes", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
+        golden.put(name, {"snippet": code, **summary(env["net"], env["shapes"])})
+    text = json.dumps(LEGACY, indent=2)
+    golden.put("legacy", {"input": text, **summary(mx.sym.load_json(text), {"data": (5, 7)})})
