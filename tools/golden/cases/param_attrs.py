@@ -1,22 +1,19 @@
-"""Record how MXNet 1.9.1 writes operator keyword arguments into symbol JSON.
-
-Run under real MXNet (never imported by mxlite):
-
-    /tmp/mxref/bin/python tools/make_golden_param_attrs.py
-
-It writes tests/operator/golden/param_attrs.json: for each case (an operator and its keyword
-arguments as a Python expression), the ``attrs`` MXNet stores in the JSON node, or the first
-line of the error MXNet raises; and for a few operators the header line of each parameter in
-MXNet's generated docstring ("kernel : Shape(tuple), required").
+"""How MXNet 1.9.1 writes operator keyword arguments into symbol JSON (tests/operator/
+test_param.py), metadata-only entries of tests/operator/golden/param_attrs.npz: ``case<i>``, an
+operator and its keyword arguments as a Python expression, with the ``attrs`` MXNet stores in the
+JSON node or the first line of the ``error`` MXNet raises; ``docs``, for a few operators the
+header line of each parameter in MXNet's generated docstring ("kernel : Shape(tuple), required").
 """
 
 import json
-import os
 import re
-import sys
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+
+FILE = "tests/operator/golden/param_attrs.npz"
+SEED = 0
 
 # (operator path under mx.sym, keyword arguments as a Python expression with `np` in scope)
 CASES = [
@@ -97,19 +94,8 @@ CASES = [
     ("Dropout", "dict(p=np.float16(0.25), axes=[0, 1], cudnn_off=True)"),
 ]
 
-DOC_OPS = [
-    "Convolution",
-    "BatchNorm",
-    "Cast",
-    "slice",
-    "sum",
-    "argmax",
-    "Activation",
-    "LeakyReLU",
-    "clip",
-    "contrib.MultiBoxPrior",
-    "Dropout",
-]
+DOC_OPS = ["Convolution", "BatchNorm", "Cast", "slice", "sum", "argmax", "Activation",
+           "LeakyReLU", "clip", "contrib.MultiBoxPrior", "Dropout"]  # fmt: skip
 
 
 def _op(path):
@@ -130,37 +116,14 @@ def _doc_headers(path):
     return re.findall(r"^(\w+ : (?!Symbol|NDArray).*)$", body, flags=re.M)
 
 
-def main():
-    out = {"mxnet": mx.__version__, "numpy": np.__version__, "cases": [], "docs": {}}
+def record(golden: Any) -> None:
     x = mx.sym.var("x")
-    for path, expr in CASES:
-        kwargs = eval(expr, {"np": np})
+    for i, (path, expr) in enumerate(CASES):
         case = {"op": path, "kwargs": expr}
         try:
-            node = json.loads(_op(path)(x, **kwargs).tojson())["nodes"][-1]
+            node = json.loads(_op(path)(x, **eval(expr, {"np": np})).tojson())["nodes"][-1]
             case["attrs"] = node.get("attrs", {})
         except mx.base.MXNetError as exc:
             case["error"] = _first_error_line(exc)
-        out["cases"].append(case)
-    for path in DOC_OPS:
-        out["docs"][path] = _doc_headers(path)
-    here = os.path.dirname(os.path.abspath(__file__))
-    dest = os.path.join(here, "..", "tests", "operator", "golden", "param_attrs.json")
-    # One case per line keeps the file small and its diffs readable.
-    lines = [json.dumps({k: v for k, v in out.items() if k not in ("cases", "docs")})[:-1] + ","]
-    lines.append(' "cases": [')
-    lines.append(",\n".join("  " + json.dumps(c, sort_keys=True) for c in out["cases"]))
-    lines.append(' ],\n "docs": {')
-    lines.append(",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in out["docs"].items()))
-    lines.append(" }\n}")
-    text = "\n".join(lines) + "\n"
-    json.loads(text)
-    os.makedirs(os.path.dirname(dest), exist_ok=True)
-    with open(dest + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(dest + ".tmp", dest)
-    print(f"wrote {len(out['cases'])} cases to {os.path.normpath(dest)}", file=sys.stderr)
-
-
-if __name__ == "__main__":
-    main()
+        golden.put(f"case{i}", case)
+    golden.put("docs", {path: _doc_headers(path) for path in DOC_OPS})
