@@ -1,31 +1,35 @@
-"""Golden files for tests/onnx: MXNet 1.9.1's example/image-classification networks, as real
-MXNet builds and runs them.
+"""MXNet 1.9.1's example/image-classification networks and a few Gluon model zoo networks as
+real MXNet builds and runs them (tests/onnx). The network definitions are read from MXNet's
+sources (the bare git mirror, tag 1.9.1) at run time and are not copied into mxlite.
 
-Run under real MXNet (``/tmp/mxref/bin/python tools/make_golden_onnx.py``). The network
-definitions are read from MXNet's sources (the bare git mirror, tag 1.9.1) at run time and are
-not copied into mxlite. For each network small enough (tiny inputs, few classes), it writes a
-Module checkpoint ``<net>-symbol.json`` / ``<net>-0000.params`` (SoftmaxOutput head, fix_gamma
-BatchNorm as the definitions have it, random weights, gammas and moving statistics, so that a
-wrong fix_gamma shows) and ``<net>.npz`` with inputs at batch 2 and 3 and MXNet's inference
-outputs. Networks whose weights would not fit the size budget get their symbol only
-(``<net>-symbol.json`` plus an input shape in ``shapes.json``): tests export them with random
-weights and check the graph.
+For each network small enough (tiny inputs, few classes): a Module checkpoint
+``<net>-symbol.json`` / ``<net>-0000.params`` in tests/onnx/golden/ (SoftmaxOutput head,
+fix_gamma BatchNorm as the definitions have it, random weights, gammas and moving statistics,
+so that a wrong fix_gamma shows) and, in the entry ``<net>`` of tests/onnx/golden/onnx.npz,
+inputs at batch 2 and 3 and MXNet's inference outputs (``x2``, ``y2``, ``x3``, ``y3``).
+Networks whose weights would not fit the size budget get their symbol only: tests export them
+with random weights and check the graph. Every entry's metadata holds the input shape
+(``data``).
 """
 
 from __future__ import annotations
 
 import importlib.util
-import json
 import os
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import ROOT
+
+FILE = "tests/onnx/golden/onnx.npz"
+SEED = 0
 
 MIRROR = "/work/.mirror/apache+mxnet/repo"
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "onnx", "golden")
+OUT = str(ROOT / "tests" / "onnx" / "golden")
 MAX_PARAM_BYTES = 450_000
 
 # name: (module, get_symbol kwargs, data shape without batch); resnetv1.py is the same file
@@ -107,7 +111,7 @@ GLUON = {
 }
 
 
-def gluon_models(shapes: dict) -> None:
+def gluon_models(golden: Any) -> None:
     from mxnet.gluon.model_zoo import vision
 
     for name, (size, with_weights) in GLUON.items():
@@ -132,20 +136,17 @@ def gluon_models(shapes: dict) -> None:
         x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
         y2, y3 = net(mx.nd.array(x2)).asnumpy(), net(mx.nd.array(x3)).asnumpy()
         net.export(prefix)
-        shapes[key] = {"data": list(data_shape), "gluon": True}
+        meta = {"data": list(data_shape), "gluon": True}
         if with_weights:
-            np.savez_compressed(prefix + ".npz", x2=x2, y2=y2, x3=x3, y3=y3)
-            print(f"{key}: exported with weights and outputs")
+            golden.put(key, meta, x2=x2, y2=y2, x3=x3, y3=y3)
         else:
             os.remove(prefix + "-0000.params")
-            print(f"{key}: symbol only")
+            golden.put(key, meta)
 
 
-def main() -> None:
-    os.makedirs(OUT, exist_ok=True)
-    shapes = {}
+def record(golden: Any) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        sys.path.insert(0, tmp)
+        sys.path.insert(0, tmp)  # definitions that import each other
         for name, (module, kwargs, data_shape) in NETWORKS.items():
             rng = np.random.default_rng(len(name))
             sym = load_definition(module, tmp).get_symbol(**kwargs)
@@ -153,23 +154,14 @@ def main() -> None:
             nbytes = 4 * sum(int(np.prod(s)) for s in arg_shapes + aux_shapes)
             nbytes -= 4 * 2 * int(np.prod(data_shape))
             sym.save(os.path.join(OUT, f"{name}-symbol.json"))
-            shapes[name] = {"data": list(data_shape), "param_bytes": nbytes}
+            meta = {"data": list(data_shape), "param_bytes": nbytes}
             if nbytes > MAX_PARAM_BYTES:
-                print(f"{name}: {nbytes} parameter bytes; symbol only")
+                golden.put(name, meta)
                 continue
             args, aux = random_params(sym, data_shape, rng)
             mx.model.save_checkpoint(os.path.join(OUT, name), 0, sym, args, aux)
             x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
             x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
-            np.savez_compressed(
-                os.path.join(OUT, f"{name}.npz"),
-                x2=x2, y2=outputs(sym, args, aux, x2), x3=x3, y3=outputs(sym, args, aux, x3),
-            )  # fmt: skip
-            print(f"{name}: {nbytes} parameter bytes; checkpoint and outputs")
-    gluon_models(shapes)
-    with open(os.path.join(OUT, "shapes.json"), "w") as f:
-        json.dump(shapes, f, indent=1, sort_keys=True)
-
-
-if __name__ == "__main__":
-    main()
+            y2, y3 = outputs(sym, args, aux, x2), outputs(sym, args, aux, x3)
+            golden.put(name, meta, x2=x2, y2=y2, x3=x3, y3=y3)
+    gluon_models(golden)
