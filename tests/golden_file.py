@@ -23,7 +23,9 @@ class GoldenFile(Mapping):
     def __init__(self, path: Path) -> None:
         with np.load(path, allow_pickle=False) as data:
             self._arrays = {k: data[k] for k in data.files if k != "__cases__"}
-            self.cases: dict[str, dict] = json.loads(str(data["__cases__"]))
+            raw = data["__cases__"]  # UTF-8 bytes (a str in files written before)
+            text = raw.tobytes().decode() if raw.dtype == np.uint8 else str(raw)
+            self.cases: dict[str, dict] = json.loads(text)
 
     def __getitem__(self, key: str) -> np.ndarray:
         return self._arrays[key]
