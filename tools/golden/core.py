@@ -34,14 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 # where MXNet's front end puts the operators whose names carry these prefixes
-PREFIXES = {
-    "_contrib_": "contrib",
-    "_linalg_": "linalg",
-    "_image_": "image",
-    "_sparse_": "sparse",
-    "_np_": "numpy",
-    "_random_": "random",
-}
+PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_sparse_": "sparse",
+            "_np_": "numpy", "_random_": "random"}  # fmt: skip
 
 
 def nd_function(op: str) -> Any:

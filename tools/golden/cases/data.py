@@ -237,15 +237,13 @@ def det_label(k: int) -> list:
 def record_det(golden: Any, names: list[str]) -> None:
     w = mx.recordio.MXRecordIO(str(IO_DIR / "det.rec"), "w")
     for k, name in enumerate(names):
-        w.write(
-            mx.recordio.pack(mx.recordio.IRHeader(0, det_label(k), k, 0), open(name, "rb").read())
-        )
+        w.write(mx.recordio.pack(mx.recordio.IRHeader(0, det_label(k), k, 0),
+                                 open(name, "rb").read()))  # fmt: skip
     w.close()
     runs = {}
     for case, kw in DET_ITER.items():
-        it = mx.io.ImageDetRecordIter(
-            path_imgrec=str(IO_DIR / "det.rec"), preprocess_threads=1, **kw
-        )
+        it = mx.io.ImageDetRecordIter(path_imgrec=str(IO_DIR / "det.rec"), preprocess_threads=1,
+                                      **kw)  # fmt: skip
         first = batches(it)
         it.reset()
         runs[case] = first + batches(it, limit=2)

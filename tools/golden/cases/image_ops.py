@@ -26,10 +26,8 @@ CASES = {
 
 
 def cases(rng: np.random.RandomState):
-    ins = {
-        "img": rng.randint(0, 256, (7, 9, 3)).astype(np.uint8),
-        "batch": rng.randint(0, 256, (2, 6, 8, 3)).astype(np.uint8),
-    }
+    ins = {"img": rng.randint(0, 256, (7, 9, 3)).astype(np.uint8),
+           "batch": rng.randint(0, 256, (2, 6, 8, 3)).astype(np.uint8)}  # fmt: skip
     ins["fimg"] = ins["img"].astype(np.float32)
     ins["tensor"] = rng.uniform(0, 1, (3, 4, 5)).astype(np.float32)
     ins["tensor_batch"] = rng.uniform(0, 1, (2, 3, 4, 5)).astype(np.float32)

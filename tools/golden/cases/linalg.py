@@ -90,12 +90,10 @@ for _t in (False, True):
             _b = (2, 4, 3) if _r else (2, 3, 4)
             _dt = F64 if _lo else F32
             _tag = f"{'t' if _t else 'n'}{'r' if _r else 'l'}{'l' if _lo else 'u'}"
-            CASES.append(
-                (f"trmm_{_tag}", "linalg.trmm", _p, [("tri", (2, 3, 3), _dt), ("n", _b, _dt)])
-            )
-            CASES.append(
-                (f"trsm_{_tag}", "linalg.trsm", _p, [("tri", (2, 3, 3), _dt), ("n", _b, _dt)])
-            )
+            CASES.append((f"trmm_{_tag}", "linalg.trmm", _p,
+                          [("tri", (2, 3, 3), _dt), ("n", _b, _dt)]))  # fmt: skip
+            CASES.append((f"trsm_{_tag}", "linalg.trsm", _p,
+                          [("tri", (2, 3, 3), _dt), ("n", _b, _dt)]))  # fmt: skip
 
 
 def draw(rng, kind, shape):

@@ -59,13 +59,11 @@ def _unit(x, nf, stride, project, name):
     )  # fmt: skip
     b2 = mx.sym.BatchNorm(c1, fix_gamma=False, eps=2e-5, momentum=0.9, name=name + "_bn2")
     a2 = mx.sym.Activation(b2, act_type="relu", name=name + "_relu2")
-    c2 = mx.sym.Convolution(
-        a2, num_filter=nf, kernel=(3, 3), pad=(1, 1), no_bias=True, name=name + "_conv2"
-    )
+    c2 = mx.sym.Convolution(a2, num_filter=nf, kernel=(3, 3), pad=(1, 1), no_bias=True,
+                            name=name + "_conv2")  # fmt: skip
     if project:
-        short = mx.sym.Convolution(
-            a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True, name=name + "_sc"
-        )
+        short = mx.sym.Convolution(a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True,
+                                   name=name + "_sc")  # fmt: skip
     else:
         short = x
     return c2 + short

@@ -22,25 +22,16 @@ def cases(rng: np.random.Generator):
     c = {}
     # softmax family
     c["softmax_f32"] = ("softmax", [r(3, 4)], {})
-    c["softmax_f64_axis0_T"] = (
-        "softmax",
-        [r(2, 3, 4, dtype="float64")],
-        {"axis": 0, "temperature": 2.0},
-    )
+    c["softmax_f64_axis0_T"] = ("softmax", [r(2, 3, 4, dtype="float64")],
+                                {"axis": 0, "temperature": 2.0})  # fmt: skip
     c["softmax_f16"] = ("softmax", [r(3, 5, dtype="float16")], {})
     c["softmax_dtype64"] = ("softmax", [r(3, 4)], {"dtype": "float64"})
     c["softmax_len"] = ("softmax", [r(3, 5), lab([3, 5, 1], "int32")], {"use_length": True})
-    c["softmax_len_axis1"] = (
-        "softmax",
-        [r(2, 4, 3), lab([[1, 4, 2], [3, 2, 4]], "int64")],
-        {"use_length": True, "axis": 1, "temperature": 0.7},
-    )
+    c["softmax_len_axis1"] = ("softmax", [r(2, 4, 3), lab([[1, 4, 2], [3, 2, 4]], "int64")],
+                              {"use_length": True, "axis": 1, "temperature": 0.7})  # fmt: skip
     c["log_softmax_f32"] = ("log_softmax", [r(3, 4)], {})
-    c["log_softmax_axis1_T"] = (
-        "log_softmax",
-        [r(2, 3, 4, dtype="float64")],
-        {"axis": 1, "temperature": 0.5},
-    )
+    c["log_softmax_axis1_T"] = ("log_softmax", [r(2, 3, 4, dtype="float64")],
+                                {"axis": 1, "temperature": 0.5})  # fmt: skip
     c["softmin_f32"] = ("softmin", [r(3, 4)], {})
     c["softmin_axis0_T"] = ("softmin", [r(4, 3, dtype="float64")], {"axis": 0, "temperature": 3.0})
     c["sact_instance"] = ("SoftmaxActivation", [r(3, 4)], {})
@@ -50,37 +41,22 @@ def cases(rng: np.random.Generator):
     cls = lab([0, 3, 1, 4])
     c["so_basic"] = ("SoftmaxOutput", [r(4, 5), cls], {})
     c["so_alias_f64"] = ("Softmax", [r(4, 5, dtype="float64"), cls.astype("float64")], {})
-    c["so_scale_batch"] = (
-        "SoftmaxOutput",
-        [r(4, 5), cls],
-        {"grad_scale": 2.0, "normalization": "batch"},
-    )
-    c["so_ignore_valid"] = (
-        "SoftmaxOutput",
-        [r(4, 5), lab([0, -1, 2, -1])],
-        {"use_ignore": True, "normalization": "valid"},
-    )
-    c["so_ignore2_null"] = (
-        "SoftmaxOutput",
-        [r(4, 5), lab([2, 1, 2.7, 3])],
-        {"use_ignore": True, "ignore_label": 2, "grad_scale": 0.5},
-    )
-    c["so_valid_noignore"] = (
-        "SoftmaxOutput",
-        [r(4, 5), lab([0, -1, 2, -1])],
-        {"normalization": "valid"},
-    )
+    c["so_scale_batch"] = ("SoftmaxOutput", [r(4, 5), cls],
+                           {"grad_scale": 2.0, "normalization": "batch"})  # fmt: skip
+    c["so_ignore_valid"] = ("SoftmaxOutput", [r(4, 5), lab([0, -1, 2, -1])],
+                            {"use_ignore": True, "normalization": "valid"})  # fmt: skip
+    c["so_ignore2_null"] = ("SoftmaxOutput", [r(4, 5), lab([2, 1, 2.7, 3])],
+                            {"use_ignore": True, "ignore_label": 2, "grad_scale": 0.5})  # fmt: skip
+    c["so_valid_noignore"] = ("SoftmaxOutput", [r(4, 5), lab([0, -1, 2, -1])],
+                              {"normalization": "valid"})  # fmt: skip
     c["so_smooth"] = ("SoftmaxOutput", [r(4, 5), cls], {"smooth_alpha": 0.1})
     c["so_smooth_ignore"] = (
         "SoftmaxOutput",
         [r(4, 5), lab([0, -1, 2, 4])],
         {"smooth_alpha": 0.2, "use_ignore": True, "normalization": "valid"},
     )
-    c["so_multi"] = (
-        "SoftmaxOutput",
-        [r(2, 3, 4), lab([[0, 1, 2, 1], [2, 2, 0, 1]])],
-        {"multi_output": True},
-    )
+    c["so_multi"] = ("SoftmaxOutput", [r(2, 3, 4), lab([[0, 1, 2, 1], [2, 2, 0, 1]])],
+                     {"multi_output": True})  # fmt: skip
     c["so_multi_batch"] = (
         "SoftmaxOutput",
         [r(2, 3, 4), lab([[0, 1, 2, 1], [2, 2, 0, 1]])],
@@ -96,21 +72,12 @@ def cases(rng: np.random.Generator):
         [r(2, 3, 2, 2), lab([[[0, 1], [2, 1]], [[1, 2], [1, 0]]])],
         {"multi_output": True},
     )
-    c["so_preserve"] = (
-        "SoftmaxOutput",
-        [r(2, 3, 4), lab([[0, 1, 3], [2, 2, 0]])],
-        {"preserve_shape": True},
-    )
-    c["so_prob_label"] = (
-        "SoftmaxOutput",
-        [r(3, 4), np.full((3, 4), 0.25, np.float32)],
-        {"grad_scale": 2.0},
-    )
-    c["so_out_grad"] = (
-        "SoftmaxOutput",
-        [r(4, 5), cls],
-        {"out_grad": True, "normalization": "batch"},
-    )
+    c["so_preserve"] = ("SoftmaxOutput", [r(2, 3, 4), lab([[0, 1, 3], [2, 2, 0]])],
+                        {"preserve_shape": True})  # fmt: skip
+    c["so_prob_label"] = ("SoftmaxOutput", [r(3, 4), np.full((3, 4), 0.25, np.float32)],
+                          {"grad_scale": 2.0})  # fmt: skip
+    c["so_out_grad"] = ("SoftmaxOutput", [r(4, 5), cls],
+                        {"out_grad": True, "normalization": "batch"})  # fmt: skip
     # softmax_cross_entropy
     c["sce"] = ("softmax_cross_entropy", [r(3, 5), lab([1, 0, 4])], {})
     c["sce_f64"] = ("softmax_cross_entropy", [r(2, 3, dtype="float64"), lab([2, 0], "float64")], {})
@@ -118,20 +85,14 @@ def cases(rng: np.random.Generator):
     c["linreg"] = ("LinearRegressionOutput", [r(3, 4), r(3, 4)], {"grad_scale": 2.0})
     c["linreg_1d_label"] = ("LinearRegressionOutput", [r(4, 1), r(4)], {})
     c["logreg"] = ("LogisticRegressionOutput", [r(3, 4), rng.random((3, 4)).astype("float32")], {})
-    c["logreg_f64"] = (
-        "LogisticRegressionOutput",
-        [r(5, 1, dtype="float64"), lab([0, 1, 1, 0, 1], "float64")],
-        {},
-    )
+    c["logreg_f64"] = ("LogisticRegressionOutput",
+                       [r(5, 1, dtype="float64"), lab([0, 1, 1, 0, 1], "float64")], {})  # fmt: skip
     c["maereg"] = ("MAERegressionOutput", [r(2, 3, 2), r(2, 6)], {"grad_scale": 0.5})
     # SVMOutput
     c["svm_l2"] = ("SVMOutput", [r(4, 5), cls], {})
     c["svm_l1"] = ("SVMOutput", [r(4, 5), cls], {"use_linear": True})
-    c["svm_margin"] = (
-        "SVMOutput",
-        [r(2, 3, 4, scale=0.5), lab([[0, 1, 3], [2, 2, 0]])],
-        {"margin": 0.5, "regularization_coefficient": 2.0},
-    )
+    c["svm_margin"] = ("SVMOutput", [r(2, 3, 4, scale=0.5), lab([[0, 1, 3], [2, 2, 0]])],
+                       {"margin": 0.5, "regularization_coefficient": 2.0})  # fmt: skip
     # MakeLoss
     c["makeloss"] = ("MakeLoss", [r(3, 4)], {})
     c["makeloss_batch"] = ("MakeLoss", [r(3, 4)], {"grad_scale": 2.0, "normalization": "batch"})
@@ -141,21 +102,15 @@ def cases(rng: np.random.Generator):
     c["make_loss"] = ("make_loss", [r(3, 4)], {})
     # CTC
     c["ctc_first"] = ("CTCLoss", [r(6, 2, 5), lab([[1, 2, 0], [3, 3, 4]])], {})
-    c["ctc_last"] = (
-        "ctc_loss",
-        [r(6, 2, 5), lab([[0, 1, -1], [2, 2, 3]])],
-        {"blank_label": "last"},
-    )
+    c["ctc_last"] = ("ctc_loss", [r(6, 2, 5), lab([[0, 1, -1], [2, 2, 3]])],
+                     {"blank_label": "last"})  # fmt: skip
     c["ctc_lengths"] = (
         "CTCLoss",
         [r(7, 3, 4), lab([[1, 2, 3], [3, 1, 1], [2, 2, 2]]), lab([7, 5, 6]), lab([2, 3, 1])],
         {"use_data_lengths": True, "use_label_lengths": True},
     )
-    c["ctc_data_lengths"] = (
-        "_contrib_CTCLoss",
-        [r(5, 2, 4), lab([[1, 2], [3, 0]]), lab([5, 3])],
-        {"use_data_lengths": True},
-    )
+    c["ctc_data_lengths"] = ("_contrib_CTCLoss", [r(5, 2, 4), lab([[1, 2], [3, 0]]), lab([5, 3])],
+                             {"use_data_lengths": True})  # fmt: skip
     c["ctc_label_lengths_last"] = (
         "_contrib_ctc_loss",
         [r(5, 2, 4), lab([[0, 0], [1, 2]], "int32"), lab([2, 1], "int32")],

@@ -24,17 +24,8 @@ for act, extra in [
     ("rrelu", {}),
 ]:
     for dt in ("float32", "float64"):
-        CASES.append(
-            (
-                f"leaky_{act}_{dt}",
-                "LeakyReLU",
-                [(3, 4, 5)],
-                [],
-                {"act_type": act, **extra},
-                act != "rrelu",
-                dt,
-            )
-        )
+        CASES.append((f"leaky_{act}_{dt}", "LeakyReLU", [(3, 4, 5)], [], {"act_type": act, **extra},
+                      act != "rrelu", dt))  # fmt: skip
 CASES += [
     ("prelu_chan", "LeakyReLU", [(3, 4, 5), (4,)], [], {"act_type": "prelu"}, True, "float32"),
     ("prelu_one", "LeakyReLU", [(3, 4, 5), (1,)], [], {"act_type": "prelu"}, True, "float64"),

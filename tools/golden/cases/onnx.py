@@ -103,12 +103,8 @@ def outputs(sym, args, aux, data):
 
 
 # Gluon model zoo networks, exported by MXNet's HybridBlock.export: (input size, with weights)
-GLUON = {
-    "mobilenet0.25": (32, True),
-    "resnet18_v1": (32, False),
-    "resnet18_v2": (32, False),
-    "mobilenetv2_0.25": (32, False),
-}
+GLUON = {"mobilenet0.25": (32, True), "resnet18_v1": (32, False), "resnet18_v2": (32, False),
+         "mobilenetv2_0.25": (32, False)}  # fmt: skip
 
 
 def gluon_models(golden: Any) -> None:

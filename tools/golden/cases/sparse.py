@@ -195,9 +195,8 @@ def parts(a, tag: str) -> dict:
 
 def record_creation(golden: Any) -> None:
     out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
-    coo = mx.nd.sparse.csr_matrix(
-        ([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])), shape=(3, 4)
-    )
+    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
+                                  shape=(3, 4))  # fmt: skip
     out.update(parts(coo, "coo"), coo_dtype=np.array(str(coo.dtype)))
     m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
                          np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
@@ -271,9 +270,8 @@ def record_linear(golden: Any) -> None:
     weight = mx.sym.var("weight", stype="row_sparse")
     out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
     req = {"weight": "write", "data": "null", "softmax_label": "null"}
-    exe = out.simple_bind(
-        mx.cpu(), data=(8, dim), softmax_label=(8,), weight=(dim, 3), grad_req=req
-    )
+    exe = out.simple_bind(mx.cpu(), data=(8, dim), softmax_label=(8,), weight=(dim, 3),
+                          grad_req=req)  # fmt: skip
     exe.arg_dict["weight"][:] = mx.nd.array(w0).tostype("row_sparse")
     opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
                            rescale_grad=1 / 8)  # fmt: skip
@@ -363,9 +361,8 @@ def executor_cases(golden: Any) -> None:
     idx = np.array([[0, 5], [5, 2]], "float32")
     emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
     og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
-    sym = mx.sym.Embedding(
-        mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
-    )
+    sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
+                           sparse_grad=True)  # fmt: skip
     exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
     exe.arg_dict["data"][:] = idx
     exe.arg_dict["weight"][:] = emb
@@ -397,9 +394,8 @@ def iter_case(golden: Any) -> None:
     x = csr_value((7, 5), 11, density=0.5)
     lab = np.arange(7, dtype="float32")
     np.random.seed(3)
-    it = mx.io.NDArrayIter(
-        mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True, last_batch_handle="discard"
-    )
+    it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
+                           last_batch_handle="discard")  # fmt: skip
     out = {"in0": x}
     for k, batch in enumerate(it):
         out[f"batch{k}"] = batch.data[0].asnumpy()
@@ -439,9 +435,8 @@ def module_cases(golden: Any) -> None:
         it = mx.io.LibSVMIter(data_libsvm=tmp, data_shape=(nf,), batch_size=8)
         mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
         mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
-        mod.init_params(
-            arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"), "bias": mx.nd.zeros(2)}
-        )
+        mod.init_params(arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"),
+                                    "bias": mx.nd.zeros(2)})  # fmt: skip
         kw = {"momentum": 0.9} if opt == "sgd" else {}
         optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
         mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create("local"))
@@ -453,9 +448,8 @@ def module_cases(golden: Any) -> None:
                 mod.update()
         args, _ = mod.get_params()
         meta = {"kind": "module", "stype": args["weight"].stype}
-        golden.put(
-            f"module_{opt}", meta, weight=args["weight"].asnumpy(), bias=args["bias"].asnumpy()
-        )
+        golden.put(f"module_{opt}", meta, weight=args["weight"].asnumpy(),
+                   bias=args["bias"].asnumpy())  # fmt: skip
 
 
 def gluon_cases(golden: Any) -> None:

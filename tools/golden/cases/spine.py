@@ -46,11 +46,8 @@ _spec.loader.exec_module(c)
 def git_show(path: str) -> str | None:
     """The text of ``path`` at MXNet's tag 1.9.1 in the mirror, None without the mirror."""
     try:
-        res = subprocess.run(
-            ["git", f"--git-dir={MIRROR}", "show", f"{TAG}:{path}"],
-            capture_output=True,
-            check=True,
-        )
+        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"{TAG}:{path}"],
+                             capture_output=True, check=True)  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return None
     return res.stdout.decode()
@@ -94,10 +91,8 @@ def _run_network(mx: Any, name: str, file: str, function: str, kwargs: dict, sha
 def _run_module(mx: Any, build: Any, shape: tuple, dtype: str, n: int) -> dict:
     sym = build(mx)
     mod = mx.mod.Module(sym, context=mx.cpu())
-    mod.bind(
-        data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
-        label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)],
-    )
+    mod.bind(data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
+             label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)])  # fmt: skip
     arg_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].arg_dict.items()}
     aux_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].aux_dict.items()}
     arg_types = c.names_dtypes(mod._exec_group.execs[0])
@@ -138,9 +133,8 @@ def _bind_dtypes(mx: Any) -> dict:
             k: np.dtype(g.dtype).name for k, g in exe.grad_dict.items() if g is not None
         }
     try:
-        sym.simple_bind(
-            mx.cpu(), type_dict={"data": "float32", "fc_weight": "float16"}, data=(2, 2, 5, 5)
-        )
+        sym.simple_bind(mx.cpu(), type_dict={"data": "float32", "fc_weight": "float16"},
+                        data=(2, 2, 5, 5))  # fmt: skip
         out["conflict_error"] = None
     except RuntimeError as exc:  # simple_bind re-raises MXNetError as RuntimeError
         out["conflict_error"] = str(exc).strip().splitlines()[-1]
