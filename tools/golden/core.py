@@ -21,9 +21,11 @@ cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import pickle
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +56,18 @@ def nd_function(op: str) -> Any:
         if op.startswith(prefix) and hasattr(getattr(mx.nd, space), op[len(prefix) :]):
             return getattr(getattr(mx.nd, space), op[len(prefix) :])
     raise KeyError(f"mxnet has no operator {op!r}")
+
+
+def load_module(path: str | Path) -> Any:
+    """The Python file at ``path`` (relative to the repository root unless absolute) as a
+    module, registered under its stem (dataclasses look their module up there): the shared case
+    files in tests/, plain NumPy and functions of ``mx``."""
+    path = ROOT / path
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
 
 
 def isolated(fn: Any, *args: Any) -> Any:

@@ -4,25 +4,18 @@ small network under SGD (``train/<array>`` and ``train/loss``)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import load_module
 
 FILE = "tests/golden/autograd.npz"
 SEED = 0
 
 
 def _cases() -> Any:
-    path = ROOT / "tests" / "autograd_cases.py"
-    spec = importlib.util.spec_from_file_location("autograd_cases", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
+    return load_module("tests/autograd_cases.py")
 
 
 def record(golden: Any) -> None:

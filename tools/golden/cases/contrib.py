@@ -4,20 +4,15 @@ also MXNet's symbol JSON."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import load_module
 
 FILE = "tests/operator/contrib/golden/contrib.npz"
 SEED = 0
-_spec = importlib.util.spec_from_file_location(
-    "graph_cases", ROOT / "tests" / "operator" / "contrib" / "graph_cases.py"
-)
-c = importlib.util.module_from_spec(_spec)  # the control-flow graphs, shared with the test
-_spec.loader.exec_module(c)
+c = load_module("tests/operator/contrib/graph_cases.py")  # the control-flow graphs, shared
 
 _BOXES = [[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
           [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8],

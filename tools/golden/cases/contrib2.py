@@ -5,20 +5,15 @@ second-order gradients through FullyConnected (tests/golden/autograd_higher_fc.n
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden
+from core import Golden, load_module
 
 FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
 SEED = 0
-_spec = importlib.util.spec_from_file_location(
-    "block_cases", ROOT / "tests" / "gluon" / "contrib" / "block_cases.py"
-)
-c = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(c)
+c = load_module("tests/gluon/contrib/block_cases.py")
 
 
 def block_inputs(name, shapes, rng):

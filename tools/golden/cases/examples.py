@@ -6,7 +6,6 @@ params file MXNet saved (mxlite writes the same bytes) and the metrics MXNet log
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -15,17 +14,14 @@ from pathlib import Path
 from typing import Any
 
 import mxnet as mx
-from core import ROOT
+from core import load_module
 
 FILE = "tests/golden/train_mnist_mlp.npz"
 SEED = 0
 
 
 def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, ROOT / "tests" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_module(f"tests/{name}.py")
 
 
 def record(golden: Any) -> None:

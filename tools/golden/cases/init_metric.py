@@ -4,21 +4,17 @@ them; metadata-only entries ``init``, ``init_stats``, ``metric_inputs`` and ``me
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
-from core import ROOT
+from core import load_module
 
 FILE = "tests/golden/init_metric.npz"
 SEED = 0
 
 
 def record(golden: Any) -> None:
-    path = ROOT / "tests" / "init_metric_cases.py"
-    spec = importlib.util.spec_from_file_location("init_metric_cases", path)
-    c = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(c)
+    c = load_module("tests/init_metric_cases.py")
     data = c.metric_inputs()
     golden.put("init", c.init_cases(mx))
     golden.put("init_stats", c.init_stats(mx))

@@ -12,19 +12,14 @@ tests/gluon/model_zoo/zoo_cases.py) in tests/gluon/model_zoo/golden/model_zoo.np
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
-from core import ROOT
+from core import load_module
 
 FILE = "tests/gluon/model_zoo/golden/model_zoo.npz"
 SEED = 0
-_spec = importlib.util.spec_from_file_location(
-    "zoo_cases", ROOT / "tests" / "gluon" / "model_zoo" / "zoo_cases.py"
-)
-c = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(c)
+c = load_module("tests/gluon/model_zoo/zoo_cases.py")
 
 
 def record(golden: Any) -> None:

@@ -12,18 +12,15 @@ the test), so only the results are stored, in tests/module/golden/:
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import load_module
 
 FILE = "tests/module/golden/module.npz"
 SEED = 0
-_spec = importlib.util.spec_from_file_location("lenet", ROOT / "tests" / "module" / "lenet.py")
-c = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(c)
+c = load_module("tests/module/lenet.py")
 
 
 def record(golden: Any) -> None:

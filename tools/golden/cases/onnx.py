@@ -14,7 +14,6 @@ with random weights and check the graph. Every entry's metadata holds the input 
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
@@ -23,7 +22,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import ROOT, load_module
 
 FILE = "tests/onnx/golden/onnx.npz"
 SEED = 0
@@ -69,10 +68,7 @@ def load_definition(module: str, tmp: str):
     path = os.path.join(tmp, module.replace("-", "_") + ".py")
     with open(path, "wb") as f:
         f.write(src)
-    spec = importlib.util.spec_from_file_location(module.replace("-", "_"), path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_module(path)
 
 
 def random_params(sym, data_shape, rng):

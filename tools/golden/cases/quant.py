@@ -6,11 +6,10 @@ quantized kernels crash the process, and a case it cannot run keeps the reason. 
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
-from core import ROOT, isolated
+from core import isolated, load_module
 
 FILE = "tests/operator/contrib/golden/quant.npz"
 SEED = 0
@@ -40,10 +39,7 @@ def _graph(c: Any) -> tuple[str, dict]:
 
 
 def record(golden: Any) -> None:
-    path = ROOT / "tests" / "operator" / "contrib" / "quant_cases.py"
-    spec = importlib.util.spec_from_file_location("quant_cases", path)
-    c = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(c)
+    c = load_module("tests/operator/contrib/quant_cases.py")
     for case, op, ins, params in c.cases():
         got = isolated(_outputs, op, ins, params)
         if isinstance(got, str):

@@ -5,20 +5,15 @@ names, output names and shapes, and begin_state() names."""
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import load_module
 
 FILE = "tests/rnn/golden/rnn_cells.npz"
 SEED = 0
-_spec = importlib.util.spec_from_file_location(
-    "cell_cases", ROOT / "tests" / "rnn" / "cell_cases.py"
-)
-_cases = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_cases)
+_cases = load_module("tests/rnn/cell_cases.py")
 SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
 
 

@@ -22,25 +22,20 @@ What it records (issue 12):
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import subprocess
 import sys
 from typing import Any
 
 import numpy as np
-from core import ROOT, Golden
+from core import Golden, load_module
 
 FILE = "tests/executor/golden/spine.npz"
 SEED = 0
 MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
 TAG = "1.9.1"
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
-_spec = importlib.util.spec_from_file_location(
-    "spine_cases", ROOT / "tests" / "executor" / "spine_cases.py"
-)
-c = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(c)
+c = load_module("tests/executor/spine_cases.py")
 
 
 def git_show(path: str) -> str | None:
