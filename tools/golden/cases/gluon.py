@@ -102,39 +102,29 @@ LOSSES = [
 ]
 
 
-def _input(kind: str, shape: tuple, rs: np.random.RandomState) -> np.ndarray:
-    n = shape[0]
-    if kind in ("pred", "label", "label2"):
-        return rs.randn(*shape).astype("float32")
-    if kind == "prob":
-        return rs.uniform(0.05, 0.95, shape).astype("float32")
-    if kind == "label01":
-        return (rs.rand(*shape) > 0.5).astype("float32")
-    if kind == "sample_weight":
-        return rs.uniform(0.5, 1.5, (n, 1)).astype("float32")
-    if kind == "pos_weight":
-        return rs.uniform(0.5, 2, (shape[-1],)).astype("float32")
-    if kind == "sparse":
-        return rs.randint(0, shape[-1], (n,)).astype("float32")
-    if kind == "sparse2":
-        return rs.randint(0, shape[1], (n, 1, shape[2])).astype("float32")
-    if kind == "dist":
-        p = rs.rand(*shape).astype("float32") + 0.1
-        return p / p.sum(-1, keepdims=True)
-    if kind == "logp":
-        p = rs.rand(*shape) + 0.1
-        return np.log(p / p.sum(-1, keepdims=True)).astype("float32")
-    if kind == "sign":
-        return np.where(rs.rand(*shape) > 0.5, 1, -1).astype("float32")
-    if kind == "sign1":
-        return np.array([1, -1, 1, -1], "float32")
-    if kind == "count":
-        return rs.randint(0, 5, shape).astype("float32")
-    if kind == "ctc_pred":
-        return rs.randn(*shape).astype("float32")
-    if kind == "ctc_label":
-        return np.array([[1, 2, -1], [0, 2, 1]], "float32")
-    raise ValueError(kind)
+def _norm(p: np.ndarray) -> np.ndarray:
+    return p / p.sum(-1, keepdims=True)
+
+
+# loss input kinds: (generator, the case's shape) -> values, made float32
+# fmt: off
+INPUTS = {
+    "pred": lambda rs, s: rs.randn(*s), "label": lambda rs, s: rs.randn(*s),
+    "label2": lambda rs, s: rs.randn(*s), "ctc_pred": lambda rs, s: rs.randn(*s),
+    "prob": lambda rs, s: rs.uniform(0.05, 0.95, s),
+    "label01": lambda rs, s: rs.rand(*s) > 0.5,
+    "sample_weight": lambda rs, s: rs.uniform(0.5, 1.5, (s[0], 1)),
+    "pos_weight": lambda rs, s: rs.uniform(0.5, 2, (s[-1],)),
+    "sparse": lambda rs, s: rs.randint(0, s[-1], (s[0],)),
+    "sparse2": lambda rs, s: rs.randint(0, s[1], (s[0], 1, s[2])),
+    "dist": lambda rs, s: _norm(rs.rand(*s).astype("float32") + 0.1),
+    "logp": lambda rs, s: np.log(_norm(rs.rand(*s) + 0.1)),
+    "sign": lambda rs, s: np.where(rs.rand(*s) > 0.5, 1, -1),
+    "sign1": lambda rs, s: np.array([1, -1, 1, -1]),
+    "count": lambda rs, s: rs.randint(0, 5, s),
+    "ctc_label": lambda rs, s: np.array([[1, 2, -1], [0, 2, 1]]),
+}
+# fmt: on
 
 
 def make_layers(golden: Any, rs: np.random.RandomState) -> None:
@@ -180,7 +170,7 @@ def make_losses(golden: Any, rs: np.random.RandomState) -> None:
         loss = eval(ctor)  # noqa: S307 (our own table)
         arrays = []
         for kind in kinds:
-            a = mx.nd.array(_input(kind, shape, rs))
+            a = mx.nd.array(INPUTS[kind](rs, shape).astype("float32"))
             if kind in ("pred", "prob", "logp", "ctc_pred"):
                 a.attach_grad()
             arrays.append(a)
