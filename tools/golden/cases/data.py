@@ -74,12 +74,10 @@ DET_ITER = {
     "shrink_part": dict(data_shape=(3, 60, 60), batch_size=2, resize_mode="shrink", num_parts=2,
                         part_index=1, label_pad_value=-2.0),
 }
+MNIST_ITER = {"plain": dict(batch_size=3, shuffle=False),
+              "flat": dict(batch_size=4, shuffle=False, flat=True),
+              "part": dict(batch_size=2, shuffle=False, num_parts=3, part_index=1)}
 # fmt: on
-MNIST_ITER = {
-    "plain": dict(batch_size=3, shuffle=False),
-    "flat": dict(batch_size=4, shuffle=False, flat=True),
-    "part": dict(batch_size=2, shuffle=False, num_parts=3, part_index=1),
-}
 
 
 def make_images(rng: np.random.RandomState, folder: str) -> list[str]:

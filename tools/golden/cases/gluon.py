@@ -217,11 +217,9 @@ def make_names(golden: Any, rs: np.random.RandomState) -> None:
     with seq.name_scope():
         seq.add(nn.Dense(2), _Inner(), nn.Conv2D(2, 1), nn.Dense(2, prefix="named_"))
     for key, block in (("inner", a), ("custom", b), ("seq", seq)):
-        names[key] = {
-            "full": list(block.collect_params().keys()),
-            "structural": sorted(block._collect_params_with_prefix()),
-            "prefix": block.prefix,
-        }
+        names[key] = {"full": list(block.collect_params().keys()),
+                      "structural": sorted(block._collect_params_with_prefix()),
+                      "prefix": block.prefix}  # fmt: skip
     net = make_mlp()
     net.initialize()
     net.hybridize()

@@ -84,14 +84,7 @@ def record(golden: Any) -> None:
             for i, s in enumerate(states):
                 arrays[f"{k}/{tag}:state{i}"] = s.asnumpy()
         arrays[f"{k}/x"] = x.asnumpy()
-        meta.append(
-            {
-                "ctor": ctor,
-                "shape": list(shape),
-                "kind": kind,
-                "runs": rows,
-                "params": list(net.collect_params().keys()),
-                "structural": list(net._collect_params_with_prefix().keys()),
-            }
-        )
+        meta.append({"ctor": ctor, "shape": list(shape), "kind": kind, "runs": rows,
+                     "params": list(net.collect_params().keys()),
+                     "structural": list(net._collect_params_with_prefix().keys())})  # fmt: skip
     golden.take(arrays, [{"name": str(k), **m} for k, m in enumerate(meta)])

@@ -67,11 +67,9 @@ def cases(rng: np.random.Generator):
         [r(2, 3, 2, 2), lab([[[[0, 1], [2, 1]]], [[[1, 1], [1, 0]]]])],
         {"multi_output": True, "use_ignore": True, "ignore_label": 1, "normalization": "valid"},
     )
-    c["so_multi_4d_lshape2"] = (
-        "SoftmaxOutput",
-        [r(2, 3, 2, 2), lab([[[0, 1], [2, 1]], [[1, 2], [1, 0]]])],
-        {"multi_output": True},
-    )
+    c["so_multi_4d_lshape2"] = ("SoftmaxOutput",
+                                [r(2, 3, 2, 2), lab([[[0, 1], [2, 1]], [[1, 2], [1, 0]]])],
+                                {"multi_output": True})  # fmt: skip
     c["so_preserve"] = ("SoftmaxOutput", [r(2, 3, 4), lab([[0, 1, 3], [2, 2, 0]])],
                         {"preserve_shape": True})  # fmt: skip
     c["so_prob_label"] = ("SoftmaxOutput", [r(3, 4), np.full((3, 4), 0.25, np.float32)],
@@ -111,10 +109,8 @@ def cases(rng: np.random.Generator):
     )
     c["ctc_data_lengths"] = ("_contrib_CTCLoss", [r(5, 2, 4), lab([[1, 2], [3, 0]]), lab([5, 3])],
                              {"use_data_lengths": True})  # fmt: skip
-    c["ctc_label_lengths_last"] = (
-        "_contrib_ctc_loss",
-        [r(5, 2, 4), lab([[0, 0], [1, 2]], "int32"), lab([2, 1], "int32")],
-        {"use_label_lengths": True, "blank_label": "last"},
-    )
+    c["ctc_label_lengths_last"] = ("_contrib_ctc_loss", [r(5, 2, 4), lab([[0, 0], [1, 2]], "int32"),
+                                                         lab([2, 1], "int32")],
+                                   {"use_label_lengths": True, "blank_label": "last"})  # fmt: skip
     for name, (op, inputs, params) in c.items():
         yield name, op, inputs, params, {"head": "normal", "wrt": 1}

@@ -346,13 +346,9 @@ def executor_cases(golden: Any) -> None:
         data = mx.sym.var("data", stype="csr")
         weight = mx.sym.var("weight", stype=w_stype)
         sym = mx.sym.dot(data, weight)
-        exe = sym.simple_bind(
-            mx.cpu(),
-            data=(4, 6),
-            weight=(6, 3),
-            stype_dict={"data": "csr", "weight": w_stype},
-            grad_req={"data": "null", "weight": "write"},
-        )
+        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3),
+                              stype_dict={"data": "csr", "weight": w_stype},
+                              grad_req={"data": "null", "weight": "write"})  # fmt: skip
         exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
         exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
         exe.forward(is_train=True)
