@@ -1,15 +1,13 @@
 """Tests of mx.autograd: gradients against finite differences and against MXNet 1.9.1's values
-(tests/golden/autograd.npz, made by tools/make_golden_autograd.py from the same cases), grad_req,
-retain_graph, head gradients, autograd.grad, Function, modes, and errors."""
+(tests/golden/autograd.npz, recorded by tools/golden/cases/autograd.py from the cases of
+tests/autograd_cases.py), grad_req, retain_graph, head gradients, autograd.grad, Function, modes,
+and errors."""
 
 from __future__ import annotations
 
 import gc
-import importlib.util
-import sys
 import threading
 import weakref
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -19,21 +17,9 @@ import mxlite as mx
 from mxlite import autograd as ag
 from mxlite.base import MXNetError
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = Path(__file__).parent / "golden" / "autograd.npz"
+from . import autograd_cases as G
+from .golden_file import GoldenFile, load
 
-
-def _load_cases() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "_golden_autograd", ROOT / "tools" / "make_golden_autograd.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)  # defines the cases; main() (which needs MXNet) is not run
-    return module
-
-
-G = _load_cases()
 CASES = {c.name: c for c in G.CASES}
 
 
@@ -44,29 +30,14 @@ def _needs(*ops: str) -> None:
 
 
 @pytest.fixture(scope="module")
-def golden() -> dict[str, np.ndarray]:
-    if not GOLDEN.exists():
-        pytest.skip("no tests/golden/autograd.npz (run tools/make_golden_autograd.py)")
-    with np.load(GOLDEN) as f:
-        return {k: f[k] for k in f.files}
+def golden() -> GoldenFile:
+    return load("golden/autograd.npz")
 
 
-def _case_data(case: Any, golden: dict) -> tuple[list, list | None, list]:
+def _case_data(case: Any, golden: GoldenFile) -> tuple[list, list | None, list]:
     """Inputs, head gradients (None for ones) and MXNet's gradients of ``case``."""
-    n_in = len(case.shapes)
-    flat = golden[case.name]
-    if not case.head_grads:
-        parts = G.unpack(flat, case.shapes * 2)
-        return parts[:n_in], None, parts[n_in:]
-    xs = [
-        mx.nd.array(a)
-        for a in G.unpack(flat[: sum(int(np.prod(s)) for s in case.shapes)], case.shapes)
-    ]
-    if case.prepare is not None:
-        case.prepare(mx, xs)
-    hshapes = G.head_shapes(mx, case, xs)
-    parts = G.unpack(flat, case.shapes + hshapes + case.shapes)
-    return parts[:n_in], parts[n_in : n_in + len(hshapes)], parts[n_in + len(hshapes) :]
+    heads = golden.heads(case.name) if case.head_grads else None
+    return golden.inputs(case.name), heads, golden.grads(case.name)
 
 
 def _numeric_grads(case: Any, arrays: list, hgs: list | None, eps: float = 1e-6) -> list:
@@ -110,7 +81,7 @@ def _skip_unsupported(case: Any, request: Any) -> None:
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_gradient_matches_finite_differences(name: str, golden: dict, request: Any) -> None:
+def test_gradient_matches_finite_differences(name: str, golden: GoldenFile, request: Any) -> None:
     case = CASES[name]
     _skip_unsupported(case, request)
     arrays, hgs, _ = _case_data(case, golden)
@@ -121,7 +92,7 @@ def test_gradient_matches_finite_differences(name: str, golden: dict, request: A
 
 
 @pytest.mark.parametrize("name", list(CASES))
-def test_gradient_matches_mxnet(name: str, golden: dict, request: Any) -> None:
+def test_gradient_matches_mxnet(name: str, golden: GoldenFile, request: Any) -> None:
     case = CASES[name]
     _skip_unsupported(case, request)
     arrays, hgs, want = _case_data(case, golden)
@@ -131,13 +102,12 @@ def test_gradient_matches_mxnet(name: str, golden: dict, request: Any) -> None:
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
 
 
-def test_mlp_with_sgd_follows_mxnet_loss_curve(golden: dict) -> None:
+def test_mlp_with_sgd_follows_mxnet_loss_curve(golden: GoldenFile) -> None:
     _needs("dot", "sum")
-    shapes = list(G.TRAIN_SHAPES.values())
-    data = dict(zip(G.TRAIN_SHAPES, G.unpack(golden["train"], shapes)))
+    data = {k: golden[f"train/{k}"] for k in G.TRAIN_SHAPES}
     losses = G.train(mx, data)
     assert losses.shape == (G.STEPS,)
-    np.testing.assert_allclose(losses, golden["train.loss"], rtol=1e-4)
+    np.testing.assert_allclose(losses, golden["train/loss"], rtol=1e-4)
     assert losses[-1] < losses[3]  # it learns: the same batch, 16 updates later
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
 STYPES = ["default", "csr", "row_sparse"]
 
@@ -30,9 +29,8 @@ def test_detach_of_a_sparse_array_shares_its_values():
     np.testing.assert_array_equal(x.detach().asnumpy(), x.asnumpy())
 
 
-GOLDEN = Path(__file__).parent / "ndarray" / "golden" / "sparse" / "sparse_grad.npz"
-_G = np.load(GOLDEN)
-CASES = {c["name"]: c for c in json.loads(str(_G["__cases__"]))}
+_G = load("ndarray/golden/sparse/sparse.npz")
+CASES = _G.cases
 # the array's and the gradient buffer's storage types of each dot case
 DOT = {
     "dot_dns_rspgrad": ("default", "row_sparse"),
@@ -46,25 +44,25 @@ DOT = {
 def _check(grad, name):
     case = CASES[name]
     assert grad.stype == case["stype"]
-    np.testing.assert_allclose(grad.asnumpy(), _G[name + "_grad"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(grad.asnumpy(), _G[name + "/grad"], rtol=1e-5, atol=1e-6)
     if grad.stype != "default":
-        np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "_indices"])
+        np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "/indices"])
 
 
 @pytest.mark.parametrize("name", sorted(DOT))
 def test_dot_csr_gradient_matches_mxnet(name):
     stype, grad_stype = DOT[name]
-    lhs = mx.nd.array(_G[name + "_in0"]).tostype("csr")
-    w = mx.nd.array(_G[name + "_in1"]).tostype(stype)
+    lhs = mx.nd.array(_G[name + "/in0"]).tostype("csr")
+    w = mx.nd.array(_G[name + "/in1"]).tostype(stype)
     w.attach_grad(stype=grad_stype)
     with mx.autograd.record():
         y = mx.nd.dot(lhs, w)
-    y.backward(mx.nd.array(_G[name + "_ograd"]))
+    y.backward(mx.nd.array(_G[name + "/ograd"]))
     _check(w.grad, name)
 
 
 def _embedding_backward(w, ograd, grad_req="write"):
-    idx = mx.nd.array(_G["emb_rspgrad_in0"])
+    idx = mx.nd.array(_G["emb_rspgrad/in0"])
     w.attach_grad(grad_req, stype="row_sparse")
     with mx.autograd.record():
         z = mx.nd.Embedding(idx, w, input_dim=9, output_dim=2, sparse_grad=True) * 2
@@ -72,47 +70,47 @@ def _embedding_backward(w, ograd, grad_req="write"):
 
 
 def test_embedding_sparse_grad_holds_only_the_rows_looked_up():
-    w = mx.nd.array(_G["emb_rspgrad_in1"])
-    _embedding_backward(w, mx.nd.array(_G["emb_rspgrad_ograd"]))
+    w = mx.nd.array(_G["emb_rspgrad/in1"])
+    _embedding_backward(w, mx.nd.array(_G["emb_rspgrad/ograd"]))
     _check(w.grad, "emb_rspgrad")
 
 
 def test_embedding_sparse_grad_add_keeps_the_union_of_rows():
-    w = mx.nd.array(_G["emb_rspgrad_in1"])
-    og = mx.nd.array(_G["emb_rspgrad_ograd"])
+    w = mx.nd.array(_G["emb_rspgrad/in1"])
+    og = mx.nd.array(_G["emb_rspgrad/ograd"])
     _embedding_backward(w, og, "add")
     for _ in range(2):
         with mx.autograd.record():
             z = mx.nd.Embedding(mx.nd.array([[3.0]]), w, input_dim=9, output_dim=2,
                                 sparse_grad=True)  # fmt: skip
         z.backward()
-        idx = mx.nd.array(_G["emb_rspgrad_in0"])
+        idx = mx.nd.array(_G["emb_rspgrad/in0"])
         with mx.autograd.record():
             z = mx.nd.Embedding(idx, w, input_dim=9, output_dim=2, sparse_grad=True) * 2
         z.backward(og)
     assert w.grad.stype == "row_sparse"
     assert w.grad.indices.asnumpy().tolist() == [1, 3, 4, 7]
-    expected = 3 * _G["emb_rspgrad_grad"]
+    expected = 3 * _G["emb_rspgrad/grad"]
     expected[3] = 2.0
     np.testing.assert_allclose(w.grad.asnumpy(), expected, rtol=1e-5)
 
 
 def test_autograd_grad_sums_row_sparse_parts():
-    x = mx.nd.array(_G["dot_rsp_in0"]).tostype("csr")
-    w = mx.nd.array(_G["dot_rsp_in1"]).tostype("row_sparse")
+    x = mx.nd.array(_G["dot_rsp/in0"]).tostype("csr")
+    w = mx.nd.array(_G["dot_rsp/in1"]).tostype("row_sparse")
     w.attach_grad()
     with mx.autograd.record():
         y = mx.nd.dot(x, w) + mx.nd.dot(x, w)
     (g,) = mx.autograd.grad(y, [w])
     assert g.stype == "row_sparse"
-    np.testing.assert_array_equal(g.indices.asnumpy(), _G["dot_rsp_indices"])
+    np.testing.assert_array_equal(g.indices.asnumpy(), _G["dot_rsp/indices"])
     expected = 2 * x.asnumpy().T @ np.ones((4, 3), np.float32)
     np.testing.assert_allclose(g.asnumpy(), expected, rtol=1e-5)
 
 
 def test_sparse_gradient_feeding_a_dense_consumer_is_densified():
-    x = mx.nd.array(_G["dot_rsp_in0"]).tostype("csr")
-    w0 = mx.nd.array(_G["dot_rsp_in1"])
+    x = mx.nd.array(_G["dot_rsp/in0"]).tostype("csr")
+    w0 = mx.nd.array(_G["dot_rsp/in1"])
     w0.attach_grad()
     with mx.autograd.record():
         w = w0 * 3

@@ -8,12 +8,9 @@ script logs. Skipped with a reason when git or the snapshot is missing.
 
 from __future__ import annotations
 
-import gzip
-import json
 import os
 import re
 import shutil
-import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -21,27 +18,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from . import example_cases
+from .golden_file import load
+
 ROOT = Path(__file__).resolve().parent.parent
 MIRROR = Path(os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo"))
-
-
-def write_mnist(folder: Path, n_train: int, n_test: int, gz: bool = True, seed: int = 0) -> None:
-    """Write the four MNIST idx files (``train-images-idx3-ubyte[.gz]`` ...) with synthetic
-    learnable digits: class ``k`` lights a bright 7x7 square at a class-dependent place."""
-    rng = np.random.default_rng(seed)
-    folder.mkdir(parents=True, exist_ok=True)
-    for prefix, n in (("train", n_train), ("t10k", n_test)):
-        labels = rng.integers(0, 10, n).astype(np.uint8)
-        images = rng.integers(0, 60, (n, 28, 28)).astype(np.uint8)
-        for i, k in enumerate(labels):
-            r, c = 2 + 8 * (k // 3), 2 + 8 * (k % 3)
-            images[i, r : r + 7, c : c + 7] = 250
-        opener = gzip.open if gz else open
-        suffix = ".gz" if gz else ""
-        with opener(folder / f"{prefix}-labels-idx1-ubyte{suffix}", "wb") as f:
-            f.write(struct.pack(">II", 2049, n) + labels.tobytes())
-        with opener(folder / f"{prefix}-images-idx3-ubyte{suffix}", "wb") as f:
-            f.write(struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
 
 
 def fetch_examples(dest: Path, *paths: str) -> Path:
@@ -98,7 +79,7 @@ METRIC = re.compile(r"Epoch\[0\] Batch \[\d+-\d+\]\tSpeed: [\d.]+ samples/sec\ta
 )  # fmt: skip
 def test_train_mnist(tmp_path: Path, network: str, extra: list[str]) -> None:
     example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
-    write_mnist(example / "data", int(extra[1]), 32)
+    example_cases.write_mnist(example / "data", int(extra[1]), 32)
     _stub_requests(example)
     args = ["--network", network, "--kv-store", "local", "--num-epochs", "1", "--disp-batches", "2"]
     # the script reads MNIST with np.fromstring's binary mode, which NumPy 2.3 removed
@@ -119,7 +100,7 @@ def _have_mpi() -> bool:
 @pytest.mark.skipif(not _have_mpi(), reason="needs mpi4py and mpiexec (pip install mxlite[dist])")
 def test_train_mnist_dist_sync_on_two_ranks(tmp_path: Path) -> None:
     example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
-    write_mnist(example / "data", 128, 32)
+    example_cases.write_mnist(example / "data", 128, 32)
     _stub_requests(example)
     args = ["--network", "mlp", "--kv-store", "dist_sync", "--num-epochs", "1"]
     args += ["--num-examples", "128", "--batch-size", "16", "--disp-batches", "2"]
@@ -149,7 +130,7 @@ def test_train_imagenet_benchmark(tmp_path: Path, network: str, extra: list[str]
 
 def test_gluon_mnist(tmp_path: Path) -> None:
     example = fetch_examples(tmp_path, "example/gluon/mnist") / "gluon" / "mnist"
-    write_mnist(example / "data", 128, 32)
+    example_cases.write_mnist(example / "data", 128, 32)
     args = ["--epochs", "1", "--batch-size", "16", "--log-interval", "4"]
     log = run_example(example / "mnist.py", *args, cwd=example)
     assert re.search(r"\[Epoch 0 Batch 4\] Training: accuracy=[\d.]+", log), log[-2000:]
@@ -161,7 +142,9 @@ def test_gluon_mnist(tmp_path: Path) -> None:
 def test_gluon_image_classification(tmp_path: Path, mode: str) -> None:
     paths = ["example/gluon/image_classification.py", "example/gluon/data.py"]
     example = fetch_examples(tmp_path, *paths) / "gluon"
-    write_mnist(example / "data", 64, 32, gz=False)  # mx.test_utils.get_mnist_iterator's files
+    example_cases.write_mnist(
+        example / "data", 64, 32, gz=False
+    )  # mx.test_utils.get_mnist_iterator's files
     args = ["--dataset", "mnist", "--model", "mobilenet0.25", "--epochs", "1", "--mode", mode]
     args += ["--batch-size", "16", "--log-interval", "2", "--kvstore", "local"]
     log = run_example(example / "image_classification.py", *args, cwd=example)
@@ -204,26 +187,15 @@ def test_train_cifar10_on_im2rec_records(tmp_path: Path) -> None:
     assert re.search(r"Epoch\[0\] Validation-accuracy=[\d.]+", log)
 
 
-def _golden_examples_tool():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "make_golden_examples", ROOT / "tools" / "make_golden_examples.py"
-    )
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool
-
-
 def test_train_mnist_metrics_equal_mxnet(tmp_path: Path) -> None:
-    """One seeded run (tools/make_golden_examples.py): same data, same starting checkpoint,
+    """One seeded run (tools/golden/cases/examples.py): same data, same starting checkpoint,
     same seeds as MXNet 1.9.1's run; every metric line MXNet logged, mxlite logs too."""
     import mxlite
 
-    tool = _golden_examples_tool()
-    golden = json.loads((ROOT / "tests" / "golden" / "train_mnist_mlp.json").read_text())
+    tool = example_cases
+    golden = load("golden/train_mnist_mlp.npz").cases["train_mnist_mlp"]
     example = fetch_examples(tmp_path, "example/image-classification") / "image-classification"
-    write_mnist(example / "data", tool.N_TRAIN, tool.N_TEST, seed=tool.SEED)
+    example_cases.write_mnist(example / "data", tool.N_TRAIN, tool.N_TEST, seed=tool.SEED)
     _stub_requests(example)
     (example / "seeded.py").write_text(tool.WRAPPER)
     shutil.copy(

@@ -1,10 +1,8 @@
-"""Tests of mx.init against MXNet 1.9.1 (tests/golden/init_metric.json, made by
-tools/make_golden_init_metric.py from the same cases) and of its own contracts."""
+"""Tests of mx.init against MXNet 1.9.1 (tests/golden/init_metric.npz, made by
+tools/golden/cases/init_metric.py from the same cases) and of its own contracts."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import logging
 import math
 from pathlib import Path
@@ -16,32 +14,18 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError, ParamError, ShapeError
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "init_metric.json"
-
-
-def _load_tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "_golden_init_metric", ROOT / "tools" / "make_golden_init_metric.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = _load_tool()
+from . import init_metric_cases as C
+from .golden_file import load
 
 
 @pytest.fixture(scope="module")
 def golden() -> dict[str, Any]:
-    if not GOLDEN.exists():
-        pytest.skip("no tests/golden/init_metric.json (run tools/make_golden_init_metric.py)")
-    return json.loads(GOLDEN.read_text())
+    return load("golden/init_metric.npz").cases
 
 
 @pytest.fixture(scope="module")
 def ours() -> dict[str, Any]:
-    return TOOL.init_cases(mx)
+    return C.init_cases(mx)
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -61,9 +45,9 @@ def test_dumps_match_mxnet(golden: dict, ours: dict) -> None:
     assert ours["dumps"] == golden["init"]["dumps"]
 
 
-@pytest.mark.parametrize("key", sorted(TOOL.STAT_CASES))
+@pytest.mark.parametrize("key", sorted(C.STAT_CASES))
 def test_random_initializers_have_mxnet_distribution(golden: dict, key: str) -> None:
-    stats = TOOL.init_stats(mx)
+    stats = C.init_stats(mx)
     mean, std, lo, hi = stats[key]
     g_mean, g_std, g_lo, g_hi = golden["init_stats"][key]
     assert abs(mean - g_mean) < 0.05 * g_std

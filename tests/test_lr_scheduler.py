@@ -1,16 +1,13 @@
-"""Learning-rate schedules against MXNet 1.9.1 (tools/make_golden_optimizer.py)."""
-
-import json
-from pathlib import Path
+"""Learning-rate schedules against MXNet 1.9.1 (tools/golden/cases/optimizer.py)."""
 
 import pytest
 
 import mxlite as mx
 from mxlite.base import ParamError
 
-SCHED = json.loads((Path(__file__).parent / "optimizer" / "golden" / "optimizer.json").read_text())[
-    "schedules"
-]
+from .golden_file import load
+
+SCHED = load("optimizer/golden/optimizer.npz").cases["setup"]["schedules"]
 F = mx.lr_scheduler
 MAKE = {
     "factor": lambda: F.FactorScheduler(step=3, factor=0.7, stop_factor_lr=0.004, base_lr=0.1),

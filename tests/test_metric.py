@@ -1,13 +1,10 @@
-"""Tests of mx.metric against MXNet 1.9.1 (tests/golden/init_metric.json, made by
-tools/make_golden_init_metric.py from the same batches) and of its own contracts."""
+"""Tests of mx.metric against MXNet 1.9.1 (tests/golden/init_metric.npz, made by
+tools/golden/cases/init_metric.py from the same batches) and of its own contracts."""
 
 from __future__ import annotations
 
-import importlib.util
-import json
 import math
 from collections import OrderedDict
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -16,32 +13,18 @@ import pytest
 import mxlite as mx
 from mxlite.base import ParamError, ShapeError
 
-ROOT = Path(__file__).resolve().parent.parent
-GOLDEN = ROOT / "tests" / "golden" / "init_metric.json"
-
-
-def _load_tool() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "_golden_init_metric", ROOT / "tools" / "make_golden_init_metric.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-TOOL = _load_tool()
+from . import init_metric_cases as C
+from .golden_file import load
 
 
 @pytest.fixture(scope="module")
 def golden() -> dict[str, Any]:
-    if not GOLDEN.exists():
-        pytest.skip("no tests/golden/init_metric.json (run tools/make_golden_init_metric.py)")
-    return json.loads(GOLDEN.read_text())
+    return load("golden/init_metric.npz").cases
 
 
 @pytest.fixture(scope="module")
 def ours(golden: dict) -> dict[str, Any]:
-    return TOOL.metric_cases(mx, golden["metric_inputs"])
+    return C.metric_cases(mx, golden["metric_inputs"])
 
 
 def _close(a: Any, b: Any) -> bool:
@@ -54,7 +37,7 @@ def _close(a: Any, b: Any) -> bool:
     return math.isclose(a, b, rel_tol=1e-5, abs_tol=1e-6)
 
 
-@pytest.mark.parametrize("key", sorted(TOOL.METRICS))
+@pytest.mark.parametrize("key", sorted(C.METRICS))
 def test_metric_matches_mxnet(golden: dict, ours: dict, key: str) -> None:
     theirs = golden["metric"][key]
     mine = ours[key]

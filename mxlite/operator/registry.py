@@ -70,8 +70,12 @@ _PROP_CACHE_LIMIT = 4096  # distinct keyword sets kept per operator (scalars var
 
 @dataclass(frozen=True)
 class OpTest:
-    """How the generated operator tests exercise an operator: input shapes, parameters, the
-    range of input values where the operator is smooth, dtypes, and tolerances."""
+    """How the operator sweep (tests/operator/test_sweep.py) exercises an operator: input
+    shapes (the arguments not named are left to shape inference; none named means (2, 3) for
+    every argument), parameters, the range of input values where the operator is smooth, the
+    dtypes it runs in, whether its gradient is checked, the tolerances of its comparisons, and
+    whether req='add' and the comparison with MXNet apply.
+    """
 
     shapes: dict[str, Shape] = field(default_factory=dict)
     params: dict[str, Any] = field(default_factory=dict)
@@ -81,6 +85,26 @@ class OpTest:
     grad: bool = True
     rtol: float = 1e-3
     atol: float = 1e-5
+    # False where the operator writes its outputs whatever the request (all_finite's flag,
+    # an optimizer's in-place update), as MXNet's does
+    accumulates: bool = True
+    # False where inputs drawn independently are outside the operator's domain (a range whose
+    # min exceeds its max, boxes): its own tests compare it with MXNet on valid inputs
+    matches_mxnet: bool = True
+
+    def inputs(self, prop: OperatorProperty, dtype: str, seed: int = 0) -> list[np.ndarray]:
+        """The arguments, then the auxiliary states, that the sweep gives ``prop`` in ``dtype``:
+        values drawn uniformly from [low, high) by a generator seeded with ``seed``."""
+        names = prop.list_arguments()
+        given = [self.shapes.get(n) for n in names] if self.shapes else [(2, 3)] * len(names)
+        inferred = prop.infer_shape(list(given))
+        if inferred is None or any(not s for s in inferred[0]):
+            raise ShapeError(f"{prop.where()}: OpTest shapes {self.shapes} leave inputs unknown.")
+        types = prop.infer_type([np.dtype(dtype)] + [None] * (len(names) - 1))
+        dtypes = types[0] + types[2] if types else [np.dtype(dtype)] * len(names)
+        rng = np.random.default_rng(seed)
+        shapes = list(inferred[0]) + list(inferred[2])
+        return [rng.uniform(self.low, self.high, s).astype(t) for s, t in zip(shapes, dtypes)]
 
 
 class OpContext:

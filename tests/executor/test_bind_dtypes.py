@@ -1,18 +1,13 @@
 """simple_bind, bind and Module with float64 and float16 data, against real MXNet 1.9.1.
 
-The golden file comes from ``tools/make_golden_spine.py``: MXNet's example image-classification
+The golden file comes from ``tools/golden/cases/spine.py``: MXNet's example image-classification
 networks (resnet, resnext, inception-bn, mobilenet, lenet) bound with
 ``type_dict={'data': 'float64'}``, so that every other dtype comes from the InferType pass, and
 trained one step; a conv+BN+FC network trained by Module in float64 and a BatchNorm network in
-float16. Inputs and parameters are made by the tool's ``init_array`` on both sides.
+float16. Inputs and parameters are made by ``spine_cases.init_array`` on both sides.
 """
 
 from __future__ import annotations
-
-import gzip
-import importlib.util
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,20 +15,13 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError
 
-ROOT = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).parent / "golden" / "spine.json.gz"
-
-_spec = importlib.util.spec_from_file_location(
-    "make_golden_spine", ROOT / "tools/make_golden_spine.py"
-)
-tool = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(tool)
+from ..golden_file import load
+from . import spine_cases as tool
 
 
 @pytest.fixture(scope="module")
 def golden() -> dict:
-    with gzip.open(GOLDEN, "rt") as f:
-        return json.load(f)
+    return load("executor/golden/spine.npz").cases
 
 
 def _close(got: list, want: list, what: str, rtol: float) -> None:

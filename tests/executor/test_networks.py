@@ -1,6 +1,6 @@
 """Whole networks saved by real MXNet 1.9.1: JSON, inference, forward/backward, memory plan.
 
-The golden files come from ``tools/make_golden_networks.py`` (run under real MXNet): each
+The golden files come from ``tools/golden/cases/networks.py`` (run under real MXNet): each
 network's symbol JSON, a fixed batch and parameters, and MXNet's outputs (inference and
 training), gradients for fixed head gradients, and auxiliary states after a training forward.
 """
@@ -17,23 +17,23 @@ from mxlite.executor.gradient import INTERNAL, build_graph
 from mxlite.executor.plan_memory import plan_memory
 from mxlite.operator.req import OpReq
 from mxlite.symbol.infer import infer_shapes, infer_types
+from tests.golden_file import load
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 NETS = ["mlp", "lenet", "resnet", "inception", "lstm"]
+_G = load("executor/golden/networks.npz")
 
 
 def _meta(name):
-    with open(os.path.join(GOLDEN, "networks.json")) as f:
-        return json.load(f)["networks"][name]
+    return _G.cases[name]
 
 
 def _load(name):
     net = mx.sym.load(os.path.join(GOLDEN, f"{name}-symbol.json"))
-    saved = mx.nd.load(os.path.join(GOLDEN, f"{name}.params"))
     groups = {}
-    for key, arr in saved.items():
+    for key, arr in _G.arrays(name).items():
         kind, _, rest = key.partition(":")
-        groups.setdefault(kind, {})[rest] = arr
+        groups.setdefault(kind, {})[rest] = mx.nd.array(arr, dtype=arr.dtype)
     return net, groups
 
 

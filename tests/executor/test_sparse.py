@@ -3,18 +3,14 @@ linear classifier trained on CSR data with lazy SGD, against MXNet 1.9.1."""
 
 from __future__ import annotations
 
-import json
-import os
-
 import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
 pytest.importorskip("scipy")
-GOLDEN = os.path.join(
-    os.path.dirname(__file__), "..", "ndarray", "golden", "sparse", "sparse_linear.npz"
-)
+_G = load("ndarray/golden/sparse/sparse.npz")
 
 
 def test_infer_storage_type():
@@ -52,9 +48,7 @@ def test_bind_with_sparse_arrays_gives_sparse_outputs_and_grads():
 
 
 def test_linear_classifier_with_lazy_sgd_matches_mxnet():
-    if not os.path.exists(GOLDEN):
-        pytest.skip("no golden file")
-    g = np.load(GOLDEN)
+    grad_stype, g = _G.cases["linear"]["grad_stype"], _G.arrays("linear")
     x, y, dim = g["x"], g["y"], g["x"].shape[1]
     data = mx.sym.var("data", stype="csr")
     weight = mx.sym.var("weight", stype="row_sparse")
@@ -66,7 +60,7 @@ def test_linear_classifier_with_lazy_sgd_matches_mxnet():
         weight=(dim, 3),
         grad_req={"weight": "write", "data": "null", "softmax_label": "null"},
     )
-    assert exe.grad_dict["weight"].stype == str(g["grad_stype"])
+    assert exe.grad_dict["weight"].stype == grad_stype
     exe.arg_dict["weight"][:] = mx.nd.array(g["w0"]).tostype("row_sparse")
     opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
                            rescale_grad=1 / 8)  # fmt: skip
@@ -83,16 +77,15 @@ def test_linear_classifier_with_lazy_sgd_matches_mxnet():
     np.testing.assert_array_equal(got[30:], g["w0"][30:])  # features never seen stay put
 
 
-# ---- gradients with MXNet's rows (golden sparse_grad.npz) --------------------------------
+# ---- gradients with MXNet's rows (golden sparse.npz) ------------------------------------
 
-_G = np.load(os.path.join(os.path.dirname(GOLDEN), "sparse_grad.npz"))
-_CASES = {c["name"]: c for c in json.loads(str(_G["__cases__"]))}
+_CASES = _G.cases
 
 
 def _check(grad, name):
     assert grad.stype == _CASES[name]["stype"]
-    np.testing.assert_allclose(grad.asnumpy(), _G[name + "_grad"], rtol=1e-5, atol=1e-6)
-    np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "_indices"])
+    np.testing.assert_allclose(grad.asnumpy(), _G[name + "/grad"], rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "/indices"])
 
 
 def _dot(w_stype):
@@ -106,10 +99,10 @@ def test_simple_bind_dot_gradient_matches_mxnet(name):
         mx.cpu(), data=(4, 6), weight=(6, 3), stype_dict={"data": "csr", "weight": w_stype},
         grad_req={"data": "null", "weight": "write"},
     )  # fmt: skip
-    exe.arg_dict["data"][:] = mx.nd.array(_G[name + "_in0"]).tostype("csr")
-    exe.arg_dict["weight"][:] = mx.nd.array(_G[name + "_in1"]).tostype(w_stype)
+    exe.arg_dict["data"][:] = mx.nd.array(_G[name + "/in0"]).tostype("csr")
+    exe.arg_dict["weight"][:] = mx.nd.array(_G[name + "/in1"]).tostype(w_stype)
     exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G[name + "_ograd"]))
+    exe.backward(mx.nd.array(_G[name + "/ograd"]))
     _check(exe.grad_dict["weight"], name)
 
 
@@ -118,14 +111,14 @@ def test_bind_with_sparse_args_grad_keeps_mxnets_rows(name):
     w_stype = "row_sparse" if name == "bind_dot_rsp" else "default"
     grad = mx.nd.zeros((6, 3), stype="row_sparse")
     args = {
-        "data": mx.nd.array(_G[name + "_in0"]).tostype("csr"),
-        "weight": mx.nd.array(_G[name + "_in1"]).tostype(w_stype),
+        "data": mx.nd.array(_G[name + "/in0"]).tostype("csr"),
+        "weight": mx.nd.array(_G[name + "/in1"]).tostype(w_stype),
     }
     exe = _dot(w_stype).bind(
         mx.cpu(), args, args_grad={"weight": grad}, grad_req={"data": "null", "weight": "write"}
     )
     exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G[name + "_ograd"]))  # zero but in one row
+    exe.backward(mx.nd.array(_G[name + "/ograd"]))  # zero but in one row
     assert exe.grad_dict["weight"] is grad
     _check(grad, name)
 
@@ -135,15 +128,15 @@ def _embedding_exe(grad_req="write"):
         mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
     )
     exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": grad_req})
-    exe.arg_dict["data"][:] = _G["exe_emb_in0"]
-    exe.arg_dict["weight"][:] = _G["exe_emb_in1"]
+    exe.arg_dict["data"][:] = _G["exe_emb/in0"]
+    exe.arg_dict["weight"][:] = _G["exe_emb/in1"]
     return exe
 
 
 def test_embedding_gradient_holds_the_rows_looked_up():
     exe = _embedding_exe()
     exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G["exe_emb_ograd"]))
+    exe.backward(mx.nd.array(_G["exe_emb/ograd"]))
     _check(exe.grad_dict["weight"], "exe_emb")
     exe.backward(mx.nd.zeros((2, 2, 2)))
     _check(exe.grad_dict["weight"], "exe_emb_zero")
@@ -152,14 +145,14 @@ def test_embedding_gradient_holds_the_rows_looked_up():
 def test_embedding_gradient_add_sums_each_backward_once():
     # MXNet 1.9.1 refuses grad_req='add' for a row-sparse gradient; mxlite adds
     exe = _embedding_exe("add")
-    og = mx.nd.array(_G["exe_emb_ograd"])
+    og = mx.nd.array(_G["exe_emb/ograd"])
     for _ in range(3):
         exe.forward(is_train=True)
         exe.backward(og)
     g = exe.grad_dict["weight"]
     assert g.stype == "row_sparse"
-    np.testing.assert_array_equal(g.indices.asnumpy(), _G["exe_emb_indices"])
-    np.testing.assert_allclose(g.asnumpy(), 3 * _G["exe_emb_grad"], rtol=1e-5)
+    np.testing.assert_array_equal(g.indices.asnumpy(), _G["exe_emb/indices"])
+    np.testing.assert_allclose(g.asnumpy(), 3 * _G["exe_emb/grad"], rtol=1e-5)
     g[:] = 0  # zeroing the buffer between steps starts the sum over
     exe.backward(og)
-    np.testing.assert_allclose(exe.grad_dict["weight"].asnumpy(), _G["exe_emb_grad"], rtol=1e-5)
+    np.testing.assert_allclose(exe.grad_dict["weight"].asnumpy(), _G["exe_emb/grad"], rtol=1e-5)

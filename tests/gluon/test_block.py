@@ -10,12 +10,13 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.gluon import nn
+from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
 class _Inner(gluon.HybridBlock):
-    """The block of tools/make_golden_gluon.py."""
+    """The block of tools/golden/cases/gluon.py."""
 
     def __init__(self, **kwargs):
         super().__init__(**kwargs)
@@ -45,7 +46,7 @@ def fresh_names():
 
 
 def test_parameter_names_match_mxnet(fresh_names):
-    want = json.loads((GOLDEN / "names.json").read_text())
+    want = load("gluon/golden/gluon.npz").cases["names"]
     a = _Inner()
     b = _Inner(prefix="custom_")
     seq = nn.Sequential()
@@ -79,7 +80,7 @@ def test_collect_params_select_and_unregistered_container_warning():
 
 
 def test_load_parameters_saved_by_mxnet(fresh_names):
-    io = np.load(GOLDEN / "mlp_io.npz")
+    io = load("gluon/golden/gluon.npz").arrays("mlp_io")
     for fname, method in (("mlp.params", "structural"), ("mlp_dict.params", "full")):
         mx.name.NameManager._current.value = mx.name.NameManager()
         net = make_mlp()

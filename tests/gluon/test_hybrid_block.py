@@ -11,6 +11,7 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.gluon import nn
+from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
 
@@ -23,7 +24,7 @@ def make_mlp():
 
 
 def test_imports_what_mxnet_exported():
-    io = np.load(GOLDEN / "mlp_io.npz")
+    io = load("gluon/golden/gluon.npz").arrays("mlp_io")
     block = gluon.SymbolBlock.imports(
         str(GOLDEN / "exported-symbol.json"), ["data"], str(GOLDEN / "exported-0000.params")
     )

@@ -1,7 +1,6 @@
 """Every gluon.loss against MXNet 1.9.1: values and input gradients (golden files from
-tools/make_golden_gluon.py), imperative and hybridized."""
+tools/golden/cases/gluon.py), imperative and hybridized."""
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -9,10 +8,12 @@ import pytest
 
 import mxlite as mx
 from mxlite import autograd, gluon
+from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
-CASES = json.loads((GOLDEN / "losses.json").read_text())
-DATA = np.load(GOLDEN / "losses.npz")
+_G = load("gluon/golden/gluon.npz")
+CASES = [c for k, c in _G.cases.items() if k.startswith("loss")]
+DATA = {k[4:]: v for k, v in _G.items() if k.startswith("loss")}
 
 
 @pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])

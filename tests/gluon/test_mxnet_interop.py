@@ -1,6 +1,6 @@
 """Files mxlite writes, read by real MXNet 1.9.1 (one MXNet process for all of them):
 save_parameters, export (SymbolBlock.imports) and Trainer.save_states. The other direction
-is checked against the golden files from tools/make_golden_gluon.py."""
+is checked against the golden files from tools/golden/cases/gluon.py."""
 
 import json
 import os

@@ -9,6 +9,7 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.gluon import nn
+from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
 OPTIMIZERS = {
@@ -25,7 +26,7 @@ def make_mlp():
 
 
 def _train(opt, hybrid, steps=8):
-    data = np.load(GOLDEN / "train.npz")
+    data = load("gluon/golden/gluon.npz").arrays("train")
     x, label = mx.nd.array(data["x"]), mx.nd.array(data["label"])
     net = make_mlp()
     net.load_parameters(str(GOLDEN / "train_init.params"))

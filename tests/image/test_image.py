@@ -10,11 +10,12 @@ import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError
+from tests.golden_file import load
 
 from ._golden import GOLDEN, image_folder, image_paths
 
 cv2 = pytest.importorskip("cv2")
-PIXELS = np.load(os.path.join(GOLDEN, "pixels.npz"))
+PIXELS = load("io/golden/data.npz").arrays("pixels")
 
 
 def _close(got, want, cubic: bool = False) -> None:
@@ -165,7 +166,7 @@ def _check_run(golden, name, got):
 
 
 def test_image_iter_batches_equal_mxnet(tmp_path):
-    golden = np.load(os.path.join(GOLDEN, "image_iter.npz"))
+    golden = load("io/golden/data.npz").arrays("image_iter")
     io_golden = os.path.join(os.path.dirname(GOLDEN), "..", "io", "golden", "im2rec")
     rec, idx = os.path.join(io_golden, "plain.rec"), os.path.join(io_golden, "plain.idx")
     it = mx.image.ImageIter(3, (3, 24, 24), path_imgrec=rec, path_imgidx=idx, resize=30)
@@ -211,7 +212,7 @@ def test_image_iter_from_list_and_bad_arguments(tmp_path):
 def test_image_iter_random_augmentation_equals_mxnet_under_the_same_seeds():
     # MXNet's augmenters draw from Python's random and numpy.random; mxlite's draw the same
     # numbers in the same order, so the same seeds give the same crops, flips and jitters.
-    golden = np.load(os.path.join(GOLDEN, "image_iter.npz"))
+    golden = load("io/golden/data.npz").arrays("image_iter")
     io_golden = os.path.join(os.path.dirname(GOLDEN), "..", "io", "golden", "im2rec")
     random.seed(7)
     np.random.seed(7)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
@@ -10,14 +9,14 @@ import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError, ParamError
+from tests.golden_file import load
 
 pytest.importorskip("cv2")
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 REC = os.path.join(GOLDEN, "im2rec", "plain.rec")
 IDX = os.path.join(GOLDEN, "im2rec", "plain.idx")
-BATCHES = np.load(os.path.join(GOLDEN, "image_record_iter.npz"))
-with open(os.path.join(GOLDEN, "image_record_iter.json")) as _f:
-    CASES = json.load(_f)
+BATCHES = load("io/golden/data.npz").arrays("record_iter")
+CASES = load("io/golden/data.npz").cases["record_iter"]
 
 
 def _run(it, first=8, second=3):

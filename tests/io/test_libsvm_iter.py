@@ -1,19 +1,18 @@
-"""LibSVMIter against MXNet 1.9.1's batches (golden files from tools/make_golden_sparse.py)."""
+"""LibSVMIter against MXNet 1.9.1's batches (golden file from tools/golden/cases/sparse.py)."""
 
 from __future__ import annotations
-
-import os
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError
+from tests.golden_file import TESTS, load
 
 pytest.importorskip("scipy")
-GOLDEN = os.path.join(os.path.dirname(__file__), "..", "ndarray", "golden", "sparse")
-DATA = os.path.join(GOLDEN, "sparse_libsvm_data.t")
-LABEL = os.path.join(GOLDEN, "sparse_libsvm_label.t")
+GOLDEN = TESTS / "ndarray" / "golden" / "sparse"
+DATA = str(GOLDEN / "sparse_libsvm_data.t")
+LABEL = str(GOLDEN / "sparse_libsvm_label.t")
 
 CONFIGS = {
     "plain": dict(data_shape=(6,), batch_size=4),
@@ -25,21 +24,18 @@ CONFIGS = {
 
 @pytest.mark.parametrize("name", sorted(CONFIGS))
 def test_batches_match_mxnet(name: str):
-    path = os.path.join(GOLDEN, "sparse_libsvm.npz")
-    if not os.path.exists(path):
-        pytest.skip("no golden file")
-    g = np.load(path)
+    g = load("ndarray/golden/sparse/sparse.npz").arrays(f"libsvm_{name}")
     it = mx.io.LibSVMIter(data_libsvm=DATA, **CONFIGS[name])
     for epoch in range(2):
         count = 0
         for b, batch in enumerate(it):
-            key = f"{name}_{epoch}_{b}"
+            key = f"{epoch}_{b}"
             assert batch.data[0].stype == "csr"
             np.testing.assert_array_equal(batch.data[0].asnumpy(), g[key + "_data"])
             np.testing.assert_array_equal(batch.label[0].asnumpy(), g[key + "_label"])
             assert batch.pad == int(g[key + "_pad"])
             count += 1
-        assert count == len([k for k in g.files if k.startswith(f"{name}_{epoch}_")]) // 3
+        assert count == len([k for k in g if k.startswith(f"{epoch}_")]) // 3
         it.reset()
 
 

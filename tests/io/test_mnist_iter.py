@@ -9,11 +9,12 @@ import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError
+from tests.golden_file import load
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 IMAGES = os.path.join(GOLDEN, "mnist-images-idx3-ubyte")
 LABELS = os.path.join(GOLDEN, "mnist-labels-idx1-ubyte")
-BATCHES = np.load(os.path.join(GOLDEN, "mnist_iter.npz"))
+BATCHES = load("io/golden/data.npz").arrays("mnist_iter")
 CASES = {
     "plain": dict(batch_size=3, shuffle=False),
     "flat": dict(batch_size=4, shuffle=False, flat=True),

@@ -1,23 +1,21 @@
 """NDArrayIter and ResizeIter against MXNet 1.9.1 (golden file), plus the rules MXNet leaves out.
 
-The golden cases come from tools/make_golden_io.py; each holds the spec it was made from, and
+The golden cases come from tools/golden/cases/io.py; each holds the spec it was made from, and
 ``_run`` here builds the same iterator with mxlite.
 """
 
 from __future__ import annotations
 
-import json
 import threading
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError
+from tests.golden_file import load
 
-GOLDEN = Path(__file__).parent / "golden" / "ndarray_iter.json"
-CASES = json.loads(GOLDEN.read_text())["cases"]
+CASES = list(load("io/golden/ndarray_iter.npz").cases.values())
 
 
 def _build(spec):
@@ -202,8 +200,6 @@ def test_resize_iter_lengths_and_reset_internal():
 
 # ---- CSR data ----------------------------------------------------------------------------
 
-SPARSE_GOLDEN = Path(__file__).parents[1] / "ndarray" / "golden" / "sparse" / "sparse_grad.npz"
-
 
 def test_csr_needs_discard():
     csr = mx.nd.array(np.eye(4)).tostype("csr")
@@ -215,8 +211,8 @@ def test_csr_needs_discard():
 
 
 def test_csr_shuffled_batches_match_mxnet():
-    g = np.load(SPARSE_GOLDEN)
-    x = g["iter_in0"]
+    g = load("ndarray/golden/sparse/sparse.npz")
+    x = g["iter/in0"]
     np.random.seed(3)
     it = mx.io.NDArrayIter(
         mx.nd.array(x).tostype("csr"), np.arange(7, dtype="float32"), 3, shuffle=True,
@@ -226,8 +222,8 @@ def test_csr_shuffled_batches_match_mxnet():
     batches = list(it)
     assert len(batches) == 2
     for k, batch in enumerate(batches):
-        np.testing.assert_array_equal(batch.data[0].asnumpy(), g[f"iter_batch{k}"])
-        np.testing.assert_array_equal(batch.label[0].asnumpy(), g[f"iter_label{k}"])
+        np.testing.assert_array_equal(batch.data[0].asnumpy(), g[f"iter/batch{k}"])
+        np.testing.assert_array_equal(batch.label[0].asnumpy(), g[f"iter/label{k}"])
     with pytest.raises(StopIteration):
         it.next()
 

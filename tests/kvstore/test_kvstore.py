@@ -1,5 +1,5 @@
 """The native store on one machine ('local' and 'device'): every method and error, and the
-files and values that MXNet 1.9.1 writes (golden/, from tools/make_golden_kvstore.py)."""
+files and values that MXNet 1.9.1 writes (golden/, from tools/golden/cases/kvstore.py)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import pytest
 
 import mxlite as mx
 from mxlite.base import MXNetError
+
+from ..golden_file import load
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 SHAPE = (4, 4)
@@ -116,8 +118,8 @@ def test_set_optimizer_updates_once_per_push(kv):
 
 
 def test_states_files_load_both_ways_with_mxnet(tmp_path):
-    golden = np.load(os.path.join(GOLDEN, "kvstore.npz"))
-    shape = golden["adam_w0"].shape
+    golden = load("kvstore/golden/kvstore.npz")
+    shape = golden["adam/w0"].shape
 
     def grads(step, dev):
         x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
@@ -138,16 +140,16 @@ def test_states_files_load_both_ways_with_mxnet(tmp_path):
 
     first = store(np.ones(shape), np.ones(shape) * 2)
     w0, w1 = run(first, range(3))
-    np.testing.assert_allclose(w0, golden["adam_w0"], rtol=1e-6, atol=1e-6)
-    np.testing.assert_allclose(w1, golden["adam_w1"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(w0, golden["adam/w0"], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(w1, golden["adam/w1"], rtol=1e-6, atol=1e-6)
     mine = str(tmp_path / "mine.states")
     first.save_optimizer_states(mine)
     for fname in (os.path.join(GOLDEN, "kvstore_adam.states"), mine):
-        more = store(golden["adam_w0"], golden["adam_w1"])
+        more = store(golden["adam/w0"], golden["adam/w1"])
         more.load_optimizer_states(fname)
         m0, m1 = run(more, range(3, 6))
-        np.testing.assert_allclose(m0, golden["adam_more_w0"], rtol=1e-5, atol=1e-6)
-        np.testing.assert_allclose(m1, golden["adam_more_w1"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(m0, golden["adam/more_w0"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(m1, golden["adam/more_w1"], rtol=1e-5, atol=1e-6)
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
     first.save_optimizer_states(mine, dump_optimizer=True)
     again = mx.kv.create("local")
@@ -170,8 +172,8 @@ def test_states_need_an_optimizer(kv, tmp_path):
 
 
 def test_compression_on_device_matches_mxnet():
-    golden = np.load(os.path.join(GOLDEN, "kvstore.npz"))
-    shape = golden["compressed_0"].shape
+    golden = load("kvstore/golden/kvstore.npz")
+    shape = golden["compressed/0"].shape
     kv = mx.kv.create("device")
     kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
     kv.init(9, mx.nd.zeros(shape))
@@ -184,7 +186,7 @@ def test_compression_on_device_matches_mxnet():
         kv.push(9, vals)
         out = mx.nd.zeros(shape)
         kv.pull(9, out=out)
-        np.testing.assert_array_equal(out.asnumpy(), golden[f"compressed_{s}"])
+        np.testing.assert_array_equal(out.asnumpy(), golden[f"compressed/{s}"])
 
 
 def test_compression_is_refused_for_local():

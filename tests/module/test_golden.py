@@ -1,6 +1,6 @@
 """Module against MXNet 1.9.1: loss curve, fit, and checkpoints in both directions.
 
-The golden files come from tools/make_golden_module.py (same network, data and starting
+The golden files come from tools/golden/cases/module.py (same network, data and starting
 parameters as tests/module/lenet.py); tools/check_checkpoint_in_mxnet.py checks our
 checkpoints in real MXNet and is skipped when /tmp/mxref is absent.
 """
@@ -16,17 +16,18 @@ import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
 from .lenet import BATCH, GOLDEN, N_TEST, N_TRAIN, OPT_PARAMS, initial_params, lenet, make_data
 
 MXREF = Path("/tmp/mxref/bin/python")
 TOOL = Path(__file__).parents[2] / "tools" / "check_checkpoint_in_mxnet.py"
-RECORD = json.loads((GOLDEN / "module.json").read_text())
+RECORD = load("module/golden/module.npz").cases["train"]
 
 
 def _trained_module(steps: int = 20) -> tuple[mx.mod.Module, list[float]]:
-    sym = lenet()
-    args, auxs = initial_params(sym)
+    sym = lenet(mx)
+    args, auxs = initial_params(mx, sym)
     x, y = make_data(N_TRAIN, 0)
     mod = mx.mod.Module(sym, context=mx.cpu())
     mod.bind(data_shapes=[("data", (BATCH, 1, 8, 8))], label_shapes=[("softmax_label", (BATCH,))])
@@ -61,8 +62,8 @@ def test_loss_curve_matches_mxnet_over_20_steps() -> None:
 
 
 def test_fit_train_metric_matches_mxnet() -> None:
-    sym = lenet()
-    args, auxs = initial_params(sym)
+    sym = lenet(mx)
+    args, auxs = initial_params(mx, sym)
     x, y = make_data(N_TRAIN, 0)
     seen: list[float] = []
     last: dict = {}

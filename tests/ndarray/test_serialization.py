@@ -22,6 +22,7 @@ from mxlite.ndarray.serialization import (
     loads_array,
     save,
 )
+from tests.golden_file import load as load_golden
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parents[2]
@@ -35,8 +36,7 @@ SHAPES = [(), (0,), (1,), (2, 3), (2, 0, 3), (1, 1, 1, 1, 5)]
 
 
 def expected(path: Path) -> list[np.ndarray] | dict[str, np.ndarray]:
-    with np.load(path.with_suffix(".npz")) as npz:
-        data = {k: npz[k] for k in npz.files}
+    data = load_golden("ndarray/golden/ndarray.npz").arrays(path.stem)
     if path.name.startswith("dict_"):
         return data
     return [data[str(i)] for i in range(len(data))]

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import os
 import pickle
 import warnings
 
@@ -13,16 +11,15 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError
 from mxlite.ndarray.sparse import CSRNDArray, RowSparseNDArray
+from tests.golden_file import TESTS, load
 
 sp = pytest.importorskip("scipy.sparse")
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "sparse")
+GOLDEN = TESTS / "ndarray" / "golden" / "sparse"
+_G = load("ndarray/golden/sparse/sparse.npz")
 
 
-def _golden(name: str):
-    path = os.path.join(GOLDEN, name)
-    if not os.path.exists(path):
-        pytest.skip(f"no golden file {name}")
-    return path
+def _golden(name: str) -> str:
+    return str(GOLDEN / name)
 
 
 DENSE = np.array([[0, 1.5, 0, 0], [0, 0, 0, 0], [2, 0, 0, -1]], np.float32)
@@ -47,7 +44,7 @@ def test_row_sparse_from_parts_infers_shape():
 
 
 def test_creation_matches_mxnet():
-    g = np.load(_golden("sparse_creation.npz"))
+    g = _G.arrays("creation")
     a = mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))
     np.testing.assert_array_equal(a.asnumpy(), g["csr_parts"])
     coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
@@ -70,7 +67,7 @@ def test_creation_matches_mxnet():
     np.testing.assert_array_equal(s.indptr.asnumpy(), g["sp_indptr"])
     r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
     np.testing.assert_array_equal(r.asnumpy(), g["rsp_dense"])
-    a_dense = np.load(_golden("sparse_ops.npz"))["0_in0"]
+    a_dense = _G["op0/in0"]
     d = mx.nd.array(a_dense).tostype("csr")
     np.testing.assert_array_equal(d.data.asnumpy(), g["dense_csr_data"])
     np.testing.assert_array_equal(d.indices.asnumpy(), g["dense_csr_indices"])
@@ -172,8 +169,7 @@ def test_pickle_roundtrip(stype: str):
 
 
 def test_load_file_saved_by_mxnet():
-    g = np.load(_golden("sparse_saved.npz"))
-    stypes = json.loads(str(g["__stypes__"]))
+    g, stypes = _G.arrays("saved"), _G.cases["saved"]["stypes"]
     loaded = mx.nd.load(_golden("sparse_mxnet.params"))
     assert set(loaded) == set(stypes)
     for k, v in loaded.items():

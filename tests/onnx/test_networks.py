@@ -1,24 +1,25 @@
 """MXNet 1.9.1's image-classification networks through ONNX (golden files from
-tools/make_golden_onnx.py): ONNX Runtime matches real MXNet's outputs at the exported batch and,
+tools/golden/cases/onnx.py): ONNX Runtime matches real MXNet's outputs at the exported batch and,
 exported with a dynamic batch, at another; the graph passes the full checker and shape
 inference; import gives the same outputs in mxlite."""
 
 from __future__ import annotations
 
-import json
 import os
 
 import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-SHAPES = json.load(open(os.path.join(GOLDEN, "shapes.json"))) if os.path.isdir(GOLDEN) else {}
-WITH_OUTPUTS = sorted(n for n in SHAPES if os.path.exists(os.path.join(GOLDEN, f"{n}.npz")))
+_G = load("onnx/golden/onnx.npz")
+SHAPES = _G.cases
+WITH_OUTPUTS = sorted(n for n in SHAPES if f"{n}/x2" in _G)
 # small enough to run in mxlite with random weights within the test budget
 SYMBOL_ONLY_RUN = ["mobilenet", "inception-bn", "gluon-resnet18_v1", "gluon-mobilenetv2_0.25"]
 
@@ -42,7 +43,7 @@ def checked(path: str) -> onnx.ModelProto:
 @pytest.mark.parametrize("name", WITH_OUTPUTS)
 def test_network_matches_mxnet(name: str, tmp_path) -> None:
     prefix = os.path.join(GOLDEN, name)
-    gold = np.load(prefix + ".npz")
+    gold = _G.arrays(name)
     path = str(tmp_path / f"{name}.onnx")
     x2 = gold["x2"]
     mx.onnx.export_model(
@@ -63,7 +64,7 @@ def test_network_matches_mxnet(name: str, tmp_path) -> None:
 @pytest.mark.parametrize("name", ["lenet", "resnet"])
 def test_network_static_batch(name: str, tmp_path) -> None:
     prefix = os.path.join(GOLDEN, name)
-    gold = np.load(prefix + ".npz")
+    gold = _G.arrays(name)
     sym = mx.sym.load(prefix + "-symbol.json")
     params = mx.nd.load(prefix + "-0000.params")
     arg = {k[4:]: v for k, v in params.items() if k.startswith("arg:")}

@@ -18,6 +18,8 @@ from mxlite.operator import registry
 from mxlite.operator.registry import OpContext
 from mxlite.operator.req import OpReq
 
+from ..golden_file import GoldenFile, load
+
 GOLDEN = Path(__file__).parent / "golden"
 
 
@@ -139,8 +141,6 @@ def numeric_grad(
     return grads
 
 
-def golden(family: str) -> dict[str, np.ndarray]:
-    """The arrays recorded by tools/make_golden_<family>.py from real MXNet 1.9.1."""
-    path = GOLDEN / f"{family}.npz"
-    with np.load(path, allow_pickle=False) as data:
-        return {k: data[k] for k in data.files}
+def golden(family: str) -> GoldenFile:
+    """The golden file tools/golden/cases/<family>.py recorded from real MXNet 1.9.1."""
+    return load(f"operator/golden/{family}.npz")

@@ -3,8 +3,6 @@ and the public functions."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -16,7 +14,7 @@ from mxlite.operator.req import OpReq
 from . import opcheck
 
 GOLD = opcheck.golden("linalg")
-CASES = [c for c in json.loads(str(GOLD["__cases__"])) if c["op"] in ("dot", "batch_dot")]
+CASES = [{"id": k, **c} for k, c in GOLD.cases.items() if c["op"] in ("dot", "batch_dot")]
 IDS = [c["id"] for c in CASES]
 
 
@@ -25,11 +23,7 @@ def tol(dtype: str) -> dict:
 
 
 def arrays(case: dict, kind: str) -> list[np.ndarray]:
-    out, i = [], 0
-    while f"{case['id']}:{kind}{i}" in GOLD:
-        out.append(GOLD[f"{case['id']}:{kind}{i}"])
-        i += 1
-    return out
+    return GOLD.series(case["id"], kind)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

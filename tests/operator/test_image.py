@@ -1,43 +1,31 @@
-"""The ``_image_*`` operators against MXNet 1.9.1 (tools/make_golden_image_ops.py), and the
+"""The ``_image_*`` operators against MXNet 1.9.1 (tools/golden/cases/image_ops.py), and the
 random ones by their ranges."""
-
-import os
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 
-GOLDEN = dict(np.load(os.path.join(os.path.dirname(__file__), "golden", "image_ops.npz")))
-CASES = {
-    "to_tensor": ("to_tensor", "img", {}),
-    "to_tensor_batch": ("to_tensor", "batch", {}),
-    "normalize": ("normalize", "tensor", {"mean": (0.1, 0.2, 0.3), "std": (0.5, 1.0, 2.0)}),
-    "normalize_batch": ("normalize", "tensor_batch", {"mean": (0.5,), "std": (2.0,)}),
-    "resize": ("resize", "img", {"size": (5, 4)}),
-    "resize_keep": ("resize", "img", {"size": (6,), "keep_ratio": True, "interp": 2}),
-    "resize_batch": ("resize", "batch", {"size": (3,), "interp": 0}),
-    "crop": ("crop", "img", {"x": 1, "y": 2, "width": 4, "height": 3}),
-    "crop_batch": ("crop", "batch", {"x": 0, "y": 1, "width": 2, "height": 5}),
-    "adjust_lighting": ("adjust_lighting", "fimg", {"alpha": (0.1, -0.2, 0.3)}),
-}
+from . import opcheck
+
+GOLD = opcheck.golden("image_ops")
 
 
-@pytest.mark.parametrize("key", sorted(CASES))
+@pytest.mark.parametrize("key", list(GOLD.cases))
 def test_matches_mxnet(key):
     pytest.importorskip("cv2")
-    op, src, kwargs = CASES[key]
-    x = GOLDEN[f"in:{src}"]
+    op, kwargs = GOLD.cases[key]["op"].split(".")[1], GOLD.cases[key]["params"]
+    (x,), (want,) = GOLD.inputs(key), GOLD.outputs(key)
     out = getattr(mx.nd.image, op)(mx.nd.array(x, dtype=x.dtype), **kwargs)
-    assert out.dtype == GOLDEN[key].dtype
+    assert out.dtype == want.dtype
     # OpenCV versions round bicubic uint8 pixels differently by one
     atol = 1 if x.dtype == np.uint8 and op == "resize" else 1e-5
-    np.testing.assert_allclose(out.asnumpy(), GOLDEN[key], rtol=1e-5, atol=atol)
+    np.testing.assert_allclose(out.asnumpy(), want, rtol=1e-5, atol=atol)
 
 
 def test_flips_are_numpy_flips():
     # not golden: MXNet 1.9.1's CPU flips are wrong for odd sizes (a 7 x 5 image, say)
-    x = GOLDEN["in:img"]
+    (x,) = GOLD.inputs("crop")  # the 7 x 9 uint8 image
     nd = mx.nd.array(x, dtype=x.dtype)
     np.testing.assert_array_equal(mx.nd.image.flip_left_right(nd).asnumpy(), x[:, ::-1])
     np.testing.assert_array_equal(mx.nd.image.flip_top_bottom(nd).asnumpy(), x[::-1])

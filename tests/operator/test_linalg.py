@@ -3,8 +3,6 @@ errors and the public mx.nd.linalg functions."""
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
 
@@ -17,7 +15,7 @@ from mxlite.operator.tensor import linalg
 from . import opcheck
 
 GOLD = opcheck.golden("linalg")
-CASES = [c for c in json.loads(str(GOLD["__cases__"])) if c["op"].startswith("linalg.")]
+CASES = [{"id": k, **c} for k, c in GOLD.cases.items() if c["op"].startswith("linalg.")]
 IDS = [c["id"] for c in CASES]
 # operators whose input is read through one triangle while MXNet's gradient is the symmetric
 # matrix: finite differences see the two off-diagonal halves summed
@@ -33,11 +31,7 @@ def tol(dtype: str) -> dict:
 
 
 def arrays(case: dict, kind: str) -> list[np.ndarray]:
-    out, i = [], 0
-    while f"{case['id']}:{kind}{i}" in GOLD:
-        out.append(GOLD[f"{case['id']}:{kind}{i}"])
-        i += 1
-    return out
+    return GOLD.series(case["id"], kind)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)

@@ -1,10 +1,9 @@
 """FullyConnected, Convolution and Deconvolution: forward and backward against golden values from
-MXNet 1.9.1 (tools/make_golden_nn_conv.py), against finite differences, accumulation under
+MXNet 1.9.1 (tools/golden/cases/nn_conv.py), against finite differences, accumulation under
 req=ADD, channels-last layouts, shape inference, bad arguments, and the public mx.nd functions."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -13,10 +12,11 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator.req import OpReq
-from tests.operator.opcheck import GOLDEN, backward, forward, golden, numeric_grad, prop_of
+from tests.golden_file import GoldenFile
+from tests.operator.opcheck import backward, forward, golden, numeric_grad, prop_of
 
-_TABLE_PATH = GOLDEN / "nn_conv.json"
-TABLE = json.loads(_TABLE_PATH.read_text()) if _TABLE_PATH.exists() else []
+GOLD = golden("nn_conv")
+TABLE = [{"case": k, **c} for k, c in GOLD.cases.items()]
 TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-10, atol=1e-12)}
 
 
@@ -25,25 +25,23 @@ def _params(raw: dict[str, Any]) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def gold() -> dict[str, np.ndarray]:
-    if not (GOLDEN / "nn_conv.npz").exists():
-        pytest.skip("golden file missing: run tools/make_golden_nn_conv.py under MXNet 1.9.1")
-    return golden("nn_conv")
+def gold() -> GoldenFile:
+    return GOLD
 
 
 @pytest.mark.parametrize("case", TABLE, ids=[c["case"] for c in TABLE])
-def test_forward_backward_match_mxnet(case: dict, gold: dict) -> None:
+def test_forward_backward_match_mxnet(case: dict, gold: GoldenFile) -> None:
     name, params, tol = case["case"], _params(case["params"]), TOL[case["dtype"]]
-    ins = [gold[f"{name}:{k}"] for k in case["inputs"]]
+    ins = gold.inputs(name)
     (y,) = forward(case["op"], ins, is_train=True, **params)
     assert y.dtype == np.dtype(case["dtype"])
-    np.testing.assert_allclose(y, gold[f"{name}:out"], **tol)
-    grads = backward(case["op"], ins, [gold[f"{name}:head"]], **params)
-    for k, g in zip(case["inputs"], grads):
-        np.testing.assert_allclose(g, gold[f"{name}:grad_{k}"], **tol, err_msg=k)
+    np.testing.assert_allclose(y, gold[f"{name}/out0"], **tol)
+    grads = backward(case["op"], ins, [gold[f"{name}/head0"]], **params)
+    for i, (k, g) in enumerate(zip(case["args"], grads)):
+        np.testing.assert_allclose(g, gold[f"{name}/grad{i}"], **tol, err_msg=k)
 
 
-def test_one_image_blocks_on_threads_match_mxnet(gold: dict, monkeypatch) -> None:
+def test_one_image_blocks_on_threads_match_mxnet(gold: GoldenFile, monkeypatch) -> None:
     """The kernels work on blocks of images (one here) and spread depthwise ones over threads
     (three here): the results must not change."""
     from mxlite.operator import parallel as _parallel
@@ -58,10 +56,10 @@ def test_one_image_blocks_on_threads_match_mxnet(gold: dict, monkeypatch) -> Non
 
 
 @pytest.mark.parametrize("case", TABLE, ids=[c["case"] for c in TABLE])
-def test_backward_add_accumulates(case: dict, gold: dict) -> None:
+def test_backward_add_accumulates(case: dict, gold: GoldenFile) -> None:
     name, params = case["case"], _params(case["params"])
-    ins = [gold[f"{name}:{k}"] for k in case["inputs"]]
-    head = [gold[f"{name}:head"]]
+    ins = gold.inputs(name)
+    head = [gold[f"{name}/head0"]]
     init = [np.full_like(a, 0.5) for a in ins]
     added = backward(case["op"], ins, head, req=OpReq.ADD, grad_init=init, **params)
     plain = backward(case["op"], ins, head, **params)
@@ -404,7 +402,7 @@ def test_errors_are_mxnet_errors() -> None:
         mx.nd.FullyConnected(mx.nd.ones((2, 3)), mx.nd.ones((4, 2)), num_hidden=4, no_bias=True)
 
 
-def test_output_cell_im2col_matches_mxnet(gold: dict, monkeypatch) -> None:
+def test_output_cell_im2col_matches_mxnet(gold: GoldenFile, monkeypatch) -> None:
     """Every geometry (1-3D, grouped, depthwise, dilated, Deconvolution) computed on the
     output cells instead of the phase grid gives the same results."""
     from mxlite.operator.nn import _conv_util

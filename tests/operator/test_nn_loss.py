@@ -1,10 +1,8 @@
 """Loss and output layers (SoftmaxOutput, softmax_cross_entropy, regression outputs, SVMOutput,
 MakeLoss, make_loss, CTCLoss) against MXNet 1.9.1 golden values
-(tools/make_golden_nn_loss.py), numeric gradients, req=ADD and parameter errors."""
+(tools/golden/cases/nn_loss.py), numeric gradients, req=ADD and parameter errors."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -18,14 +16,12 @@ from tests.operator.opcheck import forward, golden, numeric_grad, prop_of
 
 GOLD = golden("nn_loss")
 PREFIXES = ("so_", "sce", "linreg", "logreg", "maereg", "svm_", "makeloss", "make_loss", "ctc_")
-CASES = sorted(k[: -len("/meta")] for k in GOLD if k.endswith("/meta") and k.startswith(PREFIXES))
+CASES = sorted(k for k in GOLD.cases if k.startswith(PREFIXES))
 
 
 def _case(name: str):
-    meta = json.loads(str(GOLD[f"{name}/meta"]))
-    inputs = [GOLD[f"{name}/in{i}"] for i in range(meta["n_in"])]
-    heads = [GOLD[f"{name}/head{i}"] for i in range(meta["n_out"])]
-    return meta["op"], meta["params"], inputs, heads
+    meta = GOLD.cases[name]
+    return meta["op"], meta["params"], GOLD.inputs(name), GOLD.heads(name)
 
 
 def _tol(dtype) -> dict:

@@ -13,7 +13,7 @@ from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 
 from . import opcheck
-from .test_nn_pool import HAVE_GOLDEN, check_golden, load_cases
+from .test_nn_pool import check_golden, load_cases
 
 OPS = {
     "UpSampling",
@@ -27,7 +27,6 @@ OPS = {
 CASES = load_cases(OPS)
 
 
-@pytest.mark.skipif(not HAVE_GOLDEN, reason="golden file nn_pool.npz missing")
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_golden(case) -> None:
     _, op, params, grads, arrays = case
@@ -35,8 +34,7 @@ def test_golden(case) -> None:
 
 
 def test_golden_covers_every_op() -> None:
-    if HAVE_GOLDEN:
-        assert {c[1] for c in CASES} == OPS
+    assert {c[1] for c in CASES} == OPS
 
 
 rng = np.random.default_rng(5)

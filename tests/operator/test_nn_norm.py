@@ -1,12 +1,10 @@
 """BatchNorm, LayerNorm, InstanceNorm, GroupNorm, L2Normalization and LRN against MXNet 1.9.1
-golden values (tools/make_golden_nn_norm.py), finite differences, req='add' and bad input.
+golden values (tools/golden/cases/nn_norm.py), finite differences, req='add' and bad input.
 
 ``run_golden_case`` / ``run_public_case`` are shared with test_nn_act.py.
 """
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -14,11 +12,13 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator.req import OpReq
-from tests.operator.opcheck import GOLDEN, backward, forward, golden, numeric_grad, prop_of
+from tests.operator.opcheck import backward, forward, golden, numeric_grad, prop_of
 
-_META_PATH = GOLDEN / "nn_norm.json"
-META = json.loads(_META_PATH.read_text()) if _META_PATH.exists() else []
-G = golden("nn_norm") if (GOLDEN / "nn_norm.npz").exists() else {}
+G = golden("nn_norm")
+META = [
+    {"case": k, "train": True, "n_aux": 0, **m, "n_args": m["n_in"] - m.get("n_aux", 0)}
+    for k, m in G.cases.items()
+]
 
 TOL = {"float16": (2e-2, 2e-2), "float32": (2e-4, 2e-5), "float64": (1e-6, 1e-8)}
 NORM_OPS = {"BatchNorm", "LayerNorm", "InstanceNorm", "GroupNorm", "L2Normalization", "LRN"}
@@ -29,11 +29,11 @@ def cases_for(ops: set[str]) -> list[dict]:
 
 
 def _inputs(m: dict) -> list[np.ndarray]:
-    return [G[f"{m['case']}:in{i}"] for i in range(m["n_args"] + m["n_aux"])]
+    return G.inputs(m["case"])
 
 
 def _heads(m: dict, outs: list[np.ndarray]) -> list[np.ndarray]:
-    return [G[f"{m['case']}:head"]] + [np.zeros_like(o) for o in outs[1:]]
+    return [G[f"{m['case']}/head0"]] + [np.zeros_like(o) for o in outs[1:]]
 
 
 def _close(got: np.ndarray, want: np.ndarray, dtype: str, what: str) -> None:
@@ -53,14 +53,14 @@ def run_golden_case(m: dict) -> None:
     name, ins = m["case"], _inputs(m)
     outs = forward(m["op"], ins, is_train=m["train"], **m["params"])
     if _only_output(m):
-        _close(outs[0], G[f"{name}:out0"], m["dtype"], f"{name} out0")
+        _close(outs[0], G[f"{name}/out0"], m["dtype"], f"{name} out0")
         return
     for i in range(m["n_out"]):
-        _close(outs[i], G[f"{name}:out{i}"], m["dtype"], f"{name} out{i}")
-        assert outs[i].dtype == G[f"{name}:out{i}"].dtype
+        _close(outs[i], G[f"{name}/out{i}"], m["dtype"], f"{name} out{i}")
+        assert outs[i].dtype == G[f"{name}/out{i}"].dtype
     grads = backward(m["op"], ins, _heads(m, outs), is_train=m["train"], **m["params"])
     for i in range(m["n_args"]):
-        _close(grads[i], G[f"{name}:grad{i}"], m["dtype"], f"{name} grad{i}")
+        _close(grads[i], G[f"{name}/grad{i}"], m["dtype"], f"{name} grad{i}")
 
 
 def run_public_case(m: dict) -> None:
@@ -75,16 +75,16 @@ def run_public_case(m: dict) -> None:
     outs = outs if isinstance(outs, list) else [outs]
     assert len(outs) == m["n_out"]
     if _only_output(m):
-        _close(outs[0].asnumpy(), G[f"{name}:out0"], m["dtype"], f"{name} out0")
+        _close(outs[0].asnumpy(), G[f"{name}/out0"], m["dtype"], f"{name} out0")
         return
-    head = mx.nd.array(G[f"{name}:head"], dtype=m["dtype"])
+    head = mx.nd.array(G[f"{name}/head0"], dtype=m["dtype"])
     mx.autograd.backward([outs[0]], [head], train_mode=m["train"])
     for i, o in enumerate(outs):
-        _close(o.asnumpy(), G[f"{name}:out{i}"], m["dtype"], f"{name} out{i}")
+        _close(o.asnumpy(), G[f"{name}/out{i}"], m["dtype"], f"{name} out{i}")
     for i, a in enumerate(args):
-        _close(a.grad.asnumpy(), G[f"{name}:grad{i}"], m["dtype"], f"{name} grad{i}")
+        _close(a.grad.asnumpy(), G[f"{name}/grad{i}"], m["dtype"], f"{name} grad{i}")
     for i, a in enumerate(aux):
-        _close(a.asnumpy(), G[f"{name}:aux{i}"], m["dtype"], f"{name} aux{i}")
+        _close(a.asnumpy(), G[f"{name}/aux{i}"], m["dtype"], f"{name} aux{i}")
 
 
 needs_golden = pytest.mark.skipif(not META, reason="golden file nn_norm missing")

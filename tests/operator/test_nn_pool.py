@@ -5,7 +5,6 @@ The golden helpers here also serve test_nn_misc.py (the other operators of the s
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -18,22 +17,16 @@ from mxlite.operator.req import OpReq
 
 from . import opcheck
 
-HAVE_GOLDEN = (opcheck.GOLDEN / "nn_pool.npz").exists()
 
-
-def load_cases(
-    ops: set[str], family: str = "nn_pool"
-) -> list[tuple[int, str, dict, list, dict[str, np.ndarray]]]:
+def load_cases(ops: set[str]) -> list[tuple[int, str, dict, list, dict[str, np.ndarray]]]:
     """The golden cases of ``ops``: (index, op, params, inputs with gradients, arrays)."""
-    if not (opcheck.GOLDEN / f"{family}.npz").exists():
-        return []
-    g = opcheck.golden(family)
+    g = opcheck.golden("nn_pool")
     out = []
-    for i, case in enumerate(json.loads(str(g["__cases__"]))):
+    for name, case in sorted(g.cases.items(), key=lambda item: int(item[0])):
         if case["op"] in ops:
-            arrays = {k.split("_", 1)[1]: v for k, v in g.items() if k.startswith(f"{i}_")}
+            arrays = {k.split("/", 1)[1]: v for k, v in g.items() if k.startswith(f"{name}/")}
             params = {k: tuple(v) if isinstance(v, list) else v for k, v in case["params"].items()}
-            out.append((i, case["op"], params, case["grad"], arrays))
+            out.append((int(name), case["op"], params, case["grads"], arrays))
     return out
 
 
@@ -72,14 +65,12 @@ def check_golden(op: str, params: dict, grads: list, arrays: dict[str, np.ndarra
 CASES = load_cases({"Pooling"})
 
 
-@pytest.mark.skipif(not HAVE_GOLDEN, reason="golden file nn_pool.npz missing")
 @pytest.mark.parametrize("case", CASES, ids=[f"{c[0]}-{c[1]}" for c in CASES])
 def test_golden(case) -> None:
     _, op, params, grads, arrays = case
     check_golden(op, params, grads, arrays)
 
 
-@pytest.mark.skipif(not HAVE_GOLDEN, reason="golden file nn_pool.npz missing")
 def test_golden_in_small_blocks_on_threads(monkeypatch) -> None:
     """The kernels cut the rows into cache-sized blocks spread over threads: tiny blocks and
     threads for any size must give the same values (ties included)."""
@@ -241,12 +232,12 @@ def test_autograd_through_public_function() -> None:
 
 # ---- global pooling and the slices' gradients ---------------------------------------------
 
-GLOBAL_CASES = load_cases({"Pooling", "slice", "slice_axis", "slice_like"}, "nn_pool_global")
+# global pooling's cases are among CASES (Pooling) above
+SLICE_CASES = load_cases({"slice", "slice_axis", "slice_like"})
 
 
-@pytest.mark.skipif(not GLOBAL_CASES, reason="golden file nn_pool_global.npz missing")
-@pytest.mark.parametrize("case", GLOBAL_CASES, ids=[f"{c[0]}-{c[1]}" for c in GLOBAL_CASES])
-def test_golden_global_pooling_and_slices(case) -> None:
+@pytest.mark.parametrize("case", SLICE_CASES, ids=[f"{c[0]}-{c[1]}" for c in SLICE_CASES])
+def test_golden_slice_gradients(case) -> None:
     _, op, params, grads, arrays = case
     check_golden(op, params, grads, arrays)
 

@@ -1,7 +1,5 @@
 """Tests of the fused RNN operator against MXNet 1.9.1 golden values and finite differences."""
 
-import json
-
 import numpy as np
 import pytest
 
@@ -9,10 +7,10 @@ import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
-from tests.operator.opcheck import GOLDEN, backward, forward, numeric_grad, prop_of
+from tests.operator.opcheck import backward, forward, golden, numeric_grad, prop_of
 
-_META = json.loads((GOLDEN / "nn_rnn.json").read_text())
-_GOLD = np.load(GOLDEN / "nn_rnn.npz")
+_GOLD = golden("nn_rnn")
+_META = [{"name": k, **c} for k, c in _GOLD.cases.items()]
 _TOL = {"float32": dict(rtol=1e-4, atol=1e-5), "float64": dict(rtol=1e-6, atol=1e-8)}
 
 

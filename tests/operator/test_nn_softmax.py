@@ -1,9 +1,7 @@
 """softmax, log_softmax, softmin and SoftmaxActivation against MXNet 1.9.1 golden values
-(tools/make_golden_nn_loss.py), numeric gradients, req=ADD and parameter errors."""
+(tools/golden/cases/nn_loss.py), numeric gradients, req=ADD and parameter errors."""
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -15,14 +13,12 @@ from tests.operator.opcheck import backward, forward, golden, numeric_grad
 
 GOLD = golden("nn_loss")
 PREFIXES = ("softmax_", "log_softmax_", "softmin_", "sact_")
-CASES = sorted(k[: -len("/meta")] for k in GOLD if k.endswith("/meta") and k.startswith(PREFIXES))
+CASES = sorted(k for k in GOLD.cases if k.startswith(PREFIXES))
 
 
 def _case(name: str):
-    meta = json.loads(str(GOLD[f"{name}/meta"]))
-    inputs = [GOLD[f"{name}/in{i}"] for i in range(meta["n_in"])]
-    heads = [GOLD[f"{name}/head{i}"] for i in range(meta["n_out"])]
-    return meta["op"], meta["params"], inputs, heads
+    meta = GOLD.cases[name]
+    return meta["op"], meta["params"], GOLD.inputs(name), GOLD.heads(name)
 
 
 def _tol(dtype) -> dict:

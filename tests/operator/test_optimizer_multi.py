@@ -1,8 +1,7 @@
 """multi_sgd_update, multi_sgd_mom_update, multi_mp_sgd_update, multi_mp_sgd_mom_update:
-three in-place steps against MXNet 1.9.1 (tools/make_golden_optimizer_multi.py), the engine
+three in-place steps against MXNet 1.9.1 (tools/golden/cases/optimizer_multi.py), the engine
 ordering of their mutated states (mutate_inputs), req handling, names and errors."""
 
-import json
 import threading
 
 import numpy as np
@@ -13,9 +12,10 @@ from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 
-from .opcheck import GOLDEN, golden
+from .opcheck import golden
 
-CASES = json.loads((GOLDEN / "optimizer_multi.json").read_text())
+GOLD = golden("optimizer_multi")
+CASES = [{"case": k, **c} for k, c in GOLD.cases.items()]
 TOL = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}
 
 
@@ -25,7 +25,7 @@ def _names(op):
 
 @pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
 def test_steps_match_mxnet(case):
-    data = golden("optimizer_multi")
+    data = GOLD
     name, op, dtype, n = case["case"], case["op"], case["dtype"], case["n"]
     group = [s[: -len("_0")] for s in _names(op)]
     weights, flat_states = [], []

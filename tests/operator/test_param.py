@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import pickle
-from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -13,8 +11,7 @@ import pytest
 
 from mxlite.base import MXNetError, ParamError, Shape
 from mxlite.operator.param import DTYPE_NAMES, Param, field
-
-GOLDEN = Path(__file__).parent / "golden" / "param_attrs.json"
+from tests.golden_file import load
 
 # Mirrors of the MXNet 1.9.1 parameter structs that the golden cases use.
 
@@ -126,7 +123,8 @@ LENIENT = {"dict(eps=1, momentum=1e-300, max_calib_range=-0.5)"}
 DOC_DIFFERS = {("BatchNorm", "eps"), ("BatchNorm", "momentum"), ("BatchNorm", "axis")}
 DOC_DIFFERS |= {("LeakyReLU", "upper_bound")}
 
-_golden = json.loads(GOLDEN.read_text())
+_cases = load("operator/golden/param_attrs.npz").cases
+_golden = {"docs": _cases.pop("docs"), "cases": list(_cases.values())}
 
 
 @pytest.mark.parametrize("case", _golden["cases"], ids=lambda c: f"{c['op']}:{c['kwargs']}")

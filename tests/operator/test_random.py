@@ -1,15 +1,13 @@
 """Random sampling: _random_*, _random_*_like, _sample_*, _sample_multinomial, _shuffle,
 mx.nd.random and mx.random.
 
-Random streams cannot match MXNet's, so the golden file (tools/make_golden_random.py) holds
+Random streams cannot match MXNet's, so the golden file (tools/golden/cases/random.py) holds
 only deterministic facts: output shapes and dtypes, which calls fail, values of one-point
 distributions, gradients, parameters and argument names. The distributions themselves are
 checked statistically on 10k samples under a fixed seed.
 """
 
 from __future__ import annotations
-
-import json
 
 import numpy as np
 import pytest
@@ -18,10 +16,9 @@ import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
-from tests.operator.opcheck import GOLDEN, backward, forward, prop_of
+from tests.operator.opcheck import backward, forward, golden, prop_of
 
-with open(GOLDEN / "random.json") as _f:
-    GOLD = json.load(_f)
+GOLD = golden("random").cases["random"]
 
 DISTS = [
     "uniform",

@@ -2,12 +2,11 @@
 differences, req='add', bad input and the public mx.nd functions.
 
 The golden helpers here also serve test_join.py and test_gather.py (one golden file, made by
-tools/make_golden_shape.py, covers the three modules).
+tools/golden/cases/shape.py, covers the three modules).
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
@@ -21,7 +20,11 @@ from mxlite.operator.tensor.array_op import reshape_shape
 
 from . import opcheck
 
-_META = json.loads((opcheck.GOLDEN / "shape.json").read_text())
+_GOLD = opcheck.golden("shape")
+_CASES = sorted(
+    ((int(k), c) for k, c in _GOLD.cases.items() if k.isdigit()), key=lambda item: item[0]
+)
+_RESHAPES = _GOLD.cases["reshape_inference"]["reshapes"]
 _TOL = {"float16": (1e-2, 1e-2), "float32": (1e-5, 1e-6), "float64": (1e-12, 1e-12)}
 
 
@@ -35,16 +38,12 @@ def _params(case: dict) -> dict[str, Any]:
 
 def golden_cases(ops: set[str]) -> list[Any]:
     """pytest params (index, case) for the golden cases of the given operator names."""
-    return [
-        pytest.param(i, c, id=f"{i}-{c['op']}")
-        for i, c in enumerate(_META["cases"])
-        if c["op"] in ops
-    ]
+    return [pytest.param(i, c, id=f"{i}-{c['op']}") for i, c in _CASES if c["op"] in ops]
 
 
 def check_golden_case(i: int, case: dict) -> None:
     """Forward and (where recorded) backward equal MXNet's, with dtypes and shapes."""
-    g = opcheck.golden("shape")
+    g = _GOLD
     ins = [g[f"{i}/in{j}"] for j in range(case["n_in"])]
     params = _params(case)
     outs = opcheck.forward(case["op"], ins, **params)
@@ -121,11 +120,11 @@ def test_golden(i: int, case: dict) -> None:
 
 
 def test_golden_covers_every_operator() -> None:
-    assert SHAPE_OPS <= {c["op"] for c in _META["cases"]}
+    assert SHAPE_OPS <= {c["op"] for _, c in _CASES}
 
 
 @pytest.mark.parametrize(
-    "r", _META["reshapes"], ids=lambda r: f"{r['src']}->{r['target']}{'r' if r['reverse'] else ''}"
+    "r", _RESHAPES, ids=lambda r: f"{r['src']}->{r['target']}{'r' if r['reverse'] else ''}"
 )
 def test_reshape_shape_golden(r: dict) -> None:
     src, target = tuple(r["src"]), tuple(r["target"])

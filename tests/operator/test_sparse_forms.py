@@ -1,27 +1,19 @@
-"""Sparse operator forms against MXNet 1.9.1 (golden file from tools/make_golden_sparse.py):
+"""Sparse operator forms against MXNet 1.9.1 (golden file from tools/golden/cases/sparse.py):
 each operator's outputs and output storage types, and the lazy optimizer updates."""
 
 from __future__ import annotations
 
-import json
-import os
 import warnings
 
 import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 
-GOLDEN = os.path.join(
-    os.path.dirname(__file__), "..", "ndarray", "golden", "sparse", "sparse_ops.npz"
-)
 pytest.importorskip("scipy")
-
-if not os.path.exists(GOLDEN):  # pragma: no cover
-    pytest.skip("no golden file", allow_module_level=True)
-
-_G = np.load(GOLDEN)
-_CASES = json.loads(str(_G["__cases__"]))
+_G = load("ndarray/golden/sparse/sparse.npz")
+_CASES = [c for name, c in _G.cases.items() if name.startswith("op")]
 
 
 def _nd(value: np.ndarray, stype: str) -> mx.nd.NDArray:
@@ -44,16 +36,16 @@ def _ids(case: dict) -> str:
 @pytest.mark.parametrize("i", range(len(_CASES)), ids=[_ids(c) for c in _CASES])
 def test_operator_matches_mxnet(i: int):
     case = _CASES[i]
-    ins = [_nd(_G[f"{i}_in{j}"], st) for j, st in enumerate(case["stypes"])]
+    ins = [_nd(_G[f"op{i}/in{j}"], st) for j, st in enumerate(case["stypes"])]
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in case["params"].items()}
     if case.get("update"):
-        rows = _G[f"{i}_gidx"]
-        g = mx.nd.sparse.row_sparse_array((_G[f"{i}_in1"][rows], rows), shape=ins[0].shape)
+        rows = _G[f"op{i}/gidx"]
+        g = mx.nd.sparse.row_sparse_array((_G[f"op{i}/in1"][rows], rows), shape=ins[0].shape)
         ins[1] = g
         res = _fn(case["op"])(*ins, out=ins[0], **params)
-        np.testing.assert_allclose(res.asnumpy(), _G[f"{i}_out0"], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(res.asnumpy(), _G[f"op{i}/out0"], rtol=1e-5, atol=1e-6)
         for s, st in enumerate(ins[2:]):
-            np.testing.assert_allclose(st.asnumpy(), _G[f"{i}_state{s}"], rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(st.asnumpy(), _G[f"op{i}/state{s}"], rtol=1e-5, atol=1e-6)
         assert res.stype == case["out_stypes"][0]
         return
     with warnings.catch_warnings():
@@ -61,13 +53,13 @@ def test_operator_matches_mxnet(i: int):
         res = _fn(case["op"])(*ins, **params)
     res = res if isinstance(res, list) else [res]
     if "error" in case:  # MXNet 1.9.1 refuses it; mxlite computes it on dense arrays
-        dense = _fn(case["op"])(*[mx.nd.array(_G[f"{i}_in{j}"]) for j in range(len(ins))],
+        dense = _fn(case["op"])(*[mx.nd.array(_G[f"op{i}/in{j}"]) for j in range(len(ins))],
                                 **params)  # fmt: skip
         np.testing.assert_allclose(res[0].asnumpy(), dense.asnumpy(), rtol=1e-6)
         return
     for j, r in enumerate(res):
         assert r.stype == case["out_stypes"][j]
-        want = _G[f"{i}_out{j}"]
+        want = _G[f"op{i}/out{j}"]
         np.testing.assert_allclose(r.asnumpy(), want, rtol=1e-5, atol=1e-6)
         if r.stype != "default":
             r.check_format()

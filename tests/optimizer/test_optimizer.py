@@ -1,4 +1,4 @@
-"""Optimizer update sequences against MXNet 1.9.1 (tools/make_golden_optimizer.py), the
+"""Optimizer update sequences against MXNet 1.9.1 (tools/golden/cases/optimizer.py), the
 Updater's saved-states format both ways, and the optimizer registry."""
 
 import json
@@ -12,9 +12,14 @@ import pytest
 import mxlite as mx
 from mxlite.optimizer.optimizer import dumps_states, loads_states
 
+from ..golden_file import load
+
 GOLDEN = Path(__file__).parent / "golden"
-META = json.loads((GOLDEN / "optimizer.json").read_text())
-DATA = np.load(GOLDEN / "optimizer.npz")
+DATA = load("optimizer/golden/optimizer.npz")
+META = {
+    **DATA.cases["setup"],
+    "cases": [{"case": k, **m} for k, m in DATA.cases.items() if "optimizer" in m],
+}
 NAMES = {int(k): v for k, v in META["names"].items()}
 TOL = {"float16": (2e-3, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-6, 1e-8)}
 
@@ -72,8 +77,8 @@ def test_mxnet_states_file_loads_and_resumes():
     assert isinstance(upd.states[0], mx.nd.NDArray)
     mom16, master = upd.states[1]
     assert master.dtype == np.float32 and mom16.dtype == np.float32
-    after = np.load(GOLDEN / "sgd_updater_after.npz")
-    nxt = np.load(GOLDEN / "sgd_updater_next.npz")
+    after = {k: DATA[f"sgd_updater_after/{k}"] for k in ("w0", "w1", "g0", "g1")}
+    nxt = {k: DATA[f"sgd_updater_next/{k}"] for k in ("w0", "w1")}
     w = [mx.nd.array(after["w0"]), mx.nd.array(after["w1"], dtype="float16")]
     g = [mx.nd.array(after["g0"]), mx.nd.array(after["g1"], dtype="float16")]
     upd([0, 1], g, w)

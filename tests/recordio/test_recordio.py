@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import json
 import os
 import pickle
 import struct
@@ -15,11 +14,12 @@ import mxlite as mx
 from mxlite import recordio
 from mxlite.base import MXNetError
 from mxlite.recordio import IRHeader, MXIndexedRecordIO, MXRecordIO, pack, unpack
+from tests.golden_file import load
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 MAGIC = struct.pack("<I", 0xCED7230A)
 
-# The same records tools/make_golden_data.py wrote with MXNet.
+# The same records tools/golden/cases/data.py wrote with MXNet.
 TRICKY = [
     b"",
     b"a",
@@ -64,8 +64,7 @@ def test_reads_mxnets_files_sequentially_and_by_key():
 
 
 def test_pack_equals_mxnet_and_unpack_round_trips():
-    with open(os.path.join(GOLDEN, "packed.json")) as f:
-        want = [bytes.fromhex(h) for h in json.load(f)]
+    want = [bytes.fromhex(h) for h in load("io/golden/data.npz").cases["packed"]["hex"]]
     labels = [3.0, 0.5, [1.0, 2.0, 3.5], np.arange(5, dtype=np.float32)]
     got = [pack(IRHeader(0, lab, i * 7, 1), b"payload%d" % i) for i, lab in enumerate(labels)]
     assert got == want

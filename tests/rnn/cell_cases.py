@@ -1,4 +1,4 @@
-"""Unrolled cell graphs shared by tools/make_golden_rnn_cells.py (real MXNet) and the tests.
+"""Unrolled cell graphs shared by tools/golden/cases/rnn_cells.py (real MXNet) and the tests.
 
 Each builder takes the ``mx`` module (``mxnet`` or ``mxlite``) and returns the symbol to run:
 the outputs (merged or per step) grouped with the flattened final states. Begin states are

@@ -1,8 +1,5 @@
 """mx.rnn's convolutional cells against MXNet 1.9.1 (graph JSON and outputs recorded by
-tools/make_golden_contrib.py)."""
-
-import json
-from pathlib import Path
+tools/golden/cases/contrib.py)."""
 
 import numpy as np
 import pytest
@@ -11,11 +8,10 @@ import mxlite as mx
 from mxlite.base import MXNetError
 from mxlite.rnn import conv_cells
 
-GOLDEN = Path(__file__).parent.parent / "operator" / "contrib" / "golden"
-_META = [
-    m for m in json.loads((GOLDEN / "contrib.json").read_text()) if m.get("kind") == "conv_cell"
-]
-_GOLD = np.load(GOLDEN / "contrib.npz")
+from ..golden_file import load
+
+_GOLD = load("operator/contrib/golden/contrib.npz")
+_META = [{"name": k, **m} for k, m in _GOLD.cases.items() if m.get("kind") == "conv_cell"]
 
 
 @pytest.mark.parametrize("meta", _META, ids=[m["cls"] for m in _META])

@@ -1,7 +1,6 @@
 """mx.rnn cells: unrolled graphs against real MXNet's, fused against unfused, weight packing."""
 
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -9,21 +8,13 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError
 
+from ..golden_file import load
 from .cell_cases import SHAPES, STOCHASTIC, build
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 def _golden():
-    meta = json.loads((GOLDEN / "rnn_cells.json").read_text())
-    flat = np.load(GOLDEN / "rnn_cells.npy")
-    index = meta.pop("_index")
-
-    def get(key):
-        start, shape = index[key]
-        return flat[start : start + int(np.prod(shape))].reshape(shape)
-
-    return meta, index, get
+    gold = load("rnn/golden/rnn_cells.npz")
+    return gold.cases, gold, gold.__getitem__
 
 
 @pytest.mark.parametrize("name", list(SHAPES))

@@ -1,6 +1,5 @@
-"""Symbol JSON against files real MXNet 1.9.1 wrote (tools/make_golden_symbol.py)."""
+"""Symbol JSON against files real MXNet 1.9.1 wrote (tools/golden/cases/symbol.py)."""
 
-import gzip
 import hashlib
 import json
 import os
@@ -11,9 +10,14 @@ import pytest
 import mxlite as mx
 from mxlite.operator import registry
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "symbols.json.gz")
-with gzip.open(GOLDEN, "rt", encoding="utf-8") as _f:
-    G = json.load(_f)
+from ..golden_file import load
+
+_CASES = load("symbol/golden/symbols.npz").cases
+G = {
+    "legacy": _CASES.pop("legacy"),
+    "snippets": {k: c.pop("snippet") for k, c in _CASES.items()},
+    "cases": _CASES,
+}
 
 NEEDS = {
     "mlp": ["FullyConnected", "SoftmaxOutput"],
@@ -100,13 +104,12 @@ def _mxnet_source(path):
 
 
 def test_mxnet_0_8_file_gets_the_attributes_mxnet_gives():
-    # MXNet's own 0.8 file (not copied here); tools/make_golden_spine.py recorded its hash and
+    # MXNet's own 0.8 file (not copied here); tools/golden/cases/spine.py recorded its hash and
     # the attr_dict() MXNet 1.9.1 gives, with BatchNorm's moving statistics' __init__
     text = _mxnet_source("tests/python/unittest/save_000800.json")
     if text is None:
         pytest.skip("needs MXNet's sources: set MXNET_REPO to a git dir of apache/mxnet")
-    with open(os.path.join(os.path.dirname(__file__), "golden", "save_000800.json")) as f:
-        want = json.load(f)
+    want = load("symbol/golden/save_000800.npz").cases["save_000800"]
     assert hashlib.sha256(text.encode()).hexdigest() == want["sha256"]
     got = mx.sym.load_json(text).attr_dict()
     assert got["batchnorm0_moving_mean"]["__init__"] == '["zero", {}]'

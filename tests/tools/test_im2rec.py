@@ -16,7 +16,7 @@ from ..image._golden import image_folder
 pytest.importorskip("cv2")
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "io", "golden", "im2rec")
 
-# (list arguments, pack arguments or None), as tools/make_golden_data.py ran MXNet's script.
+# (list arguments, pack arguments or None), as tools/golden/cases/data.py ran MXNet's script.
 CASES = {
     "plain": (["--list", "--recursive"], []),
     "split": (["--list", "--recursive", "--train-ratio", "0.6", "--test-ratio", "0.2"], None),

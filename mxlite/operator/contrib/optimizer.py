@@ -183,6 +183,7 @@ class GroupAdagradProp(OperatorProperty):
         params={"lr": 0.1},
         low=0.0,
         grad=False,
+        accumulates=False,  # updates weight and history in place
     )
 
     def list_arguments(self) -> list[str]:

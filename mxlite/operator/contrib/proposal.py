@@ -189,6 +189,7 @@ class ProposalProp(_ProposalProp):
         },  # fmt: skip
         low=0.0,
         grad=False,
+        matches_mxnet=False,  # im_info below 1 x 1: MXNet clips the boxes to 0, mxlite does not
     )
 
 
@@ -208,6 +209,7 @@ class MultiProposalProp(_ProposalProp):
         },  # fmt: skip
         low=0.0,
         grad=False,
+        matches_mxnet=False,  # im_info below 1 x 1: MXNet clips the boxes to 0, mxlite does not
     )
 
 

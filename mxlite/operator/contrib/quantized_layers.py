@@ -390,7 +390,7 @@ class QuantizedRNNProp(_QuantProp):
     param_class = RNNParam
     data_names = ("data", "parameters", "state", "state_cell")
     test = OpTest(
-        shapes={"data": (2, 1, 3), "parameters": (112,), "state": (1, 1, 4),
+        shapes={"data": (2, 1, 3), "parameters": (144,), "state": (1, 1, 4),
                 "state_cell": (1, 1, 4), "min_data": (1,), "max_data": (1,)},
         params={"state_size": 4, "num_layers": 1, "mode": "lstm"},
         grad=False,

@@ -59,8 +59,10 @@ def _amp_cast_dtype(in_dtype: Any, param: AMPCastParam) -> Any:
 
 
 def _amp_cast(xp: Any, x: Any, env: Any, out: Any) -> Any:
+    # from the parameter, not ``out``: under req='add' there is no output buffer to ask
+    dtype = _amp_cast_dtype(x.dtype, env.param)
     with np.errstate(over="ignore"):  # float32 beyond float16's range becomes inf, silently
-        return x.astype(out.dtype, copy=False)
+        return x.astype(dtype, copy=False)
 
 
 simple_op(
@@ -178,7 +180,7 @@ class AllFiniteProp(_AllFiniteBase):
     """1 if every element of ``data`` is finite, else 0 (a float32 array of shape (1,))."""
 
     param_class = AllFiniteParam
-    test = OpTest(shapes={"data": (2, 3)}, grad=False)
+    test = OpTest(shapes={"data": (2, 3)}, grad=False, accumulates=False)
 
     def list_arguments(self) -> list[str]:
         return ["data"]
@@ -190,7 +192,12 @@ class MultiAllFiniteProp(_AllFiniteBase):
 
     param_class = MultiAllFiniteParam
     key_var_num_args = "num_arrays"
-    test = OpTest(shapes={"array_0": (2, 3), "array_1": (4,)}, params={"num_arrays": 2}, grad=False)
+    test = OpTest(
+        shapes={"array_0": (2, 3), "array_1": (4,)},
+        params={"num_arrays": 2},
+        grad=False,
+        accumulates=False,
+    )
 
     def list_arguments(self) -> list[str]:
         return [f"array_{i}" for i in range(self.param.num_arrays)]

@@ -520,7 +520,7 @@ class _NdIndexBase(ArrayOp):
 class GatherNDProp(_NdIndexBase):
     """out[i...] = data[indices[0, i...], ..., indices[M-1, i...]] (then the remaining axes)."""
 
-    test = OpTest(shapes={"data": (3, 4), "indices": (2, 2)})
+    test = OpTest(shapes={"data": (3, 4), "indices": (2, 2)}, low=0.0)
 
     def out_shapes(self, dshape: Shape, ishape: Shape) -> list[Shape]:
         self._check(ishape, dshape)
@@ -544,7 +544,10 @@ class ScatterNDProp(_NdIndexBase):
     """Zeros of ``shape`` with data written at the positions gather_nd would read."""
 
     param_class = ScatterNDParam
-    test = OpTest(shapes={"data": (2,), "indices": (2, 2)}, params={"shape": (3, 3)})
+    # indices [[1, 2]]: distinct, so every data row has its own place
+    test = OpTest(
+        shapes={"data": (2, 3), "indices": (1, 2)}, params={"shape": (3, 3)}, low=0.0, high=3.0
+    )
 
     def out_shapes(self, dshape: Shape, ishape: Shape) -> list[Shape]:
         shape = tuple(self.param.shape)

@@ -340,7 +340,7 @@ class SyevdProp(_LaProp):
     outs = ("output0", "output1")
     grad_reads = "out"
     inplace = ((0, 0),)
-    test = OpTest(shapes={"A": (2, 3, 3)})
+    test = OpTest(shapes={"A": (2, 3, 3)}, grad=False)  # reads one triangle: no plain derivative
 
     def shapes(self, a: Shape) -> list[Shape]:
         _square(self, "A", a)

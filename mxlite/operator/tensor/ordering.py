@@ -442,7 +442,12 @@ class HistogramProp(OperatorProperty):
     lists_input_names = True
 
     param_class = HistogramParam
-    test = OpTest(shapes={"data": (4, 5)}, params={"bin_cnt": 4, "range": (-1.0, 1.0)}, grad=False)
+    test = OpTest(
+        shapes={"data": (4, 5)},
+        params={"bin_cnt": 4, "range": (-1.0, 1.0)},
+        grad=False,
+        accumulates=False,
+    )
 
     def _uniform(self) -> bool:
         p = self.param

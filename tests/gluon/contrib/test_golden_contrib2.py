@@ -1,25 +1,23 @@
-"""Blocks built the same way under MXNet 1.9.1 and mxlite (tools/make_golden_contrib2.py):
+"""Blocks built the same way under MXNet 1.9.1 and mxlite (tools/golden/cases/contrib2.py):
 the deformable convolution layers of gluon.contrib.cnn, contrib.rnn's dynamic_unroll and
 boolean_mask in a hybridized block; parameters, outputs and gradients against MXNet's."""
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mxlite as mx
-from tools import make_golden_contrib2 as maker
 
-GOLDEN = Path(__file__).parent / "golden"
-_META = json.loads((GOLDEN / "contrib2_gluon.json").read_text())
-_GOLD = np.load(GOLDEN / "contrib2_gluon.npz")
+from ...golden_file import load
+from . import block_cases
+
+_GOLD = load("gluon/contrib/golden/contrib2_gluon.npz")
+_META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
 
 
 @pytest.mark.parametrize("meta", _META, ids=[m["name"] for m in _META])
 def test_block_matches_mxnet(meta):
     name = meta["name"]
-    build = {n: b for n, b, _ in maker.BLOCKS}[name]
+    build = {n: b for n, b, _ in block_cases.BLOCKS}[name]
     net, _ = build(mx)
     net.initialize()
     ins = [_GOLD[f"{name}/in{i}"] for i in range(meta["n_in"])]

@@ -11,11 +11,12 @@ import mxlite as mx
 from mxlite.base import MXNetError
 from mxlite.gluon.data import ArrayDataset, DataLoader, Dataset, SimpleDataset
 from mxlite.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
+from tests.golden_file import load
 
 from ...image._golden import image_folder
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-BATCHES = np.load(os.path.join(GOLDEN, "dataloader.npz"))
+BATCHES = load("io/golden/data.npz").arrays("dataloader")
 REC = os.path.join(os.path.dirname(__file__), "..", "..", "io", "golden", "im2rec", "plain.rec")
 
 
@@ -57,12 +58,9 @@ def test_thread_pool_prefetch_and_pin_memory():
 
 def test_image_folder_dataset_equals_mxnet(tmp_path):
     pytest.importorskip("cv2")
-    import json
-
     folder = image_folder(str(tmp_path / "images"))
     ds = ImageFolderDataset(folder)
-    with open(os.path.join(GOLDEN, "image_folder.json")) as f:
-        want = json.load(f)
+    want = load("io/golden/data.npz").cases["dataloader"]
     assert ds.synsets == want["synsets"]
     assert [[os.path.relpath(p, folder), lab] for p, lab in ds.items] == want["items"]
     for i in range(3):

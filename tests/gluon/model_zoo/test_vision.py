@@ -1,59 +1,26 @@
-"""mx.gluon.model_zoo.vision against MXNet 1.9.1 (golden files of tools/make_golden_model_zoo.py):
+"""mx.gluon.model_zoo.vision against MXNet 1.9.1 (golden file of tools/golden/cases/model_zoo.py):
 parameter names and shapes of every network, outputs of a few small ones from the same
 parameters, and a save_parameters file MXNet wrote."""
 
-import gzip
-import json
 import os
-import zlib
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 from mxlite.gluon.model_zoo import vision
+from tests.golden_file import load
+
+from .zoo_cases import OUTPUT_CASES, build, fill_parameters, inputs
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-
-with gzip.open(os.path.join(GOLDEN, "names.json.gz"), "rt") as _f:
-    NAMES = json.load(_f)
-OUTPUTS = dict(np.load(os.path.join(GOLDEN, "outputs.npz")))
-
-OUTPUT_CASES = [
-    ("resnet18_v1", (2, 3, 32, 32)),
-    ("resnet18_v2", (2, 3, 32, 32)),
-    ("mobilenet0.25", (2, 3, 32, 32)),
-    ("mobilenetv2_0.25", (2, 3, 32, 32)),
-    ("squeezenet1.1", (1, 3, 224, 224)),
-    ("densenet_small", (1, 3, 224, 224)),
-]
-
-
-def fill_parameters(net):
-    """As tools/make_golden_model_zoo.py: each parameter from a stream seeded by its name."""
-    for name, param in sorted(net._collect_params_with_prefix().items()):
-        shape = param.shape
-        rng = np.random.RandomState(zlib.crc32(name.encode()))
-        z = rng.standard_normal(shape)
-        if name.endswith("running_var") or name.endswith("gamma"):
-            value = 1.0 + 0.1 * np.abs(z)
-        elif len(shape) == 1:
-            value = 0.1 * z
-        else:
-            value = z * np.sqrt(1.0 / np.prod(shape[1:]))
-        param.set_data(mx.nd.array(value.astype(np.float32)))
+_G = load("gluon/model_zoo/golden/model_zoo.npz")
+NAMES = {k: c for k, c in _G.cases.items() if not k.startswith("out_")}
 
 
 def make(name, **kwargs):
     with mx.name.NameManager():
         return vision.get_model(name, **kwargs)
-
-
-def build(name):
-    """A network of OUTPUT_CASES: densenet_small is densenet121's code with fewer layers."""
-    if name == "densenet_small":
-        return vision.DenseNet(16, 8, [2, 2, 2, 2], classes=10)
-    return vision.get_model(name, classes=10)
 
 
 def test_unknown_name_lists_the_known_ones():
@@ -72,13 +39,12 @@ def test_parameter_names_and_shapes(name):
 
 @pytest.mark.parametrize("name,shape", OUTPUT_CASES)
 def test_outputs_from_the_same_parameters(name, shape):
-    with mx.name.NameManager():
-        net = build(name)
+    net = build(mx, name)
     net.initialize()
-    x = mx.nd.array(np.random.RandomState(7).uniform(-1, 1, shape).astype(np.float32))
+    x = mx.nd.array(inputs(shape))
     net(x)
-    fill_parameters(net)
-    want = OUTPUTS[name + ":y"]
+    fill_parameters(mx, net)
+    want = _G[f"out_{name}/y"]
     np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
     net.hybridize()
     np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
@@ -87,8 +53,8 @@ def test_outputs_from_the_same_parameters(name, shape):
 def test_loads_parameters_mxnet_saved():
     net = make("mobilenet0.25", classes=10)
     net.load_parameters(os.path.join(GOLDEN, "mobilenet0.25.params"))
-    x = mx.nd.array(np.random.RandomState(7).uniform(-1, 1, (2, 3, 32, 32)).astype(np.float32))
-    want = OUTPUTS["mobilenet0.25:y"]
+    x = mx.nd.array(inputs((2, 3, 32, 32)))
+    want = _G["out_mobilenet0.25/y"]
     np.testing.assert_allclose(net(x).asnumpy(), want, rtol=1e-4, atol=1e-4 * np.abs(want).max())
 
 

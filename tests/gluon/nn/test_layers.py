@@ -1,7 +1,6 @@
 """Every gluon.nn layer against MXNet 1.9.1: outputs and gradients from the same parameters,
-imperative and hybridized (golden files from tools/make_golden_gluon.py)."""
+imperative and hybridized (golden files from tools/golden/cases/gluon.py)."""
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +9,12 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon  # noqa: F401  (the constructors name gluon)
 from mxlite.gluon import nn
+from tests.golden_file import load
 
 GOLDEN = Path(__file__).parents[1] / "golden"
-CASES = json.loads((GOLDEN / "layers.json").read_text())
-DATA = np.load(GOLDEN / "layers.npz")
+_G = load("gluon/golden/gluon.npz")
+CASES = [c for k, c in _G.cases.items() if k.startswith("layer")]
+DATA = {f"{k[5:]}": v for k, v in _G.items() if k.startswith("layer")}
 
 
 def _run(k: int, hybridize: bool) -> tuple:

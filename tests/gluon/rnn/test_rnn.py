@@ -1,10 +1,8 @@
-"""mx.gluon.rnn against MXNet 1.9.1 (golden files of tools/make_golden_gluon_rnn.py): parameter
+"""mx.gluon.rnn against MXNet 1.9.1 (golden file of tools/golden/cases/gluon_rnn.py): parameter
 names, outputs, states and input gradients of fused layers and unrolled cells, imperative and
 hybridized; plus the behaviour MXNet's own tests check less directly."""
 
 import contextlib
-import json
-import os
 import zlib
 
 import numpy as np
@@ -14,10 +12,10 @@ import mxlite as mx
 from mxlite import autograd
 from mxlite.gluon import rnn
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-with open(os.path.join(GOLDEN, "rnn.json")) as _f:
-    CASES = json.load(_f)
-ARRAYS = dict(np.load(os.path.join(GOLDEN, "rnn.npz")))
+from ...golden_file import load
+
+ARRAYS = load("gluon/rnn/golden/rnn.npz")
+CASES = list(ARRAYS.cases.values())
 
 
 def stack(cells):
@@ -47,7 +45,7 @@ def test_against_mxnet(k, hybrid):
     assert list(net._collect_params_with_prefix().keys()) == case["structural"]
     net.initialize()
     layer = case["kind"] == "layer"
-    x = mx.nd.array(ARRAYS[f"{k}:x"])
+    x = mx.nd.array(ARRAYS[f"{k}/x"])
     batch = (x.shape[1] if net._layout == "TNC" else x.shape[0]) if layer else x.shape[0]
     if layer:
         net(x, net.begin_state(batch))
@@ -68,12 +66,12 @@ def test_against_mxnet(k, hybrid):
                 out, states = net.unroll(3, x, merge_outputs=True, valid_length=valid)
             loss = (out * out).sum() + sum((s * s).sum() for s in states)
         assert len(states) == n_states
-        close(out.asnumpy(), ARRAYS[f"{k}:{tag}:out"])
+        close(out.asnumpy(), ARRAYS[f"{k}/{tag}:out"])
         for i, s in enumerate(states):
-            close(s.asnumpy(), ARRAYS[f"{k}:{tag}:state{i}"])
+            close(s.asnumpy(), ARRAYS[f"{k}/{tag}:state{i}"])
         if train:
             loss.backward()
-            close(x.grad.asnumpy(), ARRAYS[f"{k}:{tag}:dx"])
+            close(x.grad.asnumpy(), ARRAYS[f"{k}/{tag}:dx"])
 
 
 def test_layer_without_states_returns_the_output_only_and_checks_state_shapes():

@@ -1,10 +1,9 @@
 """The DGL graph operators: deterministic ones (and the samplers where no choice is left)
-against values recorded from MXNet 1.9.1 (tools/make_golden_dgl.py); the random samplers by
+against values recorded from MXNet 1.9.1 (tools/golden/cases/dgl.py); the random samplers by
 the invariants of their documented behaviour."""
 
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,11 +11,12 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError
 
+from ...golden_file import load
+
 pytest.importorskip("scipy")
 
-GOLDEN = Path(__file__).parent / "golden"
-_META = json.loads((GOLDEN / "dgl.json").read_text())
-_GOLD = np.load(GOLDEN / "dgl.npz")
+_GOLD = load("operator/contrib/golden/dgl.npz")
+_META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
 
 
 def _load(key, spec):

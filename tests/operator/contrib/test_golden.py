@@ -1,18 +1,17 @@
 """mxlite's contrib operators and control-flow graphs against values recorded from MXNet 1.9.1
-(tools/make_golden_contrib.py): outputs, input gradients, optimizer states, and the symbol JSON
+(tools/golden/cases/contrib.py): outputs, input gradients, optimizer states, and the symbol JSON
 of control-flow graphs both ways."""
-
-import json
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 
-GOLDEN = Path(__file__).parent / "golden"
-_META = json.loads((GOLDEN / "contrib.json").read_text())
-_GOLD = np.load(GOLDEN / "contrib.npz")
+from ...golden_file import load
+from . import graph_cases
+
+_GOLD = load("operator/contrib/golden/contrib.npz")
+_META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
 _OPS = [m for m in _META if "kind" not in m]
 _OPT = [m for m in _META if m.get("kind") == "optimizer"]
 _GRAPHS = [m for m in _META if m.get("kind") == "graph"]
@@ -89,10 +88,8 @@ def test_optimizer_update_matches_mxnet(meta):
 
 @pytest.mark.parametrize("meta", _GRAPHS, ids=[m["name"] for m in _GRAPHS])
 def test_control_flow_graph_matches_mxnet(meta):
-    import tools.make_golden_contrib as maker  # the same graph builders, run on mxlite
-
     name = meta["name"]
-    build = dict((n, b) for n, b, _ in maker.GRAPHS)[name]
+    build = dict((n, b) for n, b, _ in graph_cases.GRAPHS)[name]
     mx.attribute.AttrScope._subgraph_names.clear()
     with mx.name.NameManager():
         net = build(mx.sym)

@@ -1,17 +1,15 @@
 """DeformablePSROIPooling, quantize_v2, requantize and the multi-tensor LAMB updates against
-values recorded from MXNet 1.9.1 (tools/make_golden_contrib2.py)."""
-
-import json
-from pathlib import Path
+values recorded from MXNet 1.9.1 (tools/golden/cases/contrib2.py)."""
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 
-GOLDEN = Path(__file__).parent / "golden"
-_META = json.loads((GOLDEN / "contrib2_ops.json").read_text())
-_GOLD = np.load(GOLDEN / "contrib2_ops.npz")
+from ...golden_file import load
+
+_GOLD = load("operator/contrib/golden/contrib2_ops.npz")
+_META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
 _OPS = [m for m in _META if "kind" not in m]
 _LAMB = [m for m in _META if m.get("kind") == "lamb"]
 

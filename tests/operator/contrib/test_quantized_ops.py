@@ -1,18 +1,18 @@
 """BatchNormWithReLU, quantize_asym and the quantized_* operators against MXNet 1.9.1's CPU
-(MKLDNN) build (tools/make_golden_quant.py), and against the reference kernels' formulas where
+(MKLDNN) build (tools/golden/cases/quant.py), and against the reference kernels' formulas where
 that build cannot run an operator."""
-
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError
-from tools import make_golden_quant as maker
 
-_GOLD = np.load(Path(__file__).parent / "golden" / "quant.npz")
-_CASES = maker.cases()
+from ...golden_file import load
+from . import quant_cases
+
+_GOLD = load("operator/contrib/golden/quant.npz")
+_CASES = quant_cases.cases()
 
 
 def _nd(a):
@@ -28,7 +28,7 @@ def _run(op, ins, params):
 def test_matches_mxnet(case):
     name, op, ins, params = case
     outs = _run(op, ins, params)
-    want = [_GOLD[f"{name}/{i}"] for i in range(len(outs)) if f"{name}/{i}" in _GOLD]
+    want = _GOLD.outputs(name)
     assert len(want) == len(outs)
     for o, w in zip(outs, want):
         got = o.asnumpy()
@@ -153,13 +153,13 @@ def test_quantized_rnn_is_the_float_lstm_of_the_restored_data():
 
 
 def test_graph_json_from_mxnet_loads_runs_and_saves():
-    text = (Path(__file__).parent / "golden" / "quant_graph.json").read_text()
+    text = _GOLD.cases["graph"]["json"]
     sym = mx.sym.load_json(text)
-    assert sym.list_arguments() == maker.graph(mx).list_arguments()
-    feed = {k: _nd(a) for k, a in maker.graph_inputs().items()}
+    assert sym.list_arguments() == quant_cases.graph(mx).list_arguments()
+    feed = {k: _nd(a) for k, a in quant_cases.graph_inputs().items()}
     outs = sym.bind(mx.cpu(), feed).forward()
     for i, o in enumerate(outs):
-        want = _GOLD[f"graph/{i}"]
+        want = _GOLD[f"graph/out{i}"]
         assert o.dtype == want.dtype
         np.testing.assert_allclose(o.asnumpy(), want, rtol=1e-6)
     again = mx.sym.load_json(sym.tojson())

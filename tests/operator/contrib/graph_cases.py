@@ -1,0 +1,52 @@
+"""The control-flow graphs of tests/operator/contrib/test_golden.py, built from a ``sym``
+module so that the test builds them with mxlite and tools/golden/cases/contrib.py with MXNet
+1.9.1 (whose outputs, gradients and symbol JSON the test compares with)."""
+
+from __future__ import annotations
+
+
+def _foreach(sym):
+    x, s, w = sym.var("x"), sym.var("s"), sym.var("w")
+
+    def body(d, st):
+        o = d * st[0] + w
+        return [o + 1, d * 2], [o, st[1] + 1]
+
+    outs, states = sym.contrib.foreach(body, x, [s, sym.var("t")])
+    return sym.Group(outs + states)
+
+
+def _while(sym):
+    i, s, w = sym.var("i"), sym.var("s"), sym.var("w")
+    outs, vars_ = sym.contrib.while_loop(
+        lambda i, s: i < 4,
+        lambda i, s: ([s * 2 + w], [i + 1, s + sym.broadcast_mul(i, w)]),
+        [i, s],
+        max_iterations=6,
+    )
+    return sym.Group(outs + vars_)
+
+
+def _cond(sym):
+    a, b, c = sym.var("a"), sym.var("b"), sym.var("c")
+    out = sym.contrib.cond(sym.sum(a) > 0, lambda: [a * b, b], lambda: [a + c, b * c])
+    return sym.Group(out)
+
+
+def _nested(sym):
+    x, s = sym.var("x"), sym.var("s")
+
+    def outer(d, st):
+        inner, st2 = sym.contrib.foreach(lambda e, q: (e + q[0], [q[0] * 0.5 + e]), d, [st[0]])
+        return inner, st2
+
+    outs, states = sym.contrib.foreach(outer, x, [s])
+    return sym.Group([outs] + states)
+
+
+GRAPHS = [
+    ("cf_foreach", _foreach, dict(x=(3, 2), s=(2,), t=(2,), w=(2,))),
+    ("cf_while", _while, dict(i=(1,), s=(2,), w=(2,))),
+    ("cf_cond_then", _cond, dict(a=(2, 3), b=(2, 3), c=(2, 3))),
+    ("cf_nested", _nested, dict(x=(3, 4, 2), s=(2,))),
+]

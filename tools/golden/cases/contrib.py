@@ -1,0 +1,265 @@
+"""Contrib operators and control-flow graphs (tests/operator/contrib/test_golden.py): inputs,
+outputs, head and input gradients of the operators, optimizer states, and for control flow
+also MXNet's symbol JSON."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+from core import load_module
+
+FILE = "tests/operator/contrib/golden/contrib.npz"
+SEED = 0
+c = load_module("tests/operator/contrib/graph_cases.py")  # the control-flow graphs, shared
+
+_BOXES = [[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
+          [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8],
+          [1, 0.9, 0.45, 0.5, 0.72, 0.75], [-1, 0.2, 0.0, 0.0, 0.3, 0.3]]  # fmt: skip
+_ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
+
+
+def _u(shape, lo=-1.0, hi=1.0):
+    return ("uniform", list(shape), lo, hi)
+
+
+# (name, function under mx.nd.contrib, inputs, params, grad)
+# an input is a literal list, ("uniform", shape, lo, hi) or ("int", shape, lo, hi)
+# fmt: off
+CASES = [
+    ("box_nms", "box_nms", [_BOXES], dict(overlap_thresh=0.1, id_index=0), True),
+    ("box_nms_force", "box_nms", [[_BOXES, _BOXES[:: -1]]],
+     dict(overlap_thresh=0.3, force_suppress=True, topk=3, out_format="center"), True),
+    ("box_nms_bg", "box_nms", [_BOXES],
+     dict(overlap_thresh=0.5, id_index=0, background_id=1, valid_thresh=0.25), True),
+    ("box_iou", "box_iou", [_u((2, 3, 4), 0, 1), _u((5, 4), 0, 1)], {}, False),
+    ("box_iou_center", "box_iou", [_u((4, 4), 0.2, 1), _u((2, 4), 0.2, 1)], dict(format="center"),
+     False),
+    ("bipartite", "bipartite_matching", [_u((2, 4, 3), 0, 1)], dict(threshold=0.2), False),
+    ("bipartite_asc", "bipartite_matching", [_u((5, 4), 0, 1)],
+     dict(threshold=0.8, is_ascend=True, topk=2), False),
+    ("box_encode", "box_encode", [[[1, -1, 1]], [[1, 0, 1]],
+      [[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.2, 0.1, 0.9, 0.6]]],
+      [[[0.15, 0.25, 0.35, 0.5], [0.4, 0.55, 0.9, 0.85]]], [0.0, 0.1, 0.0, 0.0],
+      [0.1, 0.1, 0.2, 0.2]], {}, False),
+    ("box_decode", "box_decode", [_u((2, 3, 4)), _u((1, 3, 4), 0.1, 0.9)],
+     dict(std0=0.1, std1=0.1, std2=0.2, std3=0.2, format="corner", clip=0.5), False),
+    ("box_decode_center", "box_decode", [_u((1, 3, 4)), _u((1, 3, 4), 0.2, 0.9)], {}, False),
+    ("mbox_prior", "MultiBoxPrior", [_u((1, 2, 3, 4))],
+     dict(sizes=(0.5, 0.25), ratios=(1, 2, 0.5), clip=True), False),
+    ("mbox_prior_steps", "MultiBoxPrior", [_u((1, 1, 2, 3))],
+     dict(sizes=(0.3,), steps=(0.4, 0.3), offsets=(0.2, 0.7)), False),
+    ("mbox_target", "MultiBoxTarget",
+     [[[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.05, 0.1, 0.5, 0.45], [0.6, 0.5, 0.9, 0.9]]],
+      [[[1, 0.1, 0.1, 0.5, 0.6], [0, 0.55, 0.5, 0.85, 0.9], [-1, -1, -1, -1, -1]]], _u((1, 3, 4))],
+     dict(overlap_threshold=0.3, negative_mining_ratio=1, negative_mining_thresh=0.4), False),
+    ("mbox_detection", "MultiBoxDetection",
+     [("softmax", [2, 3, 5]), _u((2, 20), -0.5, 0.5), _u((1, 5, 4), 0, 1)],
+     dict(threshold=0.1, nms_threshold=0.3), False),
+    ("multi_proposal", "MultiProposal", [_u((2, 12, 9, 13), 0, 1), _u((2, 24, 9, 13), -0.2, 0.2),
+      [[70, 100, 1.0], [50, 90, 0.8]]], dict(scales=(2, 4), ratios=(0.5, 1, 2),
+      rpn_pre_nms_top_n=100, rpn_post_nms_top_n=20, threshold=0.5, rpn_min_size=8,
+      output_score=True), False),
+    ("proposal_iou", "Proposal", [_u((1, 12, 9, 13), 0, 1), _u((1, 24, 9, 13), -0.5, 0.5),
+      [[70, 100, 1.0]]], dict(scales=(1, 2, 3), ratios=(0.5, 2), feature_stride=8,
+      rpn_post_nms_top_n=60, iou_loss=True), False),
+    ("sync_bn", "SyncBatchNorm",
+     [_u((4, 3, 2)), _u((3,), 0.5, 1.5), _u((3,)), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
+     dict(key="bn0", fix_gamma=False, eps=1e-4, output_mean_var=True), True),
+    ("quadratic", "quadratic", [_u((3, 4))], dict(a=1.5, b=-0.5, c=2.0), True),
+    ("gradmult", "gradientmultiplier", [_u((3, 4))], dict(scalar=-0.7), True),
+    ("round_ste", "round_ste", [_u((3, 4), -3, 3)], {}, True),
+    ("sign_ste", "sign_ste", [_u((3, 4), -3, 3)], {}, True),
+    ("div_sqrt_dim", "div_sqrt_dim", [_u((2, 3, 5))], {}, True),
+    ("hawkesll", "hawkesll", [[[1.5, 2.0, 3.0], [1.2, 2.2, 2.5]], [0.2, 0.3, 0.4], [1.0, 2.0, 3.0],
+      [[0.1, 0.2, 0.3], [0, 0, 0]], [[1.0, 0.5, 2.0, 1.0], [0.3, 0.4, 0.2, 0.1]],
+      ("int", [2, 4], 0, 3), [3, 4], [10.0, 8.0]], {}, True),
+    ("index_copy", "index_copy", [_u((5, 3)), ("int64", [0, 4, 2]), _u((3, 3))], {}, True),
+    ("index_array", "index_array", [_u((2, 3, 2))], dict(axes=(2, 0)), False),
+    ("allclose", "allclose", [[1.0, 2.0, 3.0], [1.0, 2.00001, 3.0]], dict(rtol=1e-5, atol=1e-8),
+     False),
+    ("selfatt_qk", "interleaved_matmul_selfatt_qk", [_u((3, 2, 12))], dict(heads=2), True),
+    ("selfatt_valatt", "interleaved_matmul_selfatt_valatt", [_u((3, 2, 12)), _u((4, 3, 3))],
+     dict(heads=2), True),
+    ("encdec_qk", "interleaved_matmul_encdec_qk", [_u((3, 2, 4)), _u((5, 2, 8))], dict(heads=2),
+     True),
+    ("encdec_valatt", "interleaved_matmul_encdec_valatt", [_u((5, 2, 8)), _u((4, 3, 5))],
+     dict(heads=2), True),
+    ("boolean_mask", "boolean_mask", [_u((4, 3)), [0, 1, 1, 0]], {}, True),
+    ("bilinear", "BilinearResize2D", [_u((2, 3, 5, 7))], dict(height=9, width=4), True),
+    ("bilinear_nc", "BilinearResize2D", [_u((1, 2, 5, 7))],
+     dict(height=3, width=11, align_corners=False), True),
+    ("bilinear_odd", "BilinearResize2D", [_u((1, 2, 5, 6))],
+     dict(mode="odd_scale", scale_height=2.0, scale_width=0.5), True),
+    ("adaptive_avg", "AdaptiveAvgPooling2D", [_u((2, 3, 5, 7))], dict(output_size=(2, 4)), True),
+    ("adaptive_avg1", "AdaptiveAvgPooling2D", [_u((1, 2, 4, 6))], dict(output_size=3), True),
+    ("roi_align", "ROIAlign", [_u((2, 8, 9, 10)), _ROIS],
+     dict(pooled_size=(3, 2), spatial_scale=0.5, sample_ratio=2), True),
+    ("roi_align_ps", "ROIAlign", [_u((2, 8, 9, 10)), _ROIS],
+     dict(pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True, aligned=True), True),
+    ("psroi", "PSROIPooling", [_u((2, 8, 9, 10)), _ROIS],
+     dict(spatial_scale=0.8, output_dim=2, pooled_size=2), True),
+    ("psroi_group", "PSROIPooling", [_u((2, 8, 9, 10)), _ROIS],
+     dict(spatial_scale=1.0, output_dim=2, pooled_size=3, group_size=2), True),
+    ("deform_conv", "DeformableConvolution",
+     [_u((2, 4, 5, 6)), ("uniform", [2, 18, 5, 6], -1.5, 1.5), _u((4, 4, 3, 3)), _u((4,))],
+     dict(kernel=(3, 3), pad=(1, 1), num_filter=4), True),
+    ("deform_conv_groups", "DeformableConvolution", [_u((1, 4, 6, 5)),
+      ("uniform", [1, 36, 6, 5], -1.5, 1.5), _u((6, 2, 3, 3))], dict(kernel=(3, 3), pad=(2, 2),
+      dilate=(2, 2), num_filter=6, num_group=2, num_deformable_group=2, no_bias=True), True),
+]
+# fmt: on
+DTYPES = {"deform_conv": "float64", "deform_conv_groups": "float64", "hawkesll": "float64"}
+# inputs that take no gradient (MXNet refuses to compute one for them)
+NO_GRAD = {"hawkesll": {3, 4, 5, 6, 7}, "index_copy": {1}, "sync_bn": {3, 4},
+           "boolean_mask": {1}}  # fmt: skip
+
+
+def _make(spec, rng, dtype):
+    if isinstance(spec, tuple):
+        kind = spec[0]
+        if kind == "uniform":
+            return mx.nd.array(rng.uniform(spec[2], spec[3], spec[1]), dtype=dtype)
+        if kind == "int":
+            return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype="int32")
+        if kind == "float_int":
+            return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype=dtype)
+        if kind == "arange":
+            return mx.nd.array(np.arange(np.prod(spec[1])).reshape(spec[1]), dtype=dtype)
+        if kind == "int64":
+            return mx.nd.array(spec[1], dtype="int64")
+        if kind == "softmax":
+            z = rng.normal(size=spec[1])
+            return mx.nd.array(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), dtype=dtype)
+    return mx.nd.array(spec, dtype=dtype)
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def record_ops(arrays, meta):
+    for k, (name, fn, specs, params, grad) in enumerate(CASES):
+        dtype = DTYPES.get(name, "float32")
+        rng = np.random.default_rng(500 + k)
+        ins = [_make(s, rng, dtype) for s in specs]
+        f = getattr(mx.nd.contrib, fn)
+        if grad:
+            for i, x in enumerate(ins):
+                if np.dtype(x.dtype).kind == "f" and i not in NO_GRAD.get(name, ()):
+                    x.attach_grad()
+            with mx.autograd.record():
+                outs = _as_list(f(*ins, **params))
+            heads = [mx.nd.array(rng.normal(size=o.shape), dtype=o.dtype) for o in outs]
+            mx.autograd.backward(outs, heads)
+        else:
+            outs = _as_list(f(*ins, **params))
+            heads = []
+        for i, x in enumerate(ins):
+            arrays[f"{name}/in{i}"] = x.asnumpy()
+            if grad and x.grad is not None:
+                arrays[f"{name}/grad{i}"] = x.grad.asnumpy()
+        for i, o in enumerate(outs):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+        for i, h in enumerate(heads):
+            arrays[f"{name}/head{i}"] = h.asnumpy()
+        meta.append(dict(name=name, fn=fn, params=params, n_in=len(ins), n_out=len(outs),
+                         grad=grad, grads=[i for i, x in enumerate(ins)
+                                           if grad and x.grad is not None]))  # fmt: skip
+
+
+# ---- optimizer updates: the states they update in place, after one call -------------------------
+
+
+def record_optimizers(arrays, meta):
+    rng = np.random.default_rng(7)
+    shape = (3, 4)
+
+    def arr(lo=0.0, hi=1.0, dtype="float32"):
+        return mx.nd.array(rng.uniform(lo, hi, shape), dtype=dtype)
+
+    kw = dict(beta1=0.9, beta2=0.99, epsilon=1e-6, clip_gradient=0.5)
+    w, g, m, v = arr(), arr(-1, 1), arr(), arr()
+    saved = [a.asnumpy() for a in (w, g, m, v)]
+    mx.nd.contrib.adamw_update(w, g, m, v, 0.9, out=w, lr=0.1, eta=0.5, wd=0.01, **kw)
+    after = [w, m, v]
+    _opt_case(arrays, meta, "adamw", saved, after, dict(lr=0.1, eta=0.5, wd=0.01, **kw))
+    w16, g16, m, v, w32 = arr(dtype="float16"), arr(-1, 1, "float16"), arr(), arr(), arr()
+    w32[:] = w16.astype("float32")
+    saved = [a.asnumpy() for a in (w16, g16, m, v, w32)]
+    mx.nd.contrib.mp_adamw_update(w16, g16, m, v, w32, 1.0, out=w16, lr=0.1, eta=1.0, **kw)
+    _opt_case(arrays, meta, "mp_adamw", saved, [w16, m, v, w32], dict(lr=0.1, eta=1.0, **kw))
+    ws, gs, ms, vs = ([arr() for _ in range(2)], [arr(-1, 1) for _ in range(2)],
+                      [arr() for _ in range(2)], [arr() for _ in range(2)])  # fmt: skip
+    saved = [a.asnumpy() for grp in (ws, gs, ms, vs) for a in grp]
+    params = dict(lrs=(0.1, 0.2), wds=(0.0, 0.01), etas=(1.0, 0.5), **kw)
+    mx.nd.contrib.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
+    _opt_case(arrays, meta, "multi_adamw", saved, ws + ms + vs, params)
+
+
+def _opt_case(arrays, meta, name, saved, after, params):
+    for i, a in enumerate(saved):
+        arrays[f"{name}/in{i}"] = a
+    for i, a in enumerate(after):
+        arrays[f"{name}/after{i}"] = a.asnumpy()
+    meta.append(dict(name=name, kind="optimizer", params=params, n_in=len(saved),
+                     n_after=len(after)))  # fmt: skip
+
+
+# ---- control flow: graphs, their JSON, outputs and gradients ------------------------------------
+
+
+def record_graphs(arrays, meta):
+    for k, (name, build, shapes) in enumerate(c.GRAPHS):
+        rng = np.random.default_rng(900 + k)
+        mx.attribute.AttrScope._subgraph_names.clear()
+        with mx.name.NameManager():
+            net = build(mx.sym)
+        args = {n: mx.nd.array(rng.uniform(0.1, 1.0, shapes[n])) for n in net.list_arguments()}
+        if name == "cf_while":
+            args["i"] = mx.nd.array([1.0])
+        grads = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
+        exe = net.bind(mx.cpu(), args, args_grad=grads)
+        outs = exe.forward(is_train=True)
+        heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+        exe.backward(heads)
+        for n, a in args.items():
+            arrays[f"{name}/arg_{n}"] = a.asnumpy()
+            arrays[f"{name}/grad_{n}"] = grads[n].asnumpy()
+        for i, (o, h) in enumerate(zip(outs, heads)):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+            arrays[f"{name}/head{i}"] = h.asnumpy()
+        meta.append(dict(name=name, kind="graph", json=net.tojson(), args=net.list_arguments(),
+                         n_out=len(outs)))  # fmt: skip
+
+
+def record_conv_cells(arrays, meta):
+    for k, cls in enumerate(("ConvRNNCell", "ConvLSTMCell", "ConvGRUCell")):
+        rng = np.random.default_rng(950 + k)
+        with mx.name.NameManager():
+            cell = getattr(mx.rnn, cls)(input_shape=(1, 2, 5, 4), num_hidden=3, prefix="c_")
+            inputs = [mx.sym.Variable(f"c_t{i}_data") for i in range(2)]
+            outputs, _ = cell.unroll(2, inputs)
+            net = mx.sym.Group(outputs)
+        shapes = net.infer_shape(c_t0_data=(1, 2, 5, 4), c_t1_data=(1, 2, 5, 4))[0]
+        args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s))
+                for n, s in zip(net.list_arguments(), shapes)}  # fmt: skip
+        outs = net.bind(mx.cpu(), args).forward()
+        name = f"rnn_{cls}"
+        for n, a in args.items():
+            arrays[f"{name}/arg_{n}"] = a.asnumpy()
+        for i, o in enumerate(outs):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+        meta.append(dict(name=name, kind="conv_cell", cls=cls, args=net.list_arguments(),
+                         json=net.tojson(), n_out=len(outs)))  # fmt: skip
+
+
+def record(golden: Any) -> None:
+    arrays: dict[str, np.ndarray] = {}
+    meta: list[dict] = []
+    record_ops(arrays, meta)
+    record_optimizers(arrays, meta)
+    record_graphs(arrays, meta)
+    record_conv_cells(arrays, meta)
+    golden.take(arrays, meta)

@@ -1,0 +1,225 @@
+"""The second batch of contrib work: the blocks of tests/gluon/contrib/block_cases.py
+(parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
+multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz), and
+second-order gradients through FullyConnected (tests/golden/autograd_higher_fc.npz)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+from core import Golden, load_module
+
+FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
+SEED = 0
+c = load_module("tests/gluon/contrib/block_cases.py")
+
+
+def block_inputs(name, shapes, rng):
+    ins = []
+    for i, s in enumerate(shapes):
+        if name == "unroll_ntc_length" and i == 3:
+            ins.append(np.array([4, 1, 3], np.float32))
+        elif name == "mask" and i == 1:
+            ins.append(np.array([1, 0, 1, 1, 0], np.float32))
+        else:
+            ins.append(rng.uniform(-1, 1, s).astype(np.float32))
+    return ins
+
+
+def record_blocks(arrays, meta):
+    for k, (name, build, grad) in enumerate(c.BLOCKS):
+        rng = np.random.default_rng(900 + k)
+        net, shapes = build(mx)
+        net.initialize()
+        ins = block_inputs(name, shapes, rng)
+        net(*[mx.nd.array(a) for a in ins])  # shapes the deferred parameters
+        params = net.collect_params()
+        for pname in sorted(params.keys()):
+            p = params[pname]
+            value = rng.uniform(-0.5, 0.5, p.shape).astype(np.float32)
+            p.set_data(mx.nd.array(value))
+            arrays[f"{name}/param/{pname}"] = value
+        net.hybridize()
+        xs = [mx.nd.array(a) for a in ins]
+        for x in xs:
+            x.attach_grad()
+        with mx.autograd.record(train_mode=grad):
+            outs = net(*xs)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+        if grad:
+            mx.autograd.backward(outs, heads)
+        for i, a in enumerate(ins):
+            arrays[f"{name}/in{i}"] = a
+            if grad:
+                arrays[f"{name}/ingrad{i}"] = xs[i].grad.asnumpy()
+        for i, (o, h) in enumerate(zip(outs, heads)):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+            arrays[f"{name}/head{i}"] = h.asnumpy()
+        for pname in sorted(params.keys()):
+            if grad:
+                arrays[f"{name}/grad/{pname}"] = params[pname].grad().asnumpy()
+        meta.append(dict(name=name, n_in=len(ins), n_out=len(outs), grad=grad,
+                         params=sorted(params.keys())))  # fmt: skip
+
+
+# ---- operators --------------------------------------------------------------------------------
+
+_ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
+
+# (name, function under mx.nd.contrib, input shapes or literals, params, grad)
+# fmt: off
+OPS = [
+    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS, ("trans", (4, 2, 2, 2))],
+     dict(spatial_scale=0.8, output_dim=2, group_size=2, pooled_size=2, sample_per_part=2,
+      trans_std=0.1), True),
+    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), _ROIS, ("trans", (4, 4, 2, 2))],
+     dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, part_size=2,
+      sample_per_part=3, trans_std=0.2), True),
+    ("dpsroi_no_trans", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS],
+     dict(spatial_scale=0.5, output_dim=2, group_size=2, pooled_size=4, no_trans=True), True),
+    ("quantize_v2", "quantize_v2", [(3, 4)], {}, False),
+    ("quantize_v2_calib", "quantize_v2", [(3, 4)], dict(min_calib_range=-0.5, max_calib_range=0.8),
+     False),
+    ("quantize_v2_uint8", "quantize_v2", [(3, 4)],
+     dict(out_type="uint8", min_calib_range=-1.0, max_calib_range=1.0), False),
+    ("quantize_v2_auto", "quantize_v2", [(3, 4)],
+     dict(out_type="auto", min_calib_range=0.0, max_calib_range=1.0), False),
+    ("requantize", "requantize", [("int32", (3, 5)), [-4.0], [3.0]], {}, False),
+    ("requantize_calib", "requantize", [("int32", (3, 5)), [-4.0], [3.0]],
+     dict(min_calib_range=-1e-4, max_calib_range=2e-4), False),
+]
+# fmt: on
+
+
+def op_input(spec, rng):
+    if isinstance(spec, list):
+        return np.array(spec, np.float32)
+    if spec[0] == "trans":
+        return rng.uniform(-1, 1, spec[1]).astype(np.float32)
+    if spec[0] == "int32":
+        return rng.integers(-(2**28), 2**28, spec[1]).astype(np.int32)
+    return rng.uniform(-1, 1, spec).astype(np.float32)
+
+
+def record_ops(arrays, meta):
+    for k, (name, fn, specs, params, grad) in enumerate(OPS):
+        rng = np.random.default_rng(700 + k)
+        ins = [op_input(s, rng) for s in specs]
+        xs = [mx.nd.array(a, dtype=a.dtype) for a in ins]
+        f = getattr(mx.nd.contrib, fn)
+        if grad:
+            for i, x in enumerate(xs):
+                if i != 1:  # rois take no gradient
+                    x.attach_grad()
+            with mx.autograd.record():
+                outs = f(*xs, **params)
+            outs = outs if isinstance(outs, list) else [outs]
+            heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+            mx.autograd.backward(outs, heads)
+        else:
+            outs = f(*xs, **params)
+            outs = outs if isinstance(outs, list) else [outs]
+        for i, a in enumerate(ins):
+            arrays[f"{name}/in{i}"] = a
+            if grad and i != 1:
+                arrays[f"{name}/grad{i}"] = xs[i].grad.asnumpy()
+        for i, o in enumerate(outs):
+            arrays[f"{name}/out{i}"] = o.asnumpy()
+            if grad:
+                arrays[f"{name}/head{i}"] = heads[i].asnumpy()
+        meta.append(dict(name=name, fn=fn, params=params, n_in=len(ins), n_out=len(outs),
+                         grad=grad))  # fmt: skip
+
+
+def record_lamb(arrays, meta):
+    rng = np.random.default_rng(77)
+    shapes = [(3, 4), (5,)]
+
+    def arrs(lo, hi, dtype="float32"):
+        return [mx.nd.array(rng.uniform(lo, hi, s), dtype=dtype) for s in shapes]
+
+    cases = [
+        ("multi_lamb", False, dict(step_count=(1, 3), lrs=(0.1, 0.05), wds=(0.0, 0.01))),
+        ("multi_lamb_bounds", False,
+         dict(step_count=(2, 2), lrs=(0.1, 0.2), wds=(0.1, 0.0), bias_correction=False,
+              lower_bound=0.5, upper_bound=1.5, clip_gradient=0.3, rescale_grad=2.0,
+              beta1=0.8, beta2=0.9, epsilon=1e-4)),
+        ("multi_mp_lamb", True, dict(step_count=(4, 1), lrs=(0.01, 0.02), wds=(0.01, 0.0))),
+    ]  # fmt: skip
+    for name, mp, params in cases:
+        dtype = "float16" if mp else "float32"
+        ws, gs = arrs(-1, 1, dtype), arrs(-1, 1, dtype)
+        ms, vs = arrs(-0.1, 0.1), arrs(0, 0.1)
+        groups = [ws, gs, ms, vs]
+        if mp:
+            w32 = [w.astype("float32") for w in ws]
+            groups.append(w32)
+        saved = [a.asnumpy() for grp in groups for a in grp]
+        if mp:
+            mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
+            after = ws + ms + vs + w32
+        else:
+            mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
+            after = ws + ms + vs
+        for i, a in enumerate(saved):
+            arrays[f"{name}/in{i}"] = a
+        for i, a in enumerate(after):
+            arrays[f"{name}/after{i}"] = a.asnumpy()
+        meta.append(dict(name=name, kind="lamb", mp=mp, params=params, n_in=len(saved),
+                         n_after=len(after)))  # fmt: skip
+
+
+# ---- second order through FullyConnected -------------------------------------------------------
+
+FC_CASES = [("fc_flatten", (2, 3, 4), (5, 12), True), ("fc_no_flatten", (2, 3, 4), (5, 4), False)]
+
+
+def record_fc_second_order(arrays):
+    """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then
+    backward of (gx, gw) with heads (hx, hw): the second-order gradients of x, w and hg."""
+    for k, (name, xs, ws, flatten) in enumerate(FC_CASES):
+        rng = np.random.default_rng(300 + k)
+        vals = {n: rng.uniform(-1, 1, s).astype(np.float32)
+                for n, s in (("x", xs), ("w", ws), ("b", ws[:1]))}  # fmt: skip
+        arrs = {n: mx.nd.array(v) for n, v in vals.items()}
+        for a in arrs.values():
+            a.attach_grad()
+        with mx.autograd.record():
+            y = mx.nd.FullyConnected(arrs["x"], arrs["w"], arrs["b"], num_hidden=ws[0],
+                                     flatten=flatten)  # fmt: skip
+        hg = mx.nd.array(rng.normal(size=y.shape))
+        hg.attach_grad()
+        with mx.autograd.record():
+            gx, gw = mx.autograd.grad(y, [arrs["x"], arrs["w"]], head_grads=hg,
+                                      create_graph=True, retain_graph=True)  # fmt: skip
+        hx, hw = rng.normal(size=xs).astype(np.float32), rng.normal(size=ws).astype(np.float32)
+        mx.autograd.backward([gx, gw], [mx.nd.array(hx), mx.nd.array(hw)])
+        for n, v in vals.items():
+            arrays[f"{name}/{n}"] = v
+        arrays[f"{name}/hg"], arrays[f"{name}/hx"], arrays[f"{name}/hw"] = hg.asnumpy(), hx, hw
+        arrays[f"{name}/gx"], arrays[f"{name}/gw"] = gx.asnumpy(), gw.asnumpy()
+        for n in ("x", "w"):
+            arrays[f"{name}/grad_{n}"] = arrs[n].grad.asnumpy()
+        arrays[f"{name}/grad_hg"] = hg.grad.asnumpy()
+
+
+def record(golden: Any) -> None:
+    mx.random.seed(0)
+    arrays: dict[str, np.ndarray] = {}
+    meta: list[dict] = []
+    record_blocks(arrays, meta)
+    golden.take(arrays, meta)
+    ops = Golden("tests/operator/contrib/golden/contrib2_ops.npz", 0)
+    arrays, meta = {}, []
+    record_ops(arrays, meta)
+    record_lamb(arrays, meta)
+    ops.take(arrays, meta)
+    ops.save()
+    fc = Golden("tests/golden/autograd_higher_fc.npz", 0)
+    arrays = {}
+    record_fc_second_order(arrays)
+    fc.take(arrays, [{"name": name, "flatten": flatten} for name, _, _, flatten in FC_CASES])
+    fc.save()

@@ -1,0 +1,22 @@
+"""Initializers and metrics (tests/test_initializer.py, tests/test_metric.py): the cases of
+tests/init_metric_cases.py (functions of ``mx``, shared with the tests) as MXNet 1.9.1 runs
+them; metadata-only entries ``init``, ``init_stats``, ``metric_inputs`` and ``metric``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mxnet as mx
+from core import load_module
+
+FILE = "tests/golden/init_metric.npz"
+SEED = 0
+
+
+def record(golden: Any) -> None:
+    c = load_module("tests/init_metric_cases.py")
+    data = c.metric_inputs()
+    golden.put("init", c.init_cases(mx))
+    golden.put("init_stats", c.init_stats(mx))
+    golden.put("metric_inputs", data)
+    golden.put("metric", c.metric_cases(mx, data))

@@ -1,0 +1,60 @@
+"""A small LeNet-like network trained by MXNet 1.9.1's Module (tests/module/test_golden.py).
+The network, data and initial parameters are closed-form (tests/module/lenet.py, shared with
+the test), so only the results are stored, in tests/module/golden/:
+
+* ``lenet-symbol.json``, ``lenet-0001.params``, ``lenet-0001.states``: the checkpoint after
+  20 SGD steps (``save_checkpoint(prefix, 1, save_optimizer_states=True)``);
+* ``module.npz``, the metadata-only entry ``train``: ``loss``, the mean cross-entropy of each
+  of the 20 training batches (the forward before each update); ``fit_ce``, the Train-ce of each
+  epoch of ``Module.fit`` from the same start; ``predict``, the class probabilities of the test
+  data after training; ``score``, the accuracy on it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+from core import load_module
+
+FILE = "tests/module/golden/module.npz"
+SEED = 0
+c = load_module("tests/module/lenet.py")
+
+
+def record(golden: Any) -> None:
+    sym = c.lenet(mx)
+    args, aux = c.initial_params(mx, sym)
+    (x, y), (tx, ty) = c.make_data(c.N_TRAIN, 0), c.make_data(c.N_TEST, 1000)
+    mod = mx.mod.Module(sym, context=mx.cpu())
+    mod.bind(data_shapes=[("data", (c.BATCH, 1, 8, 8))],
+             label_shapes=[("softmax_label", (c.BATCH,))])  # fmt: skip
+    mod.init_params(arg_params=args, aux_params=aux)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=c.OPT_PARAMS)
+    it = mx.io.NDArrayIter(x, y, batch_size=c.BATCH)
+    losses = []
+    while len(losses) < 20:
+        it.reset()
+        for batch in it:
+            mod.forward(batch, is_train=True)
+            prob = mod.get_outputs()[0].asnumpy().astype(np.float64)
+            lab = batch.label[0].asnumpy().astype(int)
+            losses.append(float(-np.log(prob[np.arange(c.BATCH), lab]).mean()))
+            mod.backward()
+            mod.update()
+    mod.save_checkpoint(str(golden.path.parent / "lenet"), 1, save_optimizer_states=True)
+    pred = mod.predict(mx.io.NDArrayIter(tx, None, batch_size=c.BATCH)).asnumpy()
+    score = mod.score(mx.io.NDArrayIter(tx, ty, batch_size=c.BATCH), "acc")
+    fit_ce, last = [], []  # the Train-ce after each epoch's last batch
+    fmod = mx.mod.Module(c.lenet(mx), context=mx.cpu())
+    fmod.fit(mx.io.NDArrayIter(x, y, batch_size=c.BATCH), eval_metric="ce", optimizer="sgd",
+             optimizer_params=c.OPT_PARAMS, arg_params=args, aux_params=aux, num_epoch=5,
+             epoch_end_callback=lambda *a: fit_ce.append(last[-1]),
+             batch_end_callback=lambda p: last.append(float(p.eval_metric.get()[1])))  # fmt: skip
+    golden.put("train", {
+        "loss": losses,
+        "fit_ce": fit_ce,
+        "predict": np.round(pred.astype(np.float64), 7).tolist(),
+        "score": [[k, float(v)] for k, v in score],
+    })  # fmt: skip

@@ -1,0 +1,181 @@
+"""Pooling and the other nn_pool operators (tests/operator/test_nn_pool.py, test_nn_misc.py):
+case ``i`` (named by its index) records the gradients of the inputs it lists, for a standard
+normal head gradient on its output drawn from a generator seeded 100 + i."""
+
+from __future__ import annotations
+
+import numpy as np
+
+FILE = "tests/operator/golden/nn_pool.npz"
+SEED = 0
+
+
+def distinct(shape, dtype="float32", seed=0):
+    rng = np.random.RandomState(seed)
+    n = int(np.prod(shape))
+    return (rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0).astype(dtype)
+
+
+def ties(shape, dtype="float32", seed=0):
+    """Small integers, half of them clipped to 0: most windows hold equal maxima."""
+    rng = np.random.RandomState(seed)
+    return np.maximum(np.round(rng.normal(size=shape) * 1.5), 0).astype(dtype)
+
+
+def normal(shape, dtype="float32", seed=0):
+    return np.random.RandomState(seed).normal(size=shape).astype(dtype)
+
+
+def positive(shape, dtype="float64", seed=0):
+    return (np.abs(normal(shape, dtype, seed)) + 0.25).astype(dtype)
+
+
+F32, F64, F16 = "float32", "float64", "float16"
+P2 = (2, 3, 7, 7)
+
+# (op, inputs, params, indices of the inputs that get a gradient)
+# fmt: off
+CASES = [
+    ("Pooling", [distinct(P2)], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [distinct(P2)], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
+    ("Pooling", [distinct(P2, F64)],
+     {"kernel": (3, 3), "stride": (2, 2), "pooling_convention": "full"}, [0]),
+    ("Pooling", [distinct(P2)],
+     {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "avg"}, [0]),
+    ("Pooling", [distinct(P2)], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
+      "pool_type": "avg", "count_include_pad": False}, [0]),
+    ("Pooling", [distinct(P2, F64)], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1),
+      "pool_type": "avg", "pooling_convention": "full"}, [0]),
+    ("Pooling", [distinct(P2, F64)], {"kernel": (2, 3), "stride": (2, 1), "pad": (1, 0),
+      "pool_type": "avg", "pooling_convention": "full", "count_include_pad": False}, [0]),
+    ("Pooling", [normal(P2)], {"kernel": (2, 2), "pool_type": "sum", "pad": (1, 1)}, [0]),
+    ("Pooling", [normal(P2, F64)], {"kernel": (2, 2), "pool_type": "lp", "p_value": 1}, [0]),
+    ("Pooling", [normal(P2, F64)], {"kernel": (2, 2), "pool_type": "lp", "p_value": 2}, [0]),
+    ("Pooling", [distinct(P2, F64) + 2.5],
+     {"kernel": (3, 3), "stride": (2, 2), "pool_type": "lp", "p_value": 3}, [0]),
+    ("Pooling", [distinct(P2)], {"global_pool": True}, [0]),
+    ("Pooling", [normal(P2)], {"global_pool": True, "pool_type": "avg", "kernel": (3, 3)}, [0]),
+    ("Pooling", [distinct((2, 3, 9))], {"kernel": (3,), "stride": (2,), "pad": (1,)}, [0]),
+    ("Pooling", [normal((2, 3, 9), F64)],
+     {"kernel": (4,), "stride": (3,), "pool_type": "avg", "pooling_convention": "full"}, [0]),
+    ("Pooling", [distinct((1, 2, 4, 5, 5))],
+     {"kernel": (2, 2, 2), "stride": (2, 2, 2), "pooling_convention": "full"}, [0]),
+    ("Pooling", [normal((1, 2, 4, 5, 5))],
+     {"kernel": (2, 3, 3), "pool_type": "avg", "pad": (1, 1, 1)}, [0]),
+    ("Pooling", [distinct((2, 6, 6, 3))], {"kernel": (2, 2), "stride": (2, 2), "layout": "NHWC"},
+     [0]),
+    ("Pooling", [normal((2, 6, 6, 3), F64)],
+     {"kernel": (3, 3), "pool_type": "avg", "layout": "NHWC", "pad": (1, 1)}, [0]),
+    ("Pooling", [distinct((2, 9, 3), F64)],
+     {"kernel": (3,), "stride": (2,), "layout": "NWC", "cudnn_off": True}, [0]),
+    ("Pooling", [distinct(P2, F16)], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [normal(P2, F16)], {"kernel": (3, 3), "pool_type": "avg", "pad": (1, 1)}, [0]),
+    # UpSampling
+    ("UpSampling", [normal((2, 3, 3, 4))], {"scale": 2, "sample_type": "nearest"}, [0]),
+    ("UpSampling", [normal((2, 3, 4, 4), F64), normal((2, 2, 2, 2), F64, 1)],
+     {"scale": 2, "sample_type": "nearest", "num_args": 2}, [0, 1]),
+    ("UpSampling", [normal((1, 2, 2, 2)), normal((1, 2, 3, 3), F32, 1)],
+     {"scale": 3, "sample_type": "nearest", "num_args": 2, "multi_input_mode": "sum"}, [0, 1]),
+    ("UpSampling", [normal((2, 3, 3, 4)), normal((3, 1, 4, 4), F32, 1)],
+     {"scale": 2, "sample_type": "bilinear", "num_filter": 3}, [0, 1]),
+    ("UpSampling", [normal((1, 2, 3, 3), F64), normal((2, 1, 5, 5), F64, 1)],
+     {"scale": 3, "sample_type": "bilinear", "num_filter": 2}, [0, 1]),
+    # Crop
+    ("Crop", [normal((2, 3, 6, 7))], {"num_args": 1, "h_w": (3, 4), "offset": (1, 2)}, [0]),
+    ("Crop", [normal((2, 3, 6, 7)), normal((1, 1, 3, 3), F32, 1)],
+     {"num_args": 2, "center_crop": True}, [0]),
+    ("Crop", [normal((2, 3, 6, 7)), normal((2, 3, 4, 2), F32, 1)],
+     {"num_args": 2, "offset": (2, 5)}, [0]),
+    # ROIPooling
+    ("ROIPooling", [distinct((2, 3, 8, 8)), np.array([[0, 0, 0, 7, 7], [1, 2.4, 1.5, 6, 5],
+        [1, 3, 3, 3, 3], [0, -2, -2, 20, 30], [1, 10, 12, 14, 16]], F32)], {"pooled_size": (2, 3),
+      "spatial_scale": 1.0}, [0]),
+    ("ROIPooling", [distinct((1, 2, 6, 6), F64),
+      np.array([[0, 0, 0, 11, 11], [0, 3, 4, 9, 10], [0, 1, 1, 2, 2]], F64)],
+     {"pooled_size": (3, 3), "spatial_scale": 0.5}, [0]),
+    # Embedding
+    ("Embedding", [np.array([[0, 3, 9], [2, 2, 5]], F32), normal((10, 4))],
+     {"input_dim": 10, "output_dim": 4}, [1]),
+    ("Embedding", [np.array([1, 4.7, -1, 12, 1], F32), normal((6, 3), F64)],
+     {"input_dim": 6, "output_dim": 3, "dtype": "float64"}, [1]),
+    ("Embedding", [np.array([[1, 0], [0, 1]], "int32"), normal((3, 2), F16)],
+     {"input_dim": 3, "output_dim": 2, "dtype": "float16"}, [1]),
+    # Sequence operators
+    ("SequenceMask", [normal((4, 3, 2))], {}, [0]),
+    ("SequenceMask", [normal((4, 3, 2)), np.array([1, 4, 2], F32)],
+     {"use_sequence_length": True, "value": -1.5}, [0]),
+    ("SequenceMask", [normal((3, 5, 2), F64), np.array([5, 0, 2], F64)],
+     {"use_sequence_length": True, "axis": 1}, [0]),
+    # MXNet 1.9.1 crashes in SequenceLast's backward without sequence_length: forward only
+    ("SequenceLast", [normal((4, 3, 2))], {}, []),
+    ("SequenceLast", [normal((4, 3, 2)), np.array([1, 4, 2], F32)], {"use_sequence_length": True},
+     [0]),
+    ("SequenceLast", [normal((3, 5), F64), np.array([5, 1, 3], F64)],
+     {"use_sequence_length": True, "axis": 1}, [0]),
+    ("SequenceReverse", [normal((4, 3, 2))], {}, [0]),
+    ("SequenceReverse", [normal((5, 3, 2), F64), np.array([2, 5, 1], F64)],
+     {"use_sequence_length": True}, [0]),
+    # ties (integer-valued data after a ReLU: many equal maxima, zeros), gaps between windows,
+    # input past the last window, odd sizes: MXNet routes a tie to the first position in
+    # row-major window order, which the kernels must match exactly
+    ("Pooling", [ties((2, 3, 9, 9))], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)}, [0]),
+    ("Pooling", [ties((2, 3, 9, 9), F64)], {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1)},
+     [0]),
+    ("Pooling", [ties((2, 3, 9, 9), F16)], {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1)},
+     [0]),
+    ("Pooling", [ties((2, 3, 10, 11))],
+     {"kernel": (3, 3), "stride": (2, 2), "pooling_convention": "full"}, [0]),
+    ("Pooling", [ties((2, 2, 7, 7))], {"kernel": (2, 2), "stride": (2, 2)}, [0]),
+    ("Pooling", [ties((2, 2, 7, 8))], {"kernel": (1, 2), "stride": (2, 3)}, [0]),
+    ("Pooling", [ties((2, 2, 7, 8), F64)], {"kernel": (2, 3), "stride": (3, 2), "pad": (1, 1)},
+     [0]),
+    ("Pooling", [ties((2, 3, 11))], {"kernel": (3,), "stride": (2,), "pad": (1,)}, [0]),
+    ("Pooling", [ties((1, 2, 5, 6, 5))],
+     {"kernel": (3, 2, 3), "stride": (2, 2, 1), "pad": (1, 0, 1)}, [0]),
+    ("Pooling", [ties((2, 7, 7, 3))], {"kernel": (3, 3), "stride": (2, 2), "layout": "NHWC"}, [0]),
+    ("Pooling", [normal((2, 3, 8, 9))],
+     {"kernel": (3, 3), "stride": (1, 1), "pad": (1, 1), "pool_type": "avg"}, [0]),
+    ("Pooling", [normal((2, 3, 10, 11), F64)],
+     {"kernel": (3, 3), "stride": (2, 2), "pool_type": "avg", "pooling_convention": "full"}, [0]),
+    ("Pooling", [normal((2, 3, 9, 9), F16)],
+     {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "sum"}, [0]),
+    ("Pooling", [normal((2, 2, 7, 8), F64)],
+     {"kernel": (1, 2), "stride": (2, 3), "pool_type": "avg", "count_include_pad": False}, [0]),
+    ("Pooling", [np.abs(normal((2, 2, 7, 7), F64)) + 0.1],
+     {"kernel": (3, 3), "stride": (2, 2), "pad": (1, 1), "pool_type": "lp", "p_value": 3}, [0]),
+]
+# fmt: on
+
+
+# global pooling (every pool type, both layouts, 1-D to 3-D) and the slices' gradients, which
+# write straight into the input's gradient (issue 32: memory of slice + pooling)
+G = {"global_pool": True, "kernel": (1, 1)}
+G3 = {"global_pool": True, "kernel": (1, 1, 1)}
+# fmt: off
+CASES += [
+    ("Pooling", [distinct((2, 3, 5, 6))], {**G, "pool_type": "max"}, [0]),
+    ("Pooling", [distinct((2, 5, 6, 3))], {**G, "pool_type": "max", "layout": "NHWC"}, [0]),
+    ("Pooling", [normal((2, 5, 6, 3))], {**G, "pool_type": "avg", "layout": "NHWC"}, [0]),
+    ("Pooling", [normal((2, 3, 5, 6), F64)], {**G, "pool_type": "sum"}, [0]),
+    ("Pooling", [normal((2, 3, 4, 4), F16)], {**G, "pool_type": "avg"}, [0]),
+    ("Pooling", [normal((2, 3, 4, 5), F64)], {**G, "pool_type": "lp", "p_value": 1}, [0]),
+    ("Pooling", [positive((2, 3, 4, 5))], {**G, "pool_type": "lp", "p_value": 2}, [0]),
+    ("Pooling", [positive((2, 3, 4, 5))], {**G, "pool_type": "lp", "p_value": 3}, [0]),
+    ("Pooling", [positive((2, 4, 5, 3))], {**G, "pool_type": "lp", "p_value": 2,
+      "layout": "NHWC"}, [0]),
+    ("Pooling", [distinct((2, 3, 7))], {"global_pool": True, "kernel": (1,)}, [0]),
+    ("Pooling", [distinct((1, 2, 3, 4, 5))], {**G3, "pool_type": "max"}, [0]),
+    ("Pooling", [normal((1, 3, 4, 5, 2))], {**G3, "pool_type": "avg", "layout": "NDHWC"}, [0]),
+    ("slice", [normal((4, 5, 6))], {"begin": (1, None, 2), "end": (3, None, 6)}, [0]),
+    ("slice", [normal((4, 5, 6))], {"begin": (3, 4), "end": (0, 0), "step": (-2, -3)}, [0]),
+    ("slice_axis", [normal((4, 5, 6))], {"axis": 1, "begin": 1, "end": -1}, [0]),
+    ("slice_like", [normal((4, 5, 6)), normal((2, 3, 6), seed=1)], {}, [0, 1]),
+    ("slice_like", [normal((4, 5, 6)), normal((2, 3), seed=1)], {"axes": (0, 1)}, [0]),
+]
+# fmt: on
+
+
+def cases(rng: np.random.RandomState):
+    for i, (op, inputs, params, grads) in enumerate(CASES):
+        opts = {"grad": bool(grads), "wrt": grads, "head": "normal", "head_rng": 100 + i}
+        yield str(i), op, inputs, params, {**opts, "grads": grads}

@@ -1,0 +1,159 @@
+"""MXNet 1.9.1's example/image-classification networks and a few Gluon model zoo networks as
+real MXNet builds and runs them (tests/onnx). The network definitions are read from MXNet's
+sources (the bare git mirror, tag 1.9.1) at run time and are not copied into mxlite.
+
+For each network small enough (tiny inputs, few classes): a Module checkpoint
+``<net>-symbol.json`` / ``<net>-0000.params`` in tests/onnx/golden/ (SoftmaxOutput head,
+fix_gamma BatchNorm as the definitions have it, random weights, gammas and moving statistics,
+so that a wrong fix_gamma shows) and, in the entry ``<net>`` of tests/onnx/golden/onnx.npz,
+inputs at batch 2 and 3 and MXNet's inference outputs (``x2``, ``y2``, ``x3``, ``y3``).
+Networks whose weights would not fit the size budget get their symbol only: tests export them
+with random weights and check the graph. Every entry's metadata holds the input shape
+(``data``).
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+from core import ROOT, load_module
+
+FILE = "tests/onnx/golden/onnx.npz"
+SEED = 0
+
+MIRROR = "/work/.mirror/apache+mxnet/repo"
+OUT = str(ROOT / "tests" / "onnx" / "golden")
+MAX_PARAM_BYTES = 450_000
+
+# name: (module, get_symbol kwargs, data shape without batch); resnetv1.py is the same file
+# as resnet-v1.py in 1.9.1, so it is left out; alexnet, vgg, inception-v4 and
+# inception-resnet-v2 have 100 MB and more of weights at any input size, too slow for the tests
+# (their operators are all among those of the networks here)
+# fmt: off
+NETWORKS = {
+    "mlp": ("mlp", {"num_classes": 10}, (784,)),
+    "lenet": ("lenet", {"num_classes": 10}, (1, 16, 16)),
+    "resnet": ("resnet", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28"},
+               (3, 28, 28)),
+    "resnet-v1": ("resnet-v1", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28"},
+                  (3, 28, 28)),
+    "resnext": ("resnext", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28",
+                            "num_group": 4}, (3, 28, 28)),
+    "mobilenet": ("mobilenet", {"num_classes": 10, "alpha": 0.25, "resolution": 32},
+                  (3, 32, 32)),
+    "mobilenetv2": ("mobilenetv2", {"num_classes": 10, "multiplier": 0.1}, (3, 32, 32)),
+    "inception-bn": ("inception-bn", {"num_classes": 10, "image_shape": "3,28,28"},
+                     (3, 28, 28)),
+    "googlenet": ("googlenet", {"num_classes": 10}, (3, 64, 64)),
+    "inception-v3": ("inception-v3", {"num_classes": 10}, (3, 299, 299)),
+    # for benchmarks/onnx_export.py: ImageNet sizes, symbol only
+    "resnet-50": ("resnet", {"num_classes": 1000, "num_layers": 50, "image_shape": "3,224,224"},
+                  (3, 224, 224)),
+}
+# fmt: on
+
+
+def load_definition(module: str, tmp: str):
+    src = subprocess.run(
+        ["git", f"--git-dir={MIRROR}", "show",
+         f"1.9.1:example/image-classification/symbols/{module}.py"],
+        check=True, capture_output=True,
+    ).stdout  # fmt: skip
+    path = os.path.join(tmp, module.replace("-", "_") + ".py")
+    with open(path, "wb") as f:
+        f.write(src)
+    return load_module(path)
+
+
+def random_params(sym, data_shape, rng):
+    arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, *data_shape))
+    args, aux = {}, {}
+    for name, shape in zip(sym.list_arguments(), arg_shapes):
+        if name in ("data", "softmax_label"):
+            continue
+        if name.endswith("gamma"):
+            value = rng.uniform(0.5, 1.5, shape)
+        elif name.endswith(("beta", "bias")):
+            value = rng.normal(0, 0.1, shape)
+        else:
+            fan_in = int(np.prod(shape[1:])) or 1
+            value = rng.normal(0, np.sqrt(2.0 / fan_in), shape)
+        args[name] = mx.nd.array(value.astype(np.float32))
+    for name, shape in zip(sym.list_auxiliary_states(), aux_shapes):
+        value = rng.normal(0, 0.1, shape) if name.endswith("mean") else rng.uniform(0.5, 1.5, shape)
+        aux[name] = mx.nd.array(value.astype(np.float32))
+    return args, aux
+
+
+def outputs(sym, args, aux, data):
+    exe = sym.bind(mx.cpu(), {**args, "data": mx.nd.array(data),
+                              "softmax_label": mx.nd.zeros((data.shape[0],))},
+                   aux_states=aux, grad_req="null")  # fmt: skip
+    return exe.forward(is_train=False)[0].asnumpy()
+
+
+# Gluon model zoo networks, exported by MXNet's HybridBlock.export: (input size, with weights)
+GLUON = {"mobilenet0.25": (32, True), "resnet18_v1": (32, False), "resnet18_v2": (32, False),
+         "mobilenetv2_0.25": (32, False)}  # fmt: skip
+
+
+def gluon_models(golden: Any) -> None:
+    from mxnet.gluon.model_zoo import vision
+
+    for name, (size, with_weights) in GLUON.items():
+        rng = np.random.default_rng(len(name))
+        net = vision.get_model(name, classes=10)
+        net.initialize()
+        net.hybridize()
+        data_shape = (3, size, size)
+        net(mx.nd.zeros((1, *data_shape)))
+        for pname, p in net.collect_params().items():
+            shape = p.shape
+            if pname.endswith(("gamma", "running_var")):
+                value = rng.uniform(0.5, 1.5, shape)
+            elif pname.endswith(("beta", "bias", "running_mean")):
+                value = rng.normal(0, 0.1, shape)
+            else:
+                value = rng.normal(0, np.sqrt(2.0 / max(int(np.prod(shape[1:])), 1)), shape)
+            p.set_data(mx.nd.array(value.astype(np.float32)))
+        key = f"gluon-{name}"
+        prefix = os.path.join(OUT, key)
+        x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
+        x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
+        y2, y3 = net(mx.nd.array(x2)).asnumpy(), net(mx.nd.array(x3)).asnumpy()
+        net.export(prefix)
+        meta = {"data": list(data_shape), "gluon": True}
+        if with_weights:
+            golden.put(key, meta, x2=x2, y2=y2, x3=x3, y3=y3)
+        else:
+            os.remove(prefix + "-0000.params")
+            golden.put(key, meta)
+
+
+def record(golden: Any) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        sys.path.insert(0, tmp)  # definitions that import each other
+        for name, (module, kwargs, data_shape) in NETWORKS.items():
+            rng = np.random.default_rng(len(name))
+            sym = load_definition(module, tmp).get_symbol(**kwargs)
+            arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, *data_shape))
+            nbytes = 4 * sum(int(np.prod(s)) for s in arg_shapes + aux_shapes)
+            nbytes -= 4 * 2 * int(np.prod(data_shape))
+            sym.save(os.path.join(OUT, f"{name}-symbol.json"))
+            meta = {"data": list(data_shape), "param_bytes": nbytes}
+            if nbytes > MAX_PARAM_BYTES:
+                golden.put(name, meta)
+                continue
+            args, aux = random_params(sym, data_shape, rng)
+            mx.model.save_checkpoint(os.path.join(OUT, name), 0, sym, args, aux)
+            x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
+            x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
+            y2, y3 = outputs(sym, args, aux, x2), outputs(sym, args, aux, x3)
+            golden.put(name, meta, x2=x2, y2=y2, x3=x3, y3=y3)
+    gluon_models(golden)

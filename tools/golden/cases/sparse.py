@@ -1,0 +1,475 @@
+"""Sparse storage (tests/operator/test_sparse_forms.py, tests/ndarray/test_sparse.py,
+tests/io/test_libsvm_iter.py, tests/executor/test_sparse.py) in tests/ndarray/golden/sparse/:
+
+* ``op<i>``: operator case ``i`` (``op``, ``params``, input ``stypes``, the ``out_stypes``
+  MXNet chose, or ``error`` where MXNet 1.9.1 refuses it): dense values ``in<j>``, ``out<j>``;
+  update operators (``update``) also the gradient's rows ``gidx`` and states ``state<s>``.
+* ``creation``: the parts (data, indices, indptr) MXNet makes for a few inputs.
+* ``saved``: the dense values (``stypes`` in the metadata) of the arrays MXNet saved in
+  ``sparse_mxnet.params``; ``sparse_mxnet.pkl`` is ``pickle.dumps`` of a CSR and a row-sparse
+  array.
+* ``libsvm_<config>``: the batches ``<epoch>_<b>_data|label|pad`` of LibSVMIter over
+  ``sparse_libsvm_data.t`` / ``sparse_libsvm_label.t``.
+* ``linear``: a linear classifier on CSR data trained with lazy SGD through the executor: the
+  data ``x``, ``y``, the weight ``w0`` and after each epoch ``w<e>`` (``grad_stype``).
+
+Sparse gradients (tests/test_autograd_sparse.py, tests/executor/test_sparse.py,
+tests/io/test_ndarray_iter.py, tests/module/test_module_sparse.py,
+tests/gluon/nn/test_embedding_sparse.py): cases of ``kind`` ``autograd_dot`` (``dot(csr, w)``
+recorded, gradient of ``w``), ``autograd_embedding`` (``Embedding(sparse_grad=True)``),
+``exe_dot`` / ``exe_embedding`` (the same through ``simple_bind`` or ``bind``) hold the inputs
+``in<j>``, the head gradient ``ograd``, and the gradient's dense value ``grad`` and stored rows
+(or CSR column indices) ``indices``, with its ``stype`` (or ``error`` where MXNet refuses it);
+``iter``: NDArrayIter over a CSR array ``in0`` shuffled after ``np.random.seed(3)``: its
+``batch<k>``, ``label<k>``; ``module``: data ``x``, ``y`` (as a LibSVM file) and the initial
+row-sparse weight ``w0``, and ``module_<optimizer>``: ``weight``, ``bias`` after two epochs of
+example/sparse/linear_classification's loop (Module, local kvstore, ``prepare`` with
+``sparse_row_id_fn``); ``gluon``: index batches ``idx<k>``, and ``gluon_<optimizer>``: the rows
+of the first gradient of ``gluon.nn.Embedding(sparse_grad=True)`` under a Trainer (``rows``)
+and the ``weight`` after three steps.
+"""
+
+from __future__ import annotations
+
+import pickle
+import tempfile
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+import scipy.sparse as spsp
+from core import nd_function
+
+FILE = "tests/ndarray/golden/sparse/sparse.npz"
+SEED = 0
+
+
+def dense(shape, seed, density=0.4, kind="normal"):
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(0.5, 1.5, size=shape) if kind == "pos" else rng.normal(size=shape)
+    x = x * (rng.uniform(size=shape) < density)
+    if len(shape) == 2 and shape[0] > 2:
+        x[1] = 0  # an empty row
+    return x.astype("float32")
+
+
+def vec(shape, seed):
+    return np.random.RandomState(seed).normal(size=shape).astype("float32")
+
+
+A = dense((5, 4), 1)
+B = dense((5, 4), 2)
+P = dense((5, 4), 3, kind="pos")
+W = vec((4, 3), 4)
+Wt = vec((5, 3), 5)
+L = vec((3, 5), 6)
+ROW = vec((1, 4), 7)
+COL = vec((5, 1), 8)
+IDX = np.array([0, 2, 4], "float32")
+TAKE_IDX = np.array([3, -1, 0, 7], "float32")
+
+# (op, params, [(value, stype)])
+CASES = [
+    ("dot", {}, [(A, "csr"), (W, "default")]),
+    ("dot", {"transpose_a": True}, [(A, "csr"), (Wt, "default")]),
+    ("dot", {}, [(A, "csr"), (W, "row_sparse")]),
+    ("dot", {"transpose_a": True}, [(A, "csr"), (Wt, "row_sparse")]),
+    ("dot", {}, [(L, "default"), (A, "csr")]),
+    ("dot", {"transpose_b": True}, [(vec((3, 4), 9), "default"), (A, "csr")]),
+    ("dot", {"forward_stype": "default"}, [(L, "default"), (A, "csr")]),
+    ("elemwise_add", {}, [(A, "row_sparse"), (B, "row_sparse")]),
+    ("elemwise_add", {}, [(A, "csr"), (B, "csr")]),
+    ("elemwise_add", {}, [(A, "default"), (B, "csr")]),
+    ("elemwise_add", {}, [(A, "row_sparse"), (B, "default")]),
+    ("elemwise_sub", {}, [(A, "row_sparse"), (B, "row_sparse")]),
+    ("elemwise_sub", {}, [(A, "csr"), (B, "csr")]),
+    ("elemwise_mul", {}, [(A, "row_sparse"), (B, "row_sparse")]),
+    ("elemwise_mul", {}, [(A, "csr"), (B, "csr")]),
+    ("elemwise_mul", {}, [(A, "csr"), (B, "default")]),
+    ("elemwise_mul", {}, [(A, "default"), (B, "row_sparse")]),
+    ("elemwise_div", {}, [(A, "csr"), (P, "default")]),
+    ("add_n", {}, [(A, "row_sparse"), (B, "row_sparse"), (P, "row_sparse")]),
+    ("add_n", {}, [(A, "default"), (B, "csr"), (P, "default")]),
+    ("cast_storage", {"stype": "csr"}, [(A, "default")]),
+    ("cast_storage", {"stype": "row_sparse"}, [(A, "default")]),
+    ("cast_storage", {"stype": "default"}, [(A, "csr")]),
+    ("cast_storage", {"stype": "default"}, [(A, "row_sparse")]),
+    ("sum", {"axis": 0}, [(A, "csr")]),
+    ("sum", {"axis": 1}, [(A, "csr")]),
+    ("mean", {"axis": 0}, [(A, "csr")]),
+    ("mean", {"axis": 1}, [(A, "csr")]),
+    ("norm", {}, [(A, "csr")]),
+    ("norm", {}, [(A, "row_sparse")]),
+    ("sqrt", {}, [(P, "csr")]),
+    ("square", {}, [(A, "row_sparse")]),
+    ("sin", {}, [(A, "csr")]),
+    ("relu", {}, [(A, "row_sparse")]),
+    ("abs", {}, [(A, "csr")]),
+    ("negative", {}, [(A, "row_sparse")]),
+    ("cos", {}, [(A, "csr")]),
+    ("exp", {}, [(A, "row_sparse")]),
+    ("zeros_like", {}, [(A, "csr")]),
+    ("zeros_like", {}, [(A, "row_sparse")]),
+    ("_mul_scalar", {"scalar": 2.5}, [(A, "csr")]),
+    ("_div_scalar", {"scalar": 2.0}, [(A, "row_sparse")]),
+    ("_plus_scalar", {"scalar": 1.0}, [(A, "csr")]),
+    ("_equal_scalar", {"scalar": 0.0}, [(A, "csr")]),
+    ("_greater_scalar", {"scalar": 0.0}, [(A, "row_sparse")]),
+    ("clip", {"a_min": -0.5, "a_max": 0.5}, [(A, "csr")]),
+    ("clip", {"a_min": -0.5, "a_max": 0.5}, [(A, "row_sparse")]),
+    ("clip", {"a_min": 0.1, "a_max": 0.5}, [(A, "csr")]),
+    ("broadcast_add", {}, [(A, "csr"), (ROW, "default")]),
+    ("broadcast_sub", {}, [(A, "csr"), (COL, "default")]),
+    ("broadcast_mul", {}, [(A, "csr"), (ROW, "default")]),
+    ("broadcast_div", {}, [(A, "csr"), (COL, "default")]),
+    ("slice", {"begin": (1, 1), "end": (4, 3)}, [(A, "csr")]),
+    ("slice", {"begin": (2,), "end": (5,)}, [(A, "csr")]),
+    ("_sparse_retain", {}, [(A, "row_sparse"), (IDX, "default")]),
+    ("take", {"mode": "clip"}, [(A, "csr"), (TAKE_IDX, "default")]),
+    ("take", {"mode": "wrap"}, [(A, "csr"), (TAKE_IDX, "default")]),
+    ("_square_sum", {"axis": 1, "keepdims": True}, [(A, "row_sparse")]),
+    ("_square_sum", {"axis": 1}, [(A, "row_sparse")]),
+    ("_square_sum", {"axis": 0}, [(A, "row_sparse")]),
+    ("where", {}, [(A, "csr"), (B, "default"), (P, "default")]),
+    ("_contrib_getnnz", {"axis": 0}, [(A, "csr")]),
+    ("_contrib_getnnz", {}, [(A, "csr")]),
+    ("transpose", {}, [(A, "csr")]),
+    ("_maximum", {}, [(A, "row_sparse"), (B, "row_sparse")]),
+    ("_minimum", {}, [(A, "csr"), (B, "csr")]),
+    ("_hypot", {}, [(A, "row_sparse"), (B, "default")]),
+    ("_scatter_plus_scalar", {"scalar": 9.0}, [(A, "row_sparse")]),
+    ("_scatter_minus_scalar", {"scalar": 2.0}, [(A, "csr")]),
+    ("_scatter_elemwise_div", {}, [(A, "row_sparse"), (P, "default")]),
+    ("broadcast_add", {}, [(A, "csr"), (B, "row_sparse")]),
+]
+
+# (op, params, [(value, stype)]): weight, grad (row_sparse), states (dense)
+UPDATES = [
+    ("sgd_update", {"lr": 0.1, "wd": 0.01}, 0),
+    ("sgd_update", {"lr": 0.1, "wd": 0.01, "lazy_update": False}, 0),
+    ("sgd_mom_update", {"lr": 0.1, "wd": 0.01, "momentum": 0.9}, 1),
+    ("adam_update", {"lr": 0.1, "wd": 0.01}, 2),
+    ("ftrl_update", {"lr": 0.1, "wd": 0.01}, 2),
+    ("_sparse_adagrad_update", {"lr": 0.1}, 1),
+]
+
+
+def nd_of(value, stype):
+    arr = mx.nd.array(value)
+    return arr if stype == "default" else arr.tostype(stype)
+
+
+def record_ops(golden: Any) -> None:
+    for i, (op, params, ins) in enumerate(CASES):
+        meta = {"op": op, "params": params, "stypes": [s for _, s in ins]}
+        arrays = {f"in{j}": v for j, (v, _) in enumerate(ins)}
+        try:
+            res = nd_function(op)(*[nd_of(v, st) for v, st in ins], **params)
+            res = res if isinstance(res, list) else [res]
+            arrays.update({f"out{j}": r.asnumpy() for j, r in enumerate(res)})
+            meta["out_stypes"] = [r.stype for r in res]
+        except mx.base.MXNetError as exc:  # MXNet refuses it (mxlite computes it densely)
+            meta["error"] = str(exc).splitlines()[-1][:200]
+        golden.put(f"op{i}", meta, **arrays)
+    grad = dense((5, 4), 11, density=0.5)
+    grad[3] = 0  # a stored row of zeros
+    rows = np.array([0, 2, 3])
+    for k, (op, params, nstates) in enumerate(UPDATES):
+        w = mx.nd.array(vec((5, 4), 12))
+        g = mx.nd.sparse.row_sparse_array((grad[rows], rows), shape=grad.shape)
+        states = [mx.nd.array(np.abs(vec((5, 4), 13 + s)) * 0.1) for s in range(nstates)]
+        ins = [w.asnumpy(), g.asnumpy()] + [s.asnumpy() for s in states]
+        arrays = {f"in{j}": v for j, v in enumerate(ins)}
+        res = nd_function(op)(w, g, *states, out=w, **params)
+        arrays.update({f"state{s}": st.asnumpy() for s, st in enumerate(states)})
+        stypes = ["default", "row_sparse"] + ["default"] * nstates
+        meta = {"op": op, "params": params, "stypes": stypes, "out_stypes": [res.stype]}
+        golden.put(f"op{len(CASES) + k}", {**meta, "update": True}, gidx=g.indices.asnumpy(),
+                   out0=res.asnumpy(), **arrays)  # fmt: skip
+
+
+def parts(a, tag: str) -> dict:
+    names = ("data", "indices", "indptr") if a.stype == "csr" else ("data", "indices")
+    return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
+
+
+def record_creation(golden: Any) -> None:
+    out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
+    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
+                                  shape=(3, 4))  # fmt: skip
+    out.update(parts(coo, "coo"), coo_dtype=np.array(str(coo.dtype)))
+    m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
+                         np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
+    out.update(parts(mx.nd.sparse.array(m), "sp"))
+    r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
+    out.update(rsp_dense=r.asnumpy(), rsp_dtype=np.array(str(r.dtype)))
+    out.update(parts(mx.nd.array(A).tostype("csr"), "dense_csr"))
+    out.update(parts(mx.nd.array(A).tostype("row_sparse"), "dense_rsp"))
+    out["csr_parts"] = out["csr_parts"].asnumpy()
+    golden.put("creation", {}, **out)
+
+
+def record_saved(golden: Any) -> None:
+    arrays = {
+        "csr": mx.nd.array(A).tostype("csr"),
+        "rsp": mx.nd.array(B).tostype("row_sparse"),
+        "rsp3d": mx.nd.array(dense((4, 2, 3), 21)).tostype("row_sparse"),
+        "csr_empty": mx.nd.sparse.zeros("csr", (3, 5)),
+        "rsp_empty": mx.nd.sparse.zeros("row_sparse", (4, 2), dtype="float64"),
+        "csr_f64": mx.nd.array(P, dtype="float64").tostype("csr"),
+        "dense": mx.nd.array(W),
+    }
+    mx.nd.save(str(golden.path.parent / "sparse_mxnet.params"), arrays)
+    stypes = {k: v.stype for k, v in arrays.items()}
+    golden.put("saved", {"stypes": stypes}, **{k: v.asnumpy() for k, v in arrays.items()})
+    a = mx.nd.array([[0, 1.5], [2, 0]]).tostype("csr")
+    b = mx.nd.array([[0, 0], [3, 4]]).tostype("row_sparse")
+    (golden.path.parent / "sparse_mxnet.pkl").write_bytes(pickle.dumps({"a": a, "b": b}))
+
+
+def record_libsvm(golden: Any) -> None:
+    rng = np.random.RandomState(3)
+    lines, llines = [], []
+    for _ in range(11):
+        cols = np.sort(rng.choice(6, size=rng.randint(0, 4), replace=False))
+        lines.append(
+            " ".join([f"{rng.randint(0, 2)}"] + [f"{c}:{rng.randint(1, 9) / 4}" for c in cols])
+        )
+        lcols = np.sort(rng.choice(3, size=rng.randint(0, 3), replace=False))
+        llines.append(" ".join(["0"] + [f"{c}:{rng.randint(1, 9) / 8}" for c in lcols]))
+    data_f = golden.path.parent / "sparse_libsvm_data.t"
+    label_f = golden.path.parent / "sparse_libsvm_label.t"
+    data_f.write_text("\n".join(lines) + "\n")
+    label_f.write_text("\n".join(llines) + "\n")
+    configs = {
+        "plain": dict(data_shape=(6,), batch_size=4),
+        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=str(label_f), label_shape=(3,)),
+        "part0": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=0),
+        "part1": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=1),
+    }
+    for name, cfg in configs.items():
+        it, out = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg), {}
+        for epoch in range(2):
+            for b, batch in enumerate(it):
+                out[f"{epoch}_{b}_data"] = batch.data[0].asnumpy()
+                out[f"{epoch}_{b}_label"] = batch.label[0].asnumpy()
+                out[f"{epoch}_{b}_pad"] = np.array(batch.pad)
+            it.reset()
+        golden.put(f"libsvm_{name}", {}, **out)
+
+
+def record_linear(golden: Any) -> None:
+    rng = np.random.RandomState(5)
+    n, dim = 32, 40
+    x = (rng.uniform(size=(n, dim)) < 0.08) * rng.normal(size=(n, dim))
+    x[:, 30:] = 0  # features never seen: their weight rows must not move
+    x = x.astype("float32")
+    y = rng.randint(0, 3, size=n).astype("float32")
+    w0 = rng.normal(scale=0.1, size=(dim, 3)).astype("float32")
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("weight", stype="row_sparse")
+    out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
+    req = {"weight": "write", "data": "null", "softmax_label": "null"}
+    exe = out.simple_bind(mx.cpu(), data=(8, dim), softmax_label=(8,), weight=(dim, 3),
+                          grad_req=req)  # fmt: skip
+    exe.arg_dict["weight"][:] = mx.nd.array(w0).tostype("row_sparse")
+    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
+                           rescale_grad=1 / 8)  # fmt: skip
+    updater = mx.optimizer.get_updater(opt)
+    res = {"x": x, "y": y, "w0": w0}
+    for epoch in range(3):
+        for b in range(n // 8):
+            exe.arg_dict["data"][:] = mx.nd.array(x[b * 8 : (b + 1) * 8]).tostype("csr")
+            exe.arg_dict["softmax_label"][:] = y[b * 8 : (b + 1) * 8]
+            exe.forward(is_train=True)
+            exe.backward()
+            updater(0, exe.grad_dict["weight"], exe.arg_dict["weight"])
+        res[f"w{epoch + 1}"] = exe.arg_dict["weight"].asnumpy()
+    golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
+
+
+def csr_value(shape, seed, density=0.3):
+    rng = np.random.RandomState(seed)
+    x = rng.normal(size=shape) * (rng.uniform(size=shape) < density)
+    x[:, 1] = 0  # a column no row uses: its gradient row is not stored
+    return x.astype("float32")
+
+
+def grad_case(golden: Any, name: str, kind: str, inputs: list, grad, ograd) -> None:
+    rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
+    arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
+    golden.put(name, {"kind": kind, "stype": grad.stype}, **arrays, ograd=ograd,
+               grad=grad.asnumpy(), indices=rows)  # fmt: skip
+
+
+def autograd_cases(golden: Any) -> None:
+    x = csr_value((4, 6), 1)
+    w = np.random.RandomState(2).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(3).normal(size=(4, 3)).astype("float32")
+    zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
+    for tag, w_stype, g_stype, head in (
+        ("dot_dns_rspgrad", "default", "row_sparse", og),
+        ("dot_rsp", "row_sparse", None, og),
+        ("dot_dns_dnsgrad", "default", None, og),
+        ("dot_zero_ograd", "default", "row_sparse", zero_og),
+        ("dot_csrgrad", "default", "csr", og),
+    ):
+        lhs = mx.nd.array(x).tostype("csr")
+        wt = mx.nd.array(w).tostype(w_stype)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.dot(lhs, wt)
+        y.backward(mx.nd.array(head))
+        grad_case(golden, tag, "autograd_dot", [x, w], wt.grad, head)
+    idx = np.array([[4, 1], [1, 7]], "float32")
+    emb = np.random.RandomState(4).normal(size=(9, 2)).astype("float32")
+    og = np.random.RandomState(5).normal(size=(2, 2, 2)).astype("float32")
+    for tag, g_stype in (("emb_rspgrad", "row_sparse"), ("emb_dnsgrad", None)):
+        wt = mx.nd.array(emb)
+        wt.attach_grad(stype=g_stype)
+        with mx.autograd.record():
+            y = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
+            z = y * 2
+        try:
+            z.backward(mx.nd.array(og))
+        except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
+            golden.put(tag, {"kind": "autograd_embedding", "error": str(exc)[:200]})
+            continue
+        grad_case(golden, tag, "autograd_embedding", [idx, emb], wt.grad, og)
+
+
+def executor_cases(golden: Any) -> None:
+    x = csr_value((4, 6), 6)
+    w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
+    og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", stype=w_stype)
+        sym = mx.sym.dot(data, weight)
+        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3),
+                              stype_dict={"data": "csr", "weight": w_stype},
+                              grad_req={"data": "null", "weight": "write"})  # fmt: skip
+        exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
+        exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        grad_case(golden, tag, "exe_dot", [x, w], exe.grad_dict["weight"], og)
+    idx = np.array([[0, 5], [5, 2]], "float32")
+    emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
+    og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
+    sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
+                           sparse_grad=True)  # fmt: skip
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
+    exe.arg_dict["data"][:] = idx
+    exe.arg_dict["weight"][:] = emb
+    exe.forward(is_train=True)
+    exe.backward(mx.nd.array(og))
+    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+    exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
+    grad_case(golden, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
+           np.zeros((2, 2, 2), "float32"))  # fmt: skip
+    # bind with a row-sparse args_grad; a head gradient that is zero but in one row
+    og = np.zeros((4, 3), "float32")
+    og[0] = 1
+    for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
+        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+        grad = mx.nd.zeros((6, 3), stype="row_sparse")
+        exe = sym.bind(
+            mx.cpu(),
+            {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)},
+            args_grad={"weight": grad},
+            grad_req={"data": "null", "weight": "write"},
+        )
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(og))
+        assert exe.grad_dict["weight"] is grad
+        grad_case(golden, tag, "exe_dot", [x, w], grad, og)
+
+
+def iter_case(golden: Any) -> None:
+    x = csr_value((7, 5), 11, density=0.5)
+    lab = np.arange(7, dtype="float32")
+    np.random.seed(3)
+    it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
+                           last_batch_handle="discard")  # fmt: skip
+    out = {"in0": x}
+    for k, batch in enumerate(it):
+        out[f"batch{k}"] = batch.data[0].asnumpy()
+        out[f"label{k}"] = batch.label[0].asnumpy()
+    golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
+
+
+def libsvm_text(x, y):
+    lines = []
+    for row, label in zip(x, y):
+        cols = np.flatnonzero(row)
+        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
+    return "\n".join(lines) + "\n"
+
+
+def module_cases(golden: Any) -> None:
+    """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
+    Module with a local kvstore, prepare(sparse_row_id_fn), update."""
+    rng = np.random.RandomState(12)
+    nf, n = 30, 48
+    x = np.zeros((n, nf), "float32")
+    for i in range(n):
+        cols = rng.choice(20, size=rng.randint(1, 5), replace=False)  # 20..29 never used
+        x[i, cols] = np.round(rng.uniform(0.5, 1.5, size=len(cols)), 3)
+    y = rng.randint(0, 2, size=n).astype("float32")
+    w0 = rng.normal(scale=0.1, size=(nf, 2)).astype("float32")
+    golden.put("module", {"kind": "module"}, x=x, y=y, w0=w0)
+    tmp = tempfile.mkstemp(suffix=".t")[1]
+    with open(tmp, "w") as f:
+        f.write(libsvm_text(x, y))
+    for opt in ("sgd", "adam", "adagrad"):
+        data = mx.sym.var("data", stype="csr")
+        weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
+        bias = mx.sym.var("bias", shape=(2,))
+        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+        sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
+        it = mx.io.LibSVMIter(data_libsvm=tmp, data_shape=(nf,), batch_size=8)
+        mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
+        mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+        mod.init_params(arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"),
+                                    "bias": mx.nd.zeros(2)})  # fmt: skip
+        kw = {"momentum": 0.9} if opt == "sgd" else {}
+        optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
+        mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create("local"))
+        for _ in range(2):
+            it.reset()
+            for batch in it:
+                mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
+                mod.forward_backward(batch)
+                mod.update()
+        args, _ = mod.get_params()
+        meta = {"kind": "module", "stype": args["weight"].stype}
+        golden.put(f"module_{opt}", meta, weight=args["weight"].asnumpy(),
+                   bias=args["bias"].asnumpy())  # fmt: skip
+
+
+def gluon_cases(golden: Any) -> None:
+    """gluon.nn.Embedding(sparse_grad=True) trained by a Trainer: the first step's gradient
+    rows and the weight after three steps, per optimizer."""
+    rng = np.random.RandomState(13)
+    batches = [rng.randint(0, 10, size=(4, 2)).astype("float32") for _ in range(3)]
+    golden.put("gluon", {"kind": "gluon"}, **{f"idx{k}": b for k, b in enumerate(batches)})
+    for opt in ("sgd", "adam", "adagrad", "ftrl"):
+        net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
+        net.initialize(mx.init.Constant(0.5))
+        trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
+        for k, b in enumerate(batches):
+            with mx.autograd.record():
+                loss = (net(mx.nd.array(b)) ** 2).sum()
+            loss.backward()
+            if k == 0:
+                rows = net.weight.grad().indices.asnumpy()
+            trainer.step(4)
+        meta = {"kind": "gluon", "stype": "row_sparse"}
+        golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
+
+
+def record(golden: Any) -> None:
+    for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear,
+                 autograd_cases, executor_cases, iter_case, module_cases, gluon_cases):  # fmt: skip
+        part(golden)

@@ -1,0 +1,214 @@
+"""The one core of the golden files: run a case on real MXNet 1.9.1, write it in one layout.
+
+Run only under the reference interpreter (it imports ``mxnet``, never ``mxlite``)::
+
+    /tmp/mxref/bin/python tools/golden/run.py FAMILY [FAMILY ...]
+
+A family (``tools/golden/cases/<family>.py``) is data: the file it writes, a seed, and its
+cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one the tests read
+(``tests/golden_file.py``), is one ``.npz`` per family:
+
+``__cases__``
+    JSON (UTF-8 bytes): case name -> its metadata (``op``, ``params``, ``n_in``, ``n_out``,
+    ``grad``; ``n_aux`` and ``train`` where not 0 and True; whatever the family adds).
+``<case>/in<i>``, ``<case>/out<j>``
+    the inputs and MXNet's visible outputs.
+``<case>/head<j>``, ``<case>/grad<i>``, ``<case>/aux<k>``
+    for differentiable cases: the head gradient of output ``j`` (drawn from the family's
+    generator after the forward pass), MXNet's gradient of input ``i``, and auxiliary state
+    ``k`` as the backward pass left it.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pickle
+import sys
+from pathlib import Path
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+# where MXNet's front end puts the operators whose names carry these prefixes
+PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_sparse_": "sparse",
+            "_np_": "numpy", "_random_": "random"}  # fmt: skip
+
+
+def nd_function(op: str) -> Any:
+    """``mx.nd.<op>`` under a registered name (``_contrib_box_nms``) or a dotted path
+    (``linalg.gemm``)."""
+    if "." in op:
+        f = mx.nd
+        for part in op.split("."):
+            f = getattr(f, part)
+        return f
+    for space in (mx.nd, mx.nd._internal):
+        f = getattr(space, op, None)
+        if f is not None:
+            return f
+    for prefix, space in PREFIXES.items():
+        if op.startswith(prefix) and hasattr(getattr(mx.nd, space), op[len(prefix) :]):
+            return getattr(getattr(mx.nd, space), op[len(prefix) :])
+    raise KeyError(f"mxnet has no operator {op!r}")
+
+
+def load_module(path: str | Path) -> Any:
+    """The Python file at ``path`` (relative to the repository root unless absolute) as a
+    module, registered under its stem (dataclasses look their module up there): the shared case
+    files in tests/, plain NumPy and functions of ``mx``."""
+    path = ROOT / path
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def isolated(fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a forked child, for cases that may crash MXNet itself (some operators
+    segfault on inputs outside what they expect): its (picklable) result, or a string saying
+    why it failed."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: run, send back the result or the error
+        os.close(read)
+        try:
+            result: Any = fn(*args)
+        except Exception as e:  # MXNet refuses the case: its last message line says why
+            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+            result = f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+        with os.fdopen(write, "wb") as pipe:
+            pickle.dump(result, pipe)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    return pickle.loads(data) if data else f"MXNet crashed (status {status})"
+
+
+class Golden:
+    """The cases and arrays of one golden file, written by :meth:`save`.
+
+    ``rng`` is the family's generator (``np.random.RandomState`` unless the family names
+    ``default_rng``): inputs drawn by the family and head gradients drawn
+    here come from it in case order, so the same family writes the same file again.
+    """
+
+    def __init__(self, path: str, seed: int, generator: str = "RandomState") -> None:
+        self.path = ROOT / path
+        self.rng = getattr(np.random, generator)(seed)
+        self.cases: dict[str, dict] = {}
+        self.arrays: dict[str, np.ndarray] = {}
+
+    def put(self, name: str, meta: dict, /, **arrays: np.ndarray) -> None:
+        """Record a case whose arrays were computed by the caller."""
+        if name in self.cases:
+            raise KeyError(f"case {name!r} recorded twice")
+        self.cases[name] = meta
+        for key, value in arrays.items():
+            self.arrays[f"{name}/{key}"] = np.asarray(value)
+
+    def take(self, arrays: dict[str, np.ndarray], cases: list[dict], key: str = "name") -> None:
+        """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
+        metadata dict per case, named by its ``key`` entry."""
+        for meta in cases:
+            name = meta[key]
+            found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
+            self.put(name, {k: v for k, v in meta.items() if k != key}, **found)
+
+    def op(
+        self,
+        name: str,
+        op: str,
+        inputs: list[np.ndarray],
+        params: dict | None = None,
+        grad: bool = True,
+        head: str = "uniform",
+        heads: str = "all",
+        head_dtype: str | None = None,
+        names: list[str] | None = None,
+        wrt: int | list[int] | None = None,
+        aux: int = 0,
+        head_rng: Any = None,
+        train: bool = True,
+        **meta: Any,
+    ) -> None:
+        """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
+        ``mx.autograd`` (in training mode unless ``train`` is False).
+
+        Head gradients are drawn ``head`` ("uniform" in [-1, 1) or "normal") for every output
+        (``heads="all"``) or the first (``heads="first"``), from the family's generator or
+        ``head_rng`` (a generator, or the seed of a ``RandomState``); the gradients kept are
+        those of the inputs ``wrt`` (a list of positions, or a count from the first; every
+        argument by default). The last ``aux`` inputs are auxiliary states: no gradient, and
+        their values after backward are kept as ``aux<k>``. With ``names`` the inputs are
+        passed by those keywords.
+        """
+        params = dict(params or {})
+        xs = [mx.nd.array(a, dtype=a.dtype) for a in inputs]
+        n_args = len(xs) - aux
+        wrt = list(range(n_args))[:wrt] if not isinstance(wrt, list) else wrt
+        rng = head_rng if head_rng is not None else self.rng
+        rng = np.random.RandomState(rng) if isinstance(rng, int) else rng
+        f = nd_function(op)
+        arrays: dict[str, np.ndarray] = {}
+        if grad:
+            for i in wrt:
+                xs[i].attach_grad()
+            with mx.autograd.record(train_mode=train):
+                out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+            hs = []
+            for o in outs if heads == "all" else outs[:1]:
+                dt = head_dtype or np.dtype(o.dtype).name
+                if head == "normal":
+                    hs.append(rng.standard_normal(size=o.shape).astype(dt))
+                else:
+                    hs.append(rng.uniform(-1, 1, size=o.shape).astype(dt))
+            if wrt:  # heads are drawn (and kept) even where no input takes a gradient
+                mx.autograd.backward(
+                    outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
+                )
+            arrays.update({f"head{j}": h for j, h in enumerate(hs)})
+            arrays.update({f"grad{i}": xs[i].grad.asnumpy() for i in wrt})
+        else:
+            out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
+            outs = out if isinstance(out, (list, tuple)) else [out]
+        arrays.update({f"in{i}": a for i, a in enumerate(inputs)})
+        arrays.update({f"out{j}": o.asnumpy() for j, o in enumerate(outs)})
+        arrays.update({f"aux{k}": x.asnumpy() for k, x in enumerate(xs[len(xs) - aux :])})
+        case = {"op": op, "params": params, "n_in": len(inputs), "n_out": len(outs), "grad": grad}
+        case.update({"n_aux": aux} if aux else {})
+        case.update({} if train else {"train": False})
+        self.put(name, {**case, **meta}, **arrays)
+
+    def op_isolated(self, name: str, *args: Any, **kwargs: Any) -> str | None:
+        """:meth:`op` in a forked child (see :func:`isolated`); returns why the case failed,
+        or None once it is recorded."""
+
+        def run() -> tuple[dict, dict]:
+            self.op(name, *args, **kwargs)
+            found = {k: v for k, v in self.arrays.items() if k.startswith(f"{name}/")}
+            return self.cases[name], found
+
+        result = isolated(run)
+        if isinstance(result, str):
+            return result
+        self.put(name, result[0])
+        self.arrays.update(result[1])
+        return None
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        cases = json.dumps(self.cases)  # in the order the family recorded them
+        text = np.frombuffer(cases.encode(), np.uint8)  # UTF-8: packs 2-4x smaller than str
+        np.savez_compressed(self.path, __cases__=text, **self.arrays)
+        size = self.path.stat().st_size
+        print(f"{self.path.relative_to(ROOT)}: {len(self.cases)} cases, {size / 1024:.0f} KB")
