@@ -27,4 +27,5 @@ from . import elemwise_unary as elemwise_unary
 from . import init as init
 from . import linalg as linalg
 from . import matrix as matrix
+from . import random as random
 from . import reduce as reduce
