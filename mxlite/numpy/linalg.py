@@ -112,9 +112,10 @@ def det(a: ndarray) -> ndarray:
     return _matrix_scalar(call("_npi_det", a), a)
 
 
-def slogdet(a: ndarray) -> tuple:
-    """``(sign, logabsdet)`` of the determinants of the square matrices ``a``."""
-    return tuple(_matrix_scalar(r, a) for r in call("_npi_slogdet", a))
+def slogdet(a: ndarray) -> list:
+    """``[sign, logabsdet]`` of the determinants of the square matrices ``a`` (a list, as
+    MXNet returns it)."""
+    return [_matrix_scalar(r, a) for r in call("_npi_slogdet", a)]
 
 
 def solve(a: ndarray, b: ndarray) -> ndarray:

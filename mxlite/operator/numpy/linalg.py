@@ -18,6 +18,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+try:
+    from scipy.linalg import eig as _scipy_eig
+except ImportError:  # SciPy is optional
+    _scipy_eig = None
+
 from ...base import Shape, ShapeError
 from ..param import Param, field
 from ..registry import OpTest, register
@@ -375,13 +380,22 @@ class NpEigvalshProp(_EigBase):
 
 @register("_npi_eig")
 class NpEigProp(_EigBase):
-    """Eigenvalues and right eigenvectors (columns) of real square matrices."""
+    """Eigenvalues and right eigenvectors (columns) of real square matrices, with the signs
+    LAPACK gives MXNet (SciPy computes them; without it, NumPy's)."""
 
     outs = ("w", "v")
 
     def compute(self, xp: Any, a: Any) -> tuple:
-        w, v = np.linalg.eig(a)
-        return w.real.astype(a.dtype), v.real.astype(a.dtype)
+        if _scipy_eig is None or a.size == 0:
+            w, v = np.linalg.eig(a)
+            return w.real.astype(a.dtype), v.real.astype(a.dtype)
+        # MXNet runs LAPACK on the row-major data, i.e. on A^T: its vectors (and their signs)
+        # are the left eigenvectors of A^T
+        flat = np.asarray(a).reshape((-1,) + a.shape[-2:])
+        pairs = [_scipy_eig(m.T, left=True, right=False) for m in flat]
+        w = np.stack([p[0].real for p in pairs]).reshape(a.shape[:-1])
+        v = np.stack([p[1].real for p in pairs]).reshape(a.shape)
+        return w.astype(a.dtype), v.astype(a.dtype)
 
 
 @register("_npi_eigh")
