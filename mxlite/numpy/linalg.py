@@ -57,13 +57,13 @@ def norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) 
     if isinstance(ord, str) and ord in ("inf", "-inf"):
         ord = _INF if ord == "inf" else -_INF  # noqa: A001
     if axis is None and ord is None:
-        return call("_npi_norm", x, ord=2.0, axis=None, keepdims=keepdims, flag=-2)
+        return call("_npi_norm", x, ord=2, axis=None, keepdims=keepdims, flag=-2)
     if axis is not None and not isinstance(axis, (int, np.integer, tuple, list)):
         raise TypeError("norm: 'axis' must be None, an integer or a tuple of integers.")
     axes = _axes(axis)
-    ndim = len(x.shape)
+    ndim = x.ndim if isinstance(x, ndarray) else None  # a symbol's is not known
     matrix = (axes is not None and len(axes) == 2) or (axes is None and ndim == 2)
-    if axes is None and ndim > 2:
+    if axes is None and ndim is not None and ndim > 2:
         raise MXNetError(f"norm: argument 'ord' {ord!r} needs an 'axis' for an input of "
                          f"{ndim} dims.")  # fmt: skip
     if matrix:
@@ -71,20 +71,20 @@ def norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) 
         if ord in (1, -1, _INF, -_INF):
             return _matrix_abs_norm(x, ord, axes2, keepdims)
         if ord in (2, -2):
-            return call("_npi_norm", x, ord=float(ord), axis=axes, keepdims=keepdims, flag=0)
+            return call("_npi_norm", x, ord=ord, axis=axes, keepdims=keepdims, flag=0)
         if ord in (None, "fro", "f"):
-            return call("_npi_norm", x, ord=2.0, axis=axes, keepdims=keepdims, flag=1)
+            return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=1)
         if ord == "nuc":
-            return call("_npi_norm", x, ord=2.0, axis=axes, keepdims=keepdims, flag=2)
+            return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=2)
         raise MXNetError(f"norm: argument 'ord' {ord!r} is not a matrix norm.")
     if isinstance(ord, str):
         raise MXNetError(f"norm: argument 'ord' {ord!r} is invalid for vector norms.")
     if ord in (_INF, -_INF):
         op = "_np_max" if ord > 0 else "_np_min"
         return call(op, abs(x), axis=axes, keepdims=keepdims)
-    if ord is None or ord == 2:
-        return call("_npi_norm", x, ord=2.0, axis=axes, keepdims=keepdims, flag=1)
-    return call("_npi_norm", x, ord=float(ord), axis=axes, keepdims=keepdims, flag=-1)
+    if ord is None:
+        return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=1)
+    return call("_npi_norm", x, ord=ord, axis=axes, keepdims=keepdims, flag=-1)
 
 
 def svd(a: ndarray) -> tuple:

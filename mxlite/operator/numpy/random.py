@@ -112,7 +112,11 @@ class _NpSamplerProp(OperatorProperty):
             out = tuple(size) + batch
         else:
             out = tuple(size)
-            if np.broadcast_shapes(out, batch) != out:
+            try:
+                ok = np.broadcast_shapes(out, batch) == out
+            except ValueError:
+                ok = False
+            if not ok:
                 raise ShapeError(f"{self.where()}: the inputs' shape {batch} does not broadcast "
                                  f"to size {out}.")  # fmt: skip
         return list(in_shape), [out] * self.num_outputs(), []
