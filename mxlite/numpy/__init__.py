@@ -75,6 +75,7 @@ for _name in __all__:
     if _name not in _sym_np.__dict__ and _name not in ("ndarray", "random", "linalg"):
         setattr(_sym_np, _name, getattr(_module, _name))
 _sym_np.linalg = linalg  # its functions compose on symbols too
+_sym_np.random = random.symbolic
 # the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
 for _name in _FALLBACK_NAMES:
     if _name not in _module.__dict__:

@@ -25,12 +25,12 @@ _INF = float("inf")
 
 
 def _abs_sum(x: ndarray, axis: int, keepdims: bool) -> ndarray:
-    return call("_np_sum", abs(x), axis=(axis,), keepdims=keepdims)
+    return call("_np_sum", call("_npi_absolute", x), axis=(axis,), keepdims=keepdims)
 
 
 def _matrix_abs_norm(x: ndarray, ord: Any, axes: tuple, keepdims: bool) -> ndarray:  # noqa: A002
     """The max/min absolute row (inf) or column (1) sum over the two ``axes``."""
-    row, col = (a % x.ndim for a in axes)
+    row, col = (a % x.ndim for a in axes) if isinstance(x, ndarray) else axes
     if ord in (1, -1):
         inner, outer = row, col - (1 if not keepdims and row < col else 0)
     else:
@@ -81,7 +81,7 @@ def norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) 
         raise MXNetError(f"norm: argument 'ord' {ord!r} is invalid for vector norms.")
     if ord in (_INF, -_INF):
         op = "_np_max" if ord > 0 else "_np_min"
-        return call(op, abs(x), axis=axes, keepdims=keepdims)
+        return call(op, call("_npi_absolute", x), axis=axes, keepdims=keepdims)
     if ord is None:
         return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=1)
     return call("_npi_norm", x, ord=ord, axis=axes, keepdims=keepdims, flag=-1)
@@ -98,10 +98,6 @@ def cholesky(a: ndarray) -> ndarray:
     return call("_npi_cholesky", a)
 
 
-def _matrix_scalar(res: Any, a: ndarray) -> Any:
-    return res.reshape(()) if isinstance(a, ndarray) and a.ndim == 2 else res
-
-
 def inv(a: ndarray) -> ndarray:
     """The inverse of the square matrices ``a``."""
     return call("_npi_inv", a)
@@ -109,13 +105,13 @@ def inv(a: ndarray) -> ndarray:
 
 def det(a: ndarray) -> ndarray:
     """The determinant of the square matrices ``a`` (zero-dim for one matrix)."""
-    return _matrix_scalar(call("_npi_det", a), a)
+    return call("_npi_det", a)
 
 
 def slogdet(a: ndarray) -> list:
     """``[sign, logabsdet]`` of the determinants of the square matrices ``a`` (a list, as
     MXNet returns it)."""
-    return [_matrix_scalar(r, a) for r in call("_npi_slogdet", a)]
+    return list(call("_npi_slogdet", a))
 
 
 def solve(a: ndarray, b: ndarray) -> ndarray:

@@ -23,7 +23,7 @@ try:
 except ImportError:  # SciPy is optional
     _scipy_eig = None
 
-from ...base import Shape, ShapeError
+from ...base import DTypeError, Shape, ShapeError
 from ..param import Param, field
 from ..registry import OpTest, register
 from ..tensor.linalg import LaCholeskyParam, PotrfProp, _LaProp, _square, _t
@@ -31,6 +31,8 @@ from ..tensor.linalg import LaCholeskyParam, PotrfProp, _LaProp, _square, _t
 
 def _flip_rows(xp: Any, v: Any) -> Any:
     """The sign per row (last axis) that makes its entry of largest magnitude positive."""
+    if v.shape[-1] == 0 or v.size == 0:
+        return xp.ones(v.shape[:-1] + (1,), dtype=v.dtype)
     idx = xp.argmax(xp.abs(v), axis=-1)[..., None]
     sign = xp.sign(xp.take_along_axis(v, idx, axis=-1))
     return xp.where(sign == 0, 1, sign)
@@ -280,26 +282,31 @@ class NpTensorsolveProp(_LaProp):
         moved = [ax % ndim for ax in self.param.a_axes]
         return [i for i in range(ndim) if i not in moved] + moved
 
+    def _x_shape(self, a: Shape, b: Shape) -> Shape:
+        """The solution's shape: the trailing dims of the moved ``a`` past ``b``'s count (all
+        of them when the counts are equal, as MXNet's rule gives), a square system needed."""
+        moved = tuple(a[i] for i in self._perm(len(a)))
+        x = moved[len(b) - len(a) :] if len(a) != len(b) else moved
+        if math.prod(x) ** 2 != math.prod(a) or math.prod(x) != math.prod(b):
+            raise ShapeError(f"{self.op_name}: a of shape {tuple(a)} (axes moved: {moved}) and "
+                             f"b of shape {tuple(b)} do not make a square system.")  # fmt: skip
+        return x
+
     def shapes(self, a: Shape, b: Shape) -> list[Shape]:
-        a = tuple(a[i] for i in self._perm(len(a)))
-        x = a[len(b) :]
-        if a[: len(b)] != tuple(b) or math.prod(x) != math.prod(b):
-            raise ShapeError(f"{self.op_name}: a (axes moved: {a}) and b {tuple(b)} do not "
-                             "make a square system.")  # fmt: skip
-        return [x]
+        return [self._x_shape(a, b)]
 
     def compute(self, xp: Any, a: Any, b: Any) -> tuple:
-        a = xp.transpose(a, self._perm(a.ndim))
+        x_shape = self._x_shape(a.shape, b.shape)
         q = b.size
-        x = xp.linalg.solve(a.reshape(q, q), b.reshape(q))
-        return (x.reshape(a.shape[b.ndim :]),)
+        moved = xp.transpose(a, self._perm(a.ndim))
+        return (xp.linalg.solve(moved.reshape(q, q), b.reshape(q, 1)).reshape(x_shape),)
 
     def gradient(self, xp: Any, ograds: list, ins: list, outs: list) -> tuple:
         a, b = ins
         perm = self._perm(a.ndim)
         moved = xp.transpose(a, perm)
         q = b.size
-        db = xp.linalg.solve(moved.reshape(q, q).T, ograds[0].reshape(q))
+        db = xp.linalg.solve(moved.reshape(q, q).T, ograds[0].reshape(q, 1))[:, 0]
         da = -xp.outer(db, outs[0].reshape(q)).reshape(moved.shape)
         return xp.transpose(da, np.argsort(perm)), db.reshape(b.shape)
 
@@ -351,6 +358,10 @@ class EighParam(Param):
                                                             "('U') triangle.")  # fmt: skip
 
 
+def _eig_dtype(dtype: Any) -> Any:
+    return np.float32 if dtype == np.float32 else np.float64
+
+
 class _EigBase(_ZeroGrad):
     test: ClassVar[OpTest] = OpTest(shapes={"A": (2, 3, 3)}, grad=False)
 
@@ -359,13 +370,24 @@ class _EigBase(_ZeroGrad):
         shapes = [tuple(a[:-1]), tuple(a)]
         return shapes[: len(self.outs)]
 
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        """Any real input but float16; the outputs are float32 for float32, else float64."""
+        t = in_type[0]
+        if t is None:
+            return None
+        if np.dtype(t) == np.float16:
+            raise DTypeError(f"{self.op_name}: argument 'A' has dtype float16, which linalg "
+                             "does not support.")  # fmt: skip
+        out = np.dtype(np.float32 if np.dtype(t) == np.float32 else np.float64)
+        return list(in_type), [out] * len(self.outs), []
+
 
 @register("_npi_eigvals")
 class NpEigvalsProp(_EigBase):
     """Eigenvalues of real square matrices (their real parts)."""
 
     def compute(self, xp: Any, a: Any) -> tuple:
-        return (np.linalg.eigvals(a).real.astype(a.dtype),)
+        return (np.linalg.eigvals(a).real.astype(_eig_dtype(a.dtype)),)
 
 
 @register("_npi_eigvalsh")
@@ -386,16 +408,17 @@ class NpEigProp(_EigBase):
     outs = ("w", "v")
 
     def compute(self, xp: Any, a: Any) -> tuple:
+        dt = _eig_dtype(a.dtype)
         if _scipy_eig is None or a.size == 0:
             w, v = np.linalg.eig(a)
-            return w.real.astype(a.dtype), v.real.astype(a.dtype)
+            return w.real.astype(dt), v.real.astype(dt)
         # MXNet runs LAPACK on the row-major data, i.e. on A^T: its vectors (and their signs)
         # are the left eigenvectors of A^T
         flat = np.asarray(a).reshape((-1,) + a.shape[-2:])
         pairs = [_scipy_eig(m.T, left=True, right=False) for m in flat]
         w = np.stack([p[0].real for p in pairs]).reshape(a.shape[:-1])
         v = np.stack([p[1].real for p in pairs]).reshape(a.shape)
-        return w.astype(a.dtype), v.astype(a.dtype)
+        return w.astype(dt), v.astype(dt)
 
 
 @register("_npi_eigh")
