@@ -77,6 +77,10 @@ def norm(x: ndarray, ord: Any = None, axis: Any = None, keepdims: bool = False) 
         if ord == "nuc":
             return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=2)
         raise MXNetError(f"norm: argument 'ord' {ord!r} is not a matrix norm.")
+    if ord == "nuc":  # a symbol's ndim is unknown: the operator decides, as in MXNet
+        return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=2)
+    if ord in ("fro", "f"):
+        return call("_npi_norm", x, ord=2, axis=axes, keepdims=keepdims, flag=1)
     if isinstance(ord, str):
         raise MXNetError(f"norm: argument 'ord' {ord!r} is invalid for vector norms.")
     if ord in (_INF, -_INF):

@@ -148,7 +148,7 @@ class Sampler:
     def chisquare(self, df: Any, size: Any = None, dtype: Any = None,
                   ctx: Context | None = None) -> ndarray:  # fmt: skip
         """Samples from the chi-square distribution with ``df`` degrees of freedom."""
-        if isinstance(df, NDArray):
+        if isinstance(df, (NDArray, Symbol)):
             return self.gamma(df / 2, 2.0, size, dtype, ctx)
         return self.gamma(float(df) / 2, 2.0, size, dtype, ctx)
 

@@ -129,3 +129,27 @@ def test_graph_names_mxnet_operators() -> None:
     x = mx.sym.var("x")
     js = mx.sym.np.linalg.norm(x).tojson()
     assert '"op": "_npi_norm"' in js and '"flag": "-2"' in js
+
+
+def test_out_of_domain_parameters_raise_value_error() -> None:
+    with pytest.raises(ValueError, match="a > 0"):
+        np.random.weibull(-1.0)
+    with pytest.raises(ValueError, match="scale > 0"):
+        np.random.rayleigh(-1.0, size=(2,))
+    with pytest.raises(ValueError, match="prob"):
+        mx.npx.random.bernoulli(np.array([0.5, 2.0])).asnumpy()
+
+
+def test_npx_random_and_symbol_front_ends() -> None:
+    b = mx.npx.random.bernoulli(0.5, size=(1000,))
+    assert b.dtype == onp.float32 and set(onp.unique(b.asnumpy())) <= {0.0, 1.0}
+    assert mx.npx.random.bernoulli(logit=np.zeros((2, 3))).shape == (2, 3)
+    assert mx.npx.random.uniform_n(np.zeros(2), 1.0, batch_shape=(3,)).shape == (3, 2)
+    assert mx.npx.random.normal_n(batch_shape=(4,)).shape == (4,)
+    x = mx.sym.var("x")
+    s = mx.sym.np.random.normal(x, 2.0, size=(3,))
+    assert isinstance(s, mx.sym.np._Symbol) and len(s.list_outputs()) == 1  # noise is hidden
+    out = s.bind(mx.cpu(), {"x": mx.nd.zeros((3,))}).forward()[0]
+    assert out.shape == (3,)
+    assert mx.sym.np.random.uniform(0, 1, size=(2,)).tojson().count('"_npi_uniform"') == 1
+    assert isinstance(mx.sym.npx.random.bernoulli(x), mx.sym.np._Symbol)

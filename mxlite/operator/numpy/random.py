@@ -58,7 +58,12 @@ class _NpSamplerOp(Operator):
             return
         rng = op_ctx.requested[0].get_random()
         ft = np.float64 if out.dtype == np.float64 else np.float32
-        res = self.prop.draw(self.xp, rng, out.shape, ft, *self._values(in_data))
+        values = self._values(in_data)
+        try:
+            self.prop.check_values(values)
+        except ParamError as exc:  # raised at the wait as ValueError, as MXNet's check is
+            raise ValueError(str(exc)) from None
+        res = self.prop.draw(self.xp, rng, out.shape, ft, *values)
         res = res if isinstance(res, tuple) else (res,)
         for o, r, v in zip(out_data, req, res):
             if r != OpReq.NULL:
@@ -86,6 +91,14 @@ class _NpSamplerProp(OperatorProperty):
     grad: ClassVar[Callable[..., Any] | None] = None  # d sample / d param, from the noise
     prepend_size: ClassVar[bool] = False  # the _n forms
     out_dtype: ClassVar[str | None] = "float32"  # None: the dtype parameter
+    positive: ClassVar[tuple[str, ...]] = ()  # parameters that must be > 0 (MXNet checks them)
+
+    def check_values(self, values: list) -> None:
+        """Raise ValueError (ParamError) for parameter values outside the distribution's domain,
+        as MXNet's kernels do; arrays are checked when the sampler runs."""
+        for name, v in zip(self.dist_params, values):
+            if name in self.positive and v is not None and bool(np.any(np.asarray(v) <= 0)):
+                raise ParamError(f"{self.where()}: ValueError: expect {name} > 0.")
 
     def list_arguments(self) -> list[str]:
         n = sum(getattr(self.param, p) is None for p in self.dist_params)
@@ -98,6 +111,7 @@ class _NpSamplerProp(OperatorProperty):
         return 1
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        self.check_values([getattr(self.param, n) for n in self.dist_params])
         if any(s is None for s in in_shape):
             return None
         size = self.param.size
@@ -156,7 +170,8 @@ def _exp(xp, rng, size, ft):
 
 
 def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, grad: Any = None,
-             dtype: bool = False, prepend: bool = False, doc: str = "") -> None:  # fmt: skip
+             dtype: bool = False, prepend: bool = False, doc: str = "",
+             positive: tuple[str, ...] = ()) -> None:  # fmt: skip
     cls = type(
         f"Np{name.title().replace('_', '')}Prop",
         (_NpSamplerProp,),
@@ -168,6 +183,7 @@ def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, gra
             "draw": staticmethod(draw),
             "grad": None if grad is None else staticmethod(grad),
             "prepend_size": prepend,
+            "positive": positive,
             "out_dtype": None if dtype else "float32",
             "test": OpTest(
                 shapes={"input1": (2, 3)}, params={"size": (2, 3)}, low=0.5, high=1.0, grad=False
@@ -262,18 +278,23 @@ for _prepend in (False, True):
 
 _sampler("gamma", (("shape", "The shape of the gamma distribution."),
                    ("scale", "The scale of the gamma distribution.")),
-         _gamma, dtype=True, doc="Samples from the gamma distribution.")  # fmt: skip
+         _gamma, dtype=True, doc="Samples from the gamma distribution.",
+         positive=("shape", "scale"))  # fmt: skip
 _sampler("exponential", (("scale", "The scale (1/rate) of the distribution."),), _exponential,
          _scale_only, doc="Samples from the exponential distribution.")  # fmt: skip
 _sampler("weibull", (("a", "The shape of the Weibull distribution."),), _weibull,
-         _weibull_grad, doc="Samples from the Weibull distribution with shape a.")  # fmt: skip
+         _weibull_grad, doc="Samples from the Weibull distribution with shape a.",
+         positive=("a",))  # fmt: skip
 _sampler("pareto", (("a", "The shape of the Pareto distribution."),), _pareto,
          lambda xp, noise, a: (-(np.expm1(noise / a) + 1) * noise / (a * a),),
-         doc="Samples from the Pareto II (Lomax) distribution with shape a.")  # fmt: skip
+         doc="Samples from the Pareto II (Lomax) distribution with shape a.",
+         positive=("a",))  # fmt: skip
 _sampler("powerd", (("a", "The exponent of the power distribution."),), _powerd,
-         doc="Samples in [0, 1] from the power distribution with exponent a - 1.")  # fmt: skip
+         doc="Samples in [0, 1] from the power distribution with exponent a - 1.",
+         positive=("a",))  # fmt: skip
 _sampler("rayleigh", (("scale", "The scale of the Rayleigh distribution."),), _rayleigh,
-         _scale_only, doc="Samples from the Rayleigh distribution.")  # fmt: skip
+         _scale_only, doc="Samples from the Rayleigh distribution.",
+         positive=("scale",))  # fmt: skip
 _sampler("gumbel", _LOC, _gumbel, _shift_scale, doc="Samples from the Gumbel distribution.")
 _sampler("logistic", _LOC, _logistic, _shift_scale,
          doc="Samples from the logistic distribution.")  # fmt: skip
@@ -296,6 +317,13 @@ class NpBernoulliProp(_NpSamplerProp):
     param_class = NumpyBernoulliParam
     dist_params = ("prob", "logit")
     out_dtype = None
+
+    def check_values(self, values: list) -> None:
+        """``prob`` must lie in [0, 1] (ValueError, as MXNet)."""
+        prob = values[0]
+        if prob is not None and bool(np.any((np.asarray(prob) < 0) | (np.asarray(prob) > 1))):
+            raise ParamError(f"{self.where()}: ValueError: expect prob in [0, 1].")
+
     test = OpTest(shapes={"input1": (2, 3)}, params={"size": (2, 3)}, low=0.1, high=0.9,
                   grad=False)  # fmt: skip
 
