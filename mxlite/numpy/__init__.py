@@ -18,6 +18,8 @@ from ._register import NP_PREFIXES as _NP_PREFIXES
 from ._register import populate as _populate
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
+from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
+from .fallback import fallback as _fallback
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
 from .multiarray import ndarray as ndarray
@@ -73,4 +75,10 @@ for _name in __all__:
     if _name not in _sym_np.__dict__ and _name not in ("ndarray", "random", "linalg"):
         setattr(_sym_np, _name, getattr(_module, _name))
 _sym_np.linalg = linalg  # its functions compose on symbols too
+_sym_np.random = random.symbolic
+# the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
+for _name in _FALLBACK_NAMES:
+    if _name not in _module.__dict__:
+        setattr(_module, _name, _fallback(_name))
+        __all__.append(_name)
 del _name, _op, _module

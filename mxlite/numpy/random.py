@@ -1,13 +1,17 @@
-"""``mx.np.random``: ``seed``, ``uniform``, ``normal``, ``randint``, ``choice``, ``shuffle``,
-``rand``, ``randn``, with NumPy's ``size`` (None: one zero-dim sample).
+"""``mx.np.random``: MXNet 1.9.1's 20 samplers (and ``seed``), with NumPy's ``size`` (None: one
+zero-dim sample, or the broadcast shape of array parameters) and MXNet's defaults (float32,
+the current context).
 
-Samples come from the registry's sampling operators and the context's seeded generator
-(``seed`` is ``mx.random.seed``); array-valued ``low``/``high``/``loc``/``scale`` broadcast
-against ``size``.
+Each runs its ``_npi_*`` sampling operator (mxlite/operator/numpy/random.py): a number is a
+scalar parameter of the operator, an array an input it broadcasts (and, for normal,
+exponential, weibull, pareto, rayleigh, gumbel and logistic, differentiates through).
+``lognormal``, ``beta``, ``chisquare`` and ``multivariate_normal`` are composed of those, as in
+MXNet. ``seed`` is ``mx.random.seed``.
 """
 
 from __future__ import annotations
 
+import types
 from typing import Any
 
 import numpy as np
@@ -16,11 +20,15 @@ from .. import random as _mx_random
 from ..base import MXNetError
 from ..context import Context, current_context
 from ..ndarray import NDArray
+from ..symbol import Symbol
+from ..symbol.numpy import np_symbol_call
 from .creation import array
 from .multiarray import call, ndarray
 
 __all__ = [
-    "seed", "uniform", "normal", "randint", "choice", "shuffle", "rand", "randn", "multinomial"
+    "randint", "uniform", "normal", "choice", "rand", "multinomial", "multivariate_normal",
+    "logistic", "gumbel", "shuffle", "randn", "gamma", "beta", "chisquare", "exponential",
+    "lognormal", "weibull", "pareto", "power", "rayleigh", "seed",
 ]  # fmt: skip
 
 
@@ -29,54 +37,10 @@ def seed(seed: int, ctx: Any = "all") -> None:  # noqa: A001  (NumPy's name)
     _mx_random.seed(seed, ctx)
 
 
-def _size(size: Any) -> tuple[int, ...]:
+def _size(size: Any) -> tuple[int, ...] | None:
     if size is None:
-        return ()
+        return None
     return (int(size),) if isinstance(size, (int, np.integer)) else tuple(int(d) for d in size)
-
-
-def _sample(op: str, size: tuple[int, ...], ctx: Context | None, dtype: Any,
-            **params: Any) -> ndarray:  # fmt: skip
-    shape = size if size and 0 not in size else (1,)
-    res = call(op, ctx=ctx or current_context(), shape=shape, dtype=np.dtype(dtype).name,
-               **params)  # fmt: skip
-    if shape != size:  # zero-dim or zero-size: legacy samplers make no such shapes
-        res = res.reshape(size) if 0 not in size else call(
-            "_npi_zeros", ctx=res.context, shape=size, dtype=res.dtype.name
-        )  # fmt: skip
-    return res
-
-
-def _batch_shape(size: tuple, *values: Any) -> tuple:
-    shapes = [v.shape for v in values if isinstance(v, NDArray)]
-    return size if size or not shapes else tuple(np.broadcast_shapes(*shapes))
-
-
-def _location_scale(op: str, names: tuple[str, str], loc: Any, scale: Any, size: Any,
-                    dtype: Any, ctx: Context | None, out: Any) -> ndarray:  # fmt: skip
-    """Samples of a location-scale family; array parameters broadcast over a standard draw."""
-    dtype = dtype or np.float32
-    size = _batch_shape(_size(size), loc, scale)
-    if isinstance(loc, NDArray) or isinstance(scale, NDArray):
-        unit = {names[0]: 0.0, names[1]: 1.0}
-        return _into(_sample(op, size, ctx, dtype, **unit) * scale + loc, out)
-    params = {names[0]: float(loc), names[1]: float(scale)}
-    return _into(_sample(op, size, ctx, dtype, **params), out)
-
-
-def uniform(low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
-            ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
-    """Samples from the uniform distribution on [low, high) (float32 by default)."""
-    if isinstance(low, NDArray) or isinstance(high, NDArray):
-        return _location_scale("_random_uniform", ("low", "high"), low, high - low, size, dtype,
-                               ctx, out)  # fmt: skip
-    return _location_scale("_random_uniform", ("low", "high"), low, high, size, dtype, ctx, out)
-
-
-def normal(loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
-           ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
-    """Samples from the normal distribution N(loc, scale**2) (float32 by default)."""
-    return _location_scale("_random_normal", ("loc", "scale"), loc, scale, size, dtype, ctx, out)
 
 
 def _into(res: ndarray, out: Any) -> ndarray:
@@ -86,80 +50,238 @@ def _into(res: ndarray, out: Any) -> ndarray:
     return out
 
 
-def randint(low: int, high: int | None = None, size: Any = None, dtype: Any = None,
-            ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
-    """Random integers in [low, high) (int64 by default); ``randint(n)`` draws from [0, n)."""
-    if high is None:
-        low, high = 0, low
-    if high <= low:
-        raise MXNetError(f"randint: argument 'high' ({high}) must be > 'low' ({low}).")
-    res = _sample("_random_randint", _size(size), ctx, dtype or np.int64, low=int(low),
-                  high=int(high))  # fmt: skip
-    return _into(res, out)
+def _dtype(dtype: Any) -> str:
+    return "float32" if dtype is None else np.dtype(dtype).name
 
 
-def rand(*size: int, **kwargs: Any) -> ndarray:
-    """Uniform samples on [0, 1) of shape ``size``."""
-    return uniform(size=size, **kwargs)
+class Sampler:
+    """The samplers, composed with ``call``: ``mx.np.random`` runs them on arrays
+    (:func:`.multiarray.call`), ``mx.sym.np.random`` composes the same operators into symbols."""
 
+    def __init__(self, call: Any) -> None:
+        self._call = call
 
-def randn(*size: int, **kwargs: Any) -> ndarray:
-    """Standard normal samples of shape ``size``."""
-    return normal(size=size, **kwargs)
+    def _draw(self, op: str, params: dict[str, Any], size: Any, ctx: Context | None,
+              out: Any = None, **extra: Any) -> ndarray:  # fmt: skip
+        """Run sampler ``op``: array parameters become its inputs (in order), numbers its scalar
+        parameters."""
+        inputs, scalars = [], {}
+        for name, value in params.items():
+            if isinstance(value, (list, tuple, np.ndarray)):
+                value = array(value, ctx=ctx)
+            if isinstance(value, (NDArray, Symbol)):
+                inputs.append(value)
+            else:
+                scalars[name] = float(value)
+        run_ctx = None if inputs else (ctx or current_context())
+        res = self._call(op, *inputs, ctx=run_ctx, size=_size(size), **scalars, **extra)
+        return _into(res, out)
 
+    def uniform(self, low: Any = 0.0, high: Any = 1.0, size: Any = None, dtype: Any = None,
+                ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the uniform distribution on [low, high) (float32 by default)."""
+        return self._draw(
+            "_npi_uniform", {"low": low, "high": high}, size, ctx, out, dtype=_dtype(dtype)
+        )
 
-def choice(a: Any, size: Any = None, replace: bool = True, p: Any = None,
-           ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
-    """Samples from ``a`` (an int n: from arange(n)), with or without replacement, with
-    probabilities ``p``."""
-    ctx = ctx or current_context()
-    n = int(a) if isinstance(a, (int, np.integer)) else len(a)
-    shape = _size(size)
-    count = int(np.prod(shape)) if shape else 1
-    if not replace and count > n:
-        raise MXNetError("choice: cannot take a larger sample than population when "
-                         "'replace=False'.")  # fmt: skip
-    probs = None if p is None else onp_probs(p)
-    if probs is None:
-        keys = uniform(size=(n,), ctx=ctx, dtype=np.float64).asnumpy()
-        if replace:
-            idx = np.floor(uniform(size=(count,), ctx=ctx, dtype=np.float64).asnumpy() * n)
+    def normal(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+               ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the normal distribution N(loc, scale**2) (float32 by default)."""
+        return self._draw(
+            "_npi_normal", {"loc": loc, "scale": scale}, size, ctx, out, dtype=_dtype(dtype)
+        )
+
+    def lognormal(self, mean: Any = 0.0, sigma: Any = 1.0, size: Any = None, dtype: Any = None,
+                  ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples of exp(N(mean, sigma**2))."""
+        return _into(self._call("_npi_exp", self.normal(mean, sigma, size, dtype, ctx)), out)
+
+    def logistic(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None,
+                 ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the logistic distribution."""
+        return self._draw("_npi_logistic", {"loc": loc, "scale": scale}, size, ctx, out)
+
+    def gumbel(self, loc: Any = 0.0, scale: Any = 1.0, size: Any = None, ctx: Context | None = None,
+               out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the Gumbel distribution."""
+        return self._draw("_npi_gumbel", {"loc": loc, "scale": scale}, size, ctx, out)
+
+    def rayleigh(self, scale: Any = 1.0, size: Any = None, ctx: Context | None = None,
+                 out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the Rayleigh distribution."""
+        return self._draw("_npi_rayleigh", {"scale": scale}, size, ctx, out)
+
+    def exponential(self, scale: Any = 1.0, size: Any = None, ctx: Context | None = None,
+                    out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the exponential distribution with mean ``scale``."""
+        return self._draw("_npi_exponential", {"scale": scale}, size, ctx, out)
+
+    def weibull(
+        self, a: Any, size: Any = None, ctx: Context | None = None, out: Any = None
+    ) -> ndarray:
+        """Samples from the Weibull distribution with shape ``a``."""
+        return self._draw("_npi_weibull", {"a": a}, size, ctx, out)
+
+    def pareto(
+        self, a: Any, size: Any = None, ctx: Context | None = None, out: Any = None
+    ) -> ndarray:
+        """Samples from the Pareto II (Lomax) distribution with shape ``a``."""
+        return self._draw("_npi_pareto", {"a": a}, size, ctx, out)
+
+    def power(self, a: Any, size: Any = None) -> ndarray:
+        """Samples in [0, 1] from the power distribution with exponent ``a - 1``."""
+        return self._draw("_npi_powerd", {"a": a}, size, None)
+
+    def gamma(self, shape: Any, scale: Any = 1.0, size: Any = None, dtype: Any = None,
+              ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from the gamma distribution with ``shape`` and ``scale``."""
+        params = {"shape": shape, "scale": scale}
+        return self._draw("_npi_gamma", params, size, ctx, out, dtype=_dtype(dtype))
+
+    def beta(self, a: Any, b: Any, size: Any = None, dtype: Any = None,
+             ctx: Context | None = None) -> ndarray:  # fmt: skip
+        """Samples from the beta distribution: X / (X + Y) of two gamma draws."""
+        x = self.gamma(a, 1.0, size, "float64", ctx)
+        y = self.gamma(b, 1.0, size, "float64", ctx)
+        return (x / (x + y)).astype(_dtype(dtype))
+
+    def chisquare(self, df: Any, size: Any = None, dtype: Any = None,
+                  ctx: Context | None = None) -> ndarray:  # fmt: skip
+        """Samples from the chi-square distribution with ``df`` degrees of freedom."""
+        if isinstance(df, (NDArray, Symbol)):
+            return self.gamma(df / 2, 2.0, size, dtype, ctx)
+        return self.gamma(float(df) / 2, 2.0, size, dtype, ctx)
+
+    def randint(self, low: int, high: int | None = None, size: Any = None, dtype: Any = None,
+                ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Random integers in [low, high) (int64 by default); ``randint(n)`` draws from [0, n)."""
+        if high is None:
+            low, high = 0, low
+        if high <= low:
+            raise MXNetError(f"randint: argument 'high' ({high}) must be > 'low' ({low}).")
+        shape = _size(size) or ()
+        ctx = ctx or current_context()
+        dt = np.dtype(dtype or np.int64).name
+        if not shape or 0 in shape:  # the legacy sampler makes no zero-dim or zero-size arrays
+            res = self._call("_npi_random_randint", ctx=ctx, shape=(1,), dtype=dt, low=int(low),
+                       high=int(high))  # fmt: skip
+            res = (
+                res.reshape(())
+                if not shape
+                else self._call("_npi_zeros", ctx=ctx, shape=shape, dtype=dt)
+            )
         else:
-            idx = np.argsort(keys)[:count]
-    else:
-        u = uniform(size=(count,), ctx=ctx, dtype=np.float64).asnumpy()
-        idx = np.searchsorted(np.cumsum(probs / probs.sum()), u, side="right")
-        if not replace:
-            idx = np.argsort(-np.log(uniform(size=(n,), ctx=ctx, dtype=np.float64).asnumpy())
-                             / np.maximum(probs, 1e-300))[:count]  # fmt: skip
-    idx = np.minimum(idx.astype(np.int64), n - 1).reshape(shape)
-    if isinstance(a, (int, np.integer)):
-        return _into(array(idx, dtype=np.int64, ctx=ctx), out)
-    src = a if isinstance(a, ndarray) else array(a, ctx=ctx)
-    return _into(src.take(array(idx, dtype=np.int64, ctx=ctx), axis=0), out)
+            res = self._call("_npi_random_randint", ctx=ctx, shape=shape, dtype=dt, low=int(low),
+                       high=int(high))  # fmt: skip
+        return _into(res, out)
 
+    def rand(self, *size: int, **kwargs: Any) -> ndarray:
+        """Uniform samples on [0, 1) of shape ``size``."""
+        return self.uniform(size=size, **kwargs)
 
-def multinomial(n: int, pvals: Any, size: Any = None) -> ndarray:
-    """Counts of ``n`` experiments over ``len(pvals)`` outcomes, ``size`` times (int64)."""
-    probs = onp_probs(pvals)
-    shape = _size(size)
-    count = int(np.prod(shape)) if shape else 1
-    k = len(probs)
-    if k == 0 or int(n) == 0:
-        return array(np.zeros(shape + (k,), np.int64), dtype=np.int64)
-    cdf = np.cumsum(probs / probs.sum())
-    draws = uniform(size=(count, int(n)), dtype=np.float64).asnumpy()
-    outcome = np.minimum(np.searchsorted(cdf, draws, side="right"), k - 1)
-    counts = np.zeros((count, k), np.int64)
-    np.add.at(counts, (np.repeat(np.arange(count), int(n)), outcome.reshape(-1)), 1)
-    return array(counts.reshape(shape + (k,)), dtype=np.int64)
+    def randn(self, *size: int, **kwargs: Any) -> ndarray:
+        """Standard normal samples of shape ``size``."""
+        return self.normal(size=size, **kwargs)
 
+    def choice(self, a: Any, size: Any = None, replace: bool = True, p: Any = None,
+               ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """Samples from ``a`` (an int n: from arange(n); else a 1-D array), with or without
+        replacement, with probabilities ``p``."""
+        ctx = ctx or current_context()
+        n = int(a) if isinstance(a, (int, np.integer)) else len(a)
+        params = {"a": n, "size": _size(size), "replace": bool(replace)}
+        if p is None:
+            idx = self._call("_npi_choice", ctx=ctx, weighted=False, **params)
+        else:
+            probs = p if isinstance(p, NDArray) else array(p, ctx=ctx)
+            idx = self._call("_npi_choice", probs, weighted=True, **params)
+        if isinstance(a, (int, np.integer)):
+            return _into(idx, out)
+        src = a if isinstance(a, ndarray) else array(a, ctx=ctx)
+        return _into(src[idx], out)
 
-def onp_probs(pvals: Any) -> np.ndarray:
-    """``pvals`` (an array or a sequence) as a float64 NumPy vector."""
-    return np.asarray(pvals.asnumpy() if isinstance(pvals, NDArray) else pvals, np.float64)
+    def multinomial(self, n: int, pvals: Any, size: Any = None, **kwargs: Any) -> ndarray:
+        """Counts of ``n`` experiments over ``len(pvals)`` outcomes, ``size`` times (int64)."""
+        if kwargs:
+            raise MXNetError(f"multinomial: unsupported arguments {sorted(kwargs)}.")
+        if isinstance(pvals, NDArray):
+            return self._call("_npi_multinomial", pvals, n=int(n), size=_size(size))
+        probs = tuple(float(v) for v in np.asarray(pvals, dtype=np.float64).ravel())
+        if sum(probs[:-1]) > 1.0 + 1e-12:
+            raise ValueError("multinomial: sum(pvals[:-1]) > 1.0")
+        return self._call("_npi_multinomial", ctx=current_context(), n=int(n), pvals=probs,
+                    size=_size(size))  # fmt: skip
+
+    def uniform_n(self, low: Any = 0.0, high: Any = 1.0, batch_shape: Any = None,
+                  dtype: Any = None, ctx: Context | None = None) -> ndarray:  # fmt: skip
+        """``npx.random.uniform_n``: ``batch_shape`` prepended to the parameters' shape."""
+        params = {"low": low, "high": high}
+        return self._draw("_npi_uniform_n", params, batch_shape, ctx, dtype=_dtype(dtype))
+
+    def normal_n(self, loc: Any = 0.0, scale: Any = 1.0, batch_shape: Any = None,
+                 dtype: Any = None, ctx: Context | None = None) -> ndarray:  # fmt: skip
+        """``npx.random.normal_n``: ``batch_shape`` prepended to the parameters' shape."""
+        params = {"loc": loc, "scale": scale}
+        return self._draw("_npi_normal_n", params, batch_shape, ctx, dtype=_dtype(dtype))
+
+    def bernoulli(self, prob: Any = None, logit: Any = None, size: Any = None, dtype: Any = None,
+                  ctx: Context | None = None, out: Any = None) -> ndarray:  # fmt: skip
+        """``npx.random.bernoulli``: 1 with probability ``prob`` (or sigmoid(``logit``)); exactly
+        one of them is given."""
+        if (prob is None) == (logit is None):
+            raise ValueError("bernoulli: exactly one of 'prob' and 'logit' must be given.")
+        params = {"prob": prob} if logit is None else {"logit": logit}
+        is_logit = logit is not None
+        return self._draw("_npi_bernoulli", params, size, ctx, out, dtype=_dtype(dtype),
+                          is_logit=is_logit)  # fmt: skip
+
+    def multivariate_normal(self, mean: Any, cov: Any, size: Any = None, check_valid: Any = None,
+                            tol: Any = None) -> ndarray:  # fmt: skip
+        """Samples of N(mean, cov): ``mean + L z`` with ``L`` the Cholesky factor of ``cov``."""
+        if check_valid is not None or tol is not None:
+            raise NotImplementedError("multivariate_normal: 'check_valid' and 'tol' are not "
+                                      "supported.")  # fmt: skip
+        mean = mean if isinstance(mean, NDArray) else array(mean)
+        cov = cov if isinstance(cov, NDArray) else array(cov)
+        chol = self._call("_npi_cholesky", cov)
+        lead = _size(size) or ()
+        z = self.normal(0.0, 1.0, lead + tuple(mean.shape), dtype=mean.dtype, ctx=mean.context)
+        return mean + self._call("_npi_matmul", chol, z.reshape(z.shape + (1,))).reshape(z.shape)
 
 
 def shuffle(x: ndarray) -> None:
     """Shuffle ``x`` along its first axis, in place."""
     call("_npi_shuffle", x, out=x)
+
+
+def _compose(op: str, *inputs: Any, ctx: Any = None, out: Any = None, **params: Any) -> Any:
+    return np_symbol_call(op, *inputs, **params)
+
+
+_ARRAYS = Sampler(call)
+randint = _ARRAYS.randint
+uniform = _ARRAYS.uniform
+normal = _ARRAYS.normal
+choice = _ARRAYS.choice
+rand = _ARRAYS.rand
+multinomial = _ARRAYS.multinomial
+multivariate_normal = _ARRAYS.multivariate_normal
+logistic = _ARRAYS.logistic
+gumbel = _ARRAYS.gumbel
+randn = _ARRAYS.randn
+gamma = _ARRAYS.gamma
+beta = _ARRAYS.beta
+chisquare = _ARRAYS.chisquare
+exponential = _ARRAYS.exponential
+lognormal = _ARRAYS.lognormal
+weibull = _ARRAYS.weibull
+pareto = _ARRAYS.pareto
+power = _ARRAYS.power
+rayleigh = _ARRAYS.rayleigh
+
+# mx.sym.np.random: the same samplers composing symbols
+symbolic = types.ModuleType("mxlite.symbol.numpy.random", "mx.sym.np.random: " + __doc__)
+_SYMBOLS = Sampler(_compose)
+for _name in __all__:
+    setattr(symbolic, _name, getattr(_SYMBOLS, _name, None) or globals()[_name])
+del _name

@@ -16,6 +16,7 @@ from ..context import num_gpus as num_gpus
 from ..ndarray import numpy_extension as _nd_npx
 from ..ndarray import waitall as waitall
 from ..numpy._register import populate as _populate
+from ..symbol import numpy_extension as _sym_npx
 from ..util import is_np_array as is_np_array
 from ..util import is_np_shape as is_np_shape
 from ..util import np_array as np_array
@@ -25,6 +26,7 @@ from ..util import set_np as set_np
 from ..util import use_np as use_np
 from ..util import use_np_array as use_np_array
 from ..util import use_np_shape as use_np_shape
+from . import random as random
 from .io import load as load
 from .io import save as save
 
@@ -41,3 +43,4 @@ for _name, _value in list(sys.modules[__name__].__dict__.items()):
     if not _name.startswith("_") and _name not in ("annotations", "sys", "Any", "io"):
         setattr(_nd_npx, _name, _value)
 del _name, _value
+_sym_npx.random = random.symbolic  # mx.sym.npx.random

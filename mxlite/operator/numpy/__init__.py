@@ -25,5 +25,7 @@ from . import dot as dot
 from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary
 from . import init as init
+from . import linalg as linalg
 from . import matrix as matrix
+from . import random as random
 from . import reduce as reduce

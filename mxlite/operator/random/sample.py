@@ -36,6 +36,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...context import Context
 from ...resource import ResourceRequest
+from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register, shape_assign, shape_is_known
 from ..req import OpReq, assign
@@ -445,6 +446,8 @@ class _RandomProp(_ScalarProp):
     def infer_shape(self, in_shape, out_shape=None):
         shape = self.param.shape
         known = shape if shape_is_known(shape) and shape else None
+        if is_np_shape():  # NumPy's rules: () is zero-dim and a 0 dim empty, both known
+            known = tuple(shape)
         if out_shape and shape_is_known(out_shape[0]):
             if known is not None:
                 shape_assign(self, "output", "output", out_shape[0], known)

@@ -35,6 +35,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ...base import DTypeError, MXNetError, Shape, ShapeError
+from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, dtype_assign, register
 from ..req import OpReq, assign
@@ -129,6 +130,12 @@ def _reduced(shape: Shape) -> Shape:
     return tuple(shape[:-2]) or (1,)
 
 
+def _det_shape(shape: Shape) -> Shape:
+    """``det``'s and ``slogdet``'s output shape: () for one matrix under NumPy's shape rules
+    (``mx.np.linalg.det``), else as :func:`_reduced`."""
+    return () if len(shape) == 2 and is_np_shape() else _reduced(shape)
+
+
 # ---- the shared base ------------------------------------------------------------------------
 
 
@@ -154,7 +161,8 @@ class _LaProp(OperatorProperty):
         raise NotImplementedError
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if any(s is None or 0 in s for s in in_shape):
+        # a 0 dim is unknown, except under NumPy's shape rules (mx.np), where it is empty
+        if any(s is None or (0 in s and not is_np_shape()) for s in in_shape):
             return None
         return list(in_shape), self.shapes(*in_shape), []
 
@@ -414,10 +422,10 @@ class DetProp(_LaProp):
 
     def shapes(self, a: Shape) -> list[Shape]:
         _square(self, "A", a)
-        return [_reduced(a)]
+        return [_det_shape(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
-        return (xp.linalg.det(a).reshape(_reduced(a.shape)),)
+        return (xp.linalg.det(a),)  # assign() fits one matrix's () to (1,) or ()
 
     def gradient(self, xp: Any, ograds: list, ins: list, outs: list) -> tuple:
         a = ins[0]
@@ -441,11 +449,11 @@ class SlogdetProp(_LaProp):
 
     def shapes(self, a: Shape) -> list[Shape]:
         _square(self, "A", a)
-        return [_reduced(a), _reduced(a)]
+        return [_det_shape(a), _det_shape(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         sign, logdet = xp.linalg.slogdet(a)
-        return sign.reshape(_reduced(a.shape)), logdet.reshape(_reduced(a.shape))
+        return sign, logdet  # assign() fits one matrix's () to (1,) or ()
 
     def gradient(self, xp: Any, ograds: list, ins: list, outs: list) -> tuple:
         a = ins[0]
