@@ -223,3 +223,192 @@ def test_hybridized_trace_is_np_symbols(np_mode):
     sym = net(mx.sym.var("data").as_np_ndarray())
     assert isinstance(sym, mx.sym.np._Symbol)
 
+
+
+LAYERS = [
+    ("nn.Dense(4, activation='relu')", (2, 3)),
+    ("nn.Dense(4, flatten=False, use_bias=False)", (2, 3, 5)),
+    ("nn.Conv2D(3, 3, padding=1, activation='sigmoid')", (2, 2, 5, 5)),
+    ("nn.Conv1D(2, 3, strides=2)", (2, 2, 9)),
+    ("nn.Conv2DTranspose(2, 3, strides=2)", (1, 3, 4, 4)),
+    ("nn.MaxPool2D(2)", (2, 3, 6, 6)),
+    ("nn.AvgPool1D(2)", (2, 3, 8)),
+    ("nn.GlobalAvgPool2D()", (2, 3, 4, 5)),
+    ("nn.BatchNorm()", (4, 3, 2, 2)),
+    ("nn.LayerNorm()", (2, 5)),
+    ("nn.Embedding(10, 4)", "indices"),
+    ("nn.Flatten()", (2, 3, 4)),
+    ("nn.Dropout(0.5)", (3, 4)),
+    ("nn.Activation('tanh')", (3, 4)),
+    ("nn.LeakyReLU(0.1)", (3, 4)),
+    ("nn.PReLU()", (3, 4)),
+    ("nn.ELU()", (3, 4)),
+    ("nn.SELU()", (3, 4)),
+    ("nn.GELU()", (3, 4)),
+    ("nn.Swish()", (3, 4)),
+]
+
+
+def _layer_run(ctor, shape, np_on, hybridize, values=None):
+    from mxlite.gluon import nn  # noqa: F401  (the constructors name it)
+
+    if np_on:
+        npx.set_np()
+    try:
+        layer = eval(ctor)  # noqa: S307  (constructors from the table above)
+        layer.initialize()
+        rng = onp.random.RandomState(0)
+        if shape == "indices":
+            x_np = rng.randint(0, 10, (2, 3)).astype("float32")
+        else:
+            x_np = rng.normal(size=shape).astype("float32")
+        x = np.array(x_np) if np_on else mx.nd.array(x_np)
+        layer(x)
+        if values is not None:
+            for p, v in zip(layer.collect_params().values(), values):
+                p.set_data(np.array(v) if np_on else mx.nd.array(v))
+        if hybridize:
+            layer.hybridize()
+        x.attach_grad()
+        with autograd.record():
+            y = layer(x)
+        y.backward()
+        if np_on:
+            assert isinstance(y, np.ndarray) and isinstance(x.grad, np.ndarray)
+        params = [p.data().asnumpy() for p in layer.collect_params().values()]
+        return y.asnumpy(), x.grad.asnumpy(), params
+    finally:
+        npx.reset_np()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("ctor,shape", LAYERS)
+def test_layers_in_np_mode_compute_as_classic(ctor, shape, hybridize):
+    mx.random.seed(1)
+    ref_y, ref_g, values = _layer_run(ctor, shape, False, False)
+    mx.random.seed(1)
+    y, g, _ = _layer_run(ctor, shape, True, hybridize, values)
+    if "Dropout" in ctor:  # the masks differ; both keep about half and scale by 2
+        assert set(onp.unique(y)) <= set(onp.unique(onp.concatenate([ref_y.ravel(), [0]])))
+        return
+    onp.testing.assert_allclose(y, ref_y, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(g, ref_g, rtol=1e-5, atol=1e-6)
+
+
+LOSSES = [
+    ("gluon.loss.L2Loss()", "dense"),
+    ("gluon.loss.L1Loss()", "dense"),
+    ("gluon.loss.SigmoidBCELoss()", "binary"),
+    ("gluon.loss.SigmoidBCELoss(from_sigmoid=True)", "binary"),
+    ("gluon.loss.SoftmaxCrossEntropyLoss()", "sparse"),
+    ("gluon.loss.SoftmaxCrossEntropyLoss(sparse_label=False)", "dense"),
+]
+
+
+def _loss_run(ctor, kind, np_on, hybridize):
+    if np_on:
+        npx.set_np()
+    try:
+        loss = eval(ctor)  # noqa: S307  (constructors from the table above)
+        if hybridize:
+            loss.hybridize()
+        rng = onp.random.RandomState(3)
+        pred = rng.uniform(0.1, 0.9, (4, 5)).astype("float32")
+        label = {
+            "dense": rng.uniform(0, 1, (4, 5)),
+            "binary": rng.randint(0, 2, (4, 5)),
+            "sparse": rng.randint(0, 5, (4,)),
+        }[kind].astype("float32")
+        weight = rng.uniform(0, 1, (4, 1)).astype("float32")
+        arr = np.array if np_on else mx.nd.array
+        p = arr(pred)
+        p.attach_grad()
+        with autograd.record():
+            out = loss(p, arr(label), arr(weight))
+        out.backward()
+        if np_on:
+            assert isinstance(out, np.ndarray) and out.shape == (4,)
+        return out.asnumpy(), p.grad.asnumpy()
+    finally:
+        npx.reset_np()
+
+
+@pytest.mark.parametrize("hybridize", [False, True])
+@pytest.mark.parametrize("ctor,kind", LOSSES)
+def test_losses_in_np_mode_compute_as_classic(ctor, kind, hybridize):
+    ref, ref_g = _loss_run(ctor, kind, False, False)
+    out, g = _loss_run(ctor, kind, True, hybridize)
+    onp.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+    onp.testing.assert_allclose(g, ref_g, rtol=1e-5, atol=1e-6)
+
+
+INDICES = [(slice(None), -1, slice(None)), (1,), (None, 1, slice(3, 0, -1), None),
+           (-1, slice(0, 4, 2), 2), (slice(1, 3),), (), (slice(None, None, -1),), 0]  # fmt: skip
+
+
+@pytest.mark.parametrize("index", INDICES)
+def test_hybridized_basic_indexing_is_numpys(np_mode, index):
+    class Index(gluon.HybridBlock):
+        def hybrid_forward(self, F, x):
+            return x[index] * 2
+
+    x_np = onp.arange(60.0, dtype="float32").reshape(3, 4, 5)
+    block = Index()
+    block.hybridize()
+    x = np.array(x_np)
+    x.attach_grad()
+    with autograd.record():
+        y = block(x)
+    y.backward()
+    onp.testing.assert_array_equal(y.asnumpy(), x_np[index] * 2)
+    expected = onp.zeros_like(x_np)
+    expected[index] = 2
+    onp.testing.assert_array_equal(x.grad.asnumpy(), expected)
+
+
+def test_symbol_indexing_rejects_advanced_keys(np_mode):
+    with pytest.raises(IndexError, match="only integers, slices and None"):
+        mx.sym.var("x").as_np_ndarray()[[0, 1]]
+
+
+def test_deferred_parameter_shape_through_np_dot(np_mode):
+    class Linear(gluon.HybridBlock):
+        def __init__(self):
+            super().__init__()
+            with self.name_scope():
+                self.w = self.params.get("w", shape=(0, 7), allow_deferred_init=True)
+
+        def hybrid_forward(self, F, x, w):
+            return F.np.dot(x, w)
+
+    for hybridize in (False, True):
+        net = Linear()
+        net.initialize()
+        if hybridize:
+            net.hybridize()
+        assert net(np.ones((2, 5))).shape == (2, 7)
+        assert net.w.shape == (5, 7)
+
+
+def test_backward_takes_an_np_head_gradient(np_mode):
+    x = np.array([1.0, 2.0])
+    x.attach_grad()
+    with autograd.record():
+        y = x * x
+    y.backward(np.array([1.0, 3.0]))
+    onp.testing.assert_allclose(x.grad.asnumpy(), [2.0, 12.0])
+
+
+def test_trainer_updates_np_parameters(np_mode):
+    net = gluon.nn.Dense(1, in_units=2, use_bias=False)
+    net.initialize(mx.init.One())
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5, "momentum": 0.9})
+    for _ in range(2):
+        with autograd.record():
+            loss = net(np.array([[1.0, 2.0]])).sum()
+        loss.backward()
+        trainer.step(1)
+    w = net.weight.data()
+    assert isinstance(w, np.ndarray)
+    # sgd with momentum: v1 = -0.5 g, v2 = 0.9 v1 - 0.5 g, g = (1, 2)
+    onp.testing.assert_allclose(w.asnumpy(), [[1 - 0.5 - 0.95, 1 - 1.0 - 1.9]], rtol=1e-6)
