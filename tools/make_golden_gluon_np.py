@@ -10,6 +10,7 @@ Writes into ``tests/gluon/golden/``:
   regression with Dense + L2Loss + SGD through a DataLoader, softmax regression with
   SoftmaxCrossEntropyLoss + SGD, a hybridized LeNet with BatchNorm + SGD) and what MXNet
   computed with them (losses per step, accuracies, final parameters, outputs);
+  and the rnn layers' outputs, input gradients and states (:func:`run_rnn`);
 - ``lenet_np-symbol.json``/``lenet_np-0000.params``: that LeNet exported after training.
 
 MXNet's random streams are not reproduced by mxlite, so the data and the initial parameters
@@ -121,6 +122,33 @@ def run_program(mx: Any, data: dict, export_prefix: str | None = None) -> dict:
     return out
 
 
+def run_rnn(mx: Any) -> dict:
+    """The rnn layers in NumPy mode (two bidirectional layers, constant weights), hybridized
+    and not: outputs, input gradients and the last states."""
+    mx.npx.set_np()
+    out: dict = {}
+    x_np = onp.linspace(-1, 1, 30).reshape(2, 5, 3).astype("float32")
+    for cls in ("LSTM", "GRU", "RNN"):
+        for hybridize in (False, True):
+            layer = getattr(mx.gluon.rnn, cls)(4, num_layers=2, layout="NTC", bidirectional=True,
+                                               input_size=3)  # fmt: skip
+            layer.initialize(mx.init.Constant(0.1))
+            if hybridize:
+                layer.hybridize()
+            x = mx.np.array(x_np)
+            x.attach_grad()
+            with mx.autograd.record():
+                y = layer(x)
+            y.backward()
+            key = f"rnn_{cls}_{int(hybridize)}"
+            out[f"{key}_out"] = y.asnumpy()
+            out[f"{key}_grad"] = x.grad.asnumpy()
+            _, states = layer(x, layer.begin_state(2))
+            out[f"{key}_state"] = states[-1].asnumpy()
+    mx.npx.reset_np()
+    return out
+
+
 def make_data() -> dict:
     import mxnet as mx
 
@@ -152,6 +180,7 @@ def main() -> None:
     mx.random.seed(3)
     data = make_data()
     out = run_program(mx, data, os.path.join(OUT, "lenet_np"))
+    out.update(run_rnn(mx))
     onp.savez(os.path.join(OUT, "np_mode.npz"), **data, **{f"mx_{k}": v for k, v in out.items()})
 
 

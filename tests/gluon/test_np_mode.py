@@ -412,3 +412,10 @@ def test_trainer_updates_np_parameters(np_mode):
     assert isinstance(w, np.ndarray)
     # sgd with momentum: v1 = -0.5 g, v2 = 0.9 v1 - 0.5 g, g = (1, 2)
     onp.testing.assert_allclose(w.asnumpy(), [[1 - 0.5 - 0.95, 1 - 1.0 - 1.9]], rtol=1e-6)
+
+
+def test_rnn_layers_give_mxnets_numbers(golden):
+    out = _tool().run_rnn(mx)
+    assert not mx.util.is_np_array()
+    for key, value in out.items():
+        onp.testing.assert_allclose(value, golden[f"mx_{key}"], rtol=1e-5, atol=1e-5, err_msg=key)
