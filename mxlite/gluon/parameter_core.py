@@ -124,20 +124,11 @@ class Parameter:
         The storage type of the parameter's gradient.
     """
 
-    def __init__(
-        self,
-        name: str,
-        grad_req: str = "write",
-        shape: Any = None,
-        dtype: Any = np.float32,
-        lr_mult: float = 1.0,
-        wd_mult: float = 1.0,
-        init: Any = None,
-        allow_deferred_init: bool = False,
-        differentiable: bool = True,
-        stype: str = "default",
-        grad_stype: str = "default",
-    ) -> None:
+    def __init__(self, name: str, grad_req: str = "write", shape: Any = None,
+                 dtype: Any = np.float32, lr_mult: float = 1.0, wd_mult: float = 1.0,
+                 init: Any = None, allow_deferred_init: bool = False,
+                 differentiable: bool = True, stype: str = "default",
+                 grad_stype: str = "default") -> None:  # fmt: skip
         self._var: symbol.Symbol | None = None
         self._data: list[NDArray] | None = None
         self._grad: list[NDArray] | None = None
@@ -148,8 +139,7 @@ class Parameter:
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
         self._grad_req: str | None = None
-        if isinstance(shape, int):
-            shape = (shape,)
+        shape = (shape,) if isinstance(shape, int) else shape
         self._shape = None if shape is None else tuple(shape)
         self.name = name
         self._dtype = dtype
