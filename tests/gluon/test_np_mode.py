@@ -422,3 +422,12 @@ def test_rnn_layers_give_mxnets_numbers(golden):
     assert not mx.util.is_np_array()
     for key, value in out.items():
         onp.testing.assert_allclose(value, golden[f"mx_{key}"], rtol=1e-5, atol=1e-5, err_msg=key)
+
+
+def test_optimizer_records_np_mode():
+    assert mx.optimizer.SGD().allow_np_array is False
+    npx.set_np()
+    try:
+        assert mx.optimizer.SGD().allow_np_array is True
+    finally:
+        npx.reset_np()
