@@ -182,7 +182,8 @@ def main() -> None:
     data = make_data()
     out = run_program(mx, data, os.path.join(OUT, "lenet_np"))
     out.update(run_rnn(mx))
-    onp.savez_compressed(os.path.join(OUT, "np_mode.npz"), **data, **{f"mx_{k}": v for k, v in out.items()})
+    golden = {**data, **{f"mx_{k}": v for k, v in out.items()}}
+    onp.savez_compressed(os.path.join(OUT, "np_mode.npz"), **golden)
 
 
 if __name__ == "__main__":
