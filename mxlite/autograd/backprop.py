@@ -194,6 +194,8 @@ def _backward(
                 f"NDArray of that shape, got "
                 f"{getattr(hg, 'shape', type(hg).__name__)}."
             )
+        elif type(hg) is not NDArray and hg.stype == "default":
+            hg = hg.as_nd_ndarray()  # an mx.np head gradient: a classic view on its chunk
         node, idx = h._ag
         _accumulate(grads, (id(node), idx), hg, owned)
         head_nodes.append(node)

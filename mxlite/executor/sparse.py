@@ -32,7 +32,7 @@ __all__ = ["StorageBoundary", "storage_plan"]
 
 
 def _is_sparse(a: Any) -> bool:
-    return a is not None and a.__class__ is not NDArray
+    return a is not None and a.stype != "default"  # mx.np arrays are dense subclasses
 
 
 def _shadow(a: NDArray) -> NDArray:

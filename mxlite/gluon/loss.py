@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from .. import ndarray
+from ..util import is_np_array
 from .hybrid_block import HybridBlock
 from .parameter import GluonCheckError
 
@@ -40,7 +41,7 @@ __all__ = [
 def _apply_weighting(F: Any, loss: Any, weight: Any = None, sample_weight: Any = None) -> Any:
     """Scale ``loss`` by ``sample_weight`` (broadcast) and the number ``weight``."""
     if sample_weight is not None:
-        loss = F.broadcast_mul(loss, sample_weight)
+        loss = loss * sample_weight if is_np_array() else F.broadcast_mul(loss, sample_weight)
     if weight is not None:
         if not isinstance(weight, numbers.Number):
             raise GluonCheckError("weight must be a number")
@@ -52,7 +53,7 @@ def _reshape_like(F: Any, x: Any, y: Any) -> Any:
     """``x`` reshaped to the shape of ``y``."""
     if F is ndarray:
         return x.reshape(y.shape)
-    return F.reshape_like(x, y)
+    return F.npx.reshape_like(x, y) if is_np_array() else F.reshape_like(x, y)
 
 
 class Loss(HybridBlock):
@@ -79,6 +80,10 @@ class Loss(HybridBlock):
         raise NotImplementedError
 
     def _mean(self, F: Any, loss: Any) -> Any:
+        if is_np_array():  # MXNet averages over every axis but the first in NumPy mode
+            if F is ndarray:
+                return F.np.mean(loss, axis=tuple(range(1, loss.ndim)))
+            return F.npx.batch_flatten(loss).mean(axis=1)
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
@@ -99,7 +104,7 @@ class L2Loss(Loss):
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(F, label, pred)
-        loss = F.square(label - pred)
+        loss = F.np.square(label - pred) if is_np_array() else F.square(label - pred)
         loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
         return self._mean(F, loss)
 
@@ -121,7 +126,8 @@ class L1Loss(Loss):
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
         label = _reshape_like(F, label, pred)
-        loss = _apply_weighting(F, F.abs(label - pred), self._weight, sample_weight)
+        loss = F.np.abs(label - pred) if is_np_array() else F.abs(label - pred)
+        loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._mean(F, loss)
 
 
@@ -157,21 +163,26 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         self, F: Any, pred: Any, label: Any, sample_weight: Any = None, pos_weight: Any = None
     ) -> Any:
         label = _reshape_like(F, label, pred)
+        if is_np_array():
+            relu, act, mul, log = F.npx.relu, F.npx.activation, F.np.multiply, F.np.log
+            softplus = act(-F.np.abs(pred), act_type="softrelu")
+        else:
+            relu, act, mul, log = F.relu, F.Activation, F.broadcast_mul, F.log
+            softplus = act(-F.abs(pred), act_type="softrelu")
         if not self._from_sigmoid:
-            softplus = F.Activation(-F.abs(pred), act_type="softrelu")
             if pos_weight is None:
-                loss = F.relu(pred) - pred * label + softplus
+                loss = relu(pred) - pred * label + softplus
             else:
-                log_weight = 1 + F.broadcast_mul(pos_weight - 1, label)
-                loss = pred - pred * label + log_weight * (softplus + F.relu(-pred))
+                log_weight = 1 + mul(pos_weight - 1, label)
+                loss = pred - pred * label + log_weight * (softplus + relu(-pred))
         else:
             eps = 1e-12
             if pos_weight is None:
-                loss = -(F.log(pred + eps) * label + F.log(1.0 - pred + eps) * (1.0 - label))
+                loss = -(log(pred + eps) * label + log(1.0 - pred + eps) * (1.0 - label))
             else:
                 loss = -(
-                    F.broadcast_mul(F.log(pred + eps) * label, pos_weight)
-                    + F.log(1.0 - pred + eps) * (1.0 - label)
+                    mul(log(pred + eps) * label, pos_weight)
+                    + log(1.0 - pred + eps) * (1.0 - label)
                 )
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._mean(F, loss)
@@ -213,13 +224,16 @@ class SoftmaxCrossEntropyLoss(Loss):
         self._from_logits = from_logits
 
     def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
+        np_mode = is_np_array()
+        log_softmax = F.npx.log_softmax if np_mode else F.log_softmax
         if not self._from_logits:
-            pred = F.log_softmax(pred, self._axis)
+            pred = log_softmax(pred, self._axis)
         if self._sparse_label:
-            loss = -F.pick(pred, label, axis=self._axis, keepdims=True)
+            pick = F.npx.pick if np_mode else F.pick
+            loss = -pick(pred, label, axis=self._axis, keepdims=True)
         else:
             label = _reshape_like(F, label, pred)
-            loss = -F.sum(pred * label, axis=self._axis, keepdims=True)
+            loss = -(pred * label).sum(axis=self._axis, keepdims=True)
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._mean(F, loss)
 

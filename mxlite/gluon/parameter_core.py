@@ -23,7 +23,8 @@ from .. import autograd, initializer, ndarray, symbol
 from ..base import MXNetError, ParamError
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
-from ..util import is_np_shape
+from ..numpy.multiarray import ndarray as np_ndarray
+from ..util import is_np_array, is_np_shape
 
 __all__ = [
     "DeferredInitializationError",
@@ -77,6 +78,14 @@ def _stype(stype: str) -> dict[str, str]:
     return {} if stype == "default" else {"stype": stype}
 
 
+def _zeros(shape: Any, ctx: Context, dtype: Any, stype: str = "default") -> NDArray:
+    """A zero array for a parameter or its gradient: an ``mx.np`` one in NumPy-array mode."""
+    if stype != "default" and is_np_array():
+        raise ParamError(f"mxnet.numpy.zeros does not support stype = {stype}")
+    zeros = ndarray.zeros(shape, ctx=ctx, dtype=dtype, **_stype(stype))
+    return zeros.as_np_ndarray() if is_np_array() else zeros
+
+
 def _same_dtype(a: Any, b: Any) -> bool:
     return np.dtype(a) == np.dtype(b)
 
@@ -115,20 +124,11 @@ class Parameter:
         The storage type of the parameter's gradient.
     """
 
-    def __init__(
-        self,
-        name: str,
-        grad_req: str = "write",
-        shape: Any = None,
-        dtype: Any = np.float32,
-        lr_mult: float = 1.0,
-        wd_mult: float = 1.0,
-        init: Any = None,
-        allow_deferred_init: bool = False,
-        differentiable: bool = True,
-        stype: str = "default",
-        grad_stype: str = "default",
-    ) -> None:
+    def __init__(self, name: str, grad_req: str = "write", shape: Any = None,
+                 dtype: Any = np.float32, lr_mult: float = 1.0, wd_mult: float = 1.0,
+                 init: Any = None, allow_deferred_init: bool = False,
+                 differentiable: bool = True, stype: str = "default",
+                 grad_stype: str = "default") -> None:  # fmt: skip
         self._var: symbol.Symbol | None = None
         self._data: list[NDArray] | None = None
         self._grad: list[NDArray] | None = None
@@ -139,8 +139,7 @@ class Parameter:
         self._differentiable = differentiable
         self._allow_deferred_init = allow_deferred_init
         self._grad_req: str | None = None
-        if isinstance(shape, int):
-            shape = (shape,)
+        shape = (shape,) if isinstance(shape, int) else shape
         self._shape = None if shape is None else tuple(shape)
         self.name = name
         self._dtype = dtype
@@ -342,7 +341,7 @@ class Parameter:
             )
         with autograd.pause():
             if data is None:
-                data = ndarray.zeros(self.shape, ctx=cpu(), dtype=self.dtype, **_stype(self._stype))
+                data = _zeros(self.shape, cpu(), self.dtype, self._stype)
                 desc = initializer.InitDesc(self.name, {"__init__": init})
                 initializer.create(default_init)(desc, data)
             self._init_impl(data, ctx)
@@ -357,11 +356,13 @@ class Parameter:
         if self.grad_req == "null":
             self._grad = None
             return
-        kind = _stype(self._grad_stype)
-        self._grad = [
-            ndarray.zeros(i.shape, ctx=i.context, dtype=i.dtype, **kind) for i in self._data
-        ]
-        autograd.mark_variables(self._data, self._grad, self.grad_req)
+        self._grad = [_zeros(i.shape, i.context, i.dtype, self._grad_stype) for i in self._data]
+        self._mark_variables()
+
+    def _mark_variables(self) -> None:
+        # autograd keeps classic buffers; an mx.np gradient is a view on the same chunk
+        grads = [g.as_nd_ndarray() if isinstance(g, np_ndarray) else g for g in self._grad]
+        autograd.mark_variables(self._data, grads, self.grad_req)
 
     def _reduce(self) -> NDArray:
         """The value on cpu (the mean over the contexts)."""
@@ -589,7 +590,7 @@ class Parameter:
             if self._grad is None:
                 return
             self._grad = [i.astype(dtype) for i in self._grad]
-            autograd.mark_variables(self._data, self._grad, self.grad_req)
+            self._mark_variables()
 
 
 class _ConstantInit(initializer.Initializer):
@@ -619,6 +620,7 @@ class Constant(Parameter):
     def __init__(self, name: str, value: Any) -> None:
         if not isinstance(value, NDArray):
             value = ndarray.array(value)
+            value = value.as_np_ndarray() if is_np_array() else value
         self.value = value
         init_name = f"Constant_{name}_{id(self)}"
         init = _ConstantInit(value)

@@ -17,6 +17,8 @@ from .. import ndarray
 from ..base import MXNetError, ParamError
 from ..fileio import atomic_write
 from ..ndarray.ndarray import NDArray
+from ..numpy.multiarray import ndarray as np_ndarray
+from ..util import is_np_array
 from .parameter_core import _brief_print_list as _brief_print_list
 from .parameter_core import _indent as _indent
 from .parameter_core import shape_is_known as shape_is_known
@@ -68,10 +70,11 @@ def split_data(
     points = np.cumsum(sizes)
     if batch_axis == 0:
         return [data[int(points[i]) : int(points[i + 1])] for i in range(num_slice)]
-    return [
+    slices = [
         ndarray.slice_axis(data, axis=batch_axis, begin=int(points[i]), end=int(points[i + 1]))
         for i in range(num_slice)
     ]
+    return [s.as_np_ndarray() for s in slices] if isinstance(data, np_ndarray) else slices
 
 
 def split_and_load(
@@ -98,6 +101,7 @@ def split_and_load(
     """
     if not isinstance(data, NDArray):
         data = ndarray.array(data, ctx=ctx_list[0])
+        data = data.as_np_ndarray() if is_np_array() else data
     if len(ctx_list) == 1:
         return [data.as_in_context(ctx_list[0])]
     slices = split_data(data, len(ctx_list), batch_axis, even_split)

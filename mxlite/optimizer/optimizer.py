@@ -34,6 +34,7 @@ import numpy as np
 from ..base import MXNetError, ParamError
 from ..fileio import allow, allow_resolver, restricted_loads
 from ..registry import Registry
+from ..util import is_np_array
 
 __all__ = [
     "Optimizer",
@@ -122,7 +123,7 @@ class Optimizer:
         self.idx2name = param_idx2name.copy()
         self.sym_info = (sym.attr_dict(), sym.list_arguments()) if sym is not None else ()
         self.param_dict = param_dict if param_dict else {}
-        self.allow_np_array = False
+        self.allow_np_array = is_np_array()  # MXNet records the mode it was made in
         self.set_lr_mult({})
         self.set_wd_mult({})
 

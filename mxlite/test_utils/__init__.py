@@ -107,6 +107,7 @@ from .data import get_mnist_iterator as get_mnist_iterator
 from .data import get_mnist_pkl as get_mnist_pkl
 from .data import get_mnist_ubyte as get_mnist_ubyte
 from .data import get_zip_data as get_zip_data
+from .gluon import check_gluon_hybridize_consistency as check_gluon_hybridize_consistency
 from .optimizer import compare_optimizer as compare_optimizer
 from .stats import chi_square_check as chi_square_check
 from .stats import collapse_sum_like as collapse_sum_like

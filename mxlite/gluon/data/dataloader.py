@@ -29,6 +29,8 @@ import numpy as np
 
 from ... import context as _context
 from ...base import MXNetError, ParamError
+from ...util import is_np_array, is_np_shape, set_np_array, set_np_shape
+from ...util import np_array as np_array_scope
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -41,11 +43,11 @@ def default_batchify_fn(data: list) -> Any:
     from ... import ndarray as nd
 
     if isinstance(data[0], nd.NDArray):
-        return nd.stack(*data)
+        return _np_if_np_mode(nd.stack(*data))
     if isinstance(data[0], tuple):
         return [default_batchify_fn(list(i)) for i in zip(*data)]
     arr = np.asarray(data)
-    return nd.array(arr, dtype=arr.dtype)
+    return _np_if_np_mode(nd.array(arr, dtype=arr.dtype))
 
 
 def default_mp_batchify_fn(data: list) -> Any:
@@ -55,11 +57,29 @@ def default_mp_batchify_fn(data: list) -> Any:
     shared = _context.Context("cpu_shared", 0)
     if isinstance(data[0], nd.NDArray):
         stacked = np.stack([d.asnumpy() for d in data])
-        return nd.array(stacked, dtype=stacked.dtype, ctx=shared)
+        return _np_if_np_mode(nd.array(stacked, dtype=stacked.dtype, ctx=shared))
     if isinstance(data[0], tuple):
         return [default_mp_batchify_fn(list(i)) for i in zip(*data)]
     arr = np.asarray(data)
-    return nd.array(arr, dtype=arr.dtype, ctx=shared)
+    return _np_if_np_mode(nd.array(arr, dtype=arr.dtype, ctx=shared))
+
+
+def _np_if_np_mode(batch: Any) -> Any:
+    """A batch's arrays as ``mx.np`` arrays (views, no copy) in NumPy-array mode, as MXNet's
+    batchify functions make them."""
+    from ...ndarray import NDArray
+
+    if not is_np_array():
+        return batch
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(_np_if_np_mode(b) for b in batch)
+    return batch.as_np_ndarray() if type(batch) is NDArray else batch
+
+
+def _set_np_flags(np_shape: bool, np_array: bool) -> None:
+    """A worker's NumPy semantics: those of the thread that made the DataLoader."""
+    set_np_shape(np_shape)
+    set_np_array(np_array)
 
 
 def _as_in_context(data: Any, ctx: Any) -> Any:
@@ -195,9 +215,10 @@ def _unpack(obj: Any) -> Any:
 _worker_dataset: Any = None
 
 
-def _worker_initializer(dataset: Any) -> None:
+def _worker_initializer(dataset: Any, np_shape: bool, np_array: bool) -> None:
     global _worker_dataset
     _worker_dataset = dataset
+    _set_np_flags(np_shape, np_array)
 
 
 def _worker_fn(samples: list, batchify_fn: Any) -> bytes:
@@ -215,9 +236,13 @@ def _thread_worker_fn(samples: list, batchify_fn: Any, dataset: Any) -> Any:
     return batchify_fn([dataset[i] for i in samples])
 
 
-def _load_batch(data: bytes) -> Any:
+def _load_batch(data: bytes, np_array: bool) -> Any:
     # The bytes come from our own worker processes, so this is not untrusted input.
-    return _unpack(pickle.loads(data))  # noqa: S301
+    batch = _unpack(pickle.loads(data))  # noqa: S301
+    if not np_array:
+        return batch
+    with np_array_scope(True):
+        return _np_if_np_mode(batch)
 
 
 class _MultiWorkerIter:
@@ -264,7 +289,7 @@ class _MultiWorkerIter:
                 "may need a larger `timeout`"
             ) from exc
         if not loader._thread_pool:
-            batch = _load_batch(batch)
+            batch = _load_batch(batch, loader._np_flags[1])
         if loader._pin_memory:
             batch = _as_in_context(batch, _context.cpu_pinned(loader._pin_device_id))
         self._received += 1
@@ -375,14 +400,18 @@ class DataLoader:
         self._num_workers = max(0, int(num_workers))
         self._worker_pool: Any = None
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
+        self._np_flags = (is_np_shape(), is_np_array())
         if self._num_workers > 0:
             if thread_pool:
-                self._worker_pool = multiprocessing.pool.ThreadPool(self._num_workers)
+                self._worker_pool = multiprocessing.pool.ThreadPool(
+                    self._num_workers, initializer=_set_np_flags, initargs=self._np_flags
+                )
             else:
                 # One resource tracker for all: blocks a worker creates are freed by this process.
                 resource_tracker.ensure_running()
                 self._worker_pool = _fork_context().Pool(
-                    self._num_workers, initializer=_worker_initializer, initargs=(dataset,)
+                    self._num_workers, initializer=_worker_initializer,
+                    initargs=(dataset, *self._np_flags),
                 )
         if batchify_fn is None:
             batchify_fn = default_mp_batchify_fn if self._num_workers > 0 else default_batchify_fn

@@ -5,10 +5,17 @@ from __future__ import annotations
 from typing import Any
 
 from ... import initializer
+from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import GluonCheckError
 
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]
+
+
+
+def _leaky_relu(F: Any) -> Any:
+    """``LeakyReLU`` of the namespace ``F``: ``npx.leaky_relu`` in NumPy-array mode."""
+    return F.npx.leaky_relu if is_np_array() else F.LeakyReLU
 
 
 class Activation(HybridBlock):
@@ -35,7 +42,8 @@ class Activation(HybridBlock):
         return self._act_type
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.Activation(x, act_type=self._act_type, name="fwd")
+        act = F.npx.activation if is_np_array() else F.Activation
+        return act(x, act_type=self._act_type, name="fwd")
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self._act_type})"
@@ -58,7 +66,7 @@ class LeakyReLU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.LeakyReLU(x, act_type="leaky", slope=self._alpha, name="fwd")
+        return _leaky_relu(F)(x, act_type="leaky", slope=self._alpha, name="fwd")
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}({self._alpha})"
@@ -85,7 +93,7 @@ class PReLU(HybridBlock):
             self.alpha = self.params.get("alpha", shape=(in_channels,), init=alpha_initializer)
 
     def hybrid_forward(self, F: Any, x: Any, alpha: Any) -> Any:
-        return F.LeakyReLU(x, gamma=alpha, act_type="prelu", name="fwd")
+        return _leaky_relu(F)(x, gamma=alpha, act_type="prelu", name="fwd")
 
 
 class ELU(HybridBlock):
@@ -102,7 +110,7 @@ class ELU(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.LeakyReLU(x, act_type="elu", slope=self._alpha)
+        return _leaky_relu(F)(x, act_type="elu", slope=self._alpha)
 
 
 class SELU(HybridBlock):
@@ -112,7 +120,7 @@ class SELU(HybridBlock):
         super().__init__(**kwargs)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.LeakyReLU(x, act_type="selu", name="fwd")
+        return _leaky_relu(F)(x, act_type="selu", name="fwd")
 
 
 class GELU(HybridBlock):
@@ -122,7 +130,7 @@ class GELU(HybridBlock):
         super().__init__(**kwargs)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.LeakyReLU(x, act_type="gelu", name="fwd")
+        return _leaky_relu(F)(x, act_type="gelu", name="fwd")
 
 
 class Swish(HybridBlock):
@@ -139,4 +147,6 @@ class Swish(HybridBlock):
         self._beta = beta
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
+        if is_np_array():
+            return x * F.npx.sigmoid(self._beta * x)
         return x * F.sigmoid(self._beta * x, name="fwd")

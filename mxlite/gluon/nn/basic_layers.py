@@ -8,6 +8,7 @@ from typing import Any
 
 from ... import ndarray as nd
 from ... import symbol as sym
+from ...util import is_np_array
 from ..block import Block, HybridBlock
 from ..parameter import GluonCheckError
 from ..utils import _indent
@@ -197,7 +198,8 @@ class Dense(HybridBlock):
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
         inputs = (x, weight) if bias is None else (x, weight, bias)
-        act = F.FullyConnected(
+        fc = F.npx.fully_connected if is_np_array() else F.FullyConnected
+        act = fc(
             *inputs, no_bias=bias is None, num_hidden=self._units, flatten=self._flatten,
             name="fwd",
         )  # fmt: skip
@@ -229,8 +231,9 @@ class Dropout(HybridBlock):
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         if self._rate > 0:
-            return F.Dropout(x, p=self._rate, axes=self._axes, name="fwd", cudnn_off=False)
-        return F.identity(x)
+            dropout = F.npx.dropout if is_np_array() else F.Dropout
+            return dropout(x, p=self._rate, axes=self._axes, name="fwd", cudnn_off=False)
+        return F.np.copy(x) if is_np_array() else F.identity(x)
 
     def __repr__(self) -> str:
         return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
@@ -276,7 +279,8 @@ class Embedding(HybridBlock):
         )  # fmt: skip
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:
-        return F.Embedding(x, weight, name="fwd", **self._kwargs)
+        embedding = F.npx.embedding if is_np_array() else F.Embedding
+        return embedding(x, weight, name="fwd", **self._kwargs)
 
     def __repr__(self) -> str:
         k = self._kwargs
@@ -297,7 +301,7 @@ class Flatten(HybridBlock):
         super().__init__(**kwargs)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.flatten(x)
+        return F.npx.batch_flatten(x) if is_np_array() else F.flatten(x)
 
     def __repr__(self) -> str:
         return self.__class__.__name__
@@ -412,7 +416,10 @@ class HybridConcatenate(HybridSequential):
         self.axis = axis
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.concat(*(block(x) for block in self._children.values()), dim=self.axis)
+        outs = [block(x) for block in self._children.values()]
+        if is_np_array():
+            return F.np.concatenate(outs, axis=self.axis)
+        return F.concat(*outs, dim=self.axis)
 
 
 class Identity(HybridBlock):

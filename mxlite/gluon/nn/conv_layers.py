@@ -8,6 +8,7 @@ import numbers
 from typing import Any
 
 from ... import symbol
+from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import GluonCheckError
 from .activations import Activation
@@ -117,7 +118,8 @@ class _Conv(HybridBlock):
                 self.act = None
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
-        op = getattr(F, self._op_name)
+        # npx names the operators in lower case (npx.convolution, npx.deconvolution)
+        op = getattr(F.npx, self._op_name.lower()) if is_np_array() else getattr(F, self._op_name)
         if bias is None:
             act = op(x, weight, name="fwd", **self._kwargs)
         else:
@@ -307,7 +309,8 @@ class _Pooling(HybridBlock):
         return "pool"
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.Pooling(x, name="fwd", **self._kwargs)
+        pooling = F.npx.pooling if is_np_array() else F.Pooling
+        return pooling(x, name="fwd", **self._kwargs)
 
     def __repr__(self) -> str:
         k = self._kwargs

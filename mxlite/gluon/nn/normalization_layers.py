@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from ...util import is_np_array
 from ..block import HybridBlock
 
 __all__ = [
@@ -81,9 +82,11 @@ class _BatchNorm(HybridBlock):
     def hybrid_forward(
         self, F: Any, x: Any, gamma: Any, beta: Any, running_mean: Any, running_var: Any
     ) -> Any:
-        out = F.BatchNorm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
+        np_mode = is_np_array()
+        batch_norm = F.npx.batch_norm if np_mode else F.BatchNorm
+        out = batch_norm(x, gamma, beta, running_mean, running_var, name="fwd", **self._kwargs)
         if self.fuse_relu:
-            out = F.relu(out)
+            out = F.npx.relu(out) if np_mode else F.relu(out)
         return out
 
     def __repr__(self) -> str:
@@ -322,7 +325,8 @@ class LayerNorm(HybridBlock):
         )  # fmt: skip
 
     def hybrid_forward(self, F: Any, data: Any, gamma: Any, beta: Any) -> Any:
-        return F.LayerNorm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
+        layer_norm = F.npx.layer_norm if is_np_array() else F.LayerNorm
+        return layer_norm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
     def __repr__(self) -> str:
         tail = f", in_channels={self.gamma.shape[0]}"

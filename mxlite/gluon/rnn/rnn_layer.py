@@ -18,6 +18,7 @@ from typing import Any
 
 from ... import ndarray, symbol
 from ...base import ParamError
+from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import tensor_types
 from . import rnn_cell
@@ -183,7 +184,8 @@ class _RNNLayer(HybridBlock):
         states = []
         for i, info in enumerate(self.state_info(batch_size)):
             info = dict(info or {}, **kwargs)
-            states.append(func(name=f"{self.prefix}h0_{i}", **info))
+            state = func(name=f"{self.prefix}h0_{i}", **info)
+            states.append(state.as_np_ndarray() if is_np_array() else state)
         return states
 
     def __call__(self, inputs: Any, states: Any = None, sequence_length: Any = None, **kwargs):
@@ -213,8 +215,10 @@ class _RNNLayer(HybridBlock):
         return out[0] if self.skip_states else out
 
     def _forward_kernel(self, F: Any, inputs: Any, states: Any, sequence_length: Any, **kw):
+        np_mode = is_np_array()
+        swapaxes = F.np.swapaxes if np_mode else F.swapaxes
         if self._layout == "NTC":
-            inputs = F.swapaxes(inputs, 0, 1)
+            inputs = swapaxes(inputs, 0, 1)
         kinds = ["i2h", "h2h", "h2r"] if self._projection_size else ["i2h", "h2h"]
         flat = [
             kw[f"{d}{layer}_{g}_{t}"].reshape(-1)
@@ -224,9 +228,12 @@ class _RNNLayer(HybridBlock):
             for g in kinds
             if g != "h2r" or t != "bias"
         ]
-        params = F._internal._rnn_param_concat(*flat, dim=0)
+        if np_mode:
+            params = F.np._internal._npi_rnn_param_concat(*flat, dim=0)
+        else:
+            params = F._internal._rnn_param_concat(*flat, dim=0)
         args = [*states, sequence_length] if self._use_sequence_length else list(states)
-        rnn = F.RNN(
+        rnn = (F.npx.rnn if np_mode else F.RNN)(
             inputs,
             params,
             *args,
@@ -245,7 +252,7 @@ class _RNNLayer(HybridBlock):
         outputs = rnn[0]
         states = [rnn[1], rnn[2]] if self._mode == "lstm" else [rnn[1]]
         if self._layout == "NTC":
-            outputs = F.swapaxes(outputs, 0, 1)
+            outputs = swapaxes(outputs, 0, 1)
         return outputs, states
 
     def _state(self, batch_size: int, size: int) -> dict:

@@ -85,6 +85,15 @@ class NpDotProp(_NpProduct):
             return [], []
         return [len(ashape) - 1], [max(len(bshape) - 2, 0)]
 
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        a, b = in_shape
+        if a is not None and b is not None:  # an unknown (0) contracted dim takes the other's
+            a, b = list(a), list(b)
+            for i, j in zip(*self.axes(a, b)):
+                a[i], b[j] = a[i] or b[j], b[j] or a[i]
+            in_shape = [tuple(a), tuple(b)]
+        return super().infer_shape(in_shape, out_shape)
+
 
 class TensordotParam(Param):
     a_axes_summed: tuple[int, ...] = field(doc="The axes of a to sum over.")

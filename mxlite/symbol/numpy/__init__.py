@@ -148,12 +148,54 @@ class _Symbol(Symbol):
     def prod(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
         return _make("_np_prod", self, axis=_axes(axis), keepdims=keepdims)
 
+    def __getitem__(self, key: Any) -> Any:
+        """Basic NumPy indexing (integers, slices, None) of a single-output symbol; on a
+        symbol of several outputs, an integer or a name picks an output (``Symbol``'s rule)."""
+        if isinstance(key, str) or len(self) > 1:
+            return super().__getitem__(key)
+        return _basic_index(self, key if isinstance(key, tuple) else (key,))
+
     def as_nd_ndarray(self) -> Symbol:
         """This symbol as a classic ``mx.sym.Symbol``."""
         return Symbol(self._entries)
 
     def as_np_ndarray(self) -> _Symbol:
         return self
+
+
+def _basic_index(sym: _Symbol, key: tuple) -> _Symbol:
+    """``sym[key]`` for a tuple of integers, slices and None: one ``_npi_slice`` over the
+    leading axes, an ``_npx_reshape`` dropping the integer-indexed axes (code -3; -2 keeps an
+    axis, -4 the rest), then ``_npi_expand_dims`` for each None."""
+    if not key:
+        return sym
+    begin: list = []
+    end: list = []
+    step: list = []
+    codes: list[int] = []
+    new_axes: list[int] = []
+    for k in key:
+        if k is None:
+            new_axes.append(codes.count(-2) + len(new_axes))
+        elif isinstance(k, slice):
+            begin.append(k.start)
+            end.append(k.stop)
+            step.append(1 if k.step is None else k.step)
+            codes.append(-2)
+        elif isinstance(k, (int, _onp.integer)) and not isinstance(k, bool):
+            begin.append(int(k))
+            end.append(int(k) + 1 if k != -1 else None)
+            step.append(1)
+            codes.append(-3)
+        else:
+            raise IndexError(f"_Symbol.__getitem__: only integers, slices and None index a "
+                             f"symbol, got {type(k).__name__} in {key!r}")  # fmt: skip
+    out = _make("_npi_slice", sym, begin=tuple(begin), end=tuple(end), step=tuple(step))
+    if -3 in codes:
+        out = _make("_npx_reshape", out, newshape=(*codes, -4))
+    for axis in new_axes:
+        out = _make("_npi_expand_dims", out, axis=axis)
+    return out
 
 
 def as_np_symbol(sym: Symbol) -> _Symbol:
