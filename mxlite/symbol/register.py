@@ -15,19 +15,6 @@ from .symbol import Symbol
 
 __all__ = ["KIND", "populate", "install_methods"]
 
-# Symbol methods that call the operator of the same name with the symbol first (MXNet's
-# "fluent" methods).
-_FLUENT = (
-    "reshape reshape_like zeros_like ones_like broadcast_axes repeat pad swapaxes split "
-    "slice slice_axis slice_like take one_hot pick sort topk argsort argmax argmax_channel "
-    "argmin clip abs sign flatten shape_array size_array expand_dims broadcast_to "
-    "broadcast_like tile transpose flip depth_to_space space_to_depth diag sum nansum prod "
-    "nanprod mean max min norm round rint fix floor ceil trunc sin cos tan arcsin arccos arctan "
-    "degrees radians sinh cosh tanh arcsinh arccosh arctanh exp expm1 log log10 log2 log1p "
-    "sqrt rsqrt cbrt rcbrt square reciprocal relu sigmoid softmax log_softmax softmin squeeze"
-).split()
-
-
 def _build(cls: type, reg_name: str, func_name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Symbol:
         return Symbol(compose.create(reg_name, func_name, args, kwargs))
@@ -59,8 +46,9 @@ def populate(root: ModuleType, submodules: dict[str, ModuleType]) -> None:
 
 
 def install_methods(root: ModuleType) -> None:
-    """Add MXNet's fluent methods (``sym.reshape(...)``, ``sym.sum(...)``) to Symbol."""
-    for name in _FLUENT:
+    """Add MXNet's fluent methods (``sym.reshape(...)``, ``sym.sum(...)``) to Symbol: those the
+    operators declare (``OperatorProperty.fluent``), as NDArray has them."""
+    for name in registry.fluent_methods():
         if registry.find(name) is None or name in Symbol.__dict__:
             continue
         setattr(Symbol, name, _fluent(root, name))
