@@ -31,7 +31,7 @@ from ..context import Context
 from ..fileio import allow
 from ..ndarray import NDArray
 from ..ndarray import indexing as _nd_indexing
-from ..ndarray import methods as _nd_methods
+from ..ndarray import ndarray as _nd_ndarray
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
@@ -575,7 +575,14 @@ def _not_in_np(name: str) -> Any:
     return method
 
 
-_nd_methods.NP_VIEW[0] = view_np
+
+
+def _as_np_ndarray(self: NDArray) -> ndarray:
+    """This array as an ``mx.np.ndarray``, no copy (same chunk, var and autograd entry)."""
+    return view_np(self)
+
+
+_nd_ndarray.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
 # MXNet's pickles name the class mxnet.numpy.ndarray
 allow(ndarray, "mxnet.numpy.ndarray", "mxnet.numpy.multiarray.ndarray")
 for _name in _NOT_IN_NP:

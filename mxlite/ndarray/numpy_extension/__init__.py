@@ -1,2 +1,13 @@
 """``mx.nd.npx``: the functions of ``mx.npx``; ``mxlite.numpy_extension``, a higher layer,
-fills this module when it is imported (``import mxlite`` does)."""
+gives them through :func:`provide` when it is imported (``import mxlite`` does)."""
+
+from typing import Any
+
+
+def provide(owner: str, members: dict[str, Any]) -> None:
+    """Add to ``mx.nd.npx`` the functions that ``owner``, a module above this layer, implements:
+    the one place where this module is given names from outside its own file."""
+    for name, value in members.items():
+        if name in globals():
+            raise ValueError(f"mx.nd.npx.{name}: exists already; {owner} cannot add it.")
+        globals()[name] = value

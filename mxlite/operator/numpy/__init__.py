@@ -27,3 +27,9 @@ from . import elemwise_unary as elemwise_unary
 from . import init as init
 from . import matrix as matrix
 from . import reduce as reduce
+
+
+def is_np_op(reg_name: str) -> bool:
+    """Whether ``reg_name`` is one of MXNet's NumPy-interface operators (``_np_``, ``_npi_``,
+    ``_npx_``): those the ``mx.np``/``mx.npx`` front ends are generated from."""
+    return reg_name.startswith(("_np_", "_npi_", "_npx_"))
