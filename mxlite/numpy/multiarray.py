@@ -38,6 +38,7 @@ from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
 from ..symbol.numpy import np_symbol_call
 from ..symbol.symbol import Symbol
+from .dispatch import array_function, array_ufunc
 
 __all__ = ["ndarray", "call", "as_np", "view_np", "binary", "is_tensor", "NUMERIC"]
 
@@ -215,6 +216,14 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     def as_np_ndarray(self) -> ndarray:
         """This array itself."""
         return self
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        """NumPy's function ``func`` called on mx.np arrays: mx.np's (see :mod:`.dispatch`)."""
+        return array_function(ndarray, func, types, args, kwargs)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's ufunc called on mx.np arrays: mx.np's (see :mod:`.dispatch`)."""
+        return array_ufunc(ndarray, ufunc, method, inputs, kwargs)
 
     def item(self, *args: Any) -> Any:
         """A Python scalar: the only element, or the one at ``args`` (as ``numpy.ndarray.item``)."""
