@@ -19,6 +19,8 @@ from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
+from .manipulation import *  # noqa: F403
+from .manipulation import __all__ as _manipulation_all
 from .multiarray import ndarray as ndarray
 from .ufuncs import *  # noqa: F403
 from .ufuncs import UNARY as _UNARY
@@ -59,6 +61,7 @@ __all__ = [
     "linalg",
     *_creation_all,
     *_functions_all,
+    *_manipulation_all,
     *(n for n in _ufuncs_all if n != "UNARY"),
     *_UNARY,
 ]

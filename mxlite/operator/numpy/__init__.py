@@ -26,6 +26,7 @@ from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary
 from . import init as init
 from . import matrix as matrix
+from . import matrix_more as matrix_more
 from . import reduce as reduce
 
 
