@@ -1,0 +1,55 @@
+"""mx.np's triangles, diagonals, differences, stacking variants and memory-overlap tests
+(values against MXNet 1.9.1 are in test_golden.py)."""
+
+from __future__ import annotations
+
+import numpy as onp
+import pytest
+
+import mxlite as mx
+from mxlite import autograd
+
+
+def test_shares_memory_tells_overlapping_views_of_one_array() -> None:
+    a = mx.np.arange(12.0).reshape(3, 4)
+    assert mx.np.shares_memory(a[0, 1:3], a[0, 2:4])
+    assert not mx.np.shares_memory(a[0, 0:2], a[0, 2:4])
+    assert mx.np.may_share_memory(a, a[1])
+    assert not mx.np.shares_memory(a, a.copy())
+
+
+def test_bad_arguments_name_function_and_argument() -> None:
+    a = mx.np.arange(4.0)
+    with pytest.raises(mx.MXNetError, match="vsplit: argument 'ary'"):
+        mx.np.vsplit(a, 2)
+    with pytest.raises(mx.MXNetError, match="diff: arguments 'prepend'"):
+        mx.np.diff(a, prepend=0)
+    with pytest.raises(mx.MXNetError, match="polyval: arguments 'p' and 'x'"):
+        mx.np.polyval([1.0, 2.0], a)
+    with pytest.raises(mx.MXNetError, match="axes"):
+        mx.np.rot90(a.reshape(2, 2), axes=(0, 0))
+
+
+def test_rot90_gradient_is_the_inverse_rotation() -> None:
+    x = mx.np.arange(6.0).reshape(2, 3)
+    w = onp.arange(6.0).reshape(3, 2) + 1
+    x.attach_grad()
+    with autograd.record():
+        y = (mx.np.rot90(x) * mx.np.array(w)).sum()
+    y.backward()
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.rot90(w, -1))
+
+
+def test_nan_to_num_leaves_integers_and_works_in_place() -> None:
+    i = mx.np.array([1, 2], dtype="int32")
+    assert mx.np.nan_to_num(i) is i
+    f = mx.np.array([onp.nan, 1.0])
+    mx.np.nan_to_num(f, copy=False, nan=7.0)
+    onp.testing.assert_allclose(f.asnumpy(), [7.0, 1.0])
+
+
+def test_new_functions_compose_on_symbols_too() -> None:
+    x = mx.sym.var("x").as_np_ndarray()
+    y = mx.sym.np.tril(x, 1)
+    out = y.eval(x=mx.nd.array(onp.ones((2, 3))))[0]
+    onp.testing.assert_allclose(out.asnumpy(), onp.tril(onp.ones((2, 3)), 1))
