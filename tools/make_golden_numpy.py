@@ -70,7 +70,9 @@ CASES = [
     "np.flipud(m)", "np.fliplr(m)", "np.append(f, f)", "np.append(m, m, axis=0)",
     "np.vdot(f, f)", "np.round_(f / 3, 2)", "np.fabs(-f)", "np.atleast_1d(np.array(3.0))",
     "np.atleast_2d(f)", "np.atleast_3d(m)", "onp.sum(m, axis=0)", "onp.add(f, 1)",
-    "onp.concatenate([f, f])", "onp.exp(f)", "onp.tril(m)",
+    "onp.concatenate([f, f])", "onp.exp(f)", "onp.tril(m)", "np.copysign(f, -1)",
+    "np.copysign(f, f - 2)", "np.copysign(2, f - 2)", "np.ldexp(f, 2)", "np.ldexp(f, f)",
+    "np.ldexp(2.0, f)", "np.lcm(i, 4)", "np.lcm(i, i + 1)",
 ]  # fmt: skip
 
 # (expression computing a zero-dim head from x, x's value)
@@ -101,6 +103,7 @@ GRADS = [
     ("np.trace(x.reshape(2, 2) * x.reshape(2, 2))", [1.0, 2.0, 3.0, 4.0]),
     ("np.polyval(x, np.array([2.0, 3.0])).sum()", [1.0, 2.0, 3.0]),
     ("np.nan_to_num(x * 2).sum()", [1.0, 2.0]),
+    ("(np.copysign(x, np.array([-1.0, 1.0])) + np.ldexp(x, x)).sum()", [1.0, -2.0]),
     ("(np.diagflat(x) * np.arange(4.0).reshape(2, 2)).sum()", [1.0, 2.0]),
 ]
 
