@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
 from .multiarray import _axes, _dt, call, ndarray
 from .ufuncs import clip as clip
 
@@ -214,7 +213,7 @@ def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray
     if isinstance(indices_or_sections, (int, np.integer)):
         sections = int(indices_or_sections)
         if sections <= 0 or n % sections:
-            raise MXNetError(f"split: array split does not result in an equal division "
+            raise ValueError(f"split: array split does not result in an equal division "
                              f"({n} into {sections}).")  # fmt: skip
         cuts = [i * (n // sections) for i in range(sections)]
     else:
