@@ -72,7 +72,12 @@ CASES = [
     "np.atleast_2d(f)", "np.atleast_3d(m)", "onp.sum(m, axis=0)", "onp.add(f, 1)",
     "onp.concatenate([f, f])", "onp.exp(f)", "onp.tril(m)", "np.copysign(f, -1)",
     "np.copysign(f, f - 2)", "np.copysign(2, f - 2)", "np.ldexp(f, 2)", "np.ldexp(f, f)",
-    "np.ldexp(2.0, f)", "np.lcm(i, 4)", "np.lcm(i, i + 1)",
+    "np.ldexp(2.0, f)", "np.lcm(i, 4)", "np.lcm(i, i + 1)", "np.percentile(m, 30)",
+    "np.percentile(m, 50, axis=1)", "np.percentile(m, np.array([10.0, 90.0]), axis=0)",
+    "np.quantile(m, 0.25, interpolation='lower')", "np.average(m)", "np.average(f, weights=f)",
+    "np.average(m, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0]))", "np.bincount(i)",
+    "np.bincount(i, weights=f, minlength=5)", "np.einsum('ij,jk->ik', m, m.T)",
+    "np.einsum('ii', np.ones((3, 3)))", "np.einsum('i,i', f, f)", "np.einsum('...i->...', m)",
 ]  # fmt: skip
 
 # (expression computing a zero-dim head from x, x's value)
@@ -105,6 +110,8 @@ GRADS = [
     ("np.nan_to_num(x * 2).sum()", [1.0, 2.0]),
     ("(np.copysign(x, np.array([-1.0, 1.0])) + np.ldexp(x, x)).sum()", [1.0, -2.0]),
     ("(np.diagflat(x) * np.arange(4.0).reshape(2, 2)).sum()", [1.0, 2.0]),
+    ("np.average(x, weights=x * x)", [1.0, 2.0, 3.0]),
+    ("np.einsum('i,j->', x, x * x)", [1.0, 2.0]),
 ]
 
 

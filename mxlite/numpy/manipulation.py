@@ -21,7 +21,8 @@ __all__ = [
     "tril", "diff", "roll", "rot90", "diag", "diagonal", "diagflat", "trace", "polyval",
     "nan_to_num", "column_stack", "row_stack", "dstack", "hsplit", "vsplit", "dsplit",
     "flipud", "fliplr", "append", "vdot", "round_", "fabs", "atleast_1d", "atleast_2d",
-    "atleast_3d", "shares_memory", "may_share_memory",
+    "atleast_3d", "shares_memory", "may_share_memory", "percentile", "quantile", "average",
+    "bincount", "einsum",
 ]  # fmt: skip
 
 
@@ -195,3 +196,55 @@ def may_share_memory(a: ndarray, b: ndarray, max_work: Any = None) -> bool:
     if a._chunk is not b._chunk:
         return False
     return bool(np.may_share_memory(a._data, b._data))
+
+
+def percentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
+               overwrite_input: Any = None, interpolation: str = "linear",
+               keepdims: bool = False) -> ndarray:  # fmt: skip
+    """The q-th percentile(s) of ``a`` along ``axis`` (q in [0, 100])."""
+    if overwrite_input is not None:
+        raise NotImplementedError("percentile: argument 'overwrite_input' is not supported.")
+    axes = None if axis is None else tuple(np.atleast_1d(axis).tolist())
+    if isinstance(q, ndarray):
+        return call("_npi_percentile", a, q, out=out, axis=axes, interpolation=interpolation,
+                    keepdims=keepdims, q_scalar=None)  # fmt: skip
+    return call("_npi_percentile", a, out=out, axis=axes, interpolation=interpolation,
+                keepdims=keepdims, q_scalar=float(q))  # fmt: skip
+
+
+def quantile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
+             overwrite_input: Any = None, interpolation: str = "linear",
+             keepdims: bool = False) -> ndarray:  # fmt: skip
+    """The q-th quantile(s) of ``a`` along ``axis`` (q in [0, 1])."""
+    return percentile(a, q * 100, axis, out, overwrite_input, interpolation, keepdims)
+
+
+def average(a: ndarray, axis: Any = None, weights: ndarray | None = None,
+            returned: bool = False, out: Any = None) -> Any:  # fmt: skip
+    """The weighted average along ``axis``; with ``returned``, also the sum of the weights."""
+    axes = None if axis is None else tuple(np.atleast_1d(axis).tolist())
+    if weights is None:
+        return call("_npi_average", a, out=out, axis=axes, returned=returned, weighted=False)
+    return call("_npi_average", a, weights, out=out, axis=axes, returned=returned,
+                weighted=True)  # fmt: skip
+
+
+def bincount(x: ndarray, weights: ndarray | None = None, minlength: int = 0) -> ndarray:
+    """Occurrences of each value in the 1-D array of non-negative ints ``x``."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"bincount: argument 'x' must be an mx.np array, got {type(x).__name__}.")
+    if minlength < 0:
+        raise ValueError(f"bincount: argument 'minlength' must be >= 0, got {minlength}.")
+    if weights is None:
+        return call("_npi_bincount", x, minlength=minlength, has_weights=False)
+    return call("_npi_bincount", x, weights, minlength=minlength, has_weights=True)
+
+
+def einsum(*operands: Any, **kwargs: Any) -> ndarray:
+    """Einstein summation: ``einsum(subscripts, *arrays, out=None, optimize=False)``."""
+    subscripts, arrays = operands[0], operands[1:]
+    out, optimize = kwargs.pop("out", None), kwargs.pop("optimize", False)
+    if kwargs:
+        raise TypeError(f"einsum: unexpected arguments {sorted(kwargs)}.")
+    return call("_npi_einsum", *arrays, out=out, num_args=len(arrays), subscripts=subscripts,
+                optimize=int(bool(optimize)))  # fmt: skip

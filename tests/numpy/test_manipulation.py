@@ -53,3 +53,29 @@ def test_new_functions_compose_on_symbols_too() -> None:
     y = mx.sym.np.tril(x, 1)
     out = y.eval(x=mx.nd.array(onp.ones((2, 3))))[0]
     onp.testing.assert_allclose(out.asnumpy(), onp.tril(onp.ones((2, 3)), 1))
+
+
+def test_bincount_sizes_its_output_from_the_values() -> None:
+    x = mx.np.array([0, 1, 1, 3], dtype="int32")
+    assert mx.np.bincount(x).tolist() == [1, 2, 0, 1]
+    assert mx.np.bincount(x, minlength=6).shape == (6,)
+    with pytest.raises(ValueError, match="minlength"):
+        mx.np.bincount(x, minlength=-1)
+
+
+def test_einsum_gradient_on_a_repeated_and_a_lone_letter() -> None:
+    x = mx.np.arange(9.0).reshape(3, 3)
+    v = mx.np.array([1.0, 2.0])
+    x.attach_grad()
+    v.attach_grad()
+    with autograd.record():
+        y = mx.np.einsum("ii", x) + mx.np.einsum("i,j->", v, v * v)
+    y.backward()
+    onp.testing.assert_allclose(x.grad.asnumpy(), onp.eye(3))
+    # d/dv_k of sum_i v_i * sum_j v_j^2 = sum_j v_j^2 + 2 v_k sum_i v_i
+    onp.testing.assert_allclose(v.grad.asnumpy(), [5.0 + 2 * 3.0, 5.0 + 4 * 3.0])
+
+
+def test_percentile_rejects_out_of_range_q() -> None:
+    with pytest.raises(ValueError, match="range"):
+        mx.np.percentile(mx.np.arange(4.0), 120).asnumpy()

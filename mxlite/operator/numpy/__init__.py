@@ -28,6 +28,7 @@ from . import init as init
 from . import matrix as matrix
 from . import matrix_more as matrix_more
 from . import reduce as reduce
+from . import statistics as statistics
 
 
 def is_np_op(reg_name: str) -> bool:
