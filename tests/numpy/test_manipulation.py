@@ -20,7 +20,7 @@ def test_shares_memory_tells_overlapping_views_of_one_array() -> None:
 
 def test_bad_arguments_name_function_and_argument() -> None:
     a = mx.np.arange(4.0)
-    with pytest.raises(mx.MXNetError, match="vsplit: argument 'ary'"):
+    with pytest.raises(ValueError, match="vsplit: argument .ary."):  # as MXNet
         mx.np.vsplit(a, 2)
     with pytest.raises(mx.MXNetError, match="diff: arguments 'prepend'"):
         mx.np.diff(a, prepend=0)
