@@ -174,8 +174,9 @@ def squeeze(x: ndarray, axis: Any = None) -> ndarray:
 
 
 def broadcast_to(array: ndarray, shape: Any) -> ndarray:  # noqa: A002
-    """``array`` broadcast to ``shape``."""
-    return call("_npi_broadcast_to", array, shape=tuple(shape))
+    """``array`` broadcast to ``shape`` (a tuple, or an int for 1-D)."""
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return call("_npi_broadcast_to", array, shape=shape)
 
 
 def concatenate(seq: Sequence[ndarray], axis: int | None = 0, out: Any = None) -> ndarray:
