@@ -14,7 +14,7 @@ import numpy as np
 from ..base import MXNetError
 from .functions import concatenate, flip, split
 from .functions import round as _round
-from .multiarray import call, ndarray
+from .multiarray import call, is_tensor, ndarray
 from .ufuncs import unary_function
 
 __all__ = [
@@ -74,7 +74,7 @@ def trace(a: ndarray, offset: int = 0, axis1: int = 0, axis2: int = 1, out: Any 
 
 def polyval(p: ndarray, x: ndarray) -> ndarray:
     """The polynomial with coefficients ``p`` (highest power first) evaluated at ``x``."""
-    if not isinstance(p, ndarray) or not isinstance(x, ndarray):
+    if not is_tensor(p) or not is_tensor(x):
         raise MXNetError(
             f"polyval: arguments 'p' and 'x' must be mx.np arrays, got {type(p).__name__} "
             f"and {type(x).__name__}."
@@ -231,7 +231,7 @@ def average(a: ndarray, axis: Any = None, weights: ndarray | None = None,
 
 def bincount(x: ndarray, weights: ndarray | None = None, minlength: int = 0) -> ndarray:
     """Occurrences of each value in the 1-D array of non-negative ints ``x``."""
-    if not isinstance(x, ndarray):
+    if not is_tensor(x):
         raise TypeError(f"bincount: argument 'x' must be an mx.np array, got {type(x).__name__}.")
     if minlength < 0:
         raise ValueError(f"bincount: argument 'minlength' must be >= 0, got {minlength}.")

@@ -239,6 +239,8 @@ def _einsum_grad(xp: Any, k: int, inputs: list[str], output: str, g: Any, ins: l
     found = "".join(c for c in letters if c in output or any(c in s for s in others))
     r = xp.einsum(",".join([output, *others]) + "->" + found, g,
                   *[v for i, v in enumerate(ins) if i != k])  # fmt: skip
+    wide = tuple(i for i, c in enumerate(found) if sizes[c] == 1 and r.shape[i] != 1)
+    r = r.sum(axis=wide, keepdims=True) if wide else r  # x broadcast along these
     r = r.reshape([sizes[c] if c in found else 1 for c in letters])  # found keeps letters' order
     r = xp.broadcast_to(r, [sizes[c] for c in letters])
     if len(letters) == len(target):
