@@ -86,28 +86,19 @@ def nan_to_num(x: ndarray, copy: bool = True, nan: float = 0.0, posinf: float | 
                neginf: float | None = None) -> ndarray:  # fmt: skip
     """``x`` with NaN replaced by ``nan`` and infinities by ``posinf``/``neginf`` (the largest
     and lowest finite values by default); integer arrays are returned unchanged."""
-    if x.dtype.kind != "f":
+    if isinstance(x, ndarray) and x.dtype.kind != "f":
         return x
     out = None if copy else x
     return call("_npi_nan_to_num", x, out=out, copy=copy, nan=nan, posinf=posinf, neginf=neginf)
 
 
 def _at_least(arrays: tuple, ndim: int) -> Any:
-    out = []
-    for a in arrays:
-        if a.ndim >= ndim:
-            out.append(a)
-        elif ndim == 3 and a.ndim == 2:
-            out.append(a.reshape(*a.shape, 1))
-        elif ndim == 3:
-            out.append(a.reshape(1, -1, 1))
-        else:
-            out.append(a.reshape((1,) * (ndim - 1) + (-1,)))
-    return out[0] if len(out) == 1 else out
+    out = call(f"_np_atleast_{ndim}d", *arrays, num_args=len(arrays))
+    return out[0] if isinstance(out, list) and len(out) == 1 else out
 
 
 def atleast_1d(*arys: ndarray) -> Any:
-    """The inputs viewed with at least one dimension."""
+    """The inputs viewed with at least one dimension (a list for several)."""
     return _at_least(arys, 1)
 
 
@@ -123,20 +114,17 @@ def atleast_3d(*arys: ndarray) -> Any:
 
 def column_stack(tup: Sequence[ndarray]) -> ndarray:
     """1-D arrays as columns of a 2-D array (2-D arrays as they are), side by side."""
-    cols = [a.reshape(-1, 1) if a.ndim < 2 else a for a in tup]
-    return concatenate(cols, axis=1)
+    return call("_npi_column_stack", *tup, num_args=len(tup))
 
 
 def row_stack(arrays: Sequence[ndarray]) -> ndarray:
     """Stack arrays row-wise (``vstack``)."""
-    rows = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
-    return concatenate(rows, axis=0)
+    return call("_npi_vstack", *arrays, num_args=len(arrays))
 
 
 def dstack(arrays: Sequence[ndarray]) -> ndarray:
     """Stack arrays along the third axis."""
-    return concatenate(atleast_3d(*arrays) if len(arrays) > 1 else [atleast_3d(*arrays)],
-                       axis=2)  # fmt: skip
+    return call("_npi_dstack", *arrays, num_args=len(arrays))
 
 
 def hsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:

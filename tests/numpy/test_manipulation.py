@@ -79,3 +79,15 @@ def test_einsum_gradient_on_a_repeated_and_a_lone_letter() -> None:
 def test_percentile_rejects_out_of_range_q() -> None:
     with pytest.raises(ValueError, match="range"):
         mx.np.percentile(mx.np.arange(4.0), 120).asnumpy()
+
+
+def test_stacking_and_atleast_run_their_operators_on_symbols() -> None:
+    x = mx.sym.var("x").as_np_ndarray()
+    y = mx.sym.var("y").as_np_ndarray()
+    feed = {"x": mx.nd.array(onp.arange(3.0)), "y": mx.nd.array(onp.ones((3, 2)))}
+    out = mx.sym.np.column_stack([x, y]).eval(**feed)[0]
+    want = onp.column_stack([onp.arange(3.0), onp.ones((3, 2))])
+    onp.testing.assert_allclose(out.asnumpy(), want)
+    assert mx.np.atleast_3d(mx.np.ones(3)).shape == (1, 3, 1)
+    assert [a.shape for a in mx.np.atleast_2d(mx.np.ones(()), mx.np.ones(2))] == [(1, 1), (1, 2)]
+    assert mx.np.dstack([mx.np.ones((2, 3)), mx.np.ones((2, 3))]).shape == (2, 3, 2)

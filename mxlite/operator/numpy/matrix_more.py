@@ -13,7 +13,7 @@ import numpy as np
 from ...base import Shape
 from ..param import Param, field
 from ..registry import OpTest, register
-from .matrix import _norm, _NpArrayOp
+from .matrix import _norm, _NpArrayOp, _NpJoin
 
 
 def _probe(shape: Shape) -> np.ndarray:
@@ -315,3 +315,118 @@ class NpNanToNumProp(_NpArrayOp):
         x = ins[0]
         keep = xp.isfinite(x) if x.dtype.kind == "f" else xp.ones(x.shape, np.bool_)
         return [xp.where(keep, ograds[0], 0).astype(ograds[0].dtype)]
+
+
+# ---- stacking after lifting the inputs to more dimensions ---------------------------------------
+
+
+def _lift(shape: Shape, ndim: int) -> Shape:
+    """NumPy's atleast_{ndim}d shape: () -> (1,)*ndim, (n,) -> (1, n) / (1, n, 1), (m, n) ->
+    (m, n, 1)."""
+    s = tuple(shape)
+    if len(s) >= ndim:
+        return s
+    if ndim == 3 and len(s) == 2:
+        return (*s, 1)
+    if ndim == 3 and len(s) == 1:
+        return (1, s[0], 1)
+    return (1,) * (ndim - len(s)) + s
+
+
+class NumpyNumArgsParam(Param):
+    num_args: int = field(low=1, doc="Number of inputs.")
+
+
+class _LiftedJoin(_NpJoin):
+    """Join inputs along ``axis`` after giving each ``lift(shape)``."""
+
+    param_class = NumpyNumArgsParam
+    axis = 0
+
+    def lift(self, shape: Shape) -> Shape:
+        raise NotImplementedError
+
+    def out_shapes(self, *shapes: Shape) -> list[Shape]:
+        lifted = [self.lift(s) for s in shapes]
+        first, ax = lifted[0], self.axis
+        for i, s in enumerate(lifted):
+            if len(s) != len(first) or s[:ax] + s[ax + 1 :] != first[:ax] + first[ax + 1 :]:
+                raise self.fail(f"input data{i} of shape {tuple(shapes[i])} does not fit "
+                                f"data0's {tuple(shapes[0])} off axis {ax}.")  # fmt: skip
+        return [first[:ax] + (sum(s[ax] for s in lifted),) + first[ax + 1 :]]
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        parts = [x.reshape(self.lift(x.shape)) for x in ins]
+        return [xp.concatenate(parts, axis=self.axis).astype(outs[0].dtype, copy=False)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        cuts = np.cumsum([self.lift(s)[self.axis] for s in in_shapes[:-1]]).tolist()
+        parts = xp.split(ograds[0], cuts, axis=self.axis)
+        return [p.reshape(s) for p, s in zip(parts, in_shapes)]
+
+
+@register("_npi_column_stack")
+class NpColumnStackProp(_LiftedJoin):
+    """1-D arrays as columns, side by side with 2-D ones (``np.column_stack``)."""
+
+    axis = 1
+    test = OpTest(shapes={"data0": (3,), "data1": (3, 2)}, params={"num_args": 2})
+
+    def lift(self, shape: Shape) -> Shape:
+        return (shape[0], 1) if len(shape) == 1 else _lift(shape, 2)
+
+
+@register("_npi_dstack")
+class NpDstackProp(_LiftedJoin):
+    """Stack arrays along the third axis (``np.dstack``)."""
+
+    axis = 2
+    test = OpTest(shapes={"data0": (2, 3), "data1": (2, 3, 2)}, params={"num_args": 2})
+
+    def lift(self, shape: Shape) -> Shape:
+        return _lift(shape, 3)
+
+
+@register("_npi_vstack")
+class NpVstackProp(_LiftedJoin):
+    """Stack arrays row-wise (``np.vstack``)."""
+
+    axis = 0
+    test = OpTest(shapes={"data0": (3,), "data1": (2, 3)}, params={"num_args": 2})
+
+    def lift(self, shape: Shape) -> Shape:
+        return _lift(shape, 2)
+
+
+class _AtLeast(_NpArrayOp):
+    key_var_num_args = "num_args"
+    param_class = NumpyNumArgsParam
+    ndim = 1
+
+    def list_arguments(self) -> list[str]:
+        return [f"arys{i}" for i in range(self.param.num_args)]
+
+    def list_outputs(self) -> list[str]:
+        return [f"output{i}" for i in range(self.param.num_args)]
+
+    def out_shapes(self, *shapes: Shape) -> list[Shape]:
+        return [_lift(s, self.ndim) for s in shapes]
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        if any(t is None for t in in_type):
+            return None
+        return list(in_type), list(in_type), []
+
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [x.reshape(o.shape) for x, o in zip(ins, outs)]
+
+    def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
+        return [g.reshape(s) for g, s in zip(ograds, in_shapes)]
+
+
+for _n in (1, 2, 3):
+    register(f"_np_atleast_{_n}d")(type(f"NpAtleast{_n}dProp", (_AtLeast,), {
+        "ndim": _n,
+        "__doc__": f"The inputs viewed with at least {_n} dimensions (``np.atleast_{_n}d``).",
+        "test": OpTest(shapes={"arys0": (3,), "arys1": ()}, params={"num_args": 2}),
+    }))  # fmt: skip
