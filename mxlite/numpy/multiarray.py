@@ -199,9 +199,10 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     @property
     def grad(self) -> ndarray | None:  # type: ignore[override]
-        """The gradient buffer attached by ``attach_grad``, as an ``mx.np`` array."""
+        """The gradient buffer attached by ``attach_grad``, as an ``mx.np`` array (None with
+        ``grad_req='null'``, as MXNet gives it)."""
         g = self._grad
-        return None if g is None else view_np(g)
+        return None if g is None or self._grad_req == "null" else view_np(g)
 
     @property
     def stype(self) -> str:

@@ -91,3 +91,9 @@ def test_stacking_and_atleast_run_their_operators_on_symbols() -> None:
     assert mx.np.atleast_3d(mx.np.ones(3)).shape == (1, 3, 1)
     assert [a.shape for a in mx.np.atleast_2d(mx.np.ones(()), mx.np.ones(2))] == [(1, 1), (1, 2)]
     assert mx.np.dstack([mx.np.ones((2, 3)), mx.np.ones((2, 3))]).shape == (2, 3, 2)
+
+
+def test_grad_is_none_for_a_null_request() -> None:
+    a = mx.np.ones(3)
+    a.attach_grad("null")
+    assert a.grad is None
