@@ -193,8 +193,8 @@ def stack(arrays: Sequence[ndarray], axis: int = 0, out: Any = None) -> ndarray:
 
 def vstack(arrays: Sequence[ndarray], out: Any = None) -> ndarray:
     """Stack arrays row-wise (1-D arrays become rows)."""
-    rows = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
-    return concatenate(rows, axis=0, out=out)
+    arrays = list(arrays)
+    return call("_npi_vstack", *arrays, out=out, num_args=len(arrays))
 
 
 def hstack(arrays: Sequence[ndarray]) -> ndarray:
