@@ -200,7 +200,7 @@ def vstack(arrays: Sequence[ndarray], out: Any = None) -> ndarray:
 def hstack(arrays: Sequence[ndarray]) -> ndarray:
     """Stack arrays column-wise (along axis 1; axis 0 for 1-D arrays)."""
     arrays = list(arrays)
-    return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+    return call("_npi_hstack", *arrays, num_args=len(arrays))
 
 
 def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray]:

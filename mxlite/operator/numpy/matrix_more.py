@@ -346,9 +346,14 @@ class _LiftedJoin(_NpJoin):
     def lift(self, shape: Shape) -> Shape:
         raise NotImplementedError
 
+    def join_axis(self, ndim: int) -> int:
+        """The axis to join along, for inputs of ``ndim`` dimensions (after lifting)."""
+        return self.axis
+
     def out_shapes(self, *shapes: Shape) -> list[Shape]:
         lifted = [self.lift(s) for s in shapes]
-        first, ax = lifted[0], self.axis
+        first = lifted[0]
+        ax = self.join_axis(len(first))
         for i, s in enumerate(lifted):
             if len(s) != len(first) or s[:ax] + s[ax + 1 :] != first[:ax] + first[ax + 1 :]:
                 raise self.fail(f"input data{i} of shape {tuple(shapes[i])} does not fit "
@@ -357,11 +362,13 @@ class _LiftedJoin(_NpJoin):
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         parts = [x.reshape(self.lift(x.shape)) for x in ins]
-        return [xp.concatenate(parts, axis=self.axis).astype(outs[0].dtype, copy=False)]
+        ax = self.join_axis(parts[0].ndim)
+        return [xp.concatenate(parts, axis=ax).astype(outs[0].dtype, copy=False)]
 
     def gradient(self, xp: Any, ograds: list, ins: list, in_shapes: list) -> list:
-        cuts = np.cumsum([self.lift(s)[self.axis] for s in in_shapes[:-1]]).tolist()
-        parts = xp.split(ograds[0], cuts, axis=self.axis)
+        ax = self.join_axis(ograds[0].ndim)
+        cuts = np.cumsum([self.lift(s)[ax] for s in in_shapes[:-1]]).tolist()
+        parts = xp.split(ograds[0], cuts, axis=ax)
         return [p.reshape(s) for p, s in zip(parts, in_shapes)]
 
 
@@ -396,6 +403,19 @@ class NpVstackProp(_LiftedJoin):
 
     def lift(self, shape: Shape) -> Shape:
         return _lift(shape, 2)
+
+
+@register("_npi_hstack")
+class NpHstackProp(_LiftedJoin):
+    """Stack arrays column-wise (along axis 1; axis 0 for 1-D arrays) (``np.hstack``)."""
+
+    test = OpTest(shapes={"data0": (2, 3), "data1": (2, 1)}, params={"num_args": 2})
+
+    def lift(self, shape: Shape) -> Shape:
+        return _lift(shape, 1)
+
+    def join_axis(self, ndim: int) -> int:
+        return 0 if ndim == 1 else 1
 
 
 class _AtLeast(_NpArrayOp):
