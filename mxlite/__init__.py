@@ -33,6 +33,7 @@ from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
 from . import numpy as numpy
+from . import numpy_dispatch_protocol as numpy_dispatch_protocol
 from . import numpy_extension as numpy_extension
 from . import numpy_op_signature as numpy_op_signature
 from . import onnx as onnx

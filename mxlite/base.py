@@ -261,3 +261,14 @@ class ThreadScopeMeta(type):
     @current.setter
     def current(cls, value: Any) -> None:
         cls._current.value = value  # type: ignore[attr-defined]
+
+
+def add_members(namespace: dict[str, Any], where: str, owner: str, members: dict[str, Any]) -> None:
+    """Add ``members`` to the module namespace ``namespace`` (``globals()`` of the module called
+    ``where``, as users name it: ``mx.nd``), for ``owner``, a module above it: what each lower
+    layer's ``provide()`` does. A name already there is an error, so two modules cannot silently
+    replace each other's."""
+    for name, value in members.items():
+        if name in namespace:
+            raise ValueError(f"{where}.{name}: exists already; {owner} cannot add it.")
+        namespace[name] = value

@@ -117,8 +117,9 @@ def set_np(shape: bool = True, array: bool = True) -> None:
         Gluon and the front ends make ``mx.np`` arrays instead of ``mx.nd`` ones.
     """
     if not shape and array:
-        raise ParamError("set_np: NumPy array semantics (array=True) need NumPy shape "
-                         "semantics (shape=True).")
+        raise ParamError(
+            "set_np: NumPy array semantics (array=True) need NumPy shape semantics (shape=True)."
+        )
     set_np_shape(shape)
     set_np_array(array)
 

@@ -59,6 +59,25 @@ CASES = [
     "npx.pick(np.ones((2, 3)), np.array([0, 1]))", "npx.reshape(np.ones((2, 3, 4)), (-2, -1))",
     "npx.reshape(np.ones((2, 3, 4)), (-4,))", "np.split(np.arange(6), 2)[1]",
     "np.split(np.arange(6), [2, 3])[2]", "np.vstack([f, f])", "np.hstack([f, f])",
+    "np.tril(m)", "np.tril(m, 1)", "np.tril(f)", "np.diff(m)", "np.diff(m, n=2, axis=0)",
+    "np.diff(i)", "np.roll(m, 1)", "np.roll(m, (1, -1), axis=(0, 1))", "np.rot90(m)",
+    "np.rot90(m, 2, (1, 0))", "np.diag(m)", "np.diag(m, -1)", "np.diag(f, 1)",
+    "np.diagonal(m, 1)", "np.diagflat(f, -1)", "np.trace(m)", "np.trace(m, 1)",
+    "np.polyval(f, np.array([0.5, 2.0]))", "np.nan_to_num(np.array([onp.nan, onp.inf, 1.0]))",
+    "np.nan_to_num(np.array([onp.nan, -onp.inf]), nan=1.0, neginf=-5.0)",
+    "np.column_stack([f, f])", "np.row_stack([f, f])", "np.dstack([m, m])",
+    "np.hsplit(m, 2)[1]", "np.vsplit(m, 3)[0]", "np.dsplit(np.ones((1, 2, 4)), 2)[0]",
+    "np.flipud(m)", "np.fliplr(m)", "np.append(f, f)", "np.append(m, m, axis=0)",
+    "np.vdot(f, f)", "np.round_(f / 3, 2)", "np.fabs(-f)", "np.atleast_1d(np.array(3.0))",
+    "np.atleast_2d(f)", "np.atleast_3d(m)", "onp.sum(m, axis=0)", "onp.add(f, 1)",
+    "onp.concatenate([f, f])", "onp.exp(f)", "onp.tril(m)", "np.copysign(f, -1)",
+    "np.copysign(f, f - 2)", "np.copysign(2, f - 2)", "np.ldexp(f, 2)", "np.ldexp(f, f)",
+    "np.ldexp(2.0, f)", "np.lcm(i, 4)", "np.lcm(i, i + 1)", "np.percentile(m, 30)",
+    "np.percentile(m, 50, axis=1)", "np.percentile(m, np.array([10.0, 90.0]), axis=0)",
+    "np.quantile(m, 0.25, interpolation='lower')", "np.average(m)", "np.average(f, weights=f)",
+    "np.average(m, axis=1, weights=np.array([1.0, 2.0, 3.0, 4.0]))", "np.bincount(i)",
+    "np.bincount(i, weights=f, minlength=5)", "np.einsum('ij,jk->ik', m, m.T)",
+    "np.einsum('ii', np.ones((3, 3)))", "np.einsum('i,i', f, f)", "np.einsum('...i->...', m)",
 ]  # fmt: skip
 
 # (expression computing a zero-dim head from x, x's value)
@@ -78,6 +97,21 @@ GRADS = [
     ("(1 - x).sum() + (2 ** x).sum()", [1.0, 2.0]),
     ("np.concatenate([x, x * 2]).sum()", [1.0, 2.0]),
     ("npx.relu(x).sum() + npx.sigmoid(x).sum()", [-1.0, 1.0]),
+    ("(np.tril(x.reshape(2, 2)) * 3).sum()", [1.0, 2.0, 3.0, 4.0]),
+    ("(np.diff(x, n=2) * np.array([1.0, 2.0])).sum()", [1.0, 4.0, 2.0, 8.0]),
+    ("(np.roll(x, 1) * np.array([1.0, 2.0, 3.0])).sum()", [1.0, 2.0, 3.0]),
+    # k=2 only: MXNet 1.9.1's rot90 backward rotates by +k (k=1 gives rot90(dy), not the
+    # gradient rot90(dy, -1) that mxlite keeps, checked numerically by the registry cases)
+    ("(np.rot90(x.reshape(2, 2), 2) * np.array([[1.0, 2.0], [3.0, 4.0]])).sum()",
+     [1.0, 2.0, 3.0, 4.0]),
+    ("(np.diag(x.reshape(2, 2)) * np.array([2.0, 3.0])).sum()", [1.0, 2.0, 3.0, 4.0]),
+    ("np.trace(x.reshape(2, 2) * x.reshape(2, 2))", [1.0, 2.0, 3.0, 4.0]),
+    ("np.polyval(x, np.array([2.0, 3.0])).sum()", [1.0, 2.0, 3.0]),
+    ("np.nan_to_num(x * 2).sum()", [1.0, 2.0]),
+    ("(np.copysign(x, np.array([-1.0, 1.0])) + np.ldexp(x, x)).sum()", [1.0, -2.0]),
+    ("(np.diagflat(x) * np.arange(4.0).reshape(2, 2)).sum()", [1.0, 2.0]),
+    ("np.average(x, weights=x * x)", [1.0, 2.0, 3.0]),
+    ("np.einsum('i,j->', x, x * x)", [1.0, 2.0]),
 ]
 
 

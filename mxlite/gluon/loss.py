@@ -181,8 +181,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
                 loss = -(log(pred + eps) * label + log(1.0 - pred + eps) * (1.0 - label))
             else:
                 loss = -(
-                    mul(log(pred + eps) * label, pos_weight)
-                    + log(1.0 - pred + eps) * (1.0 - label)
+                    mul(log(pred + eps) * label, pos_weight) + log(1.0 - pred + eps) * (1.0 - label)
                 )
         loss = _apply_weighting(F, loss, self._weight, sample_weight)
         return self._mean(F, loss)

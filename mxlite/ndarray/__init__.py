@@ -1,7 +1,7 @@
 """``mx.nd``: asynchronous arrays and every registered operator as a function."""
 
 from .. import operator as _operator  # registers every operator before the functions are built
-from ..base import MXNetError as _MXNetError
+from ..base import add_members as _add_members
 from . import _internal as _internal
 from . import arith as _arith
 from . import contrib as contrib
@@ -84,8 +84,7 @@ def provide(owner: str, members: dict) -> None:
     """Add to ``mx.nd`` the names that ``owner``, a module above this layer, implements
     (``CachedOp`` from the executor): the one place where ``mx.nd`` is given names from
     outside its own files."""
-    for name, value in members.items():
-        if name in globals():
-            raise _MXNetError(f"mx.nd.{name}: exists already; {owner} cannot add it.")
-        globals()[name] = value
+    _add_members(globals(), "mx.nd", owner, members)
+
+
 from .sparse_array import cast_storage as cast_storage  # noqa: E402  (over the generated one)

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import DTypeError, MXNetError, ParamError, ShapeError, numeric_types
+from ..base import DTypeError, MXNetError, ParamError, ShapeError
 from ..context import Context, current_context
 from ..engine import get as _engine
 from ..engine import small_enough_inline
@@ -171,11 +171,6 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     if isinstance(source_array, NDArray):
         dt = source_array._data.dtype if dtype is None else np.dtype(dtype)
         return source_array.copyto(_new(source_array.shape, dt, ctx))
-    if isinstance(source_array, numeric_types):
-        raise MXNetError(
-            "array: argument 'source_array' must be array-like (a list, NumPy "
-            f"array or NDArray), got the scalar {source_array!r}."
-        )
     try:
         src = np.asarray(source_array)
     except (TypeError, ValueError) as exc:

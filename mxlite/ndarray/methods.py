@@ -102,15 +102,6 @@ def as_nd_ndarray(self: NDArray) -> NDArray:
     return self
 
 
-# mxlite.numpy (a higher layer) puts here the function that views an NDArray as mx.np array
-NP_VIEW: list[Any] = [None]
-
-
-def as_np_ndarray(self: NDArray) -> Any:
-    """This array as an ``mx.np.ndarray``, no copy (same chunk, var and autograd entry)."""
-    return NP_VIEW[0](self)
-
-
 def install() -> None:
     # the operators' fluent methods (OperatorProperty.fluent), and those written here
     members = {method: _op_method(method) for method in registry.fluent_methods()}
@@ -124,7 +115,6 @@ def install() -> None:
         slice_assign=slice_assign,
         slice_assign_scalar=slice_assign_scalar,
         as_nd_ndarray=as_nd_ndarray,
-        as_np_ndarray=as_np_ndarray,
         __abs__=lambda self: _op_module.abs(self),
     )
     extend(__name__, members)

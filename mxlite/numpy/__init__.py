@@ -6,22 +6,23 @@ The functions run the ``_np*`` operators of the registry (``mxlite/operator/nump
 
 from __future__ import annotations
 
-import sys as _sys
-
 import numpy as _onp
 
 from ..ndarray import numpy as _nd_np
+from ..operator import front_end as _front_end
+from ..operator.numpy import is_np_op as _is_np_op
 from ..symbol import numpy as _sym_np
 from . import linalg as linalg
 from . import random as random
-from ._register import NP_PREFIXES as _NP_PREFIXES
-from ._register import populate as _populate
+from ._register import KIND as _KIND
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
 from .fallback import fallback as _fallback
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
+from .manipulation import *  # noqa: F403
+from .manipulation import __all__ as _manipulation_all
 from .multiarray import ndarray as ndarray
 from .ufuncs import *  # noqa: F403
 from .ufuncs import UNARY as _UNARY
@@ -52,10 +53,9 @@ NAN = _onp.nan
 NaN = _onp.nan
 newaxis = None
 
-_module = _sys.modules[__name__]
 for _name, _op in _UNARY.items():
-    if _name not in _module.__dict__:
-        setattr(_module, _name, _unary_function(_name, _op))
+    if _name not in globals():
+        globals()[_name] = _unary_function(_name, _op)
 
 __all__ = [
     "ndarray",
@@ -63,22 +63,24 @@ __all__ = [
     "linalg",
     *_creation_all,
     *_functions_all,
+    *_manipulation_all,
     *(n for n in _ufuncs_all if n != "UNARY"),
     *_UNARY,
 ]
-# mx.nd.np (a lower layer) offers its modules to hold the same functions
-for _name in __all__:
-    setattr(_nd_np, _name, getattr(_module, _name))
-_populate(_nd_np._internal, _NP_PREFIXES, strip=False)
+# mx.nd.np (a lower layer) holds the same functions, and _internal one per _np* operator
+_nd_np.provide(__name__, {n: globals()[n] for n in __all__})
+_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND, prefixes=(),
+                    include=_is_np_op)  # fmt: skip
 # mx.sym.np: the same functions (they compose on symbols), where it has no own one
-for _name in __all__:
-    if _name not in _sym_np.__dict__ and _name not in ("ndarray", "random", "linalg"):
-        setattr(_sym_np, _name, getattr(_module, _name))
-_sym_np.linalg = linalg  # its functions compose on symbols too
-_sym_np.random = random.symbolic
 # the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
 for _name in _FALLBACK_NAMES:
-    if _name not in _module.__dict__:
-        setattr(_module, _name, _fallback(_name))
+    if _name not in globals():
+        globals()[_name] = _fallback(_name)
         __all__.append(_name)
-del _name, _op, _module
+_sym_np.provide(
+    __name__,
+    {n: globals()[n] for n in __all__
+     if n not in vars(_sym_np) and n not in ("ndarray", "random") and n not in _FALLBACK_NAMES},
+)  # fmt: skip
+_sym_np.provide(__name__, {"random": random.symbolic})
+del _name, _op

@@ -89,6 +89,8 @@ def array(object: Any, dtype: Any = None, ctx: Context | None = None) -> ndarray
         dt = _dtype(dtype)
         try:
             src = np.array(object, dtype=dt)
+        except OverflowError:  # NumPy 1.x (MXNet's) wrapped out-of-range Python ints around
+            src = np.array(object).astype(dt)
         except (TypeError, ValueError) as exc:
             raise MXNetError(f"array: cannot make an array of {type(object).__name__}: "
                              f"{exc}") from None  # fmt: skip

@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError
 from .multiarray import _axes, _dt, call, ndarray
 from .ufuncs import clip as clip
 
@@ -175,8 +174,9 @@ def squeeze(x: ndarray, axis: Any = None) -> ndarray:
 
 
 def broadcast_to(array: ndarray, shape: Any) -> ndarray:  # noqa: A002
-    """``array`` broadcast to ``shape``."""
-    return call("_npi_broadcast_to", array, shape=tuple(shape))
+    """``array`` broadcast to ``shape`` (a tuple, or an int for 1-D)."""
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    return call("_npi_broadcast_to", array, shape=shape)
 
 
 def concatenate(seq: Sequence[ndarray], axis: int | None = 0, out: Any = None) -> ndarray:
@@ -193,14 +193,14 @@ def stack(arrays: Sequence[ndarray], axis: int = 0, out: Any = None) -> ndarray:
 
 def vstack(arrays: Sequence[ndarray], out: Any = None) -> ndarray:
     """Stack arrays row-wise (1-D arrays become rows)."""
-    rows = [a.reshape(1, -1) if a.ndim < 2 else a for a in arrays]
-    return concatenate(rows, axis=0, out=out)
+    arrays = list(arrays)
+    return call("_npi_vstack", *arrays, out=out, num_args=len(arrays))
 
 
 def hstack(arrays: Sequence[ndarray]) -> ndarray:
     """Stack arrays column-wise (along axis 1; axis 0 for 1-D arrays)."""
     arrays = list(arrays)
-    return concatenate(arrays, axis=0 if arrays[0].ndim == 1 else 1)
+    return call("_npi_hstack", *arrays, num_args=len(arrays))
 
 
 def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray]:
@@ -210,11 +210,11 @@ def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray
         res = call("_npi_split", ary, indices=(), axis=axis, squeeze_axis=False,
                    sections=int(indices_or_sections))  # fmt: skip
         return list(res) if isinstance(res, (list, tuple)) else [res]
-    n = ary.shape[axis]
     if isinstance(indices_or_sections, (int, np.integer)):
+        n = ary.shape[axis]
         sections = int(indices_or_sections)
         if sections <= 0 or n % sections:
-            raise MXNetError(f"split: array split does not result in an equal division "
+            raise ValueError(f"split: array split does not result in an equal division "
                              f"({n} into {sections}).")  # fmt: skip
         cuts = [i * (n // sections) for i in range(sections)]
     else:

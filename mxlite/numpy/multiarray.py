@@ -31,13 +31,14 @@ from ..context import Context
 from ..fileio import allow
 from ..ndarray import NDArray
 from ..ndarray import indexing as _nd_indexing
-from ..ndarray import methods as _nd_methods
+from ..ndarray import ndarray as _nd_ndarray
 from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
 from ..symbol.numpy import np_symbol_call
 from ..symbol.symbol import Symbol
+from .dispatch import array_function, array_ufunc
 
 __all__ = ["ndarray", "call", "as_np", "view_np", "binary", "is_tensor", "NUMERIC"]
 
@@ -198,9 +199,10 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     @property
     def grad(self) -> ndarray | None:  # type: ignore[override]
-        """The gradient buffer attached by ``attach_grad``, as an ``mx.np`` array."""
+        """The gradient buffer attached by ``attach_grad``, as an ``mx.np`` array (None with
+        ``grad_req='null'``, as MXNet gives it)."""
         g = self._grad
-        return None if g is None else view_np(g)
+        return None if g is None or self._grad_req == "null" else view_np(g)
 
     @property
     def stype(self) -> str:
@@ -215,6 +217,14 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
     def as_np_ndarray(self) -> ndarray:
         """This array itself."""
         return self
+
+    def __array_function__(self, func: Any, types: Any, args: tuple, kwargs: dict) -> Any:
+        """NumPy's function ``func`` called on mx.np arrays: mx.np's (see :mod:`.dispatch`)."""
+        return array_function(ndarray, func, types, args, kwargs)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        """NumPy's ufunc called on mx.np arrays: mx.np's (see :mod:`.dispatch`)."""
+        return array_ufunc(ndarray, ufunc, method, inputs, kwargs)
 
     def item(self, *args: Any) -> Any:
         """A Python scalar: the only element, or the one at ``args`` (as ``numpy.ndarray.item``)."""
@@ -575,7 +585,12 @@ def _not_in_np(name: str) -> Any:
     return method
 
 
-_nd_methods.NP_VIEW[0] = view_np
+def _as_np_ndarray(self: NDArray) -> ndarray:
+    """This array as an ``mx.np.ndarray``, no copy (same chunk, var and autograd entry)."""
+    return view_np(self)
+
+
+_nd_ndarray.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
 # MXNet's pickles name the class mxnet.numpy.ndarray
 allow(ndarray, "mxnet.numpy.ndarray", "mxnet.numpy.multiarray.ndarray")
 for _name in _NOT_IN_NP:

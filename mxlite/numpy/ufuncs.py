@@ -28,6 +28,9 @@ __all__ = [
     "power",
     "hypot",
     "arctan2",
+    "copysign",
+    "ldexp",
+    "lcm",
     "maximum",
     "minimum",
     "equal",
@@ -89,6 +92,10 @@ hypot = _binary("hypot", "_npi_hypot", "_npi_hypot_scalar", None, "sqrt(x1**2 + 
 arctan2 = _binary(
     "arctan2", "_npi_arctan2", "_npi_arctan2_scalar", "_npi_rarctan2_scalar", "arctan(x1 / x2)"
 )
+copysign = _binary("copysign", "_npi_copysign", "_npi_copysign_scalar", "_npi_rcopysign_scalar",
+                   "x1 with the sign of x2")  # fmt: skip
+ldexp = _binary("ldexp", "_npi_ldexp", "_npi_ldexp_scalar", "_npi_rldexp_scalar", "x1 * 2**x2")
+lcm = _binary("lcm", "_npi_lcm", "_npi_lcm_scalar", None, "lowest common multiple of |x1|, |x2|")
 maximum = _binary("maximum", "_npi_maximum", "_npi_maximum_scalar", None, "max(x1, x2)")
 minimum = _binary("minimum", "_npi_minimum", "_npi_minimum_scalar", None, "min(x1, x2)")
 bitwise_and = _binary("bitwise_and", "_npi_bitwise_and", "_npi_bitwise_and_scalar", None,

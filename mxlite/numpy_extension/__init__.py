@@ -6,16 +6,17 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 from ..context import Context as Context
 from ..context import cpu as cpu
 from ..context import current_context as current_context
 from ..context import gpu as gpu
 from ..context import num_gpus as num_gpus
+from ..ndarray import numpy as _nd_np
 from ..ndarray import numpy_extension as _nd_npx
 from ..ndarray import waitall as waitall
-from ..numpy._register import populate as _populate
+from ..numpy._register import KIND as _KIND
+from ..operator import front_end as _front_end
 from ..symbol import numpy_extension as _sym_npx
 from ..util import is_np_array as is_np_array
 from ..util import is_np_shape as is_np_shape
@@ -31,16 +32,17 @@ from .io import load as load
 from .io import save as save
 
 __all__: list[str] = []
+_IMPORTS = ("annotations", "sys", "Any", "io")
 
 
-def __getattr__(name: str) -> Any:
-    raise AttributeError(f"module 'mxlite.npx' has no attribute {name!r}")
-
-
-_populate(sys.modules[__name__], ("_npx_",), strip=True)
-# mx.nd.npx (a lower layer) offers its module to hold the same functions
-for _name, _value in list(sys.modules[__name__].__dict__.items()):
-    if not _name.startswith("_") and _name not in ("annotations", "sys", "Any", "io"):
-        setattr(_nd_npx, _name, _value)
-del _name, _value
-_sym_npx.random = random.symbolic  # mx.sym.npx.random
+_here = sys.modules[__name__]
+_front_end.populate(_here, {"_internal": _nd_np._internal, "npx": _here}, _KIND,
+                    prefixes=(("_npx_", "npx"),),
+                    include=lambda reg_name: reg_name.startswith("_npx_"))  # fmt: skip
+# mx.nd.npx (a lower layer) holds the same functions
+_nd_npx.provide(
+    __name__,
+    {n: v for n, v in vars(_here).items() if not n.startswith("_") and n not in _IMPORTS},
+)
+del _here
+_sym_npx.provide(__name__, {"random": random.symbolic})  # mx.sym.npx.random

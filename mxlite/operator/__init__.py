@@ -13,6 +13,7 @@ from ctypes import cast as cast
 from ctypes import pointer as pointer
 
 from ..base import NDArrayHandle as NDArrayHandle
+from ..base import add_members as _add_members
 from ..base import py_str as py_str
 from . import contrib as contrib
 from . import custom as custom
@@ -71,8 +72,5 @@ def provide(owner: str, members: dict) -> None:
     """Add to ``mx.operator`` the names that ``owner``, a module above this layer, defines and
     MXNet's ``mx.operator`` holds (``NDArray``; ``PythonOp``, ``NumpyOp``, ``NDArrayOp``): the
     one place where this package is given names from outside its own files."""
-    for name, value in members.items():
-        if name in globals():
-            raise ValueError(f"mx.operator.{name}: exists already; {owner} cannot add it.")
-        globals()[name] = value
-        __all__.append(name)
+    _add_members(globals(), "mx.operator", owner, members)
+    __all__.extend(members)

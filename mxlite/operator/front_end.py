@@ -84,6 +84,13 @@ def _docstring(cls: type, kind: FrontEnd) -> str:
     return "\n".join(lines)
 
 
+def _put(module: ModuleType, name: str, fn: Any, replace: bool = True) -> None:
+    """Write ``fn`` as ``module.name``: the one place where the generator fills the namespaces
+    handed to :func:`populate` (a hand-written function of that name wins unless ``replace``)."""
+    if replace or name not in module.__dict__:
+        setattr(module, name, fn)
+
+
 def _place(
     kind: FrontEnd,
     reg_name: str,
@@ -92,22 +99,22 @@ def _place(
     prefixes: tuple[tuple[str, str], ...],
 ) -> None:
     cls = registry.get(reg_name)
-    internal, op = submodules["_internal"], submodules["op"]
+    internal, op = submodules["_internal"], submodules.get("op")
     # the full name stays the function's name: a symbol's default node name comes from it
     fn = make_function(kind, cls, reg_name, reg_name)
     for prefix, mod in prefixes:
         if reg_name.startswith(prefix):
             short, target = reg_name[len(prefix) :], submodules[mod]
             if short not in target.__dict__:
-                setattr(target, short, make_function(kind, cls, reg_name, short))
-            setattr(internal, reg_name, fn)
+                _put(target, short, make_function(kind, cls, reg_name, short))
+            _put(internal, reg_name, fn)
             return
     if reg_name.startswith("_"):
-        setattr(internal, reg_name, fn)
+        _put(internal, reg_name, fn)
         return
-    setattr(op, reg_name, fn)
-    if reg_name not in root.__dict__:
-        setattr(root, reg_name, fn)
+    if op is not None:
+        _put(op, reg_name, fn)
+    _put(root, reg_name, fn, replace=False)
 
 
 def populate(

@@ -15,6 +15,7 @@ from .symbol import Symbol
 
 __all__ = ["KIND", "populate", "install_methods"]
 
+
 def _build(cls: type, reg_name: str, func_name: str) -> Any:
     def fn(*args: Any, **kwargs: Any) -> Symbol:
         return Symbol(compose.create(reg_name, func_name, args, kwargs))

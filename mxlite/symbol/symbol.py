@@ -52,10 +52,6 @@ def _binary(sym: Symbol, other: Any, op: str, scalar_op: str, how: str) -> Symbo
     raise TypeError(f"Symbol {how}: type {type(other).__name__} is not supported.")
 
 
-# mxlite.symbol.numpy puts here the function that turns a Symbol into an mx.sym.np._Symbol
-NP_SYMBOL: list[Any] = [None]
-
-
 class Symbol(Graph):
     """A symbolic graph: one or more outputs of operators and variables."""
 
@@ -300,10 +296,6 @@ class Symbol(Graph):
     def as_nd_ndarray(self) -> Symbol:
         """This symbol (it already has the classic operator semantics)."""
         return self
-
-    def as_np_ndarray(self) -> Symbol:
-        """This symbol with NumPy operator semantics (an ``mx.sym.np._Symbol``)."""
-        return NP_SYMBOL[0](self)
 
     def __bool__(self) -> bool:
         raise NotImplementedForSymbol(self.__bool__, "bool")

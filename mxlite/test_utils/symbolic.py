@@ -333,7 +333,7 @@ def check_numeric_gradient(
         )
     _, out_shape, _ = sym.infer_shape(**{k: v.shape for k, v in location.items()})
     out = sym_mod.make_loss(sym * sym_mod.Variable("__random_proj"))
-    proj = np.random.rand(*out_shape[0]) + 0.1
+    proj = np.asarray(np.random.rand(*out_shape[0]) + 0.1)  # an array also for a zero-dim output
     location["__random_proj"] = nd.array(proj, ctx=ctx, dtype=dtype)
     grads_npy = {k: np.random.normal(0, 0.01, size=location[k].shape) for k in grad_nodes}
     grads_npy["__random_proj"] = np.random.normal(0, 0.01, size=out_shape[0])

@@ -410,7 +410,8 @@ class DataLoader:
                 # One resource tracker for all: blocks a worker creates are freed by this process.
                 resource_tracker.ensure_running()
                 self._worker_pool = _fork_context().Pool(
-                    self._num_workers, initializer=_worker_initializer,
+                    self._num_workers,
+                    initializer=_worker_initializer,
                     initargs=(dataset, *self._np_flags),
                 )
         if batchify_fn is None:

@@ -12,7 +12,6 @@ from ..parameter import GluonCheckError
 __all__ = ["Activation", "LeakyReLU", "PReLU", "ELU", "SELU", "Swish", "GELU"]
 
 
-
 def _leaky_relu(F: Any) -> Any:
     """``LeakyReLU`` of the namespace ``F``: ``npx.leaky_relu`` in NumPy-array mode."""
     return F.npx.leaky_relu if is_np_array() else F.LeakyReLU

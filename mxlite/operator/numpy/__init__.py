@@ -27,5 +27,13 @@ from . import elemwise_unary as elemwise_unary
 from . import init as init
 from . import linalg as linalg
 from . import matrix as matrix
+from . import matrix_more as matrix_more
 from . import random as random
 from . import reduce as reduce
+from . import statistics as statistics
+
+
+def is_np_op(reg_name: str) -> bool:
+    """Whether ``reg_name`` is one of MXNet's NumPy-interface operators (``_np_``, ``_npi_``,
+    ``_npx_``): those the ``mx.np``/``mx.npx`` front ends are generated from."""
+    return reg_name.startswith(("_np_", "_npi_", "_npx_"))

@@ -101,6 +101,22 @@ def _arctan2_grad(xp: Any, g: Any, a: Any, b: Any, env: Any) -> tuple:
     return g * b / d, -g * a / d
 
 
+def _copysign_grad(xp: Any, g: Any, a: Any, b: Any, env: Any) -> tuple:
+    a, b = _f(g, a, b)
+    return g * xp.where(a * b >= 0, 1, -1).astype(g.dtype), xp.zeros_like(g)
+
+
+def _ldexp(xp: Any, a: Any, b: Any, env: Any, out: Any) -> Any:
+    with np.errstate(over="ignore"):
+        return a * xp.power(2.0, b)
+
+
+def _ldexp_grad(xp: Any, g: Any, a: Any, b: Any, env: Any) -> tuple:
+    a, b = _f(g, a, b)
+    scale = xp.power(g.dtype.type(2), b)
+    return g * scale, g * a * scale * np.log(2.0)
+
+
 def _zero2(xp: Any, g: Any, env: Any) -> tuple:
     return xp.zeros_like(g), xp.zeros_like(g)
 
@@ -115,6 +131,8 @@ _BINARY = [
     ("power", _power, _power_grad, _G.INPUT, binary_result),
     ("hypot", _ufunc2("hypot"), _hypot_grad, _G.INPUT, binary_result),
     ("arctan2", _ufunc2("arctan2"), _arctan2_grad, _G.INPUT, true_divide_result),
+    ("copysign", _ufunc2("copysign"), _copysign_grad, _G.INPUT, true_divide_result),
+    ("ldexp", _ldexp, _ldexp_grad, _G.INPUT, true_divide_result),
     # not in MXNet 1.9.1 (its ndarray has no ``//``); MXNet 2's name
     ("floor_divide", _floor_divide, _zero2, _G.OUT_GRAD, binary_result),
 ]
@@ -169,7 +187,7 @@ for _name in (
         doc=f"NumPy's {_name} of two arrays, with broadcasting: a bool array.",
     )
 
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "lcm"):
     simple_op(
         f"_npi_{_name}",
         forward=_compare(_name),
@@ -256,6 +274,25 @@ _SCALAR = [
         _G.OUTPUT,
     ),
     ("floor_divide", lambda xp, a, s: xp.floor_divide(a, s), lambda xp, g, e: g * 0, _G.OUT_GRAD),
+    (
+        "copysign",
+        lambda xp, a, s: xp.copysign(a, s),
+        lambda xp, g, x, e: g * xp.where(_fx(g, x) * e.scalar >= 0, 1, -1).astype(g.dtype),
+        _G.INPUT,
+    ),
+    ("rcopysign", lambda xp, a, s: xp.copysign(s, a), lambda xp, g, e: g * 0, _G.OUT_GRAD),
+    (
+        "ldexp",
+        lambda xp, a, s: a * a.dtype.type(2.0**s),
+        lambda xp, g, e: g * g.dtype.type(2.0**e.scalar),
+        _G.OUT_GRAD,
+    ),
+    (
+        "rldexp",
+        lambda xp, a, s: s * xp.power(a.dtype.type(2), a),
+        lambda xp, g, y, e: g * _fx(g, y) * np.log(2.0),
+        _G.OUTPUT,
+    ),
     ("rfloor_divide", lambda xp, a, s: xp.floor_divide(s, a), lambda xp, g, e: g * 0, _G.OUT_GRAD),
 ]
 
@@ -334,7 +371,7 @@ for _name in ("equal", "not_equal", "greater", "greater_equal", "less", "less_eq
         doc=f"NumPy's {_name} of an array and a scalar: a bool array.",
     )
 
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):
+for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "lcm"):
     simple_op(
         f"_npi_{_name}_scalar",
         forward=(lambda n: lambda xp, x, env, out: getattr(xp, n)(x, x.dtype.type(env.scalar)))(

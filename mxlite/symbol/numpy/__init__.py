@@ -10,8 +10,12 @@ from typing import Any
 
 import numpy as _onp
 
-from ...operator import registry
+from ...base import add_members as _add_members
+from ...operator import front_end
+from ...operator.front_end import FrontEnd
+from ...operator.numpy import is_np_op
 from .. import compose
+from .. import register as _sym_register
 from .. import symbol as _symbol_module
 from ..symbol import Symbol
 from . import _internal as _internal
@@ -59,7 +63,8 @@ def _make(op: str, *args: Any, **kwargs: Any) -> _Symbol:
 def np_symbol_call(op: str, *args: Any, **params: Any) -> Any:
     """The operator ``op`` composed on symbols ``args``: a ``_Symbol``, or a list of them for an
     operator with several outputs (what ``mx.np`` functions give on symbols)."""
-    entries = compose.create(op, op, args, {k: v for k, v in params.items() if v is not None})
+    name = params.pop("_func_name", op)
+    entries = compose.create(op, name, args, {k: v for k, v in params.items() if v is not None})
     if len(entries) == 1:
         return _Symbol(entries)
     return [_Symbol([e]) for e in entries]
@@ -276,36 +281,35 @@ maximum = _ufunc("maximum", "_npi_maximum", "_npi_maximum_scalar")
 minimum = _ufunc("minimum", "_npi_minimum", "_npi_minimum_scalar")
 
 
-def __getattr__(name: str) -> Any:
-    """``mx.sym.np.<name>`` for any ``_npi_<name>``/``_np_<name>`` operator: its inputs
-    positionally, its parameters by keyword."""
-    for prefix in ("_npi_", "_np_"):
-        if not name.startswith("_") and registry.find(prefix + name) is not None:
-            fn = _symbol_function(prefix + name, name)
-            globals()[name] = fn
-            return fn
-    raise AttributeError(f"module 'mxlite.symbol.numpy' has no attribute {name!r}")
+def _build(cls: type, reg_name: str, func_name: str) -> Any:
+    def fn(*args: Any, **kwargs: Any) -> Any:
+        return np_symbol_call(reg_name, *args, _func_name=func_name, **kwargs)
 
-
-def _symbol_function(reg_name: str, func_name: str) -> Any:
-    def fn(*args: Any, **kwargs: Any) -> _Symbol:
-        return _make(reg_name, *args, **kwargs)
-
-    fn.__name__ = fn.__qualname__ = func_name
-    fn.__doc__ = registry.get(reg_name).__doc__
     return fn
 
 
-def _populate() -> None:
-    here, internal = sys.modules[__name__], _internal
-    for reg_name in registry.all_ops():
-        if not reg_name.startswith(("_np_", "_npi_", "_npx_")):
-            continue
-        setattr(internal, reg_name, _symbol_function(reg_name, reg_name))
-        short = reg_name[len("_np_") :]
-        if reg_name.startswith("_np_") and short not in here.__dict__:
-            setattr(here, short, _symbol_function(reg_name, short))
+# mx.sym.np's generated functions: sym.np's calls compose _Symbols
+KIND = FrontEnd(build=_build, keywords=_sym_register.KIND.keywords,
+                doc_tail=_sym_register.KIND.doc_tail)  # fmt: skip
 
 
-_populate()
-_symbol_module.NP_SYMBOL[0] = as_np_symbol
+def provide(owner: str, members: dict[str, Any]) -> None:
+    """Add to ``mx.sym.np`` the functions that ``owner``, a module above this layer, implements
+    (``mx.np``'s functions compose on symbols too): the one place where this module is given
+    names from outside its own file."""
+    _add_members(globals(), "mx.sym.np", owner, members)
+
+
+def _as_np_ndarray(self: Symbol) -> _Symbol:
+    """This symbol with NumPy operator semantics (an ``mx.sym.np._Symbol``)."""
+    return as_np_symbol(self)
+
+
+_symbol_module.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
+front_end.populate(
+    sys.modules[__name__],
+    {"_internal": _internal, "np": sys.modules[__name__]},
+    KIND,
+    prefixes=(("_np_", "np"),),
+    include=is_np_op,
+)

@@ -33,6 +33,11 @@ def _inputs(cls: type, dtype: str) -> tuple[list[np.ndarray], dict]:
     return inputs, t.params
 
 
+def _skip_dynamic(cls: type) -> None:
+    if cls.dynamic_shape:  # its output shape needs the values: tests/numpy runs it through mx.np
+        pytest.skip("output shape known only when it runs")
+
+
 def test_every_operator_declares_a_test() -> None:
     assert NP_OPS
     assert [name for name, cls in NP_OPS if cls.test is None] == []
@@ -40,6 +45,7 @@ def test_every_operator_declares_a_test() -> None:
 
 @pytest.mark.parametrize(("name", "cls"), NP_OPS, ids=[n for n, _ in NP_OPS])
 def test_forward_shape_and_dtype(name: str, cls: type) -> None:
+    _skip_dynamic(cls)
     inputs, params = _inputs(cls, None)
     prop = prop_of(name, **params)
     shapes, dtypes, _, _ = prop.infer_imperative(
@@ -64,6 +70,7 @@ def test_backward_matches_finite_differences(name: str, cls: type) -> None:
 
 @pytest.mark.parametrize(("name", "cls"), NP_OPS, ids=[n for n, _ in NP_OPS])
 def test_add_request_accumulates(name: str, cls: type) -> None:
+    _skip_dynamic(cls)
     inputs, params = _inputs(cls, None)
     outs = forward(name, inputs, **params)
     init = [np.ones_like(o) for o in outs]
