@@ -358,9 +358,10 @@ class Executor:
             fwd = op.forward
             ins = [raw(e) for e in step.inputs]
             outs = [raw(e) for e in step.outputs]
+            in_vars = [arrays[e]._chunk.var for e in step.inputs]  # type: ignore[union-attr]
 
             def run_forward(rctx: Any) -> None:
-                fwd(OpContext(is_train, rctx, resources), ins, req, outs, aux)
+                fwd(OpContext(is_train, rctx, resources, in_vars), ins, req, outs, aux)
 
             return Opr(run_forward, tuple(reads), tuple(writes), name, False, False, inline)
         bwd = op.backward

@@ -84,14 +84,23 @@ class OpTest:
 
 
 class OpContext:
-    """What an operator learns when it runs: ``is_train``, ``run_ctx``, ``requested`` resources."""
+    """What an operator learns when it runs: ``is_train``, ``run_ctx``, ``requested`` resources,
+    and ``in_vars``, the engine vars of the inputs when the caller knows them (else None): a
+    kernel may cache something derived from an input under ``(var, var.version)``."""
 
-    __slots__ = ("is_train", "run_ctx", "requested")
+    __slots__ = ("is_train", "run_ctx", "requested", "in_vars")
 
-    def __init__(self, is_train: bool, run_ctx: Any, requested: Sequence[Any]) -> None:
+    def __init__(
+        self,
+        is_train: bool,
+        run_ctx: Any,
+        requested: Sequence[Any],
+        in_vars: Sequence[Any] | None = None,
+    ) -> None:
         self.is_train = is_train
         self.run_ctx = run_ctx
         self.requested = requested
+        self.in_vars = in_vars
 
 
 class Operator:

@@ -209,7 +209,10 @@ class _ConvolutionOp(Operator):
         direct = req[0] != OpReq.ADD and not g.channels_last and out.flags.c_contiguous
         out_spatial = cu.to_channels_first(out.shape, g)[2:]
         bias = None if self.no_bias else in_data[2]
-        y = ca.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
+        wvar = None if op_ctx.is_train or op_ctx.in_vars is None else op_ctx.in_vars[1]
+        y = ca.conv_forward(
+            xp, x, w, g, out_spatial, out=out if direct else None, bias=bias, weight_var=wvar
+        )
         if not direct:
             assign(out, req[0], cu.to_channels_last(y, g))
 
