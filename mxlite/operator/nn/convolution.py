@@ -186,6 +186,19 @@ class ConvolutionProp(WeightedLayerProp):
     def create_operator(self, ctx: Any) -> Operator:
         return _ConvolutionOp(self, ctx.xp)
 
+    def absorb_channel_affine(self) -> ConvolutionProp | None:
+        """Fact for inference passes (``executor/fuse.py``): ``y * scale + shift`` per output
+        channel (axis 1) of this convolution's output is the returned convolution (with a
+        bias) of the weight scaled along axis 0 and the bias ``bias * scale + shift``; None
+        for a channels-last layout."""
+        if self.geom.channels_last:
+            return None
+        if not self.param.no_bias:
+            return self
+        import dataclasses
+
+        return type(self)(dataclasses.replace(self.param, no_bias=False))
+
 
 class _ConvolutionOp(Operator):
     __slots__ = ("op_name", "geom", "no_bias", "xp")
