@@ -57,21 +57,19 @@ def fold_batch_norm(exe: Any, steps: list[Step]) -> list[Any]:
     for s in steps:
         if s.kind != "forward" or not s.outputs or s.prop is None:
             continue
-        absorb = getattr(s.prop, "absorb_channel_affine", None)
         out = s.outputs[0]
         bn = by_input.get(out)
-        if absorb is None or bn is None or readers.get(out) != 1 or out in outputs:
+        if bn is None or bn.prop is None or readers.get(out) != 1 or out in outputs:
             continue
-        affine = getattr(bn.prop, "inference_channel_affine", None)
         entry = graph.entries[out]
-        if affine is None or affine(len(entry.shape)) != 1 or entry.dtype != np.float32:
+        if bn.prop.inference_channel_affine(len(entry.shape)) != 1 or entry.dtype != np.float32:
             continue
         if any(readers.get(e) or e in outputs for e in bn.outputs[1:] if e >= 0):
             continue
         block = exe._plan.storage[bn.outputs[0]]
         if block >= 0 and block == exe._plan.storage[s.inputs[0]]:
             continue  # planned over the convolution's input, which the fused step still reads
-        conv_prop = absorb()
+        conv_prop = s.prop.absorb_channel_affine()
         if conv_prop is None or graph.entries[bn.outputs[0]].dtype != np.float32:
             continue
         fused[id(s)] = _fused_opr(exe, s, bn, conv_prop)

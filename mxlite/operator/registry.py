@@ -380,6 +380,18 @@ class OperatorProperty:
         """Whether forward differs between training and inference (Dropout, BatchNorm)."""
         return False
 
+    def absorb_channel_affine(self) -> OperatorProperty | None:
+        """Fact for inference passes (``executor/fuse.py``): the property (with a bias) that
+        computes this operator's output times a per-channel scale plus a shift (axis 1) from
+        its weight scaled along axis 0 and its bias scaled and shifted; None: it cannot."""
+        return None
+
+    def inference_channel_affine(self, ndim: int) -> int | None:
+        """Fact for inference passes: the axis along which this operator's first output is, in
+        an inference forward, ``data * scale + shift`` per channel, with ``inference_affine``
+        giving them; None: it is not such a map."""
+        return None
+
     def create_operator(self, ctx: Context) -> Operator:
         raise NotImplementedError
 
