@@ -2,13 +2,17 @@
 default, 3x224x224, ``pretrained=False``, waiting for the output) at batch 1 and 16, mxlite vs
 MXNet 1.9.1 in one run. The first calls (warm-up, not timed) let mxlite's convolutions choose
 their algorithm and make their cached Winograd kernels. Issue 28 asks for <= 0.9x MXNet's time
-for resnet50_v1 at batch 1 and 16 (goal 0.8x).
+for resnet50_v1 at batch 1 and 16 (goal 0.8x). ``b<N>_cpu_ms`` is the process's CPU time per
+call (all threads), steadier than wall time on a shared machine for comparing two mxlite trees
+(not against MXNet, whose OpenMP threads spin while they wait).
 Usage: python benchmarks/zoo_inference.py [--model NAME] [--batches 1,16] [--size 224]
 [--impl mxlite|mxnet|both] [--repeat N] [--rounds N]."""
 
 from __future__ import annotations
 
+import statistics
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -29,6 +33,12 @@ def measure(impl: str, repeat: int, model: str, batches: list[int], size: int) -
 
         infer()  # the first call binds (and, on mxlite, tunes); median_time warms up again
         out[f"b{batch}_ms"] = round(1000 * median_time(infer, repeat), 3)
+        cpu = []
+        for _ in range(repeat):
+            start = time.process_time()
+            infer()
+            cpu.append(time.process_time() - start)
+        out[f"b{batch}_cpu_ms"] = round(1000 * statistics.median(cpu), 3)
     return out
 
 
