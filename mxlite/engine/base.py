@@ -13,6 +13,9 @@ State kept per :class:`Var` (all guarded by the engine's one lock, ``Engine._loc
 * ``num_readers``: functions now granted read access (running, or ready to run);
 * ``writing``: a function now holds write access;
 * ``queue``: functions still waiting on this var, in push order, each with its access kind.
+* ``version``: how many functions that mutate it have completed (each function of a bulk
+  segment counts), so that a function holding the var reads the contents of one version and
+  a cache of something derived from an array can key on ``(var, version)``.
 
 A pushed function (a :class:`_Block`) counts the vars it still waits on. Each var grants access
 in push order: a read is granted when no write is granted or queued before it; a write when

@@ -46,6 +46,8 @@ class NaiveEngine(Engine):
         if blk.done:
             raise MXNetError(f"on_complete of {blk.opr!r} was called twice.")
         blk.done = True
+        for v in blk.opr.mutate_vars:
+            v.version += 1
         if failure is not None:
             with self._lock:
                 self._record_failure(failure)

@@ -73,6 +73,7 @@ class Var:
         "deleter",
         "takes_failures",
         "name",
+        "version",
         "__weakref__",
     )
 
@@ -87,6 +88,9 @@ class Var:
         # must not poison every later user of the resource.
         self.takes_failures = True
         self.name = name
+        # writes completed so far: a function holding read access sees the version of the
+        # contents it reads (caches of values derived from an array key on it)
+        self.version = 0
 
     def __repr__(self) -> str:
         state = "deleted" if self.deleted else ("failed" if self.failure else "ok")

@@ -76,6 +76,10 @@ class Segment:
                     if failed is not None:
                         failed._name = op.name  # the failure names the function that raised
                     raise
+                # a later function of the segment that reads what this one wrote sees a new
+                # version (the segment holds these vars for writing: no one else touches them)
+                for v in op.mutate_vars:
+                    v.version += 1
 
         seg.fn = oprs[0].fn if len(oprs) == 1 else run  # one function needs no wrapper
         seg.inline = all(op.inline for op in oprs)

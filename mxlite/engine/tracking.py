@@ -216,6 +216,7 @@ class Tracker:
                         v.num_readers -= 1
                     for v in mutate:
                         v.writing = False
+                        v.version += 1
                     self._one_done()
             finally:
                 lock.release()
@@ -374,6 +375,7 @@ class Tracker:
                     v.deleter = None
             for v in opr.mutate_vars:
                 v.writing = False
+                v.version += 1
                 q = v.queue
                 while q:
                     nxt, is_write = q[0]

@@ -35,6 +35,7 @@ from ..engine.segment import Segment, exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy, handle_of
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
+from . import fuse
 from .gradient import ARG, AUX, INTERNAL, ExecGraph, Step
 from .plan_memory import MemoryPlan
 
@@ -247,13 +248,15 @@ class Executor:
         ``(callable,)`` between them."""
         g = self._graph
         steps = g.backward if backward else g.forward
-        made = [self._make_opr(s, is_train) for s in steps]
+        has_grads = any(e >= 0 for e in g.grad_eids)
+        if not (backward or is_train or per_step or has_grads) and fuse.enabled():
+            steps = fuse.fold_batch_norm(self, steps)  # fused pairs come back as Oprs
+        made = [s if type(s) is Opr else self._make_opr(s, is_train) for s in steps]
         if per_step:
             return [
                 (_segment([opr], self._ctx) if type(opr) is Opr else opr, step)
                 for opr, step in zip(made, steps)
             ]
-        has_grads = any(e >= 0 for e in g.grad_eids)
         limit = exec_bulk_size(("bwd" if backward else "fwd") if has_grads else "inference")
         plan: list[Any] = []
         run: list[Opr] = []
@@ -358,9 +361,10 @@ class Executor:
             fwd = op.forward
             ins = [raw(e) for e in step.inputs]
             outs = [raw(e) for e in step.outputs]
+            in_vars = [arrays[e]._chunk.var for e in step.inputs]  # type: ignore[union-attr]
 
             def run_forward(rctx: Any) -> None:
-                fwd(OpContext(is_train, rctx, resources), ins, req, outs, aux)
+                fwd(OpContext(is_train, rctx, resources, in_vars), ins, req, outs, aux)
 
             return Opr(run_forward, tuple(reads), tuple(writes), name, False, False, inline)
         bwd = op.backward

@@ -144,10 +144,12 @@ def invoke(
     forward = operator.forward
     is_train = _state[1]
 
-    def run(rctx: Any) -> None:
-        forward(OpContext(is_train, rctx, resources), in_data, req, out_data, aux_data)
-
     reads = [x._chunk.var for x in args]
+    in_vars = reads
+
+    def run(rctx: Any) -> None:
+        forward(OpContext(is_train, rctx, resources, in_vars), in_data, req, out_data, aux_data)
+
     inline = small_enough_inline(ctx, in_data, out_data, aux_data)
     if prop._mutates:  # states updated in place (FMutateInputs): written, not only read
         mutated = [args[i]._chunk.var for i in prop._mutates]

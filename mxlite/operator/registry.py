@@ -108,14 +108,23 @@ class OpTest:
 
 
 class OpContext:
-    """What an operator learns when it runs: ``is_train``, ``run_ctx``, ``requested`` resources."""
+    """What an operator learns when it runs: ``is_train``, ``run_ctx``, ``requested`` resources,
+    and ``in_vars``, the engine vars of the inputs when the caller knows them (else None): a
+    kernel may cache something derived from an input under ``(var, var.version)``."""
 
-    __slots__ = ("is_train", "run_ctx", "requested")
+    __slots__ = ("is_train", "run_ctx", "requested", "in_vars")
 
-    def __init__(self, is_train: bool, run_ctx: Any, requested: Sequence[Any]) -> None:
+    def __init__(
+        self,
+        is_train: bool,
+        run_ctx: Any,
+        requested: Sequence[Any],
+        in_vars: Sequence[Any] | None = None,
+    ) -> None:
         self.is_train = is_train
         self.run_ctx = run_ctx
         self.requested = requested
+        self.in_vars = in_vars
 
 
 class Operator:
@@ -394,6 +403,18 @@ class OperatorProperty:
     def is_train_dependent(self) -> bool:
         """Whether forward differs between training and inference (Dropout, BatchNorm)."""
         return False
+
+    def absorb_channel_affine(self) -> OperatorProperty | None:
+        """Fact for inference passes (``executor/fuse.py``): the property (with a bias) that
+        computes this operator's output times a per-channel scale plus a shift (axis 1) from
+        its weight scaled along axis 0 and its bias scaled and shifted; None: it cannot."""
+        return None
+
+    def inference_channel_affine(self, ndim: int) -> int | None:
+        """Fact for inference passes: the axis along which this operator's first output is, in
+        an inference forward, ``data * scale + shift`` per channel, with ``inference_affine``
+        giving them; None: it is not such a map."""
+        return None
 
     def create_operator(self, ctx: Context) -> Operator:
         raise NotImplementedError

@@ -378,7 +378,8 @@ def test_public_function_and_aliases(op: str, fname: str) -> None:
     fn = getattr(mx.nd._internal if fname.startswith("_") else mx.nd, fname)
     got, want = _run_public(fn, op)
     assert got.shape == want.shape
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # auto may time Winograd fastest here, whose bound is 1e-5 of the output scale
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
 
 
 def test_autograd_through_convolution() -> None:

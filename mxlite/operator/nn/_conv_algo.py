@@ -20,11 +20,24 @@ made on each call and costs more than the multiplies it saves), for tiny images,
 layers, and for what Winograd does not cover (1x1, strided, dilated); no fixed rule of shapes
 captured that boundary, so it is measured. The choice does not change results beyond float32
 rounding (outputs and gradients within 1e-5 of the output scale, see ``_winograd``).
+
+Transformed kernels: an inference forward (``is_train=False``) that knows its weight's engine
+var (``OpContext.in_vars``: the executor, hence hybridized Gluon, and ``mx.nd`` calls) keeps
+Winograd's ``U = G g G^T`` in :data:`_kernels` under the var, the view of the weight (shape,
+strides, address) and the tile, and reuses it while the var's version (its count of completed
+writes: ``set_data``, an optimizer update, ``w[:] = ...``) is unchanged. The entry goes with
+the var (a weak key: a weight's chunk dies, so does its cache); a new version replaces the old
+one. Auto tunes such calls separately (a ``cached`` flag in the key): of its two timed runs
+per candidate, the second finds the kernel made, so the choice weighs Winograd without the
+transform, which is what later calls pay. At batch 1 that moves ResNet-50's 128-512 channel
+layers to Winograd.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -42,6 +55,10 @@ _TILE = {"winograd2": 2, "winograd4": 4}
 # worker first runs a shape (a dict store is atomic; two workers tuning the same shape at once
 # only both measure it)
 _chosen: dict[tuple, str] = {}
+
+# weight var -> {(tile, groups, shape, strides, address): (version, U)}; see the design note
+_kernels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_kernels_lock = threading.Lock()
 
 # runs of each candidate, interleaved, whose fastest counts: on a machine shared with other
 # work one run each let a burst of load decide (it sent ResNet's 64-channel data gradient to
@@ -69,6 +86,34 @@ def _applies(
         and n > 0
         and all(o == s + 2 * p - 2 for o, s, p in zip(out, spatial, geom.pad))
     )
+
+
+def _kernel(var: Any, w: Any, m: int, groups: int) -> Any:
+    """Winograd's transformed ``w`` (float32, NumPy), from :data:`_kernels` when ``var`` (the
+    engine var of ``w``'s chunk, held for reading by the caller) has not been written since."""
+    version = var.version
+    key = (m, groups, w.shape, w.strides, w.__array_interface__["data"][0])
+    with _kernels_lock:
+        entries = _kernels.get(var)
+        hit = None if entries is None else entries.get(key)
+    if hit is not None and hit[0] == version:
+        return hit[1]
+    u = wg.kernel_transform(np, wg.transform(m), w, groups)
+    with _kernels_lock:
+        entries = _kernels.setdefault(var, {})
+        for k in [k for k, e in entries.items() if e[0] != version]:
+            del entries[k]  # made from contents overwritten since
+        entries[key] = (version, u)
+    return u
+
+
+def _drop_other_tiles(var: Any, m: int | None) -> None:
+    """Keep only the tile auto chose (``m``; None: im2col, no kernel) for ``var``'s weight."""
+    with _kernels_lock:
+        entries = _kernels.get(var)
+        if entries is not None:
+            for k in [k for k in entries if k[0] != m]:
+                del entries[k]
 
 
 def _setting() -> str:
@@ -109,8 +154,11 @@ def conv_forward(
     out_spatial: Shape,
     out: Any = None,
     bias: Any = None,
+    weight_var: Any = None,
 ) -> Any:
-    """:func:`_conv_util.conv_forward` by the algorithm chosen for its shape."""
+    """:func:`_conv_util.conv_forward` by the algorithm chosen for its shape; ``weight_var``:
+    the engine var of ``w``'s chunk when its transformed kernel may be cached (an inference
+    forward, see the design note)."""
 
     def im2col(out: Any, add: bool) -> Any:
         return cu.conv_forward(xp, x, w, geom, out_spatial, out=out, bias=bias)
@@ -124,11 +172,16 @@ def conv_forward(
         def winograd(out: Any, add: bool, m: int = m) -> Any:
             if out is None:
                 out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
-            return wg.forward(xp, x, w, geom.pad, m, out, bias)
+            u = None if weight_var is None else _kernel(weight_var, w, m, geom.groups)
+            return wg.forward(xp, x, w, geom.pad, m, out, bias, kernel=u)
 
         runs[name] = winograd
-    key = ("forward", geom, x.shape, w.shape, bias is None)
-    return _run(setting, key, runs, out, False)
+    key = ("forward", geom, x.shape, w.shape, bias is None, weight_var is not None)
+    tuned = setting == "auto" and key in _chosen
+    result = _run(setting, key, runs, out, False)
+    if weight_var is not None and setting == "auto" and not tuned:
+        _drop_other_tiles(weight_var, _TILE.get(_chosen[key]))
+    return result
 
 
 def conv_data_grad(

@@ -46,7 +46,7 @@ from ...base import Shape
 from ..parallel import matmul, over_rows
 from ._conv_util import _batch_parallel
 
-__all__ = ["Transform", "transform", "forward", "weight_grad"]
+__all__ = ["Transform", "transform", "kernel_transform", "forward", "weight_grad"]
 
 # gathered patches per block of images (4 MiB of float32): smaller blocks stay in cache
 # between the gather and the products (64 channels on 56x56: 36 ms against 44 ms per 16 images
@@ -188,7 +188,7 @@ class _Patches:
         return matmul(self.xp, self.t.data, self.patches.reshape(-1, nn).T)
 
 
-def _kernel_transform(xp: Any, t: Transform, w: Any, groups: int) -> Any:
+def kernel_transform(xp: Any, t: Transform, w: Any, groups: int) -> Any:
     """``U (n*n, G, Fg, Cg)`` of ``w (F, Cg, 3, 3)``."""
     f, cg = w.shape[:2]
     u = matmul(xp, xp.asarray(t.kernel), w.reshape(f * cg, 9).T)
@@ -220,17 +220,19 @@ def forward(
     out: Any,
     bias: Any = None,
     add: bool = False,
+    kernel: Any = None,
 ) -> Any:
     """``out (N, F, oh, ow)`` of the 3x3 stride-1 convolution of ``x (N, C, h, w)`` (float32)
     with ``w (F, Cg, 3, 3)`` padded by ``pad``, by F(m x m, 3 x 3); ``add``: added to ``out``;
-    ``bias (F,)`` added when given."""
+    ``bias (F,)`` added when given; ``kernel``: ``w``'s :func:`kernel_transform` when the
+    caller has it already."""
     n_img, c = x.shape[:2]
     f, cg = w.shape[:2]
     groups = c // cg
     t = transform(m)
     size = out.shape[2:]
     tiles = (-(-size[0] // m), -(-size[1] // m))
-    u = _kernel_transform(xp, t, w, groups)
+    u = kernel_transform(xp, t, w, groups) if kernel is None else kernel
     nn, per_image = t.n**2, c * t.n**2 * tiles[0] * tiles[1]
     regions = _tile_regions(size, tiles, m)
     b6 = None if bias is None else bias.reshape(1, f, 1, 1, 1, 1)

@@ -186,6 +186,19 @@ class ConvolutionProp(WeightedLayerProp):
     def create_operator(self, ctx: Any) -> Operator:
         return _ConvolutionOp(self, ctx.xp)
 
+    def absorb_channel_affine(self) -> ConvolutionProp | None:
+        """Fact for inference passes (``executor/fuse.py``): ``y * scale + shift`` per output
+        channel (axis 1) of this convolution's output is the returned convolution (with a
+        bias) of the weight scaled along axis 0 and the bias ``bias * scale + shift``; None
+        for a channels-last layout."""
+        if self.geom.channels_last:
+            return None
+        if not self.param.no_bias:
+            return self
+        import dataclasses
+
+        return type(self)(dataclasses.replace(self.param, no_bias=False))
+
 
 class _ConvolutionOp(Operator):
     __slots__ = ("op_name", "geom", "no_bias", "xp")
@@ -209,7 +222,10 @@ class _ConvolutionOp(Operator):
         direct = req[0] != OpReq.ADD and not g.channels_last and out.flags.c_contiguous
         out_spatial = cu.to_channels_first(out.shape, g)[2:]
         bias = None if self.no_bias else in_data[2]
-        y = ca.conv_forward(xp, x, w, g, out_spatial, out=out if direct else None, bias=bias)
+        wvar = None if op_ctx.is_train or op_ctx.in_vars is None else op_ctx.in_vars[1]
+        y = ca.conv_forward(
+            xp, x, w, g, out_spatial, out=out if direct else None, bias=bias, weight_var=wvar
+        )
         if not direct:
             assign(out, req[0], cu.to_channels_last(y, g))
 

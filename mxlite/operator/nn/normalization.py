@@ -275,6 +275,21 @@ class BatchNormProp(OperatorProperty):
         # saves there.
         return [(in_data[0], out_data[0])]
 
+    def inference_channel_affine(self, ndim: int) -> int | None:
+        """Fact for inference passes (``executor/fuse.py``): the axis along which this
+        operator's first output, in an inference forward (moving statistics), is a per-channel
+        affine map of its data (:meth:`inference_affine`); None when it is not one."""
+        if self.param.output_mean_var:
+            return None
+        return self.param.axis % ndim
+
+    def inference_affine(self, xp: Any, gamma: Any, beta: Any, mean: Any, var: Any):
+        """``(scale, shift)`` with ``out = data * scale + shift`` per channel in an inference
+        forward, in float32 the way the forward computes them."""
+        invstd = 1 / xp.sqrt(var + var.dtype.type(self.param.eps))
+        scale = invstd if self.param.fix_gamma else invstd * gamma.astype(invstd.dtype)
+        return scale, beta.astype(invstd.dtype) - mean * scale
+
     def create_operator(self, ctx: Context) -> Operator:
         return _BatchNormOp(self.param, ctx.xp)
 
