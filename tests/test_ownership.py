@@ -197,6 +197,9 @@ def test_no_module_installs_members_on_another_files_classes_or_modules() -> Non
 
 # Where operators are defined (and translated), so names are their own business.
 OPERATOR_HOMES = ("mxlite/operator/", "mxlite/onnx/")
+# Lists of official NumPy's function names (MXNet's __array_function__/__array_ufunc__
+# dispatch lists), which share many words with MXNet's legacy operators but name none of them.
+NUMPY_NAME_LISTS = ("mxlite/numpy/dispatch.py",)
 
 
 def _names_in(node: ast.expr, names: Any) -> list[str]:
@@ -233,7 +236,7 @@ def operator_names_outside_operators() -> list[str]:
     found: list[str] = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
-        if rel.startswith(OPERATOR_HOMES):
+        if rel.startswith(OPERATOR_HOMES) or rel in NUMPY_NAME_LISTS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):

@@ -105,7 +105,8 @@ def binary(lhs: Any, rhs: Any, op: str, scalar_op: str, rscalar_op: str | None,
             name = rscalar_op or scalar_op
             return call(name, rhs, out=out, scalar=float(lhs), is_int=_is_int(lhs))
         if isinstance(rhs, NUMERIC):
-            return _SCALAR_FNS[op](lhs, rhs)
+            # two scalars: official NumPy's function of the operator's name, as MXNet's helper
+            return getattr(np, op.removeprefix("_npi_"))(lhs, rhs)
     raise TypeError(
         f"{op}: operands must be mx.np arrays or Python/NumPy scalars, got "
         f"{type(lhs).__name__} and {type(rhs).__name__}."
@@ -114,28 +115,6 @@ def binary(lhs: Any, rhs: Any, op: str, scalar_op: str, rscalar_op: str | None,
 
 def _is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer, np.bool_))
-
-
-_SCALAR_FNS = {
-    "_npi_add": lambda a, b: a + b,
-    "_npi_subtract": lambda a, b: a - b,
-    "_npi_multiply": lambda a, b: a * b,
-    "_npi_true_divide": lambda a, b: a / b,
-    "_npi_mod": lambda a, b: a % b,
-    "_npi_power": lambda a, b: a**b,
-    "_npi_floor_divide": lambda a, b: a // b,
-    "_npi_maximum": max,
-    "_npi_minimum": min,
-    "_npi_equal": lambda a, b: a == b,
-    "_npi_not_equal": lambda a, b: a != b,
-    "_npi_greater": lambda a, b: a > b,
-    "_npi_greater_equal": lambda a, b: a >= b,
-    "_npi_less": lambda a, b: a < b,
-    "_npi_less_equal": lambda a, b: a <= b,
-    "_npi_bitwise_and": lambda a, b: a & b,
-    "_npi_bitwise_or": lambda a, b: a | b,
-    "_npi_bitwise_xor": lambda a, b: a ^ b,
-}
 
 
 def _dunder(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: bool = False):
@@ -567,16 +546,6 @@ def _zeros_index(shape: Sequence[int]) -> np.ndarray:
     return np.zeros(tuple(shape), dtype=np.int64)
 
 
-_NOT_IN_NP = (
-    "abs arccos arccosh arcsin arcsinh arctan arctanh argmax_channel broadcast_axes "
-    "broadcast_like cbrt ceil cos cosh degrees depth_to_space diag exp expand_dims expm1 fix "
-    "flip floor log log10 log1p log2 log_softmax nanprod nansum norm one_hot ones_like pad pick "
-    "radians rcbrt reciprocal relu reshape_like rint rsqrt shape_array sigmoid sign sin sinh "
-    "size_array slice slice_axis slice_like softmax softmin space_to_depth split split_v2 sqrt "
-    "square tan tanh tile topk trunc zeros_like"
-).split()
-
-
 def _not_in_np(name: str) -> Any:
     def method(self: ndarray, *args: Any, **kwargs: Any) -> Any:
         raise AttributeError(f"mxnet.numpy.ndarray object has no attribute {name}")
@@ -593,6 +562,9 @@ def _as_np_ndarray(self: NDArray) -> ndarray:
 _nd_ndarray.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
 # MXNet's pickles name the class mxnet.numpy.ndarray
 allow(ndarray, "mxnet.numpy.ndarray", "mxnet.numpy.multiarray.ndarray")
-for _name in _NOT_IN_NP:
-    setattr(ndarray, _name, _not_in_np(_name))
+# NDArray's methods that MXNet's mx.np.ndarray refuses: the operators' fluent methods (and
+# split_v2) it does not define itself
+for _name in (*registry.fluent_methods(), "split_v2"):
+    if _name not in vars(ndarray):
+        setattr(ndarray, _name, _not_in_np(_name))
 del _name

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from ..ndarray import NDArray
+from ..operator import registry
 from .multiarray import NUMERIC, binary, call, is_tensor, ndarray
 
 __all__ = [
@@ -143,52 +144,8 @@ logical_xor = _logical("logical_xor")
 
 # ---- unary functions ----------------------------------------------------------------------------
 
-# mx.np name -> registered operator
-UNARY = {
-    "negative": "_npi_negative",
-    "reciprocal": "_npi_reciprocal",
-    "absolute": "_npi_absolute",
-    "abs": "_npi_absolute",
-    "sign": "_npi_sign",
-    "rint": "_npi_rint",
-    "ceil": "_npi_ceil",
-    "floor": "_npi_floor",
-    "trunc": "_npi_trunc",
-    "fix": "_npi_fix",
-    "square": "_npi_square",
-    "sqrt": "_npi_sqrt",
-    "cbrt": "_npi_cbrt",
-    "exp": "_npi_exp",
-    "log": "_npi_log",
-    "log10": "_npi_log10",
-    "log2": "_npi_log2",
-    "log1p": "_npi_log1p",
-    "expm1": "_npi_expm1",
-    "sin": "_npi_sin",
-    "cos": "_npi_cos",
-    "tan": "_npi_tan",
-    "arcsin": "_npi_arcsin",
-    "arccos": "_npi_arccos",
-    "arctan": "_npi_arctan",
-    "degrees": "_npi_degrees",
-    "rad2deg": "_npi_degrees",
-    "radians": "_npi_radians",
-    "deg2rad": "_npi_radians",
-    "sinh": "_npi_sinh",
-    "cosh": "_npi_cosh",
-    "tanh": "_npi_tanh",
-    "arcsinh": "_npi_arcsinh",
-    "arccosh": "_npi_arccosh",
-    "arctanh": "_npi_arctanh",
-    "logical_not": "_npi_logical_not",
-    "isnan": "_npi_isnan",
-    "isinf": "_npi_isinf",
-    "isposinf": "_npi_isposinf",
-    "isneginf": "_npi_isneginf",
-    "isfinite": "_npi_isfinite",
-    "invert": "_npi_bitwise_not",
-    "bitwise_not": "_npi_bitwise_not",
-}
+# mx.np name -> the operator computing it, as the operators declare (np_unary)
+UNARY = registry.np_unary_functions()
 
 
 def unary_function(name: str, op: str) -> Any:

@@ -196,6 +196,9 @@ class OperatorProperty:
     # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
     # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
     fluent: ClassVar[tuple[str, ...]] = ()
+    # The ``mx.np`` element-wise functions of one array it computes (``np.exp``; ``np.abs`` and
+    # ``np.absolute`` for ``_npi_absolute``), as MXNet's mx.np calls it for them.
+    np_unary: ClassVar[tuple[str, ...]] = ()
     # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
     # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
     # (``plot_label``) and how many of its inputs get an edge (None: all).
@@ -559,6 +562,16 @@ def all_ops() -> dict[str, type[OperatorProperty]]:
 def plot_dims(text: str) -> str:
     """A shape attribute as plot labels write it: ``"(3, 3)"`` -> ``"3x3"``."""
     return "x".join(p.strip() for p in text.strip("()[] ").split(",") if p.strip())
+
+
+def np_unary_functions() -> dict[str, str]:
+    """``mx.np`` function name -> the operator computing it, from ``OperatorProperty.np_unary``
+    of every registered operator (under its own name, not an alias registered after it)."""
+    found: dict[str, str] = {}
+    for name, cls in _REGISTRY.items():
+        for fn in cls.np_unary:
+            found.setdefault(fn, name)
+    return found
 
 
 def fluent_methods() -> list[str]:

@@ -88,9 +88,10 @@ def test_export_writes_mxnets_json_and_params(golden, tmp_path):
     assert [(n["op"], n.get("attrs"), [e[:2] for e in n["inputs"]]) for n in ours["nodes"]] == [
         (n["op"], n.get("attrs"), [e[:2] for e in n["inputs"]]) for n in theirs["nodes"]
     ]
-    with open(prefix + "-0000.params", "rb") as f, open(
-        os.path.join(GOLDEN, "lenet_np-0000.params"), "rb"
-    ) as g:
+    with (
+        open(prefix + "-0000.params", "rb") as f,
+        open(os.path.join(GOLDEN, "lenet_np-0000.params"), "rb") as g,
+    ):
         assert f.read(16) == g.read(16)  # the same (numpy-shape) list header
     npx.set_np()
     try:
@@ -225,7 +226,6 @@ def test_hybridized_trace_is_np_symbols(np_mode):
     assert isinstance(out, np.ndarray)
     sym = net(mx.sym.var("data").as_np_ndarray())
     assert isinstance(sym, mx.sym.np._Symbol)
-
 
 
 LAYERS = [

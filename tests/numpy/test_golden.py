@@ -17,6 +17,7 @@ GOLDEN = Path(__file__).parent / "golden"
 META = json.loads((GOLDEN / "numpy_cases.json").read_text())
 DATA = onp.load(GOLDEN / "numpy_cases.npz")
 
+
 def _env() -> dict:
     env = {"np": np, "npx": npx, "onp": onp}
     exec(META["context"], env)

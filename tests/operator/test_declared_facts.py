@@ -77,7 +77,5 @@ def test_simple_op_takes_facts_and_rejects_unknown_ones() -> None:
     finally:
         registry._REGISTRY.pop("_test_facts_identity")
     with pytest.raises(TypeError, match="_test_bad_fact.*'sparse'"):
-        simple_op(
-            "_test_bad_fact", forward=lambda xp, x, env, out: x, facts={"sparse": KEEP_ZERO}
-        )
+        simple_op("_test_bad_fact", forward=lambda xp, x, env, out: x, facts={"sparse": KEEP_ZERO})
     assert registry.find("_test_bad_fact") is None

@@ -78,6 +78,9 @@ _UNARY: list[tuple[str, str, Any, GradNeeds, tuple[float, float]]] = [
     ("arctanh", "arctanh", lambda xp, g, x, e: g / (1 - _fl(g, x) ** 2), _IN, (-0.5, 0.5)),
 ]
 
+# the other mx.np names of these functions
+_NP_ALSO = {"absolute": ("abs",), "degrees": ("rad2deg",), "radians": ("deg2rad",)}
+
 for _name, _fn, _grad, _needs, (_lo, _hi) in _UNARY:
     simple_op(
         f"_npi_{_name}",
@@ -88,6 +91,7 @@ for _name, _fn, _grad, _needs, (_lo, _hi) in _UNARY:
         dtype=(lambda n: lambda a, p: no_bool(n, a))(f"_npi_{_name}"),
         forward_inplace=True,
         aliases=("_npi_abs",) if _name == "absolute" else (),
+        facts={"np_unary": (_name, *_NP_ALSO.get(_name, ()))},
         test=OpTest(low=_lo, high=_hi),
         doc=f"NumPy's {_name}, element-wise; the output has the input's dtype.",
     )
@@ -107,6 +111,7 @@ for _name in ("logical_not", "isnan", "isinf", "isposinf", "isneginf", "isfinite
         gradient=_zero,
         arg_names=("x",),
         dtype=lambda a, p: BOOL,
+        facts={"np_unary": (_name,)},
         test=OpTest(grad=False),
         doc=f"NumPy's {_name}, element-wise: a bool array.",
     )
@@ -116,6 +121,7 @@ simple_op(
     forward=lambda xp, x, env, out: xp.invert(x),
     gradient=_zero,
     arg_names=("x",),
+    facts={"np_unary": ("invert", "bitwise_not")},
     test=OpTest(dtypes=("int32",), grad=False),
     doc="NumPy's bitwise_not (``~x``) of an integer or bool array.",
 )
