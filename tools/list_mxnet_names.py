@@ -56,7 +56,8 @@ REEXPORTS = {
 PRIVATE = {
     "mxnet.gluon.model_zoo.model_store": ["_model_sha1", "_url_format"],
     "mxnet.base": ["_LIB", "_NP_OP_PREFIX", "_as_list"],
-    "mxnet.ndarray.ndarray": ["_STORAGE_TYPE_STR_TO_ID", "_STORAGE_TYPE_ID_TO_STR", "_GRAD_REQ_MAP"],
+    "mxnet.ndarray.ndarray": [
+        "_STORAGE_TYPE_STR_TO_ID", "_STORAGE_TYPE_ID_TO_STR", "_GRAD_REQ_MAP"],  # fmt: skip
     "mxnet.ndarray.sparse": ["_ndarray_cls"],
     "mxnet.context": ["_current"],
     "mxnet.gluon.block": ["_flatten", "_regroup"],

@@ -72,6 +72,7 @@ _populate(
         "linalg": linalg,
         "random": random,
         "image": image,
+        "sparse": sparse,
     },
 )
 # MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits

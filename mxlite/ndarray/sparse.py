@@ -260,17 +260,3 @@ subtract = _binary("elemwise_sub", "broadcast_sub", lambda a, b: a - b)
 multiply = _binary("elemwise_mul", "broadcast_mul", lambda a, b: a * b)
 divide = _binary("elemwise_div", "broadcast_div", lambda a, b: a / b)
 
-
-def __getattr__(name: str) -> Any:
-    """Every operator, as in MXNet's ``mx.nd.sparse`` (``_sparse_X`` is ``X`` here)."""
-    from . import _internal, op
-
-    for mod, key in ((_internal, "_sparse_" + name), (op, name), (_internal, name)):
-        fn = getattr(mod, key, None)
-        if fn is not None:
-            globals()[name] = fn  # found once; later lookups do not come here
-            return fn
-    fn = getattr(_internal, "_contrib_" + name, None)  # SparseEmbedding, getnnz
-    if fn is not None:
-        return fn
-    raise AttributeError(f"module 'mxlite.ndarray.sparse' has no attribute {name!r}")

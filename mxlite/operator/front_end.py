@@ -11,9 +11,10 @@ name a function in the namespace; what differs between ``mx.nd`` and ``mx.sym`` 
 
 Placement follows MXNet's names: with the default ``prefixes``, ``_contrib_X`` goes to the
 ``contrib`` module as ``X`` (and to ``_internal`` under its full name), likewise ``_linalg_``,
-``_random_`` and ``_image_``; any other ``_X`` goes to ``_internal``; the rest to ``op`` and to
-the root module. Operators registered later (custom operators, tests) are placed on first
-attribute access (a module ``__getattr__``).
+``_random_``, ``_image_`` and ``_sparse_`` (MXNet's ``_sparse_X`` aliases make ``mx.nd.sparse``);
+any other ``_X`` goes to ``_internal``; the rest to ``op`` and to the root module. Operators
+registered later (custom operators, tests) are placed on first attribute access (a module
+``__getattr__``).
 
 Example::
 
@@ -38,6 +39,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("_linalg_", "linalg"),
     ("_random_", "random"),
     ("_image_", "image"),
+    ("_sparse_", "sparse"),
 )
 
 
