@@ -93,7 +93,7 @@ def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
     is_pkg = hasattr(module, "__path__")
     out = set(REEXPORTS.get(name, ())) | set(PRIVATE.get(name, ()))
     for key, value in vars(module).items():
-        if key.startswith("_"):
+        if key.startswith(("_", "gen_")):  # gen_op & co.: the files of generated stubs
             continue
         if isinstance(value, types.ModuleType):
             if value.__name__.startswith(name + ".") or (is_pkg and value.__name__ != "mxnet"

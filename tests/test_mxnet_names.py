@@ -1,0 +1,141 @@
+"""Every module-level name of MXNet 1.9.1's package (tests/golden/mxnet_names.json, written by
+tools/list_mxnet_names.py) is here, or listed below with the reason it is not; a listed name
+raises NotInMxliteError naming itself and the reason when it is used."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+from typing import Any
+
+import pytest
+
+import mxlite as mx
+from mxlite.base import (
+    COMPILED_LIBRARY,
+    NEEDS_CUDA,
+    NO_C_LIBRARY,
+    NUMPY_ISSUES,
+    NotInMxliteError,
+)
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "mxnet_names.json")
+
+# whole modules: the attribute of the parent package raises (a submodule's names go with it)
+ABSENT_MODULES = {
+    "mxnet.api": NO_C_LIBRARY,
+    "mxnet.cython": NO_C_LIBRARY,
+    "mxnet.libinfo": NO_C_LIBRARY,
+    "mxnet.rtc": NEEDS_CUDA,
+    "mxnet.library": COMPILED_LIBRARY,
+    "mxnet.torch": COMPILED_LIBRARY,
+    "mxnet.tvmop": COMPILED_LIBRARY,
+    "mxnet.space": COMPILED_LIBRARY,
+    "mxnet.numpy_dispatch_protocol": NUMPY_ISSUES,
+    "mxnet.numpy_op_fallback": NUMPY_ISSUES,
+}
+
+_C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check_call",
+      "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
+      "c2pyerror", "get_last_ffi_error", "NDArrayHandle", "_LIB")  # fmt: skip
+
+# single names, by MXNet module
+ABSENT_NAMES: dict[str, dict[str, str]] = {
+    "mxnet": {"th": COMPILED_LIBRARY},
+    "mxnet.base": {n: NO_C_LIBRARY for n in _C if n != "NDArrayHandle"},
+    "mxnet.ndarray.sparse": {n: NO_C_LIBRARY for n in ("NDArrayHandle", "c_array_buf",
+                                                       "check_call")},
+}
+
+
+def _golden() -> dict[str, list[str]]:
+    with open(GOLDEN) as f:
+        return json.load(f)["modules"]
+
+
+def _absent_module(name: str) -> str | None:
+    for mod, reason in ABSENT_MODULES.items():
+        if name == mod or name.startswith(mod + "."):
+            return reason
+    return None
+
+
+def _probe(module: Any, name: str) -> str | None:
+    """None if the name is there, 'missing' if not, else the NotInMxliteError's message."""
+    try:
+        getattr(module, name)
+    except NotInMxliteError as err:
+        return str(err)
+    except AttributeError:
+        return "missing"
+    return None
+
+
+def _check(mod_name: str, names: list[str]) -> list[str]:
+    problems = []
+    reasons = dict(ABSENT_NAMES.get(mod_name, {}))
+    reasons.update({m.rsplit(".", 1)[1]: r for m, r in ABSENT_MODULES.items()
+                    if m.rsplit(".", 1)[0] == mod_name})  # fmt: skip
+    try:
+        module = importlib.import_module("mxlite" + mod_name[len("mxnet") :])
+    except ImportError:
+        return [f"{mod_name}: module missing"]
+    for name in names:
+        got = _probe(module, name)
+        if got is None:
+            if name in reasons:
+                problems.append(f"{mod_name}.{name} exists: drop it from ABSENT_NAMES")
+        elif got == "missing":
+            problems.append(f"{mod_name}.{name} missing" + (
+                " (listed, but a plain AttributeError)" if name in reasons else ""))  # fmt: skip
+        elif name not in reasons:
+            problems.append(f"{mod_name}.{name} raises but is not listed: {got}")
+        elif name not in got or reasons[name] not in got:
+            problems.append(f"{mod_name}.{name}: the error does not say so: {got}")
+    return problems
+
+
+def test_every_name_of_mxnet_is_here_or_absent_with_its_reason() -> None:
+    problems: list[str] = []
+    for mod_name, names in sorted(_golden().items()):
+        if _absent_module(mod_name) is None:
+            problems += _check(mod_name, names)
+    assert not problems, f"{len(problems)} names:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("mod_name", sorted(ABSENT_MODULES))
+def test_an_absent_module_says_why_when_used(mod_name: str) -> None:
+    parent, leaf = mod_name.rsplit(".", 1)
+    module = importlib.import_module("mxlite" + parent[len("mxnet") :])
+    with pytest.raises(NotInMxliteError) as err:
+        getattr(module, leaf)
+    assert leaf in str(err.value) and ABSENT_MODULES[mod_name] in str(err.value)
+
+
+def test_the_tables_name_only_what_mxnet_has() -> None:
+    golden = _golden()
+    stale = [f"{m}.{n}" for m, names in ABSENT_NAMES.items() for n in names
+             if n not in golden.get(m, ())]  # fmt: skip
+    assert not stale, stale
+    assert all(m in golden for m in ABSENT_MODULES)
+
+
+def test_the_registry_helpers_reach_mxlites_own_families() -> None:
+    register = mx.registry.get_register_func(mx.init.Initializer, "initializer")
+
+    @register
+    class SevenInit(mx.init.Initializer):
+        def _init_weight(self, name: str, arr: Any) -> None:
+            arr[:] = 7
+
+    assert isinstance(mx.init.create("seveninit"), SevenInit)
+    assert mx.registry.get_registry(mx.init.Initializer)["seveninit"] is SevenInit
+
+    class Base:
+        def __init__(self, k: int = 1) -> None:
+            self.k = k
+
+    mx.registry.get_alias_func(Base, "thing")("knob")(Base)
+    create = mx.registry.get_create_func(Base, "thing")
+    assert create("knob", k=3).k == 3 and create('["knob", {"k": 4}]').k == 4
