@@ -18,6 +18,8 @@ from it:
   and the re-exports in :data:`REEXPORTS`;
 - the private names libraries are known to read (:data:`PRIVATE`).
 
+Under ``values``: the private data tables libraries read, whole (the model store's SHA-1s).
+
 Names bound to modules or callables from outside MXNet (``os``, ``np``, ``namedtuple``) are left
 out, as are names only imported for the module's own use (``gluon.block.is_np_array``).
 The ``sparse`` namespaces also get every generated operator function (``mx.nd.sparse.abs``).
@@ -123,8 +125,11 @@ def main(out_file: str = OUT) -> None:
         table[ns] = sorted(set(table[ns]) | {k for k in dir(mods[ns]) if not k.startswith("_")
                                               and callable(getattr(mods[ns], k))})
     table = {k: v for k, v in table.items() if v}
+    store = mods["mxnet.gluon.model_zoo.model_store"]
+    values = {"mxnet.gluon.model_zoo.model_store._model_sha1": store._model_sha1}
     with open(out_file, "w") as f:
-        json.dump({"mxnet": mxnet.__version__, "modules": table}, f, indent=0, sort_keys=True)
+        doc = {"mxnet": mxnet.__version__, "modules": table, "values": values}
+        json.dump(doc, f, indent=0, sort_keys=True)
         f.write("\n")
     print(f"{out_file}: {len(table)} modules, {sum(map(len, table.values()))} names")
 

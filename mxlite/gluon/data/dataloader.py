@@ -23,6 +23,7 @@ import os
 import pickle
 import sys
 from multiprocessing import resource_tracker, shared_memory
+from multiprocessing.reduction import ForkingPickler as ForkingPickler  # MXNet re-exports it
 from typing import Any
 
 import numpy as np
