@@ -46,6 +46,8 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.base": {n: NO_C_LIBRARY for n in _C if n != "NDArrayHandle"},
     "mxnet.ndarray.sparse": {n: NO_C_LIBRARY for n in ("NDArrayHandle", "c_array_buf",
                                                        "check_call")},
+    "mxnet.util": {n: NUMPY_ISSUES for n in ("np_ufunc_legal_option", "wrap_np_unary_func",
+                                             "wrap_np_binary_func")},
 }
 
 
@@ -139,6 +141,25 @@ def test_the_registry_helpers_reach_mxlites_own_families() -> None:
     mx.registry.get_alias_func(Base, "thing")("knob")(Base)
     create = mx.registry.get_create_func(Base, "thing")
     assert create("knob", k=3).k == 3 and create('["knob", {"k": 4}]').k == 4
+
+
+def test_util_gpu_helpers_without_a_gpu() -> None:
+    assert mx.util.get_gpu_count() == mx.context.num_gpus()
+    with pytest.raises(ValueError, match="gpu context"):
+        mx.util.get_cuda_compute_capability(mx.cpu())
+
+    @mx.util.set_module("mxnet.numpy")
+    def f() -> None: ...
+
+    assert f.__module__ == "mxnet.numpy"
+
+
+def test_rnn_carries_the_checkpoint_functions(tmp_path: Any) -> None:
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    args = {"fc_weight": mx.nd.ones((2, 3)), "fc_bias": mx.nd.zeros((2,))}
+    mx.rnn.save_checkpoint(str(tmp_path / "m"), 1, net, args, {})
+    sym, arg, aux = mx.rnn.load_checkpoint(str(tmp_path / "m"), 1)
+    assert sym.list_arguments() == net.list_arguments() and arg["fc_weight"].sum() == 6
 
 
 def test_the_model_stores_sha1_table_is_mxnets() -> None:
