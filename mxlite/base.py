@@ -83,12 +83,19 @@ NOT_YET = "not yet built: issue 30"
 NUMPY_ISSUES = "part of MXNet's NumPy interface, built under the mx.np issues"
 
 
-def absent_names(module: str, reasons: dict[str, str]) -> Callable[[str], Any]:
+def absent_names(
+    module: str, reasons: dict[str, str], moved: Sequence[str] = (), home: str = ""
+) -> Callable[[str], Any]:
     """A module ``__getattr__`` for the names of MXNet's module ``module`` ("mxnet.base") that
-    mxlite lacks: each raises NotInMxliteError naming it and ``reasons[name]``; any other
-    unknown name is a plain AttributeError."""
+    mxlite's module lacks: each name in ``reasons`` raises NotInMxliteError naming it and its
+    reason; each in ``moved`` is read from the mxlite module ``home`` where it is defined
+    (imported on first use: it sits above); any other is a plain AttributeError."""
 
     def __getattr__(name: str) -> Any:
+        if name in moved:
+            import importlib
+
+            return getattr(importlib.import_module(home), name)
         reason = reasons.get(name)
         if reason is None:
             raise AttributeError(f"module {module.replace('mxnet', 'mxlite', 1)!r} has no "

@@ -259,4 +259,3 @@ add = _binary("elemwise_add", "broadcast_add", lambda a, b: a + b)
 subtract = _binary("elemwise_sub", "broadcast_sub", lambda a, b: a - b)
 multiply = _binary("elemwise_mul", "broadcast_mul", lambda a, b: a * b)
 divide = _binary("elemwise_div", "broadcast_div", lambda a, b: a / b)
-

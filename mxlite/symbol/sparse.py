@@ -74,4 +74,3 @@ def infer_storage_type(symbol: Any, args: tuple, kwargs: dict) -> tuple[list, li
         "infer_storage_type", s))  # fmt: skip
     values = infer_storage(symbol._entries, known)
     return symbol._collect(values)
-
