@@ -93,7 +93,7 @@ def _modules(mxnet: Any) -> dict[str, types.ModuleType]:
 
 def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
     is_pkg = hasattr(module, "__path__")
-    out = set(REEXPORTS.get(name, ())) | set(PRIVATE.get(name, ()))
+    out = {n for n in (*REEXPORTS.get(name, ()), *PRIVATE.get(name, ())) if hasattr(module, n)}
     for key, value in vars(module).items():
         if key.startswith(("_", "gen_")):  # gen_op & co.: the files of generated stubs
             continue

@@ -11,10 +11,16 @@ sparse_dispatch.py.
 
 from __future__ import annotations
 
+from array import array as native_array  # noqa: F401  (MXNet's module carries these names)
+from builtins import slice as py_slice  # noqa: F401
+from builtins import sum as py_sum  # noqa: F401
 from typing import Any
 
 import numpy as np
+from numpy import float32 as mx_real_t  # noqa: F401
 
+from ..base import NO_C_LIBRARY, absent_names
+from ..base import NotSupportedForSparseNDArray as NotSupportedForSparseNDArray
 from ..context import Context, current_context
 from ..fileio import allow
 from ..operator.sparse.storage import (
@@ -259,3 +265,15 @@ add = _binary("elemwise_add", "broadcast_add", lambda a, b: a + b)
 subtract = _binary("elemwise_sub", "broadcast_sub", lambda a, b: a - b)
 multiply = _binary("elemwise_mul", "broadcast_mul", lambda a, b: a * b)
 divide = _binary("elemwise_div", "broadcast_div", lambda a, b: a / b)
+
+
+def gs_retain(*args: Any, **kwargs: Any) -> Any:
+    """MXNet's second name for the generated ``retain`` (``_sparse_retain``)."""
+    return retain(*args, **kwargs)  # noqa: F821  (placed in this module by the front end)
+
+
+# the front end's __getattr__ answers operator names and hands the rest to this one
+__getattr__ = absent_names(
+    "mxnet.ndarray.sparse",
+    dict.fromkeys(("NDArrayHandle", "c_array_buf", "check_call", "_ndarray_cls"), NO_C_LIBRARY),
+)

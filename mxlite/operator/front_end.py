@@ -141,6 +141,8 @@ def _late_lookup(
 ) -> Any:
     prefix = {mod: p for p, mod in prefixes}.get(mod_name, "")
     module = submodules.get(mod_name, root)
+    # the module's own __getattr__ (names MXNet has there that mxlite lacks) answers the rest
+    own = module.__dict__.get("__getattr__")
 
     def __getattr__(attr: str) -> Any:
         name = prefix + attr
@@ -149,6 +151,8 @@ def _late_lookup(
             or registry.find(name) is None
             or (include is not None and not include(name))
         ):
+            if own is not None and not attr.startswith("__"):
+                return own(attr)
             raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
         _place(kind, name, root, submodules, prefixes)
         if attr not in module.__dict__:  # e.g. an internal name asked of the root module
