@@ -80,6 +80,10 @@ COMPILED_LIBRARY = (
     "it loads compiled C++ libraries (operator plug-ins, TVM, Torch), which mxlite cannot run"
 )
 NOT_YET = "not yet built: issue 30"
+NO_BACKWARD_OPS = (
+    "it is one of MXNet's separate backward operators; mxlite computes an operator's gradient "
+    "inside the operator"
+)
 NUMPY_ISSUES = "part of MXNet's NumPy interface, built under the mx.np issues"
 
 

@@ -29,7 +29,9 @@ from typing import Any
 import numpy as np
 
 from ... import context as _context
+from ...base import NOT_YET as _NOT_YET
 from ...base import MXNetError, ParamError
+from ...base import absent_names as _absent_names
 from . import sampler as _sampler
 
 __all__ = ["DataLoader", "default_batchify_fn", "default_mp_batchify_fn"]
@@ -436,3 +438,21 @@ def _fork_context() -> Any:
     if sys.platform != "win32" and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.gluon.data.dataloader",
+    {
+        "ConnectionWrapper": _NOT_YET,
+        "DataLoaderV1": _NOT_YET,
+        "Queue": _NOT_YET,
+        "SimpleQueue": _NOT_YET,
+        "fetcher_loop_v1": _NOT_YET,
+        "rebuild_ndarray": _NOT_YET,
+        "rebuild_np_ndarray": _NOT_YET,
+        "reduce_ndarray": _NOT_YET,
+        "reduce_np_ndarray": _NOT_YET,
+        "worker_loop_v1": _NOT_YET,
+    },
+)
