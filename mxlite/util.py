@@ -32,9 +32,6 @@ __all__ = [
     "use_np",
     "getenv",
     "setenv",
-    "get_gpu_count",
-    "get_gpu_memory",
-    "get_cuda_compute_capability",
     "set_module",
 ]
 
@@ -220,32 +217,6 @@ def setenv(name: str, value: str | None) -> None:
         os.environ[name] = str(value)
 
 
-def get_gpu_count() -> int:
-    """The number of GPUs mxlite can use (through CuPy); 0 without one."""
-    from .context import num_gpus
-
-    return num_gpus()
-
-
-def get_gpu_memory(gpu_dev_id: int) -> tuple[int, int]:
-    """(free, total) bytes of memory of GPU ``gpu_dev_id``."""
-    from .context import gpu_memory_info
-
-    return gpu_memory_info(gpu_dev_id)
-
-
-def get_cuda_compute_capability(ctx: Any) -> int:
-    """The CUDA compute capability of GPU context ``ctx`` (70 for ``sm_70``)."""
-    if getattr(ctx, "device_type", None) != "gpu":
-        raise ValueError(
-            "Expecting a gpu context to get cuda compute capability, while received ctx "
-            f"{ctx}"
-        )
-    from .context import _cupy
-
-    return int(_cupy().cuda.Device(ctx.device_id).compute_capability)
-
-
 def set_module(module: str | None) -> Callable[[Any], Any]:
     """Decorator that sets ``__module__`` of a function or class to ``module`` (if not None)."""
 
@@ -257,8 +228,11 @@ def set_module(module: str | None) -> Callable[[Any], Any]:
     return decorator
 
 
+# MXNet's GPU queries here live in mxlite.context (above this module: read on first use)
 __getattr__ = absent_names(
     "mxnet.util",
     {n: NUMPY_ISSUES for n in ("np_ufunc_legal_option", "wrap_np_unary_func",
                                 "wrap_np_binary_func")},
+    moved=("get_gpu_count", "get_gpu_memory", "get_cuda_compute_capability"),
+    home="mxlite.context",
 )  # fmt: skip
