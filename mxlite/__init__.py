@@ -25,6 +25,7 @@ from . import image as image
 from . import initializer as initializer
 from . import io as io
 from . import kvstore as kvstore
+from . import log as log
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
 from . import model as model
@@ -85,7 +86,7 @@ __getattr__ = base.absent_names(
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
         "numpy_op_fallback": base.NUMPY_ISSUES,
         **dict.fromkeys(
-            ("executor_manager", "log", "misc", "ndarray_doc", "notebook", "symbol_doc"),
+            ("executor_manager", "misc", "ndarray_doc", "notebook", "symbol_doc"),
             base.NOT_YET,
         ),
     },

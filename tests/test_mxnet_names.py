@@ -38,7 +38,7 @@ ABSENT_MODULES = {
     "mxnet.numpy_op_fallback": NUMPY_ISSUES,
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys((
-        "mxnet.executor_manager", "mxnet.log", "mxnet.misc", "mxnet.ndarray_doc",
+        "mxnet.executor_manager", "mxnet.misc", "mxnet.ndarray_doc",
         "mxnet.notebook", "mxnet.symbol_doc", "mxnet.contrib.quant", "mxnet.contrib.quantization",
         "mxnet.contrib.tensorboard", "mxnet.contrib.text", "mxnet.contrib.amp.lists",
         "mxnet.contrib.amp.loss_scaler", "mxnet.contrib.onnx.onnx2mx",
@@ -217,3 +217,25 @@ def test_the_model_stores_sha1_table_is_mxnets() -> None:
         want = json.load(f)["values"]["mxnet.gluon.model_zoo.model_store._model_sha1"]
     assert model_store._model_sha1 == want
     assert model_store.short_hash("resnet18_v1") == want["resnet18_v1"][:8]
+
+
+def test_log_get_logger_sets_up_a_named_logger_once(tmp_path: Any) -> None:
+    path = tmp_path / "log.txt"
+    logger = mx.log.get_logger("mxlite_test_log", filename=str(path), level=mx.log.INFO)
+    assert mx.log.get_logger("mxlite_test_log") is logger and len(logger.handlers) == 1
+    logger.info("hello")
+    logger.debug("hidden")
+    logger.handlers[0].flush()
+    assert path.read_text().strip() == "hello"
+    with pytest.warns(DeprecationWarning):
+        assert mx.log.getLogger("mxlite_test_log") is logger
+
+
+def test_log_console_lines_start_as_mxnets() -> None:
+    import logging
+
+    from mxlite.log import _Formatter
+
+    record = logging.LogRecord("x", logging.WARNING, "f.py", 3, "msg", None, None, "fn")
+    line = _Formatter().format(record)
+    assert line.startswith("\x1b[31mW") and line.endswith("f.py:fn:3]\x1b[0m msg")
