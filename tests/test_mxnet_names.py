@@ -94,8 +94,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.module": dict.fromkeys(("PythonLossModule", "PythonModule"), NOT_YET),
     "mxnet.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
     "mxnet.optimizer.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
-    "mxnet.test_utils": dict.fromkeys(("check_gluon_hybridize_consistency", "check_speed",
-                                       "same_symbol_structure"), NOT_YET),
 }
 
 

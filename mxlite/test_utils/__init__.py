@@ -29,9 +29,7 @@ import numpy as np  # noqa: F401  (handed on for ``import *``, as above)
 import numpy.random as rnd  # noqa: F401
 import numpy.testing as npt  # noqa: F401
 
-from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError as MXNetError
-from ..base import absent_names as _absent_names
 from ..context import Context as Context
 from ..context import current_context as current_context
 from ..context import num_gpus as num_gpus
@@ -41,6 +39,9 @@ from ..symbol import Symbol as Symbol  # re-exported, as above
 from ..util import getenv as getenv
 from ..util import setenv as setenv
 from ..util import use_np as use_np
+from .checks import check_gluon_hybridize_consistency as check_gluon_hybridize_consistency
+from .checks import check_speed as check_speed
+from .checks import same_symbol_structure as same_symbol_structure
 from .common import assert_exception as assert_exception
 from .common import assert_raises_cuda_not_satisfied as assert_raises_cuda_not_satisfied
 from .common import assert_raises_cudnn_not_satisfied as assert_raises_cudnn_not_satisfied
@@ -136,14 +137,3 @@ from .symbolic import simple_forward as simple_forward
 # on. The root package is being imported when this runs (it imports us): take it from
 # sys.modules rather than importing it back, which would tie the top and bottom in a circle.
 mx = sys.modules[__name__.partition(".")[0]]
-
-
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.test_utils",
-    {
-        "check_gluon_hybridize_consistency": _NOT_YET,
-        "check_speed": _NOT_YET,
-        "same_symbol_structure": _NOT_YET,
-    },
-)
