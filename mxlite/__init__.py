@@ -25,6 +25,7 @@ from . import image as image
 from . import initializer as initializer
 from . import io as io
 from . import kvstore as kvstore
+from . import log as log
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
 from . import model as model
@@ -54,6 +55,8 @@ from .util import is_np_shape as is_np_shape
 from .util import np_array as np_array
 from .util import np_shape as np_shape
 from .util import set_np_shape as set_np_shape
+from .util import use_np as use_np
+from .util import use_np_array as use_np_array
 from .util import use_np_shape as use_np_shape
 
 img = image
@@ -66,3 +69,26 @@ np = numpy
 npx = numpy_extension
 sym = symbol
 viz = visualization
+rnd = random
+np_symbol = symbol.numpy
+# MXNet's modules mxlite does not have, and why (any use raises NotInMxliteError saying so)
+__getattr__ = base.absent_names(
+    "mxnet",
+    {
+        "api": base.NO_C_LIBRARY,
+        "cython": base.NO_C_LIBRARY,
+        "libinfo": base.NO_C_LIBRARY,
+        "rtc": base.NEEDS_CUDA,
+        "library": base.COMPILED_LIBRARY,
+        "torch": base.COMPILED_LIBRARY,
+        "th": base.COMPILED_LIBRARY,
+        "tvmop": base.COMPILED_LIBRARY,
+        "space": base.COMPILED_LIBRARY,
+        "numpy_dispatch_protocol": base.NUMPY_ISSUES,
+        "numpy_op_fallback": base.NUMPY_ISSUES,
+        **dict.fromkeys(
+            ("executor_manager", "misc", "ndarray_doc", "notebook", "symbol_doc"),
+            base.NOT_YET,
+        ),
+    },
+)

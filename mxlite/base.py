@@ -20,6 +20,14 @@ __all__ = [
     "ParamError",
     "NotImplementedForSymbol",
     "NotInMxliteError",
+    "absent_names",
+    "NotSupportedForSparseNDArray",
+    "error_types",
+    "register_error",
+    "classproperty",
+    "with_metaclass",
+    "build_param_doc",
+    "add_fileline_to_docstring",
     "ThreadScopeMeta",
     "Shape",
     "DTypeLike",
@@ -65,6 +73,42 @@ class NotInMxliteError(MXNetError, AttributeError):
     ``hasattr`` and tools that probe attributes see it as missing."""
 
 
+# Why a name of MXNet's package is absent here: NotInMxliteError says so when it is used
+NO_C_LIBRARY = "mxlite has no C library (libmxnet.so): its handles and ctypes helpers do not exist"
+NEEDS_CUDA = "it compiles CUDA kernels at run time (NVRTC), which mxlite does not do"
+COMPILED_LIBRARY = (
+    "it loads compiled C++ libraries (operator plug-ins, TVM, Torch), which mxlite cannot run"
+)
+NOT_YET = "not yet built: issue 30"
+NO_BACKWARD_OPS = (
+    "it is one of MXNet's separate backward operators; mxlite computes an operator's gradient "
+    "inside the operator"
+)
+NUMPY_ISSUES = "part of MXNet's NumPy interface, built under the mx.np issues"
+
+
+def absent_names(
+    module: str, reasons: dict[str, str], moved: Sequence[str] = (), home: str = ""
+) -> Callable[[str], Any]:
+    """A module ``__getattr__`` for the names of MXNet's module ``module`` ("mxnet.base") that
+    mxlite's module lacks: each name in ``reasons`` raises NotInMxliteError naming it and its
+    reason; each in ``moved`` is read from the mxlite module ``home`` where it is defined
+    (imported on first use: it sits above); any other is a plain AttributeError."""
+
+    def __getattr__(name: str) -> Any:
+        if name in moved:
+            import importlib
+
+            return getattr(importlib.import_module(home), name)
+        reason = reasons.get(name)
+        if reason is None:
+            raise AttributeError(f"module {module.replace('mxnet', 'mxlite', 1)!r} has no "
+                                 f"attribute {name!r}")  # fmt: skip
+        raise NotInMxliteError(f"{module}.{name} is not in mxlite: {reason}.")
+
+    return __getattr__
+
+
 class NotImplementedForSymbol(MXNetError):
     """A Symbol was used where only an NDArray works (as in MXNet)."""
 
@@ -80,7 +124,110 @@ class NotImplementedForSymbol(MXNetError):
             msg += f" (namely operator '{self.alias}')"
         if self.args:
             msg += " with arguments (" + ", ".join(self.args) + ")"
-        return msg + " is not implemented for Symbol and only available in NDArray."
+        return msg + self._tail
+
+    _tail = " is not implemented for Symbol and only available in NDArray."
+
+
+class NotSupportedForSparseNDArray(NotImplementedForSymbol):
+    """A sparse array was used where only a dense NDArray works (as in MXNet)."""
+
+    _tail = " is not supported for SparseNDArray and only available in NDArray."
+
+
+# MXNet's prefix of its NumPy operators' registered names (``_np_sum``)
+_NP_OP_PREFIX = "_np_"
+
+# error classes by name, as MXNet's FFI error handler looks them up (``register_error``)
+error_types: dict[str, type] = {}
+
+
+def register_error(func_name: Any = None, cls: type | None = None) -> Any:
+    """Register an error class under ``func_name`` (default: the class name) in
+    ``error_types``; usable as ``@register_error`` or ``@register_error("Name")``."""
+    if isinstance(func_name, type):
+        error_types[func_name.__name__] = func_name
+        return func_name
+
+    def deco(klass: type) -> type:
+        error_types[func_name if func_name is not None else klass.__name__] = klass
+        return klass
+
+    return deco if cls is None else deco(cls)
+
+
+class _ClassProperty:
+    def __init__(self, getter: Any) -> None:
+        self.getter = getter
+
+    def __get__(self, obj: Any, klass: type | None = None) -> Any:
+        return self.getter.__get__(obj, klass if klass is not None else type(obj))()
+
+
+def classproperty(func: Any) -> Any:
+    """A read-only property of the class (``Klass.name``), as MXNet's ``classproperty``."""
+    return _ClassProperty(func if isinstance(func, (classmethod, staticmethod)) else
+                          classmethod(func))  # fmt: skip
+
+
+def with_metaclass(meta: type, *bases: type) -> type:
+    """A base class that makes subclasses with metaclass ``meta`` and bases ``bases``."""
+
+    class _Meta(type):
+        def __new__(cls, name: str, _bases: tuple, namespace: dict) -> Any:
+            return meta(name, bases, namespace)
+
+        @classmethod
+        def __prepare__(cls, name: str, _bases: tuple, **kwargs: Any) -> Any:
+            return meta.__prepare__(name, bases)
+
+    return type.__new__(_Meta, "_temporary", (), {})
+
+
+def build_param_doc(
+    arg_names: Sequence[str],
+    arg_types: Sequence[str],
+    arg_descs: Sequence[str],
+    remove_dup: bool = True,
+) -> str:
+    """A docstring's Parameters section from the names, types and descriptions of arguments;
+    ``num_args`` is left out, as are repeated names when ``remove_dup``."""
+    seen: set[str] = set()
+    lines = ["Parameters", "----------"]
+    for key, kind, desc in zip(arg_names, arg_types, arg_descs):
+        if key == "num_args" or (remove_dup and key in seen):
+            continue
+        seen.add(key)
+        lines.append(f"{key} : {kind}")
+        if desc:
+            lines.append("    " + desc)
+    return "\n".join(lines) + "\n"
+
+
+def add_fileline_to_docstring(module: Any, incursive: bool = True) -> None:
+    """Append ``From:file:line`` to the docstring of each function and class of ``module``
+    (a module or its name); with ``incursive``, to the methods of its classes too."""
+    import inspect
+    import sys
+
+    if isinstance(module, str):
+        module = sys.modules[module]
+    for obj in list(vars(module).values()):
+        targets = [obj]
+        if inspect.isclass(obj) and incursive:
+            targets += [m for m in vars(obj).values() if inspect.isfunction(m)]
+        for target in targets:
+            if not (inspect.isfunction(target) or inspect.isclass(target)):
+                continue
+            if target.__doc__ is None or "From:" in target.__doc__:
+                continue
+            try:
+                fname = inspect.getsourcefile(target)
+                line = inspect.getsourcelines(target)[-1]
+            except (OSError, TypeError):
+                continue
+            if fname is not None:
+                target.__doc__ += f"\n\nFrom:{fname}:{line}"
 
 
 def env_str(name: str, default: str, choices: Sequence[str] | None = None) -> str:
@@ -261,6 +408,15 @@ class ThreadScopeMeta(type):
     @current.setter
     def current(cls, value: Any) -> None:
         cls._current.value = value  # type: ignore[attr-defined]
+
+
+__getattr__ = absent_names(
+    "mxnet.base",
+    {n: NO_C_LIBRARY for n in (
+        "_LIB", "c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check_call",
+        "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
+        "c2pyerror", "get_last_ffi_error")},
+)  # fmt: skip
 
 
 def add_members(namespace: dict[str, Any], where: str, owner: str, members: dict[str, Any]) -> None:

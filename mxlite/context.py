@@ -183,3 +183,22 @@ def gpu_memory_info(device_id: int = 0) -> tuple[int, int]:
     with cupy.cuda.Device(device_id):
         free, total = cupy.cuda.runtime.memGetInfo()
     return int(free), int(total)
+
+
+def get_gpu_count() -> int:
+    """``mx.util.get_gpu_count``: the number of GPUs mxlite can use (``num_gpus``)."""
+    return num_gpus()
+
+
+def get_gpu_memory(gpu_dev_id: int) -> tuple[int, int]:
+    """(free, total) bytes of memory of GPU ``gpu_dev_id``."""
+    return gpu_memory_info(gpu_dev_id)
+
+
+def get_cuda_compute_capability(ctx: Any) -> int:
+    """The CUDA compute capability of GPU context ``ctx`` (70 for ``sm_70``)."""
+    if getattr(ctx, "device_type", None) != "gpu":
+        raise ValueError(
+            f"Expecting a gpu context to get cuda compute capability, while received ctx {ctx}"
+        )
+    return int(_cupy().cuda.Device(ctx.device_id).compute_capability)

@@ -20,7 +20,9 @@ from typing import Any
 from . import kvstore as kvs
 from . import ndarray as nd
 from . import symbol as sym
+from .base import NOT_YET as _NOT_YET
 from .base import MXNetError, env_bool
+from .base import absent_names as _absent_names
 from .context import cpu
 
 # The tuple's type name is MXNet's ('BatchEndParams'), which shows in reprs.
@@ -268,3 +270,12 @@ def _update_params(
         if dev_updates:
             idx, grads, weights = zip(*dev_updates)
             updater(list(idx), list(grads), list(weights))
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.model",
+    {
+        "FeedForward": _NOT_YET,
+    },
+)

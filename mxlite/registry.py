@@ -30,7 +30,16 @@ from typing import Any
 
 from .base import ParamError
 
-__all__ = ["Registry"]
+__all__ = [
+    "Registry",
+    "get_alias_func",
+    "get_create_func",
+    "get_register_func",
+    "get_registry",
+]
+
+# every family by its base class: MXNet's module-level functions below reach the same one
+_FAMILIES: dict[type, Registry] = {}
 
 
 class Registry:
@@ -51,6 +60,7 @@ class Registry:
         self.nickname = nickname
         self.where = where
         self.classes: dict[str, type] = {}
+        _FAMILIES.setdefault(base, self)
 
     def register(self, klass: type, name: str | None = None) -> type:
         """Register ``klass`` under ``name`` (default: its class name), lower-cased; usable as
@@ -123,3 +133,31 @@ class Registry:
                 return self.create(**loaded)
             return self.create(loaded[0], **loaded[1])
         return self.get(spec)(*args, **kwargs)
+
+
+def _family(base_class: type, nickname: str) -> Registry:
+    found = _FAMILIES.get(base_class)
+    return found if found is not None else Registry(base_class, nickname, f"mx.{nickname}")
+
+
+def get_registry(base_class: type) -> dict[str, type]:
+    """A copy of the classes registered for ``base_class`` (lower-cased name -> class)."""
+    found = _FAMILIES.get(base_class)
+    return dict(found.classes) if found is not None else {}
+
+
+def get_register_func(base_class: type, nickname: str) -> Callable[..., type]:
+    """MXNet's ``register(klass, name=None)`` for the family of ``base_class`` (``nickname``
+    names it in messages); the family is the one mxlite's own ``register`` uses, if any."""
+    return _family(base_class, nickname).register
+
+
+def get_alias_func(base_class: type, nickname: str) -> Callable[..., Callable[[type], type]]:
+    """MXNet's ``alias(*aliases)`` class decorator for the family of ``base_class``."""
+    return _family(base_class, nickname).alias
+
+
+def get_create_func(base_class: type, nickname: str) -> Callable[..., Any]:
+    """MXNet's ``create(*args, **kwargs)`` for the family of ``base_class``: an instance from
+    a name, an instance, a dict or a JSON config."""
+    return _family(base_class, nickname).create

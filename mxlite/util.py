@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import ParamError
+from .base import NUMPY_ISSUES, ParamError, absent_names
 
 __all__ = [
     "is_np_shape",
@@ -32,6 +32,7 @@ __all__ = [
     "use_np",
     "getenv",
     "setenv",
+    "set_module",
 ]
 
 _state = threading.local()  # the flag is per thread, as in MXNet
@@ -215,3 +216,24 @@ def setenv(name: str, value: str | None) -> None:
         os.environ.pop(name, None)
     else:
         os.environ[name] = str(value)
+
+
+def set_module(module: str | None) -> Callable[[Any], Any]:
+    """Decorator that sets ``__module__`` of a function or class to ``module`` (if not None)."""
+
+    def decorator(func: Any) -> Any:
+        if module is not None:
+            func.__module__ = module
+        return func
+
+    return decorator
+
+
+# MXNet's GPU queries here live in mxlite.context (above this module: read on first use)
+__getattr__ = absent_names(
+    "mxnet.util",
+    {n: NUMPY_ISSUES for n in ("np_ufunc_legal_option", "wrap_np_unary_func",
+                                "wrap_np_binary_func")},
+    moved=("get_gpu_count", "get_gpu_memory", "get_cuda_compute_capability"),
+    home="mxlite.context",
+)  # fmt: skip

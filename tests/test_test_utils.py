@@ -392,3 +392,34 @@ def test_get_mnist_iterator_reads_the_ubyte_files(tmp_path, monkeypatch):
     flat, _ = tu.get_mnist_iterator(2, (784,), num_parts=2, part_index=1)
     batches = list(flat)
     assert batches[0].data[0].shape == (2, 784) and len(batches) == 1  # 3 of 6 examples
+
+
+def test_same_symbol_structure_compares_operators_only() -> None:
+    a = mx.sym.FullyConnected(mx.sym.var("x"), num_hidden=2, name="a")
+    b = mx.sym.FullyConnected(mx.sym.var("y"), num_hidden=5, name="b")
+    assert mx.test_utils.same_symbol_structure(a, b)
+    assert not mx.test_utils.same_symbol_structure(a, mx.sym.relu(mx.sym.var("x")) + 1)
+
+
+def test_check_speed_times_a_bound_symbol() -> None:
+    sym = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=4, name="fc")
+    assert mx.test_utils.check_speed(sym, N=2, data=(3, 5)) > 0
+    loc = {"data": np.ones((3, 5)), "fc_weight": np.ones((4, 5)), "fc_bias": np.zeros(4)}
+    assert mx.test_utils.check_speed(sym, location=loc, N=2, typ="forward") > 0
+    with pytest.raises(ValueError, match="typ"):
+        mx.test_utils.check_speed(sym, N=1, typ="backward", data=(3, 5))
+
+
+def test_check_gluon_hybridize_consistency() -> None:
+    def build(prefix: str):
+        net = mx.gluon.nn.HybridSequential(prefix=prefix)
+        with net.name_scope():
+            net.add(mx.gluon.nn.Dense(3, use_bias=False, weight_initializer="ones"))
+        return net
+
+    data = [mx.nd.array(np.arange(8.0).reshape(2, 4))]
+    mx.test_utils.check_gluon_hybridize_consistency(
+        build, data, numpy_func=lambda x: x.sum(axis=1, keepdims=True).repeat(3, axis=1)
+    )
+    with pytest.raises(AssertionError):
+        mx.test_utils.check_gluon_hybridize_consistency(build, data, numpy_func=lambda x: x[:, :3])

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from ..base import MXNetError, ParamError
+from ..base import absent_names as _absent_names
 from ..opencv import decode_bgr, require_cv2
 
 __all__ = [
@@ -531,3 +532,16 @@ def random_rotate(
     else:
         degrees = np.random.uniform(*angle_limits, size=src.shape[0])
     return imrotate(src, degrees, zoom_in=zoom_in, zoom_out=zoom_out)
+
+
+# MXNet's image.py also defines the augmenters and ImageIter; here they have their files
+__getattr__ = _absent_names(
+    "mxnet.image.image",
+    {},
+    moved=("Augmenter", "BrightnessJitterAug", "CastAug", "CenterCropAug", "ColorJitterAug",
+           "ColorNormalizeAug", "ContrastJitterAug", "CreateAugmenter", "ForceResizeAug",
+           "HorizontalFlipAug", "HueJitterAug", "ImageIter", "LightingAug", "RandomCropAug",
+           "RandomGrayAug", "RandomOrderAug", "RandomSizedCropAug", "ResizeAug",
+           "SaturationJitterAug", "SequentialAug"),
+    home="mxlite.image",
+)  # fmt: skip

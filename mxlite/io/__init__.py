@@ -2,6 +2,8 @@
 ResizeIter, PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants,
 MNISTIter)."""
 
+from ..base import NOT_YET as _NOT_YET
+from ..base import absent_names as _absent_names
 from . import io as io
 from . import utils as utils
 from .csv_iter import CSVIter as CSVIter
@@ -21,13 +23,12 @@ from .utils import _getdata_by_idx as _getdata_by_idx
 from .utils import _has_instance as _has_instance
 from .utils import _init_data as _init_data
 
-
-def __getattr__(name: str) -> object:
-    if name == "LibSVMIter":
-        from ..base import NotInMxliteError
-
-        raise NotInMxliteError(
-            "mx.io.LibSVMIter: needs sparse (CSR) arrays, which mxlite does not have yet; "
-            "read the file into dense arrays and use mx.io.NDArrayIter meanwhile."
-        )
-    raise AttributeError(f"module 'mxlite.io' has no attribute {name!r}")
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.io",
+    {
+        "ImageRecordIter_v1": _NOT_YET,
+        "ImageRecordUInt8Iter_v1": _NOT_YET,
+        "MXDataIter": _NOT_YET,
+    },
+)

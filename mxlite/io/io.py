@@ -26,7 +26,9 @@ from typing import Any
 
 import numpy as np
 
+from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError
+from ..base import absent_names as _absent_names
 
 __all__ = ["DataDesc", "DataBatch", "DataIter", "ResizeIter", "PrefetchingIter"]
 
@@ -462,3 +464,13 @@ class PrefetchingIter(BatchIter):
         for fetcher in self._fetchers:
             fetcher.ask()
         return True
+
+
+# MXNet's io.py also holds the C++ iterators' front ends; here each has its file
+__getattr__ = _absent_names(
+    "mxnet.io.io",
+    dict.fromkeys(("ImageRecordIter_v1", "ImageRecordUInt8Iter_v1", "MXDataIter"), _NOT_YET),
+    moved=("CSVIter", "ImageDetRecordIter", "ImageRecordInt8Iter", "ImageRecordIter",
+           "ImageRecordUInt8Iter", "LibSVMIter", "MNISTIter", "NDArrayIter"),
+    home="mxlite.io",
+)  # fmt: skip

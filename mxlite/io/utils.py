@@ -11,6 +11,11 @@ from typing import Any
 import numpy as np
 
 from ..base import DTypeError, MXNetError
+
+try:  # NDArrayIter reads h5py datasets when h5py is installed (MXNet's name for the module)
+    import h5py
+except ImportError:
+    h5py = None
 from ..ndarray import NDArray
 from ..ndarray import array as nd_array
 

@@ -5,6 +5,7 @@ statistics), the registry, ``create``, ``CompositeEvalMetric``, ``CustomMetric``
 ``classification.py`` and ``regression.py`` the concrete metrics.
 """
 
+from .. import ndarray as ndarray  # MXNet's module imports it; libraries import it from here
 from .base import CompositeEvalMetric as CompositeEvalMetric
 from .base import CustomMetric as CustomMetric
 from .base import EvalMetric as EvalMetric

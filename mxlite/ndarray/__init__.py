@@ -1,6 +1,8 @@
 """``mx.nd``: asynchronous arrays and every registered operator as a function."""
 
 from .. import operator as _operator  # registers every operator before the functions are built
+from ..base import NOT_YET as _NOT_YET
+from ..base import absent_names as _absent_names
 from ..base import add_members as _add_members
 from . import _internal as _internal
 from . import arith as _arith
@@ -63,6 +65,15 @@ np = numpy
 npx = numpy_extension
 _arith.install()
 _methods.install()
+# MXNet's names here that mxlite lacks (the front end's __getattr__ hands them to this one)
+__getattr__ = _absent_names(
+    "mxnet.ndarray",
+    dict.fromkeys(
+        ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
+         "indexing_key_expand_implicit_axes"),
+        _NOT_YET,
+    ),
+)  # fmt: skip
 _populate(
     __import__(__name__, fromlist=["_"]),
     {
@@ -72,6 +83,7 @@ _populate(
         "linalg": linalg,
         "random": random,
         "image": image,
+        "sparse": sparse,
     },
 )
 # MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits

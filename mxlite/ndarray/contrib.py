@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..base import NO_BACKWARD_OPS as _NO_BACKWARD
+from ..base import absent_names as _absent_names
 from ..context import Context, current_context
 from . import _internal
 from . import random as _random
@@ -292,3 +294,15 @@ def multi_mp_lamb_update(
         *data, out=out, num_tensors=num_tensors or len(weights), step_count=step_count,
         learning_rates=lrs, wds=wds, **kwargs,
     )  # fmt: skip
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.ndarray.contrib",
+    {
+        "backward_gradientmultiplier": _NO_BACKWARD,
+        "backward_hawkesll": _NO_BACKWARD,
+        "backward_index_copy": _NO_BACKWARD,
+        "backward_quadratic": _NO_BACKWARD,
+    },
+)

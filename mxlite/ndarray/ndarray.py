@@ -23,7 +23,10 @@ from typing import Any
 import numpy as np
 
 from .. import storage
+from ..base import NO_C_LIBRARY as _NO_C
+from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError
+from ..base import absent_names as _absent_names
 from ..context import Context
 from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
@@ -377,3 +380,24 @@ def extend(owner: str, members: dict[str, Any]) -> None:
 def waitall() -> None:
     """Wait for every pushed operation; raise the first failure not yet reported."""
     _engine().wait_for_all()
+
+
+# MXNet's ndarray.py also defines these; here they live in the package (mx.nd)
+__getattr__ = _absent_names(
+    "mxnet.ndarray.ndarray",
+    {
+        **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), _NO_C),
+        **dict.fromkeys(("check_boolean_array_dimension", "get_indexing_dispatch_code",
+                         "get_oshape_of_gather_nd_op", "indexing_key_expand_implicit_axes",
+                         "_GRAD_REQ_MAP", "_STORAGE_TYPE_ID_TO_STR"), _NOT_YET),
+    },
+    moved=(
+        "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye",
+        "from_dlpack", "from_numpy", "full", "greater", "greater_equal", "histogram",
+        "imdecode", "lesser", "lesser_equal", "linspace", "logical_and", "logical_or",
+        "logical_xor", "maximum", "minimum", "modulo", "moveaxis", "multiply", "not_equal",
+        "onehot_encode", "ones", "power", "split_v2", "subtract", "to_dlpack_for_read",
+        "to_dlpack_for_write", "true_divide", "zeros",
+    ),
+    home="mxlite.ndarray",
+)  # fmt: skip

@@ -11,10 +11,16 @@ sparse_dispatch.py.
 
 from __future__ import annotations
 
+from array import array as native_array  # noqa: F401  (MXNet's module carries these names)
+from builtins import slice as py_slice  # noqa: F401
+from builtins import sum as py_sum  # noqa: F401
 from typing import Any
 
 import numpy as np
+from numpy import float32 as mx_real_t  # noqa: F401
 
+from ..base import NO_C_LIBRARY, absent_names
+from ..base import NotSupportedForSparseNDArray as NotSupportedForSparseNDArray
 from ..context import Context, current_context
 from ..fileio import allow
 from ..operator.sparse.storage import (
@@ -244,16 +250,13 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
     )
 
 
-def __getattr__(name: str) -> Any:
-    """Every operator, as in MXNet's ``mx.nd.sparse`` (``_sparse_X`` is ``X`` here)."""
-    from . import _internal, op
+def gs_retain(*args: Any, **kwargs: Any) -> Any:
+    """MXNet's second name for the generated ``retain`` (``_sparse_retain``)."""
+    return retain(*args, **kwargs)  # noqa: F821  (placed in this module by the front end)
 
-    for mod, key in ((_internal, "_sparse_" + name), (op, name), (_internal, name)):
-        fn = getattr(mod, key, None)
-        if fn is not None:
-            globals()[name] = fn  # found once; later lookups do not come here
-            return fn
-    fn = getattr(_internal, "_contrib_" + name, None)  # SparseEmbedding, getnnz
-    if fn is not None:
-        return fn
-    raise AttributeError(f"module 'mxlite.ndarray.sparse' has no attribute {name!r}")
+
+# the front end's __getattr__ answers operator names and hands the rest to this one
+__getattr__ = absent_names(
+    "mxnet.ndarray.sparse",
+    dict.fromkeys(("NDArrayHandle", "c_array_buf", "check_call", "_ndarray_cls"), NO_C_LIBRARY),
+)

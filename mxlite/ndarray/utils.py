@@ -12,6 +12,7 @@ import os
 from typing import Any
 
 from ..base import MXNetError
+from ..base import absent_names as _absent_names
 from ..context import Context, cpu, current_context
 from ..fileio import allow
 from ..util import is_np_shape
@@ -138,3 +139,9 @@ extend(__name__, {"__reduce__": _reduce, "__getstate__": _getstate, "__setstate_
 
 # Pickles that hold arrays (optimizer states) may name NDArray under mxlite's path or MXNet's.
 allow(NDArray, "mxnet.ndarray.ndarray.NDArray", "mxnet.ndarray.NDArray")
+
+
+# MXNet's utils.py also defines these; here they live in the package (mx.nd)
+__getattr__ = _absent_names(
+    "mxnet.ndarray.utils", {}, moved=("array", "empty", "zeros"), home="mxlite.ndarray"
+)

@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from ..base import NOT_YET as _NOT_YET
+from ..base import absent_names as _absent_names
 from ..fileio import atomic_write
 from ._lib import MIN_OPSET, require_onnx
 from ._lib import newest_opset as newest_opset
@@ -157,3 +159,12 @@ def get_model_metadata(model_file: str) -> dict[str, Any]:
     from ._import import get_model_metadata as _get_model_metadata
 
     return _get_model_metadata(model_file)
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.onnx",
+    {
+        "mx2onnx": _NOT_YET,
+    },
+)

@@ -11,9 +11,10 @@ name a function in the namespace; what differs between ``mx.nd`` and ``mx.sym`` 
 
 Placement follows MXNet's names: with the default ``prefixes``, ``_contrib_X`` goes to the
 ``contrib`` module as ``X`` (and to ``_internal`` under its full name), likewise ``_linalg_``,
-``_random_`` and ``_image_``; any other ``_X`` goes to ``_internal``; the rest to ``op`` and to
-the root module. Operators registered later (custom operators, tests) are placed on first
-attribute access (a module ``__getattr__``).
+``_random_``, ``_image_`` and ``_sparse_`` (MXNet's ``_sparse_X`` aliases make ``mx.nd.sparse``);
+any other ``_X`` goes to ``_internal``; the rest to ``op`` and to the root module. Operators
+registered later (custom operators, tests) are placed on first attribute access (a module
+``__getattr__``).
 
 Example::
 
@@ -38,6 +39,7 @@ PREFIXES: tuple[tuple[str, str], ...] = (
     ("_linalg_", "linalg"),
     ("_random_", "random"),
     ("_image_", "image"),
+    ("_sparse_", "sparse"),
 )
 
 
@@ -146,6 +148,8 @@ def _late_lookup(
 ) -> Any:
     prefix = {mod: p for p, mod in prefixes}.get(mod_name, "")
     module = submodules.get(mod_name, root)
+    # the module's own __getattr__ (names MXNet has there that mxlite lacks) answers the rest
+    own = module.__dict__.get("__getattr__")
 
     def __getattr__(attr: str) -> Any:
         name = prefix + attr
@@ -154,6 +158,8 @@ def _late_lookup(
             or registry.find(name) is None
             or (include is not None and not include(name))
         ):
+            if own is not None and not attr.startswith("__"):
+                return own(attr)
             raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
         _place(kind, name, root, submodules, prefixes)
         if attr not in module.__dict__:  # e.g. an internal name asked of the root module

@@ -520,6 +520,19 @@ def register(
     return deco
 
 
+def add_alias(name: str, *aliases: str) -> None:
+    """Give the operator registered as ``name`` more names (MXNet's ``add_alias`` after the
+    registration, e.g. the ``_sparse_X`` names of the ``mx.nd.sparse`` namespace)."""
+    cls = get(name)
+    for n in aliases:
+        if n in _REGISTRY:
+            raise MXNetError(
+                f"add_alias: operator name {n!r} is already taken by {_REGISTRY[n].__name__}."
+            )
+        _REGISTRY[n] = cls
+    cls.aliases = cls.aliases + tuple(aliases)
+
+
 def register_onnx(*names: str, why_not: str | None = None) -> Callable[[Any], Any]:
     """Register an ONNX translation for the operators ``names`` (a decorator); with
     ``why_not`` instead, record that they cannot be expressed in ONNX and why."""

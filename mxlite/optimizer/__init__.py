@@ -2,6 +2,8 @@
 optimizer MXNet ships (SGD, NAG, Adam, AdaGrad, AdaDelta, RMSProp, Adamax, Nadam, Ftrl, FTML,
 Signum, LAMB, DCASGD, SGLD, ccSGD); ``contrib`` holds GroupAdaGrad."""
 
+from ..base import NOT_YET as _NOT_YET
+from ..base import absent_names as _absent_names
 from . import contrib as contrib
 from .adaptive import FTML as FTML
 from .adaptive import AdaDelta as AdaDelta
@@ -23,3 +25,13 @@ from .others import SGLD as SGLD
 from .others import Signum as Signum
 from .sgd import SGD as SGD
 from .sgd import ccSGD as ccSGD
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.optimizer",
+    {
+        "LARS": _NOT_YET,
+        "LBSGD": _NOT_YET,
+        "Test": _NOT_YET,
+    },
+)

@@ -31,7 +31,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError, ParamError
+from ..base import absent_names as _absent_names
 from ..fileio import allow, allow_resolver, restricted_loads
 from ..registry import Registry
 from ..util import is_np_array
@@ -435,3 +437,13 @@ class Updater:
 def get_updater(optimizer: Optimizer) -> Updater:
     """The updater closure for ``optimizer`` (used by KVStore and Module)."""
     return Updater(optimizer)
+
+
+# MXNet's optimizer.py defines every optimizer; here each family has its file
+__getattr__ = _absent_names(
+    "mxnet.optimizer.optimizer",
+    dict.fromkeys(("LARS", "LBSGD", "Test"), _NOT_YET),
+    moved=("AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LAMB", "NAG",
+           "Nadam", "RMSProp", "SGD", "SGLD", "Signum", "ccSGD"),
+    home="mxlite.optimizer",
+)  # fmt: skip

@@ -1,5 +1,14 @@
 """``mx.rnn``: MXNet 1.9.1's symbolic recurrent cells, bucketing iterator and checkpoints."""
 
+# the names MXNet's mx.rnn carries from its modules' imports (its ``from .rnn import *``)
+from .. import initializer as init  # noqa: F401  (MXNet's name for it here)
+from .. import ndarray as ndarray
+from .. import symbol as symbol
+from ..io import DataBatch as DataBatch
+from ..io import DataDesc as DataDesc
+from ..io import DataIter as DataIter
+from ..model import load_checkpoint as load_checkpoint
+from ..model import save_checkpoint as save_checkpoint
 from . import io as io
 from . import rnn as rnn
 from . import rnn_cell as rnn_cell

@@ -47,6 +47,7 @@ _populate(
         "linalg": linalg,
         "random": random,
         "image": image,
+        "sparse": sparse,
     },
 )
 _install_methods(__import__(__name__, fromlist=["_"]))

@@ -1,6 +1,8 @@
 """mx.sym.contrib: operators filled in from the registry by mxlite.symbol, and the
 control-flow functions ``foreach``, ``while_loop`` and ``cond``."""
 
+from ..base import NO_BACKWARD_OPS as _NO_BACKWARD
+from ..base import absent_names as _absent_names
 from .control_flow import cond as cond
 from .control_flow import foreach as foreach
 from .control_flow import while_loop as while_loop
@@ -65,3 +67,15 @@ def mp_adamw_update(weight, grad, mean, var, weight32, rescale_grad, lr: float, 
         beta1=beta1, beta2=beta2, epsilon=epsilon, wd=wd, clip_gradient=clip_gradient, out=out,
         name=name, **kwargs,
     )  # fmt: skip
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.symbol.contrib",
+    {
+        "backward_gradientmultiplier": _NO_BACKWARD,
+        "backward_hawkesll": _NO_BACKWARD,
+        "backward_index_copy": _NO_BACKWARD,
+        "backward_quadratic": _NO_BACKWARD,
+    },
+)

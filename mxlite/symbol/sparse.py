@@ -74,18 +74,3 @@ def infer_storage_type(symbol: Any, args: tuple, kwargs: dict) -> tuple[list, li
         "infer_storage_type", s))  # fmt: skip
     values = infer_storage(symbol._entries, known)
     return symbol._collect(values)
-
-
-def __getattr__(name: str) -> Any:
-    """Every operator, as in MXNet's ``mx.sym.sparse`` (``_sparse_X`` is ``X`` here)."""
-    from . import _internal, op
-
-    for mod, key in ((_internal, "_sparse_" + name), (op, name), (_internal, name)):
-        fn = getattr(mod, key, None)
-        if fn is not None:
-            globals()[name] = fn  # found once; later lookups do not come here
-            return fn
-    fn = getattr(_internal, "_contrib_" + name, None)  # SparseEmbedding, getnnz
-    if fn is not None:
-        return fn
-    raise AttributeError(f"module 'mxlite.symbol.sparse' has no attribute {name!r}")

@@ -26,6 +26,7 @@ import numpy as np
 
 from ..attribute import AttrScope
 from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol
+from ..base import absent_names as _absent_names
 from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
@@ -600,3 +601,13 @@ def load(fname: str) -> Symbol:
         ) from None
     except MXNetError as exc:
         raise MXNetError(f"mx.sym.load: {os.fspath(fname)!r}: {exc}") from None
+
+
+# MXNet's symbol.py also defines these; here they live in the package (mx.sym)
+__getattr__ = _absent_names(
+    "mxnet.symbol.symbol",
+    {},
+    moved=("arange", "eye", "full", "histogram", "hypot", "linspace", "maximum", "minimum",
+           "ones", "pow", "power", "split_v2", "zeros"),
+    home="mxlite.symbol",
+)  # fmt: skip

@@ -39,6 +39,8 @@ from ..symbol import Symbol as Symbol  # re-exported, as above
 from ..util import getenv as getenv
 from ..util import setenv as setenv
 from ..util import use_np as use_np
+from .checks import check_speed as check_speed
+from .checks import same_symbol_structure as same_symbol_structure
 from .common import assert_exception as assert_exception
 from .common import assert_raises_cuda_not_satisfied as assert_raises_cuda_not_satisfied
 from .common import assert_raises_cudnn_not_satisfied as assert_raises_cudnn_not_satisfied

@@ -16,7 +16,7 @@ from mxlite.operator.front_end import FrontEnd
 def _namespace() -> tuple[ModuleType, dict[str, ModuleType]]:
     root = ModuleType("fake")
     subs = {n: ModuleType(f"fake.{n}") for n in ("_internal", "op", "contrib", "linalg",
-                                                 "random", "image")}  # fmt: skip
+                                                 "random", "image", "sparse")}  # fmt: skip
     return root, subs
 
 
@@ -38,6 +38,8 @@ def test_populate_places_each_name_as_mxnet_does() -> None:
     assert subs["_internal"]._contrib_box_nms.__name__ == "_contrib_box_nms"
     assert "_contrib_box_nms" not in root.__dict__
     assert subs["_internal"]._plus_scalar.__name__ == "_plus_scalar"
+    # MXNet's _sparse_X aliases: X in the sparse module, under the operator's own class
+    assert subs["sparse"].abs()[:2] == ("_sparse_abs", "abs")
 
 
 def test_signature_and_docstring_come_from_the_operator_and_the_kind() -> None:

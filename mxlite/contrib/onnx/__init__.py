@@ -7,6 +7,8 @@ import warnings
 from typing import Any
 
 from ... import onnx as _onnx
+from ...base import NOT_YET as _NOT_YET
+from ...base import absent_names as _absent_names
 
 __all__ = ["export_model", "import_model", "get_model_metadata", "import_to_gluon"]
 
@@ -75,3 +77,18 @@ def import_to_gluon(model_file: str, ctx: Any) -> Any:
     net = block_cls(sym, inputs)
     net.collect_params().load_dict(known, ctx=ctx)
     return net
+
+
+# MXNet's names of the same functions without the deprecation advice
+export_model_ = _onnx.export_model
+import_model_ = _onnx.import_model
+get_model_metadata_ = _onnx.get_model_metadata
+import_to_gluon_ = import_to_gluon
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.contrib.onnx",
+    {
+        "onnx2mx": _NOT_YET,
+    },
+)

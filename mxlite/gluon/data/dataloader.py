@@ -23,12 +23,15 @@ import os
 import pickle
 import sys
 from multiprocessing import resource_tracker, shared_memory
+from multiprocessing.reduction import ForkingPickler as ForkingPickler  # MXNet re-exports it
 from typing import Any
 
 import numpy as np
 
 from ... import context as _context
+from ...base import NOT_YET as _NOT_YET
 from ...base import MXNetError, ParamError
+from ...base import absent_names as _absent_names
 from ...util import is_np_array, is_np_shape, set_np_array, set_np_shape
 from ...util import np_array as np_array_scope
 from . import sampler as _sampler
@@ -465,3 +468,21 @@ def _fork_context() -> Any:
     if sys.platform != "win32" and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return multiprocessing.get_context()
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.gluon.data.dataloader",
+    {
+        "ConnectionWrapper": _NOT_YET,
+        "DataLoaderV1": _NOT_YET,
+        "Queue": _NOT_YET,
+        "SimpleQueue": _NOT_YET,
+        "fetcher_loop_v1": _NOT_YET,
+        "rebuild_ndarray": _NOT_YET,
+        "rebuild_np_ndarray": _NOT_YET,
+        "reduce_ndarray": _NOT_YET,
+        "reduce_np_ndarray": _NOT_YET,
+        "worker_loop_v1": _NOT_YET,
+    },
+)

@@ -18,8 +18,13 @@ from ..utils import _get_repo_file_url, check_sha1, download, replace_file
 
 __all__ = ["get_model_file", "purge", "short_hash"]
 
-# SHA-1 of each pretrained file MXNet 1.9.1 published (its model_store's table).
-_SHA1 = {
+# MXNet's default repository and file names (``MXNET_GLUON_REPO`` overrides the repository)
+apache_repo_url = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
+_url_format = "{repo_url}gluon/models/{file_name}.zip"
+
+# SHA-1 of each pretrained file MXNet 1.9.1 published (its model_store's table, under its name:
+# libraries read it).
+_model_sha1 = {
     "alexnet": "44335d1f0046b328243b32a26a4fbd62d9057b45",
     "densenet121": "f27dbf2dbd5ce9a80b102d89c7483342cd33cb31",
     "densenet161": "b6c8a95717e3e761bd88d145f4d0a214aaa515dc",
@@ -63,9 +68,9 @@ def _default_root() -> str:
 
 def short_hash(name: str) -> str:
     """The first 8 hex digits of the SHA-1 of model ``name``'s pretrained file."""
-    if name not in _SHA1:
+    if name not in _model_sha1:
         raise MXNetError(f"model_store: no pretrained parameters for {name!r}.")
-    return _SHA1[name][:8]
+    return _model_sha1[name][:8]
 
 
 def get_model_file(name: str, root: str | None = None) -> str:
@@ -81,7 +86,7 @@ def get_model_file(name: str, root: str | None = None) -> str:
     root = os.path.expanduser(root if root is not None else _default_root())
     file_name = f"{name}-{short_hash(name)}"
     path = os.path.join(root, file_name + ".params")
-    sha1 = _SHA1[name]
+    sha1 = _model_sha1[name]
     if os.path.exists(path):
         if check_sha1(path, sha1):
             return path

@@ -215,3 +215,22 @@ _scatter(
     SCATTER_SCALAR,
     "Subtracts a scalar from the stored values of a sparse array (dense: from every value).",
 )
+
+# The operators MXNet 1.9.1 also names ``_sparse_X`` (its ``add_alias("_sparse_X")``): these
+# names make ``mx.nd.sparse.X`` and ``mx.sym.sparse.X`` (front_end's ``_sparse_`` prefix).
+# ``_sparse_retain``, ``_sparse_adagrad_update`` and ``_sparse_FullyConnected`` are names of
+# their own above or in their operator.
+SPARSE_NAMED = (
+    "ElementWiseSum", "Embedding", "LinearRegressionOutput", "LogisticRegressionOutput",
+    "MAERegressionOutput", "_contrib_round_ste", "_contrib_sign_ste", "abs", "adam_update",
+    "add_n", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "broadcast_add",
+    "broadcast_div", "broadcast_minus", "broadcast_mul", "broadcast_plus", "broadcast_sub",
+    "cast_storage", "cbrt", "ceil", "clip", "concat", "cos", "cosh", "degrees", "dot",
+    "elemwise_add", "elemwise_div", "elemwise_mul", "elemwise_sub", "exp", "expm1", "fix",
+    "floor", "ftrl_update", "gamma", "gammaln", "log", "log10", "log1p", "log2", "make_loss",
+    "mean", "negative", "norm", "radians", "relu", "rint", "round", "rsqrt", "sgd_mom_update",
+    "sgd_update", "sigmoid", "sign", "sin", "sinh", "slice", "sqrt", "square", "stop_gradient",
+    "sum", "tan", "tanh", "trunc", "where", "zeros_like",
+)  # fmt: skip
+for _name in SPARSE_NAMED:
+    registry.add_alias(_name, "_sparse_" + _name)

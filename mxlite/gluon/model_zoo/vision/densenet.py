@@ -86,7 +86,7 @@ class DenseNet(HybridBlock):
         return self.output(self.features(x))
 
 
-_SPEC = {
+densenet_spec = {
     121: (64, 32, [6, 12, 24, 16]),
     161: (96, 48, [6, 12, 36, 24]),
     169: (64, 32, [6, 12, 32, 32]),
@@ -100,9 +100,11 @@ def get_densenet(
 ) -> DenseNet:  # fmt: skip
     """DenseNet with ``num_layers`` layers (121, 161, 169 or 201); ``pretrained`` loads
     MXNet's weights from ``root`` (default '$MXNET_HOME/models') onto ``ctx``."""
-    if num_layers not in _SPEC:
-        raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(_SPEC)}")
-    init, growth, config = _SPEC[num_layers]
+    if num_layers not in densenet_spec:
+        raise ValueError(
+            f"Invalid number of layers: {num_layers}. Options are {sorted(densenet_spec)}"
+        )
+    init, growth, config = densenet_spec[num_layers]
     net = DenseNet(init, growth, config, **kwargs)
     if pretrained:
         load_pretrained(net, f"densenet{num_layers}", root, ctx)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ....base import NOT_YET as _NOT_YET
+from ....base import absent_names as _absent_names
 from ....context import Context
 from ... import nn
 from ...block import HybridBlock
@@ -160,3 +162,12 @@ def inception_v3(
     if pretrained:
         load_pretrained(net, "inceptionv3", root, ctx)
     return net
+
+
+# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+__getattr__ = _absent_names(
+    "mxnet.gluon.model_zoo.vision.inception",
+    {
+        "make_aux": _NOT_YET,
+    },
+)

@@ -271,17 +271,19 @@ class ResNetV2(HybridBlock):
         return self.output(self.features(x))
 
 
-_SPEC = {
-    18: ("basic", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
-    34: ("basic", [3, 4, 6, 3], [64, 64, 128, 256, 512]),
-    50: ("bottleneck", [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
-    101: ("bottleneck", [3, 4, 23, 3], [64, 256, 512, 1024, 2048]),
-    152: ("bottleneck", [3, 8, 36, 3], [64, 256, 512, 1024, 2048]),
+# MXNet's tables, under its names (libraries build their variants from them)
+resnet_spec = {
+    18: ("basic_block", [2, 2, 2, 2], [64, 64, 128, 256, 512]),
+    34: ("basic_block", [3, 4, 6, 3], [64, 64, 128, 256, 512]),
+    50: ("bottle_neck", [3, 4, 6, 3], [64, 256, 512, 1024, 2048]),
+    101: ("bottle_neck", [3, 4, 23, 3], [64, 256, 512, 1024, 2048]),
+    152: ("bottle_neck", [3, 8, 36, 3], [64, 256, 512, 1024, 2048]),
 }
-_BLOCKS = {
-    1: (ResNetV1, {"basic": BasicBlockV1, "bottleneck": BottleneckV1}),
-    2: (ResNetV2, {"basic": BasicBlockV2, "bottleneck": BottleneckV2}),
-}
+resnet_net_versions = [ResNetV1, ResNetV2]
+resnet_block_versions = [
+    {"basic_block": BasicBlockV1, "bottle_neck": BottleneckV1},
+    {"basic_block": BasicBlockV2, "bottle_neck": BottleneckV2},
+]
 
 
 def get_resnet(
@@ -303,12 +305,14 @@ def get_resnet(
     root : str, default '$MXNET_HOME/models'
         Location for keeping the model parameters.
     """
-    if num_layers not in _SPEC:
-        raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(_SPEC)}")
-    if version not in _BLOCKS:
+    if num_layers not in resnet_spec:
+        raise ValueError(
+            f"Invalid number of layers: {num_layers}. Options are {sorted(resnet_spec)}"
+        )
+    if version not in (1, 2):
         raise ValueError(f"Invalid resnet version: {version}. Options are 1 and 2.")
-    kind, layers, channels = _SPEC[num_layers]
-    net_class, blocks = _BLOCKS[version]
+    kind, layers, channels = resnet_spec[num_layers]
+    net_class, blocks = resnet_net_versions[version - 1], resnet_block_versions[version - 1]
     net = net_class(blocks[kind], layers, channels, **kwargs)
     if pretrained:
         load_pretrained(net, f"resnet{num_layers}_v{version}", root, ctx)

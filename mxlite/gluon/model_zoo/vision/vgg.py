@@ -73,7 +73,7 @@ class VGG(HybridBlock):
         return self.output(self.features(x))
 
 
-_SPEC = {
+vgg_spec = {
     11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
     13: ([2, 2, 2, 2, 2], [64, 128, 256, 512, 512]),
     16: ([2, 2, 3, 3, 3], [64, 128, 256, 512, 512]),
@@ -87,9 +87,9 @@ def get_vgg(
 ) -> VGG:  # fmt: skip
     """VGG with ``num_layers`` layers (11, 13, 16 or 19); ``batch_norm=True`` for the _bn
     variants. ``pretrained`` loads MXNet's weights from ``root`` (default '$MXNET_HOME/models')."""
-    if num_layers not in _SPEC:
-        raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(_SPEC)}")
-    layers, filters = _SPEC[num_layers]
+    if num_layers not in vgg_spec:
+        raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(vgg_spec)}")
+    layers, filters = vgg_spec[num_layers]
     net = VGG(layers, filters, **kwargs)
     if pretrained:
         suffix = "_bn" if kwargs.get("batch_norm") else ""
