@@ -426,5 +426,5 @@ def add_members(namespace: dict[str, Any], where: str, owner: str, members: dict
     replace each other's."""
     for name, value in members.items():
         if name in namespace:
-            raise ValueError(f"{where}.{name}: exists already; {owner} cannot add it.")
+            raise ParamError(f"{where}.{name}: exists already; {owner} cannot add it.")
         namespace[name] = value

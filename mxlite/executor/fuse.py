@@ -80,7 +80,7 @@ def fold_batch_norm(exe: Any, steps: list[Step]) -> list[Any]:
 
 
 def _fused_opr(exe: Any, conv: Step, bn: Step, prop: Any) -> Opr:
-    from .executor import _resources
+    from ..resource import request
 
     arrays, ctx, graph = exe._arrays, exe._ctx, exe._graph
     x, w = arrays[conv.inputs[0]], arrays[conv.inputs[1]]
@@ -94,7 +94,7 @@ def _fused_opr(exe: Any, conv: Step, bn: Step, prop: Any) -> Opr:
     src_vars = [a._chunk.var for a in sources]
     w2var = w2._chunk.var
     shapes = [graph.entries[conv.inputs[0]].shape, w.shape, b2.shape]
-    resources = _resources(ctx, prop.forward_resource(shapes))
+    resources = [request(ctx, r) for r in prop.forward_resource(shapes)]
     fwd = prop.operator(ctx).forward
     in_vars = [x._chunk.var, w2var, b2._chunk.var]
     bn_prop, xp = bn.prop, ctx.xp

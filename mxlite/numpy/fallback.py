@@ -10,7 +10,7 @@ NumPy removed in 1.20 raise as they do under MXNet 1.9.1 with NumPy 1.23.
 
 from __future__ import annotations
 
-import functools
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -86,7 +86,6 @@ def fallback(name: str, module: Any = onp, prefix: str = "") -> Callable:
     """``mx.np.<name>``: NumPy's ``module.<name>`` on the data of ``mx.np`` arrays."""
     fn = _numpy_function(name, module)
 
-    @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if autograd.is_recording():
             raise ValueError(f"Falling back to NumPy operator {prefix}{name} with autograd "
@@ -100,4 +99,14 @@ def fallback(name: str, module: Any = onp, prefix: str = "") -> Callable:
     wrapper.__name__ = name
     wrapper.__qualname__ = name
     wrapper.__module__ = "mxlite.numpy"
+    # NumPy's own docstring would run its examples (on NumPy arrays) as this module's doctests
+    wrapper.__doc__ = (
+        f"Official NumPy's ``{module.__name__}.{name}`` on the data of ``mx.np`` arrays, "
+        "returning ``mx.np`` arrays on the first array's context (MXNet's fallback; not "
+        "recorded by autograd). See NumPy's documentation for the parameters."
+    )
+    try:
+        wrapper.__signature__ = inspect.signature(fn)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):  # some ufuncs and builtins have none
+        pass
     return wrapper

@@ -448,5 +448,5 @@ for _n in (1, 2, 3):
     register(f"_np_atleast_{_n}d")(type(f"NpAtleast{_n}dProp", (_AtLeast,), {
         "ndim": _n,
         "__doc__": f"The inputs viewed with at least {_n} dimensions (``np.atleast_{_n}d``).",
-        "test": OpTest(shapes={"arys0": (3,), "arys1": ()}, params={"num_args": 2}),
+        "test": OpTest(shapes={"arys0": (3,), "arys1": (2, 2)}, params={"num_args": 2}),
     }))  # fmt: skip
