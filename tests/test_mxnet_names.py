@@ -34,7 +34,6 @@ ABSENT_MODULES = {
     "mxnet.torch": COMPILED_LIBRARY,
     "mxnet.tvmop": COMPILED_LIBRARY,
     "mxnet.space": COMPILED_LIBRARY,
-    "mxnet.numpy_dispatch_protocol": NUMPY_ISSUES,
     "mxnet.numpy_op_fallback": NUMPY_ISSUES,
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
