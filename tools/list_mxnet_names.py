@@ -59,7 +59,10 @@ PRIVATE = {
     "mxnet.gluon.model_zoo.model_store": ["_model_sha1", "_url_format"],
     "mxnet.base": ["_LIB", "_NP_OP_PREFIX", "_as_list"],
     "mxnet.ndarray.ndarray": [
-        "_STORAGE_TYPE_STR_TO_ID", "_STORAGE_TYPE_ID_TO_STR", "_GRAD_REQ_MAP"],  # fmt: skip
+        "_STORAGE_TYPE_STR_TO_ID",
+        "_STORAGE_TYPE_ID_TO_STR",
+        "_GRAD_REQ_MAP",
+    ],  # fmt: skip
     "mxnet.ndarray.sparse": ["_ndarray_cls"],
     "mxnet.context": ["_current"],
     "mxnet.gluon.block": ["_flatten", "_regroup"],
@@ -98,14 +101,17 @@ def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
         if key.startswith(("_", "gen_")):  # gen_op & co.: the files of generated stubs
             continue
         if isinstance(value, types.ModuleType):
-            if value.__name__.startswith(name + ".") or (is_pkg and value.__name__ != "mxnet"
-                                                        and value.__name__.startswith("mxnet")):
+            if value.__name__.startswith(name + ".") or (
+                is_pkg and value.__name__ != "mxnet" and value.__name__.startswith("mxnet")
+            ):
                 out.add(key)
             continue
         origin = getattr(value, "__module__", None)
         if isinstance(value, type) or callable(value):
-            if isinstance(origin, str) and origin.startswith("mxnet") and (
-                is_pkg or origin == name
+            if (
+                isinstance(origin, str)
+                and origin.startswith("mxnet")
+                and (is_pkg or origin == name)
             ):
                 out.add(key)
         elif name == "mxnet.base" or id(value) not in shared:
@@ -122,8 +128,10 @@ def main(out_file: str = OUT) -> None:
     shared = [id(v) for m in (mxnet.base, mxnet.util) for v in vars(m).values()]
     table = {name: _names(name, mod, shared) for name, mod in sorted(mods.items())}
     for ns in ("mxnet.ndarray.sparse", "mxnet.symbol.sparse"):
-        table[ns] = sorted(set(table[ns]) | {k for k in dir(mods[ns]) if not k.startswith("_")
-                                              and callable(getattr(mods[ns], k))})
+        table[ns] = sorted(
+            set(table[ns])
+            | {k for k in dir(mods[ns]) if not k.startswith("_") and callable(getattr(mods[ns], k))}
+        )
     table = {k: v for k, v in table.items() if v}
     store = mods["mxnet.gluon.model_zoo.model_store"]
     values = {"mxnet.gluon.model_zoo.model_store._model_sha1": store._model_sha1}

@@ -74,8 +74,9 @@ def run_program(mx: Any, data: dict, export_prefix: str | None = None) -> dict:
     out["lin_losses"] = onp.array(losses)
     out["lin_w"] = net[0].weight.data().asnumpy()
     out["lin_b"] = net[0].bias.data().asnumpy()
-    out["lin_types"] = onp.array([type(ls).__module__.split(".")[1],
-                                  type(net[0].weight.grad()).__module__.split(".")[1]])
+    out["lin_types"] = onp.array(
+        [type(ls).__module__.split(".")[1], type(net[0].weight.grad()).__module__.split(".")[1]]
+    )
     # softmax regression
     Xs, ys = np.array(data["sm_X"]), np.array(data["sm_y"])
     net = gluon.nn.Sequential()

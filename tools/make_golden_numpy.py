@@ -102,8 +102,10 @@ GRADS = [
     ("(np.roll(x, 1) * np.array([1.0, 2.0, 3.0])).sum()", [1.0, 2.0, 3.0]),
     # k=2 only: MXNet 1.9.1's rot90 backward rotates by +k (k=1 gives rot90(dy), not the
     # gradient rot90(dy, -1) that mxlite keeps, checked numerically by the registry cases)
-    ("(np.rot90(x.reshape(2, 2), 2) * np.array([[1.0, 2.0], [3.0, 4.0]])).sum()",
-     [1.0, 2.0, 3.0, 4.0]),
+    (
+        "(np.rot90(x.reshape(2, 2), 2) * np.array([[1.0, 2.0], [3.0, 4.0]])).sum()",
+        [1.0, 2.0, 3.0, 4.0],
+    ),
     ("(np.diag(x.reshape(2, 2)) * np.array([2.0, 3.0])).sum()", [1.0, 2.0, 3.0, 4.0]),
     ("np.trace(x.reshape(2, 2) * x.reshape(2, 2))", [1.0, 2.0, 3.0, 4.0]),
     ("np.polyval(x, np.array([2.0, 3.0])).sum()", [1.0, 2.0, 3.0]),
