@@ -39,6 +39,9 @@ from ..symbol import Symbol as Symbol  # re-exported, as above
 from ..util import getenv as getenv
 from ..util import setenv as setenv
 from ..util import use_np as use_np
+from ._hybridize_check import (
+    check_gluon_hybridize_consistency as check_gluon_hybridize_consistency,
+)
 from .checks import check_speed as check_speed
 from .checks import same_symbol_structure as same_symbol_structure
 from .common import assert_exception as assert_exception
@@ -109,7 +112,6 @@ from .data import get_mnist_iterator as get_mnist_iterator
 from .data import get_mnist_pkl as get_mnist_pkl
 from .data import get_mnist_ubyte as get_mnist_ubyte
 from .data import get_zip_data as get_zip_data
-from .gluon import check_gluon_hybridize_consistency as check_gluon_hybridize_consistency
 from .optimizer import compare_optimizer as compare_optimizer
 from .stats import chi_square_check as chi_square_check
 from .stats import collapse_sum_like as collapse_sum_like
