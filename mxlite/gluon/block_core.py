@@ -52,10 +52,12 @@ class _BlockScope:
 
     _current = threading.local()
 
-    def __init__(self, block: Block) -> None:
-        # weakly: the block holds its scope, and a cycle would keep a dropped block (and a
-        # hybridized one's executors with their planned memory) until the cycle collector runs
-        self._block_ref = weakref.ref(block)
+    def __init__(self, block: Block, weak: bool = False) -> None:
+        # a block's own scope holds it weakly (``weak``): the block holds its scope, and a cycle
+        # would keep a dropped block (and a hybridized one's executors with their planned
+        # memory) until the cycle collector runs; a scope made for another object (MXNet's
+        # tests enter one around a stand-in) keeps it alive
+        self._block_ref = weakref.ref(block) if weak else (lambda: block)
         self._counter: dict[str, int] = {}
         self._old_scope: _BlockScope | None = None
         self._name_scope: _name.Prefix | None = None
@@ -155,7 +157,7 @@ class Block(BlockFiles):
         self._empty_prefix = prefix == ""
         self._prefix, self._params = _BlockScope.create(prefix, params, self._alias())
         self._name = self._prefix[:-1] if self._prefix.endswith("_") else self._prefix
-        self._scope = _BlockScope(self)
+        self._scope = _BlockScope(self, weak=True)
         self._children: OrderedDict[str, Block] = OrderedDict()
         self._reg_params: dict[str, Parameter] = {}
         self._forward_hooks: OrderedDict = OrderedDict()
