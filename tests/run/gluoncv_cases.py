@@ -219,7 +219,11 @@ def case_yolo3_train(jitter: float = 0.0) -> dict:
     for i, t in enumerate(targets):
         out[f"target{i}"] = t.asnumpy()
     net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.001, "wd": 5e-4})
+    # lr 1e-4: YOLOv3's loss picks its ignored anchors by thresholds on its own predictions, so
+    # float32 rounding flips some and moves first-step gradients by tens of percent (MXNet's own,
+    # against an input moved by 1e-6); at lr 1e-3 the second step turned that into 1-5% of the
+    # parameters' sum of squares, from run to run of mxlite's timed convolution choice alone
+    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 1e-4, "wd": 5e-4})
     batch = [a.expand_dims(0) for a in (img * (1 + jitter), gt, *targets)]
     losses = []
     for _ in range(2):
