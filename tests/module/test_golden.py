@@ -1,7 +1,7 @@
 """Module against MXNet 1.9.1: loss curve, fit, and checkpoints in both directions.
 
 The golden files come from tools/golden/cases/module.py (same network, data and starting
-parameters as tests/module/lenet.py); tools/check_checkpoint_in_mxnet.py checks our
+parameters as tests/module/lenet.py); checkpoint_check.py checks our
 checkpoints in real MXNet and is skipped when /tmp/mxref is absent.
 """
 
@@ -21,7 +21,7 @@ from tests.golden_file import load
 from .lenet import BATCH, GOLDEN, N_TEST, N_TRAIN, OPT_PARAMS, initial_params, lenet, make_data
 
 MXREF = Path("/tmp/mxref/bin/python")
-TOOL = Path(__file__).parents[2] / "tools" / "check_checkpoint_in_mxnet.py"
+TOOL = Path(__file__).parent / "checkpoint_check.py"
 RECORD = load("module/golden/module.npz").cases["train"]
 
 

@@ -2,7 +2,7 @@
 
 Run under the reference interpreter::
 
-    /tmp/mxref/bin/python tools/check_ndarray_in_mxnet.py DIR
+    /tmp/mxref/bin/python tests/ndarray/ndarray_check.py DIR
 
 For every ``NAME.params`` (a list or dict file) and ``NAME.raw`` (one array's raw bytes, as
 NDArray pickles hold them) in DIR there must be a ``NAME.npz`` with the expected data: keys

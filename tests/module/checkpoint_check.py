@@ -2,7 +2,7 @@
 
 Run under the reference interpreter::
 
-    /tmp/mxref/bin/python tools/check_checkpoint_in_mxnet.py PREFIX EPOCH CHECK.npz
+    /tmp/mxref/bin/python tests/module/checkpoint_check.py PREFIX EPOCH CHECK.npz
 
 The checkpoint is ``PREFIX-symbol.json``, ``PREFIX-%04d.params`` and ``PREFIX-%04d.states``.
 CHECK.npz holds what mxlite computed from it: ``data`` and ``label`` (one batch), ``predict``
