@@ -10,6 +10,7 @@ from ....initializer import Xavier
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = [
     "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
@@ -97,41 +98,11 @@ def get_vgg(
     return net
 
 
-def vgg11(**kwargs) -> VGG:
-    """VGG-11; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(11, **kwargs)
-
-
-def vgg13(**kwargs) -> VGG:
-    """VGG-13; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(13, **kwargs)
-
-
-def vgg16(**kwargs) -> VGG:
-    """VGG-16; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(16, **kwargs)
-
-
-def vgg19(**kwargs) -> VGG:
-    """VGG-19; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(19, **kwargs)
-
-
-def vgg11_bn(**kwargs) -> VGG:
-    """VGG-11 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(11, batch_norm=True, **kwargs)
-
-
-def vgg13_bn(**kwargs) -> VGG:
-    """VGG-13 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(13, batch_norm=True, **kwargs)
-
-
-def vgg16_bn(**kwargs) -> VGG:
-    """VGG-16 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(16, batch_norm=True, **kwargs)
-
-
-def vgg19_bn(**kwargs) -> VGG:
-    """VGG-19 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(19, batch_norm=True, **kwargs)
+vgg11 = variant(get_vgg, "vgg11", "VGG-11", 11)
+vgg13 = variant(get_vgg, "vgg13", "VGG-13", 13)
+vgg16 = variant(get_vgg, "vgg16", "VGG-16", 16)
+vgg19 = variant(get_vgg, "vgg19", "VGG-19", 19)
+vgg11_bn = variant(get_vgg, "vgg11_bn", "VGG-11 with BatchNorm", 11, batch_norm=True)
+vgg13_bn = variant(get_vgg, "vgg13_bn", "VGG-13 with BatchNorm", 13, batch_norm=True)
+vgg16_bn = variant(get_vgg, "vgg16_bn", "VGG-16 with BatchNorm", 16, batch_norm=True)
+vgg19_bn = variant(get_vgg, "vgg19_bn", "VGG-19 with BatchNorm", 19, batch_norm=True)
