@@ -112,7 +112,6 @@ def get_densenet(
     return net
 
 
-densenet121 = variant(get_densenet, "densenet121", "DenseNet-121", 121)
-densenet161 = variant(get_densenet, "densenet161", "DenseNet-161", 161)
-densenet169 = variant(get_densenet, "densenet169", "DenseNet-169", 169)
-densenet201 = variant(get_densenet, "densenet201", "DenseNet-201", 201)
+densenet121, densenet161, densenet169, densenet201 = (
+    variant(get_densenet, f"densenet{n}", f"DenseNet-{n}", n) for n in (121, 161, 169, 201)
+)

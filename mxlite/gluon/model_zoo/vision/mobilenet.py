@@ -175,11 +175,11 @@ def get_mobilenet_v2(
     return net
 
 
-mobilenet1_0 = variant(get_mobilenet, "mobilenet1_0", "MobileNet 1.0", 1.0)
-mobilenet0_75 = variant(get_mobilenet, "mobilenet0_75", "MobileNet 0.75", 0.75)
-mobilenet0_5 = variant(get_mobilenet, "mobilenet0_5", "MobileNet 0.5", 0.5)
-mobilenet0_25 = variant(get_mobilenet, "mobilenet0_25", "MobileNet 0.25", 0.25)
-mobilenet_v2_1_0 = variant(get_mobilenet_v2, "mobilenet_v2_1_0", "MobileNetV2 1.0", 1.0)
-mobilenet_v2_0_75 = variant(get_mobilenet_v2, "mobilenet_v2_0_75", "MobileNetV2 0.75", 0.75)
-mobilenet_v2_0_5 = variant(get_mobilenet_v2, "mobilenet_v2_0_5", "MobileNetV2 0.5", 0.5)
-mobilenet_v2_0_25 = variant(get_mobilenet_v2, "mobilenet_v2_0_25", "MobileNetV2 0.25", 0.25)
+mobilenet1_0, mobilenet0_75, mobilenet0_5, mobilenet0_25 = (
+    variant(get_mobilenet, f"mobilenet{str(m).replace('.', '_')}", f"MobileNet {m}", m)
+    for m in (1.0, 0.75, 0.5, 0.25)
+)
+mobilenet_v2_1_0, mobilenet_v2_0_75, mobilenet_v2_0_5, mobilenet_v2_0_25 = (
+    variant(get_mobilenet_v2, f"mobilenet_v2_{str(m).replace('.', '_')}", f"MobileNetV2 {m}", m)
+    for m in (1.0, 0.75, 0.5, 0.25)
+)

@@ -320,13 +320,9 @@ def get_resnet(
     return net
 
 
-resnet18_v1 = variant(get_resnet, "resnet18_v1", "ResNet-18 V1", 1, 18)
-resnet34_v1 = variant(get_resnet, "resnet34_v1", "ResNet-34 V1", 1, 34)
-resnet50_v1 = variant(get_resnet, "resnet50_v1", "ResNet-50 V1", 1, 50)
-resnet101_v1 = variant(get_resnet, "resnet101_v1", "ResNet-101 V1", 1, 101)
-resnet152_v1 = variant(get_resnet, "resnet152_v1", "ResNet-152 V1", 1, 152)
-resnet18_v2 = variant(get_resnet, "resnet18_v2", "ResNet-18 V2", 2, 18)
-resnet34_v2 = variant(get_resnet, "resnet34_v2", "ResNet-34 V2", 2, 34)
-resnet50_v2 = variant(get_resnet, "resnet50_v2", "ResNet-50 V2", 2, 50)
-resnet101_v2 = variant(get_resnet, "resnet101_v2", "ResNet-101 V2", 2, 101)
-resnet152_v2 = variant(get_resnet, "resnet152_v2", "ResNet-152 V2", 2, 152)
+resnet18_v1, resnet34_v1, resnet50_v1, resnet101_v1, resnet152_v1 = (
+    variant(get_resnet, f"resnet{n}_v1", f"ResNet-{n} V1", 1, n) for n in (18, 34, 50, 101, 152)
+)
+resnet18_v2, resnet34_v2, resnet50_v2, resnet101_v2, resnet152_v2 = (
+    variant(get_resnet, f"resnet{n}_v2", f"ResNet-{n} V2", 2, n) for n in (18, 34, 50, 101, 152)
+)

@@ -81,5 +81,7 @@ def get_squeezenet(
     return net
 
 
-squeezenet1_0 = variant(get_squeezenet, "squeezenet1_0", "SqueezeNet 1.0", "1.0")
-squeezenet1_1 = variant(get_squeezenet, "squeezenet1_1", "SqueezeNet 1.1", "1.1")
+squeezenet1_0, squeezenet1_1 = (
+    variant(get_squeezenet, f"squeezenet{v.replace('.', '_')}", f"SqueezeNet {v}", v)
+    for v in ("1.0", "1.1")
+)

@@ -98,11 +98,8 @@ def get_vgg(
     return net
 
 
-vgg11 = variant(get_vgg, "vgg11", "VGG-11", 11)
-vgg13 = variant(get_vgg, "vgg13", "VGG-13", 13)
-vgg16 = variant(get_vgg, "vgg16", "VGG-16", 16)
-vgg19 = variant(get_vgg, "vgg19", "VGG-19", 19)
-vgg11_bn = variant(get_vgg, "vgg11_bn", "VGG-11 with BatchNorm", 11, batch_norm=True)
-vgg13_bn = variant(get_vgg, "vgg13_bn", "VGG-13 with BatchNorm", 13, batch_norm=True)
-vgg16_bn = variant(get_vgg, "vgg16_bn", "VGG-16 with BatchNorm", 16, batch_norm=True)
-vgg19_bn = variant(get_vgg, "vgg19_bn", "VGG-19 with BatchNorm", 19, batch_norm=True)
+vgg11, vgg13, vgg16, vgg19 = (variant(get_vgg, f"vgg{n}", f"VGG-{n}", n) for n in (11, 13, 16, 19))
+vgg11_bn, vgg13_bn, vgg16_bn, vgg19_bn = (
+    variant(get_vgg, f"vgg{n}_bn", f"VGG-{n} with BatchNorm", n, batch_norm=True)
+    for n in (11, 13, 16, 19)
+)
