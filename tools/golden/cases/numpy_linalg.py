@@ -13,7 +13,6 @@ import mxnet as mx
 import numpy as onp
 from core import load_module
 
-
 FILE = "tests/numpy/golden/numpy_linalg_cases.npz"
 SEED = 0
 
