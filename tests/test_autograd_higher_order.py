@@ -10,30 +10,16 @@ import mxlite as mx
 from mxlite import autograd as ag
 from mxlite.base import MXNetError
 
+from .autograd_higher_cases import BINARY, UNARY, X, binary_inputs, unary
 from .golden_file import load
 
 GOLDEN = load("golden/autograd_higher.npz")
-X = np.array([[0.3, 0.6, 0.9], [0.2, 0.5, 0.8]], dtype=np.float32)
-
-
-def _unary(f: str, x: np.ndarray, order: int) -> np.ndarray:
-    nd = mx.nd
-    xa = nd.array(x)
-    xa.attach_grad()
-    hg = nd.array(np.linspace(0.5, 1.5, x.size).reshape(x.shape))
-    with ag.record():
-        y = getattr(nd, f)(xa)
-    g = ag.grad(y, [xa], head_grads=hg, create_graph=True, retain_graph=True)[0]
-    for _ in range(order - 2):
-        g = ag.grad(g, [xa], create_graph=True, retain_graph=True)[0]
-    g.backward(nd.array(np.linspace(1.5, 0.5, x.size).reshape(x.shape)))
-    return np.concatenate([g.asnumpy().ravel(), xa.grad.asnumpy().ravel()])
 
 
 @pytest.mark.parametrize("key", sorted(k for k in GOLDEN.cases if k[-2:] in ("_2", "_3")))
 def test_unary_matches_mxnet(key: str) -> None:
     f, order = key.rsplit("_", 1)
-    got, want = _unary(f, X, int(order)), GOLDEN[f"{key}/value"]
+    got, want = unary(mx, f, X, int(order)), GOLDEN[f"{key}/value"]
     if f == "arcsinh":
         # MXNet 1.9.1's second derivative of arcsinh has the wrong sign (its FGradient
         # computes x/(x^2+1)^1.5; d2/dx2 arcsinh(x) is -x/(x^2+1)^1.5): only the first
@@ -55,13 +41,7 @@ def test_unary_matches_mxnet(key: str) -> None:
 
 
 def test_mxnet_list_is_covered() -> None:
-    # every operator MXNet 1.9.1 differentiates twice (its FGradient of the backward node)
-    mxnet_list = {
-        "sin", "cos", "tan", "log", "log2", "log10", "log1p", "exp", "expm1", "sigmoid",
-        "tanh", "relu", "reciprocal", "abs", "sqrt", "cbrt", "rsqrt", "rcbrt", "square",
-        "sinh", "cosh", "arcsin", "arccos", "arctan", "arcsinh", "arctanh",
-    }  # fmt: skip
-    assert {k.rsplit("_", 1)[0] for k in GOLDEN.cases if k.endswith("_2")} == mxnet_list
+    assert {k.rsplit("_", 1)[0] for k in GOLDEN.cases if k.endswith("_2")} == set(UNARY)
 
 
 @pytest.mark.parametrize(
@@ -106,11 +86,10 @@ def test_mxnet_example_exp_plus_x() -> None:
     assert abs(x.grad.asscalar() - expected_grad) < 1e-7
 
 
-@pytest.mark.parametrize("shapes", [((2, 3), (2, 3)), ((1, 3), (2, 1))])
+@pytest.mark.parametrize("shapes", BINARY.values())
 def test_binary_second_order_analytic(shapes) -> None:
     sa, sb = shapes
-    a64 = np.linspace(0.5, 2.0, 6)[: int(np.prod(sa))].reshape(sa)
-    b64 = np.linspace(1.2, 0.7, 6)[: int(np.prod(sb))].reshape(sb)
+    a64, b64 = binary_inputs(sa, sb)
     a, b = mx.nd.array(a64), mx.nd.array(b64)
     a.attach_grad()
     b.attach_grad()
@@ -168,7 +147,7 @@ _FC = load("golden/autograd_higher_fc.npz")
 @pytest.mark.parametrize("name, flatten", [("fc_flatten", True), ("fc_no_flatten", False)])
 def test_fully_connected_second_order_matches_mxnet(name: str, flatten: bool) -> None:
     # tools/golden/cases/contrib2.py: gradients of (d/dx, d/dw) of FullyConnected, with heads
-    g = {k.split("/", 1)[1]: _FC[k] for k in _FC if k.startswith(name + "/")}
+    g = _FC.arrays(name)
     x, w, b = (mx.nd.array(g[n]) for n in ("x", "w", "b"))
     for a in (x, w, b):
         a.attach_grad()

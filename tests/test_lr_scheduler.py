@@ -1,4 +1,5 @@
-"""Learning-rate schedules against MXNet 1.9.1 (tools/golden/cases/optimizer.py)."""
+"""Learning-rate schedules against MXNet 1.9.1 (tools/golden/cases/optimizer.py; the schedules of
+tests/optimizer/optimizer_cases.py)."""
 
 import pytest
 
@@ -6,38 +7,15 @@ import mxlite as mx
 from mxlite.base import ParamError
 
 from .golden_file import load
+from .optimizer.optimizer_cases import SCHEDULES, schedule, values
 
 SCHED = load("optimizer/golden/optimizer.npz").cases["setup"]["schedules"]
 F = mx.lr_scheduler
-MAKE = {
-    "factor": lambda: F.FactorScheduler(step=3, factor=0.7, stop_factor_lr=0.004, base_lr=0.1),
-    "factor_warm": lambda: F.FactorScheduler(
-        step=3, factor=0.7, base_lr=0.1, warmup_steps=4, warmup_begin_lr=0.01
-    ),
-    "multifactor": lambda: F.MultiFactorScheduler(step=[3, 7, 12], factor=0.5, base_lr=0.1),
-    "multifactor_warm_const": lambda: F.MultiFactorScheduler(
-        step=[5, 9],
-        factor=0.5,
-        base_lr=0.1,
-        warmup_steps=4,
-        warmup_begin_lr=0.02,
-        warmup_mode="constant",
-    ),  # fmt: skip
-    "poly": lambda: F.PolyScheduler(max_update=15, base_lr=0.1, pwr=2, final_lr=0.001),
-    "poly_warm": lambda: F.PolyScheduler(
-        max_update=15, base_lr=0.1, pwr=3, warmup_steps=5, warmup_begin_lr=0.01
-    ),
-    "cosine": lambda: F.CosineScheduler(max_update=15, base_lr=0.1, final_lr=0.002),
-    "cosine_warm": lambda: F.CosineScheduler(
-        max_update=15, base_lr=0.1, warmup_steps=4, warmup_mode="constant", warmup_begin_lr=0.05
-    ),
-}
 
 
-@pytest.mark.parametrize("name", sorted(MAKE))
+@pytest.mark.parametrize("name", sorted(SCHEDULES))
 def test_schedule_matches_mxnet(name):
-    sched = MAKE[name]()
-    got = [sched(n) for n in range(20)]
+    got = values(schedule(mx, SCHEDULES[name]))
     assert got == pytest.approx(SCHED[name], rel=1e-12, abs=1e-15)
 
 

@@ -1,12 +1,10 @@
-"""Every module-level name of MXNet 1.9.1's package (tests/golden/mxnet_names.json, written by
-tools/list_mxnet_names.py) is here, or listed below with the reason it is not; a listed name
-raises NotInMxliteError naming itself and the reason when it is used."""
+"""Every module-level name of MXNet 1.9.1's package (tests/golden/mxnet_names.npz, from
+tools/golden/cases/mxnet_names.py) is here, or listed below with the reason it is not; a listed
+name raises NotInMxliteError naming itself and the reason when it is used."""
 
 from __future__ import annotations
 
 import importlib
-import json
-import os
 from typing import Any
 
 import pytest
@@ -21,8 +19,9 @@ from mxlite.base import (
     NUMPY_ISSUES,
     NotInMxliteError,
 )
+from tests.golden_file import load
 
-GOLDEN = os.path.join(os.path.dirname(__file__), "golden", "mxnet_names.json")
+GOLDEN = load("golden/mxnet_names.npz").cases
 
 # whole modules: the attribute of the parent package raises (a submodule's names go with it)
 ABSENT_MODULES = {
@@ -133,8 +132,7 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
 
 
 def _golden() -> dict[str, list[str]]:
-    with open(GOLDEN) as f:
-        return json.load(f)["modules"]
+    return {name: case["names"] for name, case in GOLDEN.items() if name != "values"}
 
 
 def _absent_module(name: str) -> str | None:
@@ -246,8 +244,7 @@ def test_rnn_carries_the_checkpoint_functions(tmp_path: Any) -> None:
 def test_the_model_stores_sha1_table_is_mxnets() -> None:
     from mxlite.gluon.model_zoo import model_store
 
-    with open(GOLDEN) as f:
-        want = json.load(f)["values"]["mxnet.gluon.model_zoo.model_store._model_sha1"]
+    want = GOLDEN["values"]["model_sha1"]
     assert model_store._model_sha1 == want
     assert model_store.short_hash("resnet18_v1") == want["resnet18_v1"][:8]
 

@@ -503,20 +503,7 @@ class KVStore(KVStoreBase):
 
     set_updater = _set_updater
 
-    def is_capable(self, capability: str) -> bool:
-        """Queries if the KVStore type supports certain capability, such as optimizer algorithm,
-        gradient compression, sparsity, etc.
-
-        Parameters
-        ----------
-        capability: str
-            The capability to query
-
-        Returns
-        -------
-        result : bool
-            Whether the capability is supported or not.
-        """
+    def is_capable(self, capability: str) -> bool:  # documented on KVStoreBase
         if capability.lower() == KVStoreBase.OPTIMIZER:
             return True
         raise ValueError(f"Unknown capability: {capability}")

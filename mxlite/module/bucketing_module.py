@@ -39,20 +39,9 @@ class BucketingModule(BaseModule):
         ``(symbol, data_names, label_names)``.
     default_bucket_key : str (or any python object)
         The key for the default bucket.
-    logger : Logger
-    context : Context or list of Context
-        Defaults to ``mx.cpu()``
-    work_load_list : list of number
-        Defaults to ``None``, indicating uniform workload.
-    fixed_param_names: list of str
-        Defaults to ``None``, indicating no network parameters are fixed.
-    state_names : list of str
-        States are similar to data and label, but not provided by data iterator.
-        Instead they are initialized to 0 and can be set by set_states()
-    group2ctxs : dict of str to context or list of context, or list of dict of str to context
-        Default is `None`. Accepted; see :class:`Module`.
-    compression_params : dict
-        Accepted for compatibility.
+    logger, context, work_load_list, fixed_param_names, state_names, group2ctxs,
+    compression_params
+        As :class:`Module`, which each bucket is.
     """
 
     def __init__(

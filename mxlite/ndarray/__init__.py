@@ -74,18 +74,7 @@ __getattr__ = _absent_names(
         _NOT_YET,
     ),
 )  # fmt: skip
-_populate(
-    __import__(__name__, fromlist=["_"]),
-    {
-        "_internal": _internal,
-        "op": op,
-        "contrib": contrib,
-        "linalg": linalg,
-        "random": random,
-        "image": image,
-        "sparse": sparse,
-    },
-)
+_populate(__import__(__name__, fromlist=["_"]))
 # MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits
 # below this one: the name is given from here)
 _operator.provide(__name__, {"NDArray": NDArray})

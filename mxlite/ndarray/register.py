@@ -105,7 +105,11 @@ KIND = FrontEnd(
 )
 
 
-def populate(root: ModuleType, submodules: dict[str, ModuleType]) -> None:
+# the submodules of mx.nd and mx.sym that hold generated functions
+SUBMODULES = ("_internal", "op", "contrib", "linalg", "random", "image", "sparse")
+
+
+def populate(root: ModuleType) -> None:
     """Put an ``mx.nd`` function for every registered operator name into ``root`` (``mx.nd``)
-    and its ``submodules``."""
-    front_end.populate(root, submodules, KIND)
+    and its :data:`SUBMODULES`."""
+    front_end.populate(root, {name: getattr(root, name) for name in SUBMODULES}, KIND)

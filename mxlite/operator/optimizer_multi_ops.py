@@ -137,6 +137,13 @@ class InterleavedUpdateProp(OperatorProperty):
                 f"({', '.join(self.group)} for each of {self.count_field}={n}{then}), got {n_in}."
             )
 
+    def infer_shape(self, in_shape, out_shape=None):
+        self.check_counts(len(in_shape))
+        ins, outs = self.group_shapes(in_shape, out_shape)
+        if any(s is None for s in outs):
+            return None
+        return ins, outs, []
+
     def group_shapes(self, in_shape: list, out_shape: list | None) -> tuple[list, list]:
         """All of a group, and its output, share one shape, filled in from whichever is
         known. Returns the inputs and the outputs (None: unknown)."""
@@ -186,13 +193,6 @@ class _MultiSGDProp(InterleavedUpdateProp):
     group: ClassVar[tuple[str, ...]] = ("weight", "grad")
     mp: ClassVar[bool] = False
     per_weight: ClassVar[tuple[str, ...]] = ("lrs", "wds")
-
-    def infer_shape(self, in_shape, out_shape=None):
-        self.check_counts(len(in_shape))
-        ins, outs = self.group_shapes(in_shape, out_shape)
-        if any(s is None for s in outs):
-            return None
-        return ins, outs, []
 
     def infer_type(self, in_type, out_type=None):
         self.check_counts(len(in_type))

@@ -38,18 +38,7 @@ from .symbol import var as var
 
 np = numpy
 npx = numpy_extension
-_populate(
-    __import__(__name__, fromlist=["_"]),
-    {
-        "_internal": _internal,
-        "op": op,
-        "contrib": contrib,
-        "linalg": linalg,
-        "random": random,
-        "image": image,
-        "sparse": sparse,
-    },
-)
+_populate(__import__(__name__, fromlist=["_"]))
 _install_methods(__import__(__name__, fromlist=["_"]))
 # mx.operator's deprecated Python operators build symbols, so they live in this layer
 _py_ops = (_python_op.PythonOp, _python_op.NumpyOp, _python_op.NDArrayOp)

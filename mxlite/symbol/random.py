@@ -21,22 +21,11 @@ from ..ndarray.random import (
     pick_operator,
     randn_args,
 )
+from ..ndarray.random import __all__ as _NDARRAY_RANDOM
 from . import _internal
 from .symbol import Symbol
 
-__all__ = [
-    "uniform",
-    "normal",
-    "randn",
-    "poisson",
-    "exponential",
-    "gamma",
-    "multinomial",
-    "negative_binomial",
-    "generalized_negative_binomial",
-    "shuffle",
-    "randint",
-]
+__all__ = list(_NDARRAY_RANDOM)  # the same functions as mx.nd.random
 
 
 def _sym_call(

@@ -8,6 +8,7 @@ from __future__ import annotations
 from types import ModuleType
 from typing import Any
 
+from ..ndarray.register import SUBMODULES
 from ..operator import front_end, registry
 from ..operator.front_end import FrontEnd
 from . import compose
@@ -40,10 +41,10 @@ KIND = FrontEnd(
 )
 
 
-def populate(root: ModuleType, submodules: dict[str, ModuleType]) -> None:
+def populate(root: ModuleType) -> None:
     """Put an ``mx.sym`` function for every registered operator name into ``root``
-    (``mx.sym``) and its ``submodules``."""
-    front_end.populate(root, submodules, KIND)
+    (``mx.sym``) and its submodules (those of ``mx.nd``)."""
+    front_end.populate(root, {name: getattr(root, name) for name in SUBMODULES}, KIND)
 
 
 def install_methods(root: ModuleType) -> None:

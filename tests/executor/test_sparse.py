@@ -8,6 +8,7 @@ import pytest
 
 import mxlite as mx
 from tests.golden_file import load
+from tests.sparse_training_cases import linear_executor
 
 pytest.importorskip("scipy")
 _G = load("ndarray/golden/sparse/sparse.npz")
@@ -49,30 +50,9 @@ def test_bind_with_sparse_arrays_gives_sparse_outputs_and_grads():
 
 def test_linear_classifier_with_lazy_sgd_matches_mxnet():
     grad_stype, g = _G.cases["linear"]["grad_stype"], _G.arrays("linear")
-    x, y, dim = g["x"], g["y"], g["x"].shape[1]
-    data = mx.sym.var("data", stype="csr")
-    weight = mx.sym.var("weight", stype="row_sparse")
-    out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
-    exe = out.simple_bind(
-        mx.cpu(),
-        data=(8, dim),
-        softmax_label=(8,),
-        weight=(dim, 3),
-        grad_req={"weight": "write", "data": "null", "softmax_label": "null"},
-    )
-    assert exe.grad_dict["weight"].stype == grad_stype
-    exe.arg_dict["weight"][:] = mx.nd.array(g["w0"]).tostype("row_sparse")
-    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
-                           rescale_grad=1 / 8)  # fmt: skip
-    updater = mx.optimizer.get_updater(opt)
-    for epoch in range(3):
-        for b in range(len(x) // 8):
-            exe.arg_dict["data"][:] = mx.nd.array(x[b * 8 : (b + 1) * 8]).tostype("csr")
-            exe.arg_dict["softmax_label"][:] = y[b * 8 : (b + 1) * 8]
-            exe.forward(is_train=True)
-            exe.backward()
-            updater(0, exe.grad_dict["weight"], exe.arg_dict["weight"])
-        got = exe.arg_dict["weight"].asnumpy()
+    run = linear_executor(mx, g["x"], g["y"], g["w0"])
+    assert next(run).grad_dict["weight"].stype == grad_stype
+    for epoch, got in enumerate(run):
         np.testing.assert_allclose(got, g[f"w{epoch + 1}"], rtol=1e-4, atol=1e-5)
     np.testing.assert_array_equal(got[30:], g["w0"][30:])  # features never seen stay put
 

@@ -1,7 +1,6 @@
 """Block: names, parameter files both ways with MXNet 1.9.1, hooks, apply, cast, summary,
 share_parameters and the errors of load_parameters (mxlite/gluon/block.py)."""
 
-import json
 from pathlib import Path
 
 import numpy as np
@@ -10,31 +9,14 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.gluon import nn
+from tests.gluon import mlp_cases
 from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
-class _Inner(gluon.HybridBlock):
-    """The block of tools/golden/cases/gluon.py."""
-
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.dense = nn.Dense(3)
-            self.extra = self.params.get("extra", shape=(3,))
-            self.body = nn.HybridSequential()
-            self.body.add(nn.Dense(4), nn.BatchNorm())
-
-    def hybrid_forward(self, F, x, extra):
-        return F.broadcast_add(self.body(self.dense(x)).sum(axis=1, keepdims=True), extra)
-
-
 def make_mlp():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(8, activation="relu"), nn.BatchNorm(), nn.Dense(3))
-    return net
+    return mlp_cases.make_mlp(mx)
 
 
 @pytest.fixture
@@ -46,23 +28,7 @@ def fresh_names():
 
 
 def test_parameter_names_match_mxnet(fresh_names):
-    want = load("gluon/golden/gluon.npz").cases["names"]
-    a = _Inner()
-    b = _Inner(prefix="custom_")
-    seq = nn.Sequential()
-    with seq.name_scope():
-        seq.add(nn.Dense(2), _Inner(), nn.Conv2D(2, 1), nn.Dense(2, prefix="named_"))
-    for key, block in (("inner", a), ("custom", b), ("seq", seq)):
-        assert list(block.collect_params().keys()) == want[key]["full"]
-        assert sorted(block._collect_params_with_prefix()) == want[key]["structural"]
-        assert block.prefix == want[key]["prefix"]
-    net = make_mlp()
-    net.initialize()
-    net.hybridize()
-    net(mx.nd.ones((2, 5)))
-    nodes = json.loads(net._cached_graph[1].tojson())["nodes"]
-    assert net.prefix == want["mlp_prefix"]
-    assert [n["name"] for n in nodes] == want["mlp_nodes"]
+    assert mlp_cases.block_names(mx) == load("gluon/golden/gluon.npz").cases["names"]
 
 
 def test_collect_params_select_and_unregistered_container_warning():

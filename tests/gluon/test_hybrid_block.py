@@ -11,16 +11,14 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.gluon import nn
+from tests.gluon import mlp_cases
 from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
 
 
 def make_mlp():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(8, activation="relu"), nn.BatchNorm(), nn.Dense(3))
-    return net
+    return mlp_cases.make_mlp(mx)
 
 
 def test_imports_what_mxnet_exported():

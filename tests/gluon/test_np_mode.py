@@ -1,8 +1,7 @@
 """Gluon in NumPy-array mode (``npx.set_np()``), against MXNet 1.9.1: d2l-style programs with
-MXNet's numbers (``tools/make_golden_gluon_np.py``), np-mode exports both ways, and the
+MXNet's numbers (``tools/golden/cases/gluon_np.py``), np-mode exports both ways, and the
 np-mode paths of parameters, data loading and utilities."""
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -12,18 +11,11 @@ import pytest
 
 import mxlite as mx
 from mxlite import autograd, gluon, np, npx
+from tests.gluon import np_mode_cases as cases
+from tests.golden_file import load
 
-HERE = os.path.dirname(__file__)
-GOLDEN = os.path.join(HERE, "golden")
-TOOL = os.path.join(HERE, "..", "..", "tools", "make_golden_gluon_np.py")
+GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 MXREF = "/tmp/mxref/bin/python"
-
-
-def _tool():
-    spec = importlib.util.spec_from_file_location("make_golden_gluon_np", TOOL)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 @pytest.fixture
@@ -35,11 +27,13 @@ def np_mode():
 
 @pytest.fixture(scope="module")
 def golden():
-    return dict(onp.load(os.path.join(GOLDEN, "np_mode.npz")))
+    """The inputs and initial parameters, and MXNet's results as ``mx_<key>``."""
+    g = load("gluon/golden/np_mode.npz")
+    return {**g.arrays("data"), **{f"mx_{k}": v for k, v in g.arrays("mxnet").items()}}
 
 
 def test_d2l_programs_give_mxnets_numbers(golden, tmp_path):
-    out = _tool().run_program(mx, golden, str(tmp_path / "lenet"))
+    out = cases.run_program(mx, golden, str(tmp_path / "lenet"))
     assert list(out["lin_types"]) == ["numpy", "numpy"]  # losses and gradients are mx.np
     for key, value in out.items():
         ref = golden.get(f"mx_{key}")
@@ -59,14 +53,13 @@ def test_imports_mxnets_np_export(golden, np_mode):
 def _export_here(golden, prefix):
     """The golden LeNet exported here, in NumPy mode, with its initial parameters; returns
     its output on the golden input."""
-    tool = _tool()
     npx.set_np()
     try:
-        net = tool.lenet(gluon)
+        net = cases.lenet(gluon)
         net.initialize()
         net(np.array(golden["sm_X"][:2]))
         n = len(list(net.collect_params().values()))
-        tool._set_params(net, np, [golden[f"init_lenet_{i}"] for i in range(n)])
+        cases.set_params(net, np, [golden[f"init_lenet_{i}"] for i in range(n)])
         net.hybridize()
         out = net(np.array(golden["sm_X"])).asnumpy()
         net.export(prefix)
@@ -112,7 +105,7 @@ def test_mxnet_imports_our_np_export(golden, tmp_path):
         f"d = onp.load({os.path.join(GOLDEN, 'np_mode.npz')!r})\n"
         f"net = mx.gluon.SymbolBlock.imports({prefix + '-symbol.json'!r}, ['data'], "
         f"{prefix + '-0000.params'!r})\n"
-        "out = net(mx.np.array(d['sm_X']))\n"
+        "out = net(mx.np.array(d['data/sm_X']))\n"
         "assert isinstance(out, mx.np.ndarray)\n"
         f"print(float(abs(out.asnumpy() - onp.load({str(tmp_path / 'ours.npy')!r})).max()))\n"
     )
@@ -418,7 +411,7 @@ def test_trainer_updates_np_parameters(np_mode):
 
 
 def test_rnn_layers_give_mxnets_numbers(golden):
-    out = _tool().run_rnn(mx)
+    out = cases.run_rnn(mx)
     assert not mx.util.is_np_array()
     for key, value in out.items():
         onp.testing.assert_allclose(value, golden[f"mx_{key}"], rtol=1e-5, atol=1e-5, err_msg=key)

@@ -8,21 +8,15 @@ import pytest
 
 import mxlite as mx
 from mxlite import autograd, gluon
-from mxlite.gluon import nn
+from tests.gluon import mlp_cases
 from tests.golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
-OPTIMIZERS = {
-    "sgd": {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3},
-    "adam": {"learning_rate": 0.01},
-}
+OPTIMIZERS = mlp_cases.OPTIMIZERS
 
 
 def make_mlp():
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(8, activation="relu"), nn.BatchNorm(), nn.Dense(3))
-    return net
+    return mlp_cases.make_mlp(mx)
 
 
 def _train(opt, hybrid, steps=8):

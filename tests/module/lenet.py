@@ -58,3 +58,28 @@ def initial_params(mx: Any, sym: Any) -> tuple[dict, dict]:
     for name, shape in zip(sym.list_auxiliary_states(), aux):
         auxs[name] = mx.nd.ones(shape) if name.endswith("var") else mx.nd.zeros(shape)
     return args, auxs
+
+
+def train(mx: Any, steps: int = 20) -> tuple[Any, list[float]]:
+    """A Module over the network from the initial parameters, after ``steps`` SGD steps over
+    the training data (epochs as needed), and the mean cross-entropy of each step's batch
+    (the forward before its update)."""
+    sym = lenet(mx)
+    args, aux = initial_params(mx, sym)
+    x, y = make_data(N_TRAIN, 0)
+    mod = mx.mod.Module(sym, context=mx.cpu())
+    mod.bind(data_shapes=[("data", (BATCH, 1, 8, 8))], label_shapes=[("softmax_label", (BATCH,))])
+    mod.init_params(arg_params=args, aux_params=aux)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=OPT_PARAMS)
+    it = mx.io.NDArrayIter(x, y, batch_size=BATCH)
+    losses: list[float] = []
+    while len(losses) < steps:
+        it.reset()
+        for batch in it:
+            mod.forward(batch, is_train=True)
+            prob = mod.get_outputs()[0].asnumpy().astype(np.float64)
+            lab = batch.label[0].asnumpy().astype(int)
+            losses.append(float(-np.log(prob[np.arange(BATCH), lab]).mean()))
+            mod.backward()
+            mod.update()
+    return mod, losses

@@ -1,7 +1,7 @@
 """Module against MXNet 1.9.1: loss curve, fit, and checkpoints in both directions.
 
 The golden files come from tools/golden/cases/module.py (same network, data and starting
-parameters as tests/module/lenet.py); tools/check_checkpoint_in_mxnet.py checks our
+parameters as tests/module/lenet.py); checkpoint_check.py checks our
 checkpoints in real MXNet and is skipped when /tmp/mxref is absent.
 """
 
@@ -18,33 +18,25 @@ import pytest
 import mxlite as mx
 from tests.golden_file import load
 
-from .lenet import BATCH, GOLDEN, N_TEST, N_TRAIN, OPT_PARAMS, initial_params, lenet, make_data
+from .lenet import (
+    BATCH,
+    GOLDEN,
+    N_TEST,
+    N_TRAIN,
+    OPT_PARAMS,
+    initial_params,
+    lenet,
+    make_data,
+    train,
+)
 
 MXREF = Path("/tmp/mxref/bin/python")
-TOOL = Path(__file__).parents[2] / "tools" / "check_checkpoint_in_mxnet.py"
+TOOL = Path(__file__).parent / "checkpoint_check.py"
 RECORD = load("module/golden/module.npz").cases["train"]
 
 
 def _trained_module(steps: int = 20) -> tuple[mx.mod.Module, list[float]]:
-    sym = lenet(mx)
-    args, auxs = initial_params(mx, sym)
-    x, y = make_data(N_TRAIN, 0)
-    mod = mx.mod.Module(sym, context=mx.cpu())
-    mod.bind(data_shapes=[("data", (BATCH, 1, 8, 8))], label_shapes=[("softmax_label", (BATCH,))])
-    mod.init_params(arg_params=args, aux_params=auxs)
-    mod.init_optimizer(optimizer="sgd", optimizer_params=OPT_PARAMS)
-    it = mx.io.NDArrayIter(x, y, batch_size=BATCH)
-    losses: list[float] = []
-    while len(losses) < steps:
-        it.reset()
-        for batch in it:
-            mod.forward(batch, is_train=True)
-            prob = mod.get_outputs()[0].asnumpy().astype(np.float64)
-            lab = batch.label[0].asnumpy().astype(int)
-            losses.append(float(-np.log(prob[np.arange(BATCH), lab]).mean()))
-            mod.backward()
-            mod.update()
-    return mod, losses
+    return train(mx, steps)
 
 
 def _one_step_outputs(mod: mx.mod.Module, x: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -1,7 +1,7 @@
 """A small MobileFaceNet trained with Module against MXNet 1.9.1 (issue 32, item 2).
 
 ``mobilefacenet_case.py`` holds the workload (PReLU blocks, depthwise separable blocks, the GDC
-head, a softmax head, an SGD optimizer object); ``tools/make_golden_mobilefacenet.py`` records
+head, a softmax head, an SGD optimizer object); ``tools/golden/cases/mobilefacenet.py`` records
 MXNet's values. Compared: every gradient of the first step, every parameter after the first
 step (relative to its update) and after the third (within what MXNet's own result moves when
 the input moves by 1e-4), and the losses.
@@ -15,24 +15,19 @@ kernels'; the reference kernels' trajectory parts from them within a few steps.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 from tests.module import mobilefacenet_case as case
 
-PATH = Path(__file__).parent / "golden" / "mobilefacenet.npz"
 STEPS = 3
 
 
 @pytest.fixture(scope="module")
 def results() -> tuple[dict, dict]:
-    if not PATH.exists():
-        pytest.skip("golden file mobilefacenet.npz missing")
-    with np.load(PATH) as want:
-        return case.run(mx, STEPS), dict(want.items())
+    return case.run(mx, STEPS), load("module/golden/mobilefacenet.npz").arrays("run")
 
 
 def _initial(name: str, size: int) -> np.ndarray:

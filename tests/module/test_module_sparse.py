@@ -12,47 +12,25 @@ import pytest
 
 import mxlite as mx
 from tests.golden_file import load
+from tests.sparse_training_cases import libsvm_text, sparse_module, train_module
 
 pytest.importorskip("scipy")
 _G = load("ndarray/golden/sparse/sparse.npz")
 
 
 def _libsvm(path: Path) -> Path:
-    lines = []
-    for row, label in zip(_G["module/x"], _G["module/y"]):
-        cols = np.flatnonzero(row)
-        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
-    path.write_text("\n".join(lines) + "\n")
+    path.write_text(libsvm_text(_G["module/x"], _G["module/y"]))
     return path
 
 
 def _module(path: Path, opt: str, kvstore: str | None = "local"):
-    nf = _G["module/w0"].shape[0]
-    data = mx.sym.var("data", stype="csr")
-    weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
-    bias = mx.sym.var("bias", shape=(2,))
-    pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
-    sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
-    it = mx.io.LibSVMIter(data_libsvm=str(path), data_shape=(nf,), batch_size=8)
-    mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
-    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
-    w0 = mx.nd.array(_G["module/w0"]).tostype("row_sparse")
-    mod.init_params(arg_params={"weight": w0, "bias": mx.nd.zeros(2)})
-    kw = {"momentum": 0.9} if opt == "sgd" else {}
-    optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
-    mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create(kvstore) if kvstore else None)
-    return mod, it
+    return sparse_module(mx, str(path), _G["module/w0"], opt, kvstore)
 
 
 @pytest.mark.parametrize("opt", ["sgd", "adam", "adagrad"])
 def test_linear_classification_loop_matches_mxnet(tmp_path, opt):
     mod, it = _module(_libsvm(tmp_path / "data.t"), opt)
-    for _ in range(2):
-        it.reset()
-        for batch in it:
-            mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
-            mod.forward_backward(batch)
-            mod.update()
+    train_module(mod, it)
     args, _ = mod.get_params()
     assert args["weight"].stype == "row_sparse"
     np.testing.assert_allclose(args["weight"].asnumpy(), _G[f"module_{opt}/weight"], atol=1e-6)

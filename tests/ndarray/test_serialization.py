@@ -453,7 +453,7 @@ def test_real_mxnet_loads_mxlite_files(tmp_path: Path):
     for name, arr, np_shape in [("one_v2", every[5], False), ("one_np", every[0][0], True)]:
         (tmp_path / f"{name}.raw").write_bytes(dumps_array(arr, np_shape=np_shape))
         np.savez(tmp_path / f"{name}.npz", **{"0": arr})
-    script = ROOT / "tools" / "check_ndarray_in_mxnet.py"
+    script = Path(__file__).parent / "ndarray_check.py"
     run = subprocess.run([str(MXREF), str(script), str(tmp_path)], capture_output=True, text=True)
     lines = sorted(run.stdout.splitlines())
     assert run.returncode == 1, run.stdout + run.stderr

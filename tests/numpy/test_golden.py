@@ -1,54 +1,46 @@
-"""mx.np expressions against real MXNet 1.9.1 (tools/make_golden_numpy.py): values, dtypes,
+"""mx.np expressions against real MXNet 1.9.1 (tools/golden/cases/numpy_exprs.py): values, dtypes,
 shapes and printing at the edges (zero-dim, zero-size, broadcasting, int/bool dtypes), and
 gradients of zero-dim heads."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as onp
 import pytest
 
 import mxlite as mx
-from mxlite import autograd, np, npx
+from mxlite import np, npx
+from tests.golden_file import load
+from tests.numpy.numpy_cases import GRADS, context, gradient
 
 GOLDEN = Path(__file__).parent / "golden"
-META = json.loads((GOLDEN / "numpy_cases.json").read_text())
-DATA = onp.load(GOLDEN / "numpy_cases.npz")
+G = load("numpy/golden/numpy_cases.npz")
+EXPRS = {case["expr"]: name for name, case in G.cases.items() if name.startswith("c")}
 
 
-def _env() -> dict:
-    env = {"np": np, "npx": npx, "onp": onp}
-    exec(META["context"], env)
-    return env
-
-
-@pytest.mark.parametrize("expr", sorted(META["cases"]))
+@pytest.mark.parametrize("expr", sorted(EXPRS))
 def test_value_dtype_shape_and_repr_as_mxnet(expr: str) -> None:
-    want = META["cases"][expr]
+    name = EXPRS[expr]
+    want, value = G.cases[name], G[f"{name}/value"]
     with mx.np_shape(True):
-        res = eval(expr, _env())
+        res = eval(expr, context(mx))
     assert isinstance(res, np.ndarray)
     assert str(res.dtype) == want["dtype"], expr
     assert list(res.shape) == want["shape"], expr
-    onp.testing.assert_allclose(res.asnumpy(), DATA[want["key"]], rtol=1e-5, atol=1e-6)
-    if onp.array_equal(res.asnumpy(), DATA[want["key"]]):  # else the last digits differ
+    onp.testing.assert_allclose(res.asnumpy(), value, rtol=1e-5, atol=1e-6)
+    if onp.array_equal(res.asnumpy(), value):  # else the last digits differ
         assert repr(res).replace(" ", "") == want["repr"].replace(" ", ""), expr
 
 
-@pytest.mark.parametrize("k", range(len(META["grads"])))
+@pytest.mark.parametrize("k", range(len(GRADS)))
 def test_gradient_of_a_zero_dim_head_as_mxnet(k: int) -> None:
-    expr, value = META["grads"][k]
-    x = np.array(value)
-    x.attach_grad()
-    with autograd.record():
-        y = eval(expr, {"np": np, "npx": npx, "x": x})
+    expr, value = GRADS[k]
+    y, x = gradient(mx, k)
     assert y.shape == ()
-    y.backward()
     assert isinstance(x.grad, np.ndarray)
-    onp.testing.assert_allclose(y.asnumpy(), DATA[f"y{k}"], rtol=1e-5)
-    want = DATA[f"g{k}"]
+    onp.testing.assert_allclose(y.asnumpy(), G[f"g{k}/y"], rtol=1e-5)
+    want = G[f"g{k}/grad"]
     if expr == "x.std()":  # MXNet 1.9.1 gives std a zero gradient (MakeZeroGradNodes); not here
         v = onp.array(value)
         want = (v - v.mean()) / (v.size * v.std())

@@ -1,7 +1,7 @@
 """BatchNorm with a fixed gamma, as workloads that run unchanged on MXNet 1.9.1 and on mxlite.
 
 Each case takes the framework module (``mxnet`` or ``mxlite``) and returns named arrays: the
-parameters after the workload. ``tools/make_golden_bn_fixed_gamma.py`` runs them under real
+parameters after the workload. ``tools/golden/cases/bn_fixed_gamma.py`` runs them under real
 MXNet; ``test_batch_norm_fixed_gamma.py`` under mxlite, and compares. Every value comes from
 ``numpy.random.RandomState`` (the same on NumPy 1.23 and 2.x), never from ``mx.random``.
 """

@@ -3,7 +3,7 @@
 a Gluon block or a Module moves that gamma exactly as MXNet does (from 1).
 
 The workloads are in ``bn_fixed_gamma_cases.py``; the golden file is written by
-``tools/make_golden_bn_fixed_gamma.py`` under real MXNet.
+``tools/golden/cases/bn_fixed_gamma.py`` under real MXNet.
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ import numpy as np
 import pytest
 
 import mxlite as mx
+from tests.golden_file import load
 from tests.operator import bn_fixed_gamma_cases as cases
-from tests.operator.opcheck import GOLDEN
 
-PATH = GOLDEN / "bn_fixed_gamma.npz"
-G = dict(np.load(PATH).items()) if PATH.exists() else {}
+G = load("operator/golden/bn_fixed_gamma.npz")
 
 # MXNet's graph executor gives an output nothing reads no write request (kNullOp), and its
 # kernel writes ones into gamma only with the mean output's write: in a graph with no backward
@@ -31,13 +30,12 @@ INFERENCE_ONLY_GRAPH = pytest.mark.xfail(
 MARKS = {"hybrid_inference": INFERENCE_ONLY_GRAPH}
 
 
-@pytest.mark.skipif(not G, reason="golden file bn_fixed_gamma.npz missing")
 @pytest.mark.parametrize(
     "name", [pytest.param(n, marks=MARKS.get(n, ())) for n in cases.CASES]
 )  # fmt: skip
 def test_equal_to_mxnet(name: str) -> None:
     got = cases.CASES[name](mx)
-    want = {k.split("/", 1)[1]: v for k, v in G.items() if k.startswith(name + "/")}
+    want = G.arrays(name)
     assert sorted(got) == sorted(want)
     for key, b in want.items():
         a = got[key]

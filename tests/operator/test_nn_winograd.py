@@ -228,9 +228,9 @@ def test_bad_setting_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None
 def test_golden_values_of_mxnet_under_winograd(
     algo: str, monkeypatch: pytest.MonkeyPatch, counted: dict[str, int]
 ) -> None:
-    """MXNet 1.9.1's outputs and gradients (tools/make_golden_nn_conv.py), Winograd forced."""
+    """MXNet 1.9.1's outputs and gradients (tools/golden/cases/nn_conv.py), Winograd forced."""
     if not (GOLDEN / "nn_conv.npz").exists():
-        pytest.skip("golden file missing: run tools/make_golden_nn_conv.py under MXNet 1.9.1")
+        pytest.skip("golden file missing: run tools/golden/run.py nn_conv under MXNet 1.9.1")
     gold = golden("nn_conv")
     monkeypatch.setenv("MXLITE_CONV_ALGO", algo)
     for case in conv_tests.TABLE:

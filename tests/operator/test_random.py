@@ -17,26 +17,10 @@ from mxlite.base import DTypeError, MXNetError, ParamError
 from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 from tests.operator.opcheck import backward, forward, golden, prop_of
+from tests.operator.random_cases import DISTS, OPS, call
 
 GOLD = golden("random").cases["random"]
 
-DISTS = [
-    "uniform",
-    "normal",
-    "gamma",
-    "exponential",
-    "poisson",
-    "negative_binomial",
-    "generalized_negative_binomial",
-]
-OPS = [
-    *(f"_random_{d}" for d in DISTS),
-    "_random_randint",
-    *(f"_random_{d}_like" for d in DISTS),
-    *(f"_sample_{d}" for d in DISTS),
-    "_sample_multinomial",
-    "_shuffle",
-]
 ALIASES = {
     "_random_uniform": ("uniform", "random_uniform"),
     "_random_normal": ("normal", "random_normal"),
@@ -48,19 +32,6 @@ ALIASES = {
 }
 
 
-def _decode(a):
-    if isinstance(a, dict) and "nd" in a:
-        return mx.nd.array(np.array(a["nd"]), dtype=a["dtype"])
-    return a
-
-
-def _lookup(path: str):
-    obj = mx.nd
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
 def _case_id(c: dict) -> str:
     return f"{c['func']}-{c['args']}-{c['kwargs']}"[:90]
 
@@ -70,35 +41,18 @@ def _case_id(c: dict) -> str:
 
 @pytest.mark.parametrize("case", GOLD["cases"], ids=_case_id)
 def test_golden_case(case):
-    xs = [_decode(a) for a in case["args"]]
-    kw = {k: (tuple(v) if isinstance(v, list) else _decode(v)) for k, v in case["kwargs"].items()}
-    fn = _lookup(case["func"])
     if case.get("error"):
         with pytest.raises(MXNetError):
-            fn(*xs, **kw).asnumpy()
+            call(mx, case)
         return
-    grad = case.get("grad")
-    if grad is not None:
-        for i in grad:
-            xs[i].attach_grad()
-        with mx.autograd.record():
-            out = fn(*xs, **kw)
-    else:
-        out = fn(*xs, **kw)
-    outs = out if isinstance(out, list) else [out]
+    xs, outs = call(mx, case)
     assert [list(o.shape) for o in outs] == case["shapes"]
     assert [np.dtype(o.dtype).name for o in outs] == case["dtypes"]
     if "values" in case:
         for o, v in zip(outs, case["values"]):
             np.testing.assert_array_equal(o.asnumpy(), np.array(v, dtype=o.dtype))
-    if grad is not None:
-        head = case.get("head")
-        if head is None:
-            heads = [mx.nd.ones(o.shape, dtype=o.dtype) * 2 for o in outs]
-        else:
-            heads = [mx.nd.array(np.array(h), dtype=o.dtype) for h, o in zip(head, outs)]
-        mx.autograd.backward(outs, heads)
-        for i, g in zip(grad, case["grads"]):
+    if case.get("grad") is not None:
+        for i, g in zip(case["grad"], case["grads"]):
             np.testing.assert_allclose(xs[i].grad.asnumpy(), np.array(g), rtol=1e-6)
 
 

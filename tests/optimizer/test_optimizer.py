@@ -13,6 +13,7 @@ import mxlite as mx
 from mxlite.optimizer.optimizer import dumps_states, loads_states
 
 from ..golden_file import load
+from .optimizer_cases import optimizer
 
 GOLDEN = Path(__file__).parent / "golden"
 DATA = load("optimizer/golden/optimizer.npz")
@@ -20,18 +21,11 @@ META = {
     **DATA.cases["setup"],
     "cases": [{"case": k, **m} for k, m in DATA.cases.items() if "optimizer" in m],
 }
-NAMES = {int(k): v for k, v in META["names"].items()}
 TOL = {"float16": (2e-3, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-6, 1e-8)}
 
 
 def _make(case):
-    kwargs = dict(case["kwargs"])
-    if kwargs.pop("lr_scheduler", None) == "factor":
-        kwargs["lr_scheduler"] = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.2)
-    opt = mx.optimizer.create(case["optimizer"], param_idx2name=NAMES, **kwargs)
-    opt.set_lr_mult({"fc_bias": 2.0})
-    opt.set_wd_mult({"fc_weight": 3.0})
-    return opt
+    return optimizer(mx, case["optimizer"], case["kwargs"])
 
 
 @pytest.mark.parametrize("case", META["cases"], ids=[c["case"] for c in META["cases"]])

@@ -1,12 +1,11 @@
 """mx.recordio on damaged files: a ``.rec`` cut inside a record and extended by stray bytes (an
 interrupted copy, a disk error) never yields a record that was never written, read in sequence
-or through the ``.idx``; MXNet 1.9.1 returns such records (tools/make_golden_recordio_cuts.py
+or through the ``.idx``; MXNet 1.9.1 returns such records (tools/golden/cases/recordio_cuts.py
 recorded where), mxlite raises naming the file and offset wherever the file shows the damage.
 """
 
 from __future__ import annotations
 
-import json
 import os
 
 import pytest
@@ -14,15 +13,13 @@ import pytest
 from mxlite import recordio
 from mxlite.base import MXNetError
 from mxlite.recordio import MXIndexedRecordIO, MXRecordIO
+from tests.golden_file import load
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-HAVE_GOLDEN = os.path.exists(os.path.join(GOLDEN, "twelve.json"))
-pytestmark = pytest.mark.skipif(not HAVE_GOLDEN, reason="golden twelve.json missing")
 
 
 def _golden() -> tuple[list[bytes], bytes, list[int]]:
-    with open(os.path.join(GOLDEN, "twelve.json")) as f:
-        g = json.load(f)
+    g = load("recordio/golden/recordio_cuts.npz").cases["twelve"]
     return [bytes.fromhex(r) for r in g["records"]], bytes.fromhex(g["stray"]), g["mxnet_bogus"]
 
 

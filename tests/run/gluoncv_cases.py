@@ -1,7 +1,7 @@
 """GluonCV 0.10.5 workloads, run unchanged on real MXNet 1.9.1 and on mxlite's ``mxnet`` alias.
 
 ``python gluoncv_cases.py OUT.npz [CASE ...]`` runs the cases (all by default) under whatever
-``import mxnet`` gives: ``tools/make_golden_gluoncv.py`` runs it under real MXNet to write the
+``import mxnet`` gives: ``tools/golden/cases/gluoncv.py`` runs it under real MXNet to write the
 golden file, ``tests/run/test_gluoncv.py`` under ``python -m mxlite.run`` and compares.
 
 Parameters are not stored (ResNet-50 alone is 100 MB): every parameter is set from

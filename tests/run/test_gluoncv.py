@@ -6,7 +6,7 @@ file MXNet saved, two training steps of SSD and YOLOv3 with GluonCV's transforms
 generators and losses, one step of SSD's fix_gamma BatchNorm gammas, the presets and
 ``utils.bbox``) run once, in a fresh interpreter under
 ``python -m mxlite.run --numpy-aliases`` (GluonCV uses ``np.float``), and are compared with
-``golden/gluoncv/outputs.npz`` from ``tools/make_golden_gluoncv.py``.
+``golden/gluoncv/outputs.npz`` from ``tools/golden/cases/gluoncv.py``.
 
 By default the small networks run (about 25 s on two cores); the ResNet-50 and DarkNet-53
 based ones (resnet50_v1b, center_net, ssd, yolo3, faster_rcnn, fcn: a few minutes) run only
@@ -25,6 +25,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.golden_file import load
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -64,8 +66,8 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
     )  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     print(run.stderr[-1000:])  # the seconds each case took
-    with np.load(out) as got, np.load(GOLDEN / "outputs.npz") as want:
-        return dict(got.items()), dict(want.items())
+    with np.load(out) as got:
+        return dict(got.items()), dict(load("run/golden/gluoncv/outputs.npz").items())
 
 
 @pytest.mark.parametrize("case", CASES)

@@ -27,27 +27,9 @@ class SVRGModule(Module):
 
     Parameters
     ----------
-    symbol : Symbol
-    data_names : list of str
-        Defaults to `('data')` for a typical model used in image classification.
-    label_names : list of str
-        Defaults to `('softmax_label')` for a typical model used in image classification.
-    logger : Logger
-        Defaults to `logging`.
-    context : Context or list of Context
-        Defaults to ``mx.cpu()``.
-    work_load_list : list of number
-        Default ``None``, indicating uniform workload.
-    fixed_param_names: list of str
-        Default ``None``, indicating no network parameters are fixed.
-    state_names : list of str
-        states are similar to data and label, but not provided by data iterator.
-        Instead they are initialized to 0 and can be set by set_states()
-    group2ctxs : dict of str to context or list of context, or list of dict of str to context
-        Default is `None`. Mapping the `ctx_group` attribute to the context assignment.
-    compression_params : dict
-        Specifies type of gradient compression and additional arguments depending
-        on the type of compression being used.
+    symbol, data_names, label_names, logger, context, work_load_list, fixed_param_names,
+    state_names, group2ctxs, compression_params
+        As :class:`~mxlite.module.Module`.
     update_freq: int
         Specifies the number of times to update the full gradients to be used in the SVRG
         optimization.

@@ -4,7 +4,7 @@ defines them."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -27,7 +27,9 @@ def _kwargs_repr(name: str, kwargs: dict, tail: str = "") -> str:
 
 
 class _BatchNorm(HybridBlock):
-    """Batch normalization layer, with an optional fused ReLU."""
+    """Batch normalization layer, followed by a ReLU where the class says ``fuse_relu``."""
+
+    fuse_relu: ClassVar[bool] = False
 
     def __init__(
         self,
@@ -37,7 +39,6 @@ class _BatchNorm(HybridBlock):
         center: bool = True,
         scale: bool = True,
         use_global_stats: bool = False,
-        fuse_relu: bool = False,
         beta_initializer: Any = "zeros",
         gamma_initializer: Any = "ones",
         running_mean_initializer: Any = "zeros",
@@ -53,7 +54,6 @@ class _BatchNorm(HybridBlock):
             "fix_gamma": not scale,
             "use_global_stats": use_global_stats,
         }
-        self.fuse_relu = fuse_relu
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
@@ -133,52 +133,12 @@ class BatchNorm(_BatchNorm):
         and `in_channels` will be inferred from the shape of input data.
     """
 
-    def __init__(
-        self,
-        axis: int = 1,
-        momentum: float = 0.9,
-        epsilon: float = 1e-5,
-        center: bool = True,
-        scale: bool = True,
-        use_global_stats: bool = False,
-        beta_initializer: Any = "zeros",
-        gamma_initializer: Any = "ones",
-        running_mean_initializer: Any = "zeros",
-        running_variance_initializer: Any = "ones",
-        in_channels: int = 0,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            axis, momentum, epsilon, center, scale, use_global_stats, False,
-            beta_initializer, gamma_initializer, running_mean_initializer,
-            running_variance_initializer, in_channels, **kwargs,
-        )  # fmt: skip
-
 
 class BatchNormReLU(_BatchNorm):
     """Batch normalization layer followed by a ReLU (``BatchNorm`` then ``relu``); same
     parameters as :class:`BatchNorm`."""
 
-    def __init__(
-        self,
-        axis: int = 1,
-        momentum: float = 0.9,
-        epsilon: float = 1e-5,
-        center: bool = True,
-        scale: bool = True,
-        use_global_stats: bool = False,
-        beta_initializer: Any = "zeros",
-        gamma_initializer: Any = "ones",
-        running_mean_initializer: Any = "zeros",
-        running_variance_initializer: Any = "ones",
-        in_channels: int = 0,
-        **kwargs: Any,
-    ) -> None:
-        super().__init__(
-            axis, momentum, epsilon, center, scale, use_global_stats, True,
-            beta_initializer, gamma_initializer, running_mean_initializer,
-            running_variance_initializer, in_channels, **kwargs,
-        )  # fmt: skip
+    fuse_relu = True
 
 
 class SyncBatchNorm(BatchNorm):

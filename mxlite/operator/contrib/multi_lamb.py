@@ -77,13 +77,6 @@ class _MultiLAMBProp(InterleavedUpdateProp):
     def group(self) -> tuple[str, ...]:
         return ("weight", "grad", "mean", "var", "weight32")[: 5 if self.mp else 4]
 
-    def infer_shape(self, in_shape, out_shape=None):
-        self.check_counts(len(in_shape))
-        ins, outs = self.group_shapes(in_shape, out_shape)
-        if any(s is None for s in outs):
-            return None
-        return ins, outs, []
-
     def infer_type(self, in_type, out_type=None):
         self.check_counts(len(in_type))
         result = self.per_weight_types(in_type, out_type, floats_only=False)

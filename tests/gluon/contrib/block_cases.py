@@ -76,3 +76,30 @@ BLOCKS = [
     ("unroll_ntc_length", unroll_ntc_length, True),
     ("mask", mask_net, True),
 ]
+
+
+def run(mx_, name, inputs, values, heads):
+    """Block ``name`` on inputs ``inputs(shapes)`` (NumPy arrays for the shapes the block
+    takes): built, shaped by a first call, its parameters set to ``values(pname, shape)`` (in
+    sorted order), hybridized, called under ``autograd.record`` (training mode for the blocks
+    that take gradients) and, for those, backward from ``heads(outs)``. Returns the inputs, the
+    parameters, the input arrays and the outputs."""
+    build, grad = {n: (b, g) for n, b, g in BLOCKS}[name]
+    net, shapes = build(mx_)
+    net.initialize()
+    ins = inputs(shapes)
+    net(*[mx_.nd.array(a) for a in ins])  # shapes the deferred parameters
+    params = net.collect_params()
+    for pname in sorted(params.keys()):
+        params[pname].set_data(mx_.nd.array(values(pname, params[pname].shape)))
+    net.hybridize()
+    xs = [mx_.nd.array(a) for a in ins]
+    for x in xs:
+        x.attach_grad()
+    with mx_.autograd.record(train_mode=grad):
+        outs = net(*xs)
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    hs = heads(outs)
+    if grad:
+        mx_.autograd.backward(outs, [mx_.nd.array(h) for h in hs])
+    return ins, params, xs, outs

@@ -17,29 +17,18 @@ _META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
 @pytest.mark.parametrize("meta", _META, ids=[m["name"] for m in _META])
 def test_block_matches_mxnet(meta):
     name = meta["name"]
-    build = {n: b for n, b, _ in block_cases.BLOCKS}[name]
-    net, _ = build(mx)
-    net.initialize()
     ins = [_GOLD[f"{name}/in{i}"] for i in range(meta["n_in"])]
-    net(*[mx.nd.array(a) for a in ins])
-    params = net.collect_params()
+    params, xs, outs = block_cases.run(
+        mx, name, lambda shapes: ins, lambda pname, shape: _GOLD[f"{name}/param/{pname}"],
+        lambda outs: [_GOLD[f"{name}/head{i}"] for i in range(len(outs))],
+    )[1:]  # fmt: skip
     assert sorted(params.keys()) == meta["params"]  # MXNet's parameter names
-    for pname in meta["params"]:
-        params[pname].set_data(mx.nd.array(_GOLD[f"{name}/param/{pname}"]))
-    net.hybridize()
-    xs = [mx.nd.array(a) for a in ins]
-    for x in xs:
-        x.attach_grad()
-    with mx.autograd.record(train_mode=meta["grad"]):
-        outs = net(*xs)
-    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
     assert len(outs) == meta["n_out"]
     tol = dict(rtol=1e-4, atol=1e-5)
     for i, o in enumerate(outs):
         np.testing.assert_allclose(o.asnumpy(), _GOLD[f"{name}/out{i}"], **tol)
     if not meta["grad"]:
         return
-    mx.autograd.backward(outs, [mx.nd.array(_GOLD[f"{name}/head{i}"]) for i in range(len(outs))])
     for i, x in enumerate(xs):
         np.testing.assert_allclose(x.grad.asnumpy(), _GOLD[f"{name}/ingrad{i}"], **tol)
     for pname in meta["params"]:

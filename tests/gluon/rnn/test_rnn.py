@@ -3,7 +3,6 @@ names, outputs, states and input gradients of fused layers and unrolled cells, i
 hybridized; plus the behaviour MXNet's own tests check less directly."""
 
 import contextlib
-import zlib
 
 import numpy as np
 import pytest
@@ -13,22 +12,14 @@ from mxlite import autograd
 from mxlite.gluon import rnn
 
 from ...golden_file import load
+from . import rnn_cases
 
 ARRAYS = load("gluon/rnn/golden/rnn.npz")
 CASES = list(ARRAYS.cases.values())
 
 
 def stack(cells):
-    seq = rnn.HybridSequentialRNNCell()
-    for c in cells:
-        seq.add(c)
-    return seq
-
-
-def fill(net):
-    for name, param in sorted(net._collect_params_with_prefix().items()):
-        z = np.random.RandomState(zlib.crc32(name.encode())).standard_normal(param.shape)
-        param.set_data(mx.nd.array((0.4 * z).astype(np.float32)))
+    return rnn_cases.stack(mx, cells)
 
 
 def close(a, b):
@@ -51,7 +42,7 @@ def test_against_mxnet(k, hybrid):
         net(x, net.begin_state(batch))
     else:
         net.unroll(3, x, merge_outputs=True)
-    fill(net)
+    rnn_cases.fill(mx, net)
     if hybrid:
         net.hybridize()
     x.attach_grad()

@@ -1,8 +1,7 @@
-"""Higher-order gradients (tests/test_autograd_higher_order.py). For each unary case, y = f(x)
-is recorded; g1 = grad(y, x, head_grads=hg, create_graph=True); then g1.backward(hgg) gives
-x.grad (the second order); where MXNet can, one more level (grad of g1 with create_graph, then
-backward) gives the third order. Cases MXNet refuses are left out. Each case keeps one flat
-``value``: the gradient, then x.grad (see the test)."""
+"""Higher-order gradients (tests/test_autograd_higher_order.py; the cases of
+tests/autograd_higher_cases.py): each unary function at the second and third order where MXNet
+can (cases it refuses are left out), z = a*b + a/b - a*a at the second, and MXNet's own example
+exp(x) + x. Each case keeps one flat ``value``: the gradient, then x.grad (see the test)."""
 
 from __future__ import annotations
 
@@ -10,45 +9,25 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import load_module
 
 FILE = "tests/golden/autograd_higher.npz"
 SEED = 0
-
-UNARY = [
-    "sin", "cos", "tan", "log", "log2", "log10", "log1p", "exp", "expm1", "sigmoid", "tanh",
-    "relu", "reciprocal", "abs", "sqrt", "cbrt", "rsqrt", "rcbrt", "square", "sinh", "cosh",
-    "arcsin", "arccos", "arctan", "arcsinh", "arctanh",
-]  # fmt: skip
-
-
-def unary(f: str, x: np.ndarray, order: int) -> np.ndarray:
-    nd, ag = mx.nd, mx.autograd
-    xa = nd.array(x)
-    xa.attach_grad()
-    hg = nd.array(np.linspace(0.5, 1.5, x.size).reshape(x.shape))
-    with ag.record():
-        y = getattr(nd, f)(xa)
-    g = ag.grad(y, [xa], head_grads=hg, create_graph=True, retain_graph=True)[0]
-    for _ in range(order - 2):
-        g = ag.grad(g, [xa], create_graph=True, retain_graph=True)[0]
-    g.backward(nd.array(np.linspace(1.5, 0.5, x.size).reshape(x.shape)))
-    return np.concatenate([g.asnumpy().ravel(), xa.grad.asnumpy().ravel()])
+c = load_module("tests/autograd_higher_cases.py")
 
 
 def record(golden: Any) -> None:
     out: dict[str, np.ndarray] = {}
-    x = np.array([[0.3, 0.6, 0.9], [0.2, 0.5, 0.8]], dtype=np.float32)
-    for f in UNARY:
+    for f in c.UNARY:
         for order in (2, 3):
             try:
-                out[f"{f}_{order}"] = unary(f, x, order)
+                out[f"{f}_{order}"] = c.unary(mx, f, c.X, order)
             except mx.base.MXNetError:
                 pass
     nd, ag = mx.nd, mx.autograd
-    # binary: z = a*b + a/b - a*a (equal shapes, then broadcast), second order in both
-    for key, sa, sb in (("binary", (2, 3), (2, 3)), ("binary_bc", (1, 3), (2, 1))):
-        a = nd.array(np.linspace(0.5, 2.0, 6)[: int(np.prod(sa))].reshape(sa))
-        b = nd.array(np.linspace(1.2, 0.7, 6)[: int(np.prod(sb))].reshape(sb))
+    # binary: z = a*b + a/b - a*a, second order in both
+    for key, shapes in c.BINARY.items():
+        a, b = (nd.array(v) for v in c.binary_inputs(*shapes))
         for v in (a, b):
             v.attach_grad()
         try:

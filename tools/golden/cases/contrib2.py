@@ -29,38 +29,29 @@ def block_inputs(name, shapes, rng):
 
 
 def record_blocks(arrays, meta):
-    for k, (name, build, grad) in enumerate(c.BLOCKS):
+    for k, (name, _, grad) in enumerate(c.BLOCKS):
         rng = np.random.default_rng(900 + k)
-        net, shapes = build(mx)
-        net.initialize()
-        ins = block_inputs(name, shapes, rng)
-        net(*[mx.nd.array(a) for a in ins])  # shapes the deferred parameters
-        params = net.collect_params()
-        for pname in sorted(params.keys()):
-            p = params[pname]
-            value = rng.uniform(-0.5, 0.5, p.shape).astype(np.float32)
-            p.set_data(mx.nd.array(value))
-            arrays[f"{name}/param/{pname}"] = value
-        net.hybridize()
-        xs = [mx.nd.array(a) for a in ins]
-        for x in xs:
-            x.attach_grad()
-        with mx.autograd.record(train_mode=grad):
-            outs = net(*xs)
-        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+        found = {}
+
+        def value(pname, shape, rng=rng, found=found):
+            found[f"param/{pname}"] = rng.uniform(-0.5, 0.5, shape).astype(np.float32)
+            return found[f"param/{pname}"]
+
+        def heads(outs, rng=rng, found=found):
+            hs = [rng.normal(size=o.shape) for o in outs]
+            found.update({f"head{i}": h.astype(np.float32) for i, h in enumerate(hs)})
+            return hs
+
+        def inputs(shapes, rng=rng, name=name):
+            return block_inputs(name, shapes, rng)
+
+        ins, params, xs, outs = c.run(mx, name, inputs, value, heads)
+        found.update({f"in{i}": a for i, a in enumerate(ins)})
+        found.update({f"out{i}": o.asnumpy() for i, o in enumerate(outs)})
         if grad:
-            mx.autograd.backward(outs, heads)
-        for i, a in enumerate(ins):
-            arrays[f"{name}/in{i}"] = a
-            if grad:
-                arrays[f"{name}/ingrad{i}"] = xs[i].grad.asnumpy()
-        for i, (o, h) in enumerate(zip(outs, heads)):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-            arrays[f"{name}/head{i}"] = h.asnumpy()
-        for pname in sorted(params.keys()):
-            if grad:
-                arrays[f"{name}/grad/{pname}"] = params[pname].grad().asnumpy()
+            found.update({f"ingrad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})
+            found.update({f"grad/{p}": params[p].grad().asnumpy() for p in sorted(params.keys())})
+        arrays.update({f"{name}/{key}": v for key, v in found.items()})
         meta.append(dict(name=name, n_in=len(ins), n_out=len(outs), grad=grad,
                          params=sorted(params.keys())))  # fmt: skip
 

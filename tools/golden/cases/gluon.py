@@ -1,5 +1,5 @@
 """mx.gluon (tests/gluon/nn/test_layers.py, test_loss.py, test_block.py, test_trainer.py,
-test_hybrid_block.py) in tests/gluon/golden/gluon.npz:
+test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/golden/gluon.npz:
 
 - ``layer<k>``: a layer (``ctor``, input ``shape``, structural ``params`` names): input ``x``,
   head gradient ``head``, parameters ``param/<name>``, output ``y``, and the gradients of the
@@ -18,16 +18,17 @@ test_hybrid_block.py) in tests/gluon/golden/gluon.npz:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import load_module
 from mxnet import autograd, gluon
-from mxnet.gluon import nn
+from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
 
 FILE = "tests/gluon/golden/gluon.npz"
 SEED = 0
+c = load_module("tests/gluon/mlp_cases.py")
 
 # constructor (evaluated with nn in scope), input shape, input kind
 LAYERS = [
@@ -188,52 +189,15 @@ def make_losses(golden: Any, rs: np.random.RandomState) -> None:
         golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
 
 
-class _Inner(gluon.HybridBlock):
-    def __init__(self, **kwargs):
-        super().__init__(**kwargs)
-        with self.name_scope():
-            self.dense = nn.Dense(3)
-            self.extra = self.params.get("extra", shape=(3,))
-            self.body = nn.HybridSequential()
-            self.body.add(nn.Dense(4), nn.BatchNorm())
-
-    def hybrid_forward(self, F, x, extra):
-        return F.broadcast_add(self.body(self.dense(x)).sum(axis=1, keepdims=True), extra)
-
-
-def make_mlp() -> nn.HybridSequential:
-    net = nn.HybridSequential()
-    with net.name_scope():
-        net.add(nn.Dense(8, activation="relu"), nn.BatchNorm(), nn.Dense(3))
-    return net
-
-
 def make_names(golden: Any, rs: np.random.RandomState) -> None:
     mx.name.NameManager._current.value = mx.name.NameManager()
-    names = {}
-    a = _Inner()
-    b = _Inner(prefix="custom_")
-    seq = nn.Sequential()
-    with seq.name_scope():
-        seq.add(nn.Dense(2), _Inner(), nn.Conv2D(2, 1), nn.Dense(2, prefix="named_"))
-    for key, block in (("inner", a), ("custom", b), ("seq", seq)):
-        names[key] = {"full": list(block.collect_params().keys()),
-                      "structural": sorted(block._collect_params_with_prefix()),
-                      "prefix": block.prefix}  # fmt: skip
-    net = make_mlp()
-    net.initialize()
-    net.hybridize()
-    net(mx.nd.ones((2, 5)))
-    graph = json.loads(net._cached_graph[1].tojson())
-    names["mlp_nodes"] = [n["name"] for n in graph["nodes"]]
-    names["mlp_prefix"] = net.prefix
-    golden.put("names", names)
+    golden.put("names", c.block_names(mx))
 
 
 def make_files(golden: Any, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
     mx.name.NameManager._current.value = mx.name.NameManager()
-    net = make_mlp()
+    net = c.make_mlp(mx)
     net.initialize(mx.init.Xavier())
     x = mx.nd.array(rs.randn(4, 5).astype("float32"))
     net.hybridize()
@@ -251,15 +215,14 @@ def make_training(golden: Any, rs: np.random.RandomState) -> None:
     mx.name.NameManager._current.value = mx.name.NameManager()
     x = rs.randn(32, 10).astype("float32")
     label = rs.randint(0, 4, (32,)).astype("float32")
-    init = make_mlp()
+    init = c.make_mlp(mx)
     init.initialize(mx.init.Xavier())
     init(mx.nd.array(x))
     init.save_parameters(out + "/train_init.params")
     curves = {}
-    for opt, params in (("sgd", {"learning_rate": 0.1, "momentum": 0.9, "wd": 1e-3}),
-                        ("adam", {"learning_rate": 0.01})):  # fmt: skip
+    for opt, params in c.OPTIMIZERS.items():
         for hybrid in (False, True):
-            net = make_mlp()
+            net = c.make_mlp(mx)
             net.load_parameters(out + "/train_init.params")
             if hybrid:
                 net.hybridize()

@@ -1,21 +1,22 @@
-"""mx.gluon.rnn (tests/gluon/rnn/test_rnn.py): per case ``k`` (a constructor evaluated with
-``rnn`` in scope, built in a fresh name scope), the parameter names (``collect_params`` and
-``save_parameters``), and, with every parameter filled from a NumPy stream seeded by its
-structural name, the outputs, final states and the gradient of the input of one forward pass
-(layers: ``layer(x, states)``, no gradient with a projection: MXNet has none on CPU; cells:
-``unroll`` with ``merge_outputs=True``, with and without ``valid_length``).
+"""mx.gluon.rnn (tests/gluon/rnn/test_rnn.py; helpers in tests/gluon/rnn/rnn_cases.py): per case
+``k`` (a constructor evaluated with ``rnn`` in scope, built in a fresh name scope), the
+parameter names (``collect_params`` and ``save_parameters``), and, with every parameter filled
+from a NumPy stream seeded by its structural name, the outputs, final states and the gradient
+of the input of one forward pass (layers: ``layer(x, states)``, no gradient with a projection:
+MXNet has none on CPU; cells: ``unroll`` with ``merge_outputs=True``, with and without
+``valid_length``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import zlib
 from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import load_module
 from mxnet import autograd
-from mxnet.gluon import rnn
+from mxnet.gluon import rnn  # noqa: F401 (the constructors of the table are evaluated)
 
 FILE = "tests/gluon/rnn/golden/rnn.npz"
 SEED = 0
@@ -34,17 +35,11 @@ CASES = [
 ]
 
 
-def stack(cells):
-    seq = rnn.HybridSequentialRNNCell()
-    for c in cells:
-        seq.add(c)
-    return seq
+c = load_module("tests/gluon/rnn/rnn_cases.py")
 
 
-def fill(net) -> None:
-    for name, param in sorted(net._collect_params_with_prefix().items()):
-        z = np.random.RandomState(zlib.crc32(name.encode())).standard_normal(param.shape)
-        param.set_data(mx.nd.array((0.4 * z).astype(np.float32)))
+def stack(cells: list) -> Any:
+    return c.stack(mx, cells)
 
 
 def record(golden: Any) -> None:
@@ -60,7 +55,7 @@ def record(golden: Any) -> None:
             net(x, net.begin_state(batch))
         else:
             net.unroll(3, x, merge_outputs=True)
-        fill(net)
+        c.fill(mx, net)
         x.attach_grad()
         rows = {}
         runs = [("plain", None)] if kind == "layer" else [("plain", None), ("valid", valid)]

@@ -27,22 +27,7 @@ def record(golden: Any) -> None:
     sym = c.lenet(mx)
     args, aux = c.initial_params(mx, sym)
     (x, y), (tx, ty) = c.make_data(c.N_TRAIN, 0), c.make_data(c.N_TEST, 1000)
-    mod = mx.mod.Module(sym, context=mx.cpu())
-    mod.bind(data_shapes=[("data", (c.BATCH, 1, 8, 8))],
-             label_shapes=[("softmax_label", (c.BATCH,))])  # fmt: skip
-    mod.init_params(arg_params=args, aux_params=aux)
-    mod.init_optimizer(optimizer="sgd", optimizer_params=c.OPT_PARAMS)
-    it = mx.io.NDArrayIter(x, y, batch_size=c.BATCH)
-    losses = []
-    while len(losses) < 20:
-        it.reset()
-        for batch in it:
-            mod.forward(batch, is_train=True)
-            prob = mod.get_outputs()[0].asnumpy().astype(np.float64)
-            lab = batch.label[0].asnumpy().astype(int)
-            losses.append(float(-np.log(prob[np.arange(c.BATCH), lab]).mean()))
-            mod.backward()
-            mod.update()
+    mod, losses = c.train(mx, 20)
     mod.save_checkpoint(str(golden.path.parent / "lenet"), 1, save_optimizer_states=True)
     pred = mod.predict(mx.io.NDArrayIter(tx, None, batch_size=c.BATCH)).asnumpy()
     score = mod.score(mx.io.NDArrayIter(tx, ty, batch_size=c.BATCH), "acc")

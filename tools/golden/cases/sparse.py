@@ -38,10 +38,11 @@ from typing import Any
 import mxnet as mx
 import numpy as np
 import scipy.sparse as spsp
-from core import nd_function
+from core import load_module, nd_function
 
 FILE = "tests/ndarray/golden/sparse/sparse.npz"
 SEED = 0
+t = load_module("tests/sparse_training_cases.py")
 
 
 def dense(shape, seed, density=0.4, kind="normal"):
@@ -266,25 +267,9 @@ def record_linear(golden: Any) -> None:
     x = x.astype("float32")
     y = rng.randint(0, 3, size=n).astype("float32")
     w0 = rng.normal(scale=0.1, size=(dim, 3)).astype("float32")
-    data = mx.sym.var("data", stype="csr")
-    weight = mx.sym.var("weight", stype="row_sparse")
-    out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
-    req = {"weight": "write", "data": "null", "softmax_label": "null"}
-    exe = out.simple_bind(mx.cpu(), data=(8, dim), softmax_label=(8,), weight=(dim, 3),
-                          grad_req=req)  # fmt: skip
-    exe.arg_dict["weight"][:] = mx.nd.array(w0).tostype("row_sparse")
-    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
-                           rescale_grad=1 / 8)  # fmt: skip
-    updater = mx.optimizer.get_updater(opt)
-    res = {"x": x, "y": y, "w0": w0}
-    for epoch in range(3):
-        for b in range(n // 8):
-            exe.arg_dict["data"][:] = mx.nd.array(x[b * 8 : (b + 1) * 8]).tostype("csr")
-            exe.arg_dict["softmax_label"][:] = y[b * 8 : (b + 1) * 8]
-            exe.forward(is_train=True)
-            exe.backward()
-            updater(0, exe.grad_dict["weight"], exe.arg_dict["weight"])
-        res[f"w{epoch + 1}"] = exe.arg_dict["weight"].asnumpy()
+    run = t.linear_executor(mx, x, y, w0)
+    exe = next(run)
+    res = {"x": x, "y": y, "w0": w0, **{f"w{e + 1}": w for e, w in enumerate(run)}}
     golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
 
 
@@ -399,14 +384,6 @@ def iter_case(golden: Any) -> None:
     golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
 
 
-def libsvm_text(x, y):
-    lines = []
-    for row, label in zip(x, y):
-        cols = np.flatnonzero(row)
-        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
-    return "\n".join(lines) + "\n"
-
-
 def module_cases(golden: Any) -> None:
     """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
     Module with a local kvstore, prepare(sparse_row_id_fn), update."""
@@ -421,27 +398,10 @@ def module_cases(golden: Any) -> None:
     golden.put("module", {"kind": "module"}, x=x, y=y, w0=w0)
     tmp = tempfile.mkstemp(suffix=".t")[1]
     with open(tmp, "w") as f:
-        f.write(libsvm_text(x, y))
+        f.write(t.libsvm_text(x, y))
     for opt in ("sgd", "adam", "adagrad"):
-        data = mx.sym.var("data", stype="csr")
-        weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
-        bias = mx.sym.var("bias", shape=(2,))
-        pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
-        sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
-        it = mx.io.LibSVMIter(data_libsvm=tmp, data_shape=(nf,), batch_size=8)
-        mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
-        mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
-        mod.init_params(arg_params={"weight": mx.nd.array(w0).tostype("row_sparse"),
-                                    "bias": mx.nd.zeros(2)})  # fmt: skip
-        kw = {"momentum": 0.9} if opt == "sgd" else {}
-        optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
-        mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create("local"))
-        for _ in range(2):
-            it.reset()
-            for batch in it:
-                mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
-                mod.forward_backward(batch)
-                mod.update()
+        mod, it = t.sparse_module(mx, tmp, w0, opt)
+        t.train_module(mod, it)
         args, _ = mod.get_params()
         meta = {"kind": "module", "stype": args["weight"].stype}
         golden.put(f"module_{opt}", meta, weight=args["weight"].asnumpy(),

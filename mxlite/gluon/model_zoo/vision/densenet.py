@@ -8,6 +8,7 @@ from ....context import Context
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201"]
 
@@ -111,21 +112,6 @@ def get_densenet(
     return net
 
 
-def densenet121(**kwargs) -> DenseNet:
-    """DenseNet-121; keyword arguments as :func:`get_densenet`."""
-    return get_densenet(121, **kwargs)
-
-
-def densenet161(**kwargs) -> DenseNet:
-    """DenseNet-161; keyword arguments as :func:`get_densenet`."""
-    return get_densenet(161, **kwargs)
-
-
-def densenet169(**kwargs) -> DenseNet:
-    """DenseNet-169; keyword arguments as :func:`get_densenet`."""
-    return get_densenet(169, **kwargs)
-
-
-def densenet201(**kwargs) -> DenseNet:
-    """DenseNet-201; keyword arguments as :func:`get_densenet`."""
-    return get_densenet(201, **kwargs)
+densenet121, densenet161, densenet169, densenet201 = (
+    variant(get_densenet, f"densenet{n}", f"DenseNet-{n}", n) for n in (121, 161, 169, 201)
+)

@@ -8,6 +8,7 @@ from ....context import Context
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = [
     "MobileNet", "MobileNetV2", "mobilenet1_0", "mobilenet_v2_1_0", "mobilenet0_75",
@@ -174,41 +175,11 @@ def get_mobilenet_v2(
     return net
 
 
-def mobilenet1_0(**kwargs) -> MobileNet:
-    """MobileNet 1.0; keyword arguments as :func:`get_mobilenet`."""
-    return get_mobilenet(1.0, **kwargs)
-
-
-def mobilenet0_75(**kwargs) -> MobileNet:
-    """MobileNet 0.75; keyword arguments as :func:`get_mobilenet`."""
-    return get_mobilenet(0.75, **kwargs)
-
-
-def mobilenet0_5(**kwargs) -> MobileNet:
-    """MobileNet 0.5; keyword arguments as :func:`get_mobilenet`."""
-    return get_mobilenet(0.5, **kwargs)
-
-
-def mobilenet0_25(**kwargs) -> MobileNet:
-    """MobileNet 0.25; keyword arguments as :func:`get_mobilenet`."""
-    return get_mobilenet(0.25, **kwargs)
-
-
-def mobilenet_v2_1_0(**kwargs) -> MobileNetV2:
-    """MobileNetV2 1.0; keyword arguments as :func:`get_mobilenet_v2`."""
-    return get_mobilenet_v2(1.0, **kwargs)
-
-
-def mobilenet_v2_0_75(**kwargs) -> MobileNetV2:
-    """MobileNetV2 0.75; keyword arguments as :func:`get_mobilenet_v2`."""
-    return get_mobilenet_v2(0.75, **kwargs)
-
-
-def mobilenet_v2_0_5(**kwargs) -> MobileNetV2:
-    """MobileNetV2 0.5; keyword arguments as :func:`get_mobilenet_v2`."""
-    return get_mobilenet_v2(0.5, **kwargs)
-
-
-def mobilenet_v2_0_25(**kwargs) -> MobileNetV2:
-    """MobileNetV2 0.25; keyword arguments as :func:`get_mobilenet_v2`."""
-    return get_mobilenet_v2(0.25, **kwargs)
+mobilenet1_0, mobilenet0_75, mobilenet0_5, mobilenet0_25 = (
+    variant(get_mobilenet, f"mobilenet{str(m).replace('.', '_')}", f"MobileNet {m}", m)
+    for m in (1.0, 0.75, 0.5, 0.25)
+)
+mobilenet_v2_1_0, mobilenet_v2_0_75, mobilenet_v2_0_5, mobilenet_v2_0_25 = (
+    variant(get_mobilenet_v2, f"mobilenet_v2_{str(m).replace('.', '_')}", f"MobileNetV2 {m}", m)
+    for m in (1.0, 0.75, 0.5, 0.25)
+)

@@ -10,6 +10,7 @@ from ....context import Context
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = [
     "ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1", "BottleneckV2",
@@ -319,51 +320,9 @@ def get_resnet(
     return net
 
 
-def resnet18_v1(**kwargs) -> HybridBlock:
-    """ResNet-18 V1; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(1, 18, **kwargs)
-
-
-def resnet34_v1(**kwargs) -> HybridBlock:
-    """ResNet-34 V1; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(1, 34, **kwargs)
-
-
-def resnet50_v1(**kwargs) -> HybridBlock:
-    """ResNet-50 V1; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(1, 50, **kwargs)
-
-
-def resnet101_v1(**kwargs) -> HybridBlock:
-    """ResNet-101 V1; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(1, 101, **kwargs)
-
-
-def resnet152_v1(**kwargs) -> HybridBlock:
-    """ResNet-152 V1; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(1, 152, **kwargs)
-
-
-def resnet18_v2(**kwargs) -> HybridBlock:
-    """ResNet-18 V2; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(2, 18, **kwargs)
-
-
-def resnet34_v2(**kwargs) -> HybridBlock:
-    """ResNet-34 V2; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(2, 34, **kwargs)
-
-
-def resnet50_v2(**kwargs) -> HybridBlock:
-    """ResNet-50 V2; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(2, 50, **kwargs)
-
-
-def resnet101_v2(**kwargs) -> HybridBlock:
-    """ResNet-101 V2; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(2, 101, **kwargs)
-
-
-def resnet152_v2(**kwargs) -> HybridBlock:
-    """ResNet-152 V2; keyword arguments as :func:`get_resnet`."""
-    return get_resnet(2, 152, **kwargs)
+resnet18_v1, resnet34_v1, resnet50_v1, resnet101_v1, resnet152_v1 = (
+    variant(get_resnet, f"resnet{n}_v1", f"ResNet-{n} V1", 1, n) for n in (18, 34, 50, 101, 152)
+)
+resnet18_v2, resnet34_v2, resnet50_v2, resnet101_v2, resnet152_v2 = (
+    variant(get_resnet, f"resnet{n}_v2", f"ResNet-{n} V2", 2, n) for n in (18, 34, 50, 101, 152)
+)

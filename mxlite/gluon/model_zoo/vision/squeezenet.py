@@ -8,6 +8,7 @@ from ....context import Context
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1", "get_squeezenet"]
 
@@ -80,11 +81,7 @@ def get_squeezenet(
     return net
 
 
-def squeezenet1_0(**kwargs) -> SqueezeNet:
-    """SqueezeNet 1.0; keyword arguments as :func:`get_squeezenet`."""
-    return get_squeezenet("1.0", **kwargs)
-
-
-def squeezenet1_1(**kwargs) -> SqueezeNet:
-    """SqueezeNet 1.1; keyword arguments as :func:`get_squeezenet`."""
-    return get_squeezenet("1.1", **kwargs)
+squeezenet1_0, squeezenet1_1 = (
+    variant(get_squeezenet, f"squeezenet{v.replace('.', '_')}", f"SqueezeNet {v}", v)
+    for v in ("1.0", "1.1")
+)

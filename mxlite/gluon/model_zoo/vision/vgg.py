@@ -10,6 +10,7 @@ from ....initializer import Xavier
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
+from ._variant import variant
 
 __all__ = [
     "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
@@ -97,41 +98,8 @@ def get_vgg(
     return net
 
 
-def vgg11(**kwargs) -> VGG:
-    """VGG-11; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(11, **kwargs)
-
-
-def vgg13(**kwargs) -> VGG:
-    """VGG-13; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(13, **kwargs)
-
-
-def vgg16(**kwargs) -> VGG:
-    """VGG-16; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(16, **kwargs)
-
-
-def vgg19(**kwargs) -> VGG:
-    """VGG-19; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(19, **kwargs)
-
-
-def vgg11_bn(**kwargs) -> VGG:
-    """VGG-11 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(11, batch_norm=True, **kwargs)
-
-
-def vgg13_bn(**kwargs) -> VGG:
-    """VGG-13 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(13, batch_norm=True, **kwargs)
-
-
-def vgg16_bn(**kwargs) -> VGG:
-    """VGG-16 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(16, batch_norm=True, **kwargs)
-
-
-def vgg19_bn(**kwargs) -> VGG:
-    """VGG-19 with BatchNorm; keyword arguments as :func:`get_vgg`."""
-    return get_vgg(19, batch_norm=True, **kwargs)
+vgg11, vgg13, vgg16, vgg19 = (variant(get_vgg, f"vgg{n}", f"VGG-{n}", n) for n in (11, 13, 16, 19))
+vgg11_bn, vgg13_bn, vgg16_bn, vgg19_bn = (
+    variant(get_vgg, f"vgg{n}_bn", f"VGG-{n} with BatchNorm", n, batch_norm=True)
+    for n in (11, 13, 16, 19)
+)

@@ -1,9 +1,6 @@
-"""Write tests/golden/mxnet_names.json: the module-level names of real MXNet 1.9.1's Python
-package, for tests/test_mxnet_names.py.
-
-Run under the reference interpreter (never imported by mxlite)::
-
-    /tmp/mxref/bin/python tools/list_mxnet_names.py [OUT_FILE]
+"""The module-level names of MXNet 1.9.1's Python package (tests/test_mxnet_names.py): one case
+per module, its ``names``; case ``values`` holds MXNet's ``version`` and the private data tables
+libraries read, whole (``model_sha1``: the model store's SHA-1s).
 
 Every module under ``mxnet`` that imports on this CPU is walked, except the NumPy-style
 namespaces (``mxnet.numpy``, ``mxnet.numpy_extension``, ``ndarray.numpy``, ``symbol.numpy``,
@@ -18,8 +15,6 @@ from it:
   and the re-exports in :data:`REEXPORTS`;
 - the private names libraries are known to read (:data:`PRIVATE`).
 
-Under ``values``: the private data tables libraries read, whole (the model store's SHA-1s).
-
 Names bound to modules or callables from outside MXNet (``os``, ``np``, ``namedtuple``) are left
 out, as are names only imported for the module's own use (``gluon.block.is_np_array``).
 The ``sparse`` namespaces also get every generated operator function (``mx.nd.sparse.abs``).
@@ -28,15 +23,14 @@ The ``sparse`` namespaces also get every generated operator function (``mx.nd.sp
 from __future__ import annotations
 
 import importlib
-import json
-import os
 import pkgutil
 import sys
 import types
 import warnings
 from typing import Any
 
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "golden", "mxnet_names.json")
+FILE = "tests/golden/mxnet_names.npz"
+SEED = 0
 
 SKIP = (
     "mxnet.numpy",
@@ -119,11 +113,10 @@ def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
     return sorted(out)
 
 
-def main(out_file: str = OUT) -> None:
+def record(golden: Any) -> None:
     warnings.simplefilter("ignore")
     import mxnet
 
-    assert mxnet.__version__ == "1.9.1", mxnet.__version__
     mods = _modules(mxnet)
     shared = [id(v) for m in (mxnet.base, mxnet.util) for v in vars(m).values()]
     table = {name: _names(name, mod, shared) for name, mod in sorted(mods.items())}
@@ -132,15 +125,8 @@ def main(out_file: str = OUT) -> None:
             set(table[ns])
             | {k for k in dir(mods[ns]) if not k.startswith("_") and callable(getattr(mods[ns], k))}
         )
-    table = {k: v for k, v in table.items() if v}
+    for name, names in table.items():
+        if names:
+            golden.put(name, {"names": names})
     store = mods["mxnet.gluon.model_zoo.model_store"]
-    values = {"mxnet.gluon.model_zoo.model_store._model_sha1": store._model_sha1}
-    with open(out_file, "w") as f:
-        doc = {"mxnet": mxnet.__version__, "modules": table, "values": values}
-        json.dump(doc, f, indent=0, sort_keys=True)
-        f.write("\n")
-    print(f"{out_file}: {len(table)} modules, {sum(map(len, table.values()))} names")
-
-
-if __name__ == "__main__":
-    main(*sys.argv[1:])
+    golden.put("values", {"version": mxnet.__version__, "model_sha1": store._model_sha1})

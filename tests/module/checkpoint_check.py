@@ -2,7 +2,7 @@
 
 Run under the reference interpreter::
 
-    /tmp/mxref/bin/python tools/check_checkpoint_in_mxnet.py PREFIX EPOCH CHECK.npz
+    /tmp/mxref/bin/python tests/module/checkpoint_check.py PREFIX EPOCH CHECK.npz
 
 The checkpoint is ``PREFIX-symbol.json``, ``PREFIX-%04d.params`` and ``PREFIX-%04d.states``.
 CHECK.npz holds what mxlite computed from it: ``data`` and ``label`` (one batch), ``predict``
@@ -17,11 +17,12 @@ from __future__ import annotations
 import json
 import sys
 
-import mxnet as mx
 import numpy as np
 
 
 def main(prefix: str, epoch: int, check: str) -> int:
+    import mxnet as mx  # the reference interpreter's; the test collection imports this file
+
     want = np.load(check)
     data, label = want["data"], want["label"]
     opt_params = json.loads(str(want["opt"]))

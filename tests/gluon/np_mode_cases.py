@@ -1,35 +1,22 @@
-"""Golden files for Gluon in NumPy-array mode (``npx.set_np()``), from real MXNet 1.9.1.
+"""Gluon in NumPy-array mode (``npx.set_np()``) as programs that run unchanged on MXNet 1.9.1
+and on mxlite: ``tools/golden/cases/gluon_np.py`` records what MXNet computes,
+``test_np_mode.py`` runs them here and compares.
 
-Run under the reference interpreter::
-
-    /tmp/mxref/bin/python tools/make_golden_gluon_np.py
-
-Writes into ``tests/gluon/golden/``:
-
-- ``np_mode.npz``: the inputs and initial parameters of three d2l-style programs (linear
-  regression with Dense + L2Loss + SGD through a DataLoader, softmax regression with
-  SoftmaxCrossEntropyLoss + SGD, a hybridized LeNet with BatchNorm + SGD) and what MXNet
-  computed with them (losses per step, accuracies, final parameters, outputs);
-  and the rnn layers' outputs, input gradients and states (:func:`run_rnn`);
-- ``lenet_np-symbol.json``/``lenet_np-0000.params``: that LeNet exported after training.
-
-MXNet's random streams are not reproduced by mxlite, so the data and the initial parameters
-are drawn here once and set into the networks; :func:`run_program` is the user's program and
-runs unchanged on either library (``tests/gluon/test_np_mode.py`` runs it on mxlite).
+Three d2l-style programs (:func:`run_program`: linear regression with Dense + L2Loss + SGD
+through a DataLoader, softmax regression with SoftmaxCrossEntropyLoss + SGD, a hybridized LeNet
+with BatchNorm + SGD) and the rnn layers (:func:`run_rnn`). MXNet's random streams are not
+reproduced by mxlite, so the data and the initial parameters are drawn once
+(:func:`make_data`) and set into the networks.
 """
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as onp
 
-HYB = True
-OUT = os.path.join(os.path.dirname(__file__), "..", "tests", "gluon", "golden")
 
-
-def _set_params(net: Any, np: Any, values: list) -> None:
+def set_params(net: Any, np: Any, values: list) -> None:
     for p, v in zip(net.collect_params().values(), values):
         p.set_data(np.array(v))
 
@@ -60,7 +47,7 @@ def run_program(mx: Any, data: dict, export_prefix: str | None = None) -> dict:
     net.add(gluon.nn.Dense(1))
     net.initialize(init.Normal(sigma=0.01))
     net(X[:1])
-    _set_params(net, np, [data["init_lin_0"], data["init_lin_1"]])
+    set_params(net, np, [data["init_lin_0"], data["init_lin_1"]])
     loss = gluon.loss.L2Loss()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.03})
     losses = []
@@ -83,7 +70,7 @@ def run_program(mx: Any, data: dict, export_prefix: str | None = None) -> dict:
     net.add(gluon.nn.Flatten(), gluon.nn.Dense(10))
     net.initialize(init.Normal(sigma=0.01))
     net(Xs[:1])
-    _set_params(net, np, [data["init_sm_0"], data["init_sm_1"]])
+    set_params(net, np, [data["init_sm_0"], data["init_sm_1"]])
     loss = gluon.loss.SoftmaxCrossEntropyLoss()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
     acc = mx.metric.Accuracy()
@@ -103,8 +90,8 @@ def run_program(mx: Any, data: dict, export_prefix: str | None = None) -> dict:
     net.initialize(init.Xavier())
     net(Xs[:2])
     n_params = len(list(net.collect_params().values()))
-    _set_params(net, np, [data[f"init_lenet_{i}"] for i in range(n_params)])
-    net.hybridize() if HYB else None
+    set_params(net, np, [data[f"init_lenet_{i}"] for i in range(n_params)])
+    net.hybridize()
     trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.5})
     losses = []
     for _ in range(3):
@@ -151,9 +138,8 @@ def run_rnn(mx: Any) -> dict:
     return out
 
 
-def make_data() -> dict:
-    import mxnet as mx
-
+def make_data(mx: Any) -> dict:
+    """The inputs and the initial parameters, drawn once (on MXNet, for its Xavier draw)."""
     rng = onp.random.RandomState(7)
     data: dict = {}
     X = rng.normal(0, 1, (100, 2)).astype("float32")
@@ -174,18 +160,3 @@ def make_data() -> dict:
         data[f"init_lenet_{i}"] = p.data().asnumpy()
     mx.npx.reset_np()
     return data
-
-
-def main() -> None:
-    import mxnet as mx
-
-    mx.random.seed(3)
-    data = make_data()
-    out = run_program(mx, data, os.path.join(OUT, "lenet_np"))
-    out.update(run_rnn(mx))
-    golden = {**data, **{f"mx_{k}": v for k, v in out.items()}}
-    onp.savez_compressed(os.path.join(OUT, "np_mode.npz"), **golden)
-
-
-if __name__ == "__main__":
-    main()

@@ -1,20 +1,13 @@
-"""Write tests/numpy/golden/numpy_linalg_cases.{json,npz}: from real MXNet 1.9.1, the values
-(and dtypes, shapes) of ``mx.np.linalg`` functions, their gradients, the shapes and dtypes of
-``mx.np.random`` samplers, and what ``mx.np``'s NumPy fallbacks return (type, dtype, value).
-
-Run with MXNet's Python: ``/tmp/mxref/bin/python tools/make_golden_numpy_linalg.py``.
-tests/numpy/test_linalg_golden.py evaluates the same expressions under mxlite.
-"""
+"""mx.np.linalg, the shapes and dtypes of mx.np.random's samplers and mx.np's NumPy fallbacks,
+as expressions evaluated the same way on MXNet 1.9.1 and on mxlite (``mx`` is either):
+``tools/golden/cases/numpy_linalg.py`` records what MXNet gives, ``test_linalg_golden.py``
+compares. The expressions read the names that :data:`CONTEXT` defines."""
 
 from __future__ import annotations
 
-import json
-import os
+from typing import Any
 
 import numpy as onp
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "tests", "numpy", "golden")
 
 CONTEXT = """
 A = np.array([[4., 1., 0.5], [1., 3., 0.2], [0.5, 0.2, 2.]])
@@ -53,8 +46,7 @@ LINALG = [
     "np.linalg.multi_dot([A, A, A])",
 ]  # fmt: skip
 
-# gradients: (expression over x [and y], x, y or None); the head is sum(out * weights) over
-# the outputs, weights 1 + 0.1 * arange(size) of each output's shape
+# gradients: (expression over x [and y], x, y or None); see gradient()
 GRADS = [
     ("np.linalg.norm(x)", "B", None), ("np.linalg.norm(x, axis=1)", "B", None),
     ("np.linalg.norm(x, 3, axis=1)", "B", None), ("np.linalg.norm(x, 'nuc')", "B", None),
@@ -99,89 +91,37 @@ FALLBACK = [
 ]  # fmt: skip
 
 
-def _kind(res):
-    import mxnet as mx
+def context(mx: Any) -> dict:
+    """The names the expressions read: ``np``, ``npx``, ``onp`` and those of :data:`CONTEXT`."""
+    env = {"np": mx.np, "npx": mx.npx, "onp": onp}
+    exec(CONTEXT, env)
+    return env
 
-    if isinstance(res, mx.np.ndarray):
-        return "ndarray"
+
+def flat(res: Any) -> list:
+    """The items of a (nested) tuple or list result, in order."""
     if isinstance(res, (tuple, list)):
-        return type(res).__name__
-    return type(res).__name__
-
-
-def _arrays(res):
-    import mxnet as mx
-
-    if isinstance(res, (tuple, list)):
-        return [a for r in res for a in _arrays(r)]
-    if isinstance(res, mx.np.ndarray):
-        return [res]
+        return [a for r in res for a in flat(r)]
     return [res]
 
 
-def _weights(np, shape):
-    size = int(onp.prod(shape)) if shape else 1
-    return (np.arange(size, dtype="float64") * 0.1 + 1).reshape(shape)
-
-
-def main() -> None:
-    import mxnet as mx
-    from mxnet import autograd, np, npx
-
-    npx.set_np()
-    env = {"np": np, "npx": npx, "onp": onp}
-    exec(CONTEXT, env)
-    meta = {"context": CONTEXT, "linalg": {}, "grads": [], "random": {}, "fallback": {}}
-    data = {}
-    for k, expr in enumerate(LINALG + FALLBACK):
-        table = "linalg" if expr in LINALG else "fallback"
-        try:
-            res = eval(expr, dict(env))
-            arrays = [a.asnumpy() if isinstance(a, mx.np.ndarray) else a for a in _arrays(res)]
-        except Exception as exc:  # noqa: BLE001  (MXNet refuses it: the test expects a raise)
-            meta[table][expr] = {"error": type(exc).__name__}
-            continue
-        items = []
-        for j, (a, value) in enumerate(zip(_arrays(res), arrays)):
-            key = f"v{k}_{j}"
-            if isinstance(a, mx.np.ndarray):
-                data[key] = value
-                items.append({"key": key, "dtype": str(a.dtype), "shape": list(a.shape)})
-            else:
-                data[key] = onp.asarray(a)
-                items.append({"key": key, "type": type(a).__name__})
-        meta[table][expr] = {"kind": _kind(res), "items": items}
-    for k, (expr, xname, yname) in enumerate(GRADS):
-        meta["grads"].append([expr, xname, yname])
-        x = env[xname].astype("float64")
-        y = env[yname].astype("float64") if yname else None
-        x.attach_grad()
-        if y is not None:
-            y.attach_grad()
-        try:
-            with autograd.record():
-                res = eval(expr, {"np": np, "x": x, "y": y})
-                outs = list(res) if isinstance(res, (tuple, list)) else [res]
-                head = sum((o * _weights(np, o.shape)).sum() for o in outs)
-            head.backward()
-            gx = x.grad.asnumpy()
-            gy = y.grad.asnumpy() if y is not None else None
-        except Exception as exc:  # noqa: BLE001  (MXNet fails on it: recorded, not compared)
-            print("gradient failed in MXNet:", expr, xname, yname, str(exc).splitlines()[-1])
-            continue
-        data[f"gx{k}"] = gx
-        if gy is not None:
-            data[f"gy{k}"] = gy
-    for expr in RANDOM:
-        res = eval(expr, dict(env))
-        meta["random"][expr] = {"dtype": str(res.dtype), "shape": list(res.shape),
-                                "kind": _kind(res)}  # fmt: skip
-    os.makedirs(OUT, exist_ok=True)
-    onp.savez(os.path.join(OUT, "numpy_linalg_cases.npz"), **data)
-    with open(os.path.join(OUT, "numpy_linalg_cases.json"), "w") as fh:
-        json.dump(meta, fh, indent=1, sort_keys=True)
-        fh.write("\n")
-
-
-if __name__ == "__main__":
-    main()
+def gradient(mx: Any, k: int) -> tuple[Any, Any]:
+    """Gradient case ``k`` in float64, the head ``sum(out * weights)`` over the outputs
+    (weights ``1 + 0.1 * arange(size)`` in each output's shape): ``x`` and ``y`` (or None)
+    after the backward pass."""
+    expr, xname, yname = GRADS[k]
+    np, env = mx.np, context(mx)
+    x = env[xname].astype("float64")
+    y = env[yname].astype("float64") if yname else None
+    for a in (x, y):
+        if a is not None:
+            a.attach_grad()
+    with mx.autograd.record():
+        res = eval(expr, {"np": np, "x": x, "y": y})
+        head = None
+        for o in flat(res):
+            size = int(onp.prod(o.shape)) if o.shape else 1
+            term = (o * (np.arange(size, dtype="float64") * 0.1 + 1).reshape(o.shape)).sum()
+            head = term if head is None else head + term
+    head.backward()
+    return x, y

@@ -1,22 +1,14 @@
-"""Write tests/numpy/golden/numpy_cases.npz: values, dtypes and shapes of mx.np expressions
-(zero-dim, zero-size, broadcasting, int/bool dtypes) and gradients, from real MXNet 1.9.1,
-plus an ``npx.save`` file written by MXNet.
-
-Run with MXNet's Python: ``/tmp/mxref/bin/python tools/make_golden_numpy.py``. Each case is a
-Python expression over the names defined in ``CONTEXT`` below; tests/numpy/test_golden.py
-evaluates the same expressions under mxlite and compares.
-"""
+"""mx.np expressions at the edges (zero-dim, zero-size, broadcasting, int/bool dtypes) and
+gradients of zero-dim heads, evaluated the same way on MXNet 1.9.1 and on mxlite (``mx`` is
+either): ``tools/golden/cases/numpy_exprs.py`` records MXNet's values, dtypes, shapes and
+printing, ``test_golden.py`` compares. Each case is a Python expression over the names that
+:data:`CONTEXT` defines."""
 
 from __future__ import annotations
 
-import json
-import os
-import pickle
+from typing import Any
 
 import numpy as onp
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "tests", "numpy", "golden")
 
 CONTEXT = """
 f = np.array([1., 2., 3.])
@@ -117,38 +109,19 @@ GRADS = [
 ]
 
 
-def main() -> None:
-    import mxnet as mx
-    from mxnet import autograd, np, npx
-
-    npx.set_np()
-    env = {"np": np, "npx": npx, "onp": onp}
+def context(mx: Any) -> dict:
+    """The names the expressions read: ``np``, ``npx``, ``onp`` and those of :data:`CONTEXT`."""
+    env = {"np": mx.np, "npx": mx.npx, "onp": onp}
     exec(CONTEXT, env)
-    arrays, meta = {}, {}
-    for k, expr in enumerate(CASES):
-        res = eval(expr, dict(env))
-        meta[expr] = {"key": f"c{k}", "dtype": str(res.dtype), "shape": list(res.shape),
-                      "repr": repr(res)}  # fmt: skip
-        arrays[f"c{k}"] = res.asnumpy()
-    for k, (expr, value) in enumerate(GRADS):
-        x = np.array(value)
-        x.attach_grad()
-        with autograd.record():
-            y = eval(expr, {"np": np, "npx": npx, "x": x})
-        y.backward()
-        arrays[f"g{k}"] = x.grad.asnumpy()
-        arrays[f"y{k}"] = y.asnumpy()
-    os.makedirs(OUT, exist_ok=True)
-    onp.savez(os.path.join(OUT, "numpy_cases.npz"), **arrays)
-    with open(os.path.join(OUT, "numpy_cases.json"), "w") as fh:
-        json.dump({"context": CONTEXT, "cases": meta, "grads": GRADS}, fh, indent=1)
-    npx.save(os.path.join(OUT, "mxnet_npx_save.params"),
-             {"a": np.array([1.0, 2.0]), "s": np.array(3.0), "z": np.zeros((0, 2)),
-              "i": np.array([1, 2], dtype="int64")})  # fmt: skip
-    with open(os.path.join(OUT, "mxnet_np_array.pickle"), "wb") as fh:
-        pickle.dump(np.array([1.0, 2.0]), fh)
-    print(f"wrote {len(CASES)} cases, {len(GRADS)} gradients to {OUT} (mxnet {mx.__version__})")
+    return env
 
 
-if __name__ == "__main__":
-    main()
+def gradient(mx: Any, k: int) -> tuple[Any, Any]:
+    """Gradient case ``k``: its head ``y`` and ``x`` after ``y.backward()``."""
+    expr, value = GRADS[k]
+    x = mx.np.array(value)
+    x.attach_grad()
+    with mx.autograd.record():
+        y = eval(expr, {"np": mx.np, "npx": mx.npx, "x": x})
+    y.backward()
+    return y, x

@@ -2,7 +2,7 @@
 
 Run under the reference interpreter::
 
-    /tmp/mxref/bin/python tools/check_ndarray_in_mxnet.py DIR
+    /tmp/mxref/bin/python tests/ndarray/ndarray_check.py DIR
 
 For every ``NAME.params`` (a list or dict file) and ``NAME.raw`` (one array's raw bytes, as
 NDArray pickles hold them) in DIR there must be a ``NAME.npz`` with the expected data: keys
@@ -17,7 +17,6 @@ import os
 import struct
 import sys
 
-import mxnet as mx
 import numpy as np
 
 V3_MAGIC = 0xF993FACA
@@ -41,6 +40,8 @@ def same(got: np.ndarray, want: np.ndarray) -> str | None:
 
 
 def load(path: str, raw_array: bool):
+    import mxnet as mx  # the reference interpreter's; the test collection imports this file
+
     with open(path, "rb") as f:
         raw = f.read()
     np_shape = first_magic(raw, 0 if raw_array else 24) == V3_MAGIC

@@ -1,0 +1,74 @@
+"""Training loops on sparse storage, run the same way on MXNet 1.9.1 and on mxlite (``mx`` is
+either): ``tools/golden/cases/sparse.py`` records what MXNet computes,
+tests/executor/test_sparse.py and tests/module/test_module_sparse.py compare."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+
+def linear_executor(mx: Any, x: np.ndarray, y: np.ndarray, w0: np.ndarray) -> Iterator:
+    """A linear classifier on CSR data through ``simple_bind``, trained with lazy SGD in
+    batches of 8: yields the executor, then after each of three epochs the weight."""
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("weight", stype="row_sparse")
+    out = mx.sym.SoftmaxOutput(mx.sym.dot(data, weight), mx.sym.var("softmax_label"))
+    req = {"weight": "write", "data": "null", "softmax_label": "null"}
+    exe = out.simple_bind(mx.cpu(), data=(8, x.shape[1]), softmax_label=(8,),
+                          weight=(x.shape[1], 3), grad_req=req)  # fmt: skip
+    yield exe
+    exe.arg_dict["weight"][:] = mx.nd.array(w0).tostype("row_sparse")
+    opt = mx.optimizer.SGD(learning_rate=0.5, momentum=0.9, wd=0.01, lazy_update=True,
+                           rescale_grad=1 / 8)  # fmt: skip
+    updater = mx.optimizer.get_updater(opt)
+    for _ in range(3):
+        for b in range(len(x) // 8):
+            exe.arg_dict["data"][:] = mx.nd.array(x[b * 8 : (b + 1) * 8]).tostype("csr")
+            exe.arg_dict["softmax_label"][:] = y[b * 8 : (b + 1) * 8]
+            exe.forward(is_train=True)
+            exe.backward()
+            updater(0, exe.grad_dict["weight"], exe.arg_dict["weight"])
+        yield exe.arg_dict["weight"].asnumpy()
+
+
+def libsvm_text(x: np.ndarray, y: np.ndarray) -> str:
+    """``x`` and ``y`` as a LibSVM file."""
+    lines = []
+    for row, label in zip(x, y):
+        cols = np.flatnonzero(row)
+        lines.append(" ".join([f"{label:g}"] + [f"{c}:{row[c]:g}" for c in cols]))
+    return "\n".join(lines) + "\n"
+
+
+def sparse_module(mx: Any, path: str, w0: np.ndarray, opt: str, kvstore: Any = "local") -> tuple:
+    """example/sparse/linear_classification's Module: a CSR LibSVMIter over ``path`` and a
+    row_sparse weight starting at ``w0``; returns the module and the iterator."""
+    nf = w0.shape[0]
+    data = mx.sym.var("data", stype="csr")
+    weight = mx.sym.var("weight", shape=(nf, 2), stype="row_sparse")
+    bias = mx.sym.var("bias", shape=(2,))
+    pred = mx.sym.broadcast_add(mx.sym.sparse.dot(data, weight), bias)
+    sym = mx.sym.SoftmaxOutput(pred, mx.sym.var("softmax_label"))
+    it = mx.io.LibSVMIter(data_libsvm=path, data_shape=(nf,), batch_size=8)
+    mod = mx.mod.Module(sym, data_names=["data"], label_names=["softmax_label"])
+    mod.bind(data_shapes=it.provide_data, label_shapes=it.provide_label)
+    w = mx.nd.array(w0).tostype("row_sparse")
+    mod.init_params(arg_params={"weight": w, "bias": mx.nd.zeros(2)})
+    kw = {"momentum": 0.9} if opt == "sgd" else {}
+    optim = mx.optimizer.create(opt, learning_rate=0.1, rescale_grad=1 / 8, **kw)
+    mod.init_optimizer(optimizer=optim, kvstore=mx.kvstore.create(kvstore) if kvstore else None)
+    return mod, it
+
+
+def train_module(mod: Any, it: Any, epochs: int = 2) -> None:
+    """The example's loop: prepare (pulling the rows each batch uses), forward-backward,
+    update."""
+    for _ in range(epochs):
+        it.reset()
+        for batch in it:
+            mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
+            mod.forward_backward(batch)
+            mod.update()

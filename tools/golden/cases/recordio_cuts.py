@@ -1,0 +1,52 @@
+"""RecordIO on damaged files (tests/recordio/test_recordio_damage.py): a 12-record file written
+by MXNet (``twelve.rec``/``twelve.idx`` beside the golden file) and, in case ``twelve``, its
+``records`` and ``stray`` bytes (hex) and ``mxnet_bogus``: the cuts where MXNet's
+``MXRecordIO.read()`` returns a record that was never written, on a copy of the file cut at that
+position and extended by the stray bytes."""
+
+from __future__ import annotations
+
+import struct
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import mxnet as mx
+
+FILE = "tests/recordio/golden/recordio_cuts.npz"
+SEED = 0
+MAGIC = struct.pack("<I", 0xCED7230A)
+RECORDS = [b"", b"a", b"abcd", b"hello world", MAGIC, b"xy" + MAGIC + b"zw", b"12345",
+           b"record seven", b"1234" + MAGIC + b"5678", b"nine!", b"ten ten ten",
+           b"twelfth rec"]  # fmt: skip
+STRAY = b"\x5a\xa5\x3c"
+
+
+def read_all(path: str) -> list[bytes]:
+    """The records MXNet reads from ``path`` before the end or the damage it sees."""
+    reader, got = mx.recordio.MXRecordIO(path, "r"), []
+    try:
+        while (rec := reader.read()) is not None:
+            got.append(rec)
+    except Exception:  # MXNet's reader stops at the damage it sees
+        pass
+    reader.close()
+    return got
+
+
+def record(golden: Any) -> None:
+    rec = golden.path.parent / "twelve.rec"
+    writer = mx.recordio.MXIndexedRecordIO(str(rec.with_suffix(".idx")), str(rec), "w")
+    for i, r in enumerate(RECORDS):
+        writer.write_idx(i, r)
+    writer.close()
+    data, bogus = rec.read_bytes(), []
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cut.rec"
+        for cut in range(len(data) + 1):
+            path.write_bytes(data[:cut] + STRAY)
+            got = read_all(str(path))
+            if got != RECORDS[: len(got)]:
+                bogus.append(cut)
+    meta = {"records": [r.hex() for r in RECORDS], "stray": STRAY.hex(), "mxnet_bogus": bogus}
+    golden.put("twelve", meta)
