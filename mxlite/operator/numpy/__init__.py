@@ -17,8 +17,8 @@ Adding one operator
 3. The ``mx.np`` function with NumPy's signature goes to ``mxlite/numpy/`` (creation.py,
    ufuncs.py, functions.py, random.py, linalg.py) and calls
    ``multiarray.call("_npi_x", *arrays, **params)``; an ndarray method calls the same.
-4. A golden case in tools/make_golden_numpy.py (values, dtype, shape, printing; a gradient)
-   pins it to MXNet 1.9.1.
+4. A golden case in tests/numpy/numpy_cases.py (recorded by tools/golden/cases/numpy_exprs.py:
+   values, dtype, shape, printing; a gradient) pins it to MXNet 1.9.1.
 """
 
 from . import dot as dot
