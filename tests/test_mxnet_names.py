@@ -38,7 +38,6 @@ ABSENT_MODULES = {
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
         (
-            "mxnet.executor_manager",
             "mxnet.misc",
             "mxnet.ndarray_doc",
             "mxnet.notebook",
@@ -125,10 +124,7 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
     "mxnet.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
     "mxnet.io.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
-    "mxnet.model": {"FeedForward": NOT_YET},
     "mxnet.module": dict.fromkeys(("PythonLossModule", "PythonModule"), NOT_YET),
-    "mxnet.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
-    "mxnet.optimizer.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
 }
 
 
