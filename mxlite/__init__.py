@@ -20,6 +20,7 @@ from . import attribute as attribute
 from . import autograd as autograd
 from . import callback as callback
 from . import executor as executor
+from . import executor_manager as executor_manager
 from . import gluon as gluon
 from . import image as image
 from . import initializer as initializer
@@ -87,7 +88,7 @@ __getattr__ = base.absent_names(
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
         "numpy_op_fallback": base.NUMPY_ISSUES,
         **dict.fromkeys(
-            ("executor_manager", "misc", "ndarray_doc", "notebook", "symbol_doc"),
+            ("misc", "ndarray_doc", "notebook", "symbol_doc"),
             base.NOT_YET,
         ),
     },
