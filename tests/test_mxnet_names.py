@@ -51,7 +51,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.onnx.onnx2mx",
             "mxnet.gluon.contrib.data.text",
             "mxnet.kvstore.kvstore_server",
-            "mxnet.module.python_module",
             "mxnet.onnx.mx2onnx",
         ),
         NOT_YET,
@@ -124,7 +123,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
     "mxnet.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
     "mxnet.io.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
-    "mxnet.module": dict.fromkeys(("PythonLossModule", "PythonModule"), NOT_YET),
 }
 
 
