@@ -104,7 +104,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.contrib.amp.amp": dict.fromkeys(
         _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
     ),
-    "mxnet.gluon.contrib.estimator": {"CheckpointHandler": NOT_YET},
     "mxnet.gluon.data.dataloader": dict.fromkeys(
         (
             "ConnectionWrapper",
