@@ -69,7 +69,6 @@ _AMP = ("convert_hybrid_block", "convert_model", "convert_symbol", "init", "init
         "list_conditional_fp32_ops", "list_fp32_ops", "list_loss_output_functions",
         "list_lp16_fp32_ops", "list_lp16_ops", "list_lp16_use_fp32_params",
         "list_widest_type_cast", "scale_loss", "unscale")  # fmt: skip
-_OLD_ITERS = ("ImageRecordIter_v1", "ImageRecordUInt8Iter_v1", "MXDataIter")
 
 # single names, by MXNet module
 ABSENT_NAMES: dict[str, dict[str, str]] = {
@@ -120,8 +119,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
         NOT_YET,
     ),
     "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
-    "mxnet.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
-    "mxnet.io.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
 }
 
 
