@@ -103,21 +103,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.contrib.amp.amp": dict.fromkeys(
         _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
     ),
-    "mxnet.gluon.data.dataloader": dict.fromkeys(
-        (
-            "ConnectionWrapper",
-            "DataLoaderV1",
-            "Queue",
-            "SimpleQueue",
-            "fetcher_loop_v1",
-            "rebuild_ndarray",
-            "rebuild_np_ndarray",
-            "reduce_ndarray",
-            "reduce_np_ndarray",
-            "worker_loop_v1",
-        ),
-        NOT_YET,
-    ),
     "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
 }
 

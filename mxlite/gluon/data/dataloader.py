@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from ... import context as _context
-from ...base import NOT_YET as _NOT_YET
 from ...base import MXNetError, ParamError
 from ...base import absent_names as _absent_names
 from ...util import is_np_array, is_np_shape, set_np_array, set_np_shape
@@ -470,19 +469,13 @@ def _fork_context() -> Any:
     return multiprocessing.get_context()
 
 
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+# MXNet's first DataLoader and its shared-memory pieces live in dataloader_v1.py (they use
+# this module's helpers; gluon.data imports it, which registers the NDArray reducers)
 __getattr__ = _absent_names(
     "mxnet.gluon.data.dataloader",
-    {
-        "ConnectionWrapper": _NOT_YET,
-        "DataLoaderV1": _NOT_YET,
-        "Queue": _NOT_YET,
-        "SimpleQueue": _NOT_YET,
-        "fetcher_loop_v1": _NOT_YET,
-        "rebuild_ndarray": _NOT_YET,
-        "rebuild_np_ndarray": _NOT_YET,
-        "reduce_ndarray": _NOT_YET,
-        "reduce_np_ndarray": _NOT_YET,
-        "worker_loop_v1": _NOT_YET,
-    },
-)
+    {},
+    moved=("ConnectionWrapper", "DataLoaderV1", "Queue", "SimpleQueue", "fetcher_loop_v1",
+           "rebuild_ndarray", "rebuild_np_ndarray", "reduce_ndarray", "reduce_np_ndarray",
+           "worker_loop_v1"),
+    home="mxlite.gluon.data.dataloader_v1",
+)  # fmt: skip
