@@ -103,7 +103,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.contrib.amp.amp": dict.fromkeys(
         _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
     ),
-    "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
 }
 
 
