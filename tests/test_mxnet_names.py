@@ -61,8 +61,6 @@ _C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check
       "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
       "c2pyerror", "get_last_ffi_error", "NDArrayHandle", "_LIB")  # fmt: skip
 
-_INDEXING = ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
-             "indexing_key_expand_implicit_axes")  # fmt: skip
 _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index_copy",
              "backward_quadratic")  # fmt: skip
 _AMP = ("convert_hybrid_block", "convert_model", "convert_symbol", "init", "init_trainer",
@@ -82,13 +80,7 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     ),
     "mxnet.ndarray.ndarray": {
         **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), NO_C_LIBRARY),
-        **dict.fromkeys(
-            _INDEXING
-            + ("_GRAD_REQ_MAP", "_STORAGE_TYPE_ID_TO_STR", "check_boolean_array_dimension"),
-            NOT_YET,
-        ),
     },
-    "mxnet.ndarray": dict.fromkeys(_INDEXING, NOT_YET),
     **{
         m: dict.fromkeys(_BACKWARD, NO_BACKWARD_OPS)
         for m in (
