@@ -29,11 +29,13 @@ from . import kvstore as kvstore
 from . import log as log
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
+from . import misc as misc
 from . import model as model
 from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import ndarray_doc as ndarray_doc
 from . import numpy as numpy
 from . import numpy_dispatch_protocol as numpy_dispatch_protocol
 from . import numpy_extension as numpy_extension
@@ -46,6 +48,7 @@ from . import recordio as recordio
 from . import rnn as rnn
 from . import runtime as runtime
 from . import symbol as symbol
+from . import symbol_doc as symbol_doc
 from . import test_utils as test_utils
 from . import util as util
 from . import visualization as visualization
@@ -88,7 +91,7 @@ __getattr__ = base.absent_names(
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
         "numpy_op_fallback": base.NUMPY_ISSUES,
         **dict.fromkeys(
-            ("misc", "ndarray_doc", "notebook", "symbol_doc"),
+            ("notebook",),
             base.NOT_YET,
         ),
     },

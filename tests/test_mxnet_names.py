@@ -38,10 +38,7 @@ ABSENT_MODULES = {
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
         (
-            "mxnet.misc",
-            "mxnet.ndarray_doc",
             "mxnet.notebook",
-            "mxnet.symbol_doc",
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
             "mxnet.contrib.tensorboard",
