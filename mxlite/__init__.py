@@ -36,6 +36,7 @@ from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
 from . import ndarray_doc as ndarray_doc
+from . import notebook as notebook
 from . import numpy as numpy
 from . import numpy_dispatch_protocol as numpy_dispatch_protocol
 from . import numpy_extension as numpy_extension
@@ -90,9 +91,5 @@ __getattr__ = base.absent_names(
         "space": base.COMPILED_LIBRARY,
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
         "numpy_op_fallback": base.NUMPY_ISSUES,
-        **dict.fromkeys(
-            ("notebook",),
-            base.NOT_YET,
-        ),
     },
 )

@@ -38,7 +38,6 @@ ABSENT_MODULES = {
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
         (
-            "mxnet.notebook",
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
             "mxnet.contrib.tensorboard",
