@@ -46,7 +46,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.amp.loss_scaler",
             "mxnet.contrib.onnx.onnx2mx",
             "mxnet.gluon.contrib.data.text",
-            "mxnet.kvstore.kvstore_server",
             "mxnet.onnx.mx2onnx",
         ),
         NOT_YET,
