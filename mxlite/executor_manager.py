@@ -8,7 +8,7 @@ and gradients. Module (``mx.mod``) replaced this in MXNet and has its own group
 (``module/executor_group.py``); both cut batches with the one ``_split_input_slice`` here.
 
 >>> data = mx.sym.var("data")
->>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), name="sm")
+>>> net = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=2, name="fc"), name="softmax")
 >>> it = mx.io.NDArrayIter(np.ones((4, 3)), np.zeros(4), batch_size=4)
 >>> m = DataParallelExecutorManager(net, [mx.cpu()], it, net.list_arguments(),
 ...                                 ["fc_weight", "fc_bias"], [])

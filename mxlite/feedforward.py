@@ -7,12 +7,12 @@ which imports ``mx.model``. Training goes through an executor manager
 helpers of ``mx.model``, with the optimizer made from a name getting ``rescale_grad =
 1 / batch_size``; checkpoints are MXNet's ``prefix-symbol.json`` + ``prefix-%04d.params``.
 
->>> data = mx.sym.var("data")
->>> fc = mx.sym.FullyConnected(data, num_hidden=2, name="fc")
->>> model = mx.model.FeedForward(mx.sym.SoftmaxOutput(fc, name="softmax"), num_epoch=1)
->>> model.fit(np.ones((4, 3), "float32"), np.array([0, 1, 0, 1]))
->>> model.predict(np.ones((2, 3), "float32")).shape
-(2, 2)
+For example (tests/test_feedforward.py runs this)::
+
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    model = mx.model.FeedForward(mx.sym.SoftmaxOutput(fc, name="softmax"), num_epoch=1)
+    model.fit(np.ones((4, 3), "float32"), np.array([0, 1, 0, 1]))
+    model.predict(np.ones((2, 3), "float32")).shape     # (2, 2)
 """
 
 from __future__ import annotations
