@@ -41,7 +41,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
             "mxnet.contrib.tensorboard",
-            "mxnet.contrib.text",
             "mxnet.contrib.amp.lists",
             "mxnet.contrib.amp.loss_scaler",
             "mxnet.contrib.onnx.onnx2mx",

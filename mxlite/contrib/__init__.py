@@ -10,6 +10,7 @@ from ..symbol import contrib as symbol
 from . import amp as amp
 from . import autograd, io, svrg_optimization
 from . import onnx as onnx
+from . import text as text
 
 nd = ndarray
 sym = symbol
@@ -27,6 +28,7 @@ __all__ = [
     "onnx",
     "io",
     "amp",
+    "text",
 ]
 
 
@@ -37,6 +39,5 @@ __getattr__ = _absent_names(
         "quant": _NOT_YET,
         "quantization": _NOT_YET,
         "tensorboard": _NOT_YET,
-        "text": _NOT_YET,
     },
 )

@@ -340,6 +340,8 @@ class Test(Optimizer):
     """The Test optimizer: ``weight += rescale_grad * grad``, and the state keeps a copy of
     the weight."""
 
+    __test__ = False  # pytest collects classes named Test*: this is no test
+
     def create_state(self, index: Any, weight: Any) -> Any:
         """Creates a state to duplicate weight."""
         return nd.zeros(weight.shape, weight.context)
