@@ -40,7 +40,6 @@ ABSENT_MODULES = {
         (
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
-            "mxnet.contrib.tensorboard",
             "mxnet.contrib.amp.lists",
             "mxnet.contrib.amp.loss_scaler",
             "mxnet.contrib.onnx.onnx2mx",
