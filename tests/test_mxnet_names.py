@@ -43,7 +43,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.amp.lists",
             "mxnet.contrib.amp.loss_scaler",
             "mxnet.contrib.onnx.onnx2mx",
-            "mxnet.gluon.contrib.data.text",
             "mxnet.onnx.mx2onnx",
         ),
         NOT_YET,
