@@ -42,8 +42,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.quantization",
             "mxnet.contrib.amp.lists",
             "mxnet.contrib.amp.loss_scaler",
-            "mxnet.contrib.onnx.onnx2mx",
-            "mxnet.onnx.mx2onnx",
         ),
         NOT_YET,
     ),
