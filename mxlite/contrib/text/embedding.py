@@ -27,10 +27,10 @@ from ... import ndarray as nd
 from ... import numpy as _mx_np
 from ... import numpy_extension as _mx_npx
 from ... import registry
-from ...base import MXNetError, ParamError, data_dir
+from ...base import data_dir
 from ...util import is_np_array
 from . import vocab
-from .vocab import UNKNOWN_IDX
+from .vocab import UNKNOWN_IDX, TextCheckError
 
 __all__ = ["register", "create", "get_pretrained_file_names", "GloVe", "FastText",
            "CustomEmbedding", "CompositeEmbedding"]  # fmt: skip
@@ -169,7 +169,7 @@ class _TokenEmbedding(vocab.Vocabulary):
             for line_num, line in enumerate(f, 1):
                 elems = line.rstrip().split(elem_delim)
                 if len(elems) <= 1:
-                    raise MXNetError(
+                    raise TextCheckError(
                         f"At line {line_num} of the pre-trained text embedding file: the data "
                         f"format of the pre-trained token embedding file {path} is unexpected."
                     )
@@ -196,7 +196,7 @@ class _TokenEmbedding(vocab.Vocabulary):
                         vec_len = len(values)
                         rows.extend([0.0] * vec_len)  # row 0: the unknown token
                     elif len(values) != vec_len:
-                        raise MXNetError(
+                        raise TextCheckError(
                             f"At line {line_num} of the pre-trained token embedding file: the "
                             f"dimension of token {token} is {len(values)} but the dimension of "
                             f"previous tokens is {vec_len}. Dimensions of all the tokens must "
@@ -207,7 +207,7 @@ class _TokenEmbedding(vocab.Vocabulary):
                     self._token_to_idx[token] = len(self._idx_to_token) - 1
                     seen.add(token)
         if vec_len is None:
-            raise MXNetError(f"The pre-trained token embedding file {path} holds no vectors.")
+            raise TextCheckError(f"The pre-trained token embedding file {path} holds no vectors.")
         self._vec_len = vec_len
         array_fn = _mx_np.array if is_np_array() else nd.array
         self._idx_to_vec = array_fn(rows).reshape((-1, vec_len))
@@ -245,7 +245,7 @@ class _TokenEmbedding(vocab.Vocabulary):
         if vocabulary is None:
             return
         if not isinstance(vocabulary, vocab.Vocabulary):
-            raise ParamError(
+            raise TextCheckError(
                 "The argument `vocabulary` must be an instance of "
                 f"mxnet.contrib.text.vocab.Vocabulary, got {type(vocabulary).__name__}."
             )
@@ -301,11 +301,11 @@ class _TokenEmbedding(vocab.Vocabulary):
             One row per token, ``vec_len`` wide (1-D allowed for a single token).
         """
         if self.idx_to_vec is None:
-            raise MXNetError("The property `idx_to_vec` has not been properly set.")
+            raise TextCheckError("The property `idx_to_vec` has not been properly set.")
         single = not isinstance(tokens, list) or len(tokens) == 1
         dims = (1, 2) if single else (2,)
         if not isinstance(new_vectors, nd.NDArray) or len(new_vectors.shape) not in dims:
-            raise ParamError(
+            raise TextCheckError(
                 "`new_vectors` must be a 1-D or 2-D NDArray if `tokens` is a singleton."
                 if single else
                 "`new_vectors` must be a 2-D NDArray if `tokens` is a list of multiple strings."
@@ -315,7 +315,7 @@ class _TokenEmbedding(vocab.Vocabulary):
             expand = _mx_np.expand_dims if is_np_array() else nd.expand_dims
             new_vectors = expand(new_vectors, axis=0)
         if tuple(new_vectors.shape) != (len(tokens), self.vec_len):
-            raise ParamError(
+            raise TextCheckError(
                 f"update_token_vectors: new_vectors has shape {tuple(new_vectors.shape)}; the "
                 f"{len(tokens)} tokens of vec_len {self.vec_len} need "
                 f"({len(tokens)}, {self.vec_len})."
@@ -472,14 +472,14 @@ class CompositeEmbedding(_TokenEmbedding):
 
     def __init__(self, vocabulary: vocab.Vocabulary, token_embeddings: Any) -> None:
         if not isinstance(vocabulary, vocab.Vocabulary):
-            raise ParamError(
+            raise TextCheckError(
                 "The argument `vocabulary` must be an instance of "
                 f"mxnet.contrib.text.indexer.Vocabulary, got {type(vocabulary).__name__}."
             )
         if not isinstance(token_embeddings, list):
             token_embeddings = [token_embeddings]
         if not all(isinstance(e, _TokenEmbedding) for e in token_embeddings):
-            raise ParamError(
+            raise TextCheckError(
                 "The argument `token_embeddings` must be an instance or a list of instances of "
                 "`mxnet.contrib.text.embedding.TextEmbedding`."
             )

@@ -8,11 +8,16 @@ import collections
 from collections.abc import Hashable
 from typing import Any
 
-from ...base import ParamError
+from ...base import MXNetError
 
 __all__ = ["Vocabulary"]
 
 UNKNOWN_IDX = 0  # where the unknown token is, in every vocabulary and embedding
+
+
+class TextCheckError(MXNetError, AssertionError):
+    """A bad argument of mx.contrib.text where MXNet 1.9.1 fails an ``assert`` (its tests and
+    callers catch AssertionError)."""
 
 
 class Vocabulary:
@@ -50,14 +55,14 @@ class Vocabulary:
         reserved_tokens: list | None = None,
     ) -> None:
         if min_freq <= 0:
-            raise ParamError(
+            raise TextCheckError(
                 f"Vocabulary: `min_freq` must be set to a positive value, got {min_freq}."
             )
         if reserved_tokens is not None:
             if unknown_token in set(reserved_tokens):
-                raise ParamError("Vocabulary: `reserved_token` cannot contain `unknown_token`.")
+                raise TextCheckError("Vocabulary: `reserved_token` cannot contain `unknown_token`.")
             if len(set(reserved_tokens)) != len(reserved_tokens):
-                raise ParamError(
+                raise TextCheckError(
                     "Vocabulary: `reserved_tokens` cannot contain duplicate reserved tokens."
                 )
         self._index_unknown_and_reserved_tokens(unknown_token, reserved_tokens)
@@ -76,7 +81,7 @@ class Vocabulary:
         self, counter: Any, unknown_token: Any, reserved: Any, most_freq_count: Any, min_freq: int
     ) -> None:
         if not isinstance(counter, collections.Counter):
-            raise ParamError(
+            raise TextCheckError(
                 "Vocabulary: `counter` must be an instance of collections.Counter, got "
                 f"{type(counter).__name__}."
             )
