@@ -19,8 +19,12 @@ GOLDEN = Path(__file__).parent / "golden"
 DATA = load("golden/feedforward.npz")
 SETUP = DATA.arrays("setup")
 RUNS = [k for k in DATA.cases if k != "setup"]
-# every FeedForward warns that it is deprecated (one test checks that it does)
-pytestmark = pytest.mark.filterwarnings("ignore:.*FeedForward has been deprecated")
+# every FeedForward warns that it is deprecated (one test checks that it does), and, as
+# MXNet's, initializes its parameters by name (which the initializer calls deprecated)
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:.*FeedForward has been deprecated"),
+    pytest.mark.filterwarnings("ignore:Calling initializer with init\\(str"),
+]
 
 
 def _network() -> Any:
@@ -139,3 +143,21 @@ def test_executor_manager_splits_the_batch_over_contexts() -> None:
         mx.executor_manager.DataParallelExecutorManager(
             net, [mx.cpu()], it, net.list_arguments(), params, [], work_load_list=[1, 1]
         )
+
+
+def test_predict_internal_features_with_extra_params(tmp_path: Path) -> None:
+    # as MXNet's tests/python/train/test_mlp.py: a trained model's parameters feed a model of
+    # an inner output, the extra ones dropped; every way back to the model predicts the same
+    model = _model(ctx=[mx.cpu(0), mx.cpu(1)], num_epoch=2, learning_rate=0.1)
+    model.fit(mx.io.NDArrayIter(SETUP["x"], SETUP["y"], 4),
+              eval_metric=mx.metric.np(lambda label, pred: float(np.mean(
+                  pred.argmax(axis=1) == label))),
+              epoch_end_callback=mx.callback.do_checkpoint(str(tmp_path / "mlp")))  # fmt: skip
+    inner = _network().get_internals()["relu1_output"]
+    feat = mx.model.FeedForward(symbol=inner, arg_params=model.arg_params,
+                                aux_params=model.aux_params, allow_extra_params=True)  # fmt: skip
+    assert set(feat.arg_params) == {"fc1_weight", "fc1_bias"} and feat.aux_params == {}
+    assert feat.predict(SETUP["xe"]).shape == (8, 6)
+    prob = model.predict(SETUP["xe"])
+    loaded = mx.model.FeedForward.load(str(tmp_path / "mlp"), 2)
+    assert np.array_equal(loaded.predict(SETUP["xe"]), prob)
