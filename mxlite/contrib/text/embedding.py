@@ -333,6 +333,14 @@ class _TokenEmbedding(vocab.Vocabulary):
         array_fn = _mx_np.array if is_np_array() else nd.array
         self._idx_to_vec[array_fn(indices)] = new_vectors
 
+    def _load_pretrained(
+        self, name: str, embedding_root: str, init_unknown_vec: Callable[..., Any], vocabulary: Any
+    ) -> None:
+        """Load the published file ``name`` (space-separated), then index ``vocabulary``."""
+        path = self._get_pretrained_file(embedding_root, name)
+        self._load_embedding(path, " ", init_unknown_vec)
+        self._build_embedding_for_vocabulary(vocabulary)
+
     @classmethod
     def _check_pretrained_file_names(cls, pretrained_file_name: str) -> None:
         name = cls.__name__.lower()
@@ -381,11 +389,9 @@ class GloVe(_TokenEmbedding):
         vocabulary: vocab.Vocabulary | None = None,
         **kwargs: Any,
     ) -> None:
-        GloVe._check_pretrained_file_names(pretrained_file_name)
+        self._check_pretrained_file_names(pretrained_file_name)
         super().__init__(**kwargs)
-        path = GloVe._get_pretrained_file(embedding_root, pretrained_file_name)
-        self._load_embedding(path, " ", init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
+        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
 
 
 @register
@@ -420,11 +426,9 @@ class FastText(_TokenEmbedding):
         vocabulary: vocab.Vocabulary | None = None,
         **kwargs: Any,
     ) -> None:
-        FastText._check_pretrained_file_names(pretrained_file_name)
+        self._check_pretrained_file_names(pretrained_file_name)
         super().__init__(**kwargs)
-        path = FastText._get_pretrained_file(embedding_root, pretrained_file_name)
-        self._load_embedding(path, " ", init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
+        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
 
 
 class CustomEmbedding(_TokenEmbedding):

@@ -316,6 +316,32 @@ class _MultiWorkerIter:
                 pass
 
 
+def _batch_sampler(
+    dataset: Any,
+    batch_size: int | None,
+    shuffle: bool,
+    sampler: Any,
+    last_batch: str | None,
+    batch_sampler: Any,
+) -> Any:
+    """The batch sampler a DataLoader's arguments ask for (checked as MXNet checks them)."""
+    if batch_sampler is not None:
+        if batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise ValueError(
+                "batch_size, shuffle, sampler and last_batch must not be specified if "
+                "batch_sampler is specified."
+            )
+        return batch_sampler
+    if batch_size is None:
+        raise ValueError("batch_size must be specified unless batch_sampler is specified")
+    if sampler is None:
+        n = len(dataset)
+        sampler = _sampler.RandomSampler(n) if shuffle else _sampler.SequentialSampler(n)
+    elif shuffle:
+        raise ValueError("shuffle must not be specified if sampler is specified")
+    return _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
+
+
 class DataLoader:
     """Loads data from a dataset and returns mini-batches of data.
 
@@ -381,24 +407,9 @@ class DataLoader:
         if not timeout > 0:
             raise ParamError(f"DataLoader: timeout must be positive, got {timeout}")
         self._timeout = timeout
-        if batch_sampler is None:
-            if batch_size is None:
-                raise ValueError("batch_size must be specified unless batch_sampler is specified")
-            if sampler is None:
-                sampler = (
-                    _sampler.RandomSampler(len(dataset))
-                    if shuffle
-                    else _sampler.SequentialSampler(len(dataset))
-                )
-            elif shuffle:
-                raise ValueError("shuffle must not be specified if sampler is specified")
-            batch_sampler = _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
-        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
-            raise ValueError(
-                "batch_size, shuffle, sampler and last_batch must not be specified if "
-                "batch_sampler is specified."
-            )
-        self._batch_sampler = batch_sampler
+        self._batch_sampler = _batch_sampler(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
+        )
         self._num_workers = max(0, int(num_workers))
         self._worker_pool: Any = None
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)

@@ -26,9 +26,9 @@ from ... import context as _context
 from ... import ndarray as _nd
 from ... import numpy as _mx_np
 from ...base import MXNetError
-from . import sampler as _sampler
 from .dataloader import (
     _as_in_context,
+    _batch_sampler,
     _fork_context,
     _share,
     _unpack,
@@ -87,15 +87,20 @@ class ConnectionWrapper:
         return getattr(self.__dict__.get("_conn"), name)
 
 
+def _wrap_connections(queue: Any) -> None:
+    """Put ConnectionWrappers around the pipe ends of a multiprocessing queue (its own)."""
+    queue._reader = ConnectionWrapper(queue._reader)
+    queue._writer = ConnectionWrapper(queue._writer)
+    queue._send = queue._writer.send
+    queue._recv = queue._reader.recv
+
+
 class Queue(multiprocessing.queues.Queue):
     """Wrapper for multiprocessing queue that dumps NDArray with shared memory."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, ctx=_fork_context(), **kwargs)
-        self._reader = ConnectionWrapper(self._reader)
-        self._writer = ConnectionWrapper(self._writer)
-        self._send = self._writer.send
-        self._recv = self._reader.recv
+        _wrap_connections(self)
 
 
 class SimpleQueue(multiprocessing.queues.SimpleQueue):
@@ -104,10 +109,7 @@ class SimpleQueue(multiprocessing.queues.SimpleQueue):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, ctx=_fork_context(), **kwargs)
-        self._reader = ConnectionWrapper(self._reader)
-        self._writer = ConnectionWrapper(self._writer)
-        self._send = self._writer.send
-        self._recv = self._reader.recv
+        _wrap_connections(self)
 
 
 def worker_loop_v1(dataset: Any, key_queue: Any, data_queue: Any, batchify_fn: Any) -> None:
@@ -289,21 +291,9 @@ class DataLoaderV1:
         self._dataset = dataset
         self._pin_memory = pin_memory
         self._pin_device_id = pin_device_id
-        if batch_sampler is None:
-            if batch_size is None:
-                raise ValueError("batch_size must be specified unless batch_sampler is specified")
-            if sampler is None:
-                sampler = (_sampler.RandomSampler(len(dataset)) if shuffle
-                           else _sampler.SequentialSampler(len(dataset)))  # fmt: skip
-            elif shuffle:
-                raise ValueError("shuffle must not be specified if sampler is specified")
-            batch_sampler = _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
-        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
-            raise ValueError(
-                "batch_size, shuffle, sampler and last_batch must not be specified if "
-                "batch_sampler is specified."
-            )
-        self._batch_sampler = batch_sampler
+        self._batch_sampler = _batch_sampler(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
+        )
         self._num_workers = max(num_workers, 0)
         if batchify_fn is not None:
             self._batchify_fn = batchify_fn

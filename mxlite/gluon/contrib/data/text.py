@@ -65,10 +65,13 @@ class _LanguageModelDataset(_DownloadedDataset):
 
 
 class _WikiText(_LanguageModelDataset):
-    _archive_file: tuple[str, str]
-    _data_file: dict[str, tuple[str, str]]
-    _segment: str
-    _seq_len: int
+    _archive_file: tuple[str, str]  # (name, SHA-1) of the corpus archive
+    _data_file: dict[str, tuple[str, str]]  # segment -> (file name, SHA-1)
+
+    def __init__(self, root: str, namespace: str, segment: str, vocab: Any, seq_len: int) -> None:
+        self._segment = segment
+        self._seq_len = seq_len
+        super().__init__(root, namespace, vocab)
 
     def _read_batch(self, filename: str) -> tuple[np.ndarray, np.ndarray]:
         with open(filename, encoding="utf8") as fin:
@@ -118,8 +121,7 @@ class _WikiText(_LanguageModelDataset):
         return len(self._label)
 
 
-class WikiText2(_WikiText):
-    """WikiText-2 word-level dataset for language modeling, from Salesforce research
+_DOC = """WikiText-{n} word-level dataset for language modeling, from Salesforce research
     (Creative Commons Attribution-ShareAlike).
 
     Each sample is a vector of length equal to the specified sequence length; an
@@ -127,7 +129,7 @@ class WikiText2(_WikiText):
 
     Parameters
     ----------
-    root : str, default $MXNET_HOME/datasets/wikitext-2
+    root : str, default $MXNET_HOME/datasets/wikitext-{n}
         Path to temp folder for storing data.
     segment : str, default 'train'
         Dataset segment. Options are 'train', 'validation', 'test'.
@@ -136,6 +138,16 @@ class WikiText2(_WikiText):
     seq_len : int, default 35
         The sequence length of each sample, regardless of the sentence boundary.
     """
+
+
+class WikiText2(_WikiText):
+    __doc__ = _DOC.format(n=2)
+    _archive_file = ("wikitext-2-v1.zip", "3c914d17d80b1459be871a5039ac23e752a53cbe")
+    _data_file = {
+        "train": ("wiki.train.tokens", "863f29c46ef9d167fff4940ec821195882fe29d1"),
+        "validation": ("wiki.valid.tokens", "0418625c8b4da6e4b5c7a0b9e78d4ae8f7ee5422"),
+        "test": ("wiki.test.tokens", "c7b8ce0aa086fb34dab808c5c49224211eb2b172"),
+    }
 
     def __init__(
         self,
@@ -144,35 +156,17 @@ class WikiText2(_WikiText):
         vocab: Any = None,
         seq_len: int = 35,
     ) -> None:
-        self._archive_file = ("wikitext-2-v1.zip", "3c914d17d80b1459be871a5039ac23e752a53cbe")
-        self._data_file = {
-            "train": ("wiki.train.tokens", "863f29c46ef9d167fff4940ec821195882fe29d1"),
-            "validation": ("wiki.valid.tokens", "0418625c8b4da6e4b5c7a0b9e78d4ae8f7ee5422"),
-            "test": ("wiki.test.tokens", "c7b8ce0aa086fb34dab808c5c49224211eb2b172"),
-        }
-        self._segment = segment
-        self._seq_len = seq_len
-        super().__init__(root, "wikitext-2", vocab)
+        super().__init__(root, "wikitext-2", segment, vocab, seq_len)
 
 
 class WikiText103(_WikiText):
-    """WikiText-103 word-level dataset for language modeling, from Salesforce research
-    (Creative Commons Attribution-ShareAlike).
-
-    Each sample is a vector of length equal to the specified sequence length; an
-    end-of-sentence token '<eos>' ends each line of the text.
-
-    Parameters
-    ----------
-    root : str, default $MXNET_HOME/datasets/wikitext-103
-        Path to temp folder for storing data.
-    segment : str, default 'train'
-        Dataset segment. Options are 'train', 'validation', 'test'.
-    vocab : Vocabulary, default None
-        The vocabulary to use for indexing the text dataset; None builds one.
-    seq_len : int, default 35
-        The sequence length of each sample, regardless of the sentence boundary.
-    """
+    __doc__ = _DOC.format(n=103)
+    _archive_file = ("wikitext-103-v1.zip", "0aec09a7537b58d4bb65362fee27650eeaba625a")
+    _data_file = {
+        "train": ("wiki.train.tokens", "b7497e2dfe77e72cfef5e3dbc61b7b53712ac211"),
+        "validation": ("wiki.valid.tokens", "c326ac59dc587676d58c422eb8a03e119582f92b"),
+        "test": ("wiki.test.tokens", "8a5befc548865cec54ed4273cf87dbbad60d1e47"),
+    }
 
     def __init__(
         self,
@@ -181,12 +175,4 @@ class WikiText103(_WikiText):
         vocab: Any = None,
         seq_len: int = 35,
     ) -> None:
-        self._archive_file = ("wikitext-103-v1.zip", "0aec09a7537b58d4bb65362fee27650eeaba625a")
-        self._data_file = {
-            "train": ("wiki.train.tokens", "b7497e2dfe77e72cfef5e3dbc61b7b53712ac211"),
-            "validation": ("wiki.valid.tokens", "c326ac59dc587676d58c422eb8a03e119582f92b"),
-            "test": ("wiki.test.tokens", "8a5befc548865cec54ed4273cf87dbbad60d1e47"),
-        }
-        self._segment = segment
-        self._seq_len = seq_len
-        super().__init__(root, "wikitext-103", vocab)
+        super().__init__(root, "wikitext-103", segment, vocab, seq_len)
