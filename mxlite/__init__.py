@@ -20,6 +20,7 @@ from . import attribute as attribute
 from . import autograd as autograd
 from . import callback as callback
 from . import executor as executor
+from . import executor_manager as executor_manager
 from . import gluon as gluon
 from . import image as image
 from . import initializer as initializer
@@ -28,11 +29,14 @@ from . import kvstore as kvstore
 from . import log as log
 from . import lr_scheduler as lr_scheduler
 from . import metric as metric
+from . import misc as misc
 from . import model as model
 from . import module as module
 from . import monitor as monitor
 from . import name as name
 from . import ndarray as ndarray
+from . import ndarray_doc as ndarray_doc
+from . import notebook as notebook
 from . import numpy as numpy
 from . import numpy_dispatch_protocol as numpy_dispatch_protocol
 from . import numpy_extension as numpy_extension
@@ -45,6 +49,7 @@ from . import recordio as recordio
 from . import rnn as rnn
 from . import runtime as runtime
 from . import symbol as symbol
+from . import symbol_doc as symbol_doc
 from . import test_utils as test_utils
 from . import util as util
 from . import visualization as visualization
@@ -86,9 +91,5 @@ __getattr__ = base.absent_names(
         "space": base.COMPILED_LIBRARY,
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
         "numpy_op_fallback": base.NUMPY_ISSUES,
-        **dict.fromkeys(
-            ("executor_manager", "misc", "ndarray_doc", "notebook", "symbol_doc"),
-            base.NOT_YET,
-        ),
     },
 )

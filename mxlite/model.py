@@ -20,7 +20,6 @@ from typing import Any
 from . import kvstore as kvs
 from . import ndarray as nd
 from . import symbol as sym
-from .base import NOT_YET as _NOT_YET
 from .base import MXNetError, env_bool
 from .base import absent_names as _absent_names
 from .context import cpu
@@ -273,9 +272,5 @@ def _update_params(
 
 
 # MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.model",
-    {
-        "FeedForward": _NOT_YET,
-    },
-)
+# FeedForward needs mx.callback, which imports this module: it lives in mxlite/feedforward.py
+__getattr__ = _absent_names("mxnet.model", {}, moved=("FeedForward",), home="mxlite.feedforward")

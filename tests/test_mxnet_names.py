@@ -37,22 +37,10 @@ ABSENT_MODULES = {
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
         (
-            "mxnet.executor_manager",
-            "mxnet.misc",
-            "mxnet.ndarray_doc",
-            "mxnet.notebook",
-            "mxnet.symbol_doc",
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
-            "mxnet.contrib.tensorboard",
-            "mxnet.contrib.text",
             "mxnet.contrib.amp.lists",
             "mxnet.contrib.amp.loss_scaler",
-            "mxnet.contrib.onnx.onnx2mx",
-            "mxnet.gluon.contrib.data.text",
-            "mxnet.kvstore.kvstore_server",
-            "mxnet.module.python_module",
-            "mxnet.onnx.mx2onnx",
         ),
         NOT_YET,
     ),
@@ -62,15 +50,12 @@ _C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check
       "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
       "c2pyerror", "get_last_ffi_error", "NDArrayHandle", "_LIB")  # fmt: skip
 
-_INDEXING = ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
-             "indexing_key_expand_implicit_axes")  # fmt: skip
 _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index_copy",
              "backward_quadratic")  # fmt: skip
 _AMP = ("convert_hybrid_block", "convert_model", "convert_symbol", "init", "init_trainer",
         "list_conditional_fp32_ops", "list_fp32_ops", "list_loss_output_functions",
         "list_lp16_fp32_ops", "list_lp16_ops", "list_lp16_use_fp32_params",
         "list_widest_type_cast", "scale_loss", "unscale")  # fmt: skip
-_OLD_ITERS = ("ImageRecordIter_v1", "ImageRecordUInt8Iter_v1", "MXDataIter")
 
 # single names, by MXNet module
 ABSENT_NAMES: dict[str, dict[str, str]] = {
@@ -84,13 +69,7 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     ),
     "mxnet.ndarray.ndarray": {
         **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), NO_C_LIBRARY),
-        **dict.fromkeys(
-            _INDEXING
-            + ("_GRAD_REQ_MAP", "_STORAGE_TYPE_ID_TO_STR", "check_boolean_array_dimension"),
-            NOT_YET,
-        ),
     },
-    "mxnet.ndarray": dict.fromkeys(_INDEXING, NOT_YET),
     **{
         m: dict.fromkeys(_BACKWARD, NO_BACKWARD_OPS)
         for m in (
@@ -105,29 +84,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.contrib.amp.amp": dict.fromkeys(
         _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
     ),
-    "mxnet.gluon.contrib.estimator": {"CheckpointHandler": NOT_YET},
-    "mxnet.gluon.data.dataloader": dict.fromkeys(
-        (
-            "ConnectionWrapper",
-            "DataLoaderV1",
-            "Queue",
-            "SimpleQueue",
-            "fetcher_loop_v1",
-            "rebuild_ndarray",
-            "rebuild_np_ndarray",
-            "reduce_ndarray",
-            "reduce_np_ndarray",
-            "worker_loop_v1",
-        ),
-        NOT_YET,
-    ),
-    "mxnet.gluon.model_zoo.vision.inception": {"make_aux": NOT_YET},
-    "mxnet.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
-    "mxnet.io.io": dict.fromkeys(_OLD_ITERS, NOT_YET),
-    "mxnet.model": {"FeedForward": NOT_YET},
-    "mxnet.module": dict.fromkeys(("PythonLossModule", "PythonModule"), NOT_YET),
-    "mxnet.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
-    "mxnet.optimizer.optimizer": dict.fromkeys(("LARS", "LBSGD", "Test"), NOT_YET),
 }
 
 

@@ -8,8 +8,9 @@ from ..base import absent_names as _absent_names
 from ..ndarray import contrib as ndarray
 from ..symbol import contrib as symbol
 from . import amp as amp
-from . import autograd, io, svrg_optimization
+from . import autograd, io, svrg_optimization, tensorboard
 from . import onnx as onnx
+from . import text as text
 
 nd = ndarray
 sym = symbol
@@ -27,6 +28,8 @@ __all__ = [
     "onnx",
     "io",
     "amp",
+    "text",
+    "tensorboard",
 ]
 
 
@@ -36,7 +39,5 @@ __getattr__ = _absent_names(
     {
         "quant": _NOT_YET,
         "quantization": _NOT_YET,
-        "tensorboard": _NOT_YET,
-        "text": _NOT_YET,
     },
 )

@@ -1,9 +1,7 @@
 """``mx.io``: data iterators (the DataIter protocol, NDArrayIter, CSVIter, LibSVMIter,
 ResizeIter, PrefetchingIter, ImageRecordIter and its uint8/int8/detection variants,
-MNISTIter)."""
+MNISTIter; MXDataIter, their common type, and the deprecated _v1 record iterators)."""
 
-from ..base import NOT_YET as _NOT_YET
-from ..base import absent_names as _absent_names
 from . import io as io
 from . import utils as utils
 from .csv_iter import CSVIter as CSVIter
@@ -18,17 +16,10 @@ from .io import PrefetchingIter as PrefetchingIter
 from .io import ResizeIter as ResizeIter
 from .libsvm_iter import LibSVMIter as LibSVMIter
 from .mnist_iter import MNISTIter as MNISTIter
+from .mx_data_iter import ImageRecordIter_v1 as ImageRecordIter_v1
+from .mx_data_iter import ImageRecordUInt8Iter_v1 as ImageRecordUInt8Iter_v1
+from .mx_data_iter import MXDataIter as MXDataIter
 from .ndarray_iter import NDArrayIter as NDArrayIter
 from .utils import _getdata_by_idx as _getdata_by_idx
 from .utils import _has_instance as _has_instance
 from .utils import _init_data as _init_data
-
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.io",
-    {
-        "ImageRecordIter_v1": _NOT_YET,
-        "ImageRecordUInt8Iter_v1": _NOT_YET,
-        "MXDataIter": _NOT_YET,
-    },
-)

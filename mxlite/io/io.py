@@ -26,7 +26,6 @@ from typing import Any
 
 import numpy as np
 
-from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError
 from ..base import absent_names as _absent_names
 
@@ -469,8 +468,9 @@ class PrefetchingIter(BatchIter):
 # MXNet's io.py also holds the C++ iterators' front ends; here each has its file
 __getattr__ = _absent_names(
     "mxnet.io.io",
-    dict.fromkeys(("ImageRecordIter_v1", "ImageRecordUInt8Iter_v1", "MXDataIter"), _NOT_YET),
+    {},
     moved=("CSVIter", "ImageDetRecordIter", "ImageRecordInt8Iter", "ImageRecordIter",
-           "ImageRecordUInt8Iter", "LibSVMIter", "MNISTIter", "NDArrayIter"),
+           "ImageRecordIter_v1", "ImageRecordUInt8Iter", "ImageRecordUInt8Iter_v1", "LibSVMIter",
+           "MNISTIter", "MXDataIter", "NDArrayIter"),
     home="mxlite.io",
 )  # fmt: skip

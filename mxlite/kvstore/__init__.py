@@ -6,8 +6,7 @@ server ranks of ``dist_async``; ``python -m mxlite.launch`` starts a job.
 
 import os as _os
 
-from ..base import NOT_YET as _NOT_YET
-from ..base import absent_names as _absent_names
+from . import kvstore_server as kvstore_server
 from .base import KVStoreBase as KVStoreBase
 from .base import TestStore as TestStore
 from .base import create as create
@@ -33,12 +32,3 @@ def _run_if_server() -> None:
 
 
 _run_if_server()
-
-
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.kvstore",
-    {
-        "kvstore_server": _NOT_YET,
-    },
-)

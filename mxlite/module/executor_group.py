@@ -25,29 +25,10 @@ from typing import Any
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, cpu
+from ..executor_manager import _split_input_slice
 from ..io import DataDesc
 
 __all__ = ["DataParallelExecutorGroup"]
-
-
-def _split_input_slice(batch_size: int, work_load_list: list[float]) -> list[slice]:
-    """Cut ``range(batch_size)`` into one slice per worker, proportional to its load."""
-    total = sum(work_load_list)
-    sizes = [round(w * batch_size / total) for w in work_load_list]
-    if sum(sizes) < batch_size:
-        sizes[-1] += batch_size - sum(sizes)
-    slices = []
-    end = 0
-    for size in sizes:
-        begin = int(min(end, batch_size))
-        end = int(min(begin + size, batch_size))
-        if begin >= end:
-            raise MXNetError(
-                f"DataParallelExecutorGroup: batch size {batch_size} is too small for "
-                f"work_load_list {work_load_list}; some devices would get no examples."
-            )
-        slices.append(slice(begin, end))
-    return slices
 
 
 def _prepare_group2ctxs(group2ctxs: Any, ctx_len: int) -> list[dict | None]:

@@ -1,8 +1,6 @@
 """``mx.nd``: asynchronous arrays and every registered operator as a function."""
 
 from .. import operator as _operator  # registers every operator before the functions are built
-from ..base import NOT_YET as _NOT_YET
-from ..base import absent_names as _absent_names
 from ..base import add_members as _add_members
 from . import _internal as _internal
 from . import arith as _arith
@@ -54,6 +52,9 @@ from .extras import histogram as histogram
 from .extras import imdecode as imdecode
 from .extras import onehot_encode as onehot_encode
 from .extras import split_v2 as split_v2
+from .indexing import get_indexing_dispatch_code as get_indexing_dispatch_code
+from .indexing import get_oshape_of_gather_nd_op as get_oshape_of_gather_nd_op
+from .indexing import indexing_key_expand_implicit_axes as indexing_key_expand_implicit_axes
 from .ndarray import NDArray as NDArray
 from .ndarray import waitall as waitall
 from .register import populate as _populate
@@ -65,15 +66,6 @@ np = numpy
 npx = numpy_extension
 _arith.install()
 _methods.install()
-# MXNet's names here that mxlite lacks (the front end's __getattr__ hands them to this one)
-__getattr__ = _absent_names(
-    "mxnet.ndarray",
-    dict.fromkeys(
-        ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
-         "indexing_key_expand_implicit_axes"),
-        _NOT_YET,
-    ),
-)  # fmt: skip
 _populate(__import__(__name__, fromlist=["_"]))
 # MXNet's mx.operator imports NDArray, so its star import brings it (the operator layer sits
 # below this one: the name is given from here)

@@ -21,10 +21,14 @@ import numpy as np
 from ..base import MXNetError, ShapeError, numeric_types
 from ..engine import get as _engine
 from ..engine import small_enough_inline
+from ..util import is_np_array
 from . import invoke as _invoke
 from .ndarray import NDArray, _new, _wrap, array_from_numpy, extend
 
-__all__ = ["getitem", "setitem"]
+__all__ = [
+    "getitem", "setitem", "check_boolean_array_dimension", "get_indexing_dispatch_code",
+    "get_oshape_of_gather_nd_op", "indexing_key_expand_implicit_axes",
+]  # fmt: skip
 
 _INT = (int, np.integer)
 
@@ -315,3 +319,119 @@ extend(
         "_basic_indexing_slice_is_contiguous": staticmethod(slice_is_contiguous),
     },
 )
+
+
+# ---- MXNet's indexing-key helpers (public in mx.nd; libraries call them) ---------------------
+
+# what get_indexing_dispatch_code returns
+_NDARRAY_UNSUPPORTED_INDEXING = -1
+_NDARRAY_BASIC_INDEXING = 0
+_NDARRAY_ADVANCED_INDEXING = 1
+_NDARRAY_EMPTY_TUPLE_INDEXING = 2
+# the second result of indexing_key_expand_implicit_axes: the 0-d boolean index in the key
+_NDARRAY_NO_ZERO_DIM_BOOL_ARRAY = -1
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE = 0
+_NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE = 1
+
+
+def check_boolean_array_dimension(
+    array_shape: tuple[int, ...], axis: int, bool_shape: tuple[int, ...]
+) -> None:
+    """Raise IndexError unless a boolean index of ``bool_shape`` fits ``array_shape`` from
+    ``axis`` on (advanced boolean indexing goes through ``nonzero``, which needs it)."""
+    for i, val in enumerate(bool_shape):
+        if array_shape[axis + i] != val:
+            raise IndexError(
+                f"boolean index did not match indexed array along axis {axis + i}; size is "
+                f"{array_shape[axis + i]} but corresponding boolean size is {val}"
+            )
+
+
+def indexing_key_expand_implicit_axes(key: Any, shape: tuple[int, ...]) -> tuple[tuple, int]:
+    """Make implicit axes explicit by adding ``slice(None)`` and convert boolean arrays to
+    integer arrays through ``nonzero`` (NumPy semantics only).
+
+    Returns the expanded key and what a 0-d boolean index asks for: -1 (none), 0 (False: an
+    axis of length 0) or 1 (True: a new axis).
+
+    >>> indexing_key_expand_implicit_axes(np.s_[:2, None, 0, ...], (3, 4, 5))
+    ((slice(None, 2, None), None, 0, slice(None, None, None)), -1)
+    """
+    key = key if isinstance(key, tuple) else (key,)
+    ell_idx = None
+    num_none = 0
+    nonell_key: list[Any] = []
+    prepend = _NDARRAY_NO_ZERO_DIM_BOOL_ARRAY
+    axis = 0
+    for i, idx in enumerate(key):
+        if idx is Ellipsis:
+            if ell_idx is not None:
+                raise IndexError("Cannot use more than one ellipsis (`...`) for indexing")
+            ell_idx = i
+            continue
+        if isinstance(idx, bool):  # as MXNet: a Python bool is a 0-d boolean array
+            prepend = _NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE if idx else (
+                _NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE)  # fmt: skip
+            continue
+        if idx is None:
+            num_none += 1
+        if isinstance(idx, NDArray) and idx.ndim == 0:
+            if idx.dtype == np.bool_:
+                prepend = _NDARRAY_ZERO_DIM_BOOL_ARRAY_TRUE if idx.asnumpy() else (
+                    _NDARRAY_ZERO_DIM_BOOL_ARRAY_FALSE)  # fmt: skip
+            else:  # an index held in a 0-d array (a float one is truncated)
+                nonell_key.append(int(idx.asnumpy().item()))
+                axis += 1
+        elif isinstance(idx, NDArray) and idx.dtype == np.bool_:
+            check_boolean_array_dimension(shape, axis, idx.shape)
+            if not is_np_array():
+                raise ValueError(
+                    "Cannot perform boolean indexing in legacy mode. Please activate numpy "
+                    "semantics by calling `npx.set_np()` in the global scope before calling "
+                    "this function."
+                )
+            nonell_key.extend(idx.nonzero())
+            axis += idx.ndim
+        else:
+            nonell_key.append(idx)
+            axis += 1
+    if ell_idx is None:  # too few indices: the ellipsis is implicitly at the end
+        ell_idx = len(nonell_key)
+    ell_ndim = len(shape) + num_none - len(nonell_key)
+    expanded = tuple(nonell_key[:ell_idx]) + (slice(None),) * ell_ndim + tuple(
+        nonell_key[ell_idx:])  # fmt: skip
+    return expanded, prepend
+
+
+def get_indexing_dispatch_code(key: tuple) -> int:
+    """Returns a dispatch code for calling basic or advanced indexing functions: 0 basic
+    (ints, slices, None), 1 advanced (an array, list, tuple or range in the key), 2 an empty
+    tuple in the key."""
+    if not isinstance(key, tuple):
+        raise MXNetError(
+            f"get_indexing_dispatch_code: argument 'key' must be a tuple, got {type(key).__name__}."
+        )
+    for idx in key:
+        if isinstance(idx, (NDArray, np.ndarray, list, tuple, range)):
+            if isinstance(idx, tuple) and len(idx) == 0:
+                return _NDARRAY_EMPTY_TUPLE_INDEXING
+            return _NDARRAY_ADVANCED_INDEXING
+        if not (isinstance(idx, (slice, *_INT)) or idx is None):
+            raise ValueError(
+                f"NDArray does not support slicing with key {idx} of type {type(idx)}."
+            )
+    return _NDARRAY_BASIC_INDEXING
+
+
+def get_oshape_of_gather_nd_op(dshape: tuple[int, ...], ishape: tuple[int, ...]) -> tuple:
+    """Given data and index shapes, get the output `NDArray` shape (the shape rule of
+    ``gather_nd``)."""
+    if len(dshape) == 0 or len(ishape) == 0:
+        raise ShapeError(
+            f"get_oshape_of_gather_nd_op: data shape {dshape} and index shape {ishape} must "
+            "both have at least one axis."
+        )
+    oshape = list(ishape[1:])
+    if ishape[0] < len(dshape):
+        oshape.extend(dshape[ishape[0] :])
+    return tuple(oshape)

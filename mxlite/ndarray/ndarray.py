@@ -24,7 +24,6 @@ import numpy as np
 
 from .. import storage
 from ..base import NO_C_LIBRARY as _NO_C
-from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError
 from ..base import absent_names as _absent_names
 from ..context import Context
@@ -99,6 +98,9 @@ SMALL_ARRAY_BYTES = 1 << 17
 
 # MXNet's storage type ids (as its C API and symbol JSON's __storage_type__ number them)
 _STORAGE_TYPE_STR_TO_ID = {"undefined": -1, "default": 0, "row_sparse": 1, "csr": 2}
+_STORAGE_TYPE_ID_TO_STR = {v: k for k, v in _STORAGE_TYPE_STR_TO_ID.items()}
+# MXNet's OpReqType numbers of the grad_req names (kNullOp 0, kWriteTo 1, kAddTo 3)
+_GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
 
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
@@ -382,15 +384,16 @@ def waitall() -> None:
     _engine().wait_for_all()
 
 
-# MXNet's ndarray.py also defines these; here they live in the package (mx.nd)
-__getattr__ = _absent_names(
+# MXNet's ndarray.py also defines these; here they live in the package (mx.nd), and the
+# indexing-key helpers in indexing.py
+_INDEXING_HELPERS = ("check_boolean_array_dimension", "get_indexing_dispatch_code",
+                     "get_oshape_of_gather_nd_op", "indexing_key_expand_implicit_axes")  # fmt: skip
+_from_indexing = _absent_names(
+    "mxnet.ndarray.ndarray", {}, moved=_INDEXING_HELPERS, home="mxlite.ndarray.indexing"
+)
+_from_package = _absent_names(
     "mxnet.ndarray.ndarray",
-    {
-        **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), _NO_C),
-        **dict.fromkeys(("check_boolean_array_dimension", "get_indexing_dispatch_code",
-                         "get_oshape_of_gather_nd_op", "indexing_key_expand_implicit_axes",
-                         "_GRAD_REQ_MAP", "_STORAGE_TYPE_ID_TO_STR"), _NOT_YET),
-    },
+    dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), _NO_C),
     moved=(
         "add", "arange", "array", "concatenate", "divide", "empty", "equal", "eye",
         "from_dlpack", "from_numpy", "full", "greater", "greater_equal", "histogram",
@@ -401,3 +404,7 @@ __getattr__ = _absent_names(
     ),
     home="mxlite.ndarray",
 )  # fmt: skip
+
+
+def __getattr__(name: str) -> Any:
+    return (_from_indexing if name in _INDEXING_HELPERS else _from_package)(name)

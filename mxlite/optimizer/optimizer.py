@@ -31,7 +31,6 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ..base import NOT_YET as _NOT_YET
 from ..base import MXNetError, ParamError
 from ..base import absent_names as _absent_names
 from ..fileio import allow, allow_resolver, restricted_loads
@@ -442,8 +441,8 @@ def get_updater(optimizer: Optimizer) -> Updater:
 # MXNet's optimizer.py defines every optimizer; here each family has its file
 __getattr__ = _absent_names(
     "mxnet.optimizer.optimizer",
-    dict.fromkeys(("LARS", "LBSGD", "Test"), _NOT_YET),
-    moved=("AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LAMB", "NAG",
-           "Nadam", "RMSProp", "SGD", "SGLD", "Signum", "ccSGD"),
+    {},
+    moved=("AdaDelta", "AdaGrad", "Adam", "Adamax", "DCASGD", "FTML", "Ftrl", "LAMB", "LARS",
+           "LBSGD", "NAG", "Nadam", "RMSProp", "SGD", "SGLD", "Signum", "Test", "ccSGD"),
     home="mxlite.optimizer",
 )  # fmt: skip

@@ -71,22 +71,7 @@ class SGD(Optimizer):
             # operation for up to aggregate_num weights
             self._update_multi(weights, grads, states, lrs, wds, kwargs, multi_precision)
             return
-        for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
-            if not multi_precision:
-                lazy = self.lazy_update
-                if state is not None:
-                    nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd,
-                                      lazy_update=lazy, **kwargs)  # fmt: skip
-                else:
-                    kw = {k: v for k, v in kwargs.items() if k != "momentum"}
-                    nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=lazy, **kw)
-            elif state[0] is not None:
-                nd.mp_sgd_mom_update(
-                    weight, grad, state[0], state[1], out=weight, lr=lr, wd=wd, **kwargs
-                )
-            else:
-                kw = {k: v for k, v in kwargs.items() if k != "momentum"}
-                nd.mp_sgd_update(weight, grad, state[1], out=weight, lr=lr, wd=wd, **kw)
+        _sgd_each(weights, grads, states, lrs, wds, kwargs, self.lazy_update, multi_precision)
 
     def _update_multi(
         self,
@@ -98,22 +83,7 @@ class SGD(Optimizer):
         kwargs: dict[str, Any],
         multi_precision: bool,
     ) -> None:
-        n = len(weights)
-        # tuples: hashable, so the parsed operator (and its inferred shapes) is cached
-        common = {"num_weights": n, "lrs": tuple(lrs), "wds": tuple(wds), **kwargs}
-        if not multi_precision:
-            if self.momentum > 0:
-                args = [a for trio in zip(weights, grads, states) for a in trio]
-                nd.multi_sgd_mom_update(*args, out=weights, **common)
-            else:
-                args = [a for pair in zip(weights, grads) for a in pair]
-                nd.multi_sgd_update(*args, out=weights, **common)
-        elif self.momentum > 0:
-            args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[0], s[1])]
-            nd.multi_mp_sgd_mom_update(*args, out=weights, **common)
-        else:
-            args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[1])]
-            nd.multi_mp_sgd_update(*args, out=weights, **common)
+        _multi_sgd(weights, grads, states, lrs, wds, kwargs, self.momentum > 0, multi_precision)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         self._update_impl(index, weight, grad, state, multi_precision=False)
@@ -127,3 +97,63 @@ class SGD(Optimizer):
 @register
 class ccSGD(SGD):  # noqa: N801  (MXNet's name)
     """[DEPRECATED] Same as :class:`SGD`."""
+
+
+def _multi_sgd(
+    weights: list,
+    grads: list,
+    states: list,
+    lrs: list,
+    wds: list,
+    kwargs: dict[str, Any],
+    momentum: bool,
+    multi_precision: bool,
+) -> None:
+    """Update dense ``weights`` in one ``multi_*sgd*`` operator call (SGD's, and LARS's with
+    its per-layer learning rates); ``states`` are momenta, or (momentum, float32 master) with
+    ``multi_precision``."""
+    n = len(weights)
+    # tuples: hashable, so the parsed operator (and its inferred shapes) is cached
+    common = {"num_weights": n, "lrs": tuple(lrs), "wds": tuple(wds), **kwargs}
+    if not multi_precision:
+        if momentum:
+            args = [a for trio in zip(weights, grads, states) for a in trio]
+            nd.multi_sgd_mom_update(*args, out=weights, **common)
+        else:
+            args = [a for pair in zip(weights, grads) for a in pair]
+            nd.multi_sgd_update(*args, out=weights, **common)
+    elif momentum:
+        args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[0], s[1])]
+        nd.multi_mp_sgd_mom_update(*args, out=weights, **common)
+    else:
+        args = [a for w, g, s in zip(weights, grads, states) for a in (w, g, s[1])]
+        nd.multi_mp_sgd_update(*args, out=weights, **common)
+
+
+def _sgd_each(
+    weights: list,
+    grads: list,
+    states: list,
+    lrs: list,
+    wds: list,
+    kwargs: dict[str, Any],
+    lazy: bool,
+    multi_precision: bool,
+) -> None:
+    """Update each weight with its own ``sgd_*update`` call (sparse weights or gradients; SGD's
+    and LARS's); a None state means no momentum."""
+    for weight, grad, state, lr, wd in zip(weights, grads, states, lrs, wds):
+        if not multi_precision:
+            if state is not None:
+                nd.sgd_mom_update(weight, grad, state, out=weight, lr=lr, wd=wd,
+                                  lazy_update=lazy, **kwargs)  # fmt: skip
+            else:
+                kw = {k: v for k, v in kwargs.items() if k != "momentum"}
+                nd.sgd_update(weight, grad, out=weight, lr=lr, wd=wd, lazy_update=lazy, **kw)
+        elif state[0] is not None:
+            nd.mp_sgd_mom_update(
+                weight, grad, state[0], state[1], out=weight, lr=lr, wd=wd, **kwargs
+            )
+        else:
+            kw = {k: v for k, v in kwargs.items() if k != "momentum"}
+            nd.mp_sgd_update(weight, grad, state[1], out=weight, lr=lr, wd=wd, **kw)

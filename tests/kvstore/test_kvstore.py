@@ -299,3 +299,9 @@ def test_row_sparse_pushes_reach_the_updater_row_sparse():
     out = mx.nd.zeros((6, 2))
     kv.pull("w", out=out)
     np.testing.assert_array_equal(out.asnumpy()[[1, 3]], [[2, 2], [2, 0]])
+
+
+def test_kvstore_server_module_path_is_mxnets() -> None:
+    from mxlite.kvstore import kvstore_server
+
+    assert kvstore_server.KVStoreServer is mx.kv.KVStoreServer

@@ -7,8 +7,7 @@ import warnings
 from typing import Any
 
 from ... import onnx as _onnx
-from ...base import NOT_YET as _NOT_YET
-from ...base import absent_names as _absent_names
+from . import onnx2mx as onnx2mx
 
 __all__ = ["export_model", "import_model", "get_model_metadata", "import_to_gluon"]
 
@@ -46,49 +45,14 @@ def get_model_metadata(model_file: str) -> dict[str, Any]:
 
 
 def import_to_gluon(model_file: str, ctx: Any) -> Any:
-    """Imports the ONNX model file as a Gluon ``SymbolBlock``.
-
-    Parameters
-    ----------
-    model_file : str
-        ONNX model file name
-    ctx : Context or list of Context
-        Loads the model into one or many context(s).
-
-    Returns
-    -------
-    sym_block : :class:`~mxlite.gluon.SymbolBlock`
-        A SymbolBlock object representing the given model file.
-    """
+    """Imports the ONNX model file as a Gluon ``SymbolBlock``; see
+    :func:`onnx2mx.import_to_gluon.import_to_gluon`."""
     warnings.warn(_IMPORT_ADVICE, DeprecationWarning, stacklevel=2)
-    from ... import gluon, symbol
-    from ...base import MXNetError
-
-    try:
-        block_cls = gluon.SymbolBlock
-    except (AttributeError, MXNetError):
-        raise MXNetError(
-            "import_to_gluon: mxlite.gluon has no SymbolBlock yet; use import_model and bind "
-            "the symbol, or wrap it in mx.mod.Module."
-        ) from None
-    sym, arg_params, aux_params = _onnx.import_model(model_file)
-    known = {**arg_params, **aux_params}
-    inputs = [symbol.var(n) for n in sym.list_inputs() if n not in known]
-    net = block_cls(sym, inputs)
-    net.collect_params().load_dict(known, ctx=ctx)
-    return net
+    return import_to_gluon_(model_file, ctx)
 
 
 # MXNet's names of the same functions without the deprecation advice
 export_model_ = _onnx.export_model
 import_model_ = _onnx.import_model
 get_model_metadata_ = _onnx.get_model_metadata
-import_to_gluon_ = import_to_gluon
-
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.contrib.onnx",
-    {
-        "onnx2mx": _NOT_YET,
-    },
-)
+import_to_gluon_ = onnx2mx.import_to_gluon.import_to_gluon

@@ -1,5 +1,6 @@
 """``gluon.data``: datasets, samplers and the DataLoader. Needs nothing of Gluon's blocks."""
 
+from . import dataloader_v1 as _dataloader_v1  # noqa: F401  (registers the NDArray reducers)
 from . import vision as vision
 from .dataloader import DataLoader as DataLoader
 from .dataset import ArrayDataset as ArrayDataset

@@ -29,7 +29,6 @@ from typing import Any
 import numpy as np
 
 from ... import context as _context
-from ...base import NOT_YET as _NOT_YET
 from ...base import MXNetError, ParamError
 from ...base import absent_names as _absent_names
 from ...util import is_np_array, is_np_shape, set_np_array, set_np_shape
@@ -317,6 +316,32 @@ class _MultiWorkerIter:
                 pass
 
 
+def _batch_sampler(
+    dataset: Any,
+    batch_size: int | None,
+    shuffle: bool,
+    sampler: Any,
+    last_batch: str | None,
+    batch_sampler: Any,
+) -> Any:
+    """The batch sampler a DataLoader's arguments ask for (checked as MXNet checks them)."""
+    if batch_sampler is not None:
+        if batch_size is not None or shuffle or sampler is not None or last_batch is not None:
+            raise ValueError(
+                "batch_size, shuffle, sampler and last_batch must not be specified if "
+                "batch_sampler is specified."
+            )
+        return batch_sampler
+    if batch_size is None:
+        raise ValueError("batch_size must be specified unless batch_sampler is specified")
+    if sampler is None:
+        n = len(dataset)
+        sampler = _sampler.RandomSampler(n) if shuffle else _sampler.SequentialSampler(n)
+    elif shuffle:
+        raise ValueError("shuffle must not be specified if sampler is specified")
+    return _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
+
+
 class DataLoader:
     """Loads data from a dataset and returns mini-batches of data.
 
@@ -382,24 +407,9 @@ class DataLoader:
         if not timeout > 0:
             raise ParamError(f"DataLoader: timeout must be positive, got {timeout}")
         self._timeout = timeout
-        if batch_sampler is None:
-            if batch_size is None:
-                raise ValueError("batch_size must be specified unless batch_sampler is specified")
-            if sampler is None:
-                sampler = (
-                    _sampler.RandomSampler(len(dataset))
-                    if shuffle
-                    else _sampler.SequentialSampler(len(dataset))
-                )
-            elif shuffle:
-                raise ValueError("shuffle must not be specified if sampler is specified")
-            batch_sampler = _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
-        elif batch_size is not None or shuffle or sampler is not None or last_batch is not None:
-            raise ValueError(
-                "batch_size, shuffle, sampler and last_batch must not be specified if "
-                "batch_sampler is specified."
-            )
-        self._batch_sampler = batch_sampler
+        self._batch_sampler = _batch_sampler(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
+        )
         self._num_workers = max(0, int(num_workers))
         self._worker_pool: Any = None
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
@@ -470,19 +480,13 @@ def _fork_context() -> Any:
     return multiprocessing.get_context()
 
 
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
+# MXNet's first DataLoader and its shared-memory pieces live in dataloader_v1.py (they use
+# this module's helpers; gluon.data imports it, which registers the NDArray reducers)
 __getattr__ = _absent_names(
     "mxnet.gluon.data.dataloader",
-    {
-        "ConnectionWrapper": _NOT_YET,
-        "DataLoaderV1": _NOT_YET,
-        "Queue": _NOT_YET,
-        "SimpleQueue": _NOT_YET,
-        "fetcher_loop_v1": _NOT_YET,
-        "rebuild_ndarray": _NOT_YET,
-        "rebuild_np_ndarray": _NOT_YET,
-        "reduce_ndarray": _NOT_YET,
-        "reduce_np_ndarray": _NOT_YET,
-        "worker_loop_v1": _NOT_YET,
-    },
-)
+    {},
+    moved=("ConnectionWrapper", "DataLoaderV1", "Queue", "SimpleQueue", "fetcher_loop_v1",
+           "rebuild_ndarray", "rebuild_np_ndarray", "reduce_ndarray", "reduce_np_ndarray",
+           "worker_loop_v1"),
+    home="mxlite.gluon.data.dataloader_v1",
+)  # fmt: skip

@@ -62,3 +62,23 @@ def test_pretrained_offline_names_the_file(tmp_path, monkeypatch):
     monkeypatch.setenv("MXNET_GLUON_REPO", "http://127.0.0.1:9/")
     with pytest.raises(Exception, match="resnet18_v1-"):
         vision.get_model("resnet18_v1", pretrained=True, root=str(tmp_path))
+
+
+def test_inception_make_aux_has_mxnets_layers() -> None:
+    from mxlite.gluon.model_zoo.vision.inception import make_aux
+
+    outer = mx.gluon.nn.HybridSequential(prefix="aux_")
+    with outer.name_scope():
+        net = make_aux(10)
+    net.initialize()
+    assert net(mx.nd.ones((1, 768, 17, 17))).shape == (1, 10)
+    # names and shapes as MXNet 1.9.1 gives them
+    want = [("conv0_weight", (128, 768, 1, 1)), ("batchnorm0_gamma", (128,)),
+            ("batchnorm0_beta", (128,)), ("batchnorm0_running_mean", (128,)),
+            ("batchnorm0_running_var", (128,)), ("conv1_weight", (768, 128, 5, 5)),
+            ("batchnorm1_gamma", (768,)), ("batchnorm1_beta", (768,)),
+            ("batchnorm1_running_mean", (768,)), ("batchnorm1_running_var", (768,)),
+            ("dense0_weight", (10, 768)), ("dense0_bias", (10,))]  # fmt: skip
+    assert [(k, v.shape) for k, v in net.collect_params().items()] == [
+        ("aux_" + k, s) for k, s in want
+    ]

@@ -5,7 +5,6 @@ handler returning True stops training. Handlers run in ``priority`` order (lowes
 from __future__ import annotations
 
 import os
-import re
 import time
 import warnings
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .... import metric as _metric
+from ....base import MXNetError
 from .utils import _check_metrics
 
 __all__ = [
@@ -513,8 +513,10 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                 self.model_dir,
                 prefix,
             )
-        if not self.save_best:
-            return
+        if self.save_best:
+            self._save_best(estimator)
+
+    def _save_best(self, estimator: Any) -> None:
         name, value = self.monitor.get()
         if np.isnan(value):
             warnings.warn(
@@ -523,11 +525,23 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                     "of the metric objects estimator.train_metrics and estimator.val_metrics "
                     "as monitor"
                 ),
-                stacklevel=2,
+                stacklevel=3,
             )
         elif self.monitor_op(value, self.best):
-            self._save_params_and_trainer(estimator, self.model_prefix + "-best")
+            prefix = self.model_prefix + "-best"
+            self._save_params_and_trainer(estimator, prefix)
             self.best = value
+            if self.verbose > 0:  # as MXNet, the line shows the new value twice
+                estimator.logger.info(
+                    "[Epoch %d] CheckpointHandler: %s improved from %0.5f to %0.5f, updating "
+                    "best model at %s with prefix: %s",
+                    self.current_epoch, name, self.best, value, self.model_dir, prefix,
+                )  # fmt: skip
+        elif self.verbose > 0:
+            estimator.logger.info(
+                "[Epoch %d] CheckpointHandler: %s did not improve from %0.5f, skipping "
+                "updating best model", self.current_batch, name, self.best,
+            )  # fmt: skip
 
     def _save_symbol(self, estimator: Any) -> None:
         symbol_file = os.path.join(self.model_dir, self.model_prefix + "-symbol.json")
@@ -555,38 +569,68 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
                     os.remove(os.path.join(self.model_dir, fname))
 
     def _resume_from_checkpoint(self, estimator: Any) -> None:
-        pattern = re.compile(re.escape(self.model_prefix) + r"-epoch(\d+)batch(\d+)\.params\Z")
-        found = []
-        for fname in os.listdir(self.model_dir):
-            m = pattern.match(fname)
-            if m:
-                found.append((int(m.group(1)), int(m.group(2)), fname[: -len(".params")]))
-        if not found:
-            estimator.logger.info("No checkpoint found, training from scratch.")
+        """Load the newest checkpoint (the highest epoch, then the highest batch within it)
+        and shorten the estimator's ``max_epoch``/``max_batch`` by what it trained. As in
+        MXNet, the checkpoints already there are not counted against ``max_checkpoints``."""
+        prefix = self.model_prefix + "-epoch"
+        self.trained_epoch = _find_max_iteration(self.model_dir, prefix, "epoch", "batch")
+        prefix += str(self.trained_epoch)
+        self.trained_batch = _find_max_iteration(self.model_dir, prefix, "batch", ".params")
+        if self.trained_epoch == -1:
+            msg = "CheckpointHandler: No checkpoint found, training from scratch for "
+            if estimator.max_batch:
+                msg += f"{estimator.max_batch} batches"
+            else:
+                msg += f"{estimator.max_epoch} epochs"
+            estimator.logger.info(msg)
             return
-        found.sort()
-        self.saved_checkpoints = [f[2] for f in found]
-        self.trained_epoch, self.trained_batch, prefix = found[-1]
-        if estimator.max_epoch and self.trained_epoch >= estimator.max_epoch - 1:
-            raise ValueError(
-                f"Found checkpoint with maximum number of epoch {estimator.max_epoch} reached, "
-                "please specify resume_from_checkpoint=False (default value) if you wan to "
-                "train from scratch."
-            )
-        if estimator.max_batch and self.trained_batch >= estimator.max_batch - 1:
-            raise ValueError(
-                f"Found checkpoint with maximum number of batch {estimator.max_batch} reached, "
-                "please specify resume_from_checkpoint=False (default value) if you wan to "
-                "train from scratch."
-            )
-        estimator.net.load_parameters(os.path.join(self.model_dir, prefix + ".params"))
-        estimator.trainer.load_states(os.path.join(self.model_dir, prefix + ".states"))
-        if estimator.max_epoch:
-            estimator.max_epoch -= self.trained_epoch + 1
-        if estimator.max_batch:
-            estimator.max_batch -= self.trained_batch + 1
-        estimator.logger.info(
-            "Checkpoint found, resume training from epoch %d batch %d",
-            self.trained_epoch + 1,
-            self.trained_batch + 1,
+        msg = (
+            f"CheckpointHandler: Checkpoint resumed from epoch {self.trained_epoch} batch "
+            f"{self.trained_batch}, continue to train for "
         )
+        if estimator.max_epoch:
+            if self.trained_epoch >= estimator.max_epoch - 1:
+                raise ValueError(
+                    f"Found checkpoint with maximum number of epoch {estimator.max_epoch} "
+                    "reached, please specify resume_from_checkpoint=False (default value) if "
+                    "you wan to train from scratch."
+                )
+            estimator.max_epoch = estimator.max_epoch - self.trained_epoch - 1
+            msg += f"{estimator.max_epoch} epochs "
+        if estimator.max_batch:
+            if self.trained_batch >= estimator.max_batch - 1:
+                raise ValueError(
+                    f"Found checkpoint with maximum number of batch {self.trained_batch} "
+                    "reached, please specify resume_from_checkpoint=False (default value) if "
+                    "you wan to train from scratch."
+                )
+            estimator.max_batch = estimator.max_batch - self.trained_batch - 1
+            msg += f"{estimator.max_batch} batches "
+        name = f"{self.model_prefix}-epoch{self.trained_epoch}batch{self.trained_batch}"
+        files = [os.path.join(self.model_dir, name + ext) for ext in (".params", ".states")]
+        for path in files:
+            if not os.path.exists(path):
+                raise MXNetError(
+                    f"CheckpointHandler: Failed to load checkpoint, {path} does not exist"
+                )
+        estimator.net.load_parameters(files[0], ctx=estimator.context)
+        estimator.trainer.load_states(files[1])
+        estimator.logger.warning(msg)
+
+
+def _find_max_iteration(folder: str, prefix: str, start: str, end: str) -> int:
+    """The highest number between ``start`` and ``end`` in the names of the ``.params`` files
+    of ``folder`` that begin with ``prefix``; -1 when there is none."""
+    max_iter = -1
+    for fname in os.listdir(folder):
+        if fname.startswith(prefix) and ".params" in fname:
+            try:
+                value = int(fname[fname.find(start) + len(start) : fname.find(end)])
+            except ValueError:
+                raise ValueError(
+                    "Error parsing checkpoint file, please check your checkpoints have the "
+                    "format: {model_name}-epoch{epoch_number}batch{batch_number}.params, there "
+                    "should also be a .states file for each .params file "
+                ) from None
+            max_iter = max(max_iter, value)
+    return max_iter

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....base import NOT_YET as _NOT_YET
-from ....base import absent_names as _absent_names
 from ....context import Context
 from ... import nn
 from ...block import HybridBlock
 from ..model_store import load_pretrained
 
-__all__ = ["Inception3", "inception_v3"]
+__all__ = ["Inception3", "inception_v3", "make_aux"]
 
 _SETTINGS = ("channels", "kernel_size", "strides", "padding")
 
@@ -34,6 +32,19 @@ def _branch(pool: str | None, *convs: tuple) -> nn.HybridSequential:
         out.add(nn.MaxPool2D(pool_size=3, strides=2))
     for conv in convs:
         out.add(_basic_conv(**{k: v for k, v in zip(_SETTINGS, conv) if v is not None}))
+    return out
+
+
+def make_aux(classes: int) -> nn.HybridSequential:
+    """The auxiliary classifier head of Inception V3 (MXNet's ``make_aux``, which its
+    ``Inception3`` does not use): 5x5 average pooling with stride 3, basic convolutions of
+    128 (1x1) and 768 (5x5) channels, then a Dense layer of ``classes`` outputs."""
+    out = nn.HybridSequential(prefix="")
+    out.add(nn.AvgPool2D(pool_size=5, strides=3))
+    out.add(_basic_conv(channels=128, kernel_size=1))
+    out.add(_basic_conv(channels=768, kernel_size=5))
+    out.add(nn.Flatten())
+    out.add(nn.Dense(classes))
     return out
 
 
@@ -162,12 +173,3 @@ def inception_v3(
     if pretrained:
         load_pretrained(net, "inceptionv3", root, ctx)
     return net
-
-
-# MXNet's names here that mxlite lacks, and why (tests/test_mxnet_names.py)
-__getattr__ = _absent_names(
-    "mxnet.gluon.model_zoo.vision.inception",
-    {
-        "make_aux": _NOT_YET,
-    },
-)
