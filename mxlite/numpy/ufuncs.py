@@ -66,10 +66,43 @@ def _binary(name: str, op: str, scalar: str, rscalar: str | None, doc: str):
     return fn
 
 
+# NumPy's ufunc keywords MXNet accepts at their defaults only
+_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                   "subok": True}  # fmt: skip
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+
+
+def _legal_option(key: str, value: Any) -> bool:
+    """Whether ``value`` is one NumPy accepts for the ufunc keyword ``key`` (then MXNet says
+    "not implemented"; else "not understood")."""
+    if key == "where":
+        return True
+    if key == "casting":
+        return isinstance(value, str) and value in _CASTINGS
+    if key == "order":
+        return isinstance(value, str)
+    if key == "subok":
+        return isinstance(value, bool)
+    if isinstance(value, str):
+        return value in _DTYPES
+    return isinstance(value, type) and value.__name__ in _DTYPES
+
+
 def _no_kwargs(name: str, kwargs: dict) -> None:
-    bad = {k: v for k, v in kwargs.items() if not (k == "dtype" and v is None)}
-    if bad:
-        raise TypeError(f"{name}: arguments {sorted(bad)} are not supported by MXNet's mx.np.")
+    """MXNet's check of NumPy's ufunc keywords: each at its default passes; another value NumPy
+    accepts raises NotImplementedError, anything else TypeError."""
+    for key, value in kwargs.items():
+        if key not in _UFUNC_DEFAULTS:
+            raise TypeError(f"{name}: {key!r} is an invalid keyword argument.")
+        default = _UFUNC_DEFAULTS[key]
+        if value is default or (default is not None and value == default):
+            continue
+        if _legal_option(key, value):
+            raise NotImplementedError(f"{name}: {key}={value!r} is not implemented in MXNet's "
+                                      f"mx.np; leave it at {default!r}.")  # fmt: skip
+        raise TypeError(f"{name}: {key}={value!r} is not understood; NumPy's default is "
+                        f"{default!r}.")  # fmt: skip
 
 
 add = _binary("add", "_npi_add", "_npi_add_scalar", None, "x1 + x2")
@@ -184,7 +217,10 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 
 def clip(a: ndarray, a_min: Any, a_max: Any, out: Any = None) -> ndarray:
-    """Limit the values of ``a`` to [a_min, a_max]; None leaves that side open."""
+    """Limit the values of ``a`` to [a_min, a_max]; None leaves that side open. A Python or
+    NumPy scalar ``a`` gives official NumPy's result, as in MXNet."""
+    if isinstance(a, NUMERIC):
+        return np.clip(a, a_min, a_max)
     res = a.clip(a_min, a_max)
     if out is not None:
         out[...] = res

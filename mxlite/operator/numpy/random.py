@@ -92,13 +92,18 @@ class _NpSamplerProp(OperatorProperty):
     prepend_size: ClassVar[bool] = False  # the _n forms
     out_dtype: ClassVar[str | None] = "float32"  # None: the dtype parameter
     positive: ClassVar[tuple[str, ...]] = ()  # parameters that must be > 0 (MXNet checks them)
+    nonnegative: ClassVar[tuple[str, ...]] = ()  # parameters that must be >= 0 (a scale)
 
     def check_values(self, values: list) -> None:
         """Raise ValueError (ParamError) for parameter values outside the distribution's domain,
         as MXNet's kernels do; arrays are checked when the sampler runs."""
         for name, v in zip(self.dist_params, values):
-            if name in self.positive and v is not None and bool(np.any(np.asarray(v) <= 0)):
+            if v is None:
+                continue
+            if name in self.positive and bool(np.any(np.asarray(v) <= 0)):
                 raise ParamError(f"{self.where()}: ValueError: expect {name} > 0.")
+            if name in self.nonnegative and bool(np.any(np.asarray(v) < 0)):
+                raise ParamError(f"{self.where()}: ValueError: expect {name} >= 0.")
 
     def list_arguments(self) -> list[str]:
         n = sum(getattr(self.param, p) is None for p in self.dist_params)
@@ -171,7 +176,8 @@ def _exp(xp, rng, size, ft):
 
 def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, grad: Any = None,
              dtype: bool = False, prepend: bool = False, doc: str = "",
-             positive: tuple[str, ...] = ()) -> None:  # fmt: skip
+             positive: tuple[str, ...] = (),
+             nonnegative: tuple[str, ...] = ()) -> None:  # fmt: skip
     cls = type(
         f"Np{name.title().replace('_', '')}Prop",
         (_NpSamplerProp,),
@@ -184,6 +190,7 @@ def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, gra
             "grad": None if grad is None else staticmethod(grad),
             "prepend_size": prepend,
             "positive": positive,
+            "nonnegative": nonnegative,
             "out_dtype": None if dtype else "float32",
             "test": OpTest(
                 shapes={"input1": (2, 3)}, params={"size": (2, 3)}, low=0.5, high=1.0, grad=False
@@ -274,14 +281,16 @@ for _prepend in (False, True):
              _uniform, dtype=True, prepend=_prepend,
              doc="Samples from the uniform distribution on [low, high).")  # fmt: skip
     _sampler(f"normal{_suffix}", _LOC, _normal, _shift_scale, dtype=True, prepend=_prepend,
-             doc="Samples from the normal distribution N(loc, scale**2).")  # fmt: skip
+             doc="Samples from the normal distribution N(loc, scale**2).",
+             nonnegative=("scale",))  # fmt: skip
 
 _sampler("gamma", (("shape", "The shape of the gamma distribution."),
                    ("scale", "The scale of the gamma distribution.")),
          _gamma, dtype=True, doc="Samples from the gamma distribution.",
          positive=("shape", "scale"))  # fmt: skip
 _sampler("exponential", (("scale", "The scale (1/rate) of the distribution."),), _exponential,
-         _scale_only, doc="Samples from the exponential distribution.")  # fmt: skip
+         _scale_only, doc="Samples from the exponential distribution.",
+         nonnegative=("scale",))  # fmt: skip
 _sampler("weibull", (("a", "The shape of the Weibull distribution."),), _weibull,
          _weibull_grad, doc="Samples from the Weibull distribution with shape a.",
          positive=("a",))  # fmt: skip
@@ -294,10 +303,11 @@ _sampler("powerd", (("a", "The exponent of the power distribution."),), _powerd,
          positive=("a",))  # fmt: skip
 _sampler("rayleigh", (("scale", "The scale of the Rayleigh distribution."),), _rayleigh,
          _scale_only, doc="Samples from the Rayleigh distribution.",
-         positive=("scale",))  # fmt: skip
-_sampler("gumbel", _LOC, _gumbel, _shift_scale, doc="Samples from the Gumbel distribution.")
+         nonnegative=("scale",))  # fmt: skip
+_sampler("gumbel", _LOC, _gumbel, _shift_scale, doc="Samples from the Gumbel distribution.",
+         nonnegative=("scale",))  # fmt: skip
 _sampler("logistic", _LOC, _logistic, _shift_scale,
-         doc="Samples from the logistic distribution.")  # fmt: skip
+         doc="Samples from the logistic distribution.", nonnegative=("scale",))  # fmt: skip
 
 
 class NumpyBernoulliParam(Param):
