@@ -504,7 +504,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return call("_npi_sort", self, axis=axis)
 
     def nonzero(self) -> tuple[ndarray, ...]:
-        idx = np.nonzero(self.asnumpy())
+        idx = np.nonzero(np.atleast_1d(self.asnumpy()))  # a zero-dim array as one element
         return tuple(as_np(array_from_numpy(i.astype(np.int64), self.context)) for i in idx)
 
 

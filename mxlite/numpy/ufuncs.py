@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ndarray import NDArray
 from ..operator import registry
+from ..util import wrap_np_binary_func, wrap_np_unary_func
 from .multiarray import NUMERIC, binary, call, is_tensor, ndarray
 
 __all__ = [
@@ -53,8 +54,7 @@ __all__ = [
 
 
 def _binary(name: str, op: str, scalar: str, rscalar: str | None, doc: str):
-    def fn(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
-        _no_kwargs(name, kwargs)
+    def fn(x1: Any, x2: Any, out: Any = None) -> Any:
         return binary(x1, x2, op, scalar, rscalar, out=out)
 
     fn.__name__ = fn.__qualname__ = name
@@ -63,46 +63,7 @@ def _binary(name: str, op: str, scalar: str, rscalar: str | None, doc: str):
         "x1, x2 : ndarray or scalar\n    The operands.\nout : ndarray, optional\n"
         "    Where to write the result.\n\nReturns\n-------\nndarray or scalar\n"
     )
-    return fn
-
-
-# NumPy's ufunc keywords MXNet accepts at their defaults only
-_UFUNC_DEFAULTS = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
-                   "subok": True}  # fmt: skip
-_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
-_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
-
-
-def _legal_option(key: str, value: Any) -> bool:
-    """Whether ``value`` is one NumPy accepts for the ufunc keyword ``key`` (then MXNet says
-    "not implemented"; else "not understood")."""
-    if key == "where":
-        return True
-    if key == "casting":
-        return isinstance(value, str) and value in _CASTINGS
-    if key == "order":
-        return isinstance(value, str)
-    if key == "subok":
-        return isinstance(value, bool)
-    if isinstance(value, str):
-        return value in _DTYPES
-    return isinstance(value, type) and value.__name__ in _DTYPES
-
-
-def _no_kwargs(name: str, kwargs: dict) -> None:
-    """MXNet's check of NumPy's ufunc keywords: each at its default passes; another value NumPy
-    accepts raises NotImplementedError, anything else TypeError."""
-    for key, value in kwargs.items():
-        if key not in _UFUNC_DEFAULTS:
-            raise TypeError(f"{name}: {key!r} is an invalid keyword argument.")
-        default = _UFUNC_DEFAULTS[key]
-        if value is default or (default is not None and value == default):
-            continue
-        if _legal_option(key, value):
-            raise NotImplementedError(f"{name}: {key}={value!r} is not implemented in MXNet's "
-                                      f"mx.np; leave it at {default!r}.")  # fmt: skip
-        raise TypeError(f"{name}: {key}={value!r} is not understood; NumPy's default is "
-                        f"{default!r}.")  # fmt: skip
+    return wrap_np_binary_func(fn)
 
 
 add = _binary("add", "_npi_add", "_npi_add_scalar", None, "x1 + x2")
@@ -185,8 +146,7 @@ def unary_function(name: str, op: str) -> Any:
     """The ``mx.np`` function ``name`` running the unary operator ``op``."""
     numpy_fn = getattr(np, name)
 
-    def fn(x: Any, out: Any = None, **kwargs: Any) -> Any:
-        _no_kwargs(name, kwargs)
+    def fn(x: Any, out: Any = None) -> Any:
         if is_tensor(x):
             return call(op, x, out=out)
         if isinstance(x, NUMERIC):
@@ -199,7 +159,7 @@ def unary_function(name: str, op: str) -> Any:
         f"NumPy's {name}, element-wise (operator ``{op}``); the output has the input's "
         "dtype.\n\nParameters\n----------\nx : ndarray or scalar\nout : ndarray, optional\n"
     )
-    return fn
+    return wrap_np_unary_func(fn)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:

@@ -356,7 +356,8 @@ class _BernoulliOp(_NpSamplerOp):
 
 
 class NumpyChoiceParam(Param):
-    a: int | None = field(default=None, doc="Draw from arange(a).")
+    a: int | None = field(default=None, doc="Draw from arange(a); None: from the indices of "
+                          "the first input (its size is the population).")  # fmt: skip
     size: tuple[int, ...] | None = field(default=None, doc=_SIZE_DOC)
     ctx: str = field(default="cpu", doc=_CTX_DOC)
     # MXNet's 'replace' (default true) would hide Param.replace: it stays in ``extra``
@@ -378,11 +379,12 @@ class _ChoiceOp(Operator):
         if req[0] == OpReq.NULL or out.size == 0:
             return
         rng = op_ctx.requested[0].get_random()
+        population = int(p.a) if p.a is not None else int(in_data[0].size)
         w = None
         if p.weighted:
-            w = np.asarray(in_data[0], dtype=np.float64)
+            w = np.asarray(in_data[-1], dtype=np.float64)
             w = w / w.sum()
-        assign(out, req[0], rng.choice(int(p.a), size=out.shape, replace=_replace(p), p=w))
+        assign(out, req[0], rng.choice(population, size=out.shape, replace=_replace(p), p=w))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         for g, r in zip(in_grad, req):
@@ -392,20 +394,28 @@ class _ChoiceOp(Operator):
 
 @register("_npi_choice")
 class NpChoiceProp(OperatorProperty):
-    """Samples from arange(a), with or without replacement, optionally weighted (int64)."""
+    """Samples from arange(a), with or without replacement, optionally weighted (int64). With
+    ``a`` None, the population is the size of the first input (``np.random.choice`` of an array
+    takes the samples' indices from here); the weights come last."""
 
     param_class = NumpyChoiceParam
     test = OpTest(params={"a": 5, "size": (3,)}, grad=False)
 
     def list_arguments(self) -> list[str]:
-        return ["weights"] if self.param.weighted else []
+        n = int(self.param.weighted) + int(self.param.a is None)
+        return ["input1", "input2"][:n]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         p = self.param
-        if p.a is None or p.a <= 0:
+        population = p.a
+        if p.a is None:
+            if in_shape[0] is None:
+                return None
+            population = int(np.prod(in_shape[0], dtype=np.int64))
+        elif p.a <= 0:
             raise ParamError(f"{self.where()}: argument 'a' must be a positive int, got {p.a}.")
         size = tuple(p.size) if p.size is not None else ()
-        if not _replace(p) and int(np.prod(size)) > p.a:
+        if not _replace(p) and int(np.prod(size)) > population:
             raise ParamError(f"{self.where()}: cannot take a larger sample than population "
                              "when replace=False.")  # fmt: skip
         return list(in_shape), [size], []
@@ -436,9 +446,17 @@ class _MultinomialOp(_ChoiceOp):
         out = out_data[0]
         if req[0] == OpReq.NULL or out.size == 0:
             return
-        pv = np.asarray(in_data[0] if p.pvals is None else p.pvals, dtype=np.float64)
+        # MXNet's check: running sums (in the pvals' dtype) at most 1; then each draw takes the
+        # first outcome whose running sum passes a uniform value, else the last one
+        pv = np.asarray(in_data[0] if p.pvals is None else p.pvals)
+        if pv.dtype.kind != "f":
+            pv = pv.astype(np.float64)
+        if bool(np.any(np.cumsum(pv) > 1.0 + 1e-12)):
+            raise ValueError(f"{self.prop.where()}: sum(pvals[:-1]) > 1.0")
+        reach = np.minimum(np.cumsum(pv.astype(np.float64))[:-1], 1.0)
+        probs = np.diff(np.concatenate([[0.0], reach, [1.0]]))
         rng = op_ctx.requested[0].get_random()
-        assign(out, req[0], rng.multinomial(p.n, pv, size=out.shape[:-1]))
+        assign(out, req[0], rng.multinomial(p.n, probs, size=out.shape[:-1]))
 
 
 @register("_npi_multinomial")

@@ -91,7 +91,7 @@ class _NpReduceOperator(Operator):
             return
         x, out = in_data[0], out_data[0]
         red = self.prop.axes(x.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             y = self.prop.compute(self.xp, x, red, out.dtype)
         assign(out, req[0], y.reshape(out.shape))
 
