@@ -50,13 +50,15 @@ __all__ = [
 def register(op_name: str, imperative: bool = True, symbolic: bool = True) -> Any:
     """Register a ``CustomOpProp`` as ``op_type=op_name`` and, as MXNet does, add the
     function ``Custom(..., op_type=op_name)`` to ``mx.nd.np._internal`` (``imperative``) and
-    ``mx.sym.np._internal`` (``symbolic``)."""
+    ``mx.sym.np._internal`` (``symbolic``), unless an operator of that name serves it there
+    already (mxlite has native ``_npi_<op_name>`` operators for some; ``Custom`` nodes of
+    MXNet's graphs still run through the registered class)."""
 
     def helper(prop_cls: type[CustomOpProp]) -> type[CustomOpProp]:
         prop_cls = custom.register(op_name)(prop_cls)
         fn = functools.partial(call, "Custom", op_type=op_name)  # arrays or symbols
         for flag, module in ((imperative, _nd_np._internal), (symbolic, _sym_np._internal)):
-            if flag:
+            if flag and not hasattr(module, op_name):
                 add_members(vars(module), module.__name__, __name__, {op_name: fn})
         return prop_cls
 

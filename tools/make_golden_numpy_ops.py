@@ -127,6 +127,13 @@ OTHERS = [
     ".tolist()",
     "mx.nd.np._internal.empty_like_fallback(f, dtype='int32', order='C', subok=False, "
     "shape=None).dtype.name", "mx.nd.np._internal.mvn_fallback(m, c, size=3).shape",
+    "mx.nd.Custom(a.as_nd_ndarray(), op_type='resize_fallback', new_shape=(3, 3)).asnumpy()"
+    ".tolist()",
+    "mx.nd.Custom(np.array([[1, 6], [2, 7]], dtype='int64').as_nd_ndarray(), "
+    "op_type='unravel_index_fallback', shape=(2, 4)).asnumpy().tolist()",
+    "mx.nd.Custom(f.as_nd_ndarray(), op_type='empty_like_fallback', dtype='float64', order='C', "
+    "subok=False, shape=None).shape",
+    "mx.nd.Custom(m.as_nd_ndarray(), c.as_nd_ndarray(), op_type='mvn_fallback', size=(4,)).shape",
 ]  # fmt: skip
 
 # symbols whose JSON MXNet writes: (expression over mx, building the symbol)
@@ -136,7 +143,7 @@ SYMBOLS = [
     "mx.sym.np.random.choice(mx.sym.var('a').as_np_ndarray(), size=2, replace=False)",
     "mx.sym.var('x').as_np_ndarray().var(axis=1, ddof=1)",
     "mx.sym.np.remainder(mx.sym.var('x').as_np_ndarray(), 3)",
-    "mx.sym.np._internal.resize_fallback(mx.sym.var('a').as_np_ndarray(), new_shape=(2, 4))",
+    "mx.sym.Custom(mx.sym.var('a'), op_type='resize_fallback', new_shape=(2, 4))",
 ]
 
 
