@@ -40,6 +40,7 @@ from . import notebook as notebook
 from . import numpy as numpy
 from . import numpy_dispatch_protocol as numpy_dispatch_protocol
 from . import numpy_extension as numpy_extension
+from . import numpy_op_fallback as numpy_op_fallback
 from . import numpy_op_signature as numpy_op_signature
 from . import onnx as onnx
 from . import optimizer as optimizer
@@ -90,6 +91,5 @@ __getattr__ = base.absent_names(
         "tvmop": base.COMPILED_LIBRARY,
         "space": base.COMPILED_LIBRARY,
         "numpy_dispatch_protocol": base.NUMPY_ISSUES,
-        "numpy_op_fallback": base.NUMPY_ISSUES,
     },
 )

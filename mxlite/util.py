@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from .base import NUMPY_ISSUES, ParamError, absent_names
+from .base import ParamError, absent_names
 
 __all__ = [
     "is_np_shape",
@@ -33,6 +33,9 @@ __all__ = [
     "getenv",
     "setenv",
     "set_module",
+    "np_ufunc_legal_option",
+    "wrap_np_unary_func",
+    "wrap_np_binary_func",
 ]
 
 _state = threading.local()  # the flag is per thread, as in MXNet
@@ -229,11 +232,75 @@ def set_module(module: str | None) -> Callable[[Any], Any]:
     return decorator
 
 
+# NumPy's ufunc keywords; mx.np's element-wise functions accept each at its default only
+_np_ufunc_default_kwargs = {"where": True, "casting": "same_kind", "order": "K", "dtype": None,
+                            "subok": True}  # fmt: skip
+_UFUNC_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+_UFUNC_DTYPES = ("int8", "uint8", "int32", "int64", "float16", "float32", "float64")
+
+
+def np_ufunc_legal_option(key: str, value: Any) -> bool:
+    """Whether ``value`` is one NumPy accepts for the ufunc keyword ``key``: then mx.np says
+    it is not implemented; otherwise, that it is not understood."""
+    if key == "where":
+        return True
+    if key == "casting":
+        return isinstance(value, str) and value in _UFUNC_CASTINGS
+    if key == "order":
+        return isinstance(value, str)
+    if key == "subok":
+        return isinstance(value, bool)
+    if key == "dtype":
+        if isinstance(value, str):
+            return value in _UFUNC_DTYPES
+        # a scalar type (np.int8) or a dtype object
+        return (getattr(value, "__name__", None) or getattr(value, "name", None)) in _UFUNC_DTYPES
+    return False
+
+
+def _check_ufunc_kwargs(name: str, kwargs: dict[str, Any]) -> None:
+    for key, value in kwargs.items():
+        if key not in _np_ufunc_default_kwargs:
+            raise TypeError(f"{name}: {key!r} is an invalid keyword argument.")
+        default = _np_ufunc_default_kwargs[key]
+        if value is default or (isinstance(value, (str, int)) and value == default):
+            continue
+        if np_ufunc_legal_option(key, value):
+            raise NotImplementedError(f"{name}: {key}={value!r} is not implemented in MXNet's "
+                                      f"mx.np; leave it at {default!r}.")  # fmt: skip
+        raise TypeError(f"{name}: {key}={value!r} is not understood (NumPy's default is "
+                        f"{default!r}).")  # fmt: skip
+
+
+def wrap_np_unary_func(func: Callable) -> Callable:
+    """``func(x, out=None)`` taking NumPy's ufunc keywords as well: each at its default is
+    ignored; another value NumPy accepts raises NotImplementedError, anything else TypeError."""
+
+    @functools.wraps(func)
+    def wrapper(x: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_ufunc_kwargs(func.__name__, kwargs)
+        return func(x, out=out)
+
+    return wrapper
+
+
+def wrap_np_binary_func(func: Callable) -> Callable:
+    """``func(x1, x2, out=None)`` taking NumPy's ufunc keywords as :func:`wrap_np_unary_func`."""
+
+    @functools.wraps(func)
+    def wrapper(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
+        if kwargs:
+            _check_ufunc_kwargs(func.__name__, kwargs)
+        return func(x1, x2, out=out)
+
+    return wrapper
+
+
 # MXNet's GPU queries here live in mxlite.context (above this module: read on first use)
 __getattr__ = absent_names(
     "mxnet.util",
-    {n: NUMPY_ISSUES for n in ("np_ufunc_legal_option", "wrap_np_unary_func",
-                                "wrap_np_binary_func")},
+    {},
     moved=("get_gpu_count", "get_gpu_memory", "get_cuda_compute_capability"),
     home="mxlite.context",
-)  # fmt: skip
+)

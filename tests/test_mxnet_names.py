@@ -16,7 +16,6 @@ from mxlite.base import (
     NO_BACKWARD_OPS,
     NO_C_LIBRARY,
     NOT_YET,
-    NUMPY_ISSUES,
     NotInMxliteError,
 )
 from tests.golden_file import load
@@ -33,7 +32,6 @@ ABSENT_MODULES = {
     "mxnet.torch": COMPILED_LIBRARY,
     "mxnet.tvmop": COMPILED_LIBRARY,
     "mxnet.space": COMPILED_LIBRARY,
-    "mxnet.numpy_op_fallback": NUMPY_ISSUES,
     # temporary: the parts of issue 30 not built yet
     **dict.fromkeys(
         (
@@ -63,9 +61,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet.base": {n: NO_C_LIBRARY for n in _C if n != "NDArrayHandle"},
     "mxnet.ndarray.sparse": dict.fromkeys(
         ("NDArrayHandle", "c_array_buf", "check_call", "_ndarray_cls"), NO_C_LIBRARY
-    ),
-    "mxnet.util": dict.fromkeys(
-        ("np_ufunc_legal_option", "wrap_np_unary_func", "wrap_np_binary_func"), NUMPY_ISSUES
     ),
     "mxnet.ndarray.ndarray": {
         **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), NO_C_LIBRARY),

@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import MXNetError
+from ..base import DTypeError, MXNetError
 from ..context import Context, current_context
 from ..engine import get as _engine
 from ..engine import small_enough_inline
@@ -204,7 +204,7 @@ def _check_out(
                 f"{o.shape}; the result has shape {tuple(s)}."
             )
         if o._data.dtype != t:
-            raise MXNetError(
+            raise DTypeError(
                 f"{prop.where(name)}: argument 'out' (output {i}) has dtype "
                 f"{o._data.dtype.name}; the result has dtype {t.name}."
             )

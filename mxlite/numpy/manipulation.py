@@ -195,7 +195,7 @@ def percentile(a: ndarray, q: Any, axis: Any = None, out: Any = None,
     if overwrite_input is not None:
         raise NotImplementedError("percentile: argument 'overwrite_input' is not supported.")
     axes = None if axis is None else tuple(np.atleast_1d(axis).tolist())
-    if isinstance(q, ndarray):
+    if is_tensor(q):  # an array, or a symbol in a hybridized block
         return call("_npi_percentile", a, q, out=out, axis=axes, interpolation=interpolation,
                     keepdims=keepdims, q_scalar=None)  # fmt: skip
     return call("_npi_percentile", a, out=out, axis=axes, interpolation=interpolation,

@@ -94,14 +94,14 @@ def view_np(x: NDArray) -> ndarray:
 def binary(lhs: Any, rhs: Any, op: str, scalar_op: str, rscalar_op: str | None,
            out: Any = None) -> Any:  # fmt: skip
     """MXNet's ufunc helper: two arrays, an array and a scalar, or a scalar and an array
-    (``rscalar_op``; None for a commutative operator)."""
-    if isinstance(lhs, NDArray):
-        if isinstance(rhs, NDArray):
+    (``rscalar_op``; None for a commutative operator). Symbols compose the same operators."""
+    if is_tensor(lhs):
+        if is_tensor(rhs):
             return call(op, lhs, rhs, out=out)
         if isinstance(rhs, NUMERIC):
             return call(scalar_op, lhs, out=out, scalar=float(rhs), is_int=_is_int(rhs))
     elif isinstance(lhs, NUMERIC):
-        if isinstance(rhs, NDArray):
+        if is_tensor(rhs):
             name = rscalar_op or scalar_op
             return call(name, rhs, out=out, scalar=float(lhs), is_int=_is_int(lhs))
         if isinstance(rhs, NUMERIC):
@@ -504,7 +504,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return call("_npi_sort", self, axis=axis)
 
     def nonzero(self) -> tuple[ndarray, ...]:
-        idx = np.nonzero(self.asnumpy())
+        idx = np.nonzero(np.atleast_1d(self.asnumpy()))  # a zero-dim array as one element
         return tuple(as_np(array_from_numpy(i.astype(np.int64), self.context)) for i in idx)
 
 

@@ -188,17 +188,19 @@ class Sampler:
         """Samples from ``a`` (an int n: from arange(n); else a 1-D array), with or without
         replacement, with probabilities ``p``."""
         ctx = ctx or current_context()
-        n = int(a) if isinstance(a, (int, np.integer)) else len(a)
-        params = {"a": n, "size": _size(size), "replace": bool(replace)}
-        if p is None:
-            idx = self._call("_npi_choice", ctx=ctx, weighted=False, **params)
-        else:
-            probs = p if isinstance(p, NDArray) else array(p, ctx=ctx)
-            idx = self._call("_npi_choice", probs, weighted=True, **params)
+        tensors = (NDArray, Symbol)
+        if not isinstance(a, (int, np.integer, *tensors)):
+            a = array(a, ctx=ctx)
+        weights = []
+        if p is not None:
+            weights = [p if isinstance(p, tensors) else array(p, ctx=ctx)]
+        params = {"size": _size(size), "replace": bool(replace), "weighted": p is not None}
         if isinstance(a, (int, np.integer)):
-            return _into(idx, out)
-        src = a if isinstance(a, ndarray) else array(a, ctx=ctx)
-        return _into(src[idx], out)
+            run_ctx = None if weights else ctx
+            return _into(self._call("_npi_choice", *weights, ctx=run_ctx, a=int(a), **params), out)
+        # an array: indices drawn from its size, then taken from it (as MXNet composes it)
+        idx = self._call("_npi_choice", a, *weights, **params)
+        return _into(self._call("_npi_take", a, idx, axis=0, mode="clip"), out)
 
     def multinomial(self, n: int, pvals: Any, size: Any = None, **kwargs: Any) -> ndarray:
         """Counts of ``n`` experiments over ``len(pvals)`` outcomes, ``size`` times (int64)."""
@@ -237,16 +239,16 @@ class Sampler:
 
     def multivariate_normal(self, mean: Any, cov: Any, size: Any = None, check_valid: Any = None,
                             tol: Any = None) -> ndarray:  # fmt: skip
-        """Samples of N(mean, cov): ``mean + L z`` with ``L`` the Cholesky factor of ``cov``."""
+        """Samples of N(mean, cov): ``mean + L z`` with ``L`` the Cholesky factor of ``cov``;
+        shape ``size + broadcast(mean.shape, cov.shape[:-1])``. MXNet's custom operator
+        ``mvn_fallback`` (mxlite/numpy_op_fallback.py) draws them."""
         if check_valid is not None or tol is not None:
             raise NotImplementedError("multivariate_normal: 'check_valid' and 'tol' are not "
                                       "supported.")  # fmt: skip
-        mean = mean if isinstance(mean, NDArray) else array(mean)
-        cov = cov if isinstance(cov, NDArray) else array(cov)
-        chol = self._call("_npi_cholesky", cov)
-        lead = _size(size) or ()
-        z = self.normal(0.0, 1.0, lead + tuple(mean.shape), dtype=mean.dtype, ctx=mean.context)
-        return mean + self._call("_npi_matmul", chol, z.reshape(z.shape + (1,))).reshape(z.shape)
+        tensors = (NDArray, Symbol)
+        mean = mean if isinstance(mean, tensors) else array(mean)
+        cov = cov if isinstance(cov, tensors) else array(cov)
+        return self._call("Custom", mean, cov, op_type="mvn_fallback", size=_size(size))
 
 
 def shuffle(x: ndarray) -> None:

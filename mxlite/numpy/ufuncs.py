@@ -15,6 +15,7 @@ import numpy as np
 
 from ..ndarray import NDArray
 from ..operator import registry
+from ..util import wrap_np_binary_func, wrap_np_unary_func
 from .multiarray import NUMERIC, binary, call, is_tensor, ndarray
 
 __all__ = [
@@ -53,8 +54,7 @@ __all__ = [
 
 
 def _binary(name: str, op: str, scalar: str, rscalar: str | None, doc: str):
-    def fn(x1: Any, x2: Any, out: Any = None, **kwargs: Any) -> Any:
-        _no_kwargs(name, kwargs)
+    def fn(x1: Any, x2: Any, out: Any = None) -> Any:
         return binary(x1, x2, op, scalar, rscalar, out=out)
 
     fn.__name__ = fn.__qualname__ = name
@@ -63,13 +63,7 @@ def _binary(name: str, op: str, scalar: str, rscalar: str | None, doc: str):
         "x1, x2 : ndarray or scalar\n    The operands.\nout : ndarray, optional\n"
         "    Where to write the result.\n\nReturns\n-------\nndarray or scalar\n"
     )
-    return fn
-
-
-def _no_kwargs(name: str, kwargs: dict) -> None:
-    bad = {k: v for k, v in kwargs.items() if not (k == "dtype" and v is None)}
-    if bad:
-        raise TypeError(f"{name}: arguments {sorted(bad)} are not supported by MXNet's mx.np.")
+    return wrap_np_binary_func(fn)
 
 
 add = _binary("add", "_npi_add", "_npi_add_scalar", None, "x1 + x2")
@@ -152,8 +146,7 @@ def unary_function(name: str, op: str) -> Any:
     """The ``mx.np`` function ``name`` running the unary operator ``op``."""
     numpy_fn = getattr(np, name)
 
-    def fn(x: Any, out: Any = None, **kwargs: Any) -> Any:
-        _no_kwargs(name, kwargs)
+    def fn(x: Any, out: Any = None) -> Any:
         if is_tensor(x):
             return call(op, x, out=out)
         if isinstance(x, NUMERIC):
@@ -166,7 +159,7 @@ def unary_function(name: str, op: str) -> Any:
         f"NumPy's {name}, element-wise (operator ``{op}``); the output has the input's "
         "dtype.\n\nParameters\n----------\nx : ndarray or scalar\nout : ndarray, optional\n"
     )
-    return fn
+    return wrap_np_unary_func(fn)
 
 
 def where(condition: Any, x: Any = None, y: Any = None) -> Any:
@@ -184,7 +177,10 @@ def where(condition: Any, x: Any = None, y: Any = None) -> Any:
 
 
 def clip(a: ndarray, a_min: Any, a_max: Any, out: Any = None) -> ndarray:
-    """Limit the values of ``a`` to [a_min, a_max]; None leaves that side open."""
+    """Limit the values of ``a`` to [a_min, a_max]; None leaves that side open. A Python or
+    NumPy scalar ``a`` gives official NumPy's result, as in MXNet."""
+    if isinstance(a, NUMERIC):
+        return np.clip(a, a_min, a_max)
     res = a.clip(a_min, a_max)
     if out is not None:
         out[...] = res

@@ -77,6 +77,8 @@ def _div_grad(xp: Any, g: Any, a: Any, b: Any, env: Any) -> tuple:
 
 
 def _mod_grad(xp: Any, g: Any, a: Any, b: Any, env: Any) -> tuple:
+    if g.dtype.kind != "f":  # MXNet's mod gradients are 0 in integer dtypes
+        return xp.zeros_like(g), xp.zeros_like(g)
     a, b = _f(g, a, b)
     return g, -g * xp.floor(a / b)
 
@@ -243,6 +245,16 @@ def _mod_zero(xp: Any, r: Any, b: Any) -> Any:
     return xp.where(xp.asarray(b) == 0, r.dtype.type(0), r)
 
 
+def _mod_scalar_grad(xp: Any, g: Any, x: Any, env: Any) -> Any:
+    return g if g.dtype.kind == "f" else xp.zeros_like(g)  # 0 in integer dtypes, as _mod_grad
+
+
+def _rmod_scalar_grad(xp: Any, g: Any, x: Any, env: Any) -> Any:
+    if g.dtype.kind != "f":
+        return xp.zeros_like(g)
+    return -g * xp.floor(g.dtype.type(env.scalar) / _fx(g, x))
+
+
 # name, forward on (xp, array, scalar), gradient, what it reads, dtype rule
 _SCALAR = [
     ("add", lambda xp, a, s: a + s, lambda xp, g, e: g, _G.OUT_GRAD),
@@ -252,13 +264,13 @@ _SCALAR = [
     (
         "mod",
         lambda xp, a, s: _mod_zero(xp, xp.mod(a, s), s),
-        lambda xp, g, x, e: g,
+        _mod_scalar_grad,
         _G.INPUT,
     ),
     (
         "rmod",
         lambda xp, a, s: _mod_zero(xp, xp.mod(s, a), a),
-        lambda xp, g, x, e: -g * xp.floor(g.dtype.type(e.scalar) / _fx(g, x)),
+        _rmod_scalar_grad,
         _G.INPUT,
     ),
     (

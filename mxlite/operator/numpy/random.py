@@ -92,13 +92,18 @@ class _NpSamplerProp(OperatorProperty):
     prepend_size: ClassVar[bool] = False  # the _n forms
     out_dtype: ClassVar[str | None] = "float32"  # None: the dtype parameter
     positive: ClassVar[tuple[str, ...]] = ()  # parameters that must be > 0 (MXNet checks them)
+    nonnegative: ClassVar[tuple[str, ...]] = ()  # parameters that must be >= 0 (a scale)
 
     def check_values(self, values: list) -> None:
         """Raise ValueError (ParamError) for parameter values outside the distribution's domain,
         as MXNet's kernels do; arrays are checked when the sampler runs."""
         for name, v in zip(self.dist_params, values):
-            if name in self.positive and v is not None and bool(np.any(np.asarray(v) <= 0)):
+            if v is None:
+                continue
+            if name in self.positive and bool(np.any(np.asarray(v) <= 0)):
                 raise ParamError(f"{self.where()}: ValueError: expect {name} > 0.")
+            if name in self.nonnegative and bool(np.any(np.asarray(v) < 0)):
+                raise ParamError(f"{self.where()}: ValueError: expect {name} >= 0.")
 
     def list_arguments(self) -> list[str]:
         n = sum(getattr(self.param, p) is None for p in self.dist_params)
@@ -171,7 +176,8 @@ def _exp(xp, rng, size, ft):
 
 def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, grad: Any = None,
              dtype: bool = False, prepend: bool = False, doc: str = "",
-             positive: tuple[str, ...] = ()) -> None:  # fmt: skip
+             positive: tuple[str, ...] = (),
+             nonnegative: tuple[str, ...] = ()) -> None:  # fmt: skip
     cls = type(
         f"Np{name.title().replace('_', '')}Prop",
         (_NpSamplerProp,),
@@ -184,6 +190,7 @@ def _sampler(name: str, params: tuple[tuple[str, str], ...], draw: Callable, gra
             "grad": None if grad is None else staticmethod(grad),
             "prepend_size": prepend,
             "positive": positive,
+            "nonnegative": nonnegative,
             "out_dtype": None if dtype else "float32",
             "test": OpTest(
                 shapes={"input1": (2, 3)}, params={"size": (2, 3)}, low=0.5, high=1.0, grad=False
@@ -274,14 +281,16 @@ for _prepend in (False, True):
              _uniform, dtype=True, prepend=_prepend,
              doc="Samples from the uniform distribution on [low, high).")  # fmt: skip
     _sampler(f"normal{_suffix}", _LOC, _normal, _shift_scale, dtype=True, prepend=_prepend,
-             doc="Samples from the normal distribution N(loc, scale**2).")  # fmt: skip
+             doc="Samples from the normal distribution N(loc, scale**2).",
+             nonnegative=("scale",))  # fmt: skip
 
 _sampler("gamma", (("shape", "The shape of the gamma distribution."),
                    ("scale", "The scale of the gamma distribution.")),
          _gamma, dtype=True, doc="Samples from the gamma distribution.",
          positive=("shape", "scale"))  # fmt: skip
 _sampler("exponential", (("scale", "The scale (1/rate) of the distribution."),), _exponential,
-         _scale_only, doc="Samples from the exponential distribution.")  # fmt: skip
+         _scale_only, doc="Samples from the exponential distribution.",
+         nonnegative=("scale",))  # fmt: skip
 _sampler("weibull", (("a", "The shape of the Weibull distribution."),), _weibull,
          _weibull_grad, doc="Samples from the Weibull distribution with shape a.",
          positive=("a",))  # fmt: skip
@@ -294,10 +303,11 @@ _sampler("powerd", (("a", "The exponent of the power distribution."),), _powerd,
          positive=("a",))  # fmt: skip
 _sampler("rayleigh", (("scale", "The scale of the Rayleigh distribution."),), _rayleigh,
          _scale_only, doc="Samples from the Rayleigh distribution.",
-         positive=("scale",))  # fmt: skip
-_sampler("gumbel", _LOC, _gumbel, _shift_scale, doc="Samples from the Gumbel distribution.")
+         nonnegative=("scale",))  # fmt: skip
+_sampler("gumbel", _LOC, _gumbel, _shift_scale, doc="Samples from the Gumbel distribution.",
+         nonnegative=("scale",))  # fmt: skip
 _sampler("logistic", _LOC, _logistic, _shift_scale,
-         doc="Samples from the logistic distribution.")  # fmt: skip
+         doc="Samples from the logistic distribution.", nonnegative=("scale",))  # fmt: skip
 
 
 class NumpyBernoulliParam(Param):
@@ -346,7 +356,8 @@ class _BernoulliOp(_NpSamplerOp):
 
 
 class NumpyChoiceParam(Param):
-    a: int | None = field(default=None, doc="Draw from arange(a).")
+    a: int | None = field(default=None, doc="Draw from arange(a); None: from the indices of "
+                          "the first input (its size is the population).")  # fmt: skip
     size: tuple[int, ...] | None = field(default=None, doc=_SIZE_DOC)
     ctx: str = field(default="cpu", doc=_CTX_DOC)
     # MXNet's 'replace' (default true) would hide Param.replace: it stays in ``extra``
@@ -368,11 +379,12 @@ class _ChoiceOp(Operator):
         if req[0] == OpReq.NULL or out.size == 0:
             return
         rng = op_ctx.requested[0].get_random()
+        population = int(p.a) if p.a is not None else int(in_data[0].size)
         w = None
         if p.weighted:
-            w = np.asarray(in_data[0], dtype=np.float64)
+            w = np.asarray(in_data[-1], dtype=np.float64)
             w = w / w.sum()
-        assign(out, req[0], rng.choice(int(p.a), size=out.shape, replace=_replace(p), p=w))
+        assign(out, req[0], rng.choice(population, size=out.shape, replace=_replace(p), p=w))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         for g, r in zip(in_grad, req):
@@ -382,20 +394,28 @@ class _ChoiceOp(Operator):
 
 @register("_npi_choice")
 class NpChoiceProp(OperatorProperty):
-    """Samples from arange(a), with or without replacement, optionally weighted (int64)."""
+    """Samples from arange(a), with or without replacement, optionally weighted (int64). With
+    ``a`` None, the population is the size of the first input (``np.random.choice`` of an array
+    takes the samples' indices from here); the weights come last."""
 
     param_class = NumpyChoiceParam
     test = OpTest(params={"a": 5, "size": (3,)}, grad=False)
 
     def list_arguments(self) -> list[str]:
-        return ["weights"] if self.param.weighted else []
+        n = int(self.param.weighted) + int(self.param.a is None)
+        return ["input1", "input2"][:n]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         p = self.param
-        if p.a is None or p.a <= 0:
+        population = p.a
+        if p.a is None:
+            if in_shape[0] is None:
+                return None
+            population = int(np.prod(in_shape[0], dtype=np.int64))
+        elif p.a <= 0:
             raise ParamError(f"{self.where()}: argument 'a' must be a positive int, got {p.a}.")
         size = tuple(p.size) if p.size is not None else ()
-        if not _replace(p) and int(np.prod(size)) > p.a:
+        if not _replace(p) and int(np.prod(size)) > population:
             raise ParamError(f"{self.where()}: cannot take a larger sample than population "
                              "when replace=False.")  # fmt: skip
         return list(in_shape), [size], []
@@ -426,9 +446,17 @@ class _MultinomialOp(_ChoiceOp):
         out = out_data[0]
         if req[0] == OpReq.NULL or out.size == 0:
             return
-        pv = np.asarray(in_data[0] if p.pvals is None else p.pvals, dtype=np.float64)
+        # MXNet's check: running sums (in the pvals' dtype) at most 1; then each draw takes the
+        # first outcome whose running sum passes a uniform value, else the last one
+        pv = np.asarray(in_data[0] if p.pvals is None else p.pvals)
+        if pv.dtype.kind != "f":
+            pv = pv.astype(np.float64)
+        if bool(np.any(np.cumsum(pv) > 1.0 + 1e-12)):
+            raise ValueError(f"{self.prop.where()}: sum(pvals[:-1]) > 1.0")
+        reach = np.minimum(np.cumsum(pv.astype(np.float64))[:-1], 1.0)
+        probs = np.diff(np.concatenate([[0.0], reach, [1.0]]))
         rng = op_ctx.requested[0].get_random()
-        assign(out, req[0], rng.multinomial(p.n, pv, size=out.shape[:-1]))
+        assign(out, req[0], rng.multinomial(p.n, probs, size=out.shape[:-1]))
 
 
 @register("_npi_multinomial")

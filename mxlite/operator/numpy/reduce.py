@@ -91,7 +91,7 @@ class _NpReduceOperator(Operator):
             return
         x, out = in_data[0], out_data[0]
         red = self.prop.axes(x.shape)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             y = self.prop.compute(self.xp, x, red, out.dtype)
         assign(out, req[0], y.reshape(out.shape))
 
@@ -105,6 +105,8 @@ class _NpReduceOperator(Operator):
         red = self.prop.axes(x.shape)
         keep = _out_shape(x.shape, red, True)
         g = out_grad[0].reshape(keep)
+        if dx.dtype.kind == "f" and g.dtype != dx.dtype:  # computed in the input's dtype
+            g = g.astype(dx.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             grad = self.prop.gradient(self.xp, g, x, y.reshape(keep), red)
         assign(dx, req[0], self.xp.broadcast_to(grad, x.shape))
@@ -159,6 +161,16 @@ class _NpReduceProp(OperatorProperty):
         raise NotImplementedError
 
 
+def _acc_dtype(x: Any, dtype: np.dtype) -> np.dtype:
+    """The dtype a sum or mean of ``x`` accumulates in for an output of ``dtype``, as MXNet's
+    kernels: a float input at least in float32 (float16 sums would lose digits), then cast to
+    ``dtype``; an integer input in ``dtype`` itself (wrapping as NumPy does)."""
+    if x.dtype.kind != "f":
+        return dtype
+    acc = np.promote_types(x.dtype, dtype) if dtype.kind == "f" else x.dtype
+    return np.promote_types(acc, FLOAT32)
+
+
 def _initial(param: Any) -> dict:
     return {} if getattr(param, "initial", None) is None else {"initial": param.initial}
 
@@ -170,7 +182,9 @@ class NpSumProp(_NpReduceProp):
     test = OpTest(shapes={"a": (2, 3)}, params={"axis": (1,)})
 
     def compute(self, xp: Any, x: Any, red: tuple, dtype: np.dtype) -> Any:
-        return xp.sum(x, axis=red, dtype=dtype, keepdims=True, **_initial(self.param))
+        acc = _acc_dtype(x, dtype)
+        y = xp.sum(x, axis=red, dtype=acc, keepdims=True, **_initial(self.param))
+        return y if acc == dtype else y.astype(dtype)
 
     def gradient(self, xp: Any, g: Any, x: Any, y: Any, red: tuple) -> Any:
         return g
@@ -201,7 +215,9 @@ class NpMeanProp(_NpReduceProp):
         return t if t.kind == "f" else FLOAT32
 
     def compute(self, xp: Any, x: Any, red: tuple, dtype: np.dtype) -> Any:
-        return xp.mean(x, axis=red, dtype=dtype, keepdims=True)
+        acc = _acc_dtype(x, dtype)
+        y = xp.mean(x, axis=red, dtype=acc, keepdims=True)
+        return y if acc == dtype else y.astype(dtype)
 
     def gradient(self, xp: Any, g: Any, x: Any, y: Any, red: tuple) -> Any:
         n = int(np.prod([x.shape[i] for i in red]))
@@ -342,6 +358,8 @@ class _NpSearchProp(OperatorProperty):
                 raise ShapeError(f"{self.op_name}: attempt to get {self.fn_name} of an empty "
                                  "sequence.")  # fmt: skip
             return [s], [(1,) * len(s) if p.keepdims else ()], []
+        if not s and p.axis in (0, -1):  # a zero-dim array has one element along axis 0, as NumPy
+            return [s], [()], []
         red = np_reduce_axes(self.op_name, s, p.axis)
         if s[red[0]] == 0:
             raise ShapeError(f"{self.op_name}: attempt to get {self.fn_name} of an empty sequence.")

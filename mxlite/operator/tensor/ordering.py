@@ -27,6 +27,7 @@ import numpy as np
 
 from ...base import DTypeError, ParamError, Shape, ShapeError
 from ...context import Context
+from ...util import is_np_shape
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_is_known
 from ..req import OpReq, assign
@@ -42,6 +43,12 @@ __all__ = [
 
 _INDEX_DTYPES = ("uint8", "int32", "int64", "float16", "float32", "float64")
 _HIDDEN_INDEX = np.dtype(np.int32)  # MXNet 1.9.1 wheels: index_t is int32 (no INT64_TENSOR_SIZE)
+
+
+def _known(shape: Shape | None) -> bool:
+    """Whether ``shape`` is known; under NumPy shape semantics a 0 dim is an empty axis, not an
+    unknown one (``np.sort`` of a zero-size array)."""
+    return shape_is_known(shape) or (shape is not None and is_np_shape())
 
 
 class TopKParam(Param):
@@ -202,7 +209,7 @@ class _OrderProp(OperatorProperty):
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         ishape = in_shape[0]
-        if not shape_is_known(ishape):
+        if not _known(ishape):
             return None
         out = self.layout(ishape)[2]
         return [ishape], [out] * self.num_outputs(), []
@@ -351,7 +358,7 @@ class CumsumProp(OperatorProperty):
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         ishape = in_shape[0]
-        if not shape_is_known(ishape):
+        if not _known(ishape):
             return None
         axis = self.param.axis
         if axis is None:

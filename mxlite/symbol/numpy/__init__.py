@@ -153,6 +153,44 @@ class _Symbol(Symbol):
     def prod(self, axis: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
         return _make("_np_prod", self, axis=_axes(axis), keepdims=keepdims)
 
+    def std(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+            keepdims: bool = False) -> _Symbol:  # fmt: skip
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_npi_std", self, axis=_axes(axis), dtype=dt, ddof=ddof, keepdims=keepdims)
+
+    def var(self, axis: Any = None, dtype: Any = None, out: Any = None, ddof: int = 0,
+            keepdims: bool = False) -> _Symbol:  # fmt: skip
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_npi_var", self, axis=_axes(axis), dtype=dt, ddof=ddof, keepdims=keepdims)
+
+    def cumsum(self, axis: int | None = None, dtype: Any = None, out: Any = None) -> _Symbol:
+        dt = None if dtype is None else _onp.dtype(dtype).name
+        return _make("_np_cumsum", self, axis=axis, dtype=dt)
+
+    def argmax(self, axis: int | None = None, out: Any = None) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_argmax", self, axis=axis)
+
+    def argmin(self, axis: int | None = None, out: Any = None) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_argmin", self, axis=axis)
+
+    def argsort(self, axis: int | None = -1, kind: Any = None, order: Any = None) -> _Symbol:  # type: ignore[override]
+        src = self.reshape(-1) if axis is None else self
+        return _make("_npi_argsort", src, axis=-1 if axis is None else axis, dtype="int64")
+
+    def sort(self, axis: int | None = -1, kind: Any = None, order: Any = None) -> _Symbol:  # type: ignore[override]
+        src = self.reshape(-1) if axis is None else self
+        return _make("_npi_sort", src, axis=-1 if axis is None else axis)
+
+    def clip(self, min: Any = None, max: Any = None) -> _Symbol:  # type: ignore[override]  # noqa: A002
+        if min is None and max is None:
+            raise ValueError("clip: array_clip: must set either max or min")
+        lo = float("-inf") if min is None else float(min)
+        hi = float("inf") if max is None else float(max)
+        return _make("_npi_clip", self, a_min=lo, a_max=hi)
+
+    def round(self, decimals: int = 0, out: Any = None) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_around", self, decimals=decimals)
+
     def __getitem__(self, key: Any) -> Any:
         """Basic NumPy indexing (integers, slices, None) of a single-output symbol; on a
         symbol of several outputs, an integer or a name picks an output (``Symbol``'s rule)."""
