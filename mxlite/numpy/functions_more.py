@@ -25,9 +25,6 @@ __all__ = [
 ]  # fmt: skip
 
 _INTEGER = (int, onp.integer)
-# np.unique gives the inverse indices the input's shape since NumPy 2.0 (1-D before, and in
-# MXNet's operator): mx.np follows the NumPy it runs with, as MXNet's did
-_INVERSE_SHAPED = onp.lib.NumpyVersion(onp.__version__) >= "2.0.0"
 
 
 def _is_int(x: Any) -> bool:
@@ -81,16 +78,12 @@ def unique(ar: ndarray, return_index: bool = False, return_inverse: bool = False
            return_counts: bool = False, axis: int | None = None) -> Any:  # fmt: skip
     """The sorted unique elements of ``ar`` (of the flattened array when ``axis`` is None, else
     the unique sub-arrays along ``axis``), and, as asked, the int64 indices of their first
-    occurrences, the inverse indices that rebuild ``ar`` and their counts: one array, or a
-    tuple of them."""
+    occurrences, the inverse indices that rebuild ``ar`` (of ``ar``'s shape under NumPy 2 when
+    ``axis`` is None, as NumPy's) and their counts: one array, or a tuple of them."""
     res = call("_npi_unique", ar, return_index=return_index, return_inverse=return_inverse,
                return_counts=return_counts, axis=axis)  # fmt: skip
     if not isinstance(res, (list, tuple)):
         return res
-    res = list(res)
-    if return_inverse and axis is None and _INVERSE_SHAPED:
-        k = 1 + return_index
-        res[k] = call("reshape_like", res[k], ar)
     return tuple(res)
 
 

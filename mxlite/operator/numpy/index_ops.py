@@ -42,8 +42,9 @@ class NumpyUniqueParam(Param):
 @register("_npi_unique")
 class NpUniqueProp(_NpArrayOp):
     """The sorted unique elements (or sub-arrays along ``axis``) of an array, and optionally
-    the first indices, the inverse indices and the counts (``np.unique``); the inverse indices
-    are 1-D, as NumPy 1.x gives them."""
+    the first indices, the inverse indices and the counts (``np.unique``). The inverse indices
+    have the shape the installed NumPy gives them: 1-D under NumPy 1.x (and in MXNet 1.9.1),
+    the input's shape under NumPy 2 when ``axis`` is None."""
 
     param_class = NumpyUniqueParam
     dynamic_shape = True
@@ -68,7 +69,7 @@ class NpUniqueProp(_NpArrayOp):
         res = np.unique(data, return_index=p.return_index, return_inverse=p.return_inverse,
                         return_counts=p.return_counts, axis=p.axis)  # fmt: skip
         res = list(res) if isinstance(res, tuple) else [res]
-        return [res[0], *(r.reshape(-1).astype(np.int64) for r in res[1:])]
+        return [res[0], *(r.astype(np.int64) for r in res[1:])]
 
     def out_shapes(self, data: Shape) -> list[Shape]:
         axis = self.param.axis
