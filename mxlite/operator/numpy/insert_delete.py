@@ -6,8 +6,8 @@ Where they go is a parameter (``int_ind``; ``start``/``stop``/``step``) or an in
 array ``obj`` (an input); the inserted values are a parameter (``val``) or an input
 (``values``). The result keeps ``arr``'s dtype (inserted values are cast to it) and, with
 ``axis`` None, is 1-D (``arr`` flattened). As in MXNet, ``_npi_delete`` with an index array
-(of any number type, truncated) ignores indices outside ``[0, N)``, so its output size is known only when it runs; and neither
-operator has a gradient (MXNet registers none).
+(of any number type, truncated) ignores indices outside ``[0, N)``, so its output size is
+known only when it runs; and neither operator has a gradient (MXNet registers none).
 """
 
 from __future__ import annotations
@@ -100,7 +100,10 @@ class _NpInsert(_NpArrayOp):
         if self.uses_obj and in_type[-1] is not None and np.dtype(in_type[-1]).kind not in "iu":
             raise DTypeError(f"{self.where()}: argument 'obj' must hold integers, got "
                              f"{np.dtype(in_type[-1])}.")  # fmt: skip
-        return list(in_type), [in_type[0]], []
+        types = [t if t is not None else in_type[0] for t in in_type]  # values: arr's dtype
+        if self.uses_obj and in_type[-1] is None:
+            types[-1] = np.dtype(np.int64)
+        return types, [in_type[0]], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         arr, values, obj = self._parts([_host(xp, a) for a in ins])
@@ -189,7 +192,12 @@ class NpDeleteProp(_NpArrayOp):
     def infer_type(self, in_type: list, out_type: list | None = None):
         if in_type[0] is None:
             return None
-        return list(in_type), [in_type[0]], []
+        obj = (
+            [in_type[1] if in_type[1] is not None else np.dtype(np.int64)]
+            if len(in_type) > 1
+            else []
+        )
+        return [in_type[0], *obj], [in_type[0]], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         arr = _host(xp, ins[0])
