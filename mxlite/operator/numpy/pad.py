@@ -94,6 +94,7 @@ class NpEDiff1DProp(_NpArrayOp):
     array or a scalar) prepended and appended (``np.ediff1d``)."""
 
     param_class = EDiff1DParam
+    backward_reads_inputs = True  # for the sizes of all inputs (MXNet's ElemwiseGradUseIn)
     test = OpTest(shapes={"input1": (2, 3), "input2": (2,), "input3": (1,)},
                   params={"to_begin_arr_given": True, "to_end_arr_given": True})  # fmt: skip
 
