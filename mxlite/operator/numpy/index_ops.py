@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import Shape
+from ...base import DTypeError, Shape
 from ..param import Param, field
 from ..registry import OpTest, register
 from .insert_delete import _host
@@ -181,7 +181,8 @@ class NpxConstraintCheckProp(_NpArrayOp):
         if in_type[0] is None:
             return None
         if np.dtype(in_type[0]) != np.bool_:
-            raise self.fail(f"argument 'input' must be a bool array, got {np.dtype(in_type[0])}.")
+            raise DTypeError(f"{self.where()}: argument 'input' must be a bool array, got "
+                             f"{np.dtype(in_type[0])}.")  # fmt: skip
         return list(in_type), [np.dtype(np.bool_)], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
