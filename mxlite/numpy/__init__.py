@@ -13,6 +13,7 @@ from ..operator import front_end as _front_end
 from ..operator.numpy import is_np_op as _is_np_op
 from ..symbol import numpy as _sym_np
 from . import arrayprint as arrayprint
+from . import fallback as fallback
 from . import fallback_linalg as fallback_linalg
 from . import function_base as function_base
 from . import io as io
@@ -25,7 +26,6 @@ from .arrayprint import set_printoptions as set_printoptions
 from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
-from .fallback import fallback as _fallback
 from .function_base import meshgrid as meshgrid
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
@@ -93,7 +93,7 @@ _sym_np.provide(__name__, _more_symbolic)
 # the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
 for _name in _FALLBACK_NAMES:
     if _name not in globals():
-        globals()[_name] = _fallback(_name)
+        globals()[_name] = getattr(fallback, _name)
         __all__.append(_name)
 _sym_np.provide(
     __name__,
