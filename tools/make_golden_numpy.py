@@ -117,9 +117,24 @@ GRADS = [
 ]
 
 
+def record_gradients(grads: list, arrays: dict) -> None:
+    """Run each ``(expression, value)`` of ``grads`` under real MXNet with ``x = np.array(value)``
+    attached for gradients; keep the head as ``y{k}`` and ``x.grad`` as ``g{k}`` in ``arrays``."""
+    from mxnet import autograd, np, npx
+
+    for k, (expr, value) in enumerate(grads):
+        x = np.array(value)
+        x.attach_grad()
+        with autograd.record():
+            y = eval(expr, {"np": np, "npx": npx, "x": x})
+        y.backward()
+        arrays[f"g{k}"] = x.grad.asnumpy()
+        arrays[f"y{k}"] = y.asnumpy()
+
+
 def main() -> None:
     import mxnet as mx
-    from mxnet import autograd, np, npx
+    from mxnet import np, npx
 
     npx.set_np()
     env = {"np": np, "npx": npx, "onp": onp}
@@ -130,14 +145,7 @@ def main() -> None:
         meta[expr] = {"key": f"c{k}", "dtype": str(res.dtype), "shape": list(res.shape),
                       "repr": repr(res)}  # fmt: skip
         arrays[f"c{k}"] = res.asnumpy()
-    for k, (expr, value) in enumerate(GRADS):
-        x = np.array(value)
-        x.attach_grad()
-        with autograd.record():
-            y = eval(expr, {"np": np, "npx": npx, "x": x})
-        y.backward()
-        arrays[f"g{k}"] = x.grad.asnumpy()
-        arrays[f"y{k}"] = y.asnumpy()
+    record_gradients(GRADS, arrays)
     os.makedirs(OUT, exist_ok=True)
     onp.savez(os.path.join(OUT, "numpy_cases.npz"), **arrays)
     with open(os.path.join(OUT, "numpy_cases.json"), "w") as fh:

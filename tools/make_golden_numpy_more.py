@@ -14,6 +14,7 @@ import json
 import os
 
 import numpy as onp
+from make_golden_numpy import record_gradients
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "tests", "numpy", "golden")
@@ -86,7 +87,7 @@ GRADS = [
 
 def main() -> None:
     import mxnet as mx
-    from mxnet import autograd, np, npx
+    from mxnet import np, npx
 
     npx.set_np()
     env = {"np": np, "npx": npx, "onp": onp}
@@ -101,14 +102,7 @@ def main() -> None:
             meta[expr]["parts"].append({"key": key, "dtype": str(part.dtype),
                                         "shape": list(part.shape)})  # fmt: skip
             arrays[key] = part.asnumpy()
-    for k, (expr, value) in enumerate(GRADS):
-        x = np.array(value)
-        x.attach_grad()
-        with autograd.record():
-            y = eval(expr, {"np": np, "npx": npx, "x": x})
-        y.backward()
-        arrays[f"g{k}"] = x.grad.asnumpy()
-        arrays[f"y{k}"] = y.asnumpy()
+    record_gradients(GRADS, arrays)
     os.makedirs(OUT, exist_ok=True)
     onp.savez(os.path.join(OUT, "numpy_more_cases.npz"), **arrays)
     with open(os.path.join(OUT, "numpy_more_cases.json"), "w") as fh:

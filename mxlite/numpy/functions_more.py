@@ -14,10 +14,10 @@ import numpy as onp
 
 from ..operator.numpy.dtypes import FLOAT32
 from ..symbol import Symbol
-from ..symbol.numpy import np_symbol_call
 from .creation import _ctx, _dtype
 from .functions import any as _any
 from .multiarray import NUMERIC, call, is_tensor, ndarray
+from .random import _compose
 
 __all__ = [
     "insert", "delete", "unique", "diag_indices_from", "unravel_index", "ediff1d", "histogram",
@@ -147,7 +147,7 @@ _PAD_KWARGS = {"constant": ("constant_values",), "edge": (), "reflect": ("reflec
                "minimum": ("stat_length",)}  # fmt: skip
 
 
-def pad(x: ndarray, pad_width: tuple, mode: str = "constant", **kwargs: Any) -> ndarray:
+def pad(x: ndarray, pad_width: Any = None, mode: str = "constant", **kwargs: Any) -> ndarray:
     """``x`` padded at the edges of each axis by ``pad_width`` (a tuple: ``((before, after),
     ...)``, ``((before, after),)`` or ``(n,)``), in ``mode`` 'constant' (with
     ``constant_values``, a number; 0 by default), 'edge', 'reflect', 'symmetric' (with
@@ -235,10 +235,6 @@ class Creation:
         return self._window("_npi_blackman", M, dtype, ctx)
 
 
-def _compose(op: str, *inputs: Any, ctx: Any = None, **params: Any) -> Any:
-    return np_symbol_call(op, *inputs, **params)
-
-
 _ARRAYS = Creation(call)
 indices = _ARRAYS.indices
 logspace = _ARRAYS.logspace
@@ -246,7 +242,7 @@ hanning = _ARRAYS.hanning
 hamming = _ARRAYS.hamming
 blackman = _ARRAYS.blackman
 
-_SYMBOLS = Creation(_compose)
+_SYMBOLS = Creation(_compose)  # mx.sym.np.random's composer
 # mx.sym.np's creation functions of this module
 symbolic = {name: getattr(_SYMBOLS, name) for name in
             ("indices", "logspace", "hanning", "hamming", "blackman")}  # fmt: skip
