@@ -151,7 +151,9 @@ def pad(x: ndarray, pad_width: Any = None, mode: str = "constant", **kwargs: Any
     """``x`` padded at the edges of each axis by ``pad_width`` (a tuple: ``((before, after),
     ...)``, ``((before, after),)`` or ``(n,)``), in ``mode`` 'constant' (with
     ``constant_values``, a number; 0 by default), 'edge', 'reflect', 'symmetric' (with
-    ``reflect_type`` 'even'), 'maximum' or 'minimum' (over the whole axis). Differentiable."""
+    ``reflect_type`` 'even'), 'maximum' or 'minimum' (over the whole axis). Differentiable: the
+    gradient is the head gradient's interior, in every mode, as MXNet's. (MXNet 1.9.1's
+    front end drops ``constant_values`` and pads with 0; mxlite pads with it, as NumPy.)"""
     if onp.asarray(pad_width).dtype.kind not in "iu":
         raise TypeError("pad: argument 'pad_width' must be of integral type.")
     if not isinstance(pad_width, tuple):
