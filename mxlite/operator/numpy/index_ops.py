@@ -79,7 +79,7 @@ class NpUniqueProp(_NpArrayOp):
         return [first] + [(0,)] * (len(self.list_outputs()) - 1)
 
     def dynamic_output_shapes(self, in_data: list[Any]) -> list[Shape]:
-        return [r.shape for r in self._unique(_host(np, in_data[0]))]
+        return [r.shape for r in self._unique(_host(in_data[0]))]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         if in_type[0] is None:
@@ -87,7 +87,7 @@ class NpUniqueProp(_NpArrayOp):
         return list(in_type), [in_type[0]] + [_INT64] * (len(self.list_outputs()) - 1), []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
-        return [xp.asarray(r) for r in self._unique(_host(xp, ins[0]))]
+        return [xp.asarray(r) for r in self._unique(_host(ins[0]))]
 
 
 # ---- nonzero ----------------------------------------------------------------------------------
@@ -110,7 +110,7 @@ class NpxNonzeroProp(_NpArrayOp):
 
     def dynamic_output_shapes(self, in_data: list[Any]) -> list[Shape]:
         x = in_data[0]
-        return [(int(np.count_nonzero(_host(np, x))), max(x.ndim, 1))]
+        return [(int(np.count_nonzero(_host(x))), max(x.ndim, 1))]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         if in_type[0] is None:
@@ -216,7 +216,7 @@ class NpUnravelIndexProp(_NpArrayOp):
         return [(len(self.param.shape), *indices)]
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
-        x = _host(xp, ins[0])
+        x = _host(ins[0])
         if x.dtype.kind not in "iu":
             raise ValueError(f"{self.op_name}: argument 'indices' must hold integers, got "
                              f"{x.dtype}.")  # fmt: skip
@@ -249,4 +249,4 @@ class NpResizeProp(_NpArrayOp):
         a, shape = ins[0], outs[0].shape
         if a.size == 0 or math.prod(shape) == 0:
             return [xp.zeros(shape, a.dtype)]
-        return [xp.asarray(np.resize(_host(xp, a), shape))]  # NumPy's, as MXNet's fallback
+        return [xp.asarray(np.resize(_host(a), shape))]  # NumPy's, as MXNet's fallback

@@ -22,8 +22,9 @@ from ..registry import OpTest, register
 from .matrix import _NpArrayOp
 
 
-def _host(xp: Any, a: Any) -> np.ndarray:
-    return a if xp is np or isinstance(a, np.ndarray) else xp.asnumpy(a)
+def _host(a: Any) -> np.ndarray:
+    """``a`` as a NumPy array (a CuPy array is copied to the host)."""
+    return a if isinstance(a, np.ndarray) else a.get()
 
 
 def _flat(a: Any, axis: int | None) -> tuple[Any, int]:
@@ -106,7 +107,7 @@ class _NpInsert(_NpArrayOp):
         return types, [in_type[0]], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
-        arr, values, obj = self._parts([_host(xp, a) for a in ins])
+        arr, values, obj = self._parts([_host(a) for a in ins])
         return [xp.asarray(self._numpy_insert(arr, values, obj))]
 
 
@@ -187,7 +188,7 @@ class NpDeleteProp(_NpArrayOp):
         return [self._delete(np.zeros(shapes[0], np.int8), _where(self)).shape]
 
     def dynamic_output_shapes(self, in_data: list[Any]) -> list[Shape]:
-        return [self._delete(np.zeros(in_data[0].shape, np.int8), _host(np, in_data[1])).shape]
+        return [self._delete(np.zeros(in_data[0].shape, np.int8), _host(in_data[1])).shape]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         if in_type[0] is None:
@@ -200,6 +201,6 @@ class NpDeleteProp(_NpArrayOp):
         return [in_type[0], *obj], [in_type[0]], []
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
-        arr = _host(xp, ins[0])
-        obj = _host(xp, ins[1]) if self._uses_obj() else _where(self)
+        arr = _host(ins[0])
+        obj = _host(ins[1]) if self._uses_obj() else _where(self)
         return [xp.asarray(self._delete(arr, obj))]
