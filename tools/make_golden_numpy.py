@@ -117,24 +117,9 @@ GRADS = [
 ]
 
 
-def record_gradients(grads: list, arrays: dict) -> None:
-    """Run each ``(expression, value)`` of ``grads`` under real MXNet with ``x = np.array(value)``
-    attached for gradients; keep the head as ``y{k}`` and ``x.grad`` as ``g{k}`` in ``arrays``."""
-    from mxnet import autograd, np, npx
-
-    for k, (expr, value) in enumerate(grads):
-        x = np.array(value)
-        x.attach_grad()
-        with autograd.record():
-            y = eval(expr, {"np": np, "npx": npx, "x": x})
-        y.backward()
-        arrays[f"g{k}"] = x.grad.asnumpy()
-        arrays[f"y{k}"] = y.asnumpy()
-
-
 def main() -> None:
     import mxnet as mx
-    from mxnet import np, npx
+    from mxnet import autograd, np, npx
 
     npx.set_np()
     env = {"np": np, "npx": npx, "onp": onp}
@@ -145,7 +130,14 @@ def main() -> None:
         meta[expr] = {"key": f"c{k}", "dtype": str(res.dtype), "shape": list(res.shape),
                       "repr": repr(res)}  # fmt: skip
         arrays[f"c{k}"] = res.asnumpy()
-    record_gradients(GRADS, arrays)
+    for k, (expr, value) in enumerate(GRADS):
+        x = np.array(value)
+        x.attach_grad()
+        with autograd.record():
+            y = eval(expr, {"np": np, "npx": npx, "x": x})
+        y.backward()
+        arrays[f"g{k}"] = x.grad.asnumpy()
+        arrays[f"y{k}"] = y.asnumpy()
     os.makedirs(OUT, exist_ok=True)
     onp.savez(os.path.join(OUT, "numpy_cases.npz"), **arrays)
     with open(os.path.join(OUT, "numpy_cases.json"), "w") as fh:
