@@ -58,9 +58,8 @@ class NpUniqueProp(_NpArrayOp):
 
     def list_outputs(self) -> list[str]:
         p = self.param
-        flags = (("indices", p.return_index), ("inverse", p.return_inverse),
-                 ("counts", p.return_counts))  # fmt: skip
-        return ["output", *(name for name, on in flags if on)]
+        n = 1 + p.return_index + p.return_inverse + p.return_counts
+        return ["output"] if n == 1 else [f"output{i}" for i in range(n)]  # MXNet's names
 
     def _unique(self, data: np.ndarray) -> list[np.ndarray]:
         p, ndim = self.param, data.ndim
