@@ -5,6 +5,7 @@ iterators, with OpenCV (``mxlite[image]``) as the codec."""
 from .. import io as io
 from .. import ndarray as nd
 from .. import recordio as recordio
+from ..numpy_extension import image as _npx_image
 from ..util import is_np_array as is_np_array
 from . import detection as det
 from . import detection as detection
@@ -19,3 +20,4 @@ from .image_iter import ImageIter as ImageIter
 
 __all__ = [*_img_all, *_aug_all, *_det_all, "ImageIter", "image", "detection", "det", "io", "nd",
            "recordio", "is_np_array"]  # fmt: skip
+_npx_image.provide(__name__, {n: globals()[n] for n in __all__})  # mx.npx.image has them too

@@ -110,3 +110,10 @@ def fallback(name: str, module: Any = onp, prefix: str = "") -> Callable:
     except (TypeError, ValueError):  # some ufuncs and builtins have none
         pass
     return wrapper
+
+
+# the functions themselves, as MXNet's mxnet/numpy/fallback.py holds them (mx.np re-exports)
+__all__ = list(FALLBACK_NAMES)
+for _name in FALLBACK_NAMES:
+    globals()[_name] = fallback(_name)
+del _name

@@ -5,6 +5,7 @@ value into symbol JSON. ``param.py`` builds the declarative ``Param`` structs on
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import types
@@ -153,6 +154,23 @@ def parse_shape(value: Any) -> tuple[int, ...]:
     return parse_shape_any(value)
 
 
+def parse_shape_tuple(value: Any) -> tuple[tuple[int, ...], ...]:
+    """A tuple of shapes, as MXNet's ``Tuple<Tuple<int>>`` (np.pad's pad_width): Python tuples
+    or lists, an int for ``((n,),)``, or the text MXNet writes, ``"((1, 2), (3, 4))"``."""
+    if isinstance(value, str):
+        try:
+            value = ast.literal_eval(value.strip())
+        except (ValueError, SyntaxError):
+            raise Bad from None
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return ((int(value),),)
+    if not isinstance(value, (tuple, list)):
+        raise Bad
+    if all(isinstance(v, (int, np.integer)) for v in value):
+        return (parse_shape_any(tuple(value)),)  # (before, after) for every axis
+    return tuple(parse_shape_any(v) for v in value)
+
+
 @dataclasses.dataclass(frozen=True)
 class Kind:
     """One kind of annotation: its parser, its type words in MXNet's docstrings, what a bad value
@@ -174,6 +192,9 @@ KINDS: dict[str, Kind] = {
         parse_int_none_tuple, "Shape(tuple)", "a tuple of ints or None", "(None, 1)"
     ),
     "tuple[float]": Kind(parse_float_tuple, "tuple of <float>", "a tuple of floats", "(0.5, 0.25)"),
+    "tuple[Shape]": Kind(
+        parse_shape_tuple, "tuple of <Shape(tuple)>", "a tuple of shapes", "((1, 2), (1, 2))"
+    ),
 }
 
 
@@ -194,6 +215,8 @@ def kind_of(tp: Any) -> tuple[str, bool]:
                 return "tuple[float]", False
             if kind_of(item) == ("int", True):
                 return "tuple[int | None]", False
+            if typing.get_origin(item) is tuple and kind_of(item) == ("Shape", False):
+                return "tuple[Shape]", False
     elif tp in (int, float, bool, str):
         return tp.__name__, False
     raise TypeError(f"Param: unsupported field annotation {tp!r}")

@@ -77,3 +77,55 @@ def test_mxnet_reads_what_npx_save_wrote(tmp_path) -> None:
     )
     out = subprocess.run([MXNET_PYTHON, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.strip().splitlines()[-1] == "() 2.5 (0, 3) int64 [0, 1, 2]", out.stderr
+
+
+def test_special_functions_nonzero_and_constraint_check() -> None:
+    x = np.array([0.5, 1.5])
+    for name, want in (
+        ("erf", [0.5204999, 0.9661051]),
+        ("erfinv", [0.4769363, onp.nan]),
+        ("gamma", [1.7724539, 0.8862269]),
+        ("gammaln", [0.5723649, -0.1207822]),
+    ):
+        got = getattr(npx, name)(x)
+        assert type(got) is np.ndarray
+        onp.testing.assert_allclose(got.asnumpy(), want, rtol=1e-5)
+    assert mx.nd.npx.erf is npx.erf and mx.sym.npx.erf is not None
+    assert npx.nonzero(np.array([[0, 3], [4, 0]])).tolist() == [[0, 1], [1, 0]]
+    ok = npx.constraint_check(np.ones((2, 2), dtype=bool), "never raised")
+    assert ok.shape == () and ok.dtype == onp.bool_ and bool(ok)
+    with pytest.raises(ValueError, match="values must be positive"):
+        npx.constraint_check(
+            np.array([True, False], dtype=bool), "values must be positive"
+        ).asnumpy()
+    with pytest.raises(mx.base.DTypeError, match="_npx_constraint_check.*bool"):
+        npx.constraint_check(np.ones(2), "m")
+
+
+def test_npx_image_has_mx_image_and_the_image_operators() -> None:
+    assert npx.image.imresize is mx.image.imresize and npx.image.ImageIter is mx.image.ImageIter
+    img = np.array(onp.arange(48, dtype=onp.uint8).reshape(4, 4, 3))
+    t = npx.image.to_tensor(img)
+    assert type(t) is np.ndarray and t.shape == (3, 4, 4) and t.dtype == onp.float32
+    want = mx.nd.image.crop(img.as_nd_ndarray(), 1, 0, 2, 3).asnumpy()
+    onp.testing.assert_array_equal(npx.image.crop(img, 1, 0, 2, 3).asnumpy(), want)
+    assert mx.nd.npx.image.resize is npx.image.resize
+    sym = mx.sym.npx.image.flip_left_right(mx.sym.var("x"))
+    assert [n["op"] for n in __import__("json").loads(sym.tojson())["nodes"]][-1] == (
+        "_image_flip_left_right"
+    )
+
+
+def test_module_level_names_as_mxnet_binds_them() -> None:
+    import ctypes
+    import warnings
+
+    assert npx.ctypes is ctypes and npx.warnings is warnings and npx.threading is threading
+    assert npx.cpu_pinned(1) == mx.Context("cpu_pinned", 1)
+    assert npx.gpu_memory_info is mx.context.gpu_memory_info
+    assert npx.classproperty is mx.base.classproperty
+    assert npx.with_metaclass is mx.base.with_metaclass
+    assert npx.get_cuda_compute_capability is mx.context.get_cuda_compute_capability
+    assert npx.utils.save is npx.save and npx.utils.load is npx.load
+    with pytest.raises(mx.base.NotInMxliteError, match="check_call.*no C library"):
+        npx.check_call(0)

@@ -434,3 +434,31 @@ def test_one_element_array_is_a_one_tuple():
     # MXNet reads str(value): "[5]" parses, "[1 2]" does not (test_parse_rejects)
     p = ConvolutionParam.from_kwargs("Convolution", {"kernel": np.array([3]), "num_filter": 1})
     assert p.kernel == (3,)
+
+
+class PadParam(Param):
+    pad_width: tuple[tuple[int, ...], ...] = field(doc="Pad widths per axis.")
+
+
+@pytest.mark.parametrize(
+    "given, parsed",
+    [
+        (((1, 2), (3, 4)), ((1, 2), (3, 4))),
+        ([[1, 2]], ((1, 2),)),
+        ((2, 3), ((2, 3),)),
+        (2, ((2,),)),
+        ("((1, 2), (3, 4))", ((1, 2), (3, 4))),
+        ("((0, 1),)", ((0, 1),)),
+    ],
+)
+def test_a_tuple_of_shapes_reads_values_and_mxnet_text(given, parsed):
+    p = PadParam.from_kwargs("_npi_pad", {"pad_width": given})
+    assert p.pad_width == parsed
+    if isinstance(given, tuple) and isinstance(given[0], tuple):
+        assert p.to_attrs() == {"pad_width": "((1, 2), (3, 4))"}  # as MXNet writes str(value)
+
+
+@pytest.mark.parametrize("bad", ["((1, 2), oops)", ((1.5, 2),), "x", None])
+def test_a_tuple_of_shapes_rejects_other_values(bad):
+    with pytest.raises(ParamError, match="_npi_pad.*pad_width"):
+        PadParam.from_kwargs("_npi_pad", {"pad_width": bad})

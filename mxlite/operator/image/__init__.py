@@ -53,7 +53,7 @@ class _NoParam(Param):
     pass
 
 
-@register("_image_to_tensor")
+@register("_image_to_tensor", aliases=("_npx__image_to_tensor",))
 class ToTensorProp(_ImageOp):
     """(H, W, C) or (N, H, W, C) in [0, 255] to float32 (C, H, W) or (N, C, H, W) in [0, 1]."""
 
@@ -79,7 +79,7 @@ class NormalizeParam(Param):
     std: tuple[float, ...] = field(default=(1.0, 1.0, 1.0, 1.0), doc="Std of each channel.")
 
 
-@register("_image_normalize")
+@register("_image_normalize", aliases=("_npx__image_normalize",))
 class NormalizeProp(ArrayOp):
     """(x - mean) / std per channel of a (C, H, W) or (N, C, H, W) tensor."""
 
@@ -135,7 +135,7 @@ def _resize_to(op: ArrayOp, h: int, w: int) -> tuple[int, int]:
     return size[0], int(size[0] * w / h)
 
 
-@register("_image_resize")
+@register("_image_resize", aliases=("_npx__image_resize",))
 class ResizeProp(_ImageOp):
     """Resize an (H, W, C) or (N, H, W, C) image with OpenCV."""
 
@@ -175,7 +175,7 @@ class CropParam(Param):
     height: int = field(doc="Height of the cropping area.")
 
 
-@register("_image_crop")
+@register("_image_crop", aliases=("_npx__image_crop",))
 class CropProp(_ImageOp):
     """Crop an (H, W, C) or (N, H, W, C) image to ``[y, y+height) x [x, x+width)``."""
 
@@ -230,19 +230,19 @@ class _FlipProp(_ImageOp):
         return [xp.flip(ograds[0], axis=self.axis) if self._flipped else ograds[0]]
 
 
-@register("_image_flip_left_right")
+@register("_image_flip_left_right", aliases=("_npx__image_flip_left_right",))
 class FlipLeftRightProp(_FlipProp):
     """Mirror an image horizontally."""
 
 
-@register("_image_flip_top_bottom")
+@register("_image_flip_top_bottom", aliases=("_npx__image_flip_top_bottom",))
 class FlipTopBottomProp(_FlipProp):
     """Mirror an image vertically."""
 
     axis = -3
 
 
-@register("_image_random_flip_left_right")
+@register("_image_random_flip_left_right", aliases=("_npx__image_random_flip_left_right",))
 class RandomFlipLeftRightProp(_FlipProp):
     """Mirror an image horizontally with probability 0.5."""
 
@@ -250,7 +250,7 @@ class RandomFlipLeftRightProp(_FlipProp):
     test = None
 
 
-@register("_image_random_flip_top_bottom")
+@register("_image_random_flip_top_bottom", aliases=("_npx__image_random_flip_top_bottom",))
 class RandomFlipTopBottomProp(_FlipProp):
     """Mirror an image vertically with probability 0.5."""
 
@@ -306,26 +306,26 @@ class _RandomColorProp(_ImageOp):
         return [type(self).kernel(x, f).astype(ins[0].dtype)]
 
 
-@register("_image_random_brightness")
+@register("_image_random_brightness", aliases=("_npx__image_random_brightness",))
 class RandomBrightnessProp(_RandomColorProp):
     """Scale the brightness by a factor drawn from [min_factor, max_factor]."""
 
 
-@register("_image_random_contrast")
+@register("_image_random_contrast", aliases=("_npx__image_random_contrast",))
 class RandomContrastProp(_RandomColorProp):
     """Blend with the mean grey level by a factor drawn from [min_factor, max_factor]."""
 
     kernel = staticmethod(_contrast)
 
 
-@register("_image_random_saturation")
+@register("_image_random_saturation", aliases=("_npx__image_random_saturation",))
 class RandomSaturationProp(_RandomColorProp):
     """Blend with the grey image by a factor drawn from [min_factor, max_factor]."""
 
     kernel = staticmethod(_saturation)
 
 
-@register("_image_random_hue")
+@register("_image_random_hue", aliases=("_npx__image_random_hue",))
 class RandomHueProp(_RandomColorProp):
     """Rotate the hue by a factor drawn from [min_factor, max_factor]."""
 
@@ -339,7 +339,7 @@ class ColorJitterParam(Param):
     hue: float = field(default=0.0, doc="How much to jitter hue.")
 
 
-@register("_image_random_color_jitter")
+@register("_image_random_color_jitter", aliases=("_npx__image_random_color_jitter",))
 class RandomColorJitterProp(_ImageOp):
     """Jitter brightness, contrast, saturation and hue, in a random order."""
 
@@ -372,7 +372,7 @@ def _lighting(x: Any, alpha: Any) -> Any:
     return x + rgb.astype(np.float32)
 
 
-@register("_image_adjust_lighting")
+@register("_image_adjust_lighting", aliases=("_npx__image_adjust_lighting",))
 class AdjustLightingProp(_ImageOp):
     """Add AlexNet-style PCA lighting noise with the given alphas."""
 
@@ -388,7 +388,7 @@ class RandomLightingParam(Param):
     alpha_std: float = field(default=0.05, doc="Level of the lighting noise.")
 
 
-@register("_image_random_lighting")
+@register("_image_random_lighting", aliases=("_npx__image_random_lighting",))
 class RandomLightingProp(_ImageOp):
     """Add AlexNet-style PCA lighting noise with alphas drawn from N(0, alpha_std)."""
 

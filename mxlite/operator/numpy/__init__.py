@@ -24,10 +24,14 @@ Adding one operator
 from . import dot as dot
 from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary
+from . import index_ops as index_ops
 from . import init as init
+from . import init_more as init_more
+from . import insert_delete as insert_delete
 from . import linalg as linalg
 from . import matrix as matrix
 from . import matrix_more as matrix_more
+from . import pad as pad
 from . import random as random
 from . import reduce as reduce
 from . import statistics as statistics

@@ -485,6 +485,8 @@ _SPARSE_FORMS = {
 }
 # the ones MXNet 1.9.1 does not also give NDArray and Symbol as methods (x.sin() exists)
 _NOT_FLUENT = frozenset("negative softsign erf erfinv gamma gammaln logical_not".split())
+# the ones mx.npx has too (MXNet's .add_alias("_npx_erf"), ...)
+_NPX_ALIASED = frozenset("erf erfinv gamma gammaln".split())
 
 
 def _abs_recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
@@ -508,6 +510,7 @@ for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
             "recorded_gradient": _RECORDED_GRADIENTS.get(_name),
         },
         test=OpTest(low=_lo, high=_hi),
+        aliases=(f"_npx_{_name}",) if _name in _NPX_ALIASED else (),
         doc=_doc,
     )
     _restrict(_cls, "fiu", "float16, float32, float64 and integer dtypes (not bool)")

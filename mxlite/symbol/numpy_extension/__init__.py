@@ -5,6 +5,7 @@ returning ``mx.sym.np._Symbol``s, as MXNet 1.9.1's ``mx.sym.npx`` has them (gene
 from __future__ import annotations
 
 import sys
+import types
 from typing import Any
 
 from ...base import add_members as _add_members
@@ -14,11 +15,13 @@ from ..numpy import _internal
 
 __all__: list[str] = []
 
+# mx.sym.npx.image: a symbol function for every _npx__image_<name> operator
+image = types.ModuleType(__name__ + ".image", "mx.sym.npx.image: the image operators.")
 front_end.populate(
     sys.modules[__name__],
-    {"_internal": _internal, "npx": sys.modules[__name__]},
+    {"_internal": _internal, "npx": sys.modules[__name__], "image": image},
     _KIND,
-    prefixes=(("_npx_", "npx"),),
+    prefixes=(("_npx__image_", "image"), ("_npx_", "npx")),
     include=lambda reg_name: reg_name.startswith("_npx_"),
 )
 
