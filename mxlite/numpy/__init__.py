@@ -21,6 +21,8 @@ from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
 from .fallback import fallback as _fallback
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
+from .function_base import *  # noqa: F403
+from .function_base import __all__ as _function_base_all
 from .manipulation import *  # noqa: F403
 from .manipulation import __all__ as _manipulation_all
 from .multiarray import ndarray as ndarray
@@ -63,14 +65,15 @@ __all__ = [
     "linalg",
     *_creation_all,
     *_functions_all,
+    *_function_base_all,
     *_manipulation_all,
     *(n for n in _ufuncs_all if n != "UNARY"),
     *_UNARY,
 ]
 # mx.nd.np (a lower layer) holds the same functions, and _internal one per _np* operator
 _nd_np.provide(__name__, {n: globals()[n] for n in __all__})
-_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND, prefixes=(),
-                    include=_is_np_op)  # fmt: skip
+_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND,
+                    prefixes=(("_npi_", "_internal"),), include=_is_np_op)  # fmt: skip
 # mx.sym.np: the same functions (they compose on symbols), where it has no own one
 # the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
 for _name in _FALLBACK_NAMES:
@@ -80,7 +83,8 @@ for _name in _FALLBACK_NAMES:
 _sym_np.provide(
     __name__,
     {n: globals()[n] for n in __all__
-     if n not in vars(_sym_np) and n not in ("ndarray", "random") and n not in _FALLBACK_NAMES},
+     if n not in vars(_sym_np) and n not in ("ndarray", "random") and n not in _FALLBACK_NAMES
+     and n not in _function_base_all},
 )  # fmt: skip
 _sym_np.provide(__name__, {"random": random.symbolic})
 del _name, _op

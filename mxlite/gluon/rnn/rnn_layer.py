@@ -229,7 +229,7 @@ class _RNNLayer(HybridBlock):
             if g != "h2r" or t != "bias"
         ]
         if np_mode:
-            params = F.np._internal._npi_rnn_param_concat(*flat, dim=0)
+            params = F.np._internal.rnn_param_concat(*flat, dim=0)
         else:
             params = F._internal._rnn_param_concat(*flat, dim=0)
         args = [*states, sequence_length] if self._use_sequence_length else list(states)

@@ -310,6 +310,7 @@ front_end.populate(
     sys.modules[__name__],
     {"_internal": _internal, "np": sys.modules[__name__]},
     KIND,
-    prefixes=(("_np_", "np"),),
+    # MXNet's _internal also names each _npi_ operator without its prefix (rnn_param_concat)
+    prefixes=(("_np_", "np"), ("_npi_", "_internal")),
     include=is_np_op,
 )
