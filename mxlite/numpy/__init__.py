@@ -19,10 +19,10 @@ from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
 from .fallback import fallback as _fallback
-from .functions import *  # noqa: F403
-from .functions import __all__ as _functions_all
 from .function_base import *  # noqa: F403
 from .function_base import __all__ as _function_base_all
+from .functions import *  # noqa: F403
+from .functions import __all__ as _functions_all
 from .manipulation import *  # noqa: F403
 from .manipulation import __all__ as _manipulation_all
 from .multiarray import ndarray as ndarray

@@ -25,7 +25,7 @@ os.environ.setdefault("MPLBACKEND", "Agg")
 import mxnet as mx  # noqa: E402
 import numpy as onp  # noqa: E402
 from d2l import mxnet as d2l  # noqa: E402
-from mxnet import autograd, gluon, init, np, npx  # noqa: E402
+from mxnet import autograd, gluon, np, npx  # noqa: E402
 from mxnet.gluon import nn, rnn  # noqa: E402
 
 npx.set_np()
@@ -263,7 +263,8 @@ def case_rnn_concise() -> dict:
         res[f"{name}/out"] = model(tokens).asnumpy()
         onp.random.seed(7)
         d2l.Trainer(max_epochs=2, gradient_clip_val=1).fit(
-            model, ArrayData(tokens[:, :-1], tokens[:, 1:], 6, 3))
+            model, ArrayData(tokens[:, :-1], tokens[:, 1:], 6, 3)
+        )
         res[f"{name}/params"] = onp.concatenate([v.ravel() for v in params_of(model).values()])
         res[f"{name}/predict"] = onp.array([ord(c) for c in model.predict("the ", 5, vocab)])
     # the legacy helper on a Gluon block
@@ -282,9 +283,12 @@ def case_rnn_concise() -> dict:
 def case_attention() -> dict:
     q, k, v = data(19, (2, 3, 4)), data(20, (2, 5, 4)), data(21, (2, 5, 6))
     valid = np.array([2, 4])
-    res = {"masked_softmax": d2l.masked_softmax(data(22, (2, 3, 5)), valid).asnumpy(),
-           "masked_softmax2": d2l.masked_softmax(data(22, (2, 3, 5)),
-                                                 np.array([[1, 3, 2], [2, 4, 5]])).asnumpy()}
+    res = {
+        "masked_softmax": d2l.masked_softmax(data(22, (2, 3, 5)), valid).asnumpy(),
+        "masked_softmax2": d2l.masked_softmax(
+            data(22, (2, 3, 5)), np.array([[1, 3, 2], [2, 4, 5]])
+        ).asnumpy(),
+    }
     dot = d2l.DotProductAttention(dropout=0)
     res["dot"] = dot(q, k, v, valid).asnumpy()
     add = d2l.AdditiveAttention(num_hiddens=8, dropout=0)
@@ -334,8 +338,7 @@ def case_boxes() -> dict:
     ground_truth = np.array([[0, 0.1, 0.08, 0.52, 0.92], [1, 0.55, 0.2, 0.9, 0.88]])
     four = np.array([[0, 0.1, 0.2, 0.3], [0.15, 0.2, 0.4, 0.4], [0.63, 0.05, 0.88, 0.98],
                      [0.66, 0.45, 0.8, 0.8], [0.57, 0.3, 0.92, 0.9]])  # fmt: skip
-    target = d2l.multibox_target(np.expand_dims(four, axis=0),
-                                 np.expand_dims(ground_truth, axis=0))
+    target = d2l.multibox_target(np.expand_dims(four, axis=0), np.expand_dims(ground_truth, axis=0))
     for i, t in enumerate(target):
         res[f"target{i}"] = t.asnumpy()
     anc = np.array([[0.1, 0.08, 0.52, 0.92], [0.08, 0.2, 0.56, 0.95],
@@ -345,8 +348,11 @@ def case_boxes() -> dict:
     res["offset_inverse"] = d2l.offset_inverse(anc, offsets.reshape(-1, 4)).asnumpy()
     res["nms"] = d2l.nms(anc, cls_probs[1], 0.5).asnumpy()
     res["detection"] = d2l.multibox_detection(
-        np.expand_dims(cls_probs, axis=0), np.expand_dims(offsets, axis=0),
-        np.expand_dims(anc, axis=0), nms_threshold=0.5).asnumpy()
+        np.expand_dims(cls_probs, axis=0),
+        np.expand_dims(offsets, axis=0),
+        np.expand_dims(anc, axis=0),
+        nms_threshold=0.5,
+    ).asnumpy()
     return res
 
 
