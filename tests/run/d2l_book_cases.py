@@ -19,7 +19,7 @@ import numpy as onp  # noqa: E402
 from d2l import mxnet as d2l  # noqa: E402
 from d2l_cases import data, labels, main, scratch, seed_init  # noqa: E402
 from mxnet import autograd, gluon, image, init, np, npx  # noqa: E402
-from mxnet.gluon import nn  # noqa: E402
+from mxnet.gluon import nn, rnn  # noqa: E402
 
 npx.set_np()
 
@@ -441,6 +441,101 @@ def case_vision() -> dict:
     res["loader_shape"] = onp.array(X.shape)
     res["loader_type"] = onp.array(isinstance(X, np.ndarray) and isinstance(y, np.ndarray))
     return {k: v.asnumpy() if hasattr(v, "asnumpy") else onp.asarray(v) for k, v in res.items()}
+
+
+class Seq2SeqDecoder(d2l.Decoder):
+    """The book's RNN decoder (sec_seq2seq): the encoder's last state as context."""
+
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = d2l.GRU(num_hiddens, num_layers, dropout)
+        self.dense = nn.Dense(vocab_size, flatten=False)
+        self.initialize(init.Xavier())
+
+    def init_state(self, enc_all_outputs, *args):
+        return enc_all_outputs
+
+    def forward(self, X, state):
+        embs = self.embedding(d2l.transpose(X))
+        enc_output, hidden_state = state
+        context = np.tile(enc_output[-1], (embs.shape[0], 1, 1))
+        outputs, hidden_state = self.rnn(np.concatenate((embs, context), -1), hidden_state)
+        return d2l.swapaxes(self.dense(outputs), 0, 1), [enc_output, hidden_state]
+
+
+class Seq2SeqAttentionDecoder(d2l.AttentionDecoder):
+    """The book's Bahdanau decoder (sec_seq2seq_attention), on d2l.AdditiveAttention."""
+
+    def __init__(self, vocab_size, embed_size, num_hiddens, num_layers, dropout=0):
+        super().__init__()
+        self.attention = d2l.AdditiveAttention(num_hiddens, dropout)
+        self.embedding = nn.Embedding(vocab_size, embed_size)
+        self.rnn = rnn.GRU(num_hiddens, num_layers, dropout=dropout)
+        self.dense = nn.Dense(vocab_size, flatten=False)
+        self.initialize(init.Xavier())
+
+    def init_state(self, enc_outputs, enc_valid_lens):
+        outputs, hidden_state = enc_outputs
+        return (outputs.swapaxes(0, 1), hidden_state, enc_valid_lens)
+
+    def forward(self, X, state):
+        enc_outputs, hidden_state, enc_valid_lens = state
+        X = self.embedding(X).swapaxes(0, 1)
+        outputs, self._attention_weights = [], []
+        for x in X:
+            query = np.expand_dims(hidden_state[-1], axis=1)
+            context = self.attention(query, enc_outputs, enc_outputs, enc_valid_lens)
+            x = np.concatenate((context, np.expand_dims(x, axis=1)), axis=-1)
+            out, hidden_state = self.rnn(x.swapaxes(0, 1), hidden_state)
+            hidden_state = hidden_state[0]
+            outputs.append(out)
+            self._attention_weights.append(self.attention.attention_weights)
+        outputs = self.dense(np.concatenate(outputs, axis=0))
+        return outputs.swapaxes(0, 1), [enc_outputs, hidden_state, enc_valid_lens]
+
+    @property
+    def attention_weights(self):
+        return self._attention_weights
+
+
+class PairData(d2l.DataModule):
+    """(source, decoder input, source length, target) batches, as d2l's MTFraEng gives."""
+
+    def __init__(self, arrays, batch_size):
+        super().__init__()
+        self.save_hyperparameters()
+
+    def get_dataloader(self, train):
+        return self.get_tensorloader(self.arrays, train, slice(0, 8 if train else None))
+
+
+def case_seq2seq() -> dict:
+    rs = onp.random.RandomState(45)
+    src = np.array(rs.randint(3, 12, (10, 6)).astype("float32"))
+    tgt = np.array(rs.randint(3, 12, (10, 6)).astype("float32"))
+    valid = np.array(rs.randint(2, 7, 10).astype("float32"))
+    dec_in = np.concatenate([np.ones((10, 1)), tgt[:, :-1]], 1)  # <bos> is 1
+    res = {}
+    for name, decoder in (("rnn", Seq2SeqDecoder(12, 6, 8, 2)),
+                          ("attention", Seq2SeqAttentionDecoder(12, 6, 8, 2))):  # fmt: skip
+        encoder = d2l.Seq2SeqEncoder(12, 6, 8, 2)
+        model = d2l.Seq2Seq(encoder, decoder, tgt_pad=0, lr=0.01)
+        seed_init(model)
+        res[f"{name}/out"] = model(src, dec_in, valid).asnumpy()
+        onp.random.seed(12)
+        d2l.Trainer(max_epochs=2, gradient_clip_val=1).fit(
+            model, PairData((src, dec_in, valid, tgt), 4)
+        )
+        pred, weights = model.predict_step((src[:3], dec_in[:3], valid[:3], tgt[:3]),
+                                           d2l.try_gpu(), 4, name == "attention")  # fmt: skip
+        res[f"{name}/predict"] = pred.asnumpy()
+        if weights:
+            res[f"{name}/weights"] = onp.stack([w[0].asnumpy() for w in weights])
+        res[f"{name}/params"] = onp.concatenate(
+            [p.data().asnumpy().ravel() for p in model.collect_params().values()]
+        )
+    return res
 
 
 CASES = {name[5:]: fn for name, fn in dict(globals()).items() if name.startswith("case_")}
