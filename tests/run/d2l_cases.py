@@ -10,15 +10,17 @@ them: parameters come from :class:`Seeded` (official NumPy's ``RandomState`` key
 parameter's name), data from ``RandomState``, dropout is 0, and ``DataLoader`` shuffles with
 official NumPy's global stream, seeded here. Functions whose output is random (``synthetic_data``)
 are compared by shape and by the relation they promise. No case reads the network: the data sets
-are small arrays built here.
+are small arrays built here (``ch11`` writes its airfoil-shaped file to the working directory).
 """
 
 from __future__ import annotations
 
+import io
 import os
 import sys
 import time
 import zlib
+from contextlib import redirect_stdout
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 
@@ -364,6 +366,32 @@ def case_text() -> dict:
     return {"vocab": onp.array(vocab[["time", "the", "zzz"]]), "len": onp.array(len(vocab)),
             "chars": onp.array([len(t) for t in d2l.tokenize(lines, "char")]),
             "corr2d": corr.asnumpy()}  # fmt: skip
+
+
+def case_ch11() -> dict:
+    # get_data_ch11's steps on a local airfoil-shaped file (d2l.download would fetch it)
+    rs = onp.random.RandomState(26)
+    table = rs.uniform(0, 1, (400, 6))
+    table[:, -1] = table[:, :-1] @ rs.uniform(-1, 1, 5) + 0.05 * rs.normal(size=400)
+    onp.savetxt("airfoil.dat", table, delimiter="\t", fmt="%.6f")
+    raw = np.genfromtxt("airfoil.dat", dtype=np.float32, delimiter="\t")
+    raw = (raw - raw.mean(axis=0)) / raw.std(axis=0)
+    onp.random.seed(8)
+    data_iter = d2l.load_array((raw[:, :-1], raw[:, -1]), 10, is_train=True)
+    res = {"data": raw.asnumpy()}
+    printed = io.StringIO()
+    with Patched(mx.init, "Normal", lambda *a, **k: Seeded()), redirect_stdout(printed):
+        d2l.train_concise_ch11("sgd", {"learning_rate": 0.05}, data_iter, num_epochs=1)
+        times, losses = d2l.train_ch11(
+            lambda params, states, hp: d2l.sgd(params, hp["lr"], 1), None, {"lr": 0.05},
+            data_iter, 5, num_epochs=1)  # fmt: skip
+    res["concise_loss"] = onp.array(float(printed.getvalue().split("loss: ")[1].split(",")[0]))
+    # train_ch11 starts from mx.random weights: only the shape of its record is compared
+    res["scratch_record"] = onp.array([len(times), len(losses), all(x < 10 for x in losses)])
+    net = nn.Dense(1)
+    seed_init(net)
+    res["evaluate_loss"] = onp.array(d2l.evaluate_loss(net, data_iter, gluon.loss.L2Loss()))
+    return res
 
 
 CASES = {name[5:]: fn for name, fn in dict(globals()).items() if name.startswith("case_")}
