@@ -2,8 +2,8 @@
 mxlite's ``mxnet`` alias.
 
 ``python d2l_cases.py OUT.npz [CASE ...]`` runs the cases (all by default) under whatever
-``import mxnet`` gives: ``tools/make_golden_d2l.py`` runs it under real MXNet to write the
-golden file, ``tests/run/test_d2l.py`` under ``python -m mxlite.run`` and compares.
+``import mxnet`` gives: the ``d2l`` family of ``tools/golden/`` runs it under real MXNet to write
+the golden file, ``tests/run/test_d2l.py`` under ``python -m mxlite.run`` and compares.
 
 ``mx.random`` streams differ between the two implementations, so nothing compared depends on
 them: parameters come from :class:`Seeded` (official NumPy's ``RandomState`` keyed by the
@@ -16,6 +16,7 @@ are small arrays built here (``ch11`` writes its airfoil-shaped file to the work
 from __future__ import annotations
 
 import io
+import json
 import os
 import sys
 import time
@@ -398,15 +399,17 @@ CASES = {name[5:]: fn for name, fn in dict(globals()).items() if name.startswith
 
 
 def main(argv: list, cases: dict = CASES) -> None:
-    """OUT.npz [CASE ...]: run the cases (all by default) in order, save every array."""
+    """OUT.npz [CASE ...]: run the cases (all by default) in order, save every array (and
+    ``times``, the seconds of each case as JSON)."""
     out_path, names = argv[0], argv[1:] or list(cases)
-    result = {}
+    result, times = {}, {}
     for name in names:
         t0 = time.time()
         for key, value in cases[name]().items():
             result[f"{name}/{key}"] = onp.asarray(value)
-        print(f"{name}: {time.time() - t0:.1f} s", file=sys.stderr)
-    onp.savez_compressed(out_path, **result)
+        times[name] = round(time.time() - t0, 2)
+        print(f"{name}: {times[name]} s", file=sys.stderr)
+    onp.savez_compressed(out_path, times=onp.array(json.dumps(times)), **result)
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@ on mxlite's ``mxnet`` alias: outputs equal to MXNet 1.9.1's.
 
 The workloads (``d2l_cases.py``: d2l's package functions and classes; ``d2l_book_cases.py``:
 short cells of the book at tag v1.0.3) run once each, in a fresh interpreter under
-``python -m mxlite.run``, and are compared with ``golden/d2l/*.npz`` from
-``tools/make_golden_d2l.py``. Parameters and data come from official NumPy's seeded streams
-(``mx.random`` differs between the two), so the training runs are deterministic on both.
+``python -m mxlite.run``, and are compared with ``golden/d2l/*.npz`` from the ``d2l`` and
+``d2l_book`` families of ``tools/golden/``. Parameters and data come from official NumPy's
+seeded streams (``mx.random`` differs between the two), so the training runs are deterministic
+on both.
 Skipped with a reason when d2l is not installed (``pip install --no-deps d2l==1.0.3``).
 """
 
@@ -20,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.golden_file import load
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden" / "d2l"
@@ -32,11 +35,9 @@ pytestmark = pytest.mark.skipif(
 
 
 def _golden(name: str) -> dict:
-    path = GOLDEN / f"{name}.npz"
-    if not path.exists():
-        pytest.skip(f"no golden file {path.name}")
-    with np.load(path) as f:
-        return dict(f.items())
+    if not (GOLDEN / f"{name}.npz").exists():
+        pytest.skip(f"no golden file {name}.npz")
+    return dict(load(f"run/golden/d2l/{name}.npz").items())
 
 
 @pytest.fixture(scope="module")
@@ -61,11 +62,9 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict:
 
 
 def _cases(name: str) -> list[str]:
-    path = GOLDEN / f"{name}.npz"
-    if not path.exists():
+    if not (GOLDEN / f"{name}.npz").exists():
         return [f"{name}:-"]
-    with np.load(path) as f:
-        return sorted({f"{name}:{k.split('/', 1)[0]}" for k in f.files})
+    return [f"{name}:{case}" for case in load(f"run/golden/d2l/{name}.npz").cases]
 
 
 @pytest.mark.parametrize("case", [c for name in FILES for c in _cases(name)])
