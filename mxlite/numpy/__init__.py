@@ -72,6 +72,7 @@ __all__ = [
 ]
 # mx.nd.np (a lower layer) holds the same functions, and _internal one per _np* operator
 _nd_np.provide(__name__, {n: globals()[n] for n in __all__})
+# MXNet's mx.nd.np._internal also names each _npi_X operator X
 _front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND,
                     prefixes=(("_npi_", "_internal"),), include=_is_np_op)  # fmt: skip
 # mx.sym.np: the same functions (they compose on symbols), where it has no own one

@@ -310,7 +310,6 @@ front_end.populate(
     sys.modules[__name__],
     {"_internal": _internal, "np": sys.modules[__name__]},
     KIND,
-    # MXNet's _internal also names each _npi_ operator without its prefix (rnn_param_concat)
-    prefixes=(("_np_", "np"), ("_npi_", "_internal")),
+    prefixes=(("_np_", "np"), ("_npi_", "_internal")),  # _internal.X is _npi_X, as in MXNet
     include=is_np_op,
 )
