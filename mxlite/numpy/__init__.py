@@ -19,8 +19,6 @@ from .creation import *  # noqa: F403
 from .creation import __all__ as _creation_all
 from .fallback import FALLBACK_NAMES as _FALLBACK_NAMES
 from .fallback import fallback as _fallback
-from .function_base import *  # noqa: F403
-from .function_base import __all__ as _function_base_all
 from .functions import *  # noqa: F403
 from .functions import __all__ as _functions_all
 from .manipulation import *  # noqa: F403
@@ -65,7 +63,6 @@ __all__ = [
     "linalg",
     *_creation_all,
     *_functions_all,
-    *_function_base_all,
     *_manipulation_all,
     *(n for n in _ufuncs_all if n != "UNARY"),
     *_UNARY,
@@ -84,8 +81,7 @@ for _name in _FALLBACK_NAMES:
 _sym_np.provide(
     __name__,
     {n: globals()[n] for n in __all__
-     if n not in vars(_sym_np) and n not in ("ndarray", "random") and n not in _FALLBACK_NAMES
-     and n not in _function_base_all},
+     if n not in vars(_sym_np) and n not in ("ndarray", "random") and n not in _FALLBACK_NAMES},
 )  # fmt: skip
 _sym_np.provide(__name__, {"random": random.symbolic})
 del _name, _op

@@ -27,7 +27,6 @@ from ..util import set_np as set_np
 from ..util import use_np as use_np
 from ..util import use_np_array as use_np_array
 from ..util import use_np_shape as use_np_shape
-from . import image as image
 from . import random as random
 from .io import load as load
 from .io import save as save
@@ -47,4 +46,3 @@ _nd_npx.provide(
 )
 del _here
 _sym_npx.provide(__name__, {"random": random.symbolic})  # mx.sym.npx.random
-_sym_npx.provide(__name__, {"image": image.symbolic})  # mx.sym.npx.image

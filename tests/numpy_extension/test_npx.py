@@ -77,25 +77,3 @@ def test_mxnet_reads_what_npx_save_wrote(tmp_path) -> None:
     )
     out = subprocess.run([MXNET_PYTHON, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.stdout.strip().splitlines()[-1] == "() 2.5 (0, 3) int64 [0, 1, 2]", out.stderr
-
-
-def test_npx_image_runs_the_image_operators_on_np_arrays() -> None:
-    img = onp.random.RandomState(0).randint(0, 256, (4, 6, 3)).astype("uint8")
-    out = npx.image.to_tensor(np.array(img, dtype="uint8"))
-    assert isinstance(out, np.ndarray)
-    onp.testing.assert_allclose(out.asnumpy(), img.transpose(2, 0, 1) / 255.0, rtol=1e-6)
-    assert mx.nd.npx.image is npx.image
-    sym = mx.sym.npx.image.to_tensor(mx.sym.var("a").as_np_ndarray())
-    assert isinstance(sym, mx.sym.np._Symbol)
-    assert sym.tojson().count('"_image_to_tensor"') == 1
-
-
-def test_np_internal_names_npi_operators_without_the_prefix() -> None:
-    # MXNet's gluon.rnn calls F.np._internal.rnn_param_concat in NumPy mode
-    out = mx.nd.np._internal.rnn_param_concat(np.ones(2), np.zeros(3), dim=0)
-    onp.testing.assert_array_equal(out.asnumpy(), [1, 1, 0, 0, 0])
-    assert mx.nd.np._internal._npi_rnn_param_concat is not None  # the full name stays
-    a, b = (mx.sym.var(n).as_np_ndarray() for n in "ab")
-    node = mx.sym.np._internal.rnn_param_concat(a, b, dim=0)
-    assert '"op": "_rnn_param_concat"' in node.tojson()
-    assert node.name.startswith("rnn_param_concat")  # named as MXNet names it
