@@ -228,6 +228,11 @@ class NpSqueezeProp(_NpArrayOp):
     def out_shapes(self, a: Shape) -> list[Shape]:
         if self.param.axis is None:
             return [tuple(d for d in a if d != 1)]
+        if not a:  # as NumPy, a zero-dim array takes one axis, 0 or -1
+            if len(self.param.axis) != 1 or self.param.axis[0] not in (0, -1):
+                raise self.fail(f"argument 'axis' {self.param.axis} must be one axis, 0 or -1, "
+                                "for a zero-dim array.")  # fmt: skip
+            return [()]
         axes = {_norm(self, "axis", x, len(a)) for x in self.param.axis}
         for x in axes:
             if a[x] != 1:
@@ -243,7 +248,7 @@ class NpSqueezeProp(_NpArrayOp):
 
 
 class FlipParam(Param):
-    axis: tuple[int, ...] = field(doc="The axes to reverse.")
+    axis: tuple[int, ...] | None = field(doc="The axes to reverse (None: every axis).")
 
 
 @register("_npi_flip")
@@ -254,6 +259,8 @@ class NpFlipProp(_NpArrayOp):
     test = OpTest(shapes={"data": (2, 3)}, params={"axis": (1,)})
 
     def _axes(self, ndim: int) -> tuple[int, ...]:
+        if self.param.axis is None:
+            return tuple(range(ndim))
         return tuple(_norm(self, "axis", a, ndim) for a in self.param.axis)
 
     def out_shapes(self, a: Shape) -> list[Shape]:
@@ -268,7 +275,9 @@ class NpFlipProp(_NpArrayOp):
 
 
 class BroadcastToParam(Param):
-    shape: tuple[int, ...] = field(default=(), doc="The shape to broadcast to.")
+    shape: tuple[int, ...] = field(
+        default=(), doc="The shape to broadcast to; -2 keeps the input's dimension there."
+    )
 
 
 @register("_npi_broadcast_to")
@@ -283,6 +292,8 @@ class NpBroadcastToProp(_NpArrayOp):
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         shape = tuple(self.param.shape)
+        lead = len(shape) - len(a)  # -2 takes the input dimension it is aligned with
+        shape = tuple(a[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
         try:
             if np.broadcast_shapes(tuple(a), shape) == shape:
                 return [shape]

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, Shape, ShapeError
+from ...util import is_np_shape
 from ..parallel import matmul
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
@@ -266,8 +267,9 @@ class BatchDotProp(_DotBase):
                 f"N >= 3, got shapes {lshape} and {rshape}."
             )
         # MXNet infers a partial output only when lhs's last and rhs's second-to-last dims are
-        # known, whatever the transpose flags say
-        if not lshape[-1] or not rshape[-2]:
+        # known, whatever the transpose flags say (a 0 dim is known, and empty, under NumPy
+        # shape semantics)
+        if not is_np_shape() and (not lshape[-1] or not rshape[-2]):
             return None
         try:
             batch = merge_shape(lshape[:-2], rshape[:-2])
