@@ -69,8 +69,9 @@ __all__ = [
 ]
 # mx.nd.np (a lower layer) holds the same functions, and _internal one per _np* operator
 _nd_np.provide(__name__, {n: globals()[n] for n in __all__})
-_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND, prefixes=(),
-                    include=_is_np_op)  # fmt: skip
+# MXNet's mx.nd.np._internal also names each _npi_X operator X
+_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND,
+                    prefixes=(("_npi_", "_internal"),), include=_is_np_op)  # fmt: skip
 # mx.sym.np: the same functions (they compose on symbols), where it has no own one
 # the functions MXNet hands to official NumPy (mx.np only, as in MXNet)
 for _name in _FALLBACK_NAMES:

@@ -227,15 +227,12 @@ def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray
 
 
 def array_split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray]:
-    """As :func:`split`, but the sections may differ in size by one."""
-    n = ary.shape[axis]
+    """As :func:`split`, but the sections may differ in size by one (the first ones longer)."""
     if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        size, extra = divmod(n, k)
-        cuts = [i * size + (i if i < extra else extra) for i in range(k)]
-    else:
-        cuts = [0, *(int(i) for i in indices_or_sections)]
-    return _split_at(ary, cuts, axis)
+        res = call("_npi_split", ary, indices=(), axis=axis, squeeze_axis=False,
+                   sections=int(indices_or_sections))  # fmt: skip
+        return list(res) if isinstance(res, (list, tuple)) else [res]
+    return _split_at(ary, [0, *(int(i) for i in indices_or_sections)], axis)
 
 
 def _split_at(ary: ndarray, cuts: list[int], axis: int) -> list[ndarray]:

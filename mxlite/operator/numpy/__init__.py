@@ -21,6 +21,7 @@ Adding one operator
    pins it to MXNet 1.9.1.
 """
 
+from . import boolean_mask_assign as boolean_mask_assign
 from . import dot as dot
 from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary

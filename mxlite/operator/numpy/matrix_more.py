@@ -1,7 +1,8 @@
 """More NumPy-style array operators of MXNet 1.9.1 (np_tril_op.cc, np_diff.cc, np_trace_op.cc,
 np_polynomial_op.cc, np_elemwise_unary_op_basic.cc's nan_to_num and np_matrix_op.cc's roll,
 rot90 and diagonals): ``_npi_tril``, ``_npi_diff``, ``_np_roll``, ``_npi_rot90``, ``_np_diag``,
-``_np_diagonal``, ``_np_diagflat``, ``_np_trace``, ``_npi_polyval``, ``_npi_nan_to_num``.
+``_np_diagonal``, ``_np_diagflat``, ``_np_trace``, ``_npi_polyval``, ``_npi_nan_to_num``; the
+stacks and the splits along a fixed axis (``_npi_hsplit``, ``_npi_dsplit``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from ...base import Shape
 from ..param import Param, field
 from ..registry import OpTest, register
+from ..tensor.join import SplitV2Prop
 from .matrix import _norm, _NpArrayOp, _NpJoin
 
 
@@ -416,6 +418,29 @@ class NpHstackProp(_LiftedJoin):
 
     def join_axis(self, ndim: int) -> int:
         return 0 if ndim == 1 else 1
+
+
+@register("_npi_hsplit")
+class NpHsplitProp(SplitV2Prop):
+    """Split along the second axis, the first of a 1-D array (``np.hsplit``): the axis comes
+    from the input's rank, so a symbol splits as an array would; ``axis`` is not read."""
+
+    def _axis(self, ndim: int) -> int:
+        if ndim < 1:
+            raise self.fail("hsplit only works on arrays of 1 or more dimensions.")
+        return 1 if ndim > 1 else 0
+
+
+@register("_npi_dsplit")
+class NpDsplitProp(SplitV2Prop):
+    """Split along the third axis (``np.dsplit``); ``axis`` is not read."""
+
+    test = OpTest(shapes={"data": (1, 2, 4)}, params={"indices": (0, 2)})
+
+    def _axis(self, ndim: int) -> int:
+        if ndim < 3:
+            raise self.fail("dsplit only works on arrays of 3 or more dimensions.")
+        return 2
 
 
 class _AtLeast(_NpArrayOp):
