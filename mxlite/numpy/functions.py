@@ -96,6 +96,14 @@ def any(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -
     return call("_np_any", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
+def sometrue(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Whether any element along ``axis`` is true (bool): MXNet's ``_np_sometrue``."""
+    return call("_np_sometrue", a, out=out, axis=_axes(axis), keepdims=keepdims)
+
+
+__all__.append("sometrue")
+
+
 def cumsum(a: ndarray, axis: int | None = None, dtype: Any = None, out: Any = None) -> ndarray:
     """Cumulative sum along ``axis`` (of the flattened array when None)."""
     return call("_np_cumsum", a, out=out, axis=axis, dtype=_dt(dtype))

@@ -199,6 +199,10 @@ class OperatorProperty:
     # The ``mx.np`` element-wise functions of one array it computes (``np.exp``; ``np.abs`` and
     # ``np.absolute`` for ``_npi_absolute``), as MXNet's mx.np calls it for them.
     np_unary: ClassVar[tuple[str, ...]] = ()
+    # The signature MXNet documents for the mx.np/mx.npx function of its ``_np_``/``_npx_``
+    # name (``mx._numpy_op_doc``; MXNet gives that function this ``__signature__``), as text:
+    # ``"(a, axis=None, out=None)"``.
+    np_signature: ClassVar[str | None] = None
     # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
     # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
     # (``plot_label``) and how many of its inputs get an edge (None: all).

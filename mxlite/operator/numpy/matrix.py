@@ -64,6 +64,7 @@ class NpReshapeProp(_NpArrayOp):
     param_class = NumpyReshapeParam
     inplace = True
     test = OpTest(shapes={"a": (2, 3)}, params={"newshape": (3, -1)})
+    np_signature = "(a, newshape, order='C', out=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -143,6 +144,7 @@ class NpxReshapeProp(NpReshapeProp):
 
     param_class = NumpyXReshapeParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"newshape": (-2, -1)})
+    np_signature = "(a, newshape, reverse=False, order='C')"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         return [npx_reshape_shape(self, a, self.param.newshape, self.param.reverse)]
@@ -161,6 +163,7 @@ class NpTransposeProp(_NpArrayOp):
 
     param_class = NumpyTransposeParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"axes": (1, 2, 0)})
+    np_signature = "(a, axes=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -195,6 +198,7 @@ class NpMoveaxisProp(_NpArrayOp):
 
     param_class = NumpyMoveaxisParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"source": (0,), "destination": (2,)})
+    np_signature = "(a, source, destination)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -221,6 +225,7 @@ class NpSqueezeProp(_NpArrayOp):
     param_class = NumpySqueezeParam
     inplace = True
     test = OpTest(shapes={"a": (2, 1, 3)}, params={"axis": (1,)})
+    np_signature = "(a, axis=None, out=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]

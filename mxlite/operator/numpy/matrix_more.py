@@ -91,6 +91,7 @@ class NpRollProp(_NpArrayOp):
 
     param_class = NumpyRollParam
     test = OpTest(shapes={"data": (3, 4)}, params={"shift": (1, -2), "axis": (0, 1)})
+    np_signature = "(a, shift, axis=None)"
 
     def _args(self) -> tuple[Any, Any]:
         shift, axis = self.param.shift, self.param.axis
@@ -149,6 +150,7 @@ class NpDiagProp(_NpArrayOp):
 
     param_class = NumpyDiagParam
     test = OpTest(shapes={"data": (3, 4)}, params={"k": 1})
+    np_signature = "(array, k=0)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         if len(a) not in (1, 2):
@@ -186,6 +188,7 @@ class NpDiagonalProp(_NpArrayOp):
 
     param_class = NumpyDiagonalParam
     test = OpTest(shapes={"data": (3, 4, 2)}, params={"offset": 1, "axis1": 0, "axis2": 1})
+    np_signature = "(a, offset=0, axis1=0, axis2=1)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         p = self.param
@@ -228,6 +231,7 @@ class NpDiagflatProp(_NpArrayOp):
 
     param_class = NumpyDiagParam
     test = OpTest(shapes={"data": (2, 2)}, params={"k": -1})
+    np_signature = "(array, k=0)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         n = int(np.prod(a)) + abs(self.param.k)
@@ -246,6 +250,7 @@ class NpTraceProp(_NpArrayOp):
 
     param_class = NumpyDiagonalParam
     test = OpTest(shapes={"data": (3, 4, 2)}, params={"offset": 0, "axis1": 0, "axis2": 1})
+    np_signature = "(a, offset=0, axis1=0, axis2=1, out=None)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         return [NpDiagonalProp.out_shapes(self, a)[0][:-1]]  # type: ignore[arg-type]
@@ -447,6 +452,7 @@ class _AtLeast(_NpArrayOp):
     key_var_num_args = "num_args"
     param_class = NumpyNumArgsParam
     ndim = 1
+    np_signature = "(*arys)"
 
     def list_arguments(self) -> list[str]:
         return [f"arys{i}" for i in range(self.param.num_args)]
