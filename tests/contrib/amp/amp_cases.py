@@ -1,0 +1,81 @@
+"""Graphs and conversions for AMP, shared by tests/contrib/amp/test_golden_amp.py and
+tools/golden/cases/amp.py (which records what MXNet 1.9.1 makes of them): each function takes
+the ``mx`` module (mxnet or mxlite) and builds the same symbol under either."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+def mlp(mx: Any) -> Any:
+    data = mx.sym.var("data")
+    h = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
+    h = mx.sym.Activation(h, act_type="relu", name="relu1")
+    h = mx.sym.FullyConnected(h, num_hidden=8, name="fc2")
+    h = mx.sym.Activation(h, act_type="softrelu", name="soft2")  # conditional float32
+    h = mx.sym.FullyConnected(h, num_hidden=4, name="fc3")
+    return mx.sym.softmax(h, name="out")
+
+
+def convnet(mx: Any) -> Any:
+    data = mx.sym.var("data")
+    c1 = mx.sym.Convolution(data, kernel=(3, 3), num_filter=4, pad=(1, 1), name="conv1")
+    b1 = mx.sym.BatchNorm(c1, fix_gamma=False, name="bn1")
+    a1 = mx.sym.Activation(b1, act_type="relu", name="relu1")
+    c2 = mx.sym.Convolution(a1, kernel=(1, 1), num_filter=4, name="conv2")
+    s = mx.sym.elemwise_add(c2, a1, name="res")  # widest type: float16 and float32 meet
+    p = mx.sym.Pooling(s, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool")
+    cat = mx.sym.Concat(p, mx.sym.Activation(p, act_type="tanh", name="t"), dim=1, name="cat")
+    f = mx.sym.Flatten(cat, name="flat")
+    fc = mx.sym.FullyConnected(f, num_hidden=5, name="fc")
+    return mx.sym.SoftmaxOutput(fc, name="softmax")
+
+
+def small(mx: Any) -> Any:
+    """MXNet's own test graph: a FullyConnected and a sin of its weight, added."""
+    x, y = mx.sym.var("x"), mx.sym.var("y")
+    z = mx.sym.FullyConnected(x, y, num_hidden=10, no_bias=True, name="fc")
+    return mx.sym.elemwise_add(z, mx.sym.sin(y, name="sin"), name="plus")
+
+
+GRAPHS = {"mlp": mlp, "convnet": convnet, "small": small}
+
+# (case, graph, convert_model keyword arguments)
+CASES = [
+    ("mlp", "mlp", {}),
+    ("mlp_optional", "mlp", {"cast_optional_params": True}),
+    ("mlp_excluded", "mlp", {"excluded_sym_names": ["fc2"]}),
+    ("convnet", "convnet", {}),
+    ("convnet_optional", "convnet", {"cast_optional_params": True}),
+    ("convnet_conv_only", "convnet", {"target_dtype_ops": ["Convolution"]}),
+    ("convnet_conditional", "convnet", {"conditional_fp32_ops": [("Activation", "act_type",
+                                                                  ["relu"])]}),
+    ("small", "small", {"target_dtype_ops": ["FullyConnected"], "fp32_ops": ["sin"]}),
+]  # fmt: skip
+
+TARGETS = ("float16", "bfloat16")
+
+SHAPES = {"mlp": {"data": (3, 10)}, "convnet": {"data": (2, 3, 6, 6), "softmax_label": (2,)},
+          "small": {"x": (10, 10)}}  # fmt: skip
+
+
+def params(mx: Any, graph: str) -> tuple[dict, dict, dict]:
+    """Inputs, arg_params and aux_params (NumPy) for ``graph``, the same under both."""
+    rng = np.random.RandomState(3)
+    sym = GRAPHS[graph](mx)
+    shapes = SHAPES[graph]
+    arg_shapes, _, aux_shapes = sym.infer_shape(**shapes)
+    args = {}
+    for name, shape in zip(sym.list_arguments(), arg_shapes):
+        if name == "softmax_label":
+            args[name] = rng.randint(0, 5, shape).astype(np.float32)
+        else:
+            args[name] = rng.uniform(-1, 1, shape).astype(np.float32)
+    aux = {}
+    for name, shape in zip(sym.list_auxiliary_states(), aux_shapes):
+        value = rng.uniform(0.5, 1.5, shape) if name.endswith("var") else rng.uniform(-1, 1, shape)
+        aux[name] = value.astype(np.float32)
+    data = {k: args.pop(k) for k in shapes}
+    return data, args, aux
