@@ -217,8 +217,12 @@ def _widest_wrapper(f: Callable, target: Any) -> Callable:
 _MISSING = object()
 
 
-def _set_function(module: Any, name: str, wrap: Callable[[Callable], Callable]) -> None:
+def _set_function(
+    module: Any, name: str, wrap: Callable[[Callable], Callable], default: bool
+) -> None:
     func_name, home = _function_home(name, module)
+    if default and not hasattr(home, func_name):
+        return  # an operator of MXNet's lists that mxlite does not have: nothing to wrap
     f = getattr(home, func_name)  # AttributeError for an unknown operator, as in MXNet
     setattr(home, func_name, wrap(f))
     if home is module:
@@ -232,18 +236,16 @@ def _wrap_symbol_functions(
     fp32_params = list_lp16_use_fp32_params(target) or {}
     for name in target_ops if target_ops is not None else list_lp16_ops(target):
         p = fp32_params.get(_function_home(name, module)[0])
-        _set_function(module, name, lambda f, p=p: wrapper(f, target, p))
+        wrap = lambda f, p=p: wrapper(f, target, p)  # noqa: E731
+        _set_function(module, name, wrap, target_ops is None)
     for name in fp32_ops if fp32_ops is not None else list_fp32_ops(target):
-        _set_function(module, name, lambda f: wrapper(f, _F32))
-    conditional = (
-        conditional_fp32_ops
-        if conditional_fp32_ops is not None
-        else list_conditional_fp32_ops(target)
-    )
-    for name, arg, values in conditional:
-        _set_function(module, name, lambda f, c=(arg, values): wrapper(f, _F32, cond=c))
+        _set_function(module, name, lambda f: wrapper(f, _F32), fp32_ops is None)
+    default = conditional_fp32_ops is None
+    for name, arg, values in list_conditional_fp32_ops(target) if default else conditional_fp32_ops:
+        wrap = lambda f, c=(arg, values): wrapper(f, _F32, cond=c)  # noqa: E731
+        _set_function(module, name, wrap, default)
     for name in list_widest_type_cast(target):
-        _set_function(module, name, lambda f: _widest_wrapper(f, target))
+        _set_function(module, name, lambda f: _widest_wrapper(f, target), True)
 
 
 def _wrap_loss_output_functions(module: Any, scaler: LossScaler, target: Any) -> None:
