@@ -47,8 +47,6 @@ ABSENT_MODULES = {
             "mxnet.contrib.quantization",
             "mxnet.contrib.tensorboard",
             "mxnet.contrib.text",
-            "mxnet.contrib.amp.lists",
-            "mxnet.contrib.amp.loss_scaler",
             "mxnet.contrib.onnx.onnx2mx",
             "mxnet.gluon.contrib.data.text",
             "mxnet.kvstore.kvstore_server",
@@ -67,10 +65,6 @@ _INDEXING = ("get_indexing_dispatch_code", "get_oshape_of_gather_nd_op",
              "indexing_key_expand_implicit_axes")  # fmt: skip
 _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index_copy",
              "backward_quadratic")  # fmt: skip
-_AMP = ("convert_hybrid_block", "convert_model", "convert_symbol", "init", "init_trainer",
-        "list_conditional_fp32_ops", "list_fp32_ops", "list_loss_output_functions",
-        "list_lp16_fp32_ops", "list_lp16_ops", "list_lp16_use_fp32_params",
-        "list_widest_type_cast", "scale_loss", "unscale")  # fmt: skip
 _OLD_ITERS = ("ImageRecordIter_v1", "ImageRecordUInt8Iter_v1", "MXDataIter")
 
 # single names, by MXNet module
@@ -102,10 +96,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
         )
     },
     # temporary: the parts of issue 30 not built yet
-    "mxnet.contrib.amp": dict.fromkeys(_AMP + ("lists", "loss_scaler"), NOT_YET),
-    "mxnet.contrib.amp.amp": dict.fromkeys(
-        _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
-    ),
     "mxnet.gluon.contrib.estimator": {"CheckpointHandler": NOT_YET},
     "mxnet.gluon.data.dataloader": dict.fromkeys(
         (
