@@ -552,7 +552,10 @@ def var(
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        attrs["__dtype__"] = str(DTYPE_NP_TO_MX[np.dtype(dtype).type])
+        dt = np.dtype(dtype)
+        # MXNet's bfloat16 is the record dtype [('bfloat16', uint16)] (flag 12)
+        flag = 12 if dt.names == ("bfloat16",) else DTYPE_NP_TO_MX[dt.type]
+        attrs["__dtype__"] = str(flag)
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:

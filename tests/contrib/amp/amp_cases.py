@@ -79,3 +79,35 @@ def params(mx: Any, graph: str) -> tuple[dict, dict, dict]:
         aux[name] = value.astype(np.float32)
     data = {k: args.pop(k) for k in shapes}
     return data, args, aux
+
+
+# ---- MXNet's test_bf16_casting / test_fp16_casting graphs: how cast_optional_params decides
+# the dtypes of inputs that feed casts (MXNet's AMPInferUnknown) -------------------------------
+
+
+def casting_graphs(mx: Any, low: Any) -> list[tuple[str, Any, dict]]:
+    """(name, symbol, convert_symbol keyword arguments); ``low`` is the target's dtype object
+    (``np.float16`` or MXNet's ``amp.bfloat16``)."""
+    f32 = "float32"
+    data = mx.sym.var("data")
+    out1 = mx.sym.amp_cast(data, dtype=low, name="c1")
+    out2 = mx.sym.amp_cast(data, dtype=f32, name="c2")
+    out3 = mx.sym.amp_cast(data, dtype=low, name="c3")
+    base = {"data_names": [], "cast_optional_params": True}
+    free = {"target_dtype_ops": [], "fp32_ops": [], "cast_optional_params": True}
+    d32, d16 = mx.sym.var("data", dtype=f32), mx.sym.var("data2", dtype=low)
+    d16b = mx.sym.var("data3", dtype=low)
+    e16, e32, e = mx.sym.var("data", dtype=low), mx.sym.var("data2", dtype=f32), mx.sym.var("data3")
+    return [
+        ("two_casts_differ", mx.sym.Group([out1, out2]), base),
+        ("two_casts_low", mx.sym.Group([out1, out3]), base),
+        ("multicast_vars", mx.sym.amp_multicast(d32, d16, num_outputs=2, name="m4"),
+         {"cast_optional_params": True}),
+        ("multicast_op", mx.sym.amp_multicast(d32, mx.sym.elemwise_add(d16, d16b, name="add5"),
+                                              num_outputs=2, name="m5"), free),
+        ("multicast_three", mx.sym.amp_multicast(e16, e32, e, num_outputs=3, name="m6"), free),
+        ("conflict_low", mx.sym.Group([mx.sym.amp_multicast(e16, e32, num_outputs=2, name="m7"),
+                                       mx.sym.amp_cast(e16, dtype=low, name="c7")]), free),
+        ("conflict_f32", mx.sym.Group([mx.sym.amp_multicast(d32, d16, num_outputs=2, name="m8"),
+                                       mx.sym.amp_cast(d32, dtype=low, name="c8")]), free),
+    ]  # fmt: skip

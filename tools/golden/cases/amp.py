@@ -3,7 +3,9 @@ tests/contrib/amp/amp_cases.py and each target dtype, the converted symbol's JSO
 (``convert_model``), the dtypes of the converted parameters, and the outputs of the converted
 model on the case's data (bfloat16 runs on MXNet's oneDNN CPU path; an output is recorded as
 float32; MXNet's CPU build runs no float16 FullyConnected or Convolution, so float16 cases keep
-the reason instead), and the float32 model's outputs (``ref<i>``). Some float16 models are also
+the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<target>`` holds
+the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting. Some float16
+models are also
 saved as MXNet checkpoints (``save_checkpoint``) under tests/contrib/amp/golden/, for mxlite to
 load."""
 
@@ -57,8 +59,21 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
     return meta, arrays
 
 
+def _casting(c: Any, target: str) -> dict:
+    from mxnet.contrib import amp
+
+    low = amp.amp.bfloat16 if target == "bfloat16" else np.float16
+    out = {}
+    for name, sym, kwargs in c.casting_graphs(mx, low):
+        conv = amp.convert_symbol(sym, target_dtype=target, **kwargs)
+        out[name] = conv.tojson(remove_amp_cast=False)
+    return out
+
+
 def record(golden: Any) -> None:
     c = load_module("tests/contrib/amp/amp_cases.py")
+    for target in c.TARGETS:
+        golden.put(f"casting-{target}", {"json": isolated(_casting, c, target)})
     for case, graph, kwargs in c.CASES:
         for target in c.TARGETS:
             got = isolated(_convert, c, case, graph, kwargs, target)
