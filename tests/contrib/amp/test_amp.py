@@ -239,3 +239,41 @@ def test_unscale_applies_the_trainer_scale() -> None:
         assert trainer._scale == 1.0
         """
     )
+
+
+def test_convert_hybrid_block_casts_parameters() -> None:
+    net = mx.gluon.nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(mx.gluon.nn.Dense(4, activation="relu"), mx.gluon.nn.Dense(2))
+    net.initialize()
+    with pytest.raises(RuntimeError, match="hybridize"):
+        amp.convert_hybrid_block(net, "float16", ctx=mx.cpu())
+    net.hybridize()
+    x = mx.nd.ones((3, 5))
+    want = net(x).asnumpy()
+    conv = amp.convert_hybrid_block(net, "float16", cast_optional_params=True, ctx=mx.cpu())
+    params = conv.collect_params()
+    assert {np.dtype(p.dtype).name for p in params.values()} == {"float16"}
+    w = net.collect_params()["net_dense0_weight"].data().asnumpy()
+    np.testing.assert_array_equal(params["net_dense0_weight"].data().asnumpy(), w.astype("f2"))
+    # a model that runs no float16 operator converts and runs on CPU
+    keep = amp.convert_hybrid_block(net, "float16", target_dtype_ops=[], ctx=mx.cpu())
+    assert {np.dtype(p.dtype).name for p in keep.collect_params().values()} == {"float32"}
+    np.testing.assert_allclose(keep(x).asnumpy(), want, rtol=1e-6)
+
+
+def test_convert_bucketing_module() -> None:
+    def sym_gen(key: int):
+        data = mx.sym.var("data")
+        fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
+        return mx.sym.SoftmaxOutput(fc, name="softmax"), ("data",), ("softmax_label",)
+
+    mod = mx.mod.BucketingModule(sym_gen, default_bucket_key=5, context=mx.cpu())
+    mod.bind(data_shapes=[("data", (2, 5))], label_shapes=[("softmax_label", (2,))])
+    mod.init_params()
+    conv = amp.amp.convert_bucketing_module(mod, "float16", cast_optional_params=True)
+    assert list(conv._buckets) == [5]
+    sym = conv._buckets[5].symbol
+    assert "fc_output_amp_cast_float32_output" in sym.get_internals().list_outputs()
+    args, _ = conv.get_params()
+    assert args["fc_weight"].dtype == np.float16

@@ -5,9 +5,8 @@ model on the case's data (bfloat16 runs on MXNet's oneDNN CPU path; an output is
 float32; MXNet's CPU build runs no float16 FullyConnected or Convolution, so float16 cases keep
 the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<target>`` holds
 the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting. Some float16
-models are also
-saved as MXNet checkpoints (``save_checkpoint``) under tests/contrib/amp/golden/, for mxlite to
-load."""
+models are also saved as MXNet checkpoints (``save_checkpoint``) under tests/contrib/amp/golden/,
+for mxlite to load."""
 
 from __future__ import annotations
 
