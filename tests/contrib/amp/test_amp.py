@@ -275,5 +275,4 @@ def test_convert_bucketing_module() -> None:
     assert list(conv._buckets) == [5]
     sym = conv._buckets[5].symbol
     assert "fc_output_amp_cast_float32_output" in sym.get_internals().list_outputs()
-    args, _ = conv.get_params()
-    assert args["fc_weight"].dtype == np.float16
+    assert conv._curr_module._arg_params["fc_weight"].dtype == np.float16
