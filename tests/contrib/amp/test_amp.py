@@ -276,3 +276,33 @@ def test_convert_bucketing_module() -> None:
     sym = conv._buckets[5].symbol
     assert "fc_output_amp_cast_float32_output" in sym.get_internals().list_outputs()
     assert conv._curr_module._arg_params["fc_weight"].dtype == np.float16
+
+
+def test_init_bfloat16_wraps_as_mxnet() -> None:
+    out = _child(
+        """
+        import mxlite as mx
+        from mxlite.contrib import amp
+        amp.init("bfloat16")
+        x = mx.sym.var("x")
+        print(mx.sym.Convolution(x, kernel=(1, 1), num_filter=2, name="c")
+              .get_internals().list_outputs())
+        print(mx.sym.BatchNorm(x, name="bn").get_internals().list_outputs())
+        a = mx.sym.elemwise_add(mx.sym.var("p"), mx.sym.var("q"), name="add")
+        print(a.get_internals().list_outputs())
+        d, label = mx.nd.array([[1.0, 2.0]]), mx.nd.array([0.0])
+        d.attach_grad()
+        with mx.autograd.record():
+            o = mx.nd.SoftmaxOutput(d, label)
+        o.backward()
+        print(d.grad.asnumpy().tolist())
+        """
+    )
+    # what MXNet 1.9.1 prints for the same script
+    assert out.split("\n")[:4] == [
+        "['x', 'amp_cast0_output', 'c_weight', 'amp_cast1_output', 'c_bias', "
+        "'amp_cast2_output', 'c_output']",
+        "['x', 'bn_gamma', 'bn_beta', 'bn_moving_mean', 'bn_moving_var', 'bn_output']",
+        "['p', 'q', 'amp_multicast0_output0', 'amp_multicast0_output1', 'add_output']",
+        "[[-47910.65625, 47910.65625]]",  # SoftmaxOutput's gradient times the loss scale 2**16
+    ]
