@@ -111,3 +111,35 @@ def casting_graphs(mx: Any, low: Any) -> list[tuple[str, Any, dict]]:
         ("conflict_f32", mx.sym.Group([mx.sym.amp_multicast(d32, d16, num_outputs=2, name="m8"),
                                        mx.sym.amp_cast(d32, dtype=low, name="c8")]), free),
     ]  # fmt: skip
+
+
+# ---- a Gluon network for convert_hybrid_block ----------------------------------------------------
+
+BLOCK_CASES = [
+    ("block", {}),
+    ("block_optional", {"cast_optional_params": True}),
+    ("block_excluded", {"excluded_sym_names": ["net_conv0_fwd"]}),
+]
+
+
+def block(mx: Any) -> Any:
+    """A small conv net, hybridized and run once on ``block_input()``, its parameters drawn
+    from a fixed generator in name order."""
+    nn = mx.gluon.nn
+    net = nn.HybridSequential(prefix="net_")
+    with net.name_scope():
+        net.add(nn.Conv2D(4, 3, padding=1), nn.BatchNorm(), nn.Activation("relu"),
+                nn.MaxPool2D(2), nn.Flatten(), nn.Dense(3))  # fmt: skip
+    net.initialize()
+    net(mx.nd.array(block_input()))  # shapes known
+    rng = np.random.RandomState(5)
+    for name in sorted(net.collect_params()):
+        p = net.collect_params()[name]
+        p.set_data(mx.nd.array(rng.uniform(0.5, 1.5, p.shape).astype(np.float32)))
+    net.hybridize()
+    net(mx.nd.array(block_input()))
+    return net
+
+
+def block_input() -> np.ndarray:
+    return np.random.RandomState(6).uniform(-1, 1, (2, 3, 6, 6)).astype(np.float32)

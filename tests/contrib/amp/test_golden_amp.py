@@ -22,7 +22,7 @@ HERE = Path(__file__).resolve().parent
 MXREF = Path("/tmp/mxref/bin/python")
 TOOL = HERE.parents[2] / "tools" / "check_amp_in_mxnet.py"
 GOLDEN = load("contrib/amp/golden/amp.npz")
-CASES = sorted(c for c in GOLDEN.cases if not c.startswith("casting-"))
+CASES = sorted(c for c in GOLDEN.cases if not c.startswith(("casting-", "block")))
 
 
 def _graph_json(text: str) -> dict:
@@ -134,3 +134,24 @@ def test_casting_graphs_match_mxnet(target: str) -> None:
     for name, sym, kwargs in amp_cases.casting_graphs(mx, low):
         conv = amp.convert_symbol(sym, target_dtype=target, **kwargs)
         assert _graph_json(conv.tojson(remove_amp_cast=False)) == _graph_json(want[name]), name
+
+
+BLOCKS = sorted(c for c in GOLDEN.cases if c.startswith("block"))
+
+
+@pytest.mark.parametrize("case", BLOCKS)
+def test_convert_hybrid_block_matches_mxnet(case: str) -> None:
+    meta, arrays = GOLDEN.cases[case], GOLDEN.arrays(case)
+    target = case.rsplit("-", 1)[1]
+    net = amp_cases.block(mx)
+    x = mx.nd.array(amp_cases.block_input())
+    np.testing.assert_allclose(net(x).asnumpy(), arrays["ref0"], rtol=1e-5, atol=1e-5)
+    if target == "bfloat16" and meta.get("kwargs", {}).get("cast_optional_params"):
+        with pytest.raises(MXNetError, match="bfloat16"):  # no bfloat16 parameters here
+            amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **meta["kwargs"])
+        return
+    conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **meta["kwargs"])
+    graph = conv._cached_graph[1].tojson(remove_amp_cast=False)
+    assert _graph_json(graph) == _graph_json(meta["json"])
+    got = {k: np.dtype(p.dtype).name for k, p in conv.collect_params().items()}
+    assert got == meta["dtypes"]

@@ -4,9 +4,10 @@ tests/contrib/amp/amp_cases.py and each target dtype, the converted symbol's JSO
 model on the case's data (bfloat16 runs on MXNet's oneDNN CPU path; an output is recorded as
 float32; MXNet's CPU build runs no float16 FullyConnected or Convolution, so float16 cases keep
 the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<target>`` holds
-the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting. Some float16
-models are also saved as MXNet checkpoints (``save_checkpoint``) under tests/contrib/amp/golden/,
-for mxlite to load."""
+the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting; ``block*``
+cases hold ``convert_hybrid_block`` of a Gluon conv net (its graph, parameter dtypes, outputs).
+Some float16 models are also saved as MXNet checkpoints (``save_checkpoint``) under
+tests/contrib/amp/golden/, for mxlite to load."""
 
 from __future__ import annotations
 
@@ -69,8 +70,33 @@ def _casting(c: Any, target: str) -> dict:
     return out
 
 
+def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
+    from mxnet.contrib import amp
+
+    net = c.block(mx)
+    ref = net(mx.nd.array(c.block_input())).asnumpy()
+    conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **kwargs)
+    meta = {"json": conv._cached_graph[1].tojson(remove_amp_cast=False), "kwargs": kwargs}
+    meta["dtypes"] = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
+                      for k, p in conv.collect_params().items()}  # fmt: skip
+    arrays = {"ref0": ref}
+    try:
+        out = mx.nd.amp_cast(conv(mx.nd.array(c.block_input())), dtype="float32")
+        arrays["out0"] = out.asnumpy()
+    except mx.base.MXNetError as e:
+        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+    return meta, arrays
+
+
 def record(golden: Any) -> None:
     c = load_module("tests/contrib/amp/amp_cases.py")
+    for case, kwargs in c.BLOCK_CASES:
+        for target in c.TARGETS:
+            got = isolated(_block, c, kwargs, target)
+            if isinstance(got, str):
+                golden.put(f"{case}-{target}", {"failed": got})
+            else:
+                golden.put(f"{case}-{target}", got[0], **got[1])
     for target in c.TARGETS:
         golden.put(f"casting-{target}", {"json": isolated(_casting, c, target)})
     for case, graph, kwargs in c.CASES:
