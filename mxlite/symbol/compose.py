@@ -204,9 +204,8 @@ def remove_amp_cast(entries: list[Entry]) -> list[Entry]:
     out = copy_graph(entries)
     for node in topo_order(out):
         for i, (src, index) in enumerate(node.inputs):
-            if src.op == "amp_cast":
-                node.inputs[i] = src.inputs[0]
-            elif src.op == "amp_multicast":
+            if not src.is_variable() and type(src.prop()).amp_cast:
+                # output k of a cast is its input k (amp_cast has one of each)
                 node.inputs[i] = src.inputs[index]
     return out
 

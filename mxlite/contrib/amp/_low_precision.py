@@ -264,7 +264,7 @@ def _input_flags(outputs: list[Entry], data_names: set[str], target: str) -> dic
         attrs = dict(node.attrs)
         if node.is_variable():
             attrs.pop("__dtype__", None)
-        elif node.op == "amp_cast" and attrs.get("dtype") == "bfloat16":
+        elif attrs.get("dtype") == "bfloat16":  # a cast to the target
             attrs["dtype"] = "float16"
         inputs = [(shadow[id(n)], i) for n, i in node.inputs]
         copy = Node(node.op, node.name, attrs, inputs, node.subgraphs)
@@ -303,12 +303,15 @@ def _infer_unknown(outputs: list[Entry], flags: dict[int, int], target: str) -> 
 
     target_flag = _FLAGS[target]
     for node in topo_order(outputs):
-        if node.op == "amp_cast" and "dtype" in node.attrs:
-            flag = _FLAGS.get(node.attrs["dtype"], DTYPE_NP_TO_MX.get(node.attrs["dtype"], -1))
+        if node.is_variable() or not type(node.prop()).amp_cast:
+            continue
+        if "dtype" in node.attrs:  # amp_cast: its input takes the dtype it casts to
+            name = node.attrs["dtype"]
+            flag = _FLAGS[name] if name in _FLAGS else DTYPE_NP_TO_MX[np.dtype(name)]
             for var, _ in node.inputs:
                 if var.is_variable():
                     update(var, flag)
-        elif node.op == "amp_multicast":
+        else:  # amp_multicast: inputs that are all variables take the target
             if all(var.is_variable() for var, _ in node.inputs):
                 for var, _ in node.inputs:
                     update(var, target_flag)

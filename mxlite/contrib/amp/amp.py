@@ -29,7 +29,7 @@ import numpy as np
 from ... import ndarray, symbol
 from ...base import MXNetError
 from ...ndarray import NDArray
-from ...operator.front_end import PREFIXES
+from ...operator.front_end import PREFIXES, replace_function
 from ...symbol import Symbol
 from ._convert import convert_bucketing_module as convert_bucketing_module
 from ._convert import convert_hybrid_block, convert_model, convert_symbol
@@ -155,10 +155,10 @@ def _set_function(
     func_name, home = _function_home(name, module)
     if default and not hasattr(home, func_name):
         return  # an operator of MXNet's lists that mxlite does not have: nothing to wrap
-    f = getattr(home, func_name)  # AttributeError for an unknown operator, as in MXNet
-    setattr(home, func_name, wrap(f))
-    if home is module:
-        setattr(module.op, func_name, wrap(f))
+    # AttributeError for an unknown operator, as in MXNet
+    replace_function(home, func_name, wrap)
+    if home is module and hasattr(module.op, func_name):
+        replace_function(module.op, func_name, wrap)
 
 
 def _wrap_symbol_functions(
@@ -200,9 +200,8 @@ def _wrap_loss_output_functions(module: Any, scaler: LossScaler, target: Any) ->
 
     wrap = scaling if module is ndarray else warning
     for name in list_loss_output_functions(target):
-        f = getattr(module, name, None)
-        if f is not None:
-            setattr(module, name, wrap(f))
+        if hasattr(module, name):
+            replace_function(module, name, wrap)
 
 
 def init(

@@ -79,6 +79,7 @@ simple_op(
     forward_inplace=True,
     gradient_inplace=True,
     test=OpTest(params={"dtype": "float64"}, dtypes=("float32",), grad=False),
+    facts={"amp_cast": True},
     doc="Cast function between low precision float/FP32 used by AMP. It casts only between "
     "low precision float/FP32 and does not do anything for other types.",
 )
@@ -106,6 +107,7 @@ class AMPMultiCastProp(OperatorProperty):
 
     param_class = AMPMultiCastParam
     key_var_num_args = "num_outputs"
+    amp_cast = True
     test = OpTest(
         shapes={"data_0": (2, 3), "data_1": (2, 3)}, params={"num_outputs": 2}, dtypes=("float32",)
     )
