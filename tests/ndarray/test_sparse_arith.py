@@ -22,8 +22,8 @@ def _operands() -> dict:
 
 
 # Where mxlite departs from MXNet 1.9.1 on purpose: broadcast_div of a CSR by a dense array of
-# its shape, which MXNet refuses ("use elemwise_div"), gives the quotient (a dense array, as
-# elemwise_div's fallback does); and a CSR result stores each row's columns sorted (CSR's
+# its shape, which MXNet refuses ("use elemwise_div"), gives the quotient as a CSR array (as
+# broadcast_div of a CSR by a row does in both); and a CSR result stores each row's columns sorted (CSR's
 # canonical form, SciPy's), where MXNet's CSR-CSR kernels leave them in the order of their
 # first appearance, so stored columns are compared row by row as sets
 COMPUTED_WHERE_MXNET_REFUSES = {"csr1 / dns45"}
@@ -44,7 +44,7 @@ def test_arithmetic_on_sparse_operands_matches_mxnet(case) -> None:
             assert "error" in want  # MXNet's refusal, recorded by the golden family
             a, b = (arrays[n].asnumpy() for n in want["expr"].split(" / "))
             res = evaluate(want["expr"], arrays)
-            assert res.stype == "default"
+            assert res.stype == "csr"
             np.testing.assert_allclose(res.asnumpy(), a / b, rtol=1e-6)
             return
         if "error" in want:
