@@ -46,13 +46,15 @@ __all__ = ["CachedOp"]
 class _Bound:
     """One executor for one signature, and the recorded call whose backward it still owes."""
 
-    __slots__ = ("exe", "params", "data_args", "pending")
+    __slots__ = ("exe", "params", "data_args", "pending", "shared_grads")
 
-    def __init__(self, exe: Any, params: tuple, data_args: list) -> None:
+    def __init__(self, exe: Any, params: tuple, data_args: list, shared_grads: set) -> None:
         self.exe = exe
         self.params = params  # the parameter arrays bound (kept so that ids stay unique)
         self.data_args = data_args  # per input: the executor array to copy into, or None
         self.pending: Any = None  # weakref to the _Call whose backward is still to run
+        # positions in exe.grad_arrays bound to a parameter's own .grad buffer (see _Call)
+        self.shared_grads = shared_grads
 
     def busy(self) -> bool:
         if self.pending is None:
@@ -79,17 +81,37 @@ class _Call(autograd.Function):
         return outs
 
     def backward(self, *out_grads: NDArray) -> Any:
-        exe = self._bound.exe
-        exe.backward(list(out_grads), is_train=self._is_train)
-        self.done = True
-        grads = exe.grad_arrays
-        return [None if i is None else grads[i] for i in self._grad_index]
+        return self._backward_into(list(out_grads), None)
 
-    def _backward(self, out_grads: list[NDArray], wanted: list[bool]) -> list[NDArray | None]:
-        # the Function base checks the count and drops what is not wanted; an input whose
-        # gradient was not bound comes back as None, which autograd skips
+    def _backward_into(self, out_grads: list[NDArray], targets: list | None) -> list:
+        """A parameter's ``.grad`` bound as the executor's gradient array is written in place
+        when autograd names it as this input's target (its only gradient, ``write``), as
+        MXNet's CachedOp writes its inputs' gradient arrays: no copy afterwards. Otherwise
+        (another use adds to it, ``grad_req='add'``, ``autograd.grad``) the buffer's
+        contents are kept aside and put back, and a copy of the gradient comes back."""
+        exe = self._bound.exe
+        grads = exe.grad_arrays
+        saved = {}
+        for k, i in enumerate(self._grad_index):
+            if i in self._bound.shared_grads and (targets is None or targets[k] is not grads[i]):
+                saved[i] = grads[i].copy()
+        exe.backward(out_grads, is_train=self._is_train)
+        self.done = True
+        res = []
+        for i in self._grad_index:
+            if i in saved:
+                res.append(grads[i].copy())
+                saved[i].copyto(grads[i])
+            else:
+                res.append(None if i is None else grads[i])
+        return res
+
+    def _backward(
+        self, out_grads: list[NDArray], wanted: list[bool], targets: list | None = None
+    ) -> list[NDArray | None]:
+        # an input whose gradient was not bound comes back as None, which autograd skips
         with autograd.pause():
-            res = self.backward(*out_grads)
+            res = self._backward_into(out_grads, targets)
         return [g if w else None for g, w in zip(res, wanted)]
 
 
@@ -257,6 +279,7 @@ class CachedOp:
         from ..ndarray import zeros
 
         arg_arrays, aux_arrays, grads, reqs = {}, {}, {}, {}
+        shared: set[int] = set()
         data_args: list[Any] = []
         params = []
         for name, a, is_param, need in zip(self._inputs, args, self._is_param, needs):
@@ -269,7 +292,12 @@ class CachedOp:
                 continue
             arg_arrays[name] = arr
             if need:
-                grads[name] = zeros(a.shape, ctx=ctx, dtype=a.dtype)
+                g = a._grad if is_param and sum(x is a for x in args) == 1 else None
+                if g is not None and _fits(g, a, ctx):
+                    shared.add(self._arg_pos[name])  # its place in exe.grad_arrays
+                else:
+                    g = zeros(a.shape, ctx=ctx, dtype=a.dtype)
+                grads[name] = g
                 reqs[name] = "write"
             else:
                 reqs[name] = "null"
@@ -278,4 +306,14 @@ class CachedOp:
             aux_states=aux_arrays,
         )  # fmt: skip
         self._set_monitor(exe)
-        return _Bound(exe, tuple(params), data_args)
+        return _Bound(exe, tuple(params), data_args, shared)
+
+
+def _fits(grad: Any, a: NDArray, ctx: Any) -> bool:
+    """Whether ``a``'s ``.grad`` can be the executor's own gradient array for it."""
+    return (
+        grad.__class__ is NDArray
+        and grad.shape == a.shape
+        and grad.dtype == a.dtype
+        and grad.context == ctx
+    )

@@ -447,6 +447,9 @@ def conv_forward(
                 y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
             y = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
             dst = out[lo:hi]
+            if relu and not res and (b is None or fold):
+                xp.maximum(y, 0, out=dst)  # the copy out and the relu in one pass
+                continue
             if res:  # element by element, so the residual may be out itself
                 xp.add(y, res[0][lo:hi], out=dst)
             else:

@@ -251,21 +251,23 @@ def forward(
             y = matmul(xp, prod.T, xp.asarray(t.out.T))  # (F*b*th*tw, m*m)
             y = y.reshape(f, b, tiles[0], tiles[1], m, m).transpose(1, 0, 2, 4, 3, 5)
             dst = _tiled(xp, out[lo:hi], m, tiles)
-            if res:  # element by element, so the residual may be out itself
+            if res or relu:  # element by element, so the residual may be out itself
                 if b6 is not None:
                     y += b6
-                src = _tiled(xp, res[0][lo:hi], m, tiles)
+                src = _tiled(xp, res[0][lo:hi], m, tiles) if res else None
             for r in regions:
                 cell = (slice(None), slice(None), *r)
                 if add:
                     dst[cell] += y[cell]
                 elif res:
                     xp.add(y[cell], src[cell], out=dst[cell])
+                elif relu:
+                    xp.maximum(y[cell], 0, out=dst[cell])  # the copy out and the relu
                 elif b6 is None:
                     dst[cell] = y[cell]
                 else:
                     xp.add(y[cell], b6, out=dst[cell])
-            if relu:
+            if relu and res:
                 xp.maximum(out[lo:hi], 0, out=out[lo:hi])
 
     extra = () if residual is None else (residual,)
