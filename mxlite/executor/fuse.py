@@ -100,6 +100,8 @@ def fuse_steps(exe: Any, steps: list[Step]) -> list[Any]:
         chains = [(last, None, False)] if conv_prop is not None else []
         if s.prop.absorb_epilogue() and (last == i or last == i + 1):
             chains = _epilogues(graph, steps, i, last, sole_reader, made_at) + chains
+        if not chains:
+            continue
         data = storage[s.inputs[0]]
         # the chain's output must not be planned over the head's data, which it still reads
         blocks = [storage[steps[c[0]].outputs[0]] for c in chains]
