@@ -14,7 +14,13 @@ Under ``autograd.record()`` a call is recorded as one autograd node (an
 :class:`mxlite.autograd.Function`) whose backward is the executor's backward. An executor holds
 the intermediate values of its last forward until that node's backward has run: a second
 recorded call while the first is still pending (a block applied twice in one graph) binds a
-second executor of the same signature instead of overwriting the first one's values.
+second executor of the same signature instead of overwriting the first one's values. A
+parameter's gradient array in the executor is the parameter's own ``.grad`` (when it is a dense
+buffer of its shape, dtype and context): the backward writes it in place when autograd names it
+the target of that input's only gradient, as MXNet's CachedOp does, instead of a copy per
+parameter afterwards; otherwise (``grad_req='add'``, the parameter used elsewhere too,
+``autograd.grad``, a buffer replaced since) its contents are kept aside and put back, and a copy
+of the gradient goes to autograd.
 
 As in MXNet, a graph of at most ``inline_limit`` operators (default 2) without
 ``static_alloc`` is not recorded as one node: while recording, it runs one imperative call per

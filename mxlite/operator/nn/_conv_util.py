@@ -407,14 +407,13 @@ def conv_forward(
 
         def run(x: Any, out: Any, *res: Any) -> None:
             xg = x.reshape(x.shape[0], groups, c // groups, -1)
-            shape = (x.shape[0], groups, f // groups, -1)
             if res and xp.may_share_memory(out, res[0]):  # the product would overwrite it
                 y = xp.matmul(wg, xg).reshape(out.shape)
                 if b is not None:
                     y += b
                 xp.add(y, res[0], out=out)
             else:
-                xp.matmul(wg, xg, out=out.reshape(shape))
+                xp.matmul(wg, xg, out=out.reshape(x.shape[0], groups, f // groups, -1))
                 if b is not None:
                     out += b
                 if res:
