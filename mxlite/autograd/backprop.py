@@ -86,7 +86,11 @@ def _run_backward(
     backward writes a variable's gradient array itself, and come back as that buffer."""
     prop = node.prop
     if node.function is not None:
-        return node.function._backward(out_grads, [e is not None for e in node.inputs])
+        wanted = [e is not None for e in node.inputs]
+        if not direct:
+            return node.function._backward(out_grads, wanted)
+        targets = [None if e is None else direct.get(id(e[0])) for e in node.inputs]
+        return node.function._backward(out_grads, wanted, targets)
     if _state[0]:  # create_graph
         return backward_recorded(node, out_grads, train)
     if prop.passes_sparse_grad and out_grads[0].__class__ is not NDArray:

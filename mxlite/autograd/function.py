@@ -59,7 +59,13 @@ class Function:
                 o._ag = (node, i)
         return outputs
 
-    def _backward(self, out_grads: list[NDArray], wanted: list[bool]) -> list[NDArray | None]:
+    def _backward(
+        self, out_grads: list[NDArray], wanted: list[bool], targets: list | None = None
+    ) -> list[NDArray | None]:
+        """The input gradients autograd uses. ``targets``: per input, the ``.grad`` buffer of a
+        variable whose only gradient this is (``grad_req='write'``), or None; a subclass may
+        write that gradient there and return the buffer (the cached op does); this one
+        ignores them."""
         with pause():
             res = self.backward(*out_grads)
         res = [res] if isinstance(res, NDArray) else list(res)

@@ -184,9 +184,12 @@ class _Call(autograd.Function):
         grads = exe.grad_arrays
         return [None if i is None else grads[i] for i in self._grad_index]
 
-    def _backward(self, out_grads: list[NDArray], wanted: list[bool]) -> list[NDArray | None]:
+    def _backward(
+        self, out_grads: list[NDArray], wanted: list[bool], targets: list | None = None
+    ) -> list[NDArray | None]:
         # the Function base checks the count and drops what is not wanted; an input whose
-        # gradient was not bound comes back as None, which autograd skips
+        # gradient was not bound comes back as None, which autograd skips (``targets`` is not
+        # used: the gradients come back as the executor's arrays, which autograd copies)
         with autograd.pause():
             res = self.backward(*out_grads)
         return [g if w else None for g, w in zip(res, wanted)]

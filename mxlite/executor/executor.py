@@ -250,7 +250,7 @@ class Executor:
         steps = g.backward if backward else g.forward
         has_grads = any(e >= 0 for e in g.grad_eids)
         if not (backward or is_train or per_step or has_grads) and fuse.enabled():
-            steps = fuse.fold_batch_norm(self, steps)  # fused pairs come back as Oprs
+            steps = fuse.fuse_steps(self, steps)  # fused chains come back as Oprs
         made = [s if type(s) is Opr else self._make_opr(s, is_train) for s in steps]
         if per_step:
             return [

@@ -153,6 +153,21 @@ class Operator:
     ) -> None:
         raise MXNetError(f"{type(self).__name__}: this operator has no backward.")
 
+    def forward_epilogue(
+        self,
+        op_ctx: OpContext,
+        in_data: list[Any],
+        req: list[int],
+        out_data: list[Any],
+        residual: Any,
+        relu: bool,
+    ) -> None:
+        """``forward`` with ``residual`` (an array of the first output's shape, or None; it
+        may be that output itself) added to the first output and then, with ``relu``,
+        ``max(output, 0)`` taken, in its output pass; for properties whose
+        ``absorb_epilogue()`` is true (inference passes, ``executor/fuse.py``)."""
+        raise NotImplementedError
+
 
 class OperatorProperty:
     """The semantics of one operator (MXNet's ``OperatorProperty``); see the module note.
@@ -221,6 +236,10 @@ class OperatorProperty:
     # where ``op(name, inputs, **params)`` records one operator call and ``op.constant(x)``
     # is a constant. SimpleOp gradients need none: they run on NDArrays as they are.
     recorded_gradient: ClassVar[Any] = None
+    # In an inference forward it is an epilogue that an operator whose ``absorb_epilogue()``
+    # holds may apply in its output pass (``executor/fuse.py``): "relu", ``max(data, 0)`` of its
+    # one input; "add", the sum of its two inputs (where both have the output's shape).
+    epilogue: ClassVar[str | None] = None
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
@@ -430,6 +449,11 @@ class OperatorProperty:
         computes this operator's output times a per-channel scale plus a shift (axis 1) from
         its weight scaled along axis 0 and its bias scaled and shifted; None: it cannot."""
         return None
+
+    def absorb_epilogue(self) -> bool:
+        """Fact for inference passes: its operator's ``forward_epilogue`` adds a residual to
+        its first output and applies ReLU in its output pass (see :attr:`epilogue`)."""
+        return False
 
     def inference_channel_affine(self, ndim: int) -> int | None:
         """Fact for inference passes: the axis along which this operator's first output is, in

@@ -23,9 +23,9 @@ def _operands() -> dict:
 
 # Where mxlite departs from MXNet 1.9.1 on purpose: broadcast_div of a CSR by a dense array of
 # its shape, which MXNet refuses ("use elemwise_div"), gives the quotient as a CSR array (as
-# broadcast_div of a CSR by a row does in both); and a CSR result stores each row's columns sorted (CSR's
-# canonical form, SciPy's), where MXNet's CSR-CSR kernels leave them in the order of their
-# first appearance, so stored columns are compared row by row as sets
+# broadcast_div of a CSR by a row does in both); and a CSR result stores each row's columns
+# sorted (CSR's canonical form, SciPy's), where MXNet's CSR-CSR kernels leave them in the order
+# of their first appearance, so stored columns are compared row by row as sets
 COMPUTED_WHERE_MXNET_REFUSES = {"csr1 / dns45"}
 
 

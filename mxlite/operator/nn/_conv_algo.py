@@ -155,13 +155,17 @@ def conv_forward(
     out: Any = None,
     bias: Any = None,
     weight_var: Any = None,
+    residual: Any = None,
+    relu: bool = False,
 ) -> Any:
     """:func:`_conv_util.conv_forward` by the algorithm chosen for its shape; ``weight_var``:
     the engine var of ``w``'s chunk when its transformed kernel may be cached (an inference
-    forward, see the design note)."""
+    forward, see the design note); ``residual`` and ``relu``: the fused epilogue."""
 
     def im2col(out: Any, add: bool) -> Any:
-        return cu.conv_forward(xp, x, w, geom, out_spatial, out=out, bias=bias)
+        return cu.conv_forward(
+            xp, x, w, geom, out_spatial, out=out, bias=bias, residual=residual, relu=relu
+        )
 
     setting = _setting()
     if not _applies(xp, geom, x.dtype, w.shape, x.shape[0], x.shape[2:], tuple(out_spatial)):
@@ -173,7 +177,9 @@ def conv_forward(
             if out is None:
                 out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
             u = None if weight_var is None else _kernel(weight_var, w, m, geom.groups)
-            return wg.forward(xp, x, w, geom.pad, m, out, bias, kernel=u)
+            return wg.forward(
+                xp, x, w, geom.pad, m, out, bias, kernel=u, residual=residual, relu=relu
+            )
 
         runs[name] = winograd
     key = ("forward", geom, x.shape, w.shape, bias is None, weight_var is not None)

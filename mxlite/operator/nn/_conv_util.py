@@ -381,26 +381,47 @@ def _grouped_weight(w: Any, groups: int) -> Any:
 
 
 def conv_forward(
-    xp: Any, x: Any, w: Any, geom: Geometry, out_spatial: Shape, out: Any = None, bias: Any = None
+    xp: Any,
+    x: Any,
+    w: Any,
+    geom: Geometry,
+    out_spatial: Shape,
+    out: Any = None,
+    bias: Any = None,
+    residual: Any = None,
+    relu: bool = False,
 ) -> Any:
     """``y (N, F, *O)`` of a convolution of ``x (N, C, *S)`` with ``w (F, Cg, *K)`` (plus
     ``bias (F,)`` when given); computed straight into ``out`` (a C-contiguous array of that
-    shape) when one is given."""
+    shape) when one is given. ``residual`` (C-contiguous, of ``y``'s shape; it may be ``out``
+    itself) is added and ``relu`` takes ``max(y, 0)`` in the same pass over each block of
+    images: the epilogue an inference pass fuses into the convolution (``executor/fuse.py``)."""
     n, c = x.shape[:2]
     f, groups = w.shape[0], geom.groups
     if out is None:
         out = xp.empty((n, f, *out_spatial), x.dtype)
     wg = _grouped_weight(w, groups)
     b = None if bias is None else bias.reshape((1, -1) + (1,) * geom.nd)
+    extra = () if residual is None else (residual,)
     if _pointwise(geom):
 
-        def run(x: Any, out: Any) -> None:
+        def run(x: Any, out: Any, *res: Any) -> None:
             xg = x.reshape(x.shape[0], groups, c // groups, -1)
-            xp.matmul(wg, xg, out=out.reshape(x.shape[0], groups, f // groups, -1))
-            if b is not None:
-                out += b
+            if res and xp.may_share_memory(out, res[0]):  # the product would overwrite it
+                y = xp.matmul(wg, xg).reshape(out.shape)
+                if b is not None:
+                    y += b
+                xp.add(y, res[0], out=out)
+            else:
+                xp.matmul(wg, xg, out=out.reshape(x.shape[0], groups, f // groups, -1))
+                if b is not None:
+                    out += b
+                if res:
+                    out += res[0]
+            if relu:
+                xp.maximum(out, 0, out=out)
 
-        _batch_parallel(xp, run, n, x.size * f // groups, x, out)
+        _batch_parallel(xp, run, n, x.size * f // groups, x, out, *extra)
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
@@ -411,7 +432,7 @@ def conv_forward(
     if fold:
         wb = xp.concatenate([wg[0], bias.reshape(-1, 1).astype(wg.dtype, copy=False)], axis=1)
 
-    def run(x: Any, out: Any) -> None:
+    def run(x: Any, out: Any, *res: Any) -> None:
         work: _Cols | _Windows | None = None
         for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
             if work is None or work.b != hi - lo:
@@ -423,11 +444,21 @@ def conv_forward(
                 y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.rows)
             else:
                 y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
-            out[lo:hi] = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
+            y = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
+            dst = out[lo:hi]
+            if relu and not res and (b is None or fold):
+                xp.maximum(y, 0, out=dst)  # the copy out and the relu in one pass
+                continue
+            if res:  # element by element, so the residual may be out itself
+                xp.add(y, res[0][lo:hi], out=dst)
+            else:
+                dst[...] = y
             if b is not None and not fold:
-                out[lo:hi] += b
+                dst += b
+            if relu:
+                xp.maximum(dst, 0, out=dst)
 
-    _batch_parallel(xp, run, n, x.size * nk, x, out, depthwise=w.shape[1] == 1)
+    _batch_parallel(xp, run, n, x.size * nk, x, out, *extra, depthwise=w.shape[1] == 1)
     return out
 
 

@@ -221,11 +221,14 @@ def forward(
     bias: Any = None,
     add: bool = False,
     kernel: Any = None,
+    residual: Any = None,
+    relu: bool = False,
 ) -> Any:
     """``out (N, F, oh, ow)`` of the 3x3 stride-1 convolution of ``x (N, C, h, w)`` (float32)
     with ``w (F, Cg, 3, 3)`` padded by ``pad``, by F(m x m, 3 x 3); ``add``: added to ``out``;
     ``bias (F,)`` added when given; ``kernel``: ``w``'s :func:`kernel_transform` when the
-    caller has it already."""
+    caller has it already; ``residual`` and ``relu``: the epilogue of
+    :func:`_conv_util.conv_forward` (not with ``add``)."""
     n_img, c = x.shape[:2]
     f, cg = w.shape[:2]
     groups = c // cg
@@ -237,7 +240,7 @@ def forward(
     regions = _tile_regions(size, tiles, m)
     b6 = None if bias is None else bias.reshape(1, f, 1, 1, 1, 1)
 
-    def run(x: Any, out: Any) -> None:
+    def run(x: Any, out: Any, *res: Any) -> None:
         patches = None
         for lo, hi in _blocks(x.shape[0], per_image, tiles[0] * tiles[1]):
             b = hi - lo
@@ -248,16 +251,27 @@ def forward(
             y = matmul(xp, prod.T, xp.asarray(t.out.T))  # (F*b*th*tw, m*m)
             y = y.reshape(f, b, tiles[0], tiles[1], m, m).transpose(1, 0, 2, 4, 3, 5)
             dst = _tiled(xp, out[lo:hi], m, tiles)
+            if res or relu:  # element by element, so the residual may be out itself
+                if b6 is not None:
+                    y += b6
+                src = _tiled(xp, res[0][lo:hi], m, tiles) if res else None
             for r in regions:
                 cell = (slice(None), slice(None), *r)
                 if add:
                     dst[cell] += y[cell]
+                elif res:
+                    xp.add(y[cell], src[cell], out=dst[cell])
+                elif relu:
+                    xp.maximum(y[cell], 0, out=dst[cell])  # the copy out and the relu
                 elif b6 is None:
                     dst[cell] = y[cell]
                 else:
                     xp.add(y[cell], b6, out=dst[cell])
+            if relu and res:
+                xp.maximum(out[lo:hi], 0, out=out[lo:hi])
 
-    _batch_parallel(xp, run, n_img, x.size * nn, x, out)
+    extra = () if residual is None else (residual,)
+    _batch_parallel(xp, run, n_img, x.size * nn, x, out, *extra)
     return out
 
 

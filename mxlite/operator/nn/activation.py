@@ -142,6 +142,11 @@ class ActivationProp(FloatDataProp):
     def backward_inplace_option(self, out_grad, in_data, out_data, in_grad):
         return [(out_grad[0], in_grad[0])]
 
+    @property
+    def epilogue(self) -> str | None:  # type: ignore[override]
+        """Fact for inference passes (``OperatorProperty.epilogue``): "relu" for ReLU."""
+        return "relu" if self.param.act_type == "relu" else None
+
     def create_operator(self, ctx: Context) -> Operator:
         return _ActivationOp(self.param.act_type, ctx.xp)
 

@@ -201,6 +201,11 @@ class ConvolutionProp(WeightedLayerProp):
 
         return type(self)(dataclasses.replace(self.param, no_bias=False))
 
+    def absorb_epilogue(self) -> bool:
+        """Fact for inference passes: the residual add and ReLU run in the output pass of
+        each block of images (channels first only)."""
+        return not self.geom.channels_last
+
 
 class _ConvolutionOp(Operator):
     __slots__ = ("op_name", "geom", "no_bias", "xp")
@@ -214,6 +219,17 @@ class _ConvolutionOp(Operator):
     def forward(
         self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
     ) -> None:
+        self.forward_epilogue(op_ctx, in_data, req, out_data, None, False)
+
+    def forward_epilogue(
+        self,
+        op_ctx: OpContext,
+        in_data: list,
+        req: list,
+        out_data: list,
+        residual: Any,
+        relu: bool,
+    ) -> None:
         if req[0] == OpReq.NULL:
             return
         xp, g = self.xp, self.geom
@@ -226,10 +242,21 @@ class _ConvolutionOp(Operator):
         bias = None if self.no_bias else in_data[2]
         wvar = None if op_ctx.is_train or op_ctx.in_vars is None else op_ctx.in_vars[1]
         y = ca.conv_forward(
-            xp, x, w, g, out_spatial, out=out if direct else None, bias=bias, weight_var=wvar
+            xp,
+            x,
+            w,
+            g,
+            out_spatial,
+            out=out if direct else None,
+            bias=bias,
+            weight_var=wvar,
+            residual=residual if direct else None,
+            relu=relu and direct,
         )
         if not direct:
-            assign(out, req[0], cu.to_channels_last(y, g))
+            if residual is not None:
+                y = y + residual
+            assign(out, req[0], cu.to_channels_last(xp.maximum(y, 0) if relu else y, g))
 
     def backward(
         self,

@@ -210,6 +210,7 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
             sparse_form=_SAME_SHAPE_FORMS[_name],
             # the sum or difference of row-sparse arrays has row-sparse gradients
             grad_stypes=all_row_sparse if _name in ("add", "sub") else None,
+            facts={"epilogue": "add" if _name == "add" else None},
             aliases=_same_aliases,
             test=OpTest(low=0.5, high=2.0),
             doc=f"Element-wise {_name} of equal shapes.",
@@ -234,6 +235,7 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
         arity=2,
         shape=(lambda n: lambda a, b, p: broadcast_shape(n, a, b))(f"broadcast_{_name}"),
         sparse_form=_BROADCAST_FORMS.get(_name),
+        facts={"epilogue": "add" if _name == "add" else None},
         aliases=_bc_aliases,
         test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, low=0.5, high=2.0),
         doc=f"Element-wise {_name} with NumPy-style broadcasting.",

@@ -508,6 +508,7 @@ for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
         facts={
             "fluent": () if _name in _NOT_FLUENT else (_name,),
             "recorded_gradient": _RECORDED_GRADIENTS.get(_name),
+            "epilogue": "relu" if _name == "relu" else None,
         },
         test=OpTest(low=_lo, high=_hi),
         aliases=(f"_npx_{_name}",) if _name in _NPX_ALIASED else (),
