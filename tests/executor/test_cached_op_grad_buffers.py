@@ -72,9 +72,7 @@ def _close(a: dict, b: dict) -> None:
 
 
 @pytest.mark.parametrize("calls", [1, 2])
-def test_hybridized_backward_gives_the_imperative_gradients(
-    calls: int, copies: list[int]
-) -> None:
+def test_hybridized_backward_gives_the_imperative_gradients(calls: int, copies: list[int]) -> None:
     net, x = _net()
     _step(net, x, calls)
     want = _grads(net)
