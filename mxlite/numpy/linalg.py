@@ -7,13 +7,19 @@ graphs serialise to MXNet's JSON); ``cond``, ``lstsq``, ``matrix_power``, ``matr
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import numpy as np
 
 from ..base import MXNetError
-from .fallback import LINALG_FALLBACK_NAMES, fallback
+from . import fallback_linalg as fallback_linalg  # MXNet's linalg binds the module too
+from .fallback import LINALG_FALLBACK_NAMES
+from .fallback_linalg import cond as cond
+from .fallback_linalg import lstsq as lstsq
+from .fallback_linalg import matrix_power as matrix_power
+from .fallback_linalg import matrix_rank as matrix_rank
+from .fallback_linalg import multi_dot as multi_dot
+from .fallback_linalg import qr as qr
 from .multiarray import _axes, call, ndarray
 
 __all__ = [
@@ -161,13 +167,3 @@ def eig(a: ndarray) -> tuple:
 def eigh(a: ndarray, UPLO: str = "L") -> tuple:  # noqa: N803  (NumPy's name)
     """``(w, v)``: eigenvalues (ascending) and eigenvectors of symmetric matrices."""
     return tuple(call("_npi_eigh", a, UPLO=UPLO))
-
-
-_module = sys.modules[__name__]
-for _name in LINALG_FALLBACK_NAMES:
-    setattr(_module, _name, fallback(_name, np.linalg, "linalg."))
-del _name, _module
-
-# MXNet binds its fallback module here too (mx.np.linalg.fallback_linalg); it reads the
-# functions above, so it is imported after them
-from . import fallback_linalg as fallback_linalg  # noqa: E402
