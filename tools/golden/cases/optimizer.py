@@ -1,8 +1,8 @@
 """Optimizer update sequences, lr schedules and an updater states file (tests/optimizer,
-tests/test_lr_scheduler.py; the runs of tests/optimizer/optimizer_cases.py): one case per
-optimizer run; ``setup`` (steps, shapes, names and the lr schedules); ``sgd_updater_after``
-(weights and gradients after three updates, whose state is saved to
-tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
+tests/test_lr_scheduler.py; the runs of tests/optimizer/optimizer_cases.py, the large-batch
+optimizers among them): one case per optimizer run; ``setup`` (steps, shapes, names and the lr
+schedules); ``sgd_updater_after`` (weights and gradients after three updates, whose state is
+saved to tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
 
 from __future__ import annotations
 
