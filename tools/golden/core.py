@@ -123,6 +123,14 @@ class Golden:
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
             self.put(name, {k: v for k, v in meta.items() if k != key}, **found)
 
+    def updated(self, name: str, saved: list, after: list, params: dict, **meta: Any) -> None:
+        """Record an in-place update (an optimizer's): its inputs ``in<i>`` as given, the
+        arrays it changed ``after<i>``; ``kind`` is "optimizer" unless given."""
+        meta = {"kind": "optimizer", "params": params, "n_in": len(saved), "n_after": len(after),
+                **meta}  # fmt: skip
+        self.put(name, meta, **{f"in{i}": a for i, a in enumerate(saved)},
+                 **{f"after{i}": a.asnumpy() for i, a in enumerate(after)})  # fmt: skip
+
     def op(
         self,
         name: str,
