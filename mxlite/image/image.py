@@ -59,9 +59,7 @@ def like(src: Any, arr: np.ndarray, out: Any = None) -> Any:
         return out
     if not _is_nd(src):
         return arr
-    from ..ndarray import array
-
-    return array(arr, dtype=arr.dtype)
+    return _nd(arr)
 
 
 def _decode_rgb(func: str, data: Any, flag: int, to_rgb: bool) -> np.ndarray:
@@ -107,6 +105,14 @@ def imread(filename: str, flag: int = 1, to_rgb: bool = True, out: Any = None) -
 
 
 def _nd(arr: np.ndarray) -> Any:
+    """``arr`` as an NDArray, an ``mx.np.ndarray`` in NumPy mode (as MXNet's ``_npi`` image
+    functions give)."""
+    from ..util import is_np_array
+
+    if is_np_array():
+        from ..numpy import array as np_array
+
+        return np_array(arr, dtype=arr.dtype)
     from ..ndarray import array
 
     return array(arr, dtype=arr.dtype)

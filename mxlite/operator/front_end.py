@@ -153,6 +153,8 @@ def _late_lookup(
 
     def __getattr__(attr: str) -> Any:
         name = prefix + attr
+        if mod_name == "_internal" and registry.find(name) is None:
+            name = attr  # _internal holds the full names beside the short ones
         if (
             attr.startswith("__")
             or registry.find(name) is None

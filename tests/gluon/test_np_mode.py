@@ -424,3 +424,51 @@ def test_optimizer_records_np_mode():
         assert mx.optimizer.SGD().allow_np_array is True
     finally:
         npx.reset_np()
+
+
+@pytest.mark.parametrize("cls", [gluon.rnn.RNN, gluon.rnn.GRU, gluon.rnn.LSTM])
+def test_rnn_layers_defer_their_input_size_in_np_mode(np_mode, cls):
+    # the i2h weight's input size comes back through _np_reshape from npx.rnn's parameter size
+    layer = cls(8, num_layers=2)
+    layer.initialize()
+    out = layer(np.ones((6, 2, 5)))
+    assert isinstance(out, np.ndarray) and out.shape == (6, 2, 8)
+    assert layer.l0_i2h_weight.shape[1] == 5 and layer.l1_i2h_weight.shape[1] == 8
+
+
+def test_np_reshape_fills_an_unknown_input_dim_from_its_output(np_mode):
+    w = mx.sym.var("w", shape=(8, 0)).as_np_ndarray()
+    u = mx.sym.var("u", shape=(8, 8)).as_np_ndarray()
+    x, h = mx.sym.var("x").as_np_ndarray(), mx.sym.var("h").as_np_ndarray()
+    params = mx.sym.np._internal.rnn_param_concat(w.reshape(-1), u.reshape(-1), dim=0)
+    assert params.infer_shape_partial()[0][0] == (8, -1)  # nothing known yet
+    out = mx.sym.npx.rnn(x, params, h, state_size=8, num_layers=1, mode="rnn_tanh")
+    out = out[0] if isinstance(out, list) else out
+    args, _, _ = out.infer_shape_partial(x=(6, 2, 5), h=(1, 2, 8))
+    # npx.rnn wants 8 * 5 + 8 * 8 + 2 * 8 = 120 parameters; u takes 64, so w is 8 x 7
+    assert dict(zip(out.list_arguments(), args))["w"] == (8, 7)
+
+
+@pytest.mark.skipif(not hasattr(mx.npx, "image"), reason="mx.npx.image is missing")
+def test_vision_transforms_and_image_give_np_arrays(np_mode):
+    transforms = gluon.data.vision.transforms
+    img = np.array(onp.random.RandomState(0).randint(0, 256, (8, 10, 3)), dtype="uint8")
+    for t in (transforms.ToTensor(), transforms.Resize((6, 4)), transforms.CenterCrop(4),
+              transforms.Compose([transforms.Resize(5), transforms.ToTensor(),
+                                  transforms.Normalize(0.5, 0.2)]),
+              transforms.Cast("float32"), transforms.RandomFlipLeftRight()):  # fmt: skip
+        out = t(img)
+        assert isinstance(out, np.ndarray), type(t).__name__
+    onp.testing.assert_allclose(transforms.ToTensor()(img).asnumpy(),
+                                img.asnumpy().transpose(2, 0, 1) / 255.0, rtol=1e-6)  # fmt: skip
+    assert isinstance(mx.image.imresize(img, 4, 3), np.ndarray)
+    assert isinstance(mx.image.center_crop(img, (4, 4))[0], np.ndarray)
+
+
+def test_np_internal_names_npi_operators_without_the_prefix():
+    # MXNet's gluon.rnn calls F.np._internal.rnn_param_concat in NumPy mode
+    assert mx.sym.np._internal._npi_rnn_param_concat is not None  # the full name stays
+    a, b = (mx.sym.var(n).as_np_ndarray() for n in "ab")
+    node = mx.sym.np._internal.rnn_param_concat(a, b, dim=0)
+    assert '"op": "_rnn_param_concat"' in node.tojson()
+    assert node.name.startswith("rnn_param_concat")  # named as MXNet names it

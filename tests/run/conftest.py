@@ -1,3 +1,3 @@
-# gluoncv_cases.py says `import mxnet`: it runs only in a subprocess under the alias, never
-# imported by pytest (--doctest-modules would import it)
-collect_ignore = ["gluoncv_cases.py"]
+# the case files say `import mxnet`: they run only in a subprocess under the alias, never
+# imported by pytest (--doctest-modules would import them)
+collect_ignore = ["gluoncv_cases.py", "d2l_cases.py", "d2l_book_cases.py"]

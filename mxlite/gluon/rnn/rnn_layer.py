@@ -229,7 +229,9 @@ class _RNNLayer(HybridBlock):
             if g != "h2r" or t != "bias"
         ]
         if np_mode:
-            params = F.np._internal._npi_rnn_param_concat(*flat, dim=0)
+            # MXNet's name (its node is rnn_param_concat0), where mx.nd.np._internal has it
+            concat = getattr(F.np._internal, "rnn_param_concat", None)
+            params = (concat or F.np._internal._npi_rnn_param_concat)(*flat, dim=0)
         else:
             params = F._internal._rnn_param_concat(*flat, dim=0)
         args = [*states, sequence_length] if self._use_sequence_length else list(states)

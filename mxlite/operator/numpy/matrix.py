@@ -17,7 +17,7 @@ import numpy as np
 
 from ...base import Shape
 from ..param import Param, field
-from ..registry import OpTest, register
+from ..registry import OpTest, register, shape_is_known
 from ..tensor.array_op import ArrayOp
 from .dtypes import binary_result
 
@@ -70,6 +70,16 @@ class NpReshapeProp(_NpArrayOp):
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         return [np_reshape_shape(self, a, self.param.newshape)]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        # a graph's known output fills the one unknown (0) input dim back, as MXNet's
+        # ReverseReshapeInferShape does: how a deferred RNN weight learns its input size
+        a, out = in_shape[0], (out_shape[0] if out_shape else None)
+        if a is not None and out is not None and shape_is_known(out) and a.count(0) == 1:
+            rest = math.prod(d for d in a if d)
+            if rest and math.prod(out) % rest == 0:
+                in_shape = [tuple(math.prod(out) // rest if d == 0 else d for d in a)]
+        return super().infer_shape(in_shape, out_shape)
 
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         return [ins[0].reshape(outs[0].shape)]

@@ -348,6 +348,6 @@ front_end.populate(
     sys.modules[__name__],
     {"_internal": _internal, "np": sys.modules[__name__]},
     KIND,
-    prefixes=(("_np_", "np"),),
+    prefixes=(("_np_", "np"), ("_npi_", "_internal")),  # _internal.X is _npi_X, as in MXNet
     include=is_np_op,
 )

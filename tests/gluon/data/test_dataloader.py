@@ -170,3 +170,38 @@ def test_a_worker_error_reaches_the_caller(thread_pool):
     loader = DataLoader(_Broken(), batch_size=2, num_workers=1, thread_pool=thread_pool)
     with pytest.raises(ValueError, match="sample 2 is broken"):
         list(loader)
+
+
+def _flat(batch):
+    return batch if isinstance(batch, list) else [batch]
+
+
+@pytest.mark.parametrize("np_mode", [False, True])
+def test_array_dataset_batches_equal_the_per_sample_path(np_mode):
+    # the default batchify on an ArrayDataset of arrays takes each batch's rows at once
+    from mxlite import gluon, npx
+    from mxlite.gluon.data.dataloader import default_batchify_fn
+
+    if np_mode:
+        npx.set_np()
+    try:
+        arr = mx.np.array if np_mode else mx.nd.array
+        X = arr(np.arange(40).reshape(10, 2, 2).astype("float32"))
+        y = arr(np.arange(10).astype("float32"))
+        for ds in (gluon.data.ArrayDataset(X, y), gluon.data.ArrayDataset(X),
+                   gluon.data.ArrayDataset(X, np.arange(10)),
+                   gluon.data.ArrayDataset(X, list(range(10)))):  # fmt: skip
+            batches = []
+            for fn in (None, lambda samples: default_batchify_fn(samples)):  # the slow path
+                np.random.seed(0)
+                kw = {} if fn is None else {"batchify_fn": fn}
+                batches.append(list(gluon.data.DataLoader(ds, 4, shuffle=True, **kw)))
+            fast, slow = batches
+            assert len(fast) == len(slow) == 3
+            for a, b in zip(fast, slow):
+                assert type(a) is type(b)
+                for p, q in zip(_flat(a), _flat(b)):
+                    assert type(p) is type(q) and p.dtype == q.dtype
+                    np.testing.assert_array_equal(p.asnumpy(), q.asnumpy())
+    finally:
+        npx.reset_np()

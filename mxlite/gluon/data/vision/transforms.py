@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from .... import image
+from ....util import is_np_array
 from ...block import Block, HybridBlock
 from ...nn import HybridSequential, Sequential
 
@@ -20,6 +21,11 @@ __all__ = [
     "RandomHue", "RandomColorJitter", "RandomLighting", "RandomApply", "HybridRandomApply",
     "RandomGray",
 ]  # fmt: skip
+
+
+def _ops(F: Any) -> Any:
+    """The operator namespace of ``F`` for this mode: ``F.npx`` (np arrays) in NumPy mode."""
+    return F.npx if is_np_array() else F
 
 
 class Compose(Sequential):
@@ -89,7 +95,7 @@ class Cast(HybridBlock):
         self._dtype = dtype
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.cast(x, self._dtype)
+        return _ops(F).cast(x, self._dtype)
 
 
 class ToTensor(HybridBlock):
@@ -97,7 +103,7 @@ class ToTensor(HybridBlock):
     (N x H x W x C) in [0, 255] to float32 (C x H x W) or (N x C x H x W) in [0, 1)."""
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.to_tensor(x)
+        return _ops(F).image.to_tensor(x)
 
 
 class Normalize(HybridBlock):
@@ -118,7 +124,7 @@ class Normalize(HybridBlock):
         self._std = tuple(std) if isinstance(std, (list, tuple)) else (std,)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.normalize(x, mean=self._mean, std=self._std)
+        return _ops(F).image.normalize(x, mean=self._mean, std=self._std)
 
 
 def _float32_only(x: Any) -> None:
@@ -253,10 +259,10 @@ class CropResize(HybridBlock):
         self._interpolation = interpolation
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        out = F.image.crop(x, self._x, self._y, self._width, self._height)
+        out = _ops(F).image.crop(x, self._x, self._y, self._width, self._height)
         if self._size:
             interp = 1 if self._interpolation is None else self._interpolation
-            out = F.image.resize(out, _size(self._size), False, interp)
+            out = _ops(F).image.resize(out, _size(self._size), False, interp)
         return out
 
 
@@ -306,21 +312,21 @@ class Resize(HybridBlock):
         self._interpolation = interpolation
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.resize(x, _size(self._size), self._keep, self._interpolation)
+        return _ops(F).image.resize(x, _size(self._size), self._keep, self._interpolation)
 
 
 class RandomFlipLeftRight(HybridBlock):
     """Randomly flip the input image left to right with a probability of 0.5."""
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.random_flip_left_right(x)
+        return _ops(F).image.random_flip_left_right(x)
 
 
 class RandomFlipTopBottom(HybridBlock):
     """Randomly flip the input image top to bottom with a probability of 0.5."""
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.random_flip_top_bottom(x)
+        return _ops(F).image.random_flip_top_bottom(x)
 
 
 class _RandomFactor(HybridBlock):
@@ -405,7 +411,7 @@ class RandomColorJitter(HybridBlock):
         self._args = (brightness, contrast, saturation, hue)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.random_color_jitter(x, *self._args)
+        return _ops(F).image.random_color_jitter(x, *self._args)
 
 
 class RandomLighting(HybridBlock):
@@ -422,7 +428,7 @@ class RandomLighting(HybridBlock):
         self._alpha = alpha
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return F.image.random_lighting(x, self._alpha)
+        return _ops(F).image.random_lighting(x, self._alpha)
 
 
 class RandomGray(HybridBlock):
@@ -442,7 +448,7 @@ class RandomGray(HybridBlock):
         if self.p < random.random():
             return x
         mat = F.reshape(F.array([0.299, 0.587, 0.114] * 3), shape=(3, 3)).T
-        return F.cast(F.dot(F.cast(x, "float32"), mat), "uint8")
+        return _ops(F).cast(F.dot(_ops(F).cast(x, "float32"), mat), "uint8")
 
 
 class RandomApply(Sequential):
