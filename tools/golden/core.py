@@ -25,7 +25,9 @@ import importlib.util
 import json
 import os
 import pickle
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +93,23 @@ def isolated(fn: Any, *args: Any) -> Any:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     return pickle.loads(data) if data else f"MXNet crashed (status {status})"
+
+
+def run_case_file(path: str, *args: str) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """Run the case file at ``path`` (from the repository root; it writes its arrays and a JSON
+    ``times`` entry to the ``.npz`` its first argument names, its other arguments are ``args``)
+    in a fresh interpreter, so that block names count from the same start as in the test, in a
+    scratch directory (the files its cells save): the arrays, and per case ``name`` and
+    ``seconds``, as :meth:`Golden.take` records them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "outputs.npz"
+        env = dict(os.environ, MPLBACKEND="Agg")
+        subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True, cwd=tmp,
+                       env=env)  # fmt: skip
+        with np.load(out) as found:
+            arrays = dict(found.items())
+    times = json.loads(str(arrays.pop("times")))
+    return arrays, [{"name": case, "seconds": t} for case, t in times.items()]
 
 
 class Golden:

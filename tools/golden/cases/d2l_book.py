@@ -6,12 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from core import load_module
+from core import run_case_file
 
 FILE = "tests/run/golden/d2l/d2l_book_cases.npz"
 SEED = 0
 
 
 def record(golden: Any) -> None:
-    family = load_module(__file__.replace("d2l_book.py", "d2l.py"))
-    golden.take(*family.run_cases("d2l_book_cases.py"))
+    golden.take(*run_case_file("tests/run/d2l_book_cases.py"))
