@@ -72,6 +72,26 @@ def load_module(path: str | Path) -> Any:
     return module
 
 
+def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "normal") -> np.ndarray:
+    """An array of ``kind`` drawn from ``RandomState(seed)``, made ``dtype``: ``normal``;
+    ``pos``, uniform in [0.5, 1.5); ``abs``, |normal| + 0.25; ``int`` and ``ties``, integers in
+    [-9, 9] and (many equal) in [-2, 2]; ``relu_ties``, round(1.5 normal) clipped at 0 (equal
+    maxima); ``distinct``, a permutation times 0.25 less 3; ``spread``, a permutation spread
+    over [-2, 2)."""
+    rng, n = np.random.RandomState(seed), int(np.prod(shape))
+    draw = {
+        "normal": lambda: rng.normal(size=shape),
+        "pos": lambda: rng.uniform(0.5, 1.5, size=shape),
+        "abs": lambda: np.abs(rng.normal(size=shape)) + 0.25,
+        "int": lambda: rng.randint(-9, 10, size=shape),
+        "ties": lambda: rng.randint(-2, 3, size=shape),
+        "relu_ties": lambda: np.maximum(np.round(rng.normal(size=shape) * 1.5), 0),
+        "distinct": lambda: rng.permutation(n).reshape(shape) * 0.25 - 3,
+        "spread": lambda: rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0,
+    }  # fmt: skip
+    return np.asarray(draw[kind]()).astype(dtype)
+
+
 def isolated(fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a forked child, for cases that may crash MXNet itself (some operators
     segfault on inputs outside what they expect): its (picklable) result, or a string saying
