@@ -154,13 +154,13 @@ class Golden:
         for key, value in arrays.items():
             self.arrays[f"{name}/{key}"] = np.asarray(value)
 
-    def take(self, arrays: dict[str, np.ndarray], cases: list[dict], key: str = "name") -> None:
+    def take(self, arrays: dict[str, np.ndarray], cases: list[dict]) -> None:
         """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
-        metadata dict per case, named by its ``key`` entry."""
+        metadata dict per case, named by its ``name`` entry."""
         for meta in cases:
-            name = meta[key]
+            name = meta["name"]
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
-            self.put(name, {k: v for k, v in meta.items() if k != key}, **found)
+            self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
 
     def updated(self, name: str, saved: list, after: list, params: dict, **meta: Any) -> None:
         """Record an in-place update (an optimizer's): its inputs ``in<i>`` as given, the
