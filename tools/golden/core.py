@@ -60,6 +60,18 @@ def nd_function(op: str) -> Any:
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
+def mxnet_source(path: str) -> str | None:
+    """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
+    None without the mirror."""
+    mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
+    try:
+        res = subprocess.run(["git", f"--git-dir={mirror}", "show", f"1.9.1:{path}"],
+                             capture_output=True, check=True)  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return res.stdout.decode()
+
+
 def load_module(path: str | Path) -> Any:
     """The Python file at ``path`` (relative to the repository root unless absolute) as a
     module, registered under its stem (dataclasses look their module up there): the shared case
