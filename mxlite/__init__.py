@@ -55,6 +55,7 @@ from . import test_utils as test_utils
 from . import util as util
 from . import visualization as visualization
 from .attribute import AttrScope as AttrScope
+from .numpy_op_signature import _numpy_op_doc as _numpy_op_doc
 from .run import as_mxnet as as_mxnet
 from .util import is_np_array as is_np_array
 from .util import is_np_shape as is_np_shape

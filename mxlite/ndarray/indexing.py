@@ -127,6 +127,16 @@ def _recording(x: NDArray) -> bool:
     return _invoke._state[0] and x._ag is not None
 
 
+def _recorded_reshape(x: NDArray, shape: tuple[int, ...]) -> NDArray:
+    """``x`` reshaped to ``shape`` as a recorded operator; a 0 in ``shape`` is an empty axis
+    (``_np_reshape``), not Reshape's "copy this dimension"."""
+    from . import _internal, op
+
+    if 0 in shape:
+        return _internal._np_reshape(x, newshape=shape)
+    return op.Reshape(x, shape=shape)
+
+
 def _recorded_getitem(x: NDArray, key: Any) -> NDArray:
     """Indexing while autograd records ``x``: through operators, so gradients flow (MXNet's
     SliceWithRecord / AtWithRecord; advanced keys gather, as MXNet's gather_nd does)."""
@@ -139,7 +149,7 @@ def _recorded_getitem(x: NDArray, key: Any) -> NDArray:
         picked = np.arange(x.size, dtype=np.int64).reshape(x.shape)[key]
         idx = array_from_numpy(picked.reshape(-1), x.context)
         flat = op.take(op.Reshape(x, shape=(-1,)), idx, axis=0)
-        return op.Reshape(flat, shape=picked.shape or (1,))
+        return _recorded_reshape(flat, picked.shape or (1,))
     final = _result_shape(x.shape, key) or (1,)  # raises IndexError for a bad key
     slices = _basic_slices(key, x.shape)
     if slices is None:
@@ -151,7 +161,7 @@ def _recorded_getitem(x: NDArray, key: Any) -> NDArray:
         end.append(None if e < 0 else e)  # -1 (before index 0, for a negative step)
         step.append(st)
     out = op.slice(x, begin=tuple(begin), end=tuple(end), step=tuple(step))
-    return out if out.shape == final else op.Reshape(out, shape=final)
+    return out if out.shape == final else _recorded_reshape(out, final)
 
 
 def getitem(x: NDArray, key: Any) -> NDArray:
@@ -221,23 +231,26 @@ def _covers_all(key: Any, shape: tuple[int, ...]) -> bool:
     )
 
 
-def _recorded_overwrite(x: NDArray, value: NDArray) -> None:
-    """``x[:] = value`` under record(), ``value`` recorded: a recorded copy (a cast and a
-    broadcast first where dtype or shape differ), so that gradients reach ``value``."""
-    from . import op
+def _recorded_overwrite(x: NDArray, value: NDArray, region: tuple[int, ...]) -> None:
+    """``x[key] = value`` under record(), ``value`` recorded and ``key`` selecting all of
+    ``x`` as ``region`` (x's shape, with a 1 for each None of the key): a recorded copy (a
+    cast, a broadcast and a reshape first where they differ), so gradients reach ``value``."""
+    from . import _internal, op
 
     if value.dtype != x.dtype:
         value = op.Cast(value, dtype=np.dtype(x.dtype).name)
-    if value.shape != x.shape:
-        _check_broadcast(value.shape, x.shape, slice(None))
-    if value.ndim > x.ndim:  # extra leading axes of size 1 (``x[None] = v``): drop them
-        value = op.Reshape(value, shape=value.shape[value.ndim - x.ndim :])
-    if value.shape == x.shape:
-        op.identity(value, out=x)
-        return
-    if value.ndim < x.ndim:  # broadcast_to wants the same number of axes
-        value = op.Reshape(value, shape=(1,) * (x.ndim - value.ndim) + value.shape)
-    op.broadcast_to(value, shape=x.shape, out=x)
+    if value.shape != region:
+        trimmed = _check_broadcast(value.shape, region, slice(None))
+        if value.ndim < len(region) or trimmed != value.shape:  # same number of axes
+            value = _recorded_reshape(value, (1,) * (len(region) - len(trimmed)) + trimmed)
+        if value.shape != region:
+            if 0 in region:  # a literal 0, not broadcast_to's "keep this dimension"
+                value = _internal._npi_broadcast_to(value, shape=region)
+            else:
+                value = op.broadcast_to(value, shape=region)
+    if region != x.shape:
+        value = _recorded_reshape(value, x.shape)
+    op.identity(value, out=x)
 
 
 def setitem(x: NDArray, key: Any, value: Any) -> None:
@@ -245,7 +258,8 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
     value_recorded = _invoke._state[0] and isinstance(value, NDArray) and value._ag is not None
     if value_recorded and not _recording(x) and _covers_all(key, x.shape):
-        _recorded_overwrite(x, value)  # MXNet records a whole-array overwrite as a copy
+        # MXNet records a whole-array overwrite as a copy
+        _recorded_overwrite(x, value, _result_shape(x.shape, key))
         return
     if _recording(x) or value_recorded:
         raise MXNetError(

@@ -85,8 +85,9 @@ __all__ = [
 ]
 # mx.nd.np (a lower layer) holds the same functions, and _internal one per _np* operator
 _nd_np.provide(__name__, {n: globals()[n] for n in __all__})
-_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND, prefixes=(),
-                    include=_is_np_op)  # fmt: skip
+# MXNet's mx.nd.np._internal also names each _npi_X operator X
+_front_end.populate(_nd_np, {"_internal": _nd_np._internal}, _KIND,
+                    prefixes=(("_npi_", "_internal"),), include=_is_np_op)  # fmt: skip
 # mx.sym.np: the creation functions of functions_more building symbols, then the same
 # functions (they compose on symbols), where it has no own one
 _sym_np.provide(__name__, _more_symbolic)

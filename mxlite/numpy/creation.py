@@ -17,6 +17,7 @@ from ..context import Context, current_context
 from ..ndarray import NDArray
 from ..ndarray.ndarray import array_from_numpy
 from ..operator.numpy.dtypes import FLOAT32
+from ..operator.numpy.init import arange_bounds
 from .multiarray import as_np, call, ndarray
 
 __all__ = [
@@ -143,11 +144,10 @@ def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C",
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None,
            ctx: Context | None = None) -> ndarray:  # fmt: skip
-    """Evenly spaced values in [start, stop) (float32 by default)."""
-    if stop is None:
-        start, stop = 0, start
-    return call("_npi_arange", ctx=_ctx(ctx), start=float(start), stop=float(stop),
-                step=float(step), dtype=_dtype(dtype).name)  # fmt: skip
+    """Evenly spaced values in [start, stop) (float32 by default; a step of None is 1)."""
+    start, stop, step = arange_bounds(start, stop, step)
+    return call("_npi_arange", ctx=_ctx(ctx), start=start, stop=stop, step=step,
+                dtype=_dtype(dtype).name)  # fmt: skip
 
 
 def linspace(start: Any, stop: Any, num: int = 50, endpoint: bool = True, retstep: bool = False,

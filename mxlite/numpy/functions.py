@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .multiarray import _axes, _dt, call, ndarray
+from .creation import array, full
+from .multiarray import NUMERIC, _axes, _dt, call, ndarray
 from .ufuncs import clip as clip
 
 __all__ = [
@@ -95,6 +96,14 @@ def any(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -
     return call("_np_any", a, out=out, axis=_axes(axis), keepdims=keepdims)
 
 
+def sometrue(a: ndarray, axis: Any = None, out: Any = None, keepdims: bool = False) -> ndarray:
+    """Whether any element along ``axis`` is true (bool): MXNet's ``_np_sometrue``."""
+    return call("_np_sometrue", a, out=out, axis=_axes(axis), keepdims=keepdims)
+
+
+__all__.append("sometrue")
+
+
 def cumsum(a: ndarray, axis: int | None = None, dtype: Any = None, out: Any = None) -> ndarray:
     """Cumulative sum along ``axis`` (of the flattened array when None)."""
     return call("_np_cumsum", a, out=out, axis=axis, dtype=_dt(dtype))
@@ -127,7 +136,7 @@ def tensordot(a: ndarray, b: ndarray, axes: Any = 2) -> ndarray:
 
 def inner(a: ndarray, b: ndarray) -> ndarray:
     """Inner product over the last axes of ``a`` and ``b``."""
-    return tensordot(a, b, ([a.ndim - 1], [b.ndim - 1]))
+    return tensordot(a, b, ([-1], [-1]))
 
 
 def outer(a: ndarray, b: ndarray) -> ndarray:
@@ -174,8 +183,11 @@ def squeeze(x: ndarray, axis: Any = None) -> ndarray:
 
 
 def broadcast_to(array: ndarray, shape: Any) -> ndarray:  # noqa: A002
-    """``array`` broadcast to ``shape`` (a tuple, or an int for 1-D)."""
+    """``array`` broadcast to ``shape`` (a tuple, or an int for 1-D); a scalar gives
+    ``full(shape, array)``."""
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    if isinstance(array, NUMERIC):
+        return full(shape, array)
     return call("_npi_broadcast_to", array, shape=shape)
 
 
@@ -223,15 +235,12 @@ def split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray
 
 
 def array_split(ary: ndarray, indices_or_sections: Any, axis: int = 0) -> list[ndarray]:
-    """As :func:`split`, but the sections may differ in size by one."""
-    n = ary.shape[axis]
+    """As :func:`split`, but the sections may differ in size by one (the first ones longer)."""
     if isinstance(indices_or_sections, (int, np.integer)):
-        k = int(indices_or_sections)
-        size, extra = divmod(n, k)
-        cuts = [i * size + (i if i < extra else extra) for i in range(k)]
-    else:
-        cuts = [0, *(int(i) for i in indices_or_sections)]
-    return _split_at(ary, cuts, axis)
+        res = call("_npi_split", ary, indices=(), axis=axis, squeeze_axis=False,
+                   sections=int(indices_or_sections))  # fmt: skip
+        return list(res) if isinstance(res, (list, tuple)) else [res]
+    return _split_at(ary, [0, *(int(i) for i in indices_or_sections)], axis)
 
 
 def _split_at(ary: ndarray, cuts: list[int], axis: int) -> list[ndarray]:
@@ -254,18 +263,20 @@ def repeat(a: ndarray, repeats: int, axis: int | None = None) -> ndarray:
 
 def flip(m: ndarray, axis: Any = None, out: Any = None) -> ndarray:
     """``m`` with the order of elements reversed along ``axis`` (all axes when None)."""
-    axes = tuple(range(m.ndim)) if axis is None else _axes(axis)
-    return call("_npi_flip", m, out=out, axis=axes)
+    return call("_npi_flip", m, out=out, axis=_axes(axis))
 
 
 def take(a: ndarray, indices: Any, axis: int | None = None, mode: str = "raise",
          out: Any = None) -> ndarray:  # fmt: skip
-    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None)."""
-    res = a.take(indices, axis=axis, mode=mode)
-    if out is not None:
-        out[...] = res
-        return out
-    return res
+    """Elements of ``a`` at ``indices`` along ``axis`` (of the flattened array when None);
+    ``a`` and ``indices`` may be symbols (a hybridized block's ``F.np.take``)."""
+    if mode not in ("wrap", "clip", "raise"):
+        raise NotImplementedError(f"take: argument 'mode' must be 'wrap', 'clip' or 'raise', "
+                                  f"got {mode!r}.")  # fmt: skip
+    if isinstance(a, ndarray) and not isinstance(indices, ndarray):
+        indices = array(indices, dtype=np.int64, ctx=a.context)
+    src = a.reshape(-1) if axis is None else a
+    return call("_npi_take", src, indices, out=out, axis=0 if axis is None else axis, mode=mode)
 
 
 def sort(a: ndarray, axis: int | None = -1, kind: Any = None, order: Any = None) -> ndarray:

@@ -127,13 +127,27 @@ def dstack(arrays: Sequence[ndarray]) -> ndarray:
     return call("_npi_dstack", *arrays, num_args=len(arrays))
 
 
+def _split_on(op: str, ary: ndarray, indices_or_sections: Any, axis: int) -> list[ndarray]:
+    """``op`` (an ``_npi_*split`` operator that knows its axis) on an array or a symbol; an
+    array's ``axis`` must divide into equal sections, as NumPy requires."""
+    if isinstance(indices_or_sections, (int, np.integer)):
+        k = int(indices_or_sections)
+        if isinstance(ary, ndarray) and (k <= 0 or ary.shape[axis] % k):
+            raise ValueError(f"{op.removeprefix('_npi_')}: array split does not result in an "
+                             f"equal division ({ary.shape[axis]} into {k}).")  # fmt: skip
+        params = {"indices": (), "sections": k}
+    else:
+        params = {"indices": (0, *(int(i) for i in indices_or_sections)), "sections": 0}
+    res = call(op, ary, axis=axis, squeeze_axis=False, **params)
+    return list(res) if isinstance(res, (list, tuple)) else [res]
+
+
 def hsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Split along the second axis (the first for 1-D arrays)."""
     if isinstance(ary, ndarray) and ary.ndim == 0:
         raise ValueError("hsplit: argument 'ary' must have at least one dimension.")
-    # on a symbol (no ndim yet) the columns' axis, as for the 2-D arrays MXNet's tests feed
-    ndim = ary.ndim if isinstance(ary, ndarray) else 2
-    return split(ary, indices_or_sections, axis=1 if ndim > 1 else 0)
+    axis = 1 if not isinstance(ary, ndarray) or ary.ndim > 1 else 0
+    return _split_on("_npi_hsplit", ary, indices_or_sections, axis)
 
 
 def vsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
@@ -147,7 +161,7 @@ def dsplit(ary: ndarray, indices_or_sections: Any) -> list[ndarray]:
     """Split along the third axis (arrays of three or more dimensions)."""
     if isinstance(ary, ndarray) and ary.ndim < 3:
         raise ValueError("dsplit: argument 'ary' must have at least 3 dimensions.")
-    return split(ary, indices_or_sections, axis=2)
+    return _split_on("_npi_dsplit", ary, indices_or_sections, 2)
 
 
 def flipud(m: ndarray) -> ndarray:

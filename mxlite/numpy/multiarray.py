@@ -435,8 +435,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         if not isinstance(indices, NDArray):
             indices = as_np(array_from_numpy(np.asarray(indices, np.int64), self.context))
         src = self.reshape(-1) if axis is None else self
-        return call("_npi_take", src, indices, axis=0 if axis is None else axis,
-                    mode="clip" if mode == "raise" else mode)  # fmt: skip
+        return call("_npi_take", src, indices, axis=0 if axis is None else axis, mode=mode)
 
     def clip(self, min: Any = None, max: Any = None) -> ndarray:  # type: ignore[override]  # noqa: A002
         if min is None and max is None:

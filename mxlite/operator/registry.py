@@ -199,6 +199,10 @@ class OperatorProperty:
     # The ``mx.np`` element-wise functions of one array it computes (``np.exp``; ``np.abs`` and
     # ``np.absolute`` for ``_npi_absolute``), as MXNet's mx.np calls it for them.
     np_unary: ClassVar[tuple[str, ...]] = ()
+    # The signature MXNet documents for the mx.np/mx.npx function of its ``_np_``/``_npx_``
+    # name (``mx._numpy_op_doc``; MXNet gives that function this ``__signature__``), as text:
+    # ``"(a, axis=None, out=None)"``.
+    np_signature: ClassVar[str | None] = None
     # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
     # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
     # (``plot_label``) and how many of its inputs get an edge (None: all).
@@ -344,6 +348,12 @@ class OperatorProperty:
         ]
         return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
 
+    def infer_shape_known(self, in_shape: list) -> Any:
+        """``infer_shape`` for inputs whose every dimension is known (an imperative call). An
+        operator for which a 0 stays ambiguous in graph inference under NumPy shape semantics
+        (an empty axis, or an unknown one from ``infer_shape_partial``) overrides it."""
+        return self.infer_shape(in_shape)
+
     def infer_imperative(
         self, shapes: tuple[Shape, ...], dtypes: tuple[np.dtype, ...]
     ) -> tuple[list[Shape], list[np.dtype], list[Shape], list[np.dtype]]:
@@ -354,7 +364,7 @@ class OperatorProperty:
         hit = self._infer_cache.get(key)
         if hit is not None:
             return hit
-        res = self.infer_shape(list(shapes))
+        res = self.infer_shape_known(list(shapes))
         # every input is known here, so a 0 in an output shape is a real, empty dimension
         if res is None or any(s is None for s in res[1]):
             raise ShapeError(

@@ -134,3 +134,18 @@ def test_float16_needs_gpu_as_in_mxnet(op):
 def test_mixed_dtypes_are_rejected():
     with pytest.raises(DTypeError, match="dot.*'rhs'"):
         opcheck.forward("dot", [np.ones((2, 2), np.float32), np.ones((2, 2), np.float64)])
+
+
+def test_batch_dot_under_numpy_shapes_takes_a_0_as_empty_only_where_it_cannot_be_unknown() -> None:
+    x, y = mx.sym.Variable("x"), mx.sym.Variable("y")
+    z = mx.sym.batch_dot(x, y)
+    with mx.np_shape(True):
+        # infer_shape_partial's -1s (unknown) meet the operator as 0s: no output, as MXNet
+        assert z.infer_shape_partial(x=(-1, 3, 4), y=(-1, -1, 5))[1] == [None]
+        assert z.infer_shape_partial(x=(-1, 3, 4), y=(-1, 4, 5))[1] == [(-1, 3, 5)]
+        # an imperative call knows every dim: a 0 is an empty axis (MXNet's test_npx_batch_dot)
+        a = mx.nd.zeros((0, 3, 0))
+        b = mx.nd.zeros((0, 0, 2))
+        assert mx.nd.batch_dot(a, b).shape == (0, 3, 2)
+        c = mx.nd.batch_dot(mx.nd.ones((2, 3, 0)), mx.nd.ones((2, 4, 0)), transpose_b=True)
+        assert c.shape == (2, 3, 4) and not c.asnumpy().any()

@@ -132,7 +132,7 @@ def _slice(
 def _slice_op(ctx: NodeContext) -> None:
     p = ctx.param
     n = len(p.begin)
-    step = list(p.step) + [None] * (n - len(p.step))
+    step = list(p.step or ()) + [None] * (n - len(p.step or ()))
     _slice(ctx, ctx.inputs[0], range(n), p.begin, p.end, step, ctx.out())
 
 

@@ -11,7 +11,8 @@ Adding one operator
    element-wise ones (``dtype=`` from :mod:`.dtypes`), else a property class (``_NpArrayOp``
    from :mod:`.matrix` for shape-like ones: ``out_shapes``/``compute``/``gradient``), with a
    ``test=OpTest(...)``; tests/operator/numpy/test_registry_cases.py then checks its forward,
-   gradient and ``req='add'`` from that declaration.
+   gradient and ``req='add'`` from that declaration. An ``_np_``/``_npx_`` name whose front-end
+   function MXNet documents in ``mx._numpy_op_doc`` also declares ``np_signature``.
 2. ``mx.nd.np._internal``, ``mx.sym.np._internal`` (and ``mx.npx.<name>`` for ``_npx_<name>``,
    ``mx.sym.np.<name>`` for ``_np_<name>``/``_npi_<name>``) are generated from the registry.
 3. The ``mx.np`` function with NumPy's signature goes to ``mxlite/numpy/`` (creation.py,
@@ -21,6 +22,7 @@ Adding one operator
    values, dtype, shape, printing; a gradient) pins it to MXNet 1.9.1.
 """
 
+from . import boolean_mask_assign as boolean_mask_assign
 from . import dot as dot
 from . import elemwise_binary as elemwise_binary
 from . import elemwise_unary as elemwise_unary

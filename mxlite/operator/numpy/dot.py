@@ -79,6 +79,7 @@ class NpDotProp(_NpProduct):
     of a and the second-to-last of b; with a zero-dim operand, multiplication."""
 
     test = OpTest(shapes={"a": (2, 3), "b": (3, 4)})
+    np_signature = "(a, b, out=None)"
 
     def axes(self, ashape: Shape, bshape: Shape) -> tuple[list, list]:
         if not ashape or not bshape:

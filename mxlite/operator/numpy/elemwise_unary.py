@@ -134,6 +134,7 @@ simple_op(
     forward_inplace=True,
     gradient_inplace=True,
     test=OpTest(),
+    facts={"np_signature": "(a, out=None)"},
     doc="A copy of the array (``np.copy``).",
 )
 

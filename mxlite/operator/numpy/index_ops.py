@@ -99,6 +99,7 @@ class NpxNonzeroProp(_NpArrayOp):
 
     dynamic_shape = True
     grad_flow = "zeros"
+    np_signature = "(a)"
     test = OpTest(shapes={"x": (2, 3)}, grad=False, accumulates=False)
 
     def list_arguments(self) -> list[str]:
@@ -168,6 +169,7 @@ class NpxConstraintCheckProp(_NpArrayOp):
 
     param_class = ConstraintCheckParam
     grad_flow = "zeros"
+    np_signature = "(x, msg)"
     test = OpTest(shapes={"input": (2, 3)}, dtypes=("bool",), low=1.0, high=2.0, grad=False)
 
     def list_arguments(self) -> list[str]:

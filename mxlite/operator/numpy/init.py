@@ -75,6 +75,21 @@ class NpIdentityProp(_NumpyShapes, ZerosProp):
         return xp.eye(shape[0], shape[1], dtype=dtype)
 
 
+def arange_bounds(start: Any, stop: Any, step: Any) -> tuple[float, float, float]:
+    """``(start, stop, step)`` of ``np.arange(start, stop=None, step=1)`` as MXNet's front ends
+    read them for ``_npi_arange``: one bound is the stop, a step of None is 1, and a step of
+    0 raises ZeroDivisionError."""
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    if start is None:
+        raise ValueError("arange: arguments 'start' and 'stop' cannot both be None.")
+    if step == 0:
+        raise ZeroDivisionError("arange: argument 'step' cannot be 0.")
+    return float(start), float(stop), float(step)
+
+
 @register("_npi_arange")
 class NpArangeProp(ArangeProp):
     """Evenly spaced values in [start, stop) (``np.arange``); an empty range is empty."""

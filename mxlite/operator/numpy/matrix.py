@@ -64,6 +64,7 @@ class NpReshapeProp(_NpArrayOp):
     param_class = NumpyReshapeParam
     inplace = True
     test = OpTest(shapes={"a": (2, 3)}, params={"newshape": (3, -1)})
+    np_signature = "(a, newshape, order='C', out=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -153,6 +154,7 @@ class NpxReshapeProp(NpReshapeProp):
 
     param_class = NumpyXReshapeParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"newshape": (-2, -1)})
+    np_signature = "(a, newshape, reverse=False, order='C')"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         return [npx_reshape_shape(self, a, self.param.newshape, self.param.reverse)]
@@ -171,6 +173,7 @@ class NpTransposeProp(_NpArrayOp):
 
     param_class = NumpyTransposeParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"axes": (1, 2, 0)})
+    np_signature = "(a, axes=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -205,6 +208,7 @@ class NpMoveaxisProp(_NpArrayOp):
 
     param_class = NumpyMoveaxisParam
     test = OpTest(shapes={"a": (2, 3, 4)}, params={"source": (0,), "destination": (2,)})
+    np_signature = "(a, source, destination)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -231,6 +235,7 @@ class NpSqueezeProp(_NpArrayOp):
     param_class = NumpySqueezeParam
     inplace = True
     test = OpTest(shapes={"a": (2, 1, 3)}, params={"axis": (1,)})
+    np_signature = "(a, axis=None, out=None)"
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -238,6 +243,11 @@ class NpSqueezeProp(_NpArrayOp):
     def out_shapes(self, a: Shape) -> list[Shape]:
         if self.param.axis is None:
             return [tuple(d for d in a if d != 1)]
+        if not a:  # as NumPy, a zero-dim array takes one axis, 0 or -1
+            if len(self.param.axis) != 1 or self.param.axis[0] not in (0, -1):
+                raise self.fail(f"argument 'axis' {self.param.axis} must be one axis, 0 or -1, "
+                                "for a zero-dim array.")  # fmt: skip
+            return [()]
         axes = {_norm(self, "axis", x, len(a)) for x in self.param.axis}
         for x in axes:
             if a[x] != 1:
@@ -253,7 +263,7 @@ class NpSqueezeProp(_NpArrayOp):
 
 
 class FlipParam(Param):
-    axis: tuple[int, ...] = field(doc="The axes to reverse.")
+    axis: tuple[int, ...] | None = field(doc="The axes to reverse (None: every axis).")
 
 
 @register("_npi_flip")
@@ -264,6 +274,8 @@ class NpFlipProp(_NpArrayOp):
     test = OpTest(shapes={"data": (2, 3)}, params={"axis": (1,)})
 
     def _axes(self, ndim: int) -> tuple[int, ...]:
+        if self.param.axis is None:
+            return tuple(range(ndim))
         return tuple(_norm(self, "axis", a, ndim) for a in self.param.axis)
 
     def out_shapes(self, a: Shape) -> list[Shape]:
@@ -278,7 +290,9 @@ class NpFlipProp(_NpArrayOp):
 
 
 class BroadcastToParam(Param):
-    shape: tuple[int, ...] = field(default=(), doc="The shape to broadcast to.")
+    shape: tuple[int, ...] = field(
+        default=(), doc="The shape to broadcast to; -2 keeps the input's dimension there."
+    )
 
 
 @register("_npi_broadcast_to")
@@ -293,6 +307,8 @@ class NpBroadcastToProp(_NpArrayOp):
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         shape = tuple(self.param.shape)
+        lead = len(shape) - len(a)  # -2 takes the input dimension it is aligned with
+        shape = tuple(a[i - lead] if d == -2 and i >= lead else d for i, d in enumerate(shape))
         try:
             if np.broadcast_shapes(tuple(a), shape) == shape:
                 return [shape]

@@ -1,7 +1,8 @@
 """More NumPy-style array operators of MXNet 1.9.1 (np_tril_op.cc, np_diff.cc, np_trace_op.cc,
 np_polynomial_op.cc, np_elemwise_unary_op_basic.cc's nan_to_num and np_matrix_op.cc's roll,
 rot90 and diagonals): ``_npi_tril``, ``_npi_diff``, ``_np_roll``, ``_npi_rot90``, ``_np_diag``,
-``_np_diagonal``, ``_np_diagflat``, ``_np_trace``, ``_npi_polyval``, ``_npi_nan_to_num``.
+``_np_diagonal``, ``_np_diagflat``, ``_np_trace``, ``_npi_polyval``, ``_npi_nan_to_num``; the
+stacks and the splits along a fixed axis (``_npi_hsplit``, ``_npi_dsplit``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import numpy as np
 from ...base import Shape
 from ..param import Param, field
 from ..registry import OpTest, register
+from ..tensor.join import SplitV2Prop
 from .matrix import _norm, _NpArrayOp, _NpJoin
 
 
@@ -89,6 +91,7 @@ class NpRollProp(_NpArrayOp):
 
     param_class = NumpyRollParam
     test = OpTest(shapes={"data": (3, 4)}, params={"shift": (1, -2), "axis": (0, 1)})
+    np_signature = "(a, shift, axis=None)"
 
     def _args(self) -> tuple[Any, Any]:
         shift, axis = self.param.shift, self.param.axis
@@ -147,6 +150,7 @@ class NpDiagProp(_NpArrayOp):
 
     param_class = NumpyDiagParam
     test = OpTest(shapes={"data": (3, 4)}, params={"k": 1})
+    np_signature = "(array, k=0)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         if len(a) not in (1, 2):
@@ -184,6 +188,7 @@ class NpDiagonalProp(_NpArrayOp):
 
     param_class = NumpyDiagonalParam
     test = OpTest(shapes={"data": (3, 4, 2)}, params={"offset": 1, "axis1": 0, "axis2": 1})
+    np_signature = "(a, offset=0, axis1=0, axis2=1)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         p = self.param
@@ -226,6 +231,7 @@ class NpDiagflatProp(_NpArrayOp):
 
     param_class = NumpyDiagParam
     test = OpTest(shapes={"data": (2, 2)}, params={"k": -1})
+    np_signature = "(array, k=0)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         n = int(np.prod(a)) + abs(self.param.k)
@@ -244,6 +250,7 @@ class NpTraceProp(_NpArrayOp):
 
     param_class = NumpyDiagonalParam
     test = OpTest(shapes={"data": (3, 4, 2)}, params={"offset": 0, "axis1": 0, "axis2": 1})
+    np_signature = "(a, offset=0, axis1=0, axis2=1, out=None)"
 
     def out_shapes(self, a: Shape) -> list[Shape]:
         return [NpDiagonalProp.out_shapes(self, a)[0][:-1]]  # type: ignore[arg-type]
@@ -418,10 +425,34 @@ class NpHstackProp(_LiftedJoin):
         return 0 if ndim == 1 else 1
 
 
+@register("_npi_hsplit")
+class NpHsplitProp(SplitV2Prop):
+    """Split along the second axis, the first of a 1-D array (``np.hsplit``): the axis comes
+    from the input's rank, so a symbol splits as an array would; ``axis`` is not read."""
+
+    def _axis(self, ndim: int) -> int:
+        if ndim < 1:
+            raise self.fail("hsplit only works on arrays of 1 or more dimensions.")
+        return 1 if ndim > 1 else 0
+
+
+@register("_npi_dsplit")
+class NpDsplitProp(SplitV2Prop):
+    """Split along the third axis (``np.dsplit``); ``axis`` is not read."""
+
+    test = OpTest(shapes={"data": (1, 2, 4)}, params={"indices": (0, 2)})
+
+    def _axis(self, ndim: int) -> int:
+        if ndim < 3:
+            raise self.fail("dsplit only works on arrays of 3 or more dimensions.")
+        return 2
+
+
 class _AtLeast(_NpArrayOp):
     key_var_num_args = "num_args"
     param_class = NumpyNumArgsParam
     ndim = 1
+    np_signature = "(*arys)"
 
     def list_arguments(self) -> list[str]:
         return [f"arys{i}" for i in range(self.param.num_args)]

@@ -179,6 +179,8 @@ def _initial(param: Any) -> dict:
 class NpSumProp(_NpReduceProp):
     """Sum of array elements over the given axes (``np.sum``)."""
 
+    np_signature = "(a, axis=None, dtype=None, keepdims=False, initial=None, out=None)"
+
     test = OpTest(shapes={"a": (2, 3)}, params={"axis": (1,)})
 
     def compute(self, xp: Any, x: Any, red: tuple, dtype: np.dtype) -> Any:
@@ -193,6 +195,8 @@ class NpSumProp(_NpReduceProp):
 @register("_np_prod", aliases=("_np_product",))
 class NpProdProp(_NpReduceProp):
     """Product of array elements over the given axes (``np.prod``)."""
+
+    np_signature = "(a, axis=None, dtype=None, out=None, keepdims=False)"
 
     test = OpTest(shapes={"a": (2, 3)}, params={"axis": (1,)}, low=0.5, high=2.0)
 
@@ -227,6 +231,7 @@ class NpMeanProp(_NpReduceProp):
 class _NpExtremumProp(_NpReduceProp):
     param_class = NumpyReduceAxesNoDTypeParam
     fn_name = "max"
+    np_signature = "(a, axis=None, keepdims=False, out=None)"
 
     def check_nonempty(self, shape: tuple, red: tuple[int, ...]) -> None:
         if any(shape[i] == 0 for i in red) and getattr(self.param, "initial", None) is None:
@@ -298,6 +303,7 @@ class NpStdProp(_NpMomentProp):
 class _NpBoolReduceProp(_NpReduceProp):
     param_class = NumpyReduceAxesBoolParam
     fn_name = "all"
+    np_signature = "(a, axis=None, keepdims=False, out=None)"
     test = OpTest(shapes={"a": (2, 3)}, params={"axis": (1,)}, grad=False)
 
     def out_dtype(self, t: np.dtype) -> np.dtype:

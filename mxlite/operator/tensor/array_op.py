@@ -24,6 +24,7 @@ from typing import Any
 
 from ...base import MXNetError, Shape, ShapeError
 from ...context import Context
+from ...util import is_np_shape
 from ..registry import Operator, OperatorProperty, shape_assign
 from ..req import OpReq, assign
 
@@ -192,7 +193,8 @@ class ArrayOp(OperatorProperty):
     inplace = False  # the output may share memory with input 0 (Reshape, Flatten, ...)
     # out_shapes maps an unknown (0) input dim to unknown (0) output dims and nothing worse,
     # so it may run on partial shapes; imperative calls then get zero-size outputs for
-    # zero-size inputs (mx.np_shape), as in MXNet
+    # zero-size inputs (mx.np_shape), as in MXNet. Under NumPy shape semantics every operator
+    # takes a 0 dim as empty, as simple ops do.
     partial_shapes = False
 
     def out_shapes(self, *in_shapes: Shape) -> list[Shape]:
@@ -214,7 +216,8 @@ class ArrayOp(OperatorProperty):
         return ShapeError(f"{self.where()}: {why}")
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if any(s is None or (0 in s and not self.partial_shapes) for s in in_shape):
+        partial = self.partial_shapes or is_np_shape()
+        if any(s is None or (0 in s and not partial) for s in in_shape):
             return None
         outs = [tuple(int(d) for d in s) for s in self.out_shapes(*in_shape)]
         if out_shape:

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, Shape, ShapeError
+from ...util import is_np_shape
 from ..parallel import matmul
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
@@ -256,6 +257,12 @@ class BatchDotProp(_DotBase):
     test = OpTest(shapes={"lhs": (2, 3, 4), "rhs": (2, 4, 5)})
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        return self._infer(in_shape, complete=False)
+
+    def infer_shape_known(self, in_shape: list) -> Any:
+        return self._infer(in_shape, complete=True)
+
+    def _infer(self, in_shape: list, complete: bool) -> Any:
         lshape, rshape = in_shape
         if lshape is None or rshape is None:
             return None
@@ -266,8 +273,13 @@ class BatchDotProp(_DotBase):
                 f"N >= 3, got shapes {lshape} and {rshape}."
             )
         # MXNet infers a partial output only when lhs's last and rhs's second-to-last dims are
-        # known, whatever the transpose flags say
-        if not lshape[-1] or not rshape[-2]:
+        # known, whatever the transpose flags say. Under NumPy shape semantics a 0 there is an
+        # empty axis when every input dim is known (an imperative call) or, in a graph, when
+        # the batch and output dims are; with those unknown too it stays unknown
+        # (infer_shape_partial hands its -1s in as 0s)
+        kept = (*lshape[:-2], *rshape[:-2], lshape[-1 if ta else -2], rshape[-2 if tb else -1])
+        empty_ok = is_np_shape() and (complete or all(kept))
+        if not empty_ok and (not lshape[-1] or not rshape[-2]):
             return None
         try:
             batch = merge_shape(lshape[:-2], rshape[:-2])

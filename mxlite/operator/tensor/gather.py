@@ -42,7 +42,9 @@ def _other_types(prop: ArrayOp, in_type: list) -> Any:
 class SliceParam(Param):
     begin: tuple[int | None, ...] = field(doc="Start of each sliced axis (None: the edge).")
     end: tuple[int | None, ...] = field(doc="End of each sliced axis (None: the edge).")
-    step: tuple[int | None, ...] = field(default=(), doc="Step of each sliced axis (default 1).")
+    step: tuple[int | None, ...] | None = field(
+        default=(), doc="Step of each sliced axis (default 1; None: 1 on every axis)."
+    )
 
 
 def _slice_key(prop: ArrayOp, dshape: Shape) -> tuple[tuple[slice, ...], Shape]:

@@ -344,6 +344,8 @@ class SplitV2Prop(_SplitBase):
             for i in range(k):
                 bounds.append(bounds[-1] + small + (1 if i < extra else 0))
             return bounds
+        if n == 0 and self.param.indices:  # as MXNet: an empty axis gives empty pieces
+            return [0] * (len(self.param.indices) + 1)
         bounds = [*self.param.indices, n]
         if (
             not self.param.indices

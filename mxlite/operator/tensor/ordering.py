@@ -349,6 +349,7 @@ class CumsumProp(OperatorProperty):
     """Return the cumulative sum of the elements along a given axis."""
 
     lists_input_names = True
+    np_signature = "(a, axis=None, dtype=None, out=None)"
 
     param_class = CumsumParam
     test = OpTest(shapes={"a": (3, 4)}, params={"axis": 1})

@@ -384,6 +384,7 @@ class RepeatProp(ArrayOp):
     """Repeat each element ``repeats`` times (along ``axis``, or of the flattened array)."""
 
     fluent = ("repeat",)
+    np_signature = "(a, repeats, axis=None)"
     lists_input_names = True
 
     param_class = RepeatParam

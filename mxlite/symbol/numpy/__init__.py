@@ -14,6 +14,7 @@ from ...base import add_members as _add_members
 from ...operator import front_end
 from ...operator.front_end import FrontEnd
 from ...operator.numpy import is_np_op
+from ...operator.numpy.init import arange_bounds
 from .. import compose
 from .. import register as _sym_register
 from .. import symbol as _symbol_module
@@ -30,6 +31,7 @@ __all__ = [
     "identity",
     "eye",
     "arange",
+    "broadcast_to",
 ]
 
 _NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
@@ -56,7 +58,8 @@ def _axes(axis: Any) -> Any:
 
 
 def _make(op: str, *args: Any, **kwargs: Any) -> _Symbol:
-    kwargs = {k: v for k, v in kwargs.items() if v is not None}
+    # a None is kept, as MXNet does: compose skips it for a dtype or an input and writes it
+    # for a parameter whose default is not None (concatenate's axis=None)
     return _Symbol(compose.create(op, op, args, kwargs))
 
 
@@ -64,7 +67,7 @@ def np_symbol_call(op: str, *args: Any, **params: Any) -> Any:
     """The operator ``op`` composed on symbols ``args``: a ``_Symbol``, or a list of them for an
     operator with several outputs (what ``mx.np`` functions give on symbols)."""
     name = params.pop("_func_name", op)
-    entries = compose.create(op, name, args, {k: v for k, v in params.items() if v is not None})
+    entries = compose.create(op, name, args, params)
     if len(entries) == 1:
         return _Symbol(entries)
     return [_Symbol([e]) for e in entries]
@@ -135,6 +138,16 @@ class _Symbol(Symbol):
 
     def squeeze(self, axis: Any = None) -> _Symbol:  # type: ignore[override]
         return _make("_np_squeeze", self, axis=_axes(axis))
+
+    def repeat(self, repeats: int, axis: int | None = None) -> _Symbol:  # type: ignore[override]
+        return _make("_np_repeat", self, repeats=repeats, axis=axis)
+
+    def swapaxes(self, axis1: int, axis2: int) -> _Symbol:  # type: ignore[override]
+        return _make("_npi_swapaxes", self, dim1=axis1, dim2=axis2)
+
+    def take(self, indices: Symbol, axis: int | None = None, mode: str = "raise") -> _Symbol:  # type: ignore[override]
+        src = self.reshape(-1) if axis is None else self
+        return _make("_npi_take", src, indices, axis=0 if axis is None else axis, mode=mode)
 
     def sum(self, axis: Any = None, dtype: Any = None, keepdims: bool = False) -> _Symbol:  # type: ignore[override]
         dt = None if dtype is None else _onp.dtype(dtype).name
@@ -266,11 +279,24 @@ def ones(shape: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
     return _make("_npi_ones", shape=_shape(shape), dtype=_dt(dtype), **kwargs)
 
 
-def full(shape: Any, fill_value: float, dtype: Any = None, order: str = "C", ctx: Any = None,
+def full(shape: Any, fill_value: Any, dtype: Any = None, order: str = "C", ctx: Any = None,
          **kwargs: Any) -> _Symbol:  # fmt: skip
-    """A symbol of ``shape`` filled with ``fill_value``."""
+    """A symbol of ``shape`` filled with ``fill_value`` (float32 by default, bool for a bool
+    value); a symbol ``fill_value`` is broadcast to ``shape``."""
+    if isinstance(fill_value, Symbol):
+        res = broadcast_to(fill_value, shape)
+        return res if dtype is None else res.astype(dtype)
+    if dtype is None and isinstance(fill_value, (bool, _onp.bool_)):
+        dtype = bool
     return _make("_npi_full", shape=_shape(shape), value=float(fill_value), dtype=_dt(dtype),
                  **kwargs)  # fmt: skip
+
+
+def broadcast_to(array: Any, shape: Any) -> _Symbol:  # noqa: A002
+    """``array`` broadcast to ``shape``; a scalar gives ``full(shape, array)``."""
+    if isinstance(array, _NUMERIC):
+        return full(shape, array)
+    return _make("_npi_broadcast_to", array, shape=_shape(shape))
 
 
 def identity(n: int, dtype: Any = None, ctx: Any = None, **kwargs: Any) -> _Symbol:
@@ -286,11 +312,9 @@ def eye(N: int, M: int | None = None, k: int = 0, dtype: Any = None, ctx: Any = 
 
 def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: Any = None,
            **kwargs: Any) -> _Symbol:  # fmt: skip
-    """Evenly spaced values in [start, stop)."""
-    if stop is None:
-        start, stop = 0, start
-    return _make("_npi_arange", start=float(start), stop=float(stop), step=float(step),
-                 dtype=_dt(dtype), **kwargs)  # fmt: skip
+    """Evenly spaced values in [start, stop) (float32 by default; a step of None is 1)."""
+    start, stop, step = arange_bounds(start, stop, step)
+    return _make("_npi_arange", start=start, stop=stop, step=step, dtype=_dt(dtype), **kwargs)
 
 
 def _ufunc(name: str, op: str, scalar_op: str, rscalar_op: str | None = None) -> Any:
