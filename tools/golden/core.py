@@ -104,6 +104,12 @@ def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "nor
     return np.asarray(draw[kind]()).astype(dtype)
 
 
+def refusal(e: Exception) -> str:
+    """Why MXNet refused a case: the exception's class and its message's last line."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+
+
 def isolated(fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a forked child, for cases that may crash MXNet itself (some operators
     segfault on inputs outside what they expect): its (picklable) result, or a string saying
@@ -114,9 +120,8 @@ def isolated(fn: Any, *args: Any) -> Any:
         os.close(read)
         try:
             result: Any = fn(*args)
-        except Exception as e:  # MXNet refuses the case: its last message line says why
-            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-            result = f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+        except Exception as e:  # MXNet refuses the case
+            result = refusal(e)
         with os.fdopen(write, "wb") as pipe:
             pickle.dump(result, pipe)
         os._exit(0)
