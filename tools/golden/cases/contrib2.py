@@ -1,7 +1,6 @@
 """The second batch of contrib work: the blocks of tests/gluon/contrib/block_cases.py
 (parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
-multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz), and
-second-order gradients through FullyConnected (tests/golden/autograd_higher_fc.npz)."""
+multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
 from __future__ import annotations
 
@@ -132,40 +131,6 @@ def record_lamb(ops: Golden) -> None:
         ops.updated(name, saved, ws + ms + vs + w32, params, kind="lamb", mp=mp)
 
 
-# ---- second order through FullyConnected -------------------------------------------------------
-
-FC_CASES = [("fc_flatten", (2, 3, 4), (5, 12), True), ("fc_no_flatten", (2, 3, 4), (5, 4), False)]
-
-
-def record_fc_second_order(arrays):
-    """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then
-    backward of (gx, gw) with heads (hx, hw): the second-order gradients of x, w and hg."""
-    for k, (name, xs, ws, flatten) in enumerate(FC_CASES):
-        rng = np.random.default_rng(300 + k)
-        vals = {n: rng.uniform(-1, 1, s).astype(np.float32)
-                for n, s in (("x", xs), ("w", ws), ("b", ws[:1]))}  # fmt: skip
-        arrs = {n: mx.nd.array(v) for n, v in vals.items()}
-        for a in arrs.values():
-            a.attach_grad()
-        with mx.autograd.record():
-            y = mx.nd.FullyConnected(arrs["x"], arrs["w"], arrs["b"], num_hidden=ws[0],
-                                     flatten=flatten)  # fmt: skip
-        hg = mx.nd.array(rng.normal(size=y.shape))
-        hg.attach_grad()
-        with mx.autograd.record():
-            gx, gw = mx.autograd.grad(y, [arrs["x"], arrs["w"]], head_grads=hg,
-                                      create_graph=True, retain_graph=True)  # fmt: skip
-        hx, hw = rng.normal(size=xs).astype(np.float32), rng.normal(size=ws).astype(np.float32)
-        mx.autograd.backward([gx, gw], [mx.nd.array(hx), mx.nd.array(hw)])
-        for n, v in vals.items():
-            arrays[f"{name}/{n}"] = v
-        arrays[f"{name}/hg"], arrays[f"{name}/hx"], arrays[f"{name}/hw"] = hg.asnumpy(), hx, hw
-        arrays[f"{name}/gx"], arrays[f"{name}/gw"] = gx.asnumpy(), gw.asnumpy()
-        for n in ("x", "w"):
-            arrays[f"{name}/grad_{n}"] = arrs[n].grad.asnumpy()
-        arrays[f"{name}/grad_hg"] = hg.grad.asnumpy()
-
-
 def record(golden: Any) -> None:
     mx.random.seed(0)
     arrays: dict[str, np.ndarray] = {}
@@ -176,8 +141,3 @@ def record(golden: Any) -> None:
     record_ops(ops)
     record_lamb(ops)
     ops.save()
-    fc = Golden("tests/golden/autograd_higher_fc.npz", 0)
-    arrays = {}
-    record_fc_second_order(arrays)
-    fc.take(arrays, [{"name": name, "flatten": flatten} for name, _, _, flatten in FC_CASES])
-    fc.save()
