@@ -37,8 +37,6 @@ ABSENT_MODULES = {
         (
             "mxnet.contrib.quant",
             "mxnet.contrib.quantization",
-            "mxnet.contrib.amp.lists",
-            "mxnet.contrib.amp.loss_scaler",
         ),
         NOT_YET,
     ),
@@ -50,10 +48,6 @@ _C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check
 
 _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index_copy",
              "backward_quadratic")  # fmt: skip
-_AMP = ("convert_hybrid_block", "convert_model", "convert_symbol", "init", "init_trainer",
-        "list_conditional_fp32_ops", "list_fp32_ops", "list_loss_output_functions",
-        "list_lp16_fp32_ops", "list_lp16_ops", "list_lp16_use_fp32_params",
-        "list_widest_type_cast", "scale_loss", "unscale")  # fmt: skip
 
 # single names, by MXNet module
 ABSENT_NAMES: dict[str, dict[str, str]] = {
@@ -75,10 +69,6 @@ ABSENT_NAMES: dict[str, dict[str, str]] = {
         )
     },
     # temporary: the parts of issue 30 not built yet
-    "mxnet.contrib.amp": dict.fromkeys(_AMP + ("lists", "loss_scaler"), NOT_YET),
-    "mxnet.contrib.amp.amp": dict.fromkeys(
-        _AMP + ("bfloat16", "convert_bucketing_module"), NOT_YET
-    ),
 }
 
 

@@ -1,16 +1,6 @@
 """Packages mxlite does not implement yet import, and fail clearly when used."""
 
-import pytest
-
 import mxlite as mx
-from mxlite.base import MXNetError
-
-
-def test_amp_imports_and_fails_clearly():
-    from mxlite.contrib.amp import amp
-
-    with pytest.raises(MXNetError, match="AMP"):
-        amp.init()
 
 
 def test_contrib_aliases_the_contrib_operators():

@@ -423,3 +423,24 @@ def test_check_gluon_hybridize_consistency() -> None:
     )
     with pytest.raises(AssertionError):
         mx.test_utils.check_gluon_hybridize_consistency(build, data, numpy_func=lambda x: x[:, :3])
+
+
+def test_check_numeric_gradient_runs_its_forwards_on_the_calling_thread():
+    # each finite difference reads its output at once: a worker per forward only added a
+    # thread round trip (most of MXNet's test_random, 100000 forwards)
+    import threading
+
+    from mxlite import engine
+    from mxlite.test_utils import check_numeric_gradient
+
+    x = np.random.uniform(-1, 1, size=(3, 8, 100))  # 19 KiB of float64: above INLINE_BYTES
+    assert x.nbytes > engine.INLINE_BYTES
+    threads = set()
+    eng = engine.get()
+    eng.wait_for_all()
+    eng.set_profile_sink(lambda name, ctx, tid, start, end: threads.add(tid))
+    try:
+        check_numeric_gradient(mx.sym.tanh(mx.sym.var("x")), [x], dtype=np.float64)
+    finally:
+        eng.set_profile_sink(None)
+    assert threads == {threading.get_ident()}

@@ -331,3 +331,26 @@ def test_default_tolerances_per_dtype():
 def test_get_tolerance_names_an_unknown_dtype():
     with pytest.raises(DTypeError, match="get_tolerance.*complex128"):
         tu.get_tols(np.zeros(1, np.complex128), np.zeros(1), None, None)
+
+
+def test_large_arrays_are_compared_in_slices_with_the_same_verdict() -> None:
+    import tracemalloc
+
+    n = (1 << 21) + 5  # eight slices and a short one
+    a = np.random.default_rng(0).random(n, dtype=F32).reshape(-1, 1)
+    b = a.copy()
+    tracemalloc.start()
+    try:
+        tu.assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # numpy.allclose on the whole arrays makes temporaries several times their size
+    assert peak < a.nbytes // 2, (peak, a.nbytes)
+    assert tu.almost_equal(a, b)
+    b[-1, 0] += 1  # in the short last slice
+    assert not tu.almost_equal(a, b)
+    with pytest.raises(AssertionError, match="Error"):
+        tu.assert_almost_equal(a, b, rtol=1e-5, atol=1e-6)
+    a[-1, 0] = b[-1, 0] = np.nan
+    assert not tu.almost_equal(a, b) and tu.almost_equal(a, b, equal_nan=True)

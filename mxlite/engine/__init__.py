@@ -31,6 +31,7 @@ from .objects import (
     SyncFn,
     Var,
     in_engine_function,
+    inline_up_to,
     small_enough_inline,
 )
 from .threaded import ThreadedEngine
@@ -54,6 +55,7 @@ __all__ = [
     "in_engine_function",
     "INLINE_BYTES",
     "small_enough_inline",
+    "inline_up_to",
 ]
 
 KINDS: dict[str, type[Engine]] = {

@@ -4,10 +4,11 @@ The engine itself is in base.py."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..base import MXNetError, env_int
@@ -26,6 +27,7 @@ __all__ = [
     "ProfileSink",
     "INLINE_BYTES",
     "small_enough_inline",
+    "inline_up_to",
     "in_engine_function",
 ]
 
@@ -36,14 +38,32 @@ INLINE_BYTES = env_int("MXLITE_ENGINE_INLINE_BYTES", 16384, 0)
 
 def small_enough_inline(ctx: Context, *groups: Sequence[Any]) -> bool:
     """Whether a function on ``ctx`` that uses the arrays in ``groups`` (None entries are
-    skipped) may be pushed ``inline``: a CPU context and every array within INLINE_BYTES."""
+    skipped) may be pushed ``inline``: a CPU context and every array within INLINE_BYTES (or
+    the limit of an enclosing :func:`inline_up_to` on this thread)."""
     if ctx.device_typeid == 2:
         return False
+    limit = getattr(_tls, "inline_bytes", INLINE_BYTES)
     for group in groups:
         for d in group:
-            if d is not None and d.nbytes > INLINE_BYTES:
+            if d is not None and d.nbytes > limit:
                 return False
     return True
+
+
+@contextlib.contextmanager
+def inline_up_to(nbytes: int) -> Iterator[None]:
+    """Within the block, functions made on this thread may run on it when their arrays are
+    at most ``nbytes``, instead of :data:`INLINE_BYTES`: for code that reads each result as
+    soon as it is pushed (a numeric gradient check), where a worker adds only a round trip."""
+    prev = getattr(_tls, "inline_bytes", None)
+    _tls.inline_bytes = nbytes
+    try:
+        yield
+    finally:
+        if prev is None:
+            del _tls.inline_bytes
+        else:
+            _tls.inline_bytes = prev
 
 
 SyncFn = Callable[["RunContext"], Any]

@@ -3,16 +3,26 @@
 Design note
 -----------
 A :class:`CachedOp` takes its inputs in ``symbol.list_inputs()`` order. Per input signature
-(context, shapes and dtypes, which inputs need a gradient, and the identity of the parameter
-arrays) it binds an :class:`~.executor.Executor` once and keeps it: the parameter inputs
-(``param_indices`` in the flags, as Gluon passes them) are bound as they are, so an optimizer
-updating them in place is seen without copies; data inputs are copied into the executor's own
-arguments on each call, and outputs are copied out, so a result stays valid after the next
-call. Gluon's ``hybridize`` is this class.
+(context, shapes, dtypes and storage types, which inputs need a gradient, and the identity of
+the parameter arrays) it binds the graph once: inference, gradient graph and memory plan. The
+parameter inputs (``param_indices`` in the flags, as Gluon passes them) are bound as they are,
+so an optimizer updating them in place is seen without copies.
+
+Memory. With ``static_alloc`` the executor of each signature is kept with its memory: data
+inputs are copied into its own arguments on each call (and outputs copied out, so a result
+stays valid after the next call), which saves the per-call set-up. Without it (Gluon's
+default) MXNet keeps no memory between calls; here a signature whose kept executor would hold
+``KEEP_BELOW`` (64 MiB) or more (blocks, data copies and gradients) keeps only the bound graph:
+each call makes a fresh executor from it on the caller's own data arrays, with its own blocks
+and gradient arrays, and drops it when the call is done (after the forward in inference, with
+its autograd node when recorded). So a block called with large inputs of many shapes holds no
+memory per shape (MXNet's test_slice_pooling2d). Smaller signatures keep their executor: for
+them the set-up (the engine operators, BatchNorm folding) would cost more than the compute,
+and what they hold is small. An executor with sparse arrays at its edges is always kept.
 
 Under ``autograd.record()`` a call is recorded as one autograd node (an
-:class:`mxlite.autograd.Function`) whose backward is the executor's backward. An executor holds
-the intermediate values of its last forward until that node's backward has run: a second
+:class:`mxlite.autograd.Function`) whose backward is the executor's backward. A kept executor
+holds the intermediate values of its last forward until that node's backward has run: a second
 recorded call while the first is still pending (a block applied twice in one graph) binds a
 second executor of the same signature instead of overwriting the first one's values.
 
@@ -32,19 +42,27 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
+import numpy as np
+
 from .. import autograd
 from ..base import MXNetError
 from ..context import current_context
 from ..ndarray.invoke import invoke
-from ..ndarray.ndarray import NDArray
+from ..ndarray.ndarray import NDArray, _new
 from ..symbol.graph import Node, topo_order
 from .bind import bind
+from .executor import Executor
 
 __all__ = ["CachedOp"]
 
+# without static_alloc, a signature whose executor would hold this many bytes or more gets a
+# fresh executor per call (see the design note)
+KEEP_BELOW = 64 << 20
+
 
 class _Bound:
-    """One executor for one signature, and the recorded call whose backward it still owes."""
+    """A kept executor (``static_alloc``) for one signature, and the recorded call whose
+    backward it still owes."""
 
     __slots__ = ("exe", "params", "data_args", "pending")
 
@@ -60,26 +78,107 @@ class _Bound:
         call = self.pending()
         return call is not None and not call.done
 
+    def run(self, inputs: Any, is_train: bool) -> list[NDArray]:
+        exe = self.exe
+        for x, dst in zip(inputs, self.data_args):
+            if dst is not None:
+                x.copyto(dst)
+        exe.forward(is_train=is_train)
+        return [o.copy() for o in exe.outputs]
+
+
+class _Template:
+    """A signature's bound graph and memory plan without memory: a fresh executor per call
+    (no ``static_alloc``), bound to the caller's arrays and dropped with the call."""
+
+    __slots__ = ("parts", "params", "names", "needs", "prepare", "spare")
+
+    def __init__(
+        self, exe: Any, params: tuple, names: list[str], needs: tuple, prepare: Any
+    ) -> None:
+        self.prepare = prepare  # called with each new executor (the op's monitor)
+        self.spare = exe  # bound to the arrays of the call that bound the graph: its executor
+        self.parts = (
+            exe._symbol, exe._ctx, exe._graph, exe._plan, exe._arg_names, exe._aux_names,
+            exe._grad_req, exe._optimized,
+        )  # fmt: skip
+        self.params = params  # the parameter arrays bound (kept so that ids stay unique)
+        self.names = names  # the op's input names, in call order
+        self.needs = needs  # per input: whether its gradient is bound
+
+    def nbytes(self, inputs: Any, is_param: list[bool]) -> int:
+        """The memory a kept executor would hold: its blocks, data copies and gradients."""
+        plan = self.parts[3]
+        sizes = [x.size * np.dtype(x.dtype).itemsize for x in inputs]
+        own = sum(n for n, p in zip(sizes, is_param) if not p)
+        grads = sum(n for n, need in zip(sizes, self.needs) if need)
+        return sum(plan.block_bytes) + own + grads
+
+    def kept(self, inputs: Any, is_param: list[bool]) -> _Bound:
+        """An executor of this signature that keeps its memory, on copies of the data
+        inputs that each call refills."""
+        from ..ndarray import zeros
+
+        ctx = self.parts[1]
+        copies = [
+            None if p else zeros(x.shape, ctx=ctx, dtype=x.dtype) for x, p in zip(inputs, is_param)
+        ]
+        exe = self.executor([x if c is None else c for x, c in zip(inputs, copies)], zeros)
+        return _Bound(exe, self.params, copies)
+
+    def executor(self, inputs: Any, new_grad: Any = None) -> Any:
+        exe, self.spare = self.spare, None
+        if exe is not None and new_grad is None:
+            return exe
+        symbol, ctx, graph, plan, arg_names, aux_names, grad_req, optimized = self.parts
+        by_name, grads = {}, {}
+        for name, x, need in zip(self.names, inputs, self.needs):
+            by_name[name] = x if x.context == ctx else x.copyto(ctx)
+            if need:
+                # the backward writes all of a gradient
+                grads[name] = (new_grad or _new)(x.shape, ctx=ctx, dtype=x.dtype)
+        exe = Executor(
+            symbol, ctx, graph, plan, arg_names, aux_names, [by_name[n] for n in arg_names],
+            [grads.get(n) for n in arg_names], [by_name[n] for n in aux_names], grad_req,
+        )  # fmt: skip
+        exe._optimized = optimized
+        self.prepare(exe)
+        return exe
+
+    def run(self, inputs: Any, is_train: bool) -> list[NDArray]:
+        exe = self.executor(inputs)
+        exe.forward(is_train=is_train)
+        # copies: an output viewing a planned block would keep the whole block alive
+        return [o.copy() for o in exe.outputs]
+
 
 class _Call(autograd.Function):
     """One recorded call of a cached op: forward and backward through one executor."""
 
     graph_op_name = "_CachedOp"
 
-    def __init__(self, bound: _Bound, grad_index: list[int | None], is_train: bool) -> None:
+    def __init__(self, bound: Any, grad_index: list[int | None], is_train: bool) -> None:
         super().__init__()
-        self._bound = bound
+        self._bound = bound  # a _Bound (its executor kept) or a _Template
+        self._exe: Any = None
         self._grad_index = grad_index  # per input: its position in exe.grad_arrays, or None
         self._is_train = is_train
         self.done = False
 
     def forward(self, *inputs: NDArray) -> Any:
-        outs = _run_forward(self._bound, inputs, self._is_train)
-        self._bound.pending = weakref.ref(self)
+        bound = self._bound
+        if type(bound) is _Template:
+            # the executor (its blocks: the values the backward reads) lives with this node
+            self._exe = bound.executor(inputs)
+            self._exe.forward(is_train=self._is_train)
+            return [o.copy() for o in self._exe.outputs]
+        self._exe = bound.exe
+        outs = bound.run(inputs, self._is_train)
+        bound.pending = weakref.ref(self)
         return outs
 
     def backward(self, *out_grads: NDArray) -> Any:
-        exe = self._bound.exe
+        exe = self._exe
         exe.backward(list(out_grads), is_train=self._is_train)
         self.done = True
         grads = exe.grad_arrays
@@ -98,15 +197,6 @@ def _node_ops(sym: Any) -> list[tuple[str, str]]:
     import json
 
     return [(n["name"], n["op"]) for n in json.loads(sym.tojson())["nodes"] if n["op"] != "null"]
-
-
-def _run_forward(bound: _Bound, inputs: Any, is_train: bool) -> list[NDArray]:
-    exe = bound.exe
-    for x, dst in zip(inputs, bound.data_args):
-        if dst is not None:
-            x.copyto(dst)
-    exe.forward(is_train=is_train)
-    return [o.copy() for o in exe.outputs]
 
 
 def _dedup_outputs(sym: Any) -> Any:
@@ -157,7 +247,7 @@ class CachedOp:
         # as MXNet: a small graph without static_alloc runs operator by operator while
         # recording, so autograd sees (and get_symbol shows) each of its operators
         ops = [n for n in topo_order(sym._entries) if n.op is not None]
-        self._inline = not self._flags.get("static_alloc", False) and len(ops) <= int(
+        self._inline = not _flag(self._flags.get("static_alloc", False)) and len(ops) <= int(
             self._flags.get("inline_limit", 2)
         )
         # a node whose output shape depends on values (boolean_mask) cannot be planned ahead:
@@ -170,7 +260,10 @@ class CachedOp:
         self._monitor = (callback, bool(monitor_all))
         for entries in self._cache.values():
             for b in entries:
-                self._set_monitor(b.exe)
+                if type(b) is _Bound:
+                    self._set_monitor(b.exe)
+                elif b.spare is not None:
+                    self._set_monitor(b.spare)
 
     def _set_monitor(self, exe: Any) -> None:
         if self._monitor is None:
@@ -210,7 +303,7 @@ class CachedOp:
         with_grad = any(needs)
         key = (
             ctx,
-            tuple((a.shape, a.dtype) for a in args),
+            tuple((a.shape, a.dtype, a.stype) for a in args),
             needs,
             tuple(id(a) for a, p in zip(args, self._is_param) if p),
         )
@@ -221,7 +314,7 @@ class CachedOp:
             stale = [k for k in self._cache if k[:3] == key[:3] and k != key]
             for k in stale:
                 del self._cache[k]
-        bound = next((b for b in entries if not b.busy()), None)
+        bound = next((b for b in entries if type(b) is _Template or not b.busy()), None)
         if bound is None:
             bound = self._bind(ctx, args, needs)
             entries.append(bound)
@@ -232,7 +325,7 @@ class CachedOp:
             outs = [outs] if isinstance(outs, NDArray) else list(outs)
         else:
             with autograd.pause(train_mode=is_train):
-                outs = _run_forward(bound, args, is_train)
+                outs = bound.run(args, is_train)
         if out is not None:
             targets = [out] if isinstance(out, NDArray) else list(out)
             for src, dst in zip(outs, targets):
@@ -253,16 +346,35 @@ class CachedOp:
             values[id(node)] = [res] if isinstance(res, NDArray) else list(res)
         return [values[id(n)][i] for n, i in self._sym._entries]
 
-    def _bind(self, ctx: Any, args: tuple, needs: tuple) -> _Bound:
+    def _bind(self, ctx: Any, args: tuple, needs: tuple) -> Any:
+        if not _flag(self._flags.get("static_alloc", False)):
+            exe, params, _ = self._bind_executor(ctx, args, needs, kept=False)
+            if exe._boundary is None:
+                bound = _Template(exe, params, self._inputs, needs, self._set_monitor)
+                if bound.nbytes(args, self._is_param) >= KEEP_BELOW:
+                    return bound
+                return bound.kept(args, self._is_param)
+            # sparse arrays at the edges: the executor keeps dense shadows of its own
+        exe, params, data_args = self._bind_executor(ctx, args, needs, kept=True)
+        return _Bound(exe, params, data_args)
+
+    def _bind_executor(self, ctx: Any, args: tuple, needs: tuple, kept: bool) -> tuple:
+        """An executor of this signature: on the caller's arrays, or (``kept``) on copies of
+        the data inputs that each call refills. Returns it, the parameter arrays bound and,
+        per input, the executor's array to copy into (None for parameters)."""
         from ..ndarray import zeros
 
         arg_arrays, aux_arrays, grads, reqs = {}, {}, {}, {}
         data_args: list[Any] = []
         params = []
         for name, a, is_param, need in zip(self._inputs, args, self._is_param, needs):
-            arr = a if is_param else zeros(a.shape, ctx=ctx, dtype=a.dtype)
             if is_param:
+                arr = a
                 params.append(a)
+            elif kept:
+                arr = zeros(a.shape, ctx=ctx, dtype=a.dtype)
+            else:
+                arr = a if a.context == ctx else a.copyto(ctx)
             data_args.append(None if is_param else arr)
             if name in self._aux_names:
                 aux_arrays[name] = arr
@@ -278,4 +390,11 @@ class CachedOp:
             aux_states=aux_arrays,
         )  # fmt: skip
         self._set_monitor(exe)
-        return _Bound(exe, tuple(params), data_args)
+        return exe, tuple(params), data_args
+
+
+def _flag(value: Any) -> bool:
+    """A CachedOp flag as a bool: Python values, or MXNet's strings (``"true"``, ``"0"``)."""
+    if isinstance(value, str):
+        return value.strip().lower() in ("1", "true")
+    return bool(value)

@@ -404,6 +404,11 @@ class Trainer:
         self._update(ignore_stale_grad)
 
     def _update(self, ignore_stale_grad: bool = False) -> None:
+        # amp.init_trainer gives the trainer a loss scaler: a step whose gradients overflowed
+        # updates nothing (the scaler lowers its scale for the next one)
+        loss_scaler = getattr(self, "_amp_loss_scaler", None)
+        if loss_scaler is not None and loss_scaler.has_overflow(self._params):
+            return
         updates: list[list] = [[] for _ in self._updaters]
         on_store = bool(self._kvstore and self._update_on_kvstore)
         for i, param in enumerate(self._params):

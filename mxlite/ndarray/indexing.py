@@ -253,6 +253,9 @@ def _recorded_overwrite(x: NDArray, value: NDArray, region: tuple[int, ...]) -> 
     op.identity(value, out=x)
 
 
+_WHOLE = slice(None)
+
+
 def setitem(x: NDArray, key: Any, value: Any) -> None:
     if not x.writable:
         raise ValueError("NDArray.__setitem__: this array is not writable.")
@@ -267,9 +270,12 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
             "when recording with autograd: the array, or the value assigned, is part of the "
             "recorded graph."
         )
-    if _is_advanced(key):
-        key = _index_values(key)
-    target = _result_shape(x.shape, key)
+    if type(key) is slice and key == _WHOLE:  # x[:] = v, the common case: no stand-in
+        target = x.shape if x.ndim else _result_shape(x.shape, key)
+    else:
+        if _is_advanced(key):
+            key = _index_values(key)
+        target = _result_shape(x.shape, key)
     data = x._data
     if isinstance(value, NDArray):
         src = value._data.reshape(_check_broadcast(value.shape, target, key))
@@ -297,7 +303,8 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
             raise MXNetError(
                 f"NDArray.__setitem__: cannot assign {type(value).__name__}: {exc}"
             ) from None
-        arr = arr.reshape(_check_broadcast(arr.shape, target, key))
+        if arr.shape != target:
+            arr = arr.reshape(_check_broadcast(arr.shape, target, key))
         const = ()
 
         def run(rctx: Any) -> None:

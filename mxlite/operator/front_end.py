@@ -31,7 +31,7 @@ from typing import Any
 
 from . import registry
 
-__all__ = ["FrontEnd", "PREFIXES", "make_function", "populate"]
+__all__ = ["FrontEnd", "PREFIXES", "make_function", "populate", "replace_function"]
 
 # (name prefix, submodule) pairs: ``_contrib_X`` is ``contrib.X``
 PREFIXES: tuple[tuple[str, str], ...] = (
@@ -91,6 +91,13 @@ def _put(module: ModuleType, name: str, fn: Any, replace: bool = True) -> None:
     handed to :func:`populate` (a hand-written function of that name wins unless ``replace``)."""
     if replace or name not in module.__dict__:
         setattr(module, name, fn)
+
+
+def replace_function(module: ModuleType, name: str, wrap: Callable[[Any], Any]) -> None:
+    """Put ``wrap(f)`` in place of the function ``f`` that ``module.name`` is: how a package
+    above changes what the generated front ends call (AMP's ``init`` casts their inputs, as
+    MXNet's does); an unknown name raises AttributeError."""
+    _put(module, name, wrap(getattr(module, name)))
 
 
 def _place(

@@ -186,6 +186,14 @@ class OperatorProperty:
     # MXNet registers FListInputNames for it: a monitor calls a single input by its argument
     # name (``softmax_data``) rather than ``input0`` (``relu_input0``).
     lists_input_names: ClassVar[bool] = False
+    # MXNet registers FListOutputNames for it: graph passes name what they attach to one of its
+    # outputs by the output's name (AMP's ``fc1_output_amp_cast_float16``) rather than its
+    # index (``sin0_0_amp_cast_float16``).
+    lists_output_names: ClassVar[bool] = False
+    # One of AMP's casts (amp_cast, amp_multicast): output i is input i in another float dtype.
+    # Saved graphs leave it out (``tojson(remove_amp_cast=True)``, MXNet's RemoveAmpCast), and
+    # AMP's conversion reads the dtypes it asks for.
+    amp_cast: ClassVar[bool] = False
     # ``__init__`` given to variable inputs made at composition that have none, by input
     # position, as MXNet's initializer JSON (FSetInputVarAttrOnCompose): BatchNorm's gamma
     # starts at one, LeakyReLU's slope at 0.25.

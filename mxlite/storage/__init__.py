@@ -26,6 +26,15 @@ to the system, and the next kernel pays page faults to get it back (about a tent
 step). So when a pooled CPU pool starts, mxlite asks glibc (``mallopt``) to keep blocks up to
 1 GiB in its heap, as MXNet's pool keeps its blocks; ``Unpooled`` leaves malloc alone.
 
+Large CPU blocks. A pooled CPU pool keeps idle only blocks up to ``CPU_MAX_IDLE_BLOCK``
+(64 MiB); a larger one goes back to malloc when freed. An idle block serves only requests of its
+own size class, so a few large ones (a hybridized block's buffers for another input shape, a
+gradient freed before ``asnumpy``) would sit beside the NumPy arrays allocated next and push
+the process's peak above MXNet 1.9.1's, whose CPU memory is not pooled at all. Given back to
+a heap that glibc keeps, the memory stays mapped: the next large allocation, the pool's or
+NumPy's, reuses it without page faults, and touching such a block costs far more than the
+allocation.
+
 Reserve. ``MXNET_<DEV>_MEM_POOL_RESERVE`` (percent, default 5) is the share of the device's
 physical memory kept away from the pool, enforced in two places:
 
@@ -101,6 +110,7 @@ _pools: dict[Any, Pool] = {}
 # _pools_lock guards the creation of pools in _pools; lookups read the dict without it.
 _pools_lock = threading.Lock()
 _PREFIX = {1: "CPU", 2: "GPU", 3: "CPU_PINNED"}
+CPU_MAX_IDLE_BLOCK = 64 << 20  # see "Large CPU blocks" above
 
 
 def _key(ctx: Context) -> Any:
@@ -162,6 +172,7 @@ def _pool_from_settings(ctx: Context) -> Pool:
         large_alloc_round_size=large,
         round_linear_cutoff=cutoff,
         reserve=reserve,
+        max_idle_block=CPU_MAX_IDLE_BLOCK if prefix == "CPU" else None,
     )
 
 

@@ -135,6 +135,9 @@ class Pool:
         Percent of the device's memory kept away from the pool.
     meminfo : callable, optional
         Returns (available, total) bytes of the device; the system's by default.
+    max_idle_block : int, optional
+        A freed block larger than this is given back to the system instead of kept idle; by
+        default every size is kept.
     """
 
     def __init__(
@@ -147,6 +150,7 @@ class Pool:
         round_linear_cutoff: int = 24,
         reserve: int = 5,
         meminfo: MemInfo | None = None,
+        max_idle_block: int | None = None,
     ) -> None:
         if pool_type not in POOL_TYPES:
             raise MXNetError(
@@ -172,6 +176,7 @@ class Pool:
             self._limit = sys.maxsize
         else:
             self._limit = total - self._reserve_bytes
+        self._max_idle = sys.maxsize if max_idle_block is None else int(max_idle_block)
         self._avail = avail  # estimate of the system's available bytes; None if unknown
         self._misses_since_meminfo = 0
         # The hot path (a hit, and a free that pools) takes no lock: it pops from and appends
@@ -237,8 +242,9 @@ class Pool:
             block = handle._box.pop()
         except IndexError:
             raise MXNetError(f"storage.free: {handle!r} was already freed (double free).") from None
-        if self._held <= self._limit:  # _give_back's common case, inlined
-            handle._cls[1].append((block, handle.buffer))
+        cls = handle._cls
+        if self._held <= self._limit and cls[0] <= self._max_idle:  # _give_back's common case
+            cls[1].append((block, handle.buffer))
         else:
             self._give_back(block, handle.buffer, handle._cls)
 
@@ -290,11 +296,11 @@ class Pool:
     def _give_back(self, block: Any, buf: Any, cls: tuple[int, list[Any]]) -> None:
         # _held changes under _lock only; reading it here unlocked can be stale by one
         # concurrent miss or release, which only moves the reserve limit by one block.
-        if self._held <= self._limit:
+        if self._held <= self._limit and cls[0] <= self._max_idle:
             cls[1].append((block, buf))
             return
-        # Over the reserve limit (always, for Unpooled): drop the block, and NumPy (or CUDA)
-        # frees the memory with its last reference.
+        # Over the reserve limit (always, for Unpooled) or above the largest size kept: drop
+        # the block, and NumPy (or CUDA) frees the memory with its last reference.
         with self._lock:
             self._drop_locked(cls[0])
 

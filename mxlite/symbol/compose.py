@@ -70,7 +70,9 @@ def _plain(value: Any) -> Any:
 
 def _attr_text(key: str, value: Any) -> str:
     if key == "dtype" and not isinstance(value, str):
-        return np.dtype(value).name
+        # MXNet's bfloat16 is the structured dtype [('bfloat16', uint16)]: its field names it
+        dt = np.dtype(value)
+        return dt.names[0] if dt.names else dt.name
     return str(_plain(value))
 
 
@@ -193,6 +195,19 @@ def copy_graph(entries: list[Entry]) -> list[Entry]:
         new._prop = node._prop
         mapping[id(node)] = new
     return [(mapping[id(n)], i) for n, i in entries]
+
+
+def remove_amp_cast(entries: list[Entry]) -> list[Entry]:
+    """A copy of the graph where every input that an ``amp_cast`` or ``amp_multicast`` gave
+    is what that node received (MXNet's RemoveAmpCast pass, run by ``tojson``/``save``); the
+    graph's own outputs stay as they are."""
+    out = copy_graph(entries)
+    for node in topo_order(out):
+        for i, (src, index) in enumerate(node.inputs):
+            if not src.is_variable() and type(src.prop()).amp_cast:
+                # output k of a cast is its input k (amp_cast has one of each)
+                node.inputs[i] = src.inputs[index]
+    return out
 
 
 def atomic(entries: list[Entry]) -> list[Entry]:

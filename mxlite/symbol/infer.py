@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import DTYPE_MX_TO_NP, DTypeError, MXNetError, Shape, ShapeError
+from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError, Shape, ShapeError
 from ..operator.registry import merge_shape
 from .graph import Entry, Node, topo_order
 
@@ -141,6 +141,11 @@ def _var_dtype(node: Node) -> np.dtype | None:
     text = node.attrs.get("__dtype__")
     if text is None:
         return None
+    if text.strip() in {str(f) for f in DTYPE_MX_UNSUPPORTED}:
+        raise DTypeError(
+            f"infer_type: variable {node.name!r} has dtype "
+            f"{DTYPE_MX_UNSUPPORTED[int(text)]}, which NumPy cannot hold."
+        )
     try:
         t = DTYPE_MX_TO_NP[int(text)]
     except (ValueError, KeyError):

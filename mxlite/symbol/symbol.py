@@ -467,8 +467,10 @@ class Symbol(Graph):
         return "\n".join(lines) + "\n"
 
     def tojson(self, remove_amp_cast: bool = True) -> str:
-        """The graph as MXNet 1.9.1's symbol JSON text."""
-        return json_io.to_json(self._entries)
+        """The graph as MXNet 1.9.1's symbol JSON text; with ``remove_amp_cast`` (the default,
+        as in MXNet) the inputs AMP's casts fed are taken from before the casts."""
+        entries = _compose.remove_amp_cast(self._entries) if remove_amp_cast else self._entries
+        return json_io.to_json(entries)
 
     def save(self, fname: str, remove_amp_cast: bool = True) -> None:
         """Write :meth:`tojson` to ``fname`` (through a temporary file, renamed at the end)."""
@@ -550,7 +552,10 @@ def var(
     if wd_mult is not None:
         attrs["__wd_mult__"] = str(wd_mult)
     if dtype is not None:
-        attrs["__dtype__"] = str(DTYPE_NP_TO_MX[np.dtype(dtype).type])
+        dt = np.dtype(dtype)
+        # MXNet's bfloat16 is the record dtype [('bfloat16', uint16)] (flag 12)
+        flag = 12 if dt.names == ("bfloat16",) else DTYPE_NP_TO_MX[dt.type]
+        attrs["__dtype__"] = str(flag)
     if init is not None:
         attrs["__init__"] = init if isinstance(init, str) else init.dumps()
     if stype is not None:

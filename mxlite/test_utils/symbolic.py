@@ -4,12 +4,14 @@ with MXNet 1.9.1's names and defaults."""
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 import numpy as np
 
 from ..base import MXNetError
 from ..context import Context, current_context
+from ..engine import inline_up_to
 from .compare import (
     assert_almost_equal,
     default_numeric_eps,
@@ -250,20 +252,23 @@ def numeric_grad(
         executor.forward(is_train=use_forward_train)
         return executor.outputs[0].asnumpy()
 
-    for k, v in location.items():
-        if v.dtype.kind != "f":
-            continue
-        old = v.copy()
-        flat = v.reshape(-1)  # a view: location[k] is C-contiguous
-        out = grads[k].reshape(-1)
-        for i in range(flat.size):
-            flat[i] += eps / 2.0
-            f_pos = run(k, v)
-            flat[i] -= eps
-            f_neg = run(k, v)
-            out[i] = (f_pos - f_neg).sum() / eps
-            flat[i] = old.reshape(-1)[i]
-        executor.arg_dict[k][:] = old.astype(dtype, copy=False)
+    # each output is read at once: the arrays' copies (and the steps of an executor bound
+    # within check_numeric_gradient) run on this thread, not on a worker and back
+    with inline_up_to(sys.maxsize):
+        for k, v in location.items():
+            if v.dtype.kind != "f":
+                continue
+            old = v.copy()
+            flat = v.reshape(-1)  # a view: location[k] is C-contiguous
+            out = grads[k].reshape(-1)
+            for i in range(flat.size):
+                flat[i] += eps / 2.0
+                f_pos = run(k, v)
+                flat[i] -= eps
+                f_neg = run(k, v)
+                out[i] = (f_pos - f_neg).sum() / eps
+                flat[i] = old.reshape(-1)[i]
+            executor.arg_dict[k][:] = old.astype(dtype, copy=False)
     return grads
 
 
@@ -345,16 +350,19 @@ def check_numeric_gradient(
     for k, v in given.items():  # sparse arrays are bound as they are, as MXNet does
         if isinstance(v, nd.NDArray) and v.stype != "default":
             location[k] = v.as_in_context(ctx)
-    exe = _bind(out, ctx, location, grads, grad_req, aux)
-    exe.forward(is_train=True)
-    eps = get_tolerance(exe.outputs[0], numeric_eps, default_numeric_eps())
-    if np.dtype(dtype) in (np.float32, np.float16) and eps < 1e-5:
-        raise MXNetError(
-            f"check_numeric_gradient: numeric_eps={eps} is too small for {np.dtype(dtype).name}."
-        )
-    exe.backward()
-    symbolic = exe.grad_dict
-    numeric = numeric_grad(exe, location_npy, aux_npy, eps, use_forward_train, dtype)
+    # every result is read as soon as it is pushed: the executor's steps run on this thread
+    with inline_up_to(sys.maxsize):
+        exe = _bind(out, ctx, location, grads, grad_req, aux)
+        exe.forward(is_train=True)
+        eps = get_tolerance(exe.outputs[0], numeric_eps, default_numeric_eps())
+        if np.dtype(dtype) in (np.float32, np.float16) and eps < 1e-5:
+            raise MXNetError(
+                f"check_numeric_gradient: numeric_eps={eps} is too small for "
+                f"{np.dtype(dtype).name}."
+            )
+        exe.backward()
+        symbolic = exe.grad_dict
+        numeric = numeric_grad(exe, location_npy, aux_npy, eps, use_forward_train, dtype)
     for name in grad_nodes:
         fd, orig, got = numeric[name], grads_npy[name], symbolic[name].asnumpy()
         names = (f"NUMERICAL_{name}", f"BACKWARD_{name}")

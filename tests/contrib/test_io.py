@@ -31,10 +31,13 @@ def test_batches_descs_and_padding_of_the_last_batch() -> None:
 
 def test_module_fit_reads_it() -> None:
     data = mx.sym.var("data")
-    out = mx.sym.SoftmaxOutput(mx.sym.FullyConnected(data, num_hidden=4), name="softmax")
+    # named: an automatic name counts the FullyConnected nodes made before in the process,
+    # so the parameter was fullyconnected0_weight only when this test ran first
+    fc = mx.sym.FullyConnected(data, num_hidden=4, name="fc")
+    out = mx.sym.SoftmaxOutput(fc, name="softmax")
     mod = mx.mod.Module(out, context=mx.cpu())
     mod.fit(DataLoaderIter(_loader(6, 3)), num_epoch=1, optimizer="sgd")
-    assert mod.get_params()[0]["fullyconnected0_weight"].shape == (4, 3)
+    assert mod.get_params()[0]["fc_weight"].shape == (4, 3)
 
 
 def test_an_empty_loader_is_refused() -> None:

@@ -116,3 +116,21 @@ def test_inline_functions_are_profiled_like_the_others(eng):
     eng.push_sync(lambda rctx: None, mx.cpu(), [], [v], name="small", inline=True)
     eng.wait_for_all()
     assert seen == [("small", threading.get_ident())]
+
+
+def test_inline_up_to_raises_the_limit_on_this_thread_only():
+    from mxlite.engine import inline_up_to
+
+    big = np.zeros(INLINE_BYTES // 4 + 1, np.float32)
+    seen = []
+    with inline_up_to(big.nbytes):
+        assert small_enough_inline(mx.cpu(), [big])
+        t = threading.Thread(target=lambda: seen.append(small_enough_inline(mx.cpu(), [big])))
+        t.start()
+        t.join()
+        with inline_up_to(0):
+            assert not small_enough_inline(mx.cpu(), [np.zeros(1)])
+        assert small_enough_inline(mx.cpu(), [big])
+        assert not small_enough_inline(mx.gpu(0), [big])
+    assert seen == [False]
+    assert not small_enough_inline(mx.cpu(), [big])

@@ -50,3 +50,32 @@ def test_pending_backward_gets_its_own_executor():
     total.backward()
     np.testing.assert_allclose(weight.grad.asnumpy(), np.full((2, 3), 3.0), rtol=1e-6)
     assert sum(len(v) for v in op._cache.values()) == 2
+
+
+def _two_calls_and_grads(net, x):
+    x.attach_grad()
+    with autograd.record():
+        y = net(x) + 2 * net(x * 2)  # one signature, two pending calls
+    y.backward()
+    return net(x).asnumpy(), y.asnumpy(), x.grad.asnumpy(), net[0].weight.grad().asnumpy()
+
+
+def test_large_signatures_run_a_fresh_executor_per_call(monkeypatch):
+    from mxlite.executor import cached_op
+
+    mx.random.seed(3)
+    net = nn.HybridSequential()
+    net.add(nn.Dense(5, activation="tanh"), nn.Dense(4), nn.Dense(3))
+    net.initialize()
+    net.hybridize()
+    x = mx.nd.random.uniform(shape=(6, 7))
+    kept = _two_calls_and_grads(net, x)
+    assert all(type(b) is cached_op._Bound for v in net._cached_op._cache.values() for b in v)
+    monkeypatch.setattr(cached_op, "KEEP_BELOW", 0)  # every signature counts as large
+    net.hybridize()  # a new CachedOp
+    fresh = _two_calls_and_grads(net, x.copy())
+    entries = [b for v in net._cached_op._cache.values() for b in v]
+    assert entries and all(type(b) is cached_op._Template for b in entries)
+    assert all(b.spare is None for b in entries)  # no executor (nor its memory) left behind
+    for a, b in zip(kept, fresh):
+        np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)

@@ -110,3 +110,64 @@ def test_steps_on_fresh_arrays_keep_nothing_without_the_cycle_collector(hybridiz
         tracemalloc.stop()
         gc.enable()
     assert grown < x_bytes, (grown, x_bytes)
+
+
+@pytest.fixture
+def unpooled(monkeypatch):
+    """Storage without a pool: idle blocks of other sizes would count as held memory."""
+    from mxlite import storage
+
+    monkeypatch.setenv("MXNET_CPU_MEM_POOL_TYPE", "Unpooled")
+    storage._reset()
+    yield
+    monkeypatch.delenv("MXNET_CPU_MEM_POOL_TYPE")
+    storage._reset()
+
+
+@pytest.mark.parametrize("record", [False, True], ids=["inference", "recorded"])
+@pytest.mark.parametrize("layout", ["NCHW", "NHWC"])
+def test_hybridized_block_called_with_many_shapes_holds_no_memory_per_shape(
+    unpooled, monkeypatch, layout, record
+) -> None:
+    # a hybridized block (no static_alloc) called with several input shapes, as MXNet's
+    # test_slice_pooling2d calls one per layer: its executors kept a copy of each shape's
+    # input, its gradient and the planned blocks, so the memory held grew with every shape
+    from mxlite.executor import cached_op
+
+    monkeypatch.setattr(cached_op, "KEEP_BELOW", 1 << 20)  # MXNet's inputs were 512 MiB
+    end = SLICE if layout == "NCHW" else _channels_last(SLICE)
+    net = _SlicePool(end, LAYERS["avg"](layout))
+    net.initialize()
+    net.hybridize(inline_limit=0)  # recorded, two operators would run one by one
+    shapes = [(8, 32, 64, 128), (4, 16, 64, 96), (6, 24, 48, 80), (5, 20, 40, 64)]
+    if layout == "NHWC":
+        shapes = [_channels_last(s) for s in shapes]
+    xs = [mx.nd.random.uniform(shape=s) for s in shapes]
+    if record:
+        for x in xs:
+            x.attach_grad()
+    mx.nd.waitall()
+    x_bytes = max(4 * x.size for x in xs)
+
+    def call(x: mx.nd.NDArray) -> int:
+        if not record:
+            out = net(x)
+            mx.nd.waitall()
+            return 4 * out.size
+        out = _step(net, x)
+        return 4 * out.size
+
+    call(xs[0])  # traces the graph
+    gc.collect()
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        out_bytes = max(call(x) for x in xs)
+        mx.nd.waitall()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    # a call needs its slice, the pooled output (recorded: their gradients, and the input's
+    # gradient written into x.grad): a kept copy of any input breaks both bounds
+    assert peak - base <= 2 * (x_bytes + out_bytes) + (512 << 10), (peak - base, x_bytes)
+    assert held - base <= out_bytes + (256 << 10), (held - base, out_bytes)

@@ -310,6 +310,10 @@ def test_special_poles_follow_c(backend: str) -> None:
     gm = special.gamma(np, x)
     assert gm[0] == np.inf and gm[1] == -np.inf and np.isnan(gm[2:4]).all() and gm[4] == np.inf
     assert (special.gammaln(np, x[:4]) == np.inf).all()
+    # C lgamma is +inf at both infinities (SciPy's gammaln gives -inf at -inf)
+    lg = special.gammaln(np, np.array([np.inf, -np.inf, np.nan, -2.5]))
+    assert (lg[:2] == np.inf).all() and np.isnan(lg[2]) and abs(lg[3] - math.lgamma(-2.5)) < 1e-13
+    assert special.gammaln(np, np.float64(-np.inf)) == np.inf
     # MXNet's digamma is +inf at the poles (gammaln's gradient there), unlike C and SciPy
     assert (special.digamma(np, np.array([0.0, -3.0])) == np.inf).all()
 

@@ -21,6 +21,8 @@ __all__: list[str] = []
 class BatchNormWithReLUProp(OperatorProperty):
     """Batch normalisation then ``max(x, 0)``; outputs (output, mean, var[, workspace])."""
 
+    lists_output_names = True
+
     param_class = BatchNormParam
     test = OpTest(
         shapes={

@@ -165,6 +165,8 @@ class ROIAlignParam(Param):
 class ROIAlignProp(_RoiProp):
     """Bilinear ROI pooling: (num_rois, C, ph, pw) from NCHW ``data`` and (R, 5) ``rois``."""
 
+    lists_output_names = True
+
     param_class = ROIAlignParam
     test = OpTest(
         shapes={"data": (1, 2, 6, 6), "rois": (2, 5)},

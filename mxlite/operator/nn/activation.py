@@ -121,6 +121,8 @@ class ActivationProp(FloatDataProp):
     """Element-wise activation: relu, sigmoid, tanh, softrelu (log(1 + exp(x))) or softsign
     (x / (1 + |x|))."""
 
+    lists_output_names = True
+
     plot_kind = "activation"
 
     @classmethod
@@ -263,6 +265,8 @@ def _erf(xp: Any, x: Any) -> Any:
 class LeakyReLUProp(FloatDataProp):
     """Leaky rectifiers and friends: leaky, prelu (learned slope ``gamma``), elu, selu, gelu,
     rrelu (random slope in training)."""
+
+    lists_output_names = True
 
     plot_kind = "activation"
 

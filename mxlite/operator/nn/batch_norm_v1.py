@@ -60,6 +60,8 @@ class _BatchNormV1Op(_BatchNormOp):
 class BatchNormV1Prop(BatchNormProp):
     """Batch normalisation over channel axis 1, float32 only (MXNet's BatchNorm_v1)."""
 
+    lists_output_names = True
+
     lists_input_names = True
     sparse_form = None  # MXNet 1.9.1's BatchNorm_v1 has no storage rule: dense fallback
 

@@ -109,6 +109,8 @@ class ConvolutionProp(WeightedLayerProp):
     g > 1 the channels and filters are split into g groups convolved separately.
     """
 
+    lists_output_names = True
+
     plot_kind = "layer"
 
     @classmethod

@@ -125,6 +125,8 @@ class _CorrelationOp(Operator):
 class CorrelationProp(OperatorProperty):
     """Correlation of two feature maps over a grid of displacements (FlowNet)."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = CorrelationParam

@@ -40,6 +40,8 @@ class CropParam(Param):
 class CropProp(OperatorProperty):
     """Crop the input's last two axes to ``h_w`` or to the second input's size."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = CropParam

@@ -157,6 +157,8 @@ def ctc_loss_and_grad(
 class CTCLossProp(OperatorProperty):
     """CTC loss per sequence; the gradient is computed in forward and kept as hidden output."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = CTCLossParam

@@ -122,6 +122,8 @@ class DeconvolutionProp(WeightedLayerProp):
     connectivity pattern. The weight is ``(channel, num_filter / num_group, *kernel)``.
     """
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = DeconvolutionParam

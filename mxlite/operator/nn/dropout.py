@@ -89,6 +89,8 @@ class DropoutProp(FloatDataProp):
     """Dropout: in training, zero elements with probability ``p`` and scale the rest by
     1 / (1 - p); in inference the identity (unless ``mode='always'``)."""
 
+    lists_output_names = True
+
     @staticmethod
     def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
         # the mask is a constant of this backward (what forward drew), not a graph entry

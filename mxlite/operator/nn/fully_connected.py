@@ -47,6 +47,8 @@ class FullyConnectedProp(WeightedLayerProp):
     ``(num_hidden, input_dim)``, out ``(x1, ..., xn, num_hidden)``.
     """
 
+    lists_output_names = True
+
     @staticmethod
     def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:
         p = prop.param

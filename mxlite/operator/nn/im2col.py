@@ -212,6 +212,8 @@ class _Col2imOp(Operator):
 class Im2colProp(OperatorProperty):
     """Extract sliding blocks of ``data`` (N, C, *spatial) into columns (N, C*prod(kernel), L)."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = Im2colParam
@@ -242,6 +244,8 @@ class Im2colProp(OperatorProperty):
 @register("col2im")
 class Col2imProp(OperatorProperty):
     """Sum columns (N, C*prod(kernel), L) back into an image (N, C, *output_size)."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

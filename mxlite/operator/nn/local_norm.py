@@ -69,6 +69,8 @@ class L2NormalizationProp(FloatDataProp):
     """x divided by its L2 norm over all axes but the first (instance), over the channel axis
     (channel) or over the spatial axes (spatial)."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = L2NormalizationParam
@@ -153,6 +155,8 @@ class _LRNOp(Operator):
 @register("LRN")
 class LRNProp(OperatorProperty):
     """Local response normalisation across channels (axis 1)."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

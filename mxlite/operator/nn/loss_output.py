@@ -180,6 +180,8 @@ class _LabelledProp(OperatorProperty):
 class SoftmaxOutputProp(_LabelledProp):
     """Softmax in forward; cross-entropy gradient ``(out - onehot(label))`` in backward."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = SoftmaxOutputParam
@@ -436,6 +438,8 @@ class MAERegressionOutputProp(_RegressionProp):
 class SVMOutputProp(_LabelledProp):
     """Identity in forward; L2-SVM (or L1 with ``use_linear``) hinge gradient in backward."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = SVMOutputParam
@@ -486,6 +490,8 @@ class _SVMOutputOp(Operator):
 @register("MakeLoss")
 class MakeLossProp(OperatorProperty):
     """Identity in forward; a constant gradient ``grad_scale`` (normalised) in backward."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

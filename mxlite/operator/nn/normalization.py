@@ -231,6 +231,8 @@ class BatchNormProp(OperatorProperty):
     """Batch normalisation over every axis but ``axis``, with moving statistics as
     auxiliary states (updated in training; see the module note)."""
 
+    lists_output_names = True
+
     plot_kind = "norm"
 
     input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
@@ -388,6 +390,8 @@ class _NormPropBase(OperatorProperty):
 class LayerNormProp(_NormPropBase):
     """Layer normalisation along ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = LayerNormParam
@@ -467,6 +471,8 @@ class _GroupedNormOp(Operator):
 class InstanceNormProp(_NormPropBase):
     """Instance normalisation: each (sample, channel) over its spatial axes."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = InstanceNormParam
@@ -499,6 +505,8 @@ class InstanceNormProp(_NormPropBase):
 class GroupNormProp(_NormPropBase):
     """Group normalisation: channels split into ``num_groups`` groups, each normalised with
     its spatial axes; gamma and beta have one entry per group (MXNet 1.9.1)."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

@@ -86,6 +86,8 @@ class _Geometry:
 class PoolingProp(OperatorProperty):
     """Pool windows of the input: max, avg, sum or lp (``p_value``)."""
 
+    lists_output_names = True
+
     plot_kind = "pooling"
 
     @classmethod

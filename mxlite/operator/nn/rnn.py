@@ -445,6 +445,8 @@ class _RNNOp(Operator):
 class RNNProp(OperatorProperty):
     """Fused recurrent layers (rnn_relu, rnn_tanh, lstm, gru) over TNC data."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = RNNParam

@@ -40,6 +40,8 @@ class ROIPoolingParam(Param):
 class ROIPoolingProp(OperatorProperty):
     """Max-pool regions of a 4-D feature map into (num_rois, C, ph, pw)."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = ROIPoolingParam

@@ -195,6 +195,8 @@ class _SequenceOp(Operator):
 class SequenceMaskProp(_SequenceProp):
     """Set the steps past each sequence's length to ``value``."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = SequenceMaskParam
@@ -210,6 +212,8 @@ class SequenceMaskProp(_SequenceProp):
 @register("SequenceLast")
 class SequenceLastProp(_SequenceProp):
     """The last valid step of each sequence: the time axis is removed."""
+
+    lists_output_names = True
 
     lists_input_names = True
 
@@ -227,6 +231,8 @@ class SequenceLastProp(_SequenceProp):
 @register("SequenceReverse")
 class SequenceReverseProp(_SequenceProp):
     """Reverse the first ``length`` steps of each sequence; later steps stay in place."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

@@ -247,6 +247,8 @@ class _SoftmaxOp(Operator):
 class SoftmaxProp(_SoftmaxBaseProp):
     """Softmax along ``axis``: ``exp(x / T) / sum(exp(x / T))``."""
 
+    lists_output_names = True
+
     fluent = ("softmax",)
     lists_input_names = True
 
@@ -267,6 +269,8 @@ class LogSoftmaxProp(_SoftmaxBaseProp):
 class SoftminProp(_SoftmaxBaseProp):
     """Softmin along ``axis``: the softmax of ``-x``."""
 
+    lists_output_names = True
+
     fluent = ("softmin",)
 
     _negate = True
@@ -278,6 +282,8 @@ class SoftminProp(_SoftmaxBaseProp):
 @register("SoftmaxActivation")
 class SoftmaxActivationProp(OperatorProperty):
     """Legacy softmax activation: per instance (last axis) or across channels (axis 1)."""
+
+    lists_output_names = True
 
     param_class = SoftmaxActivationParam
 

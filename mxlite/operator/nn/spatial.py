@@ -176,6 +176,8 @@ class _GridGeneratorOp(Operator):
 class GridGeneratorProp(FloatDataProp):
     """Make a sampling grid from an affine matrix (batch, 6) or an optical flow (batch, 2, h, w)."""
 
+    lists_output_names = True
+
     lists_input_names = True
 
     param_class = GridGeneratorParam
@@ -257,6 +259,8 @@ class _BilinearSamplerOp(Operator):
 @register("BilinearSampler")
 class BilinearSamplerProp(FloatDataProp):
     """Sample ``data`` (N, C, H, W) bilinearly at ``grid`` (N, 2, h, w) of normalised (x, y)."""
+
+    lists_output_names = True
 
     lists_input_names = True
 
@@ -344,6 +348,8 @@ class _SpatialTransformerOp(Operator):
 @register("SpatialTransformer")
 class SpatialTransformerProp(FloatDataProp):
     """Warp ``data`` by the affine transform ``loc`` (N, 6) onto a ``target_shape`` grid."""
+
+    lists_output_names = True
 
     lists_input_names = True
 

@@ -48,6 +48,8 @@ class UpSamplingParam(Param):
 class UpSamplingProp(OperatorProperty):
     """Enlarge 4-D images by an integer ``scale``."""
 
+    lists_output_names = True
+
     input_var_init = {1: '["bilinear", {}]'}  # the bilinear weight
     lists_input_names = True
 

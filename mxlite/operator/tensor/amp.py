@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import MXNetError
+from ...base import DTypeError, MXNetError
 from ...context import Context
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register
@@ -55,6 +55,11 @@ class MultiAllFiniteParam(Param):
 def _amp_cast_dtype(in_dtype: Any, param: AMPCastParam) -> Any:
     if in_dtype is None:
         return None
+    if param.dtype == "bfloat16":
+        raise DTypeError(
+            "amp_cast: argument 'dtype' is 'bfloat16', which NumPy cannot hold; mxlite runs "
+            "AMP in float16 (amp.convert_symbol still writes bfloat16 graphs as MXNet does)."
+        )
     return np.dtype(param.dtype) if np.dtype(in_dtype) in _LOW_OR_F32 else in_dtype
 
 
@@ -74,6 +79,7 @@ simple_op(
     forward_inplace=True,
     gradient_inplace=True,
     test=OpTest(params={"dtype": "float64"}, dtypes=("float32",), grad=False),
+    facts={"amp_cast": True},
     doc="Cast function between low precision float/FP32 used by AMP. It casts only between "
     "low precision float/FP32 and does not do anything for other types.",
 )
@@ -101,6 +107,7 @@ class AMPMultiCastProp(OperatorProperty):
 
     param_class = AMPMultiCastParam
     key_var_num_args = "num_outputs"
+    amp_cast = True
     test = OpTest(
         shapes={"data_0": (2, 3), "data_1": (2, 3)}, params={"num_outputs": 2}, dtypes=("float32",)
     )

@@ -53,6 +53,8 @@ class ConcatParam(Param):
 class ConcatProp(_JoinBase):
     """Join arrays along an existing axis ``dim``; other dims must agree."""
 
+    lists_output_names = True
+
     plot_kind = "shape"
 
     lists_input_names = True
@@ -264,6 +266,8 @@ class SliceChannelParam(Param):
 @register("SliceChannel", aliases=("split",))
 class SliceChannelProp(_SplitBase):
     """Split an array into ``num_outputs`` equal pieces along ``axis``."""
+
+    lists_output_names = True
 
     fluent = ("split",)
     lists_input_names = True

@@ -272,6 +272,8 @@ class SwapAxisParam(Param):
 class SwapAxisProp(ArrayOp):
     """Interchange two axes."""
 
+    lists_output_names = True
+
     fluent = ("swapaxes",)
     lists_input_names = True
 
@@ -427,6 +429,8 @@ class PadParam(Param):
 @register("Pad", aliases=("pad",))
 class PadProp(ArrayOp):
     """Pad the last two (4-D input) or three (5-D input) axes: constant, edge or reflect."""
+
+    lists_output_names = True
 
     fluent = ("pad",)
     lists_input_names = True

@@ -250,6 +250,13 @@ def gammaln(xp: Any, x: Any) -> Any:
     """log|Gamma|, element-wise, in float64 (+inf at non-positive integers, as C lgamma)."""
     x = _f64(xp, x)
     sp = _backend(xp)
+    if xp is np and sp is not None:
+        # SciPy's poles are +inf already; only its -inf at -inf differs from lgamma's +inf
+        out = sp.gammaln(x)
+        if out.ndim:
+            out[x == -np.inf] = np.inf
+            return out
+        return np.asarray(np.inf if x == -np.inf else out)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         out = sp.gammaln(x) if sp is not None else _lgamma_fallback(xp, x)
     out = xp.where(xp.isinf(x), np.inf, out)

@@ -1,0 +1,109 @@
+"""``mx.contrib.amp`` on MXNet 1.9.1: for each graph and conversion of
+tests/contrib/amp/amp_cases.py and each target dtype, the converted symbol's JSON
+(``convert_model``), the dtypes of the converted parameters, and the outputs of the converted
+model on the case's data (bfloat16 runs on MXNet's oneDNN CPU path; an output is recorded as
+float32; MXNet's CPU build runs no float16 FullyConnected or Convolution, so float16 cases keep
+the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<target>`` holds
+the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting; ``block*``
+cases hold ``convert_hybrid_block`` of a Gluon conv net (its graph, parameter dtypes, outputs).
+Some float16 models are also saved as MXNet checkpoints (``save_checkpoint``) under
+tests/contrib/amp/golden/, for mxlite to load."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import mxnet as mx
+import numpy as np
+from core import ROOT, isolated, load_module
+
+FILE = "tests/contrib/amp/golden/amp.npz"
+SEED = 0
+SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
+
+
+def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[dict, dict]:
+    from mxnet.contrib import amp
+
+    data, args, aux = c.params(mx, graph)
+    sym = c.GRAPHS[graph](mx)
+    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
+    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
+    feed = {k: mx.nd.array(v) for k, v in data.items()}
+    ref = sym.bind(mx.cpu(), {**feed, **nd_args}, aux_states=nd_aux, grad_req="null")
+    refs = [o.asnumpy() for o in ref.forward(is_train=False)]
+    conv, cargs, caux = amp.convert_model(sym, nd_args, nd_aux, target_dtype=target, **kwargs)
+    meta: dict = {
+        "json": conv.tojson(remove_amp_cast=False),
+        "json_plain": conv.tojson(),
+        "graph": graph,
+        "target": target,
+        "kwargs": kwargs,
+    }
+    meta["dtypes"] = {k: "bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name
+                      for k, v in {**cargs, **caux}.items()}  # fmt: skip
+    arrays = {f"data:{k}": v for k, v in data.items()}
+    arrays.update({f"arg:{k}": v for k, v in args.items()})
+    arrays.update({f"aux:{k}": v for k, v in aux.items()})
+    arrays.update({f"ref{i}": v for i, v in enumerate(refs)})
+    try:
+        exe = conv.bind(mx.cpu(), {**feed, **cargs}, aux_states=caux, grad_req="null")
+        outs = exe.forward(is_train=False)
+        for i, o in enumerate(outs):
+            arrays[f"out{i}"] = mx.nd.amp_cast(o, dtype="float32").asnumpy()
+    except mx.base.MXNetError as e:  # MXNet's CPU build runs no float16 FullyConnected
+        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+    if target == "float16" and case in SAVED:
+        prefix = ROOT / "tests/contrib/amp/golden" / f"mxnet_{case}"
+        mx.model.save_checkpoint(str(prefix), 0, conv, cargs, caux, remove_amp_cast=False)
+    return meta, arrays
+
+
+def _casting(c: Any, target: str) -> dict:
+    from mxnet.contrib import amp
+
+    low = amp.amp.bfloat16 if target == "bfloat16" else np.float16
+    out = {}
+    for name, sym, kwargs in c.casting_graphs(mx, low):
+        conv = amp.convert_symbol(sym, target_dtype=target, **kwargs)
+        out[name] = conv.tojson(remove_amp_cast=False)
+    return out
+
+
+def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
+    from mxnet.contrib import amp
+
+    net = c.block(mx)
+    ref = net(mx.nd.array(c.block_input())).asnumpy()
+    conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **kwargs)
+    meta = {"json": conv._cached_graph[1].tojson(remove_amp_cast=False), "kwargs": kwargs}
+    meta["dtypes"] = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
+                      for k, p in conv.collect_params().items()}  # fmt: skip
+    arrays = {"ref0": ref}
+    try:
+        out = mx.nd.amp_cast(conv(mx.nd.array(c.block_input())), dtype="float32")
+        arrays["out0"] = out.asnumpy()
+    except mx.base.MXNetError as e:
+        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+    return meta, arrays
+
+
+def record(golden: Any) -> None:
+    c = load_module("tests/contrib/amp/amp_cases.py")
+    for case, kwargs in c.BLOCK_CASES:
+        for target in c.TARGETS:
+            got = isolated(_block, c, kwargs, target)
+            if isinstance(got, str):
+                golden.put(f"{case}-{target}", {"failed": got})
+            else:
+                golden.put(f"{case}-{target}", got[0], **got[1])
+    for target in c.TARGETS:
+        golden.put(f"casting-{target}", {"json": isolated(_casting, c, target)})
+    for case, graph, kwargs in c.CASES:
+        for target in c.TARGETS:
+            got = isolated(_convert, c, case, graph, kwargs, target)
+            name = f"{case}-{target}"
+            if isinstance(got, str):
+                golden.put(name, {"graph": graph, "target": target, "failed": got})
+            else:
+                golden.put(name, got[0], **got[1])
