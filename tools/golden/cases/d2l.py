@@ -1,15 +1,17 @@
-"""d2l 1.0.3's package functions on mxlite's ``mxnet`` alias (tests/run/test_d2l.py; needs
-``d2l==1.0.3`` installed ``--no-deps`` beside the reference MXNet, with matplotlib, pandas,
-requests and IPython and ``numpy==1.23.5`` on the same pip line): one case per workload of
-tests/run/d2l_cases.py (parameters and data from seeded NumPy streams), with its arrays and the
-``seconds`` it took."""
+"""d2l 1.0.3 on mxlite's ``mxnet`` alias (tests/run/test_d2l.py; needs ``d2l==1.0.3`` installed
+``--no-deps`` beside the reference MXNet, with matplotlib, pandas, requests and IPython and
+``numpy==1.23.5`` on the same pip line): one case per workload of tests/run/d2l_cases.py (the
+package's functions; parameters and data from seeded NumPy streams), and in
+``d2l_book_cases.npz`` one per chapter of tests/run/d2l_book_cases.py (cells of *Dive into Deep
+Learning*'s MXNet code, d2l-ai/d2l-en at v1.0.3), each with its arrays and the ``seconds`` it
+took."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import d2l  # noqa: F401  (fails early without d2l beside the reference MXNet)
-from core import run_case_file
+from core import Golden, run_case_file
 
 FILE = "tests/run/golden/d2l/d2l_cases.npz"
 SEED = 0
@@ -17,3 +19,6 @@ SEED = 0
 
 def record(golden: Any) -> None:
     golden.take(*run_case_file("tests/run/d2l_cases.py"))
+    book = Golden("tests/run/golden/d2l/d2l_book_cases.npz", 0)
+    book.take(*run_case_file("tests/run/d2l_book_cases.py"))
+    book.save()
