@@ -167,3 +167,7 @@ _module = sys.modules[__name__]
 for _name in LINALG_FALLBACK_NAMES:
     setattr(_module, _name, fallback(_name, np.linalg, "linalg."))
 del _name, _module
+
+# MXNet binds its fallback module here too (mx.np.linalg.fallback_linalg); it reads the
+# functions above, so it is imported after them
+from . import fallback_linalg as fallback_linalg  # noqa: E402

@@ -213,6 +213,7 @@ def test_mxnet_numpy_submodules() -> None:
     assert np.function_base.meshgrid is np.meshgrid
     assert np.stride_tricks.broadcast_arrays is np.broadcast_arrays
     assert np.fallback_linalg.qr is np.linalg.qr
+    assert np.linalg.fallback_linalg is np.fallback_linalg  # MXNet binds it in both
     assert np.arrayprint.set_printoptions is np.set_printoptions
     with pytest.raises(NotImplementedError, match="precision and threshold"):
         np.set_printoptions(linewidth=10)

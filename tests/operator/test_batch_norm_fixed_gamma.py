@@ -22,8 +22,9 @@ G = load("operator/golden/bn_fixed_gamma.npz")
 # gamma keeps its value. mxlite's executor requests every output, so gamma reads 1 there.
 INFERENCE_ONLY_GRAPH = pytest.mark.xfail(
     strict=True,
-    reason="issue 32: mxlite's executor writes outputs nothing reads, so an inference-only "
-    "graph sets a fixed gamma to ones where MXNet leaves it",
+    reason="a difference left as it is: mxlite's executor writes outputs nothing reads, so an "
+    "unfolded inference-only graph sets a fixed gamma (which its output never uses) to ones "
+    "where MXNet leaves it",
 )
 # a bound inference graph whose BatchNorm follows a convolution folds it into the convolution
 # (executor/fuse.py), so that BatchNorm never runs and gamma keeps its value, as in MXNet
