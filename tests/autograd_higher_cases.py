@@ -15,6 +15,8 @@ UNARY = [
     "relu", "reciprocal", "abs", "sqrt", "cbrt", "rsqrt", "rcbrt", "square", "sinh", "cosh",
     "arcsin", "arccos", "arctan", "arcsinh", "arctanh",
 ]  # fmt: skip
+# FullyConnected at the second order: (case, x shape, weight shape, flatten)
+FC = [("fc_flatten", (2, 3, 4), (5, 12), True), ("fc_no_flatten", (2, 3, 4), (5, 4), False)]
 # the shapes of a and b in z = a*b + a/b - a*a: equal, then broadcast
 BINARY = {"binary": ((2, 3), (2, 3)), "binary_bc": ((1, 3), (2, 1))}
 
@@ -39,3 +41,20 @@ def binary_inputs(sa: tuple, sb: tuple) -> tuple[np.ndarray, np.ndarray]:
     a = np.linspace(0.5, 2.0, 6)[: int(np.prod(sa))].reshape(sa)
     b = np.linspace(1.2, 0.7, 6)[: int(np.prod(sb))].reshape(sb)
     return a, b
+
+
+def fc_second_order(mx: Any, v: dict, flatten: bool) -> dict[str, np.ndarray]:
+    """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then the
+    backward of (gx, gw) with heads (hx, hw): ``gx``, ``gw`` and the second-order gradients
+    ``grad_x``, ``grad_w``, ``grad_hg`` (``v`` holds x, w, b, hg, hx, hw)."""
+    ag = mx.autograd
+    x, w, b, hg = (mx.nd.array(v[n]) for n in ("x", "w", "b", "hg"))
+    for a in (x, w, b, hg):
+        a.attach_grad()
+    with ag.record():
+        y = mx.nd.FullyConnected(x, w, b, num_hidden=w.shape[0], flatten=flatten)
+    with ag.record():
+        gx, gw = ag.grad(y, [x, w], head_grads=hg, create_graph=True, retain_graph=True)
+    ag.backward([gx, gw], [mx.nd.array(v["hx"]), mx.nd.array(v["hw"])])
+    out = {"gx": gx, "gw": gw, "grad_x": x.grad, "grad_w": w.grad, "grad_hg": hg.grad}
+    return {k: a.asnumpy() for k, a in out.items()}

@@ -10,7 +10,7 @@ import mxlite as mx
 from mxlite import autograd as ag
 from mxlite.base import MXNetError
 
-from .autograd_higher_cases import BINARY, UNARY, X, binary_inputs, unary
+from .autograd_higher_cases import BINARY, FC, UNARY, X, binary_inputs, fc_second_order, unary
 from .golden_file import load
 
 GOLDEN = load("golden/autograd_higher.npz")
@@ -141,31 +141,19 @@ def test_gradient_is_constant_without_create_graph() -> None:
         g.backward()
 
 
-_FC = load("golden/autograd_higher_fc.npz")
-
-
-@pytest.mark.parametrize("name, flatten", [("fc_flatten", True), ("fc_no_flatten", False)])
+@pytest.mark.parametrize("name, flatten", [(n, f) for n, _, _, f in FC])
 def test_fully_connected_second_order_matches_mxnet(name: str, flatten: bool) -> None:
-    # tools/golden/cases/contrib2.py: gradients of (d/dx, d/dw) of FullyConnected, with heads
-    g = _FC.arrays(name)
-    x, w, b = (mx.nd.array(g[n]) for n in ("x", "w", "b"))
-    for a in (x, w, b):
-        a.attach_grad()
-    with ag.record():
-        y = mx.nd.FullyConnected(x, w, b, num_hidden=w.shape[0], flatten=flatten)
-    hg = mx.nd.array(g["hg"])
-    hg.attach_grad()
-    with ag.record():
-        gx, gw = ag.grad(y, [x, w], head_grads=hg, create_graph=True, retain_graph=True)
-    ag.backward([gx, gw], [mx.nd.array(g["hx"]), mx.nd.array(g["hw"])])
-    for got, key in ((gx, "gx"), (gw, "gw"), (x.grad, "grad_x"), (w.grad, "grad_w")):
-        np.testing.assert_allclose(got.asnumpy(), g[key], rtol=1e-5, atol=1e-5)
+    # gradients of (d/dx, d/dw) of FullyConnected, with heads
+    g = GOLDEN.arrays(name)
+    got = fc_second_order(mx, g, flatten)
+    for key in ("gx", "gw", "grad_x", "grad_w"):
+        np.testing.assert_allclose(got[key], g[key], rtol=1e-5, atol=1e-5)
     # MXNet 1.9.1 does not differentiate through head_grads (hg.grad stays 0 there); the
     # objective <gx, hx> + <gw, hw> has d/dhg = hx W^T + X hw^T (rows of x as the inputs)
-    rows = g["x"].reshape(-1, w.shape[1])
+    rows = g["x"].reshape(-1, g["w"].shape[1])
     want = g["hx"].reshape(rows.shape) @ g["w"].T + rows @ g["hw"].T
     assert not g["grad_hg"].any()
-    np.testing.assert_allclose(hg.grad.asnumpy(), want.reshape(hg.shape), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(got["grad_hg"], want.reshape(g["hg"].shape), rtol=1e-4, atol=1e-4)
 
 
 def test_dropout_second_order() -> None:

@@ -13,6 +13,7 @@ import pytest
 
 import mxlite as mx
 
+from . import feedforward_cases
 from .golden_file import load
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -28,29 +29,22 @@ pytestmark = [
 
 
 def _network() -> Any:
-    data = mx.sym.var("data")
-    h = mx.sym.FullyConnected(data, num_hidden=6, name="fc1")
-    h = mx.sym.Activation(h, act_type="relu", name="relu1")
-    h = mx.sym.BatchNorm(h, name="bn1")
-    h = mx.sym.FullyConnected(h, num_hidden=3, name="fc2")
-    return mx.sym.SoftmaxOutput(h, name="softmax")
+    return feedforward_cases.network(mx)
 
 
 def _params(kind: str) -> dict[str, Any]:
-    return {k[4:]: mx.nd.array(v) for k, v in SETUP.items() if k.startswith(kind + ":")}
+    return feedforward_cases.params(mx, SETUP, kind)
 
 
 def _model(**kwargs: Any) -> Any:
-    return mx.model.FeedForward(_network(), arg_params=_params("arg"),
-                                aux_params=_params("aux"), **kwargs)  # fmt: skip
+    return feedforward_cases.model(mx, SETUP, **kwargs)
 
 
 @pytest.mark.parametrize("case", RUNS)
 def test_fit_predict_score_match_mxnet(case: str) -> None:
     meta, want = DATA.cases[case], DATA.arrays(case)
-    model = _model(ctx=[mx.cpu(i) for i in range(meta["n_ctx"])], **meta["kwargs"])
-    x, y, xe, ye = SETUP["x"], SETUP["y"], SETUP["xe"], SETUP["ye"]
-    model.fit(mx.io.NDArrayIter(x, y, 4), eval_data=mx.io.NDArrayIter(xe, ye, 4), **meta["fit"])
+    model = feedforward_cases.fit(mx, SETUP, meta["kwargs"], meta["fit"], meta["n_ctx"])
+    xe, ye = SETUP["xe"], SETUP["ye"]
     for kind, params in (("arg", model.arg_params), ("aux", model.aux_params)):
         for name, value in params.items():
             np.testing.assert_allclose(value.asnumpy(), want[f"{kind}:{name}"], rtol=1e-4,

@@ -1,7 +1,7 @@
 """NDArrayIter and ResizeIter against MXNet 1.9.1 (golden file), plus the rules MXNet leaves out.
 
 The golden cases come from tools/golden/cases/io.py; each holds the spec it was made from, and
-``_run`` here builds the same iterator with mxlite.
+``ndarray_iter_cases.run`` builds the same iterator with mxlite.
 """
 
 from __future__ import annotations
@@ -14,60 +14,14 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError
 from tests.golden_file import load
+from tests.io import ndarray_iter_cases as c
 
 CASES = list(load("io/golden/ndarray_iter.npz").cases.values())
 
 
-def _build(spec):
-    if spec is None:
-        return None
-    if isinstance(spec, list):
-        return [_build(s) for s in spec]
-    if "shape" not in spec:
-        return {k: _build(v) for k, v in spec.items()}
-    values = (np.arange(int(np.prod(spec["shape"]))) + spec["start"]).reshape(spec["shape"])
-    values = values.astype(spec["dtype"])
-    return mx.nd.array(values, dtype=spec["dtype"]) if spec["nd"] else values
-
-
-def _desc(d):
-    return [d.name, list(d.shape), np.dtype(d.dtype).name, d.layout]
-
-
-def _ints(arr):
-    return arr.asnumpy().ravel().astype(np.int64).tolist()
-
-
-def _run(spec):
-    if "seed" in spec:
-        np.random.seed(spec["seed"])
-    it = mx.io.NDArrayIter(_build(spec["data"]), _build(spec.get("label")), **spec["kwargs"])
-    if "resize" in spec:
-        it = mx.io.ResizeIter(it, *spec["resize"])
-    result = {
-        "provide_data": [_desc(d) for d in it.provide_data],
-        "provide_label": [_desc(d) for d in it.provide_label],
-        "epochs": [],
-    }
-    for _ in range(spec["epochs"]):
-        batches = []
-        for batch in it:
-            batches.append(
-                {
-                    "data": [_ints(a) for a in batch.data],
-                    "label": [_ints(a) for a in batch.label],
-                    "dtypes": [np.dtype(a.dtype).name for a in batch.data + batch.label],
-                    "pad": batch.pad,
-                }
-            )
-        result["epochs"].append(batches)
-        it.reset()
-    return result
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c["spec"]["name"] for c in CASES])
 def test_matches_mxnet(case):
-    ours = _run(case["spec"])
+    ours = c.run(mx, case["spec"])
     theirs = case["mxnet"]
     assert ours["provide_data"] == theirs["provide_data"]
     assert ours["provide_label"] == theirs["provide_label"]

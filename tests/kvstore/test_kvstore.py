@@ -12,6 +12,7 @@ import mxlite as mx
 from mxlite.base import MXNetError
 
 from ..golden_file import load
+from . import kvstore_cases
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 SHAPE = (4, 4)
@@ -119,35 +120,17 @@ def test_set_optimizer_updates_once_per_push(kv):
 
 def test_states_files_load_both_ways_with_mxnet(tmp_path):
     golden = load("kvstore/golden/kvstore.npz")
-    shape = golden["adam/w0"].shape
-
-    def grads(step, dev):
-        x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
-        return mx.nd.array(np.sin(x * 0.37 + step * 1.3 + dev * 0.7).astype(np.float32) * 0.9)
-
-    def store(w0, w1):
-        kv = mx.kv.create("local")
-        kv.set_optimizer(mx.optimizer.Adam(learning_rate=0.1, wd=0.01))
-        kv.init(["w0", "w1"], [mx.nd.array(w0), mx.nd.array(w1)])
-        return kv
-
-    def run(kv, steps):
-        for s in steps:
-            kv.push(["w0", "w1"], [grads(s, 0), grads(s, 1)])
-        out = [mx.nd.zeros(shape), mx.nd.zeros(shape)]
-        kv.pull(["w0", "w1"], out=out)
-        return [o.asnumpy() for o in out]
-
-    first = store(np.ones(shape), np.ones(shape) * 2)
-    w0, w1 = run(first, range(3))
+    shape = kvstore_cases.SHAPE
+    first = kvstore_cases.adam_store(mx, np.ones(shape), np.ones(shape) * 2)
+    w0, w1 = kvstore_cases.push_adam(mx, first, range(3))
     np.testing.assert_allclose(w0, golden["adam/w0"], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(w1, golden["adam/w1"], rtol=1e-6, atol=1e-6)
     mine = str(tmp_path / "mine.states")
     first.save_optimizer_states(mine)
     for fname in (os.path.join(GOLDEN, "kvstore_adam.states"), mine):
-        more = store(golden["adam/w0"], golden["adam/w1"])
+        more = kvstore_cases.adam_store(mx, golden["adam/w0"], golden["adam/w1"])
         more.load_optimizer_states(fname)
-        m0, m1 = run(more, range(3, 6))
+        m0, m1 = kvstore_cases.push_adam(mx, more, range(3, 6))
         np.testing.assert_allclose(m0, golden["adam/more_w0"], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(m1, golden["adam/more_w1"], rtol=1e-5, atol=1e-6)
     assert not [p for p in os.listdir(tmp_path) if p.endswith(".tmp")]
@@ -173,20 +156,8 @@ def test_states_need_an_optimizer(kv, tmp_path):
 
 def test_compression_on_device_matches_mxnet():
     golden = load("kvstore/golden/kvstore.npz")
-    shape = golden["compressed/0"].shape
-    kv = mx.kv.create("device")
-    kv.set_gradient_compression({"type": "2bit", "threshold": 0.5})
-    kv.init(9, mx.nd.zeros(shape))
-    x = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
-    for s in range(3):
-        vals = [
-            mx.nd.array(np.sin(x * 0.37 + s * 1.3 + d * 0.7).astype(np.float32) * 0.9, ctx=c)
-            for d, c in enumerate(DEVS[:2])
-        ]
-        kv.push(9, vals)
-        out = mx.nd.zeros(shape)
-        kv.pull(9, out=out)
-        np.testing.assert_array_equal(out.asnumpy(), golden[f"compressed/{s}"])
+    for s, pulled in enumerate(kvstore_cases.compressed(mx)):
+        np.testing.assert_array_equal(pulled, golden[f"compressed/{s}"])
 
 
 def test_compression_is_refused_for_local():

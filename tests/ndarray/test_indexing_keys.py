@@ -7,57 +7,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 
 import mxlite as mx
 from mxlite.ndarray import ndarray as ndmod
 
 from ..golden_file import load
+from . import indexing_keys_cases as c
 
 CASES = load("ndarray/golden/indexing_keys.npz").cases
-SHAPE = (3, 4, 5)
+SHAPE = tuple(c.SHAPE)
 
 
 def _decode(k: Any) -> Any:
-    if isinstance(k, list):
-        if k and k[0] == "slice":
-            return slice(*k[1:])
-        return tuple(_decode(i) for i in k)
-    if k == "...":
-        return Ellipsis
-    if isinstance(k, dict):
-        ((kind, v),) = k.items()
-        return {
-            "nd": lambda: mx.nd.array(v, dtype="int64"),
-            "npint": lambda: mx.np.array(v, dtype="int64"),
-            "npfloat": lambda: mx.np.array(v, dtype="float32"),
-            "npbool": lambda: mx.np.array(v, dtype=np.bool_),
-            "ndbool": lambda: mx.nd.array(v, dtype=np.bool_),
-            "numpy": lambda: np.array(v),
-            "range": lambda: range(v),
-            "list": lambda: list(v),
-        }[kind]()
-    return k
-
-
-def _encode(v: Any) -> Any:
-    if isinstance(v, tuple):
-        return [_encode(i) for i in v]
-    if isinstance(v, slice):
-        return ["slice", v.start, v.stop, v.step]
-    if v is Ellipsis:
-        return "..."
-    if hasattr(v, "asnumpy"):
-        return {"array": v.asnumpy().tolist(), "dtype": str(v.asnumpy().dtype)}
-    return v
-
-
-def _outcome(fn: Any, *args: Any) -> dict:
-    try:
-        return {"ok": _encode(fn(*args))}
-    except Exception as e:
-        return {"error": type(e).__name__}
+    return c.decode(mx, k)
 
 
 @pytest.mark.parametrize("name", [k for k in CASES if k.startswith("expand/")])
@@ -66,7 +29,7 @@ def test_expand_implicit_axes_as_mxnet(name: str) -> None:
     if case["np"]:
         mx.npx.set_np()
     try:
-        got = _outcome(lambda: ndmod.indexing_key_expand_implicit_axes(_decode(case["key"]),
+        got = c.outcome(lambda: ndmod.indexing_key_expand_implicit_axes(_decode(case["key"]),
                                                                        SHAPE))  # fmt: skip
     finally:
         if case["np"]:
@@ -77,7 +40,7 @@ def test_expand_implicit_axes_as_mxnet(name: str) -> None:
 @pytest.mark.parametrize("name", [k for k in CASES if k.startswith("dispatch/")])
 def test_dispatch_code_as_mxnet(name: str) -> None:
     case = CASES[name]
-    assert _outcome(mx.nd.get_indexing_dispatch_code, _decode(case["key"])) == case["want"]
+    assert c.outcome(mx.nd.get_indexing_dispatch_code, _decode(case["key"])) == case["want"]
 
 
 @pytest.mark.parametrize("name", [k for k in CASES if k.startswith("gather/")])

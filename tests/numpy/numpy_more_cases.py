@@ -1,7 +1,7 @@
 """The mx.np/mx.npx functions of numpy/functions_more.py and their companions (insert, delete,
 unique, nonzero, pad, ediff1d, histogram, the windows, ...) at the edges (zero-dim, zero-size,
 int/bool dtypes), and gradients of zero-dim heads, evaluated the same way on MXNet 1.9.1 and on
-mxlite (``mx`` is either): ``tools/golden/cases/numpy_more.py`` records MXNet's values, dtypes
+mxlite (``mx`` is either): ``tools/golden/cases/numpy_exprs.py`` records MXNet's values, dtypes
 and shapes, ``test_golden_more.py`` compares. Each case is a Python expression over the names
 that :data:`CONTEXT` defines, giving one array or a list/tuple of them.
 (MXNet 1.9.1 fails on some calls NumPy answers, left out here: a scalar inserted along an axis

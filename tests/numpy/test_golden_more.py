@@ -1,5 +1,5 @@
 """The mx.np/mx.npx functions of numpy/functions_more.py and their companions against real
-MXNet 1.9.1 (tools/golden/cases/numpy_more.py): values, dtypes and shapes at the edges
+MXNet 1.9.1 (tools/golden/cases/numpy_exprs.py): values, dtypes and shapes at the edges
 (zero-dim, zero-size, int/bool dtypes), and gradients of zero-dim heads."""
 
 from __future__ import annotations

@@ -43,6 +43,26 @@ CASES = [
     ("lamb_mp", "lamb", {"learning_rate": 0.01, **MP}, "float16"),
     ("dcasgd", "dcasgd", {"learning_rate": 0.1, **COMMON}, "float32"),
     ("sgd_sched", "sgd", {"momentum": 0.5, "lr_scheduler": "factor"}, "float32"),
+    # the large-batch optimizers (tests/optimizer/test_large_batch.py)
+    ("lars", "lars", {"learning_rate": 0.1}, "float32"),
+    ("lars_mom", "lars", {"learning_rate": 0.1, "momentum": 0.9, "eta": 0.01, **COMMON},
+     "float32"),
+    ("lars_eps_nocorr", "lars", {"learning_rate": 0.1, "momentum": 0.9, "eps": 0.1,
+     "momentum_correction": False, **COMMON}, "float32"),
+    ("lars_sched", "lars", {"momentum": 0.5, "eta": 0.1, "lr_scheduler": "factor"}, "float32"),
+    ("lars_f64", "lars", {"learning_rate": 0.1, "momentum": 0.9, **COMMON}, "float64"),
+    ("lars_mp", "lars", {"learning_rate": 0.1, "momentum": 0.9, **MP}, "float16"),
+    ("lbsgd", "lbsgd", {"learning_rate": 0.1, **COMMON}, "float32"),
+    ("lbsgd_mom_scale", "lbsgd", {"learning_rate": 0.1, "momentum": 0.9, "batch_scale": 2,
+     "warmup_epochs": 1, "updates_per_epoch": 4, **COMMON}, "float32"),
+    ("lbsgd_power2", "lbsgd", {"learning_rate": 0.1, "batch_scale": 3, "warmup_epochs": 2,
+     "updates_per_epoch": 1, "warmup_strategy": "power2", "begin_epoch": 1}, "float32"),
+    ("lbsgd_sqrt", "lbsgd", {"learning_rate": 0.1, "momentum": 0.5, "batch_scale": 4,
+     "warmup_epochs": 1, "updates_per_epoch": 3, "warmup_strategy": "sqrt"}, "float32"),
+    ("lbsgd_lars", "lbsgd", {"learning_rate": 0.1, "momentum": 0.9, "warmup_strategy": "lars",
+     **COMMON}, "float32"),
+    ("lbsgd_mp", "lbsgd", {"learning_rate": 0.1, "momentum": 0.9, **MP}, "float16"),
+    ("test", "test", {"rescale_grad": 0.5}, "float32"),
 ]
 # the schedules compared over updates 0..19: name -> (class, its arguments)
 SCHEDULES = {

@@ -1,47 +1,10 @@
-"""LARS, LBSGD and Test against MXNet 1.9.1 (tools/golden/cases/optimizer_large_batch.py: the
-same weights, gradients, names and multipliers as tools/golden/cases/optimizer.py)."""
+"""LARS, LBSGD and Test: their registry names, defaults and sparse paths (their update sequences
+against MXNet 1.9.1 are cases of tests/optimizer/optimizer_cases.py, run by test_optimizer.py)."""
 
 import numpy as np
 import pytest
 
 import mxlite as mx
-
-from ..golden_file import load
-
-DATA = load("optimizer/golden/optimizer_large_batch.npz")
-SETUP = DATA.cases["setup"]
-CASES = [{"case": k, **m} for k, m in DATA.cases.items() if "optimizer" in m]
-NAMES = {int(k): v for k, v in SETUP["names"].items()}
-TOL = {"float16": (2e-3, 2e-3), "float32": (2e-5, 2e-6), "float64": (1e-6, 1e-8)}
-
-
-def _make(case):
-    kwargs = dict(case["kwargs"])
-    if kwargs.pop("lr_scheduler", None) == "factor":
-        kwargs["lr_scheduler"] = mx.lr_scheduler.FactorScheduler(step=2, factor=0.5, base_lr=0.2)
-    opt = mx.optimizer.create(case["optimizer"], param_idx2name=NAMES, **kwargs)
-    opt.set_lr_mult({"fc_bias": 2.0})
-    opt.set_wd_mult({"fc_weight": 3.0})
-    return opt
-
-
-@pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
-def test_update_sequence_matches_mxnet(case):
-    name, dtype = case["case"], case["dtype"]
-    upd = mx.optimizer.get_updater(_make(case))
-    n = len(SETUP["shapes"])
-    ws = [mx.nd.array(DATA[f"{name}/w0_{i}"], dtype=dtype) for i in range(n)]
-    rtol, atol = TOL[dtype]
-    for step in range(SETUP["steps"]):
-        grads = [mx.nd.array(DATA[f"{name}/g{step}_{i}"], dtype=dtype) for i in range(n)]
-        upd([0, 1], grads, ws)
-        for i, w in enumerate(ws):
-            got, want = w.asnumpy(), DATA[f"{name}/w{step + 1}_{i}"]
-            assert got.dtype == want.dtype
-            np.testing.assert_allclose(
-                got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
-                err_msg=f"{name} step {step + 1} param {i}",
-            )  # fmt: skip
 
 
 def test_registered_under_mxnets_names():

@@ -3,8 +3,8 @@ on mxlite's ``mxnet`` alias: outputs equal to MXNet 1.9.1's.
 
 The workloads (``d2l_cases.py``: d2l's package functions and classes; ``d2l_book_cases.py``:
 short cells of the book at tag v1.0.3) run once each, in a fresh interpreter under
-``python -m mxlite.run``, and are compared with ``golden/d2l/*.npz`` from the ``d2l`` and
-``d2l_book`` families of ``tools/golden/``. Parameters and data come from official NumPy's
+``python -m mxlite.run``, and are compared with ``golden/d2l/*.npz`` from the ``d2l`` family
+of ``tools/golden/``. Parameters and data come from official NumPy's
 seeded streams (``mx.random`` differs between the two), so the training runs are deterministic
 on both.
 Skipped with a reason when d2l is not installed (``pip install --no-deps d2l==1.0.3``).

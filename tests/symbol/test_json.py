@@ -15,6 +15,7 @@ from ..golden_file import load
 _CASES = load("symbol/golden/symbols.npz").cases
 G = {
     "legacy": _CASES.pop("legacy"),
+    "save_000800": _CASES.pop("save_000800"),
     "snippets": {k: c.pop("snippet") for k, c in _CASES.items()},
     "cases": _CASES,
 }
@@ -104,12 +105,12 @@ def _mxnet_source(path):
 
 
 def test_mxnet_0_8_file_gets_the_attributes_mxnet_gives():
-    # MXNet's own 0.8 file (not copied here); tools/golden/cases/spine.py recorded its hash and
+    # MXNet's own 0.8 file (not copied here); tools/golden/cases/symbol.py recorded its hash and
     # the attr_dict() MXNet 1.9.1 gives, with BatchNorm's moving statistics' __init__
     text = _mxnet_source("tests/python/unittest/save_000800.json")
     if text is None:
         pytest.skip("needs MXNet's sources: set MXNET_REPO to a git dir of apache/mxnet")
-    want = load("symbol/golden/save_000800.npz").cases["save_000800"]
+    want = G["save_000800"]
     assert hashlib.sha256(text.encode()).hexdigest() == want["sha256"]
     got = mx.sym.load_json(text).attr_dict()
     assert got["batchnorm0_moving_mean"]["__init__"] == '["zero", {}]'

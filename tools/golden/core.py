@@ -25,7 +25,9 @@ import importlib.util
 import json
 import os
 import pickle
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +60,18 @@ def nd_function(op: str) -> Any:
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
+def mxnet_source(path: str) -> str | None:
+    """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
+    None without the mirror."""
+    mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
+    try:
+        res = subprocess.run(["git", f"--git-dir={mirror}", "show", f"1.9.1:{path}"],
+                             capture_output=True, check=True)  # fmt: skip
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return res.stdout.decode()
+
+
 def load_module(path: str | Path) -> Any:
     """The Python file at ``path`` (relative to the repository root unless absolute) as a
     module, registered under its stem (dataclasses look their module up there): the shared case
@@ -70,6 +84,32 @@ def load_module(path: str | Path) -> Any:
     return module
 
 
+def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "normal") -> np.ndarray:
+    """An array of ``kind`` drawn from ``RandomState(seed)``, made ``dtype``: ``normal``;
+    ``pos``, uniform in [0.5, 1.5); ``abs``, |normal| + 0.25; ``int`` and ``ties``, integers in
+    [-9, 9] and (many equal) in [-2, 2]; ``relu_ties``, round(1.5 normal) clipped at 0 (equal
+    maxima); ``distinct``, a permutation times 0.25 less 3; ``spread``, a permutation spread
+    over [-2, 2)."""
+    rng, n = np.random.RandomState(seed), int(np.prod(shape))
+    draw = {
+        "normal": lambda: rng.normal(size=shape),
+        "pos": lambda: rng.uniform(0.5, 1.5, size=shape),
+        "abs": lambda: np.abs(rng.normal(size=shape)) + 0.25,
+        "int": lambda: rng.randint(-9, 10, size=shape),
+        "ties": lambda: rng.randint(-2, 3, size=shape),
+        "relu_ties": lambda: np.maximum(np.round(rng.normal(size=shape) * 1.5), 0),
+        "distinct": lambda: rng.permutation(n).reshape(shape) * 0.25 - 3,
+        "spread": lambda: rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0,
+    }  # fmt: skip
+    return np.asarray(draw[kind]()).astype(dtype)
+
+
+def refusal(e: Exception) -> str:
+    """Why MXNet refused a case: the exception's class and its message's last line."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+
+
 def isolated(fn: Any, *args: Any) -> Any:
     """``fn(*args)`` in a forked child, for cases that may crash MXNet itself (some operators
     segfault on inputs outside what they expect): its (picklable) result, or a string saying
@@ -80,9 +120,8 @@ def isolated(fn: Any, *args: Any) -> Any:
         os.close(read)
         try:
             result: Any = fn(*args)
-        except Exception as e:  # MXNet refuses the case: its last message line says why
-            lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-            result = f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+        except Exception as e:  # MXNet refuses the case
+            result = refusal(e)
         with os.fdopen(write, "wb") as pipe:
             pickle.dump(result, pipe)
         os._exit(0)
@@ -91,6 +130,23 @@ def isolated(fn: Any, *args: Any) -> Any:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
     return pickle.loads(data) if data else f"MXNet crashed (status {status})"
+
+
+def run_case_file(path: str, *args: str) -> tuple[dict[str, np.ndarray], list[dict]]:
+    """Run the case file at ``path`` (from the repository root; it writes its arrays and a JSON
+    ``times`` entry to the ``.npz`` its first argument names, its other arguments are ``args``)
+    in a fresh interpreter, so that block names count from the same start as in the test, in a
+    scratch directory (the files its cells save): the arrays, and per case ``name`` and
+    ``seconds``, as :meth:`Golden.take` records them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "outputs.npz"
+        env = dict(os.environ, MPLBACKEND="Agg")
+        subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True, cwd=tmp,
+                       env=env)  # fmt: skip
+        with np.load(out) as found:
+            arrays = dict(found.items())
+    times = json.loads(str(arrays.pop("times")))
+    return arrays, [{"name": case, "seconds": t} for case, t in times.items()]
 
 
 class Golden:
@@ -115,13 +171,21 @@ class Golden:
         for key, value in arrays.items():
             self.arrays[f"{name}/{key}"] = np.asarray(value)
 
-    def take(self, arrays: dict[str, np.ndarray], cases: list[dict], key: str = "name") -> None:
+    def take(self, arrays: dict[str, np.ndarray], cases: list[dict]) -> None:
         """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
-        metadata dict per case, named by its ``key`` entry."""
+        metadata dict per case, named by its ``name`` entry."""
         for meta in cases:
-            name = meta[key]
+            name = meta["name"]
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
-            self.put(name, {k: v for k, v in meta.items() if k != key}, **found)
+            self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
+
+    def updated(self, name: str, saved: list, after: list, params: dict, **meta: Any) -> None:
+        """Record an in-place update (an optimizer's): its inputs ``in<i>`` as given, the
+        arrays it changed ``after<i>``; ``kind`` is "optimizer" unless given."""
+        meta = {"kind": "optimizer", "params": params, "n_in": len(saved), "n_after": len(after),
+                **meta}  # fmt: skip
+        self.put(name, meta, **{f"in{i}": a for i, a in enumerate(saved)},
+                 **{f"after{i}": a.asnumpy() for i, a in enumerate(after)})  # fmt: skip
 
     def op(
         self,

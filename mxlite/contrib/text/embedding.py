@@ -7,7 +7,7 @@ as a header): :class:`GloVe` and :class:`FastText` read the files their projects
 under ``embedding_root/<glove|fasttext>/`` (downloaded there from MXNet's repository when
 missing); :class:`CustomEmbedding` reads any file; :class:`CompositeEmbedding` joins several
 embeddings for the tokens of a vocabulary. ``pretrained_files.json`` lists the published files
-and their SHA-1s (written from MXNet by tools/make_text_embedding_files.py). A file that is
+and their SHA-1s (MXNet's table, checked against it by tests/contrib/test_text.py). A file that is
 present is used even when its SHA-1 differs from the published one (with a warning); MXNet
 would download the published file over it.
 """

@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import mxlite as mx
-from mxlite import gluon
-from mxlite.gluon.contrib.estimator import CheckpointHandler, Estimator
+from mxlite.gluon.contrib.estimator import CheckpointHandler
 
 from ...golden_file import load
+from . import checkpoint_cases
 
 DATA = load("gluon/contrib/golden/checkpoint_handler.npz")
 SETUP = DATA.arrays("setup")
@@ -23,32 +23,8 @@ SCENARIOS = [k for k in DATA.cases if k != "setup"]
 pytestmark = pytest.mark.filterwarnings("ignore")
 
 
-def _net(hybridize: bool) -> Any:
-    net = gluon.nn.HybridSequential(prefix="net_")
-    with net.name_scope():
-        net.add(gluon.nn.Dense(4, activation="relu", in_units=3))
-        net.add(gluon.nn.Dense(2, in_units=4))
-    net.initialize()
-    for k, p in net.collect_params().items():
-        p.set_data(mx.nd.array(SETUP[k]))
-    if hybridize:
-        net.hybridize()
-    return net
-
-
 def _fit(folder: str, fit_kwargs: dict, handler_kwargs: dict, hybridize: bool) -> tuple:
-    net = _net(hybridize)
-    trainer = gluon.Trainer(net.collect_params(), "sgd", {"learning_rate": 0.1})
-    acc = mx.metric.Accuracy()
-    est = Estimator(net, gluon.loss.SoftmaxCrossEntropyLoss(), train_metrics=acc,
-                    trainer=trainer, context=mx.cpu())  # fmt: skip
-    kw = dict(handler_kwargs)
-    if kw.get("save_best"):
-        kw["monitor"] = acc
-    handler = CheckpointHandler(folder, **kw)
-    data = gluon.data.ArrayDataset(SETUP["x"], SETUP["y"])
-    est.fit(gluon.data.DataLoader(data, batch_size=4), event_handlers=[handler], **fit_kwargs)
-    return net, est, handler
+    return checkpoint_cases.fit(mx, folder, SETUP, fit_kwargs, handler_kwargs, hybridize)
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS)

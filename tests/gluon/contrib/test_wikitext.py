@@ -3,40 +3,24 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import mxlite as mx
-from mxlite.contrib import text as mxtext
 from mxlite.gluon.contrib.data import text as wikitext
 
 from ...golden_file import load
+from . import wikitext_cases
 
 DATA = load("gluon/contrib/golden/wikitext.npz")
-ROOT = str(Path(__file__).parent / "golden" / "wikitext")
+ROOT = wikitext_cases.ROOT
 pytestmark = pytest.mark.filterwarnings("ignore:.*differs from the published")
 
 
-def _make(name: str) -> wikitext._WikiText:
-    train = wikitext.WikiText2(root=ROOT, segment="train", seq_len=5)
-    if name == "train_5":
-        return train
-    if name == "train_103_3":
-        return wikitext.WikiText103(root=ROOT, seq_len=3)
-    if name == "valid_shared_vocab":
-        return wikitext.WikiText2(root=ROOT, segment="validation", vocab=train.vocabulary,
-                                  seq_len=4)  # fmt: skip
-    vocab = mxtext.vocab.Vocabulary(train.frequencies, most_freq_count=5,
-                                    reserved_tokens=["<eos>"])  # fmt: skip
-    return wikitext.WikiText2(root=ROOT, segment="test", vocab=vocab, seq_len=2)
-
-
-@pytest.mark.parametrize("name", list(DATA.cases))
+@pytest.mark.parametrize("name", wikitext_cases.NAMES)
 def test_wikitext_as_mxnet(name: str) -> None:
     case, want = DATA.cases[name], DATA.arrays(name)
-    ds = _make(name)
+    ds = wikitext_cases.make(mx, name)
     assert len(ds) == case["len"] and ds.vocabulary.idx_to_token == case["idx_to_token"]
     assert dict(ds.frequencies) == case["frequencies"]
     np.testing.assert_array_equal(ds._data.asnumpy(), want["data"])
@@ -51,5 +35,5 @@ def test_a_local_file_that_is_not_the_published_one_warns() -> None:
         wikitext.WikiText2(root=ROOT, segment="test", seq_len=2)
     with pytest.raises(ValueError, match="segment must be one of"):
         wikitext.WikiText2(root=ROOT, segment="dev")
-    loader = mx.gluon.data.DataLoader(_make("train_5"), batch_size=2)
+    loader = mx.gluon.data.DataLoader(wikitext_cases.make(mx, "train_5"), batch_size=2)
     assert next(iter(loader))[0].shape == (2, 5)

@@ -7,7 +7,9 @@ the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<ta
 the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting; ``block*``
 cases hold ``convert_hybrid_block`` of a Gluon conv net (its graph, parameter dtypes, outputs).
 Some float16 models are also saved as MXNet checkpoints (``save_checkpoint``) under
-tests/contrib/amp/golden/, for mxlite to load."""
+tests/contrib/amp/golden/, for mxlite to load. ``lists``: MXNet's AMP operator lists
+(``amp.lists.symbol_fp16``/``symbol_bf16``, every upper-case name), which
+mxlite/contrib/amp/lists holds."""
 
 from __future__ import annotations
 
@@ -89,6 +91,11 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
 
 
 def record(golden: Any) -> None:
+    from mxnet.contrib.amp import lists
+
+    tables = {t: {k: v for k, v in vars(getattr(lists, f"symbol_{t}")).items() if k.isupper()}
+              for t in ("fp16", "bf16")}  # fmt: skip
+    golden.put("lists", tables)
     c = load_module("tests/contrib/amp/amp_cases.py")
     for case, kwargs in c.BLOCK_CASES:
         for target in c.TARGETS:

@@ -117,62 +117,36 @@ NO_GRAD = {"hawkesll": {3, 4, 5, 6, 7}, "index_copy": {1}, "sync_bn": {3, 4},
 
 
 def _make(spec, rng, dtype):
-    if isinstance(spec, tuple):
-        kind = spec[0]
-        if kind == "uniform":
-            return mx.nd.array(rng.uniform(spec[2], spec[3], spec[1]), dtype=dtype)
-        if kind == "int":
-            return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype="int32")
-        if kind == "float_int":
-            return mx.nd.array(rng.integers(spec[2], spec[3], spec[1]), dtype=dtype)
-        if kind == "arange":
-            return mx.nd.array(np.arange(np.prod(spec[1])).reshape(spec[1]), dtype=dtype)
-        if kind == "int64":
-            return mx.nd.array(spec[1], dtype="int64")
-        if kind == "softmax":
-            z = rng.normal(size=spec[1])
-            return mx.nd.array(np.exp(z) / np.exp(z).sum(axis=1, keepdims=True), dtype=dtype)
-    return mx.nd.array(spec, dtype=dtype)
+    kind = spec[0] if isinstance(spec, tuple) else None
+    if kind == "uniform":
+        return rng.uniform(spec[2], spec[3], spec[1]).astype(dtype)
+    if kind == "int":
+        return rng.integers(spec[2], spec[3], spec[1]).astype("int32")
+    if kind == "int64":
+        return np.array(spec[1], dtype="int64")
+    if kind == "softmax":
+        z = rng.normal(size=spec[1])
+        return (np.exp(z) / np.exp(z).sum(axis=1, keepdims=True)).astype(dtype)
+    return np.array(spec, dtype=dtype)
 
 
-def _as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
-
-
-def record_ops(arrays, meta):
+def cases(_rng: Any):
+    """Each case draws its inputs, then its (standard normal) head gradients, from a generator
+    seeded 500 + its index; ``grads`` lists the inputs given a gradient."""
     for k, (name, fn, specs, params, grad) in enumerate(CASES):
-        dtype = DTYPES.get(name, "float32")
         rng = np.random.default_rng(500 + k)
-        ins = [_make(s, rng, dtype) for s in specs]
-        f = getattr(mx.nd.contrib, fn)
-        if grad:
-            for i, x in enumerate(ins):
-                if np.dtype(x.dtype).kind == "f" and i not in NO_GRAD.get(name, ()):
-                    x.attach_grad()
-            with mx.autograd.record():
-                outs = _as_list(f(*ins, **params))
-            heads = [mx.nd.array(rng.normal(size=o.shape), dtype=o.dtype) for o in outs]
-            mx.autograd.backward(outs, heads)
-        else:
-            outs = _as_list(f(*ins, **params))
-            heads = []
-        for i, x in enumerate(ins):
-            arrays[f"{name}/in{i}"] = x.asnumpy()
-            if grad and x.grad is not None:
-                arrays[f"{name}/grad{i}"] = x.grad.asnumpy()
-        for i, o in enumerate(outs):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-        for i, h in enumerate(heads):
-            arrays[f"{name}/head{i}"] = h.asnumpy()
-        meta.append(dict(name=name, fn=fn, params=params, n_in=len(ins), n_out=len(outs),
-                         grad=grad, grads=[i for i, x in enumerate(ins)
-                                           if grad and x.grad is not None]))  # fmt: skip
+        ins = [_make(s, rng, DTYPES.get(name, "float32")) for s in specs]
+        skip = NO_GRAD.get(name, ())
+        wrt = [i for i, x in enumerate(ins) if x.dtype.kind == "f" and i not in skip]
+        opts = {"grad": grad, "wrt": wrt, "head": "normal", "head_rng": rng}
+        opts.update({"aux": 2} if name == "sync_bn" else {})  # the moving mean and variance
+        yield name, f"contrib.{fn}", ins, params, {**opts, "fn": fn, "grads": wrt if grad else []}
 
 
 # ---- optimizer updates: the states they update in place, after one call -------------------------
 
 
-def record_optimizers(arrays, meta):
+def record_optimizers(golden: Any) -> None:
     rng = np.random.default_rng(7)
     shape = (3, 4)
 
@@ -183,34 +157,24 @@ def record_optimizers(arrays, meta):
     w, g, m, v = arr(), arr(-1, 1), arr(), arr()
     saved = [a.asnumpy() for a in (w, g, m, v)]
     mx.nd.contrib.adamw_update(w, g, m, v, 0.9, out=w, lr=0.1, eta=0.5, wd=0.01, **kw)
-    after = [w, m, v]
-    _opt_case(arrays, meta, "adamw", saved, after, dict(lr=0.1, eta=0.5, wd=0.01, **kw))
+    golden.updated("adamw", saved, [w, m, v], dict(lr=0.1, eta=0.5, wd=0.01, **kw))
     w16, g16, m, v, w32 = arr(dtype="float16"), arr(-1, 1, "float16"), arr(), arr(), arr()
     w32[:] = w16.astype("float32")
     saved = [a.asnumpy() for a in (w16, g16, m, v, w32)]
     mx.nd.contrib.mp_adamw_update(w16, g16, m, v, w32, 1.0, out=w16, lr=0.1, eta=1.0, **kw)
-    _opt_case(arrays, meta, "mp_adamw", saved, [w16, m, v, w32], dict(lr=0.1, eta=1.0, **kw))
+    golden.updated("mp_adamw", saved, [w16, m, v, w32], dict(lr=0.1, eta=1.0, **kw))
     ws, gs, ms, vs = ([arr() for _ in range(2)], [arr(-1, 1) for _ in range(2)],
                       [arr() for _ in range(2)], [arr() for _ in range(2)])  # fmt: skip
     saved = [a.asnumpy() for grp in (ws, gs, ms, vs) for a in grp]
     params = dict(lrs=(0.1, 0.2), wds=(0.0, 0.01), etas=(1.0, 0.5), **kw)
     mx.nd.contrib.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
-    _opt_case(arrays, meta, "multi_adamw", saved, ws + ms + vs, params)
-
-
-def _opt_case(arrays, meta, name, saved, after, params):
-    for i, a in enumerate(saved):
-        arrays[f"{name}/in{i}"] = a
-    for i, a in enumerate(after):
-        arrays[f"{name}/after{i}"] = a.asnumpy()
-    meta.append(dict(name=name, kind="optimizer", params=params, n_in=len(saved),
-                     n_after=len(after)))  # fmt: skip
+    golden.updated("multi_adamw", saved, ws + ms + vs, params)
 
 
 # ---- control flow: graphs, their JSON, outputs and gradients ------------------------------------
 
 
-def record_graphs(arrays, meta):
+def record_graphs(golden: Any) -> None:
     for k, (name, build, shapes) in enumerate(c.GRAPHS):
         rng = np.random.default_rng(900 + k)
         mx.attribute.AttrScope._subgraph_names.clear()
@@ -224,17 +188,15 @@ def record_graphs(arrays, meta):
         outs = exe.forward(is_train=True)
         heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
         exe.backward(heads)
-        for n, a in args.items():
-            arrays[f"{name}/arg_{n}"] = a.asnumpy()
-            arrays[f"{name}/grad_{n}"] = grads[n].asnumpy()
-        for i, (o, h) in enumerate(zip(outs, heads)):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-            arrays[f"{name}/head{i}"] = h.asnumpy()
-        meta.append(dict(name=name, kind="graph", json=net.tojson(), args=net.list_arguments(),
-                         n_out=len(outs)))  # fmt: skip
+        arrays = {f"arg_{n}": a.asnumpy() for n, a in args.items()}
+        arrays.update({f"grad_{n}": g.asnumpy() for n, g in grads.items()})
+        arrays.update({f"out{i}": o.asnumpy() for i, o in enumerate(outs)})
+        arrays.update({f"head{i}": h.asnumpy() for i, h in enumerate(heads)})
+        meta = dict(kind="graph", json=net.tojson(), args=net.list_arguments(), n_out=len(outs))
+        golden.put(name, meta, **arrays)
 
 
-def record_conv_cells(arrays, meta):
+def record_conv_cells(golden: Any) -> None:
     for k, cls in enumerate(("ConvRNNCell", "ConvLSTMCell", "ConvGRUCell")):
         rng = np.random.default_rng(950 + k)
         with mx.name.NameManager():
@@ -246,20 +208,13 @@ def record_conv_cells(arrays, meta):
         args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s))
                 for n, s in zip(net.list_arguments(), shapes)}  # fmt: skip
         outs = net.bind(mx.cpu(), args).forward()
-        name = f"rnn_{cls}"
-        for n, a in args.items():
-            arrays[f"{name}/arg_{n}"] = a.asnumpy()
-        for i, o in enumerate(outs):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-        meta.append(dict(name=name, kind="conv_cell", cls=cls, args=net.list_arguments(),
-                         json=net.tojson(), n_out=len(outs)))  # fmt: skip
+        meta = dict(kind="conv_cell", cls=cls, args=net.list_arguments(), json=net.tojson(),
+                    n_out=len(outs))  # fmt: skip
+        golden.put(f"rnn_{cls}", meta, **{f"arg_{n}": a.asnumpy() for n, a in args.items()},
+                   **{f"out{i}": o.asnumpy() for i, o in enumerate(outs)})  # fmt: skip
 
 
 def record(golden: Any) -> None:
-    arrays: dict[str, np.ndarray] = {}
-    meta: list[dict] = []
-    record_ops(arrays, meta)
-    record_optimizers(arrays, meta)
-    record_graphs(arrays, meta)
-    record_conv_cells(arrays, meta)
-    golden.take(arrays, meta)
+    record_optimizers(golden)
+    record_graphs(golden)
+    record_conv_cells(golden)

@@ -1,7 +1,6 @@
 """The second batch of contrib work: the blocks of tests/gluon/contrib/block_cases.py
 (parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
-multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz), and
-second-order gradients through FullyConnected (tests/golden/autograd_higher_fc.npz)."""
+multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
 from __future__ import annotations
 
@@ -95,37 +94,16 @@ def op_input(spec, rng):
     return rng.uniform(-1, 1, spec).astype(np.float32)
 
 
-def record_ops(arrays, meta):
+def record_ops(ops: Golden) -> None:
     for k, (name, fn, specs, params, grad) in enumerate(OPS):
         rng = np.random.default_rng(700 + k)
         ins = [op_input(s, rng) for s in specs]
-        xs = [mx.nd.array(a, dtype=a.dtype) for a in ins]
-        f = getattr(mx.nd.contrib, fn)
-        if grad:
-            for i, x in enumerate(xs):
-                if i != 1:  # rois take no gradient
-                    x.attach_grad()
-            with mx.autograd.record():
-                outs = f(*xs, **params)
-            outs = outs if isinstance(outs, list) else [outs]
-            heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
-            mx.autograd.backward(outs, heads)
-        else:
-            outs = f(*xs, **params)
-            outs = outs if isinstance(outs, list) else [outs]
-        for i, a in enumerate(ins):
-            arrays[f"{name}/in{i}"] = a
-            if grad and i != 1:
-                arrays[f"{name}/grad{i}"] = xs[i].grad.asnumpy()
-        for i, o in enumerate(outs):
-            arrays[f"{name}/out{i}"] = o.asnumpy()
-            if grad:
-                arrays[f"{name}/head{i}"] = heads[i].asnumpy()
-        meta.append(dict(name=name, fn=fn, params=params, n_in=len(ins), n_out=len(outs),
-                         grad=grad))  # fmt: skip
+        wrt = [i for i in range(len(ins)) if i != 1]  # rois take no gradient
+        ops.op(name, f"contrib.{fn}", ins, params, grad=grad, wrt=wrt, head="normal",
+               head_rng=rng, fn=fn)  # fmt: skip
 
 
-def record_lamb(arrays, meta):
+def record_lamb(ops: Golden) -> None:
     rng = np.random.default_rng(77)
     shapes = [(3, 4), (5,)]
 
@@ -144,57 +122,13 @@ def record_lamb(arrays, meta):
         dtype = "float16" if mp else "float32"
         ws, gs = arrs(-1, 1, dtype), arrs(-1, 1, dtype)
         ms, vs = arrs(-0.1, 0.1), arrs(0, 0.1)
-        groups = [ws, gs, ms, vs]
-        if mp:
-            w32 = [w.astype("float32") for w in ws]
-            groups.append(w32)
-        saved = [a.asnumpy() for grp in groups for a in grp]
+        w32 = [w.astype("float32") for w in ws] if mp else []
+        saved = [a.asnumpy() for grp in (ws, gs, ms, vs, w32) for a in grp]
         if mp:
             mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
-            after = ws + ms + vs + w32
         else:
             mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
-            after = ws + ms + vs
-        for i, a in enumerate(saved):
-            arrays[f"{name}/in{i}"] = a
-        for i, a in enumerate(after):
-            arrays[f"{name}/after{i}"] = a.asnumpy()
-        meta.append(dict(name=name, kind="lamb", mp=mp, params=params, n_in=len(saved),
-                         n_after=len(after)))  # fmt: skip
-
-
-# ---- second order through FullyConnected -------------------------------------------------------
-
-FC_CASES = [("fc_flatten", (2, 3, 4), (5, 12), True), ("fc_no_flatten", (2, 3, 4), (5, 4), False)]
-
-
-def record_fc_second_order(arrays):
-    """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then
-    backward of (gx, gw) with heads (hx, hw): the second-order gradients of x, w and hg."""
-    for k, (name, xs, ws, flatten) in enumerate(FC_CASES):
-        rng = np.random.default_rng(300 + k)
-        vals = {n: rng.uniform(-1, 1, s).astype(np.float32)
-                for n, s in (("x", xs), ("w", ws), ("b", ws[:1]))}  # fmt: skip
-        arrs = {n: mx.nd.array(v) for n, v in vals.items()}
-        for a in arrs.values():
-            a.attach_grad()
-        with mx.autograd.record():
-            y = mx.nd.FullyConnected(arrs["x"], arrs["w"], arrs["b"], num_hidden=ws[0],
-                                     flatten=flatten)  # fmt: skip
-        hg = mx.nd.array(rng.normal(size=y.shape))
-        hg.attach_grad()
-        with mx.autograd.record():
-            gx, gw = mx.autograd.grad(y, [arrs["x"], arrs["w"]], head_grads=hg,
-                                      create_graph=True, retain_graph=True)  # fmt: skip
-        hx, hw = rng.normal(size=xs).astype(np.float32), rng.normal(size=ws).astype(np.float32)
-        mx.autograd.backward([gx, gw], [mx.nd.array(hx), mx.nd.array(hw)])
-        for n, v in vals.items():
-            arrays[f"{name}/{n}"] = v
-        arrays[f"{name}/hg"], arrays[f"{name}/hx"], arrays[f"{name}/hw"] = hg.asnumpy(), hx, hw
-        arrays[f"{name}/gx"], arrays[f"{name}/gw"] = gx.asnumpy(), gw.asnumpy()
-        for n in ("x", "w"):
-            arrays[f"{name}/grad_{n}"] = arrs[n].grad.asnumpy()
-        arrays[f"{name}/grad_hg"] = hg.grad.asnumpy()
+        ops.updated(name, saved, ws + ms + vs + w32, params, kind="lamb", mp=mp)
 
 
 def record(golden: Any) -> None:
@@ -204,13 +138,6 @@ def record(golden: Any) -> None:
     record_blocks(arrays, meta)
     golden.take(arrays, meta)
     ops = Golden("tests/operator/contrib/golden/contrib2_ops.npz", 0)
-    arrays, meta = {}, []
-    record_ops(arrays, meta)
-    record_lamb(arrays, meta)
-    ops.take(arrays, meta)
+    record_ops(ops)
+    record_lamb(ops)
     ops.save()
-    fc = Golden("tests/golden/autograd_higher_fc.npz", 0)
-    arrays = {}
-    record_fc_second_order(arrays)
-    fc.take(arrays, [{"name": name, "flatten": flatten} for name, _, _, flatten in FC_CASES])
-    fc.save()

@@ -2,7 +2,8 @@
 format and one in fastText's ``.vec`` format (a ``count dim`` header, a duplicate token, the
 unknown token's own vector), written to tests/contrib/golden/text/, then what MXNet 1.9.1 makes
 of them: token counts, vocabularies, each embedding's ``idx_to_token``/``idx_to_vec``, vectors
-looked up (with the lower-case backup), a composite embedding and an updated vector."""
+looked up (with the lower-case backup), a composite embedding, an updated vector,
+and the table of published pre-trained files."""
 
 from __future__ import annotations
 
@@ -98,11 +99,9 @@ def record(golden: Any) -> None:
     emb.update_token_vectors(["cat", "dog"], mx.nd.array(np.arange(8).reshape(2, 4)))
     emb.update_token_vectors("mat", mx.nd.array([9, 9, 9, 9]))
     golden.put("updated", {}, idx_to_vec=emb.idx_to_vec.asnumpy())
-    golden.put(
-        "pretrained_names",
-        {
-            "glove": text.embedding.get_pretrained_file_names("glove"),
-            "all_keys": sorted(text.embedding.get_pretrained_file_names()),
-            "fasttext_count": len(text.embedding.get_pretrained_file_names("fasttext")),
-        },
-    )
+    # the published files MXNet knows, in its order, with their SHA-1s and archives: the table
+    # mxlite/contrib/text/pretrained_files.json must hold
+    tables = {c.__name__.lower(): {"files": dict(c.pretrained_file_name_sha1),
+                                   "archives": dict(c.pretrained_archive_name_sha1)}
+              for c in (text.embedding.GloVe, text.embedding.FastText)}  # fmt: skip
+    golden.put("pretrained_files", tables)

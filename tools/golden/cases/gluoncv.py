@@ -7,17 +7,11 @@ training cases, and the ``seconds`` it took."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
 import gluoncv
 import mxnet as mx
-import numpy as np
-from core import ROOT, load_module
+from core import load_module, run_case_file
 
 FILE = "tests/run/golden/gluoncv/outputs.npz"
 SEED = 0
@@ -30,14 +24,6 @@ def record(golden: Any) -> None:
     net(mx.nd.zeros((1, 3, 32, 32)))
     params = golden.path.parent / "cifar_resnet20_v1.params"
     net.save_parameters(str(params))
-    cases = ROOT / "tests" / "run" / "gluoncv_cases.py"
+    cases = "tests/run/gluoncv_cases.py"
     names = ["load_parameters", *load_module(cases).CASES]  # in the test's order
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "outputs.npz"
-        # a fresh interpreter, so that block names start from the same counters as in the test
-        cmd = [sys.executable, str(cases), str(out), f"--params={params}", "--spread", *names]
-        subprocess.run(cmd, check=True)
-        with np.load(out) as found:
-            arrays = dict(found.items())
-    times = json.loads(str(arrays.pop("times")))
-    golden.take(arrays, [{"name": case, "seconds": t} for case, t in times.items()])
+    golden.take(*run_case_file(cases, f"--params={params}", "--spread", *names))

@@ -4,32 +4,19 @@ normal head gradient on its output drawn from a generator seeded 100 + i."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import numpy as np
+from core import seeded
 
 FILE = "tests/operator/golden/nn_pool.npz"
 SEED = 0
 
 
-def distinct(shape, dtype="float32", seed=0):
-    rng = np.random.RandomState(seed)
-    n = int(np.prod(shape))
-    return (rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0).astype(dtype)
-
-
-def ties(shape, dtype="float32", seed=0):
-    """Small integers, half of them clipped to 0: most windows hold equal maxima."""
-    rng = np.random.RandomState(seed)
-    return np.maximum(np.round(rng.normal(size=shape) * 1.5), 0).astype(dtype)
-
-
-def normal(shape, dtype="float32", seed=0):
-    return np.random.RandomState(seed).normal(size=shape).astype(dtype)
-
-
-def positive(shape, dtype="float64", seed=0):
-    return (np.abs(normal(shape, dtype, seed)) + 0.25).astype(dtype)
-
-
+distinct = partial(seeded, kind="spread")
+ties = partial(seeded, kind="relu_ties")  # most windows hold equal maxima
+normal = seeded
+positive = partial(seeded, dtype="float64", kind="abs")
 F32, F64, F16 = "float32", "float64", "float16"
 P2 = (2, 3, 7, 7)
 

@@ -9,7 +9,7 @@ import inspect
 from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import load_module, refusal
 
 FILE = "tests/numpy/golden/numpy_hybrid.npz"
 SEED = 0
@@ -25,9 +25,8 @@ def record(golden: Any) -> None:
         for mode in modes:
             try:
                 res = c.run_case(mx, expr, values, mode)
-            except Exception as e:  # MXNet refuses it: the last line of its message says why
-                lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-                meta["modes"][mode] = {"error": f"{type(e).__name__}: {lines[-1][:200]}"}
+            except Exception as e:  # MXNet refuses it
+                meta["modes"][mode] = {"error": refusal(e)}
                 continue
             meta["modes"][mode] = {"dtypes": res["dtypes"], "n_out": len(res["outs"])}
             arrays.update({f"{mode}/out{j}": o for j, o in enumerate(res["outs"])})

@@ -15,19 +15,17 @@ with random weights and check the graph. Every entry's metadata holds the input 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 import tempfile
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, load_module
+from core import ROOT, load_module, mxnet_source
 
 FILE = "tests/onnx/golden/onnx.npz"
 SEED = 0
 
-MIRROR = "/work/.mirror/apache+mxnet/repo"
 OUT = str(ROOT / "tests" / "onnx" / "golden")
 MAX_PARAM_BYTES = 450_000
 
@@ -60,13 +58,9 @@ NETWORKS = {
 
 
 def load_definition(module: str, tmp: str):
-    src = subprocess.run(
-        ["git", f"--git-dir={MIRROR}", "show",
-         f"1.9.1:example/image-classification/symbols/{module}.py"],
-        check=True, capture_output=True,
-    ).stdout  # fmt: skip
+    src = mxnet_source(f"example/image-classification/symbols/{module}.py")
     path = os.path.join(tmp, module.replace("-", "_") + ".py")
-    with open(path, "wb") as f:
+    with open(path, "w") as f:
         f.write(src)
     return load_module(path)
 

@@ -1,8 +1,8 @@
 """Optimizer update sequences, lr schedules and an updater states file (tests/optimizer,
-tests/test_lr_scheduler.py; the runs of tests/optimizer/optimizer_cases.py): one case per
-optimizer run; ``setup`` (steps, shapes, names and the lr schedules); ``sgd_updater_after``
-(weights and gradients after three updates, whose state is saved to
-tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
+tests/test_lr_scheduler.py; the runs of tests/optimizer/optimizer_cases.py, the large-batch
+optimizers among them): one case per optimizer run; ``setup`` (steps, shapes, names and the lr
+schedules); ``sgd_updater_after`` (weights and gradients after three updates, whose state is
+saved to tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
 
 from __future__ import annotations
 
@@ -32,12 +32,9 @@ def run_case(opt_name: str, kwargs: dict, dtype: str) -> dict:
 
 
 def record(golden: Any) -> None:
-    arrays, meta = {}, []
     for case, opt_name, kwargs, dtype in c.CASES:
-        for k, v in run_case(opt_name, kwargs, dtype).items():
-            arrays[f"{case}/{k}"] = v
-        meta.append({"case": case, "optimizer": opt_name, "kwargs": kwargs, "dtype": dtype})
-    golden.take(arrays, meta, key="case")
+        meta = {"optimizer": opt_name, "kwargs": kwargs, "dtype": dtype}
+        golden.put(case, meta, **run_case(opt_name, kwargs, dtype))
     schedules = {k: c.values(c.schedule(mx, v)) for k, v in c.SCHEDULES.items()}
     setup = {"steps": c.STEPS, "shapes": c.SHAPES, "names": c.NAMES, "schedules": schedules}
     golden.put("setup", setup)

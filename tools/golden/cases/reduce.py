@@ -7,24 +7,10 @@ Data with ties is used only where MXNet's sort order among equal values is the s
 from __future__ import annotations
 
 import numpy as np
+from core import seeded as data
 
 FILE = "tests/operator/golden/reduce.npz"
 SEED = 42
-
-
-def data(shape, dtype="float32", seed=0, kind="normal"):
-    rng = np.random.RandomState(seed)
-    if kind == "ties":  # small integers: many equal values
-        x = rng.randint(-2, 3, size=shape)
-    elif kind == "int":
-        x = rng.randint(-9, 10, size=shape)
-    elif kind == "pos":
-        x = rng.uniform(0.5, 1.5, size=shape)
-    elif kind == "distinct":
-        x = rng.permutation(int(np.prod(shape))).reshape(shape) * 0.25 - 3
-    else:
-        x = rng.normal(size=shape)
-    return np.asarray(x).astype(dtype)
 
 
 def with_nan(shape, dtype="float32", seed=0):

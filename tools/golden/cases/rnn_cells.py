@@ -18,8 +18,6 @@ SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
 
 
 def record(golden: Any) -> None:
-    arrays = {}
-    meta = {}
     for k, name in enumerate(SHAPES):
         shape, _ = SHAPES[name]
         cell, sym = build(mx, name)
@@ -39,21 +37,14 @@ def record(golden: Any) -> None:
         ex = sym.bind(mx.cpu(), args, args_grad=grads)
         train = name not in STOCHASTIC
         outs = ex.forward(is_train=train)
-        for n, v in args.items():
-            arrays[f"{name}/arg/{n}"] = v.asnumpy()
-        for i, o in enumerate(outs):
-            arrays[f"{name}/out/{i}"] = o.asnumpy()
+        arrays = {f"arg/{n}": v.asnumpy() for n, v in args.items()}
+        arrays.update({f"out/{i}": o.asnumpy() for i, o in enumerate(outs)})
         if train:
             ex.backward([mx.nd.ones(o.shape) for o in outs])
-            for n, g in grads.items():
-                if n != "data" and not n.startswith("begin_"):
-                    continue  # weight gradients would make the file ten times larger
-                arrays[f"{name}/grad/{n}"] = g.asnumpy()
-        meta[name] = {
-            "arguments": names,
-            "outputs": sym.list_outputs(),
-            "out_shapes": [list(s) for s in out_shapes],
-            "grads": train,
-            "begin_state_names": begin_names,
-        }
-    golden.take(arrays, [{"name": name, **m} for name, m in meta.items()])
+            # only data and begin states: weight gradients would make the file ten times larger
+            arrays.update({f"grad/{n}": g.asnumpy() for n, g in grads.items()
+                           if n == "data" or n.startswith("begin_")})  # fmt: skip
+        meta = {"arguments": names, "outputs": sym.list_outputs(),
+                "out_shapes": [list(s) for s in out_shapes], "grads": train,
+                "begin_state_names": begin_names}  # fmt: skip
+        golden.put(name, meta, **arrays)

@@ -1,5 +1,5 @@
-"""The spine's dtype runs and legacy JSON (tests/executor/test_bind_dtypes.py,
-tests/symbol/test_json.py), with the networks and values of tests/executor/spine_cases.py.
+"""The spine's dtype runs (tests/executor/test_bind_dtypes.py), with the networks and values of
+tests/executor/spine_cases.py.
 
 What it records (issue 12):
 
@@ -13,47 +13,30 @@ What it records (issue 12):
   momentum and weight decay) and a BatchNorm network trained in float16 (MXNet's CPU has no
   float16 convolution or FullyConnected): parameters and auxiliary states after the updates;
 - ``bind_dtypes``: the dtypes ``simple_bind`` gives a conv+BN+FC network with float64 and float16
-  data, and MXNet's error for float32 data with a float16 ``fc_weight`` in ``type_dict``;
-- ``tests/symbol/golden/save_000800.json``: the SHA-256 of MXNet's
-  ``tests/python/unittest/save_000800.json`` (a file of MXNet 0.8, not copied here) and the
-  ``attr_dict()`` MXNet gives after loading it.
+  data, and MXNet's error for float32 data with a float16 ``fc_weight`` in ``type_dict``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
-import subprocess
 import sys
 from typing import Any
 
 import numpy as np
-from core import Golden, load_module
+from core import load_module, mxnet_source
 
 FILE = "tests/executor/golden/spine.npz"
 SEED = 0
-MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
-TAG = "1.9.1"
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
 c = load_module("tests/executor/spine_cases.py")
-
-
-def git_show(path: str) -> str | None:
-    """The text of ``path`` at MXNet's tag 1.9.1 in the mirror, None without the mirror."""
-    try:
-        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"{TAG}:{path}"],
-                             capture_output=True, check=True)  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return res.stdout.decode()
 
 
 def network_symbol(mx: Any, file: str, function: str, kwargs: dict) -> Any:
     """``function(num_classes=c.NUM_CLASSES, **kwargs)`` of MXNet's example network in
     ``file``."""
-    text = git_show(f"example/image-classification/symbols/{file}")
+    text = mxnet_source(f"example/image-classification/symbols/{file}")
     if text is None:
-        raise RuntimeError(f"the apache/mxnet mirror is needed at {MIRROR}")
+        raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
     namespace: dict[str, Any] = {"__name__": "symbols_" + file[:-3].replace("-", "_")}
     sys.modules.setdefault("mxnet", mx)
     exec(compile(text, file, "exec"), namespace)  # MXNet's own example code, not ours
@@ -136,18 +119,9 @@ def _bind_dtypes(mx: Any) -> dict:
     return out
 
 
-def _save_000800(mx: Any) -> dict:
-    text = git_show("tests/python/unittest/save_000800.json")
-    sym = mx.sym.load_json(text)
-    return {"sha256": hashlib.sha256(text.encode()).hexdigest(), "attr_dict": sym.attr_dict()}
-
-
 def record(golden: Any) -> None:
     import mxnet as mx
 
     golden.put("networks", {n: _run_network(mx, n, *spec) for n, *spec in c.NETWORKS})
     golden.put("module", {k: _run_module(mx, *spec) for k, spec in c.MODULE_RUNS.items()})
     golden.put("bind_dtypes", _bind_dtypes(mx))
-    legacy = Golden("tests/symbol/golden/save_000800.npz", 0)
-    legacy.put("save_000800", _save_000800(mx))
-    legacy.save()

@@ -1,14 +1,18 @@
 """Symbol JSON (tests/symbol/test_json.py, which runs the same snippets under mxlite): for each
 construction snippet, a metadata-only entry of tests/symbol/golden/symbols.npz with the
 ``snippet``, the JSON MXNet writes, the argument / output / auxiliary names, the internals, the
-attributes and the shapes MXNet infers; and ``legacy``: what MXNet makes of a hand-written
-legacy (0.8.0 style) JSON file, its ``input``.
+attributes and the shapes MXNet infers; ``legacy``: what MXNet makes of a hand-written legacy
+(0.8.0 style) JSON file, its ``input``; ``save_000800``: the SHA-256 of MXNet's
+``tests/python/unittest/save_000800.json`` (a file of MXNet 0.8, not copied here) and the
+``attr_dict()`` MXNet gives after loading it.
 """
 
+import hashlib
 import json
 from typing import Any
 
 import mxnet as mx
+from core import mxnet_source
 
 FILE = "tests/symbol/golden/symbols.npz"
 SEED = 0
@@ -171,3 +175,7 @@ def record(golden: Any) -> None:
         golden.put(name, {"snippet": code, **summary(env["net"], env["shapes"])})
     text = json.dumps(LEGACY, indent=2)
     golden.put("legacy", {"input": text, **summary(mx.sym.load_json(text), {"data": (5, 7)})})
+    text = mxnet_source("tests/python/unittest/save_000800.json")
+    attrs = mx.sym.load_json(text).attr_dict()
+    golden.put("save_000800", {"sha256": hashlib.sha256(text.encode()).hexdigest(),
+                               "attr_dict": attrs})  # fmt: skip

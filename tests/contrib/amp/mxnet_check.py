@@ -3,34 +3,23 @@ is the model MXNet's own ``amp.convert_model`` makes.
 
 Run under the reference interpreter::
 
-    /tmp/mxref/bin/python tools/check_amp_in_mxnet.py PREFIX CASE TARGET
+    /tmp/mxref/bin/python tests/contrib/amp/mxnet_check.py PREFIX CASE TARGET
 
 ``PREFIX-symbol.json`` and ``PREFIX-0000.params`` are mxlite's ``save_checkpoint`` (with
-``remove_amp_cast=False``) of case CASE of tests/contrib/amp/amp_cases.py converted to TARGET.
+``remove_amp_cast=False``) of case CASE of amp_cases.py (beside this file) converted to TARGET.
 MXNet converts the same float32 model; the script prints what differs (graph, parameter dtypes,
-parameter values) and exits 0 when nothing does, 1 otherwise.
+parameter values) and exits 0 when nothing does, 1 otherwise. test_golden_amp.py runs it.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import sys
-from pathlib import Path
 
+import amp_cases as c  # this file's folder is on the path when it runs as a script
 import mxnet as mx
 import numpy as np
 from mxnet.contrib import amp
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _cases():
-    path = ROOT / "tests/contrib/amp/amp_cases.py"
-    spec = importlib.util.spec_from_file_location("amp_cases", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def _graph(text: str) -> list:
@@ -40,7 +29,6 @@ def _graph(text: str) -> list:
 
 
 def main(prefix: str, case: str, target: str) -> int:
-    c = _cases()
     graph, kwargs = next((g, k) for name, g, k in c.CASES if name == case)
     _, args, aux = c.params(mx, graph)
     want_sym, want_args, want_aux = amp.convert_model(

@@ -1,23 +1,16 @@
-"""Write tests/numpy/golden/numpy_ops_cases.{json,npz}: from real MXNet 1.9.1, ``mx.np``
-operators run both imperatively and inside a hybridized HybridBlock (``F`` = ``mx.sym``), their
-values, dtypes, shapes and gradients, the errors MXNet raises for arguments it refuses (the
-exception's class), and the JSON of a few symbols.
-
-Run with MXNet's Python: ``/tmp/mxref/bin/python tools/make_golden_numpy_ops.py``.
-tests/numpy/test_ops_golden.py runs the same cases under mxlite. ``CONTEXT`` is Python both
-sides execute: the input arrays and ``run``, which evaluates an expression over ``F`` and the
-named inputs in a HybridBlock (hybridized or not) under autograd.
-"""
+"""mx.np operators run imperatively and inside a hybridized HybridBlock (``F`` = ``mx.sym``),
+evaluated the same way on MXNet 1.9.1 and on mxlite: ``tools/golden/cases/numpy_ops.py``
+records MXNet's values, dtypes, shapes, gradients, the exceptions it raises for arguments it
+refuses (the exception's class) and the JSON of a few symbols; ``test_ops_golden.py`` compares.
+:data:`CONTEXT` is Python both sides execute (:func:`context`): the input arrays and ``run``,
+which evaluates an expression over ``F`` and the named inputs in a HybridBlock (hybridized or
+not) under autograd."""
 
 from __future__ import annotations
 
-import json
-import os
+from typing import Any
 
 import numpy as onp
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "tests", "numpy", "golden")
 
 CONTEXT = """
 r = onp.random.RandomState(3)
@@ -147,57 +140,8 @@ SYMBOLS = [
 ]
 
 
-def _error(expr: str, env: dict) -> str:
-    try:
-        eval(expr, dict(env))
-    except Exception as e:  # noqa: BLE001  (its class is what is recorded)
-        return type(e).__name__
-    return "no error"
-
-
-def main() -> None:
-    import mxnet as mx
-    from mxnet import gluon, np, npx
-
-    npx.set_np()
-    env = {"mx": mx, "gluon": gluon, "np": np, "npx": npx, "onp": onp}
-    exec(CONTEXT, env)
-    arrays: dict[str, onp.ndarray] = {}
-    meta: dict[str, dict] = {"values": {}, "grads": {}, "shapes": {}, "errors": {}, "others": {},
-                             "symbols": {}}  # fmt: skip
-    for k, (expr, names) in enumerate(VALUES):
-        for hybrid in (False, True):
-            out, _ = env["run"](expr, list(names), hybrid)
-            arrays[f"v{k}_{int(hybrid)}"] = out.asnumpy()
-        meta["values"][expr] = {"key": f"v{k}", "names": names, "dtype": str(out.dtype),
-                                "shape": list(out.shape)}  # fmt: skip
-    for k, (expr, names, wrt) in enumerate(GRADS):
-        for hybrid in (False, True):
-            out, grads = env["run"](expr, list(names), hybrid, wrt)
-            for n, g in zip(wrt, grads):
-                arrays[f"g{k}_{int(hybrid)}_{n}"] = g.asnumpy()
-        meta["grads"][expr] = {"key": f"g{k}", "names": names, "wrt": list(wrt),
-                               "dtypes": [str(g.dtype) for g in grads]}  # fmt: skip
-    for expr, names in SHAPES:
-        got = []
-        for hybrid in (False, True):
-            out, _ = env["run"](expr, list(names), hybrid)
-            got.append({"dtype": str(out.dtype), "shape": list(out.shape)})
-        meta["shapes"][expr] = {"names": names, "runs": got}
-    scope = {**env, **env["ARRAYS"]}
-    for expr in ERRORS:
-        meta["errors"][expr] = _error(expr, scope)
-    for expr in OTHERS:
-        res = eval(expr, dict(scope))
-        meta["others"][expr] = {"type": type(res).__name__, "value": str(res)}
-    for expr in SYMBOLS:
-        meta["symbols"][expr] = json.loads(eval(expr, dict(env)).tojson())
-    os.makedirs(OUT, exist_ok=True)
-    onp.savez_compressed(os.path.join(OUT, "numpy_ops_cases.npz"), **arrays)
-    with open(os.path.join(OUT, "numpy_ops_cases.json"), "w") as fh:
-        json.dump({"context": CONTEXT, **meta}, fh, indent=1)
-    print(f"wrote {sum(len(v) for v in meta.values())} cases to {OUT} (mxnet {mx.__version__})")
-
-
-if __name__ == "__main__":
-    main()
+def context(mx: Any) -> dict:
+    """The names the expressions use, over ``mx`` (mxnet or mxlite, in NumPy mode)."""
+    scope = {"mx": mx, "gluon": mx.gluon, "np": mx.np, "npx": mx.npx, "onp": onp}
+    exec(CONTEXT, scope)
+    return scope
