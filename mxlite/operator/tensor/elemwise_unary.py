@@ -19,9 +19,8 @@ are kept:
 - Forward may run in place (kInplaceInOut) unless the gradient reads the input; every
   gradient may overwrite ``out_grad`` (kInplaceOutIn).
 
-Organisation: one table, one concern, in sections: dtype handling, the table of operators
-whose kernel is one ufunc, kernels that need more, then identity/BlockGrad/Cast, hard_sigmoid
-and smooth_l1 (the seeds' worked example).
+Sections: dtype handling, the table of one-ufunc operators, kernels that need more, then
+identity/BlockGrad/Cast, hard_sigmoid and smooth_l1 (the seeds' worked example).
 """
 
 from __future__ import annotations
@@ -41,9 +40,7 @@ from .elemwise_binary import ScalarParam
 
 __all__ = ["HardSigmoidParam", "CastParam"]
 
-_F16 = np.dtype(np.float16)
-_F32 = np.dtype(np.float32)
-_F64 = np.dtype(np.float64)
+_F16, _F32, _F64 = np.dtype(np.float16), np.dtype(np.float32), np.dtype(np.float64)
 _IN, _OUT, _NONE = GradNeeds.INPUT, GradNeeds.OUTPUT, GradNeeds.OUT_GRAD
 
 
@@ -479,10 +476,7 @@ _UNARY: list[tuple[str, Any, Any, GradNeeds, tuple[float, float], str]] = [
 _KEEPS_ZERO = """abs arcsin arcsinh arctan arctanh cbrt ceil degrees expm1 fix floor log1p negative
 radians relu rint round sign sin sinh sqrt square tan tanh trunc""".split()
 _DENSE_AT_ZERO = "arccos arccosh cos cosh exp gamma gammaln log10 log2 rsqrt".split()
-_SPARSE_FORMS = {
-    **dict.fromkeys(_KEEPS_ZERO, KEEP_ZERO),
-    **dict.fromkeys(_DENSE_AT_ZERO, DENSE_RESULT),
-}
+_SPARSE_FORMS = dict.fromkeys(_KEEPS_ZERO, KEEP_ZERO) | dict.fromkeys(_DENSE_AT_ZERO, DENSE_RESULT)
 # the ones MXNet 1.9.1 does not also give NDArray and Symbol as methods (x.sin() exists)
 _NOT_FLUENT = frozenset("negative softsign erf erfinv gamma gammaln logical_not".split())
 # the ones mx.npx has too (MXNet's .add_alias("_npx_erf"), ...)
