@@ -411,6 +411,11 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
             shape = (shape,)
         return call("_np_reshape", self, newshape=tuple(shape), order=order)
 
+    def reshape_view(self, *shape: Any, **kwargs: Any) -> ndarray:
+        """A view of this array with a new shape by ``NDArray.reshape``'s rules (``0`` keeps a
+        dimension, ``-1`` infers one, ``-2``/``-3``/``-4``, ``reverse=``), no data copied."""
+        return NDArray.reshape(self, *shape, **kwargs).as_np_ndarray()
+
     def transpose(self, *axes: Any) -> ndarray:  # type: ignore[override]
         """The array with its axes permuted (reversed by default)."""
         perm = _shape_args(axes) if axes else None

@@ -137,3 +137,11 @@ def test_copy_and_astype() -> None:
     assert x.astype("float32", copy=False) is x
     with pytest.raises(NotImplementedError, match="order='C'"):
         x.copy(order="F")
+
+
+def test_reshape_view_takes_ndarray_codes_and_shares_memory() -> None:
+    a = mx.np.arange(6).reshape(2, 3)
+    v = a.reshape_view(0, -1, 1)  # MXNet's 0 keeps a dimension
+    assert isinstance(v, mx.np.ndarray) and v.shape == (2, 3, 1)
+    v[0, 0, 0] = 7
+    assert float(a[0, 0]) == 7.0
