@@ -23,7 +23,6 @@ CASES = [
 ]
 
 
-
 def stack(mx: Any, cells: list) -> Any:
     """The cells in a HybridSequentialRNNCell."""
     seq = mx.gluon.rnn.HybridSequentialRNNCell()

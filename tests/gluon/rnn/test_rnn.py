@@ -2,7 +2,6 @@
 names, outputs, states and input gradients of fused layers and unrolled cells, imperative and
 hybridized; plus the behaviour MXNet's own tests check less directly."""
 
-
 import numpy as np
 import pytest
 

@@ -32,6 +32,8 @@ def record(golden: Any) -> None:
     for name, dshape, ishape in c.GATHER:
         want = c.outcome(ndmod.get_oshape_of_gather_nd_op, tuple(dshape), tuple(ishape))
         golden.put(f"gather/{name}", {"dshape": dshape, "ishape": ishape, "want": want})
-    tables = {"grad_req": ndmod._GRAD_REQ_MAP,
-              "stype_id_to_str": {str(k): v for k, v in ndmod._STORAGE_TYPE_ID_TO_STR.items()}}
+    tables = {
+        "grad_req": ndmod._GRAD_REQ_MAP,
+        "stype_id_to_str": {str(k): v for k, v in ndmod._STORAGE_TYPE_ID_TO_STR.items()},
+    }
     golden.put("tables", tables)
