@@ -36,6 +36,7 @@ from ..ndarray.invoke import invoke
 from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
+from ..operator.numpy.elemwise_binary import PY_OPERATORS
 from ..symbol.numpy import np_symbol_call
 from ..symbol.symbol import Symbol
 from .dispatch import array_function, array_ufunc
@@ -117,7 +118,8 @@ def _is_int(v: Any) -> bool:
     return isinstance(v, (int, np.integer, np.bool_))
 
 
-def _dunder(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: bool = False):
+def _dunder(py: str, reflected: bool = False):
+    op, scalar_op, rscalar_op = PY_OPERATORS[py]
     if reflected:
 
         def method(self: ndarray, other: Any) -> Any:
@@ -128,24 +130,31 @@ def _dunder(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: b
         def method(self: ndarray, other: Any) -> Any:
             return binary(self, other, op, scalar_op, rscalar_op)
 
+    method.operators = PY_OPERATORS[py]  # type: ignore[attr-defined]
     return method
 
 
-def _inplace(op: str, scalar_op: str):
+def _inplace(py: str):
+    op, scalar_op, _ = PY_OPERATORS[py]
+
     def method(self: ndarray, other: Any) -> Any:
         if not self.writable:
             raise ValueError("trying to add to a readonly ndarray")
         return binary(self, other, op, scalar_op, None, out=self)
 
+    method.operators = PY_OPERATORS[py]  # type: ignore[attr-defined]
     return method
 
 
-def _compare(op: str, rop: str):
+def _compare(py: str):
+    op, scalar_op, rscalar_op = PY_OPERATORS[py]
+
     def method(self: ndarray, other: Any) -> Any:
         if other is None or not isinstance(other, (NDArray, *NUMERIC)):
             raise TypeError(f"type {type(other)} not supported")
-        return binary(self, other, op, op + "_scalar", rop + "_scalar")
+        return binary(self, other, op, scalar_op, rscalar_op)
 
+    method.operators = PY_OPERATORS[py]  # type: ignore[attr-defined]
     return method
 
 
@@ -335,51 +344,6 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
 
     # ---- operators -------------------------------------------------------------------------
 
-    __add__ = _dunder("_npi_add", "_npi_add_scalar")
-    __radd__ = _dunder("_npi_add", "_npi_add_scalar", reflected=True)
-    __sub__ = _dunder("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
-    __rsub__ = _dunder(
-        "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar", reflected=True
-    )
-    __mul__ = _dunder("_npi_multiply", "_npi_multiply_scalar")
-    __rmul__ = _dunder("_npi_multiply", "_npi_multiply_scalar", reflected=True)
-    __truediv__ = _dunder("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar")
-    __rtruediv__ = _dunder(
-        "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
-    )
-    __div__ = __truediv__
-    __rdiv__ = __rtruediv__
-    __floordiv__ = _dunder(
-        "_npi_floor_divide", "_npi_floor_divide_scalar", "_npi_rfloor_divide_scalar"
-    )
-    __rfloordiv__ = _dunder(
-        "_npi_floor_divide", "_npi_floor_divide_scalar", "_npi_rfloor_divide_scalar",
-        reflected=True,
-    )  # fmt: skip
-    __mod__ = _dunder("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
-    __rmod__ = _dunder("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar", reflected=True)
-    __pow__ = _dunder("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
-    __rpow__ = _dunder("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar", reflected=True)
-    __and__ = _dunder("_npi_bitwise_and", "_npi_bitwise_and_scalar")
-    __rand__ = _dunder("_npi_bitwise_and", "_npi_bitwise_and_scalar", reflected=True)
-    __or__ = _dunder("_npi_bitwise_or", "_npi_bitwise_or_scalar")
-    __ror__ = _dunder("_npi_bitwise_or", "_npi_bitwise_or_scalar", reflected=True)
-    __xor__ = _dunder("_npi_bitwise_xor", "_npi_bitwise_xor_scalar")
-    __rxor__ = _dunder("_npi_bitwise_xor", "_npi_bitwise_xor_scalar", reflected=True)
-    __iadd__ = _inplace("_npi_add", "_npi_add_scalar")
-    __isub__ = _inplace("_npi_subtract", "_npi_subtract_scalar")
-    __imul__ = _inplace("_npi_multiply", "_npi_multiply_scalar")
-    __itruediv__ = _inplace("_npi_true_divide", "_npi_true_divide_scalar")
-    __idiv__ = __itruediv__
-    __imod__ = _inplace("_npi_mod", "_npi_mod_scalar")
-    __ipow__ = _inplace("_npi_power", "_npi_power_scalar")
-    __eq__ = _compare("_npi_equal", "_npi_equal")  # type: ignore[assignment]
-    __ne__ = _compare("_npi_not_equal", "_npi_not_equal")  # type: ignore[assignment]
-    __gt__ = _compare("_npi_greater", "_npi_less")
-    __ge__ = _compare("_npi_greater_equal", "_npi_less_equal")
-    __lt__ = _compare("_npi_less", "_npi_greater")
-    __le__ = _compare("_npi_less_equal", "_npi_greater_equal")
-
     def __matmul__(self, other: Any) -> ndarray:
         return call("_npi_matmul", self, other)
 
@@ -566,6 +530,19 @@ def _as_np_ndarray(self: NDArray) -> ndarray:
 _nd_ndarray.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
 # MXNet's pickles name the class mxnet.numpy.ndarray
 allow(ndarray, "mxnet.numpy.ndarray", "mxnet.numpy.multiarray.ndarray")
+# Python's operators, from the operators' table: both orders for arithmetic and bitwise ones,
+# in place for those MXNet's ndarray has, comparisons
+for _name in ("add", "sub", "mul", "truediv", "floordiv", "mod", "pow", "and", "or", "xor"):
+    setattr(ndarray, f"__{_name}__", _dunder(_name))
+    setattr(ndarray, f"__r{_name}__", _dunder(_name, reflected=True))
+for _name in ("add", "sub", "mul", "truediv", "mod", "pow"):
+    setattr(ndarray, f"__i{_name}__", _inplace(_name))
+for _name in ("eq", "ne", "gt", "ge", "lt", "le"):
+    setattr(ndarray, f"__{_name}__", _compare(_name))
+# MXNet's Python 2 names for division
+ndarray.__div__ = ndarray.__truediv__
+ndarray.__rdiv__ = ndarray.__rtruediv__
+ndarray.__idiv__ = ndarray.__itruediv__
 # NDArray's methods that MXNet's mx.np.ndarray refuses: the operators' fluent methods (and
 # split_v2) it does not define itself
 for _name in (*registry.fluent_methods(), "split_v2"):

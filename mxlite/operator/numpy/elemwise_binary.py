@@ -395,3 +395,29 @@ for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "lcm"):
         test=OpTest(params={"scalar": 3}, dtypes=("int32",), grad=False),
         doc=f"NumPy's {_name} of an integer or bool array and a scalar.",
     )
+
+
+# ---- Python's operators -----------------------------------------------------------------------
+
+# Python's binary operator (``"sub"`` for ``__sub__``/``__rsub__``/``__isub__``) -> the operator
+# of two arrays, of an array and a scalar (``x - 2``) and of a scalar and an array (``2 - x``;
+# None where the order does not matter). mx.np.ndarray and mx.sym.np._Symbol take their
+# arithmetic, bitwise and comparison methods from it.
+PY_OPERATORS: dict[str, tuple[str, str, str | None]] = {
+    "add": ("_npi_add", "_npi_add_scalar", None),
+    "sub": ("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar"),
+    "mul": ("_npi_multiply", "_npi_multiply_scalar", None),
+    "truediv": ("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"),
+    "floordiv": ("_npi_floor_divide", "_npi_floor_divide_scalar", "_npi_rfloor_divide_scalar"),
+    "mod": ("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar"),
+    "pow": ("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar"),
+    "and": ("_npi_bitwise_and", "_npi_bitwise_and_scalar", None),
+    "or": ("_npi_bitwise_or", "_npi_bitwise_or_scalar", None),
+    "xor": ("_npi_bitwise_xor", "_npi_bitwise_xor_scalar", None),
+    "eq": ("_npi_equal", "_npi_equal_scalar", None),
+    "ne": ("_npi_not_equal", "_npi_not_equal_scalar", None),
+    "gt": ("_npi_greater", "_npi_greater_scalar", "_npi_less_scalar"),
+    "ge": ("_npi_greater_equal", "_npi_greater_equal_scalar", "_npi_less_equal_scalar"),
+    "lt": ("_npi_less", "_npi_less_scalar", "_npi_greater_scalar"),
+    "le": ("_npi_less_equal", "_npi_less_equal_scalar", "_npi_greater_equal_scalar"),
+}

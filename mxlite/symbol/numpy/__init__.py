@@ -14,6 +14,7 @@ from ...base import add_members as _add_members
 from ...operator import front_end
 from ...operator.front_end import FrontEnd
 from ...operator.numpy import is_np_op
+from ...operator.numpy.elemwise_binary import PY_OPERATORS
 from ...operator.numpy.init import arange_bounds
 from .. import compose
 from .. import register as _sym_register
@@ -37,7 +38,11 @@ __all__ = [
 _NUMERIC = (int, float, bool, _onp.integer, _onp.floating, _onp.bool_)
 
 
-def _binary(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: bool = False):
+def _binary(ops: tuple[str, str, str | None], reflected: bool = False):
+    """A method of a symbol and another operand from ``ops``: the operator of two symbols, of a
+    symbol and a scalar, and of a scalar and a symbol (None: the second serves)."""
+    op, scalar_op, rscalar_op = ops
+
     def method(self: _Symbol, other: Any) -> _Symbol:
         if isinstance(other, Symbol):
             args = (other, self) if reflected else (self, other)
@@ -48,6 +53,7 @@ def _binary(op: str, scalar_op: str, rscalar_op: str | None = None, reflected: b
             return _make(name, self, scalar=float(other), is_int=is_int)
         raise TypeError(f"{op}: operand of type {type(other).__name__} is not supported.")
 
+    method.operators = ops  # type: ignore[attr-defined]
     return method
 
 
@@ -78,28 +84,6 @@ class _Symbol(Symbol):
 
     __slots__ = ()
 
-    __add__ = _binary("_npi_add", "_npi_add_scalar")
-    __radd__ = _binary("_npi_add", "_npi_add_scalar", reflected=True)
-    __sub__ = _binary("_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
-    __rsub__ = _binary(
-        "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar", reflected=True
-    )
-    __mul__ = _binary("_npi_multiply", "_npi_multiply_scalar")
-    __rmul__ = _binary("_npi_multiply", "_npi_multiply_scalar", reflected=True)
-    __truediv__ = _binary("_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar")
-    __rtruediv__ = _binary(
-        "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar", reflected=True
-    )
-    __mod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
-    __rmod__ = _binary("_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar", reflected=True)
-    __pow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
-    __rpow__ = _binary("_npi_power", "_npi_power_scalar", "_npi_rpower_scalar", reflected=True)
-    __eq__ = _binary("_npi_equal", "_npi_equal_scalar")  # type: ignore[assignment]
-    __ne__ = _binary("_npi_not_equal", "_npi_not_equal_scalar")  # type: ignore[assignment]
-    __gt__ = _binary("_npi_greater", "_npi_greater_scalar")
-    __ge__ = _binary("_npi_greater_equal", "_npi_greater_equal_scalar")
-    __lt__ = _binary("_npi_less", "_npi_less_scalar")
-    __le__ = _binary("_npi_less_equal", "_npi_less_equal_scalar")
     __hash__ = Symbol.__hash__
 
     def __matmul__(self, other: Symbol) -> _Symbol:
@@ -317,9 +301,9 @@ def arange(start: Any, stop: Any = None, step: Any = 1, dtype: Any = None, ctx: 
     return _make("_npi_arange", start=start, stop=stop, step=step, dtype=_dt(dtype), **kwargs)
 
 
-def _ufunc(name: str, op: str, scalar_op: str, rscalar_op: str | None = None) -> Any:
-    fwd = _binary(op, scalar_op, rscalar_op)
-    rev = _binary(op, scalar_op, rscalar_op, reflected=True)
+def _ufunc(name: str, ops: tuple[str, str, str | None]) -> Any:
+    fwd = _binary(ops)
+    rev = _binary(ops, reflected=True)
 
     def fn(x1: Any, x2: Any, out: Any = None) -> _Symbol:
         if isinstance(x1, Symbol):
@@ -330,17 +314,15 @@ def _ufunc(name: str, op: str, scalar_op: str, rscalar_op: str | None = None) ->
     return fn
 
 
-add = _ufunc("add", "_npi_add", "_npi_add_scalar")
-subtract = _ufunc("subtract", "_npi_subtract", "_npi_subtract_scalar", "_npi_rsubtract_scalar")
-multiply = _ufunc("multiply", "_npi_multiply", "_npi_multiply_scalar")
-true_divide = _ufunc(
-    "true_divide", "_npi_true_divide", "_npi_true_divide_scalar", "_npi_rtrue_divide_scalar"
-)
+add = _ufunc("add", PY_OPERATORS["add"])
+subtract = _ufunc("subtract", PY_OPERATORS["sub"])
+multiply = _ufunc("multiply", PY_OPERATORS["mul"])
+true_divide = _ufunc("true_divide", PY_OPERATORS["truediv"])
 divide = true_divide
-mod = _ufunc("mod", "_npi_mod", "_npi_mod_scalar", "_npi_rmod_scalar")
-power = _ufunc("power", "_npi_power", "_npi_power_scalar", "_npi_rpower_scalar")
-maximum = _ufunc("maximum", "_npi_maximum", "_npi_maximum_scalar")
-minimum = _ufunc("minimum", "_npi_minimum", "_npi_minimum_scalar")
+mod = _ufunc("mod", PY_OPERATORS["mod"])
+power = _ufunc("power", PY_OPERATORS["pow"])
+maximum = _ufunc("maximum", ("_npi_maximum", "_npi_maximum_scalar", None))
+minimum = _ufunc("minimum", ("_npi_minimum", "_npi_minimum_scalar", None))
 
 
 def _build(cls: type, reg_name: str, func_name: str) -> Any:
@@ -368,6 +350,14 @@ def _as_np_ndarray(self: Symbol) -> _Symbol:
 
 
 _symbol_module.extend(__name__, {"as_np_ndarray": _as_np_ndarray})
+# Python's operators, from the operators' table: both orders for arithmetic (MXNet's _Symbol
+# has no floor division, bitwise or in-place ones), comparisons
+for _name in ("add", "sub", "mul", "truediv", "mod", "pow"):
+    setattr(_Symbol, f"__{_name}__", _binary(PY_OPERATORS[_name]))
+    setattr(_Symbol, f"__r{_name}__", _binary(PY_OPERATORS[_name], reflected=True))
+for _name in ("eq", "ne", "gt", "ge", "lt", "le"):
+    setattr(_Symbol, f"__{_name}__", _binary(PY_OPERATORS[_name]))
+del _name
 front_end.populate(
     sys.modules[__name__],
     {"_internal": _internal, "np": sys.modules[__name__]},
