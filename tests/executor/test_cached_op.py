@@ -79,3 +79,23 @@ def test_large_signatures_run_a_fresh_executor_per_call(monkeypatch):
     assert all(b.spare is None for b in entries)  # no executor (nor its memory) left behind
     for a, b in zip(kept, fresh):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-7)
+
+
+def test_a_retained_graph_gives_the_same_gradients_twice() -> None:
+    # the first backward must not reuse the blocks of forward values the second one reads
+    net = nn.HybridSequential()
+    net.add(nn.Dense(4, in_units=4, activation="relu"), nn.Dense(4, in_units=4))
+    net.add(nn.Dense(3, in_units=4))
+    net.initialize(mx.init.Xavier())
+    net.hybridize()
+    x = mx.nd.array(np.random.RandomState(0).uniform(-1, 1, (2, 4)))
+    params = [p for p in net.collect_params().values() if p.grad_req != "null"]
+    with mx.autograd.record():
+        loss = (net(x) * net(x)).sum()
+    loss.backward(retain_graph=True)
+    first = [p.grad().asnumpy().copy() for p in params]
+    again = mx.autograd.grad(loss, [p.data() for p in params], retain_graph=True)
+    loss.backward()
+    for a, b, p in zip(first, again, params):
+        np.testing.assert_allclose(b.asnumpy(), a, rtol=1e-6, atol=1e-6)
+        np.testing.assert_allclose(p.grad().asnumpy(), a, rtol=1e-6, atol=1e-6)
