@@ -25,6 +25,13 @@ Under ``autograd.record()`` a call is recorded as one autograd node (an
 holds the intermediate values of its last forward until that node's backward has run: a second
 recorded call while the first is still pending (a block applied twice in one graph) binds a
 second executor of the same signature instead of overwriting the first one's values.
+A parameter's own ``.grad`` (a dense buffer of its shape, dtype and context, the parameter
+passed once) is its gradient array: a kept executor binds it when made, a per-call one takes it
+at the backward where autograd names it as the target of that input's only gradient
+(``grad_req='write'``). The backward then writes it in place, as MXNet's CachedOp writes its
+inputs' gradient arrays, with no copy per parameter afterwards. Where a bound buffer is not the
+target (``grad_req='add'``, the parameter used elsewhere too, ``autograd.grad``, a buffer
+replaced since) its contents are kept aside and put back, and a copy goes to autograd.
 
 As in MXNet, a graph of at most ``inline_limit`` operators (default 2) without
 ``static_alloc`` is not recorded as one node: while recording, it runs one imperative call per
@@ -64,13 +71,15 @@ class _Bound:
     """A kept executor (``static_alloc``) for one signature, and the recorded call whose
     backward it still owes."""
 
-    __slots__ = ("exe", "params", "data_args", "pending")
+    __slots__ = ("exe", "params", "data_args", "pending", "shared")
 
     def __init__(self, exe: Any, params: tuple, data_args: list) -> None:
         self.exe = exe
         self.params = params  # the parameter arrays bound (kept so that ids stay unique)
         self.data_args = data_args  # per input: the executor array to copy into, or None
         self.pending: Any = None  # weakref to the _Call whose backward is still to run
+        # positions in exe.grad_arrays bound to a parameter's own .grad (see the design note)
+        self.shared: set[int] = set()
 
     def busy(self) -> bool:
         if self.pending is None:
@@ -161,6 +170,7 @@ class _Call(autograd.Function):
         super().__init__()
         self._bound = bound  # a _Bound (its executor kept) or a _Template
         self._exe: Any = None
+        self._shared: set[int] = set()  # positions in exe.grad_arrays that are a .grad buffer
         self._grad_index = grad_index  # per input: its position in exe.grad_arrays, or None
         self._is_train = is_train
         self.done = False
@@ -173,25 +183,55 @@ class _Call(autograd.Function):
             self._exe.forward(is_train=self._is_train)
             return [o.copy() for o in self._exe.outputs]
         self._exe = bound.exe
+        self._shared = bound.shared
         outs = bound.run(inputs, self._is_train)
         bound.pending = weakref.ref(self)
         return outs
 
     def backward(self, *out_grads: NDArray) -> Any:
-        exe = self._exe
-        exe.backward(list(out_grads), is_train=self._is_train)
-        self.done = True
+        return self._backward_into(list(out_grads), None)
+
+    def _backward_into(self, out_grads: list[NDArray], targets: list | None) -> list:
+        """The executor's backward; ``targets``: per input, the ``.grad`` buffer autograd
+        lets this node write, or None (see the design note)."""
+        exe, shared = self._exe, self._shared
         grads = exe.grad_arrays
-        return [None if i is None else grads[i] for i in self._grad_index]
+        if targets is not None and type(self._bound) is _Template:
+            self._take_targets(targets)
+        saved = {}
+        for k, i in enumerate(self._grad_index):
+            if i in shared and (targets is None or targets[k] is not grads[i]):
+                saved[i] = grads[i].copy()
+        exe.backward(out_grads, is_train=self._is_train)
+        self.done = True
+        res = []
+        for i in self._grad_index:
+            if i in saved:
+                res.append(grads[i].copy())
+                saved[i].copyto(grads[i])
+            else:
+                res.append(None if i is None else grads[i])
+        return res
+
+    def _take_targets(self, targets: list) -> None:
+        """A per-call executor: each target not read by the graph becomes its input's
+        gradient array before the backward is planned."""
+        exe = self._exe
+        grads = exe.grad_arrays
+        read = {id(a._chunk) for a in (*exe.arg_arrays, *exe.aux_arrays)}
+        for t, i in zip(targets, self._grad_index):
+            if t is None or i is None or t is grads[i] or id(t._chunk) in read:
+                continue
+            if _fits(t, grads[i], exe._ctx) and exe._use_grad_array(i, t):
+                self._shared.add(i)
 
     def _backward(
         self, out_grads: list[NDArray], wanted: list[bool], targets: list | None = None
     ) -> list[NDArray | None]:
         # the Function base checks the count and drops what is not wanted; an input whose
-        # gradient was not bound comes back as None, which autograd skips (``targets`` is not
-        # used: the gradients come back as the executor's arrays, which autograd copies)
+        # gradient was not bound comes back as None, which autograd skips
         with autograd.pause():
-            res = self.backward(*out_grads)
+            res = self._backward_into(out_grads, targets)
         return [g if w else None for g, w in zip(res, wanted)]
 
 
@@ -350,16 +390,25 @@ class CachedOp:
         return [values[id(n)][i] for n, i in self._sym._entries]
 
     def _bind(self, ctx: Any, args: tuple, needs: tuple) -> Any:
+        bound = None
         if not _flag(self._flags.get("static_alloc", False)):
             exe, params, _ = self._bind_executor(ctx, args, needs, kept=False)
             if exe._boundary is None:
-                bound = _Template(exe, params, self._inputs, needs, self._set_monitor)
-                if bound.nbytes(args, self._is_param) >= KEEP_BELOW:
-                    return bound
-                return bound.kept(args, self._is_param)
+                template = _Template(exe, params, self._inputs, needs, self._set_monitor)
+                if template.nbytes(args, self._is_param) >= KEEP_BELOW:
+                    return template
+                bound = template.kept(args, self._is_param)
             # sparse arrays at the edges: the executor keeps dense shadows of its own
-        exe, params, data_args = self._bind_executor(ctx, args, needs, kept=True)
-        return _Bound(exe, params, data_args)
+        if bound is None:
+            bound = _Bound(*self._bind_executor(ctx, args, needs, kept=True))
+        # a kept executor's gradient arrays are the parameters' own .grad where they fit
+        for name, a, is_param, need in zip(self._inputs, args, self._is_param, needs):
+            i = self._arg_pos.get(name)
+            if not (is_param and need) or i is None or sum(x is a for x in args) != 1:
+                continue
+            if _fits(a._grad, a, ctx) and bound.exe._use_grad_array(i, a._grad):
+                bound.shared.add(i)
+        return bound
 
     def _bind_executor(self, ctx: Any, args: tuple, needs: tuple, kept: bool) -> tuple:
         """An executor of this signature: on the caller's arrays, or (``kept``) on copies of
@@ -394,6 +443,16 @@ class CachedOp:
         )  # fmt: skip
         self._set_monitor(exe)
         return exe, tuple(params), data_args
+
+
+def _fits(grad: Any, a: NDArray, ctx: Any) -> bool:
+    """Whether ``grad`` can be the executor's gradient array of ``a``."""
+    return (
+        grad.__class__ is NDArray
+        and grad.shape == a.shape
+        and grad.dtype == a.dtype
+        and grad.context == ctx
+    )
 
 
 def _flag(value: Any) -> bool:

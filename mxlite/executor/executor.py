@@ -115,6 +115,17 @@ class Executor:
         self._dense_outputs = self.outputs
         self.outputs = attach_outputs(boundary, boundary.out_stypes, self.outputs)
 
+    def _use_grad_array(self, i: int, arr: NDArray) -> bool:
+        """Make ``arr`` (dense, of the gradient's shape, dtype and context) argument ``i``'s
+        gradient array, while no backward has been planned (a plan holds its arrays). Returns
+        whether it could."""
+        eid = self._graph.grad_eids[i]
+        if eid < 0 or self._boundary is not None or any(k[0] for k in self._oprs):
+            return False
+        self.grad_arrays[i] = self._arrays[eid] = arr
+        self._grad_dict = None
+        return True
+
     # ---- dictionaries ----------------------------------------------------------------------
 
     @property
