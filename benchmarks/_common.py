@@ -111,3 +111,35 @@ def _child(args: Any, impl: str) -> dict[str, float]:
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1:]}  # type: ignore[dict-item]
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run_epochs(name: str, doc: str, epoch_fn: Callable[[str, int], Callable[[], Any]]) -> None:
+    """``main`` of a benchmark of seconds per training epoch: ``epoch_fn(impl, batches)`` gives
+    a function running one epoch of ``--batches`` batches; ``--profile`` cProfiles one mxlite
+    epoch instead of measuring."""
+    p = parser(doc)
+    p.add_argument("--batches", type=int, default=20, help="batches per epoch")
+    p.add_argument("--profile", action="store_true", help="cProfile one mxlite epoch")
+    args = p.parse_args()
+    if args.profile:
+        import cProfile
+        import pstats
+
+        fn = epoch_fn("mxlite", args.batches)
+        fn()
+        prof = cProfile.Profile()
+        prof.runcall(fn)
+        pstats.Stats(prof).sort_stats("tottime").print_stats(30)
+        return
+    # the child is started with the common options only: hand it ours by environment
+    env = f"{name.upper()}_BATCHES"
+    if args.child:
+        args.batches = int(os.environ.get(env, args.batches))
+    else:
+        os.environ[env] = str(args.batches)
+
+    def measure(impl: str, repeat: int) -> dict:
+        seconds = median_time(epoch_fn(impl, args.batches), repeat)
+        return {"s_per_epoch": round(seconds, 4), "batches": args.batches}
+
+    run(name, measure, args, ["s_per_epoch"])

@@ -9,12 +9,11 @@ Usage: python benchmarks/d2l_rnn.py [--rounds N] [--repeat N] [--batches N] [--p
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import median_time, parser, run  # noqa: E402
+from _common import run_epochs  # noqa: E402
 from d2l_lenet import import_d2l  # noqa: E402
 
 BATCH, STEPS, VOCAB, HIDDEN = 32, 35, 28, 32
@@ -48,37 +47,5 @@ def epoch_fn(impl: str, batches: int):
     return run_epoch
 
 
-def measure(impl: str, repeat: int, batches: int) -> dict:
-    seconds = median_time(epoch_fn(impl, batches), repeat)
-    return {"s_per_epoch": round(seconds, 4), "batches": batches}
-
-
-def profile(batches: int) -> None:
-    import cProfile
-    import pstats
-
-    fn = epoch_fn("mxlite", batches)
-    fn()
-    prof = cProfile.Profile()
-    prof.runcall(fn)
-    pstats.Stats(prof).sort_stats("tottime").print_stats(30)
-
-
-def main() -> None:
-    p = parser(__doc__)
-    p.add_argument("--batches", type=int, default=20, help="batches per epoch")
-    p.add_argument("--profile", action="store_true", help="cProfile one mxlite epoch")
-    args = p.parse_args()
-    if args.profile:
-        profile(args.batches)
-        return
-    if args.child:
-        args.batches = int(os.environ.get("D2L_RNN_BATCHES", args.batches))
-    else:
-        os.environ["D2L_RNN_BATCHES"] = str(args.batches)
-    run("d2l_rnn", lambda impl, repeat: measure(impl, repeat, args.batches), args,
-        ["s_per_epoch"])  # fmt: skip
-
-
 if __name__ == "__main__":
-    main()
+    run_epochs("d2l_rnn", __doc__, epoch_fn)
