@@ -47,7 +47,20 @@ from typing import IO, Any
 
 from .base import MXNetError
 
-__all__ = ["atomic_write", "allow", "allow_resolver", "restricted_loads"]
+__all__ = ["atomic_write", "allow", "allow_resolver", "extract_tar", "restricted_loads"]
+
+
+def extract_tar(archive: str, root: str) -> None:
+    """Extract the tar archive ``archive`` (any compression) into ``root``, refusing members
+    that would land outside it, links out of it and special files (tarfile's ``data`` filter,
+    Python >= 3.10.12 / 3.11.4; older ones extract as they are)."""
+    import tarfile
+
+    with tarfile.open(archive) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(root, filter="data")
+        else:
+            tar.extractall(root)  # noqa: S202  (no filter before 3.10.12)
 
 
 # ---- atomic writes --------------------------------------------------------------------------

@@ -202,3 +202,22 @@ def test_symbol_json_that_is_not_a_graph_raises_mxnet_error(tmp_path: Path):
         path.write_text(text)
         with pytest.raises(MXNetError, match="bad-symbol.json"):
             mx.sym.load(str(path))
+
+
+def test_extract_tar_keeps_members_inside_the_folder(tmp_path) -> None:
+    import io
+    import tarfile
+
+    archive = tmp_path / "a.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name in ("ok.txt", "../outside.txt"):
+            info = tarfile.TarInfo(name)
+            info.size = 2
+            tar.addfile(info, io.BytesIO(b"hi"))
+    root = tmp_path / "root"
+    root.mkdir()
+    if not hasattr(tarfile, "data_filter"):
+        pytest.skip("this Python's tarfile has no extraction filters")
+    with pytest.raises(tarfile.FilterError):
+        mx.fileio.extract_tar(str(archive), str(root))
+    assert not (tmp_path / "outside.txt").exists()

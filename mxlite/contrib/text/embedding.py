@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tarfile
 import warnings
 import zipfile
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from ... import numpy as _mx_np
 from ... import numpy_extension as _mx_npx
 from ... import registry
 from ...base import data_dir
+from ...fileio import extract_tar
 from ...util import is_np_array
 from . import vocab
 from .vocab import UNKNOWN_IDX, TextCheckError
@@ -142,8 +142,7 @@ class _TokenEmbedding(vocab.Vocabulary):
             with zipfile.ZipFile(archive, "r") as zf:
                 zf.extractall(embedding_dir)
         elif archive.endswith(".gz"):
-            with tarfile.open(archive, "r:gz") as tar:
-                tar.extractall(path=embedding_dir)  # noqa: S202  (our repository's archive)
+            extract_tar(archive, embedding_dir)
         return path
 
     def _load_embedding(

@@ -26,6 +26,7 @@ import numpy as np
 
 from .... import ndarray as nd
 from ....base import data_dir
+from ....fileio import atomic_write
 from ...data.vision.datasets import _DownloadedDataset
 from ...utils import _get_repo_file_url, check_sha1, download
 
@@ -98,10 +99,10 @@ class _WikiText(_LanguageModelDataset):
                 for member in zf.namelist():
                     filename = os.path.basename(member)
                     if filename:
-                        with (
-                            zf.open(member) as src,
-                            open(os.path.join(self._root, filename), "wb") as dst,
-                        ):
+                        # an interrupted copy must not leave a data file the next run takes
+                        dst_path = os.path.join(self._root, filename)
+                        where = type(self).__name__
+                        with zf.open(member) as src, atomic_write(dst_path, where=where) as dst:
                             shutil.copyfileobj(src, dst)
         elif not check_sha1(path, data_hash):
             warnings.warn(

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tarfile
 import urllib.request
 import warnings
 from typing import Any
@@ -15,7 +14,7 @@ import numpy as np
 
 from .... import recordio
 from ....base import MXNetError, data_dir
-from ....fileio import atomic_write
+from ....fileio import atomic_write, extract_tar
 from ..dataset import Dataset, RecordFileDataset
 
 __all__ = [
@@ -233,11 +232,7 @@ class CIFAR10(_DownloadedDataset):
                     self._archive[1],
                     names,
                 )
-                with tarfile.open(archive) as tar:
-                    if hasattr(tarfile, "data_filter"):  # Python >= 3.10.12 / 3.11.4
-                        tar.extractall(self._root, filter="data")
-                    else:
-                        tar.extractall(self._root)  # noqa: S202 - MXNet's own archive
+                extract_tar(archive, self._root)
                 folder = self._find_extracted(names) or self._root
         else:
             folder = self._root
