@@ -75,16 +75,23 @@ def _bounds(size: int, n: int) -> list[tuple[int, int]]:
     return list(zip(cuts, cuts[1:]))
 
 
-def over_rows(fn: Callable[..., None], rows: int, work: int, *arrays: Any) -> None:
+def over_rows(fn: Callable[..., Any], rows: int, work: int, *arrays: Any) -> list:
     """Call ``fn(*blocks)`` on row blocks ``a[lo:hi]`` of every array (all with ``rows`` rows),
-    on up to ``num_threads()`` threads when ``work`` (elements touched) is large enough."""
+    on up to ``num_threads()`` threads when ``work`` (elements touched) is large enough; its
+    results in row order, so that a sum of them does not depend on which thread ended first."""
     n = work // _MIN_ELEMENTS
     if n > 1:  # (small work, the common case, does not read the thread setting)
         n = min(num_threads(), rows, n)
     if n <= 1 or _in_kernel_thread():
-        fn(*arrays)
-        return
-    _spread([(lambda lo=lo, hi=hi: fn(*[a[lo:hi] for a in arrays])) for lo, hi in _bounds(rows, n)])
+        return [fn(*arrays)]
+    bounds = _bounds(rows, n)
+    results: list[Any] = [None] * len(bounds)
+
+    def call(i: int, lo: int, hi: int) -> None:
+        results[i] = fn(*[a[lo:hi] for a in arrays])
+
+    _spread([(lambda i=i, lo=lo, hi=hi: call(i, lo, hi)) for i, (lo, hi) in enumerate(bounds)])
+    return results
 
 
 def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:

@@ -463,15 +463,14 @@ def conv_forward(
 
 
 def _batch_parallel(
-    xp: Any, run: Callable[..., None], n: int, work: int, *arrays: Any, depthwise: bool = False
-) -> None:
+    xp: Any, run: Callable[..., Any], n: int, work: int, *arrays: Any, depthwise: bool = False
+) -> list:
     """Spread blocks of images over the kernel threads when NumPy's BLAS runs one thread per
     call (mxlite's default, see ``engine.openmp``) or the products are small (depthwise); with
-    a threaded BLAS, or CuPy, the products stay whole."""
+    a threaded BLAS, or CuPy, the products stay whole. ``run``'s results, in row order."""
     if xp.__name__ == "numpy" and (depthwise or blas_is_single()):
-        over_rows(run, n, work, *arrays)
-    else:
-        run(*arrays)
+        return over_rows(run, n, work, *arrays)
+    return [run(*arrays)]
 
 
 def conv_data_grad(
@@ -589,18 +588,17 @@ def conv_weight_grad(
         dw = xp.zeros(w_shape, dy.dtype)
         return (dw, xp.zeros((f,), dy.dtype)) if bias_grad else dw
     # each thread's first product is its sum so far: no zeroed (F, Cg*K) array
-    partial: list[tuple[Any, Any]] = []
     if _pointwise(geom):
 
-        def run(x: Any, dy: Any) -> None:
+        def run(x: Any, dy: Any) -> tuple[Any, Any]:
             xg = x.reshape(x.shape[0], groups, c // groups, -1)
             dyg = dy.reshape(x.shape[0], groups, f // groups, -1)
             part = xp.matmul(dyg[0], xg[0].swapaxes(-1, -2))
             for i in range(1, x.shape[0]):  # one product per image: no (N, ...) temporary
                 part += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
-            partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
+            return part, dy.sum(axis=sum_axes) if bias_grad else None
 
-        _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
+        partial = _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
         nk = prod(geom.kernel)
@@ -612,7 +610,7 @@ def conv_weight_grad(
         # column (dy is 0 off the output cells), not a separate pass over dy
         fold = bias_grad and groups == 1 and isinstance(grid, PhaseGrid)
 
-        def run(x: Any, dy: Any) -> None:
+        def run(x: Any, dy: Any) -> tuple[Any, Any]:
             work: _Cols | _Windows | None = None
             part = None
             for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
@@ -636,11 +634,10 @@ def conv_weight_grad(
             if transposed:
                 part = part.swapaxes(-1, -2)
             if fold:  # (1, F, K + 1): the weight gradient, then the bias gradient
-                partial.append((part[..., :-1], part[0, :, -1]))
-            else:
-                partial.append((part, dy.sum(axis=sum_axes) if bias_grad else None))
+                return part[..., :-1], part[0, :, -1]
+            return part, dy.sum(axis=sum_axes) if bias_grad else None
 
-        _batch_parallel(xp, run, n, x.size * nk, x, dy, depthwise=c // groups == 1)
+        partial = _batch_parallel(xp, run, n, x.size * nk, x, dy, depthwise=c // groups == 1)
     dw, db = partial[0]
     for part, part_db in partial[1:]:
         dw += part

@@ -288,9 +288,8 @@ def weight_grad(
     tiles = (-(-size[0] // m), -(-size[1] // m))
     nn, per_image = t.n**2, c * t.n**2 * tiles[0] * tiles[1]
     regions = _tile_regions(size, tiles, m)
-    partial: list[Any] = []
 
-    def run(x: Any, dy: Any) -> None:
+    def run(x: Any, dy: Any) -> Any:
         patches, total = None, None
         for lo, hi in _blocks(x.shape[0], per_image, tiles[0] * tiles[1]):
             b = hi - lo
@@ -314,9 +313,9 @@ def weight_grad(
                 total = part
             else:
                 total += part
-        partial.append(total)
+        return total
 
-    _batch_parallel(xp, run, n_img, x.size * nn, x, dy)
+    partial = _batch_parallel(xp, run, n_img, x.size * nn, x, dy)
     du = partial[0]
     for part in partial[1:]:
         du += part
