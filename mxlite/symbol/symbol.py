@@ -445,6 +445,13 @@ class Symbol(Graph):
 
         return infer_storage_type(self, args, kwargs)
 
+    def get_backend_symbol(self, backend: str) -> Symbol:
+        """This graph partitioned by the subgraph backend ``backend`` ('MKLDNN' or
+        'MKLDNN_QUANTIZE', MXNet 1.9.1's CPU backends)."""
+        from .subgraph import backend_symbol
+
+        return backend_symbol(self, backend)
+
     # ---- printing and saving ---------------------------------------------------------------
 
     def debug_str(self) -> str:

@@ -1,0 +1,29 @@
+"""Subgraph backends: ``Symbol.get_backend_symbol(backend)``.
+
+MXNet 1.9.1's CPU build registers the backends ``MKLDNN`` (fuse Convolution/FullyConnected with
+the BatchNorm, activation and sum that follow into ``_sg_mkldnn_*`` nodes) and
+``MKLDNN_QUANTIZE`` (the same on quantized graphs, with requantize/dequantize folded in).
+``mx.contrib.quantization.quantize_net`` calls the latter on CPU.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..base import MXNetError
+
+if TYPE_CHECKING:
+    from .symbol import Symbol
+
+BACKENDS = ("MKLDNN", "MKLDNN_QUANTIZE")
+
+
+def backend_symbol(sym: Symbol, backend: str) -> Symbol:
+    """The graph of ``sym`` partitioned by ``backend``. Interim: the partitioning passes are
+    being written; until then the graph comes back unchanged (a copy)."""
+    if backend not in BACKENDS:
+        raise MXNetError(
+            f"Symbol.get_backend_symbol: backend must be one of {', '.join(BACKENDS)}, "
+            f"got {backend!r}."
+        )
+    return sym.__copy__()
