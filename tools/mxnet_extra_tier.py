@@ -10,7 +10,7 @@ folders too and puts the files below beside the unit tests (same depth, so their
 
     MXNET_REPO=/work/.mirror/apache+mxnet/repo PYTHONPATH=$PWD HARNESS_INSTALL_DEPS=0 \\
     HARNESS_OUT=/tmp/extra HARNESS_ORCH_PYTHON=$PWD/tools/mxnet_extra_tier.py \\
-    ../shared/mxnet-suite/run_mxnet_suite.sh .venv/bin/python mxlite $(tools/mxnet_extra_tier.py --files)
+    ../shared/mxnet-suite/run_mxnet_suite.sh $PWD/.venv/bin/python mxlite $(tools/mxnet_extra_tier.py --files)
     python3 ../shared/mxnet-suite/score.py -v --baseline tests/golden/baseline_mxnet_1.9.1_extra.txt /tmp/extra
 
 The baseline is this same command run with ``/tmp/mxref/bin/python mxnet``.
