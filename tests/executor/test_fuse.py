@@ -22,8 +22,8 @@ def folded(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     counts: list[int] = []
     real = fuse.fuse_steps
 
-    def counting(exe, steps):
-        out = real(exe, steps)
+    def counting(exe, steps, *rest):
+        out = real(exe, steps, *rest)
         counts.append(len(steps) - len(out))
         return out
 
