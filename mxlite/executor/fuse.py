@@ -37,7 +37,9 @@ engine orders it after any write to them) and refolds when the versions of their
 (their counts of completed writes) differ from those it folded last, so ``set_data``, an
 optimizer update or ``copy_params_from`` between calls is seen at the next forward. The
 folded weight's own var version moves with each refold, so Winograd's cached kernel of it
-(``_conv_algo``) is remade too. ``MXLITE_INFERENCE_FOLD=0`` turns the passes off.
+(``_conv_algo``) is remade too. The pass runs after ``constfold.py``'s, on the steps and
+arrays it leaves (a weight computed from a parameter is then the executor's own array, whose
+version moves when it is recomputed). ``MXLITE_INFERENCE_FOLD=0`` turns the passes off.
 """
 
 from __future__ import annotations
