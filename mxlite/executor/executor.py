@@ -343,8 +343,12 @@ class Executor:
         def raw(e: int) -> Any:
             return arrays[e]._data if e >= 0 else None  # type: ignore[union-attr]
 
+        inplace = plan.inplace
+        if arrays is not self._arrays:  # an input moved off its block is no in-place partner
+            chunks = {arrays[e]._chunk for e in step.inputs}  # type: ignore[union-attr]
+            inplace = {e for e in step.writes() if e in inplace and arrays[e]._chunk in chunks}
         req = [
-            OpReq.INPLACE if r == OpReq.WRITE and e in plan.inplace else r
+            OpReq.INPLACE if r == OpReq.WRITE and e in inplace else r
             for e, r in zip(step.outputs, step.req)
         ]
         writes = [arrays[e]._chunk.var for e in step.writes()]  # type: ignore[union-attr]

@@ -212,3 +212,15 @@ def test_hybridized_gluon_block_recomputes_after_set_data(probe: Any) -> None:
     with mx.autograd.record():  # recorded: a training graph, computed every call
         net(mx.nd.array(x)).wait_to_read()
     assert _calls[0] == 3
+
+
+def test_a_step_planned_in_place_over_a_constant_writes_its_output(probe: Any) -> None:
+    """``amp_multicast`` to the same dtype in place writes nothing; over a constant moved to
+    the executor's own array it must write."""
+    x, w = mx.sym.var("data"), mx.sym.var("w", shape=(3, 4), dtype="float32")
+    kept, x2 = mx.sym.amp_multicast(probe(w) + 1, x, num_outputs=2)  # data: not folded
+    exe = _bind(mx.sym.Group([mx.sym.broadcast_mul(x2.reshape((2, 1, 4)), kept), x * 1]))
+    w_np = exe.arg_dict["w"].asnumpy()
+    out = exe.forward(data=mx.nd.ones((2, 4)))[0].asnumpy()
+    np.testing.assert_allclose(out, np.broadcast_to(2 * w_np + 1, (2, 3, 4)), rtol=1e-6)
+    assert _calls[0] == 1
