@@ -183,6 +183,11 @@ def test_module_inference_recomputes_after_set_params(probe: Any) -> None:
     mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
     np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), _want(-w, x), rtol=1e-6)
     assert _calls[0] == 2
+    x = np.ones((3, 4), np.float32)  # a reshaped executor knows the parameters too
+    for _ in range(2):
+        mod.forward(mx.io.DataBatch([mx.nd.array(x)]), is_train=False)
+        np.testing.assert_allclose(mod.get_outputs()[0].asnumpy(), _want(-w, x), rtol=1e-6)
+    assert _calls[0] == 3
 
 
 def test_hybridized_gluon_block_recomputes_after_set_data(probe: Any) -> None:
