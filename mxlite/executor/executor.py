@@ -17,7 +17,10 @@ with a monitor set, every step is its own operator so that its outputs can be sh
 operators are created on first use, once per ``is_train`` value (the flag is baked into the
 closure so that a queued training forward never sees a later inference call's flag), and
 ``forward``/``backward`` only push them in order. Operators that run on the caller
-(``Custom``) are called in order instead, between segments.
+(``Custom``) are called in order instead, between segments. The inference plan of an executor
+without gradients first goes through the inference passes (``MXLITE_INFERENCE_FOLD``):
+constant subgraphs computed once (``constfold.py``), then BatchNorm, add and ReLU fused into
+convolutions (``fuse.py``).
 """
 
 from __future__ import annotations
