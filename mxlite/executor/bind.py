@@ -304,6 +304,8 @@ def _make_executor(
         req_names, shared_blocks, group2ctx,
     )  # fmt: skip
     exe._optimized = outputs
+    if shared is not None:  # simple_bind: the arguments shared are parameters (Module's)
+        exe._param_names = frozenset(shared[0]).intersection(arg_names)
     if boundary is not None:
         exe._attach_boundary(boundary, user_args, user_grads)
     return exe
@@ -446,7 +448,9 @@ def reshape_executor(
     for node, a in zip(aux_nodes, exe.aux_arrays):
         aux.append(fit(node.name, a, shapes[(id(node), 0)], False))
     reqs = dict(exe._grad_req)
-    return bind(exe._symbol, exe._ctx, args, grads, reqs, aux, exe._group2ctx, exe)
+    new = bind(exe._symbol, exe._ctx, args, grads, reqs, aux, exe._group2ctx, exe)
+    new._param_names = exe._param_names
+    return new
 
 
 set_reshaper(reshape_executor)

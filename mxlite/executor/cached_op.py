@@ -100,7 +100,7 @@ class _Template:
     """A signature's bound graph and memory plan without memory: a fresh executor per call
     (no ``static_alloc``), bound to the caller's arrays and dropped with the call."""
 
-    __slots__ = ("parts", "params", "names", "needs", "prepare", "spare")
+    __slots__ = ("parts", "params", "param_names", "names", "needs", "prepare", "spare")
 
     def __init__(
         self, exe: Any, params: tuple, names: list[str], needs: tuple, prepare: Any
@@ -112,6 +112,7 @@ class _Template:
             exe._grad_req, exe._optimized,
         )  # fmt: skip
         self.params = params  # the parameter arrays bound (kept so that ids stay unique)
+        self.param_names = exe._param_names
         self.names = names  # the op's input names, in call order
         self.needs = needs  # per input: whether its gradient is bound
 
@@ -151,6 +152,7 @@ class _Template:
             [grads.get(n) for n in arg_names], [by_name[n] for n in aux_names], grad_req,
         )  # fmt: skip
         exe._optimized = optimized
+        exe._param_names = self.param_names
         self.prepare(exe)
         return exe
 
@@ -441,6 +443,7 @@ class CachedOp:
             self._sym, ctx, arg_arrays, args_grad=grads or None, grad_req=reqs,
             aux_states=aux_arrays,
         )  # fmt: skip
+        exe._param_names = frozenset(n for n, p in zip(self._inputs, self._is_param) if p)
         self._set_monitor(exe)
         return exe, tuple(params), data_args
 

@@ -21,10 +21,12 @@ Example::
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..resource import ResourceRequest
 from ..symbol.graph import Entry, Node, topo_order
 
-__all__ = ["eliminate_common_expr"]
+__all__ = ["eliminate_common_expr", "repeatable"]
 
 
 def _copy_ops(outputs: list[Entry]) -> list[Entry]:
@@ -45,21 +47,28 @@ def _copy_ops(outputs: list[Entry]) -> list[Entry]:
     return [(mapping[id(n)], i) for n, i in outputs]
 
 
+def repeatable(prop: Any, in_shapes: list[Any]) -> bool:
+    """Whether computing ``prop`` twice from the same inputs is sure to give the same result
+    and to change nothing else: no state kept from call to call, no auxiliary states or
+    inputs it updates, no resource other than temporary space (random numbers differ on each
+    call). ``in_shapes`` may hold None (requests depend on the operator and its attributes)."""
+    try:
+        if prop.stateful or prop.list_auxiliary_states() or prop.mutate_inputs():
+            return False
+        requests = prop.forward_resource(list(in_shapes))
+    except Exception:  # noqa: BLE001  (an operator that cannot tell is kept as it is)
+        return False
+    return all(r == ResourceRequest.TEMP_SPACE for r in requests)
+
+
 def _mergeable(node: Node) -> bool:
     if node.subgraphs:
         return False
     try:
         prop = node.prop()
-        if prop.stateful:
-            return False
-        mutates = getattr(prop, "mutate_inputs", None)
-        if prop.list_auxiliary_states() or (mutates is not None and mutates()):
-            return False
-        # requests depend on the operator and its attributes, not on the shapes
-        requests = prop.forward_resource([None] * len(node.inputs))
-    except Exception:  # noqa: BLE001  (an operator that cannot tell is kept as it is)
+    except Exception:  # noqa: BLE001
         return False
-    return all(r == ResourceRequest.TEMP_SPACE for r in requests)
+    return repeatable(prop, [None] * len(node.inputs))
 
 
 def _equal(a: Node, b: Node) -> bool:

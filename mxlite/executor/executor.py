@@ -17,7 +17,10 @@ with a monitor set, every step is its own operator so that its outputs can be sh
 operators are created on first use, once per ``is_train`` value (the flag is baked into the
 closure so that a queued training forward never sees a later inference call's flag), and
 ``forward``/``backward`` only push them in order. Operators that run on the caller
-(``Custom``) are called in order instead, between segments.
+(``Custom``) are called in order instead, between segments. The inference plan of an executor
+without gradients first goes through the inference passes (``MXLITE_INFERENCE_FOLD``):
+constant subgraphs computed once (``constfold.py``), then BatchNorm, add and ReLU fused into
+convolutions (``fuse.py``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from ..engine.segment import Segment, exec_bulk_size
 from ..ndarray.ndarray import NDArray, _new, _wrap, array_from_numpy, handle_of
 from ..operator.registry import OpContext
 from ..operator.req import OpReq
-from . import fuse
+from . import constfold, fuse
 from .gradient import ARG, AUX, INTERNAL, ExecGraph, Step
 from .plan_memory import MemoryPlan
 
@@ -103,6 +106,9 @@ class Executor:
         self._aux_dict: dict[str, NDArray] | None = None
         self._output_dict: dict[str, NDArray] | None = None
         self._boundary: Any = None  # sparse arrays at the edges (sparse.py), else None
+        # the arguments bound once rather than fed on each call (Module's parameters, a Gluon
+        # block's): constants of the inference plan (constfold.py)
+        self._param_names: frozenset[str] = frozenset()
 
     def _attach_boundary(self, boundary: Any, user_args: list, user_grads: list) -> None:
         """Show the user's sparse arrays in place of the dense shadows the steps use."""
@@ -260,9 +266,14 @@ class Executor:
         g = self._graph
         steps = g.backward if backward else g.forward
         has_grads = any(e >= 0 for e in g.grad_eids)
+        arrays, link, first = self._arrays, None, []
         if not (backward or is_train or per_step or has_grads) and fuse.enabled():
-            steps = fuse.fuse_steps(self, steps)  # fused chains come back as Oprs
-        made = [s if type(s) is Opr else self._make_opr(s, is_train) for s in steps]
+            const, steps, arrays, link = constfold.fold_constants(self, steps)
+            first = [] if const is None else [const]
+            steps = fuse.fuse_steps(self, steps, arrays)  # fused chains come back as Oprs
+        made = [s if type(s) is Opr else self._make_opr(s, is_train, arrays) for s in steps]
+        if link is not None:
+            made = first + [link(opr) for opr in made]
         if per_step:
             return [
                 (_segment([opr], self._ctx) if type(opr) is Opr else opr, step)
@@ -325,16 +336,22 @@ class Executor:
                 arr = array_from_numpy(np.zeros(info.shape, info.dtype), self._ctx)
             monitor(f"{step.name}_{label}", arr)  # type: ignore[misc]
 
-    def _make_opr(self, step: Step, is_train: bool) -> Any:
-        """One synchronous :class:`Opr` for ``step``, or ``(callable,)`` for a step that runs
-        on the caller."""
-        arrays, ctx, plan = self._arrays, self._ctx, self._plan
+    def _make_opr(self, step: Step, is_train: bool, arrays: list[Any] | None = None) -> Any:
+        """One synchronous :class:`Opr` for ``step`` over ``arrays`` (default: the executor's),
+        or ``(callable,)`` for a step that runs on the caller."""
+        ctx, plan = self._ctx, self._plan
+        if arrays is None:
+            arrays = self._arrays
 
         def raw(e: int) -> Any:
             return arrays[e]._data if e >= 0 else None  # type: ignore[union-attr]
 
+        inplace = plan.inplace
+        if arrays is not self._arrays:  # an input moved off its block is no in-place partner
+            chunks = {arrays[e]._chunk for e in step.inputs}  # type: ignore[union-attr]
+            inplace = {e for e in step.writes() if e in inplace and arrays[e]._chunk in chunks}
         req = [
-            OpReq.INPLACE if r == OpReq.WRITE and e in plan.inplace else r
+            OpReq.INPLACE if r == OpReq.WRITE and e in inplace else r
             for e, r in zip(step.outputs, step.req)
         ]
         writes = [arrays[e]._chunk.var for e in step.writes()]  # type: ignore[union-attr]

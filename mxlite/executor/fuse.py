@@ -37,7 +37,9 @@ engine orders it after any write to them) and refolds when the versions of their
 (their counts of completed writes) differ from those it folded last, so ``set_data``, an
 optimizer update or ``copy_params_from`` between calls is seen at the next forward. The
 folded weight's own var version moves with each refold, so Winograd's cached kernel of it
-(``_conv_algo``) is remade too. ``MXLITE_INFERENCE_FOLD=0`` turns the passes off.
+(``_conv_algo``) is remade too. The pass runs after ``constfold.py``'s, on the steps and
+arrays it leaves (a weight computed from a parameter is then the executor's own array, whose
+version moves when it is recomputed). ``MXLITE_INFERENCE_FOLD=0`` turns the passes off.
 """
 
 from __future__ import annotations
@@ -61,9 +63,10 @@ def enabled() -> bool:
     return env_bool("MXLITE_INFERENCE_FOLD", True)
 
 
-def fuse_steps(exe: Any, steps: list[Step]) -> list[Any]:
+def fuse_steps(exe: Any, steps: list[Step], arrays: list[Any] | None = None) -> list[Any]:
     """``steps`` with each fusable chain (see the design note) replaced by one engine operator
-    (an :class:`Opr`); the other steps are returned as they are."""
+    (an :class:`Opr`) over ``arrays`` (default: the executor's); the other steps are returned
+    as they are."""
     graph = exe._graph
     storage = exe._plan.storage
     readers: dict[int, int] = {}
@@ -110,7 +113,7 @@ def fuse_steps(exe: Any, steps: list[Step]) -> list[Any]:
             continue
         end, residual, relu = chain
         fold = None if conv_prop is None else steps[bn]
-        fused[i] = _fused_opr(exe, s, fold, conv_prop, residual, relu, steps[end])
+        fused[i] = _fused_opr(exe, arrays, s, fold, conv_prop, residual, relu, steps[end])
         skipped.update({bn} if end == bn else range(i + 1, end + 1))
     if not fused:
         return steps
@@ -161,13 +164,21 @@ def _epilogues(graph: Any, steps: list[Step], i: int, last: int, sole_reader, ma
 
 
 def _fused_opr(
-    exe: Any, conv: Step, bn: Step | None, prop: Any, residual: int | None, relu: bool, last: Step
+    exe: Any,
+    arrays: list[Any] | None,
+    conv: Step,
+    bn: Step | None,
+    prop: Any,
+    residual: int | None,
+    relu: bool,
+    last: Step,
 ) -> Opr:
     """One operator for the chain from ``conv`` to ``last``: ``bn`` folded when given (``prop``:
     the head's property with a bias), then the ``residual`` entry added and ``relu``."""
     from ..resource import request
 
-    arrays, ctx, graph = exe._arrays, exe._ctx, exe._graph
+    arrays = exe._arrays if arrays is None else arrays
+    ctx, graph = exe._ctx, exe._graph
     x, w = arrays[conv.inputs[0]], arrays[conv.inputs[1]]
     b = arrays[conv.inputs[2]] if len(conv.inputs) > 2 else None
     out = arrays[last.outputs[0]]
