@@ -19,8 +19,6 @@ cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one
     ``k`` as the backward pass left it.
 """
 
-from __future__ import annotations
-
 import importlib.util
 import json
 import os

@@ -2,8 +2,6 @@
 tests/autograd_cases.py (functions of ``mx``, shared with the test), and the loss curve of its
 small network under SGD (``train/<array>`` and ``train/loss``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -11,7 +9,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/golden/autograd.npz"
-SEED = 0
 
 
 def _cases() -> Any:

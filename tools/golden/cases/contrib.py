@@ -2,8 +2,6 @@
 outputs, head and input gradients of the operators, optimizer states, and for control flow
 also MXNet's symbol JSON."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -11,7 +9,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/operator/contrib/golden/contrib.npz"
-SEED = 0
 c = load_module("tests/operator/contrib/graph_cases.py")  # the control-flow graphs, shared
 
 _BOXES = [[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],

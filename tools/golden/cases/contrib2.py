@@ -2,8 +2,6 @@
 (parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
 multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -11,7 +9,6 @@ import numpy as np
 from core import Golden, load_module
 
 FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
-SEED = 0
 c = load_module("tests/gluon/contrib/block_cases.py")
 
 

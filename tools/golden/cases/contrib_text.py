@@ -5,8 +5,6 @@ of them: token counts, vocabularies, each embedding's ``idx_to_token``/``idx_to_
 looked up (with the lower-case backup), a composite embedding, an updated vector,
 and the table of published pre-trained files."""
 
-from __future__ import annotations
-
 import collections
 import os
 from typing import Any
@@ -16,7 +14,6 @@ import numpy as np
 from mxnet.contrib import text
 
 FILE = "tests/contrib/golden/text.npz"
-SEED = 0
 DIR = os.path.join(
     os.path.dirname(__file__), "..", "..", "..", "tests", "contrib", "golden", "text"
 )

@@ -13,8 +13,6 @@ record file and MNIST idx files in tests/io/golden/. The values go to tests/io/g
   synsets and items of ImageFolderDataset).
 """
 
-from __future__ import annotations
-
 import os
 import random
 import shutil

@@ -2,15 +2,12 @@
 output (a CSR array as its ``data``, ``indices``, ``indptr``); the samplers are recorded where
 they are deterministic: every vertex has at most ``num_neighbor`` neighbours."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/contrib/golden/dgl.npz"
-SEED = 0
 
 
 def _graph(rng, n, m, density, dtype):

@@ -4,8 +4,6 @@ at ``MXNET_REPO``: ``tests/golden/train_mnist_mlp-symbol.json`` (the starting ch
 symbol, as MXNet saved it) and the entry ``train_mnist_mlp``: the arguments, the SHA-256 of the
 params file MXNet saved (mxlite writes the same bytes) and the metrics MXNet logged."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys
@@ -17,7 +15,6 @@ import mxnet as mx
 from core import load_module
 
 FILE = "tests/golden/train_mnist_mlp.npz"
-SEED = 0
 
 
 def _load(name: str) -> Any:

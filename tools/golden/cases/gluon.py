@@ -16,8 +16,6 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
   parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -27,7 +25,6 @@ from mxnet import autograd, gluon
 from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
 
 FILE = "tests/gluon/golden/gluon.npz"
-SEED = 0
 c = load_module("tests/gluon/mlp_cases.py")
 
 # constructor (evaluated with nn in scope), input shape, input kind

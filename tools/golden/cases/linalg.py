@@ -1,8 +1,6 @@
 """dot, batch_dot and the linalg operators (tests/operator/test_dot.py, test_linalg.py): each
 case draws its inputs by kind (see :func:`draw`); head gradients are standard normal."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/linalg.npz"

@@ -20,8 +20,6 @@ out, as are names only imported for the module's own use (``gluon.block.is_np_ar
 The ``sparse`` namespaces also get every generated operator function (``mx.nd.sparse.abs``).
 """
 
-from __future__ import annotations
-
 import importlib
 import pkgutil
 import sys
@@ -30,7 +28,6 @@ import warnings
 from typing import Any
 
 FILE = "tests/golden/mxnet_names.npz"
-SEED = 0
 
 SKIP = (
     "mxnet.numpy",

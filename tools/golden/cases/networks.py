@@ -22,7 +22,6 @@ import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
 FILE = "tests/executor/golden/networks.npz"
-SEED = 0
 
 
 def mlp():

@@ -2,8 +2,6 @@
 normal inputs (named in each case, in argument order) and head gradient, every input's
 gradient."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/nn_conv.npz"

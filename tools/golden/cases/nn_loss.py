@@ -2,8 +2,6 @@
 test_nn_loss.py): every input is drawn first, then each case runs in training mode with
 standard normal head gradients; only the first input's gradient is recorded."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/nn_loss.npz"

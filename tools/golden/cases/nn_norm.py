@@ -3,8 +3,6 @@ inputs (arguments, then aux states), every visible output, the gradient of each 
 random head gradient on output 0 (autograd, in the case's train mode), and the aux states after
 that backward (MXNet updates BatchNorm's moving statistics there on CPU)."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/nn_norm.npz"

@@ -2,15 +2,12 @@
 case ``i`` (named by its index) records the gradients of the inputs it lists, for a standard
 normal head gradient on its output drawn from a generator seeded 100 + i."""
 
-from __future__ import annotations
-
 from functools import partial
 
 import numpy as np
 from core import seeded
 
 FILE = "tests/operator/golden/nn_pool.npz"
-SEED = 0
 
 
 distinct = partial(seeded, kind="spread")

@@ -2,13 +2,10 @@
 from MXNet's shape inference) and its standard normal head gradients from a generator seeded
 k + 7."""
 
-from __future__ import annotations
-
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/golden/nn_rnn.npz"
-SEED = 0
 
 # (name, params, (T, N, I)); the dtype is float32 unless DTYPES says otherwise
 # fmt: off

@@ -12,8 +12,6 @@ with random weights and check the graph. Every entry's metadata holds the input 
 (``data``).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 import tempfile
@@ -24,7 +22,6 @@ import numpy as np
 from core import ROOT, load_module, mxnet_source
 
 FILE = "tests/onnx/golden/onnx.npz"
-SEED = 0
 
 OUT = str(ROOT / "tests" / "onnx" / "golden")
 MAX_PARAM_BYTES = 450_000

@@ -3,15 +3,12 @@ initial weights and states (seeded 100 + case index), three in-place update step
 and, after each step ``s``, the gradients given (``step<s>/grad_<i>``) and the weights and
 states MXNet left (``step<s>/out_<name>``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/golden/optimizer_multi.npz"
-SEED = 0
 STEPS = 3
 SHAPES = [(3, 4), (5,), (2, 1, 3)]
 

@@ -3,8 +3,6 @@ test_gather.py): case ``i`` (named by its index) records the gradients of the in
 (None: every float input), and the entry ``reshape_inference`` holds MXNet's Reshape shape
 inference on (shape, target, reverse) triples, each a shape or "error"."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx

@@ -29,8 +29,6 @@ of the first gradient of ``gluon.nn.Embedding(sparse_grad=True)`` under a Traine
 and the ``weight`` after three steps.
 """
 
-from __future__ import annotations
-
 import pickle
 import tempfile
 from typing import Any
@@ -41,7 +39,6 @@ import scipy.sparse as spsp
 from core import load_module, nd_function
 
 FILE = "tests/ndarray/golden/sparse/sparse.npz"
-SEED = 0
 t = load_module("tests/sparse_training_cases.py")
 
 

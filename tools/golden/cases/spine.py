@@ -16,8 +16,6 @@ What it records (issue 12):
   data, and MXNet's error for float32 data with a float16 ``fc_weight`` in ``type_dict``.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Any
@@ -26,7 +24,6 @@ import numpy as np
 from core import load_module, mxnet_source
 
 FILE = "tests/executor/golden/spine.npz"
-SEED = 0
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
 c = load_module("tests/executor/spine_cases.py")
 

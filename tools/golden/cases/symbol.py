@@ -15,7 +15,6 @@ import mxnet as mx
 from core import mxnet_source
 
 FILE = "tests/symbol/golden/symbols.npz"
-SEED = 0
 
 # Each snippet builds `net` from `mx` and sets `shapes` (input shapes for infer_shape).
 # fmt: off
