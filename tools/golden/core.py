@@ -102,6 +102,12 @@ def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "nor
     return np.asarray(draw[kind]()).astype(dtype)
 
 
+def row(op: str, *inputs: np.ndarray, wrt: Any = (0,), **params: Any) -> tuple:
+    """A table row ``(op, inputs, params, wrt)``: the inputs that get a gradient (a list of
+    positions; the first by default)."""
+    return (op, list(inputs), params, wrt if wrt is None else list(wrt))
+
+
 def refusal(e: Exception) -> str:
     """Why MXNet refused a case: the exception's class and its message's last line."""
     lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
