@@ -39,6 +39,10 @@ ROOT = Path(__file__).resolve().parents[2]
 PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_sparse_": "sparse",
             "_np_": "numpy", "_random_": "random"}  # fmt: skip
 
+# regions of interest (batch index, x1, y1, x2, y2) on a 2 x C x 9 x 10 feature map: one
+# partly outside, one of a pixel's width, one past the edge
+ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
+
 
 def nd_function(op: str) -> Any:
     """``mx.nd.<op>`` under a registered name (``_contrib_box_nms``) or a dotted path
