@@ -39,8 +39,10 @@ def record(golden: Any) -> None:
     paths = write_files(golden.rng)
     counter = text.utils.count_tokens_from_str(TEXT, " ", "\n", to_lower=True)
     golden.put("count", {"text": TEXT, "counts": dict(sorted(counter.items()))})
-    star = text.utils.count_tokens_from_str("*a*b*\n*a*B*\n", "\\*", "\\n",
-                                            counter_to_update=collections.Counter({"a": 3}))
+    counts = collections.Counter({"a": 3})
+    star = text.utils.count_tokens_from_str(
+        "*a*b*\n*a*B*\n", "\\*", "\\n", counter_to_update=counts
+    )
     golden.put("count_star", {"counts": dict(sorted(star.items()))})
     vocabs = {
         "plain": {},
@@ -51,7 +53,7 @@ def record(golden: Any) -> None:
     for name, kw in vocabs.items():
         v = text.vocab.Vocabulary(counter, **kw)
         golden.put(f"vocab/{name}", {"kwargs": kw, "idx_to_token": v.idx_to_token,
-                   "to_indices": v.to_indices(["cat", "zebra", "the"]), "len": len(v)})
+                   "to_indices": v.to_indices(["cat", "zebra", "the"]), "len": len(v)})  # fmt: skip
     vocab = text.vocab.Vocabulary(counter, most_freq_count=6, reserved_tokens=["<pad>"])
     for key, path in paths.items():
         emb = text.embedding.CustomEmbedding(path)

@@ -43,8 +43,11 @@ REEXPORTS = {
 PRIVATE = {
     "mxnet.gluon.model_zoo.model_store": ["_model_sha1", "_url_format"],
     "mxnet.base": ["_LIB", "_NP_OP_PREFIX", "_as_list"],
-    "mxnet.ndarray.ndarray": ["_STORAGE_TYPE_STR_TO_ID", "_STORAGE_TYPE_ID_TO_STR",
-                              "_GRAD_REQ_MAP"],
+    "mxnet.ndarray.ndarray": [
+        "_STORAGE_TYPE_STR_TO_ID",
+        "_STORAGE_TYPE_ID_TO_STR",
+        "_GRAD_REQ_MAP",
+    ],
     "mxnet.ndarray.sparse": ["_ndarray_cls"],
     "mxnet.context": ["_current"],
     "mxnet.gluon.block": ["_flatten", "_regroup"],
@@ -58,7 +61,7 @@ def _skipped(name: str) -> bool:
     parts = name.split(".")
     return (any(name == s or name.startswith(s + ".") for s in SKIP)
             or any(p.startswith("_") for p in parts[1:]) or parts[-1].startswith("gen_")
-            or parts[-1] == "setup")
+            or parts[-1] == "setup")  # fmt: skip
 
 
 def _modules(mxnet: Any) -> dict[str, types.ModuleType]:

@@ -55,9 +55,10 @@ def _unit(x, nf, stride, project, name):
     a2 = mx.sym.Activation(b2, act_type="relu", name=name + "_relu2")
     c2 = mx.sym.Convolution(a2, num_filter=nf, kernel=(3, 3), pad=(1, 1), no_bias=True,
                             name=name + "_conv2")  # fmt: skip
-    short = x if not project else mx.sym.Convolution(
-        a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True, name=name + "_sc")
-    return c2 + short
+    if project:
+        x = mx.sym.Convolution(a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True,
+                               name=name + "_sc")  # fmt: skip
+    return c2 + x
 
 
 def resnet():

@@ -73,6 +73,7 @@ def arg_shapes(op: str, data: tuple, p: dict) -> dict:
     no_bias = p.get("no_bias", op == DC)
     return {"data": data, "weight": weight, **({} if no_bias else {"bias": (n,)})}
 
+
 def cases(rng: np.random.Generator):
     for case, op, dtype, data, params in CASES:
         shapes = arg_shapes(op, data, params)

@@ -22,6 +22,7 @@ def cases(rng: np.random.Generator):
     def add(name: str, op: str, *inputs: np.ndarray, **params) -> None:
         c[name] = (op, list(inputs), params)
 
+    # fmt: off
     # softmax family
     add("softmax_f32", "softmax", r(3, 4))
     add("softmax_f64_axis0_T", "softmax", r(2, 3, 4, dtype="float64"), axis=0, temperature=2.0)
@@ -95,5 +96,6 @@ def cases(rng: np.random.Generator):
         use_data_lengths=True)
     add("ctc_label_lengths_last", "_contrib_ctc_loss", r(5, 2, 4), lab([[0, 0], [1, 2]], "int32"),
         lab([2, 1], "int32"), use_label_lengths=True, blank_label="last")
+    # fmt: on
     for name, (op, inputs, params) in c.items():
         yield name, op, inputs, params, {"head": "normal", "wrt": 1}

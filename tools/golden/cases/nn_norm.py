@@ -17,9 +17,9 @@ LEAKY = {"leaky": {"slope": 0.1}, "elu": {"slope": 0.7}, "selu": {}, "gelu": {},
 EVAL = {"bn_infer", "bn_meanvar_infer", "drop_infer", "leaky_rrelu_float32", "leaky_rrelu_float64"}
 ACTS = ("relu", "sigmoid", "tanh", "softrelu", "softsign")
 CASES = [(f"act_{a}_{dt}", "Activation", [(3, 5)], {"act_type": a}, dt)
-         for a in ACTS for dt in (F32, F64, "float16")]
+         for a in ACTS for dt in (F32, F64, "float16")]  # fmt: skip
 CASES += [(f"leaky_{a}_{dt}", "LeakyReLU", [(3, 4, 5)], {"act_type": a, **p}, dt)
-          for a, p in LEAKY.items() for dt in (F32, F64)]
+          for a, p in LEAKY.items() for dt in (F32, F64)]  # fmt: skip
 # fmt: off
 CASES += [
     ("prelu_chan", "LeakyReLU", [(3, 4, 5), (4,)], PRELU, F32),
@@ -54,6 +54,7 @@ CASES += [
     ("drop_p0_f64", "Dropout", [(4, 5)], {"p": 0.0, "axes": (1,)}, F64),
 ]
 # fmt: on
+
 
 def cases(rng: np.random.RandomState):
     for name, op, shapes, params, dt in CASES:

@@ -175,5 +175,5 @@ def record(golden: Any) -> None:
     reshapes = [
         {"src": list(s), "target": list(t), "reverse": r, "result": reshape_result(s, t, r)}
         for s, r, targets in RESHAPES for t in targets
-    ]
+    ]  # fmt: skip
     golden.put("reshape_inference", {"reshapes": reshapes})

@@ -154,7 +154,7 @@ def summary(net: Any, shapes: dict) -> dict:
     return {"json": net.tojson(), "arguments": net.list_arguments(), "outputs": net.list_outputs(),
             "aux": net.list_auxiliary_states(), "inputs": net.list_inputs(),
             "internals": net.get_internals().list_outputs(), "attr_dict": net.attr_dict(),
-            "shapes": shapes, "arg_shapes": arg, "out_shapes": out, "aux_shapes": aux}
+            "shapes": shapes, "arg_shapes": arg, "out_shapes": out, "aux_shapes": aux}  # fmt: skip
 
 
 def record(golden: Any) -> None:
