@@ -19,6 +19,7 @@ cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one
     ``k`` as the backward pass left it.
 """
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -26,6 +27,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -195,23 +197,11 @@ class Golden:
         self.put(name, meta, **{f"in{i}": a for i, a in enumerate(saved)},
                  **{f"after{i}": a.asnumpy() for i, a in enumerate(after)})  # fmt: skip
 
-    def op(
-        self,
-        name: str,
-        op: str,
-        inputs: list[np.ndarray],
-        params: dict | None = None,
-        grad: bool = True,
-        head: str = "uniform",
-        heads: str = "all",
-        head_dtype: str | None = None,
-        names: list[str] | None = None,
-        wrt: int | list[int] | None = None,
-        aux: int = 0,
-        head_rng: Any = None,
-        train: bool = True,
-        **meta: Any,
-    ) -> None:
+    def op(self, name: str, op: str, inputs: list[np.ndarray], params: dict | None = None,
+           grad: bool = True, head: str = "uniform", heads: str = "all",
+           head_dtype: str | None = None, names: list[str] | None = None,
+           wrt: int | list[int] | None = None, aux: int = 0, head_rng: Any = None,
+           train: bool = True, **meta: Any) -> None:  # fmt: skip
         """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
         ``mx.autograd`` (in training mode unless ``train`` is False).
 
@@ -231,28 +221,21 @@ class Golden:
         rng = np.random.RandomState(rng) if isinstance(rng, int) else rng
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
+        for i in wrt if grad else ():
+            xs[i].attach_grad()
+        with mx.autograd.record(train_mode=train) if grad else contextlib.nullcontext():
+            out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
+        outs = out if isinstance(out, (list, tuple)) else [out]
         if grad:
-            for i in wrt:
-                xs[i].attach_grad()
-            with mx.autograd.record(train_mode=train):
-                out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
-            outs = out if isinstance(out, (list, tuple)) else [out]
             hs = []
             for o in outs if heads == "all" else outs[:1]:
-                dt = head_dtype or np.dtype(o.dtype).name
-                if head == "normal":
-                    hs.append(rng.standard_normal(size=o.shape).astype(dt))
-                else:
-                    hs.append(rng.uniform(-1, 1, size=o.shape).astype(dt))
+                draw = rng.standard_normal if head == "normal" else partial(rng.uniform, -1, 1)
+                hs.append(draw(size=o.shape).astype(head_dtype or np.dtype(o.dtype).name))
+            hs_nd = [mx.nd.array(h, dtype=h.dtype) for h in hs]
             if wrt:  # heads are drawn (and kept) even where no input takes a gradient
-                mx.autograd.backward(
-                    outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
-                )
+                mx.autograd.backward(outs[: len(hs)], hs_nd, train_mode=train)
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
             arrays.update({f"grad{i}": xs[i].grad.asnumpy() for i in wrt})
-        else:
-            out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
-            outs = out if isinstance(out, (list, tuple)) else [out]
         arrays.update({f"in{i}": a for i, a in enumerate(inputs)})
         arrays.update({f"out{j}": o.asnumpy() for j, o in enumerate(outs)})
         arrays.update({f"aux{k}": x.asnumpy() for k, x in enumerate(xs[len(xs) - aux :])})
