@@ -64,9 +64,7 @@ class Adam(Optimizer):
         return (_zeros_like(weight), _zeros_like(weight))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         t = self._index_update_count[index]
         lr *= math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
         kwargs = self._clip_kwargs(
@@ -100,9 +98,7 @@ class AdaGrad(Optimizer):
         return _zeros_like(weight, same_dtype=False)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         history = state
         if grad.stype == "row_sparse":  # MXNet's fused sparse kernel: only the rows held
             kwargs = {"epsilon": self.float_stable_eps, "rescale_grad": self.rescale_grad}
@@ -157,9 +153,7 @@ class RMSProp(Optimizer):
         return tuple(_zeros_like(weight, same_dtype=False) for _ in range(n))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         kwargs: dict[str, Any] = {
             "gamma1": self.gamma1,
             "epsilon": self.epsilon,
@@ -238,9 +232,7 @@ class Ftrl(Optimizer):
         return (_zeros_like(weight, False), _zeros_like(weight, False))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd = self._begin(index)
         kwargs = self._clip_kwargs(
             {"lamda1": self.lamda1, "beta": self.beta, "rescale_grad": self.rescale_grad}
         )
@@ -270,9 +262,7 @@ class Adamax(Optimizer):
         return (_zeros_like(weight), _zeros_like(weight))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         t = self._index_update_count[index]
         lr /= 1.0 - self.beta1**t
         grad = _clipped(grad * self.rescale_grad + wd * weight, self.clip_gradient)
@@ -318,9 +308,7 @@ class Nadam(Optimizer):
         return (_zeros_like(weight), _zeros_like(weight))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         t = self._index_update_count[index]
         grad = _clipped(grad * self.rescale_grad + wd * weight, self.clip_gradient)
         momentum_t = self.beta1 * (1.0 - 0.5 * pow(0.96, t * self.schedule_decay))
@@ -362,9 +350,7 @@ class FTML(Optimizer):
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         t = self._index_update_count[index]
         kwargs = self._clip_kwargs(
             {
