@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import FusedOptimizer, Optimizer, register
+from .optimizer import Optimizer, _FusedOptimizer, register
 from .sgd import _sgd_step
 
 __all__ = ["LARS", "LBSGD", "Test"]
@@ -40,7 +40,7 @@ def _no_lars(name: str) -> bool:
 
 
 @register
-class LARS(FusedOptimizer):
+class LARS(_FusedOptimizer):
     """The LARS optimizer from 'Large Batch Training of Convolution Networks'
     (https://arxiv.org/abs/1708.03888).
 

@@ -306,7 +306,7 @@ class Optimizer:
         self.param_dict = {}
 
 
-class FusedOptimizer(Optimizer):
+class _FusedOptimizer(Optimizer):
     """An optimizer whose fused operators update float16 weights and their float32 master
     copies themselves: :meth:`update` and :meth:`update_multi_precision` both run
     ``_update_impl(index, weight, grad, state, multi_precision)``, for one weight or an

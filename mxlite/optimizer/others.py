@@ -11,13 +11,13 @@ import os
 from typing import Any, ClassVar
 
 from .. import ndarray as nd
-from .optimizer import FusedOptimizer, Optimizer, register
+from .optimizer import Optimizer, _FusedOptimizer, register
 
 __all__ = ["NAG", "Signum", "LAMB", "DCASGD", "SGLD"]
 
 
 @register
-class NAG(FusedOptimizer):
+class NAG(_FusedOptimizer):
     """Nesterov accelerated gradient (``nag_mom_update``).
 
     Parameters
@@ -102,7 +102,7 @@ class Signum(Optimizer):
 
 
 @register
-class LAMB(FusedOptimizer):
+class LAMB(_FusedOptimizer):
     """LAMB: layer-wise adaptive moments for large batches (You et al.).
 
     Parameters

@@ -13,13 +13,13 @@ from collections.abc import Callable
 from typing import Any, ClassVar
 
 from .. import ndarray as nd
-from .optimizer import FusedOptimizer, register
+from .optimizer import _FusedOptimizer, register
 
 __all__ = ["SGD", "ccSGD"]
 
 
 @register
-class SGD(FusedOptimizer):
+class SGD(_FusedOptimizer):
     """The SGD optimizer with momentum and weight decay.
 
     ``state = momentum * state - lr * (rescale_grad * grad + wd * weight)``;
