@@ -303,47 +303,41 @@ def executor_cases(golden: Any) -> None:
     x = csr_value((4, 6), 6)
     w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
     og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    req = {"data": "null", "weight": "write"}
+
+    def step(exe: Any, head: np.ndarray) -> Any:
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(head))
+        return exe.grad_dict["weight"]
+
     for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
-        data = mx.sym.var("data", stype="csr")
-        weight = mx.sym.var("weight", stype=w_stype)
-        sym = mx.sym.dot(data, weight)
-        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3),
-                              stype_dict={"data": "csr", "weight": w_stype},
-                              grad_req={"data": "null", "weight": "write"})  # fmt: skip
+        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3), grad_req=req,
+                              stype_dict={"data": "csr", "weight": w_stype})  # fmt: skip
         exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
         exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
-        exe.forward(is_train=True)
-        exe.backward(mx.nd.array(og))
-        grad_case(golden, tag, "exe_dot", [x, w], exe.grad_dict["weight"], og)
+        grad_case(golden, tag, "exe_dot", [x, w], step(exe, og), og)
     idx = np.array([[0, 5], [5, 2]], "float32")
     emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
     og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
     sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
                            sparse_grad=True)  # fmt: skip
-    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req=req)
     exe.arg_dict["data"][:] = idx
     exe.arg_dict["weight"][:] = emb
-    exe.forward(is_train=True)
-    exe.backward(mx.nd.array(og))
-    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], step(exe, og), og)
     exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
     grad_case(golden, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
-           np.zeros((2, 2, 2), "float32"))  # fmt: skip
+              np.zeros((2, 2, 2), "float32"))  # fmt: skip
     # bind with a row-sparse args_grad; a head gradient that is zero but in one row
     og = np.zeros((4, 3), "float32")
     og[0] = 1
     for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
         sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
         grad = mx.nd.zeros((6, 3), stype="row_sparse")
-        exe = sym.bind(
-            mx.cpu(),
-            {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)},
-            args_grad={"weight": grad},
-            grad_req={"data": "null", "weight": "write"},
-        )
-        exe.forward(is_train=True)
-        exe.backward(mx.nd.array(og))
-        assert exe.grad_dict["weight"] is grad
+        args = {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)}
+        exe = sym.bind(mx.cpu(), args, args_grad={"weight": grad}, grad_req=req)
+        assert step(exe, og) is grad
         grad_case(golden, tag, "exe_dot", [x, w], grad, og)
 
 
