@@ -11,12 +11,8 @@ from core import load_module
 FILE = "tests/golden/autograd.npz"
 
 
-def _cases() -> Any:
-    return load_module("tests/autograd_cases.py")
-
-
 def record(golden: Any) -> None:
-    c = _cases()
+    c = load_module("tests/autograd_cases.py")
     for seed, case in enumerate(c.CASES):
         xs = c.case_inputs(case, seed)
         heads = None

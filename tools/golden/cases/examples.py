@@ -17,12 +17,8 @@ from core import load_module
 FILE = "tests/golden/train_mnist_mlp.npz"
 
 
-def _load(name: str) -> Any:
-    return load_module(f"tests/{name}.py")
-
-
 def record(golden: Any) -> None:
-    c = _load("example_cases")
+    c = load_module("tests/example_cases.py")
     out = golden.path.parent
     mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
     with tempfile.TemporaryDirectory() as tmp:

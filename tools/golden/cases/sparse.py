@@ -289,8 +289,8 @@ def autograd_cases(golden: Any) -> None:
         wt = mx.nd.array(emb)
         wt.attach_grad(stype=g_stype)
         with mx.autograd.record():
-            y = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
-            z = y * 2
+            z = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
+            z = z * 2
         try:
             z.backward(mx.nd.array(og))
         except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
