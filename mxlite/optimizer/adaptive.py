@@ -27,8 +27,26 @@ def _clipped(grad: Any, clip: float | None) -> Any:
     return nd.clip(grad, -clip, clip) if clip is not None else grad
 
 
+class _Moments(Optimizer):
+    """An optimizer that keeps moments of the gradient (Adam, Adamax, Nadam, FTML): ``beta1``
+    and ``beta2``, a (first, second) moment state per weight, and the update count ``t``."""
+
+    def __init__(self, beta1: float, beta2: float, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.beta1 = beta1
+        self.beta2 = beta2
+
+    def create_state(self, index: Any, weight: Any) -> Any:
+        return (_zeros_like(weight), _zeros_like(weight))
+
+    def _begin_t(self, index: Any) -> tuple[float, float, int]:
+        """:meth:`_begin`, and the number of updates of ``index`` so far (this one included)."""
+        lr, wd = self._begin(index)
+        return lr, wd, self._index_update_count[index]
+
+
 @register
-class Adam(Optimizer):
+class Adam(_Moments):
     """The Adam optimizer (Kingma and Ba), bias correction folded into the learning rate.
 
     Parameters
@@ -54,20 +72,12 @@ class Adam(Optimizer):
         lazy_update: bool = True,
         **kwargs: Any,
     ) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(beta1, beta2, learning_rate=learning_rate, **kwargs)
         self.epsilon = epsilon
         self.lazy_update = lazy_update
 
-    def create_state(self, index: Any, weight: Any) -> Any:
-        return (_zeros_like(weight), _zeros_like(weight))
-
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self._begin_t(index)
         lr *= math.sqrt(1.0 - self.beta2**t) / (1.0 - self.beta1**t)
         kwargs = self._clip_kwargs(
             {
@@ -100,9 +110,7 @@ class AdaGrad(Optimizer):
         return _zeros_like(weight, same_dtype=False)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         history = state
         if grad.stype == "row_sparse":  # MXNet's fused sparse kernel: only the rows held
             kwargs = {"epsilon": self.float_stable_eps, "rescale_grad": self.rescale_grad}
@@ -157,9 +165,7 @@ class RMSProp(Optimizer):
         return tuple(_zeros_like(weight, same_dtype=False) for _ in range(n))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         kwargs: dict[str, Any] = {
             "gamma1": self.gamma1,
             "epsilon": self.epsilon,
@@ -238,9 +244,7 @@ class Ftrl(Optimizer):
         return (_zeros_like(weight, False), _zeros_like(weight, False))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        wd = self._get_wd(index)
-        lr = self._get_lr(index)
+        lr, wd = self._begin(index)
         kwargs = self._clip_kwargs(
             {"lamda1": self.lamda1, "beta": self.beta, "rescale_grad": self.rescale_grad}
         )
@@ -249,7 +253,7 @@ class Ftrl(Optimizer):
 
 
 @register
-class Adamax(Optimizer):
+class Adamax(_Moments):
     """The AdaMax optimizer, Adam with the infinity norm.
 
     Parameters
@@ -262,18 +266,10 @@ class Adamax(Optimizer):
     def __init__(
         self, learning_rate: float = 0.002, beta1: float = 0.9, beta2: float = 0.999, **kwargs: Any
     ) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        return (_zeros_like(weight), _zeros_like(weight))
+        super().__init__(beta1, beta2, learning_rate=learning_rate, **kwargs)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self._begin_t(index)
         lr /= 1.0 - self.beta1**t
         grad = _clipped(grad * self.rescale_grad + wd * weight, self.clip_gradient)
         m_t, u_t = state
@@ -284,7 +280,7 @@ class Adamax(Optimizer):
 
 
 @register
-class Nadam(Optimizer):
+class Nadam(_Moments):
     """The Nesterov Adam optimizer (Dozat).
 
     Parameters
@@ -306,22 +302,14 @@ class Nadam(Optimizer):
         schedule_decay: float = 0.004,
         **kwargs: Any,
     ) -> None:
-        super().__init__(learning_rate=learning_rate, **kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(beta1, beta2, learning_rate=learning_rate, **kwargs)
         self.epsilon = epsilon
         self.schedule_decay = schedule_decay
         # one schedule for all parameters, as in MXNet
         self.m_schedule = 1.0
 
-    def create_state(self, index: Any, weight: Any) -> Any:
-        return (_zeros_like(weight), _zeros_like(weight))
-
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self._begin_t(index)
         grad = _clipped(grad * self.rescale_grad + wd * weight, self.clip_gradient)
         momentum_t = self.beta1 * (1.0 - 0.5 * pow(0.96, t * self.schedule_decay))
         momentum_t_1 = self.beta1 * (1.0 - 0.5 * pow(0.96, (t + 1) * self.schedule_decay))
@@ -340,7 +328,7 @@ class Nadam(Optimizer):
 
 
 @register
-class FTML(Optimizer):
+class FTML(_Moments):
     """The FTML optimizer (Zheng and Kwok), ``ftml_update``.
 
     Parameters
@@ -353,19 +341,14 @@ class FTML(Optimizer):
     def __init__(
         self, beta1: float = 0.6, beta2: float = 0.999, epsilon: float = 1e-8, **kwargs: Any
     ) -> None:
-        super().__init__(**kwargs)
-        self.beta1 = beta1
-        self.beta2 = beta2
+        super().__init__(beta1, beta2, **kwargs)
         self.epsilon = epsilon
 
     def create_state(self, index: Any, weight: Any) -> Any:
         return (_zeros_like(weight), _zeros_like(weight), _zeros_like(weight))
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
-        t = self._index_update_count[index]
+        lr, wd, t = self._begin_t(index)
         kwargs = self._clip_kwargs(
             {
                 "beta1": self.beta1,

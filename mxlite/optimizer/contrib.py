@@ -47,9 +47,7 @@ class GroupAdaGrad(Optimizer):
         return nd.zeros((weight.shape[0], 1), weight.context, **kwargs)
 
     def update(self, index: Any, weight: nd.NDArray, grad: nd.NDArray, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         if wd != 0:
             raise ParamError(f"GroupAdaGrad.update: weight decay is not supported, got wd={wd}.")
         if getattr(grad, "stype", "default") == "row_sparse":

@@ -19,8 +19,8 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .. import ndarray as nd
-from .optimizer import Optimizer, register
-from .sgd import _multi_sgd, _sgd_each
+from .optimizer import Optimizer, _FusedOptimizer, register
+from .sgd import _sgd_step
 
 __all__ = ["LARS", "LBSGD", "Test"]
 
@@ -40,7 +40,7 @@ def _no_lars(name: str) -> bool:
 
 
 @register
-class LARS(Optimizer):
+class LARS(_FusedOptimizer):
     """The LARS optimizer from 'Large Batch Training of Convolution Networks'
     (https://arxiv.org/abs/1708.03888).
 
@@ -95,6 +95,7 @@ class LARS(Optimizer):
 
     _state_then_master: ClassVar[bool] = True
     _warn_name: ClassVar[str] = "SGD"  # MXNet's LARS names SGD in its float16 warning
+    _decayed: ClassVar[tuple[str, ...]] = ("_weight",)  # not "_gamma", as MXNet's LARS
 
     def _get_lrs(self, indices: list) -> list[float]:
         """The learning rates of ``indices``; remembers the previous global rate for the
@@ -106,17 +107,6 @@ class LARS(Optimizer):
             self.last_lr = lr
         self.cur_lr = lr
         return super()._get_lrs(indices)
-
-    def set_wd_mult(self, args_wd_mult: dict) -> None:
-        """As :meth:`Optimizer.set_wd_mult`, except that only names ending in ``_weight``
-        keep weight decay by default (``_gamma`` does not)."""
-        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith("_weight")}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and "__wd_mult__" in attr[name]:
-                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
-        self.wd_mult.update(args_wd_mult)
 
     def create_state(self, index: Any, weight: Any) -> Any:
         if self.momentum == 0.0:
@@ -133,40 +123,27 @@ class LARS(Optimizer):
         denom = np.sqrt(g_sum_sq) * _F32(self.rescale_grad) + _F32(wd) * w_norm + _F32(self.eps)
         return float(_F32(lr) * _F32(self.eta) * w_norm / denom)
 
-    def _update_impl(
-        self, indices: Any, weights: Any, grads: Any, states: Any, multi_precision: bool = False
-    ) -> None:
-        if not isinstance(indices, (tuple, list)):
-            indices, weights, grads, states = [indices], [weights], [grads], [states]
-        self._update_count(indices)
-        lrs = self._get_lrs(indices)
-        wds = self._get_wds(indices)
-        kwargs: dict[str, Any] = {"rescale_grad": self.rescale_grad}
-        if self.momentum > 0:
-            corrected = self.momentum_correction and self.last_lr != 0
-            kwargs["momentum"] = (
-                self.momentum * (self.cur_lr / self.last_lr) if corrected else self.momentum
-            )
-        self._clip_kwargs(kwargs)
+    def _sgd_momentum(self) -> float:
+        """The momentum, scaled by the change of the global learning rate with
+        ``momentum_correction``."""
+        corrected = self.momentum_correction and self.last_lr != 0
+        return self.momentum * (self.cur_lr / self.last_lr) if corrected else self.momentum
+
+    def _layer_rates(self, indices: list, weights: list, grads: list, lrs: list, wds: list,
+                     dense: bool) -> tuple[list, list]:  # fmt: skip
+        """The learning rates scaled by each layer's LARS factor; for the multi_* operators
+        in float32, as MXNet's multi_lars leaves them (and the weight decays)."""
         names = [self.idx2name.get(i, str(i)) for i in indices]
         lrs = [lr if _no_lars(name) else self._lars_lr(w, g, lr, wd)
                for name, w, g, lr, wd in zip(names, weights, grads, lrs, wds)]  # fmt: skip
-        if all(w.stype == "default" and g.stype == "default" for w, g in zip(weights, grads)):
-            # MXNet's multi_lars leaves its learning rates in a float32 array
-            lrs = [float(_F32(lr)) for lr in lrs]
-            _multi_sgd(weights, grads, states, lrs, [float(_F32(wd)) for wd in wds], kwargs,
-                       self.momentum > 0, multi_precision)  # fmt: skip
-        else:
-            _sgd_each(weights, grads, states, lrs, wds, kwargs, self.lazy_update,
-                      multi_precision)  # fmt: skip
+        if not dense:
+            return lrs, wds
+        return [float(_F32(lr)) for lr in lrs], [float(_F32(wd)) for wd in wds]
 
-    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        first = weight[0] if isinstance(index, (tuple, list)) else weight
-        use_mp = self.multi_precision and first.dtype == np.float16
-        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
+    def _update_impl(
+        self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
+    ) -> None:
+        _sgd_step(self, index, weight, grad, state, multi_precision, self._layer_rates)
 
 
 @register

@@ -175,13 +175,13 @@ class Optimizer:
                     self.lr_mult[name] = float(attr[name]["__lr_mult__"])
         self.lr_mult.update(args_lr_mult)
 
+    # the parameter names that keep weight decay by default (LARS: only "_weight")
+    _decayed: ClassVar[tuple[str, ...]] = ("_weight", "_gamma")
+
     def set_wd_mult(self, args_wd_mult: dict) -> None:
         """Set per-parameter weight-decay multipliers (by name or index); names given by
         ``param_idx2name`` that end neither in ``_weight`` nor ``_gamma`` get 0."""
-        self.wd_mult = {}
-        for n in self.idx2name.values():
-            if not (n.endswith("_weight") or n.endswith("_gamma")):
-                self.wd_mult[n] = 0.0
+        self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith(self._decayed)}
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
@@ -231,6 +231,19 @@ class Optimizer:
     def _get_wd(self, index: Any) -> float:
         return self._get_wds([index])[0]
 
+    def _begin(self, index: Any) -> tuple[float, float]:
+        """Count one update of ``index``; its learning rate and weight decay."""
+        self._update_count(index)
+        return self._get_lr(index), self._get_wd(index)
+
+    def _begin_all(self, index: Any, weight: Any, grad: Any, state: Any) -> tuple[list, ...]:
+        """:meth:`_begin` for one index or an aggregated list of them (the Updater's call):
+        ``(indices, weights, grads, states, lrs, wds)``, each a list."""
+        if not isinstance(index, (tuple, list)):
+            index, weight, grad, state = [index], [weight], [grad], [state]
+        self._update_count(index)
+        return index, weight, grad, state, self._get_lrs(index), self._get_wds(index)
+
     # ---- states and updates -------------------------------------------------------------------
 
     def create_state(self, index: Any, weight: Any) -> Any:
@@ -272,6 +285,12 @@ class Optimizer:
         else:
             self.update(index, weight, grad, state)
 
+    def _use_mp(self, index: Any, weight: Any) -> bool:
+        """Whether the update of ``weight`` (the first of an aggregated list) goes through its
+        float32 master copy."""
+        first = weight[0] if isinstance(index, (tuple, list)) else weight
+        return self.multi_precision and first.dtype == np.float16
+
     def _clip_kwargs(self, kwargs: dict, key: str = "clip_gradient") -> dict:
         if self.clip_gradient:
             kwargs[key] = self.clip_gradient
@@ -285,6 +304,24 @@ class Optimizer:
     def __setstate__(self, state: dict) -> None:
         self.__dict__ = state
         self.param_dict = {}
+
+
+class _FusedOptimizer(Optimizer):
+    """An optimizer whose fused operators update float16 weights and their float32 master
+    copies themselves: :meth:`update` and :meth:`update_multi_precision` both run
+    ``_update_impl(index, weight, grad, state, multi_precision)``, for one weight or an
+    aggregated list (SGD, NAG, LARS, LAMB)."""
+
+    def _update_impl(
+        self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
+    ) -> None:
+        raise NotImplementedError()
+
+    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
+        self._update_impl(index, weight, grad, state, multi_precision=False)
+
+    def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
+        self._update_impl(index, weight, grad, state, multi_precision=self._use_mp(index, weight))
 
 
 _REGISTRY = Registry(Optimizer, "optimizer", "mx.optimizer")

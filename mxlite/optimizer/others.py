@@ -10,16 +10,14 @@ import math
 import os
 from typing import Any, ClassVar
 
-import numpy as np
-
 from .. import ndarray as nd
-from .optimizer import Optimizer, register
+from .optimizer import Optimizer, _FusedOptimizer, register
 
 __all__ = ["NAG", "Signum", "LAMB", "DCASGD", "SGLD"]
 
 
 @register
-class NAG(Optimizer):
+class NAG(_FusedOptimizer):
     """Nesterov accelerated gradient (``nag_mom_update``).
 
     Parameters
@@ -45,9 +43,7 @@ class NAG(Optimizer):
     def _update_impl(
         self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
     ) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         kwargs: dict[str, Any] = {"rescale_grad": self.rescale_grad}
         mom = {"momentum": self.momentum} if self.momentum > 0 else {}
         self._clip_kwargs(kwargs)
@@ -63,13 +59,8 @@ class NAG(Optimizer):
         else:
             nd.mp_sgd_update(weight, grad, state[1], out=weight, lr=lr, wd=wd, **kwargs)
 
-    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
     def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        use_mp = (
-            self.multi_precision and weight.dtype == np.float16 and isinstance(state, (tuple, list))
-        )
+        use_mp = self._use_mp(index, weight) and isinstance(state, (tuple, list))
         self._update_impl(index, weight, grad, state, multi_precision=use_mp)
 
 
@@ -98,9 +89,7 @@ class Signum(Optimizer):
         return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         kwargs = self._clip_kwargs({"rescale_grad": self.rescale_grad})
         if state is not None:
             if self.momentum > 0:
@@ -113,7 +102,7 @@ class Signum(Optimizer):
 
 
 @register
-class LAMB(Optimizer):
+class LAMB(_FusedOptimizer):
     """LAMB: layer-wise adaptive moments for large batches (You et al.).
 
     Parameters
@@ -200,14 +189,6 @@ class LAMB(Optimizer):
         for i, w, g, s in zip(index, weight, grad, state):
             self._one(i, w, g, s, multi_precision)
 
-    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        first = weight[0] if isinstance(index, (tuple, list)) else weight
-        use_mp = self.multi_precision and first.dtype == np.float16
-        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
-
 
 @register
 class DCASGD(Optimizer):
@@ -232,9 +213,7 @@ class DCASGD(Optimizer):
         return (nd.zeros(weight.shape, weight.context, dtype=weight.dtype), weight.copy())
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         grad = grad * self.rescale_grad
         if self.clip_gradient is not None:
             grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
@@ -261,9 +240,7 @@ class SGLD(Optimizer):
         return None
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_count(index)
-        lr = self._get_lr(index)
-        wd = self._get_wd(index)
+        lr, wd = self._begin(index)
         grad = grad * self.rescale_grad
         if self.clip_gradient is not None:
             grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)

@@ -9,18 +9,17 @@ weight); sparse weights or gradients take ``sgd_update``/``sgd_mom_update`` (and
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any, ClassVar
 
-import numpy as np
-
 from .. import ndarray as nd
-from .optimizer import Optimizer, register
+from .optimizer import _FusedOptimizer, register
 
 __all__ = ["SGD", "ccSGD"]
 
 
 @register
-class SGD(Optimizer):
+class SGD(_FusedOptimizer):
     """The SGD optimizer with momentum and weight decay.
 
     ``state = momentum * state - lr * (rescale_grad * grad + wd * weight)``;
@@ -55,48 +54,45 @@ class SGD(Optimizer):
         return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def _update_impl(
-        self, indices: Any, weights: Any, grads: Any, states: Any, multi_precision: bool = False
+        self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
     ) -> None:
-        if not isinstance(indices, (tuple, list)):
-            indices, weights, grads, states = [indices], [weights], [grads], [states]
-        self._update_count(indices)
-        lrs = self._get_lrs(indices)
-        wds = self._get_wds(indices)
-        kwargs: dict[str, Any] = {"rescale_grad": self.rescale_grad}
-        if self.momentum > 0:
-            kwargs["momentum"] = self.momentum
-        self._clip_kwargs(kwargs)
-        if all(w.stype == "default" and g.stype == "default" for w, g in zip(weights, grads)):
-            # as MXNet: dense weights update through the multi_* operators, one engine
-            # operation for up to aggregate_num weights
-            self._update_multi(weights, grads, states, lrs, wds, kwargs, multi_precision)
-            return
-        _sgd_each(weights, grads, states, lrs, wds, kwargs, self.lazy_update, multi_precision)
+        _sgd_step(self, index, weight, grad, state, multi_precision)
 
-    def _update_multi(
-        self,
-        weights: list,
-        grads: list,
-        states: list,
-        lrs: list,
-        wds: list,
-        kwargs: dict[str, Any],
-        multi_precision: bool,
-    ) -> None:
-        _multi_sgd(weights, grads, states, lrs, wds, kwargs, self.momentum > 0, multi_precision)
-
-    def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        self._update_impl(index, weight, grad, state, multi_precision=False)
-
-    def update_multi_precision(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
-        first = weight[0] if isinstance(index, (tuple, list)) else weight
-        use_mp = self.multi_precision and first.dtype == np.float16
-        self._update_impl(index, weight, grad, state, multi_precision=use_mp)
+    def _sgd_momentum(self) -> float:
+        """The momentum of this step (LARS corrects it for a changed learning rate)."""
+        return self.momentum
 
 
 @register
 class ccSGD(SGD):  # noqa: N801  (MXNet's name)
     """[DEPRECATED] Same as :class:`SGD`."""
+
+
+def _sgd_step(
+    opt: Any,
+    index: Any,
+    weight: Any,
+    grad: Any,
+    state: Any,
+    multi_precision: bool,
+    rates: Callable | None = None,
+) -> None:
+    """SGD's update (and LARS's) of one weight or an aggregated list: dense weights through
+    one ``multi_*sgd*`` operator call, as MXNet; sparse weights or gradients one
+    ``sgd_*update`` call each. ``rates(indices, weights, grads, lrs, wds, dense)`` gives the
+    learning rates and weight decays to use (LARS's per-layer rates)."""
+    indices, weights, grads, states, lrs, wds = opt._begin_all(index, weight, grad, state)
+    kwargs: dict[str, Any] = {"rescale_grad": opt.rescale_grad}
+    if opt.momentum > 0:
+        kwargs["momentum"] = opt._sgd_momentum()
+    opt._clip_kwargs(kwargs)
+    dense = all(w.stype == "default" and g.stype == "default" for w, g in zip(weights, grads))
+    if rates is not None:
+        lrs, wds = rates(indices, weights, grads, lrs, wds, dense)
+    if dense:
+        _multi_sgd(weights, grads, states, lrs, wds, kwargs, opt.momentum > 0, multi_precision)
+    else:
+        _sgd_each(weights, grads, states, lrs, wds, kwargs, opt.lazy_update, multi_precision)
 
 
 def _multi_sgd(

@@ -135,6 +135,14 @@ class BaseRNNCell:
         self._modified = False
         self.reset()
 
+    def _fc_params(self) -> None:
+        """The input-to-hidden and hidden-to-hidden weights and biases of a plain RNN or GRU
+        cell, in the order those make them."""
+        self._iW = self.params.get("i2h_weight")
+        self._iB = self.params.get("i2h_bias")
+        self._hW = self.params.get("h2h_weight")
+        self._hB = self.params.get("h2h_bias")
+
     def reset(self) -> None:
         """Reset before re-using the cell for another graph."""
         self._init_counter = -1

@@ -77,10 +77,7 @@ class RNNCell(BaseRNNCell):
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
         self._activation = activation
-        self._iW = self.params.get("i2h_weight")
-        self._iB = self.params.get("i2h_bias")
-        self._hW = self.params.get("h2h_weight")
-        self._hB = self.params.get("h2h_bias")
+        self._fc_params()
 
     @property
     def state_info(self) -> list:
@@ -188,10 +185,7 @@ class GRUCell(BaseRNNCell):
     ) -> None:
         super().__init__(prefix=prefix, params=params)
         self._num_hidden = num_hidden
-        self._iW = self.params.get("i2h_weight")
-        self._iB = self.params.get("i2h_bias")
-        self._hW = self.params.get("h2h_weight")
-        self._hB = self.params.get("h2h_bias")
+        self._fc_params()
 
     @property
     def state_info(self) -> list:

@@ -19,8 +19,7 @@ cases; ``run.py`` hands each case to :meth:`Golden.op`. The layout, the only one
     ``k`` as the backward pass left it.
 """
 
-from __future__ import annotations
-
+import contextlib
 import importlib.util
 import json
 import os
@@ -28,6 +27,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,10 @@ ROOT = Path(__file__).resolve().parents[2]
 # where MXNet's front end puts the operators whose names carry these prefixes
 PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_sparse_": "sparse",
             "_np_": "numpy", "_random_": "random"}  # fmt: skip
+
+# regions of interest (batch index, x1, y1, x2, y2) on a 2 x C x 9 x 10 feature map: one
+# partly outside, one of a pixel's width, one past the edge
+ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
 
 
 def nd_function(op: str) -> Any:
@@ -102,6 +106,12 @@ def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "nor
         "spread": lambda: rng.permutation(n).reshape(shape) * (4.0 / n) - 2.0,
     }  # fmt: skip
     return np.asarray(draw[kind]()).astype(dtype)
+
+
+def row(op: str, *inputs: np.ndarray, wrt: Any = (0,), **params: Any) -> tuple:
+    """A table row ``(op, inputs, params, wrt)``: the inputs that get a gradient (a list of
+    positions; the first by default)."""
+    return (op, list(inputs), params, wrt if wrt is None else list(wrt))
 
 
 def refusal(e: Exception) -> str:
@@ -187,23 +197,11 @@ class Golden:
         self.put(name, meta, **{f"in{i}": a for i, a in enumerate(saved)},
                  **{f"after{i}": a.asnumpy() for i, a in enumerate(after)})  # fmt: skip
 
-    def op(
-        self,
-        name: str,
-        op: str,
-        inputs: list[np.ndarray],
-        params: dict | None = None,
-        grad: bool = True,
-        head: str = "uniform",
-        heads: str = "all",
-        head_dtype: str | None = None,
-        names: list[str] | None = None,
-        wrt: int | list[int] | None = None,
-        aux: int = 0,
-        head_rng: Any = None,
-        train: bool = True,
-        **meta: Any,
-    ) -> None:
+    def op(self, name: str, op: str, inputs: list[np.ndarray], params: dict | None = None,
+           grad: bool = True, head: str = "uniform", heads: str = "all",
+           head_dtype: str | None = None, names: list[str] | None = None,
+           wrt: int | list[int] | None = None, aux: int = 0, head_rng: Any = None,
+           train: bool = True, **meta: Any) -> None:  # fmt: skip
         """Run ``mx.nd.<op>(*inputs, **params)`` and, when ``grad``, its backward under
         ``mx.autograd`` (in training mode unless ``train`` is False).
 
@@ -223,28 +221,21 @@ class Golden:
         rng = np.random.RandomState(rng) if isinstance(rng, int) else rng
         f = nd_function(op)
         arrays: dict[str, np.ndarray] = {}
+        for i in wrt if grad else ():
+            xs[i].attach_grad()
+        with mx.autograd.record(train_mode=train) if grad else contextlib.nullcontext():
+            out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
+        outs = out if isinstance(out, (list, tuple)) else [out]
         if grad:
-            for i in wrt:
-                xs[i].attach_grad()
-            with mx.autograd.record(train_mode=train):
-                out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
-            outs = out if isinstance(out, (list, tuple)) else [out]
             hs = []
             for o in outs if heads == "all" else outs[:1]:
-                dt = head_dtype or np.dtype(o.dtype).name
-                if head == "normal":
-                    hs.append(rng.standard_normal(size=o.shape).astype(dt))
-                else:
-                    hs.append(rng.uniform(-1, 1, size=o.shape).astype(dt))
+                draw = rng.standard_normal if head == "normal" else partial(rng.uniform, -1, 1)
+                hs.append(draw(size=o.shape).astype(head_dtype or np.dtype(o.dtype).name))
+            hs_nd = [mx.nd.array(h, dtype=h.dtype) for h in hs]
             if wrt:  # heads are drawn (and kept) even where no input takes a gradient
-                mx.autograd.backward(
-                    outs[: len(hs)], [mx.nd.array(h, dtype=h.dtype) for h in hs], train_mode=train
-                )
+                mx.autograd.backward(outs[: len(hs)], hs_nd, train_mode=train)
             arrays.update({f"head{j}": h for j, h in enumerate(hs)})
             arrays.update({f"grad{i}": xs[i].grad.asnumpy() for i in wrt})
-        else:
-            out = f(**dict(zip(names, xs)), **params) if names else f(*xs, **params)
-            outs = out if isinstance(out, (list, tuple)) else [out]
         arrays.update({f"in{i}": a for i, a in enumerate(inputs)})
         arrays.update({f"out{j}": o.asnumpy() for j, o in enumerate(outs)})
         arrays.update({f"aux{k}": x.asnumpy() for k, x in enumerate(xs[len(xs) - aux :])})

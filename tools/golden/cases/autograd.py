@@ -2,8 +2,6 @@
 tests/autograd_cases.py (functions of ``mx``, shared with the test), and the loss curve of its
 small network under SGD (``train/<array>`` and ``train/loss``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -11,15 +9,10 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/golden/autograd.npz"
-SEED = 0
-
-
-def _cases() -> Any:
-    return load_module("tests/autograd_cases.py")
 
 
 def record(golden: Any) -> None:
-    c = _cases()
+    c = load_module("tests/autograd_cases.py")
     for seed, case in enumerate(c.CASES):
         xs = c.case_inputs(case, seed)
         heads = None

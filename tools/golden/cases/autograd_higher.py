@@ -5,8 +5,6 @@ exp(x) + x. Each case keeps one flat ``value``: the gradient, then x.grad (see t
 Cases ``fc_flatten`` and ``fc_no_flatten``: FullyConnected at the second order, its inputs and
 head gradients and what ``fc_second_order`` of the cases module computes."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -14,7 +12,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/golden/autograd_higher.npz"
-SEED = 0
 c = load_module("tests/autograd_higher_cases.py")
 
 

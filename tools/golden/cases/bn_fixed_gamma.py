@@ -5,15 +5,12 @@ MXNet's BatchNorm kernels write ones into the gamma *input* in every forward tha
 output when ``fix_gamma=True`` (BatchNorm_v1 and SyncBatchNorm in every forward), so a fixed
 gamma reads 1 after a training forward and an optimizer step moves it from 1."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/operator/golden/bn_fixed_gamma.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

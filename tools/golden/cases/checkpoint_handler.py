@@ -5,8 +5,6 @@ estimator's ``max_epoch``/``max_batch`` after a resumed fit, and the network's p
 end (``<param name>``); ``setup``: the examples ``x``, ``y`` and the parameters every run starts
 from."""
 
-from __future__ import annotations
-
 import logging
 import os
 import tempfile
@@ -17,7 +15,6 @@ import mxnet as mx
 from core import load_module
 
 FILE = "tests/gluon/contrib/golden/checkpoint_handler.npz"
-SEED = 0
 c = load_module("tests/gluon/contrib/checkpoint_cases.py")
 
 

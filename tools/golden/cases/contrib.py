@@ -2,22 +2,19 @@
 outputs, head and input gradients of the operators, optimizer states, and for control flow
 also MXNet's symbol JSON."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import ROIS, load_module
 
 FILE = "tests/operator/contrib/golden/contrib.npz"
-SEED = 0
 c = load_module("tests/operator/contrib/graph_cases.py")  # the control-flow graphs, shared
 
 _BOXES = [[0, 0.5, 0.1, 0.1, 0.2, 0.2], [1, 0.4, 0.1, 0.1, 0.2, 0.2],
           [0, 0.3, 0.1, 0.1, 0.14, 0.14], [2, 0.6, 0.5, 0.5, 0.7, 0.8],
           [1, 0.9, 0.45, 0.5, 0.72, 0.75], [-1, 0.2, 0.0, 0.0, 0.3, 0.3]]  # fmt: skip
-_ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
+F8 = (2, 8, 9, 10)  # the feature map of the ROI cases
 
 
 def _u(shape, lo=-1.0, hi=1.0):
@@ -29,10 +26,10 @@ def _u(shape, lo=-1.0, hi=1.0):
 # fmt: off
 CASES = [
     ("box_nms", "box_nms", [_BOXES], dict(overlap_thresh=0.1, id_index=0), True),
-    ("box_nms_force", "box_nms", [[_BOXES, _BOXES[:: -1]]],
-     dict(overlap_thresh=0.3, force_suppress=True, topk=3, out_format="center"), True),
-    ("box_nms_bg", "box_nms", [_BOXES],
-     dict(overlap_thresh=0.5, id_index=0, background_id=1, valid_thresh=0.25), True),
+    ("box_nms_force", "box_nms", [[_BOXES, _BOXES[:: -1]]], dict(overlap_thresh=0.3,
+     force_suppress=True, topk=3, out_format="center"), True),
+    ("box_nms_bg", "box_nms", [_BOXES], dict(overlap_thresh=0.5, id_index=0, background_id=1,
+     valid_thresh=0.25), True),
     ("box_iou", "box_iou", [_u((2, 3, 4), 0, 1), _u((5, 4), 0, 1)], {}, False),
     ("box_iou_center", "box_iou", [_u((4, 4), 0.2, 1), _u((2, 4), 0.2, 1)], dict(format="center"),
      False),
@@ -54,9 +51,8 @@ CASES = [
      [[[[0.1, 0.2, 0.3, 0.4], [0.5, 0.6, 0.7, 0.8], [0.05, 0.1, 0.5, 0.45], [0.6, 0.5, 0.9, 0.9]]],
       [[[1, 0.1, 0.1, 0.5, 0.6], [0, 0.55, 0.5, 0.85, 0.9], [-1, -1, -1, -1, -1]]], _u((1, 3, 4))],
      dict(overlap_threshold=0.3, negative_mining_ratio=1, negative_mining_thresh=0.4), False),
-    ("mbox_detection", "MultiBoxDetection",
-     [("softmax", [2, 3, 5]), _u((2, 20), -0.5, 0.5), _u((1, 5, 4), 0, 1)],
-     dict(threshold=0.1, nms_threshold=0.3), False),
+    ("mbox_detection", "MultiBoxDetection", [("softmax", [2, 3, 5]), _u((2, 20), -0.5, 0.5),
+      _u((1, 5, 4), 0, 1)], dict(threshold=0.1, nms_threshold=0.3), False),
     ("multi_proposal", "MultiProposal", [_u((2, 12, 9, 13), 0, 1), _u((2, 24, 9, 13), -0.2, 0.2),
       [[70, 100, 1.0], [50, 90, 0.8]]], dict(scales=(2, 4), ratios=(0.5, 1, 2),
       rpn_pre_nms_top_n=100, rpn_post_nms_top_n=20, threshold=0.5, rpn_min_size=8,
@@ -64,9 +60,8 @@ CASES = [
     ("proposal_iou", "Proposal", [_u((1, 12, 9, 13), 0, 1), _u((1, 24, 9, 13), -0.5, 0.5),
       [[70, 100, 1.0]]], dict(scales=(1, 2, 3), ratios=(0.5, 2), feature_stride=8,
       rpn_post_nms_top_n=60, iou_loss=True), False),
-    ("sync_bn", "SyncBatchNorm",
-     [_u((4, 3, 2)), _u((3,), 0.5, 1.5), _u((3,)), [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]],
-     dict(key="bn0", fix_gamma=False, eps=1e-4, output_mean_var=True), True),
+    ("sync_bn", "SyncBatchNorm", [_u((4, 3, 2)), _u((3,), 0.5, 1.5), _u((3,)), [0.0, 0.0, 0.0],
+      [1.0, 1.0, 1.0]], dict(key="bn0", fix_gamma=False, eps=1e-4, output_mean_var=True), True),
     ("quadratic", "quadratic", [_u((3, 4))], dict(a=1.5, b=-0.5, c=2.0), True),
     ("gradmult", "gradientmultiplier", [_u((3, 4))], dict(scalar=-0.7), True),
     ("round_ste", "round_ste", [_u((3, 4), -3, 3)], {}, True),
@@ -88,25 +83,24 @@ CASES = [
      dict(heads=2), True),
     ("boolean_mask", "boolean_mask", [_u((4, 3)), [0, 1, 1, 0]], {}, True),
     ("bilinear", "BilinearResize2D", [_u((2, 3, 5, 7))], dict(height=9, width=4), True),
-    ("bilinear_nc", "BilinearResize2D", [_u((1, 2, 5, 7))],
-     dict(height=3, width=11, align_corners=False), True),
-    ("bilinear_odd", "BilinearResize2D", [_u((1, 2, 5, 6))],
-     dict(mode="odd_scale", scale_height=2.0, scale_width=0.5), True),
+    ("bilinear_nc", "BilinearResize2D", [_u((1, 2, 5, 7))], dict(height=3, width=11,
+     align_corners=False), True),
+    ("bilinear_odd", "BilinearResize2D", [_u((1, 2, 5, 6))], dict(mode="odd_scale",
+     scale_height=2.0, scale_width=0.5), True),
     ("adaptive_avg", "AdaptiveAvgPooling2D", [_u((2, 3, 5, 7))], dict(output_size=(2, 4)), True),
     ("adaptive_avg1", "AdaptiveAvgPooling2D", [_u((1, 2, 4, 6))], dict(output_size=3), True),
-    ("roi_align", "ROIAlign", [_u((2, 8, 9, 10)), _ROIS],
-     dict(pooled_size=(3, 2), spatial_scale=0.5, sample_ratio=2), True),
-    ("roi_align_ps", "ROIAlign", [_u((2, 8, 9, 10)), _ROIS],
-     dict(pooled_size=(2, 2), spatial_scale=1.0, position_sensitive=True, aligned=True), True),
-    ("psroi", "PSROIPooling", [_u((2, 8, 9, 10)), _ROIS],
-     dict(spatial_scale=0.8, output_dim=2, pooled_size=2), True),
-    ("psroi_group", "PSROIPooling", [_u((2, 8, 9, 10)), _ROIS],
-     dict(spatial_scale=1.0, output_dim=2, pooled_size=3, group_size=2), True),
-    ("deform_conv", "DeformableConvolution",
-     [_u((2, 4, 5, 6)), ("uniform", [2, 18, 5, 6], -1.5, 1.5), _u((4, 4, 3, 3)), _u((4,))],
-     dict(kernel=(3, 3), pad=(1, 1), num_filter=4), True),
+    ("roi_align", "ROIAlign", [_u(F8), ROIS], dict(pooled_size=(3, 2), spatial_scale=0.5,
+     sample_ratio=2), True),
+    ("roi_align_ps", "ROIAlign", [_u(F8), ROIS], dict(pooled_size=(2, 2), spatial_scale=1.0,
+     position_sensitive=True, aligned=True), True),
+    ("psroi", "PSROIPooling", [_u(F8), ROIS], dict(spatial_scale=0.8, output_dim=2,
+     pooled_size=2), True),
+    ("psroi_group", "PSROIPooling", [_u(F8), ROIS], dict(spatial_scale=1.0, output_dim=2,
+     pooled_size=3, group_size=2), True),
+    ("deform_conv", "DeformableConvolution", [_u((2, 4, 5, 6)), _u((2, 18, 5, 6), -1.5, 1.5),
+      _u((4, 4, 3, 3)), _u((4,))], dict(kernel=(3, 3), pad=(1, 1), num_filter=4), True),
     ("deform_conv_groups", "DeformableConvolution", [_u((1, 4, 6, 5)),
-      ("uniform", [1, 36, 6, 5], -1.5, 1.5), _u((6, 2, 3, 3))], dict(kernel=(3, 3), pad=(2, 2),
+      _u((1, 36, 6, 5), -1.5, 1.5), _u((6, 2, 3, 3))], dict(kernel=(3, 3), pad=(2, 2),
       dilate=(2, 2), num_filter=6, num_group=2, num_deformable_group=2, no_bias=True), True),
 ]
 # fmt: on

@@ -2,16 +2,13 @@
 (parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
 multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import Golden, load_module
+from core import ROIS, Golden, load_module
 
 FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
-SEED = 0
 c = load_module("tests/gluon/contrib/block_cases.py")
 
 
@@ -57,18 +54,16 @@ def record_blocks(arrays, meta):
 
 # ---- operators --------------------------------------------------------------------------------
 
-_ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
-
 # (name, function under mx.nd.contrib, input shapes or literals, params, grad)
 # fmt: off
 OPS = [
-    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS, ("trans", (4, 2, 2, 2))],
+    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), ROIS, ("trans", (4, 2, 2, 2))],
      dict(spatial_scale=0.8, output_dim=2, group_size=2, pooled_size=2, sample_per_part=2,
       trans_std=0.1), True),
-    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), _ROIS, ("trans", (4, 4, 2, 2))],
+    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), ROIS, ("trans", (4, 4, 2, 2))],
      dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, part_size=2,
       sample_per_part=3, trans_std=0.2), True),
-    ("dpsroi_no_trans", "DeformablePSROIPooling", [(2, 8, 9, 10), _ROIS],
+    ("dpsroi_no_trans", "DeformablePSROIPooling", [(2, 8, 9, 10), ROIS],
      dict(spatial_scale=0.5, output_dim=2, group_size=2, pooled_size=4, no_trans=True), True),
     ("quantize_v2", "quantize_v2", [(3, 4)], {}, False),
     ("quantize_v2_calib", "quantize_v2", [(3, 4)], dict(min_calib_range=-0.5, max_calib_range=0.8),

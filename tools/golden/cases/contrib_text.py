@@ -5,37 +5,29 @@ of them: token counts, vocabularies, each embedding's ``idx_to_token``/``idx_to_
 looked up (with the lower-case backup), a composite embedding, an updated vector,
 and the table of published pre-trained files."""
 
-from __future__ import annotations
-
 import collections
 import os
 from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import ROOT
 from mxnet.contrib import text
 
 FILE = "tests/contrib/golden/text.npz"
-SEED = 0
-DIR = os.path.join(
-    os.path.dirname(__file__), "..", "..", "..", "tests", "contrib", "golden", "text"
-)
+DIR = str(ROOT / "tests" / "contrib" / "golden" / "text")
 TEXT = "The cat sat on the mat .\nthe dog sat on a log !\n\nA cat and a dog\n"
 
 
 def write_files(rng: Any) -> dict[str, str]:
     words = ["the", "cat", "sat", "on", "mat", "dog", "a", "log", ".", "!"]
-    glove = "".join(
-        f"{w} " + " ".join(f"{v:.4f}" for v in rng.uniform(-1, 1, 4)) + "\n" for w in words
-    )
+    glove = "".join(f"{w} " + " ".join(f"{v:.4f}" for v in rng.uniform(-1, 1, 4)) + "\n"
+                    for w in words)  # fmt: skip
     vec_words = ["cat", "dog", "<unk>", "Log", "cat", "and"]
-    vec = "6 3\n" + "".join(
-        f"{w} " + " ".join(f"{v:.3f}" for v in rng.uniform(-1, 1, 3)) + " \n" for w in vec_words
-    )
-    paths = {
-        "glove": os.path.join(DIR, "tiny.glove.txt"),
-        "fasttext": os.path.join(DIR, "tiny.fasttext.vec"),
-    }
+    vec = "6 3\n" + "".join(f"{w} " + " ".join(f"{v:.3f}" for v in rng.uniform(-1, 1, 3)) + " \n"
+                            for w in vec_words)  # fmt: skip
+    paths = {"glove": os.path.join(DIR, "tiny.glove.txt"),
+             "fasttext": os.path.join(DIR, "tiny.fasttext.vec")}  # fmt: skip
     os.makedirs(DIR, exist_ok=True)
     for key, body in (("glove", glove), ("fasttext", vec)):
         with open(paths[key], "w") as f:
@@ -47,8 +39,9 @@ def record(golden: Any) -> None:
     paths = write_files(golden.rng)
     counter = text.utils.count_tokens_from_str(TEXT, " ", "\n", to_lower=True)
     golden.put("count", {"text": TEXT, "counts": dict(sorted(counter.items()))})
+    counts = collections.Counter({"a": 3})
     star = text.utils.count_tokens_from_str(
-        "*a*b*\n*a*B*\n", "\\*", "\\n", counter_to_update=collections.Counter({"a": 3})
+        "*a*b*\n*a*B*\n", "\\*", "\\n", counter_to_update=counts
     )
     golden.put("count_star", {"counts": dict(sorted(star.items()))})
     vocabs = {
@@ -59,42 +52,24 @@ def record(golden: Any) -> None:
     }
     for name, kw in vocabs.items():
         v = text.vocab.Vocabulary(counter, **kw)
-        golden.put(
-            f"vocab/{name}",
-            {
-                "kwargs": kw,
-                "idx_to_token": v.idx_to_token,
-                "to_indices": v.to_indices(["cat", "zebra", "the"]),
-                "len": len(v),
-            },
-        )
+        golden.put(f"vocab/{name}", {"kwargs": kw, "idx_to_token": v.idx_to_token,
+                   "to_indices": v.to_indices(["cat", "zebra", "the"]), "len": len(v)})  # fmt: skip
     vocab = text.vocab.Vocabulary(counter, most_freq_count=6, reserved_tokens=["<pad>"])
     for key, path in paths.items():
         emb = text.embedding.CustomEmbedding(path)
-        golden.put(
-            f"embedding/{key}",
-            {"idx_to_token": emb.idx_to_token, "vec_len": emb.vec_len},
-            idx_to_vec=emb.idx_to_vec.asnumpy(),
-            lookup=emb.get_vecs_by_tokens(["cat", "LOG", "zebra"]).asnumpy(),
-            lookup_lower=emb.get_vecs_by_tokens(
-                ["cat", "LOG", "zebra"], lower_case_backup=True
-            ).asnumpy(),
-            one=emb.get_vecs_by_tokens("dog").asnumpy(),
-        )
+        words = ["cat", "LOG", "zebra"]
+        golden.put(f"embedding/{key}", {"idx_to_token": emb.idx_to_token, "vec_len": emb.vec_len},
+                   idx_to_vec=emb.idx_to_vec.asnumpy(),
+                   lookup=emb.get_vecs_by_tokens(words).asnumpy(),
+                   lookup_lower=emb.get_vecs_by_tokens(words, lower_case_backup=True).asnumpy(),
+                   one=emb.get_vecs_by_tokens("dog").asnumpy())  # fmt: skip
         on_vocab = text.embedding.CustomEmbedding(path, vocabulary=vocab)
-        golden.put(
-            f"embedding_vocab/{key}",
-            {"idx_to_token": on_vocab.idx_to_token},
-            idx_to_vec=on_vocab.idx_to_vec.asnumpy(),
-        )
-    both = text.embedding.CompositeEmbedding(
-        vocab, [text.embedding.CustomEmbedding(p) for p in paths.values()]
-    )
-    golden.put(
-        "composite",
-        {"idx_to_token": both.idx_to_token, "vec_len": both.vec_len},
-        idx_to_vec=both.idx_to_vec.asnumpy(),
-    )
+        golden.put(f"embedding_vocab/{key}", {"idx_to_token": on_vocab.idx_to_token},
+                   idx_to_vec=on_vocab.idx_to_vec.asnumpy())  # fmt: skip
+    both = text.embedding.CompositeEmbedding(vocab, [text.embedding.CustomEmbedding(p)
+                                                     for p in paths.values()])  # fmt: skip
+    golden.put("composite", {"idx_to_token": both.idx_to_token, "vec_len": both.vec_len},
+               idx_to_vec=both.idx_to_vec.asnumpy())  # fmt: skip
     emb = text.embedding.CustomEmbedding(paths["glove"])
     emb.update_token_vectors(["cat", "dog"], mx.nd.array(np.arange(8).reshape(2, 4)))
     emb.update_token_vectors("mat", mx.nd.array([9, 9, 9, 9]))

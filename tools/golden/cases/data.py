@@ -13,8 +13,6 @@ record file and MNIST idx files in tests/io/golden/. The values go to tests/io/g
   synsets and items of ImageFolderDataset).
 """
 
-from __future__ import annotations
-
 import os
 import random
 import shutil
@@ -22,18 +20,18 @@ import struct
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 from typing import Any
 
 import cv2
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import ROOT, mxnet_source
 from mxnet.gluon.data import ArrayDataset, DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 
 FILE = "tests/io/golden/data.npz"
 SEED = 7
-MXNET_REPO = "/work/.mirror/apache+mxnet/repo"
 IO_DIR = ROOT / "tests" / "io" / "golden"
 MAGIC = struct.pack("<I", 0xCED7230A)
 # (h, w) of the test images: portrait, landscape, square, odd sizes
@@ -114,9 +112,7 @@ def record_recordio(golden: Any) -> None:
 def record_pixels(golden: Any, folder: str, names: list[str]) -> None:
     out = {}
     for k, name in enumerate(names):
-        shutil.copy(
-            name, ROOT / "tests" / "image" / "golden" / f"img{k}{os.path.splitext(name)[1]}"
-        )
+        shutil.copy(name, ROOT / "tests" / "image" / "golden" / f"img{k}{Path(name).suffix}")
         buf = open(name, "rb").read()
         img = mx.image.imdecode(buf)
         out[f"decode_{k}"] = img.asnumpy()
@@ -134,8 +130,7 @@ def record_pixels(golden: Any, folder: str, names: list[str]) -> None:
 def run_im2rec(folder: str) -> None:
     """MXNet's tools/im2rec.py on the test images: the .lst files and records it makes."""
     tool = os.path.join(tempfile.mkdtemp(), "im2rec.py")
-    show = ["git", f"--git-dir={MXNET_REPO}", "show", "1.9.1:tools/im2rec.py"]
-    open(tool, "wb").write(subprocess.check_output(show))
+    Path(tool).write_text(mxnet_source("tools/im2rec.py"))
     work, dst = tempfile.mkdtemp(), IO_DIR / "im2rec"
 
     def im2rec(prefix: str, root: str, args: list[str]) -> None:

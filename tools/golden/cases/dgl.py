@@ -2,15 +2,12 @@
 output (a CSR array as its ``data``, ``indices``, ``indptr``); the samplers are recorded where
 they are deterministic: every vertex has at most ``num_neighbor`` neighbours."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/contrib/golden/dgl.npz"
-SEED = 0
 
 
 def _graph(rng, n, m, density, dtype):
@@ -30,7 +27,7 @@ def _ring(n, k):
     return ("csr", data, cols.astype(np.int64), np.arange(0, n * k + 1, k, dtype=np.int64), (n, n))
 
 
-def _arr(values, dtype):
+def _arr(values, dtype=np.int64):
     return ("dense", np.asarray(values, dtype=dtype))
 
 
@@ -45,41 +42,22 @@ def _table():
     u[:4], v[:4] = rows[:4], cols[:4]  # some hits for sure
     vs1 = np.unique(rng.integers(0, 40, 12))
     vs2 = np.unique(rng.integers(0, 40, 7))
+    uniform, weighted = "dgl_csr_neighbor_uniform_sample", "dgl_csr_neighbor_non_uniform_sample"
+    # fmt: off
     return [
         ("edge_id_f32", "edge_id", [g32, _arr(u, np.float32), _arr(v, np.float32)], {}),
-        (
-            "edge_id_i64",
-            "edge_id",
-            [g64, _arr([0, 3, 5, 39], np.int64), _arr([0, 7, 5, 1], np.int64)],
-            {},
-        ),  # fmt: skip
+        ("edge_id_i64", "edge_id", [g64, _arr([0, 3, 5, 39]), _arr([0, 7, 5, 1])], {}),
         ("adjacency", "dgl_adjacency", [g64], {}),
-        ("subgraph_map", "dgl_subgraph", [g64, _arr(vs1, np.int64)], {"return_mapping": True}),
-        (
-            "subgraph_two",
-            "dgl_subgraph",
-            [g64, _arr(vs1, np.int64), _arr(vs2, np.int64)],
-            {"return_mapping": False},
-        ),  # fmt: skip
-        (
-            "uniform_ring",
-            "dgl_csr_neighbor_uniform_sample",
-            [ring, _arr([0, 5], np.int64)],
-            {"num_hops": 2, "num_neighbor": 2, "max_num_vertices": 12},
-        ),  # fmt: skip
-        (
-            "uniform_cap",
-            "dgl_csr_neighbor_uniform_sample",
-            [ring, _arr([3], np.int64), _arr([7, 7, 1], np.int64)],
-            {"num_hops": 3, "num_neighbor": 3, "max_num_vertices": 5},
-        ),
-        (
-            "non_uniform_ring",
-            "dgl_csr_neighbor_non_uniform_sample",
-            [ring, _arr(np.linspace(0.1, 0.9, 12), np.float32), _arr([2, 9], np.int64)],
-            {"num_hops": 1, "num_neighbor": 2, "max_num_vertices": 8},
-        ),  # fmt: skip
+        ("subgraph_map", "dgl_subgraph", [g64, _arr(vs1)], {"return_mapping": True}),
+        ("subgraph_two", "dgl_subgraph", [g64, _arr(vs1), _arr(vs2)], {"return_mapping": False}),
+        ("uniform_ring", uniform, [ring, _arr([0, 5])],
+         {"num_hops": 2, "num_neighbor": 2, "max_num_vertices": 12}),
+        ("uniform_cap", uniform, [ring, _arr([3]), _arr([7, 7, 1])],
+         {"num_hops": 3, "num_neighbor": 3, "max_num_vertices": 5}),
+        ("non_uniform_ring", weighted, [ring, _arr(np.linspace(0.1, 0.9, 12), np.float32),
+         _arr([2, 9])], {"num_hops": 1, "num_neighbor": 2, "max_num_vertices": 8}),
     ]
+    # fmt: on
 
 
 def _to_mx(mx, x):

@@ -4,8 +4,6 @@ at ``MXNET_REPO``: ``tests/golden/train_mnist_mlp-symbol.json`` (the starting ch
 symbol, as MXNet saved it) and the entry ``train_mnist_mlp``: the arguments, the SHA-256 of the
 params file MXNet saved (mxlite writes the same bytes) and the metrics MXNet logged."""
 
-from __future__ import annotations
-
 import os
 import subprocess
 import sys
@@ -17,15 +15,10 @@ import mxnet as mx
 from core import load_module
 
 FILE = "tests/golden/train_mnist_mlp.npz"
-SEED = 0
-
-
-def _load(name: str) -> Any:
-    return load_module(f"tests/{name}.py")
 
 
 def record(golden: Any) -> None:
-    c = _load("example_cases")
+    c = load_module("tests/example_cases.py")
     out = golden.path.parent
     mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,8 +4,6 @@ parameters after ``fit``, ``predict`` on the evaluation data and ``score``. MXNe
 the first run's checkpoint as tests/golden/feedforward-symbol.json and
 tests/golden/feedforward-0002.params, which mxlite loads."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -13,7 +11,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/golden/feedforward.npz"
-SEED = 0
 c = load_module("tests/feedforward_cases.py")
 
 

@@ -16,8 +16,6 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
   parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -27,7 +25,6 @@ from mxnet import autograd, gluon
 from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
 
 FILE = "tests/gluon/golden/gluon.npz"
-SEED = 0
 c = load_module("tests/gluon/mlp_cases.py")
 
 # constructor (evaluated with nn in scope), input shape, input kind
@@ -129,52 +126,39 @@ INPUTS = {
 
 
 def make_layers(golden: Any, rs: np.random.RandomState) -> None:
-    cases = LAYERS + [EMBEDDING]
-    for k, (ctor, shape) in enumerate(cases):
-        out = {}
-        block = eval(ctor)  # noqa: S307 (our own table)
+    for k, (ctor, shape) in enumerate(LAYERS + [EMBEDDING]):
+        block, embedding = eval(ctor), ctor.startswith("nn.Embedding")  # noqa: S307 (our table)
         block.initialize(mx.init.Normal(0.5))
-        if ctor.startswith("nn.Embedding"):
-            x = mx.nd.array(rs.randint(0, 7, shape).astype("float32"))
-        else:
-            x = mx.nd.array(rs.randn(*shape).astype("float32"))
+        x = rs.randint(0, 7, shape) if embedding else rs.randn(*shape)
+        x = mx.nd.array(x.astype("float32"))
         block(x)  # finish deferred initialization
         params = block._collect_params_with_prefix()
         for p in params.values():
             if "running" not in p.name:
                 p.set_data(mx.nd.array(rs.uniform(-1, 1, p.shape).astype("float32")))
-        if not ctor.startswith("nn.Embedding"):
+        if not embedding:
             x.attach_grad()
-        for name, p in params.items():
-            out[f"param/{name}"] = p.data().asnumpy()
+        out = {f"param/{name}": p.data().asnumpy() for name, p in params.items()}
         with autograd.record():
             y = block(x)
         head = rs.randn(*y.shape).astype("float32")
         y.backward(mx.nd.array(head))
-        out["x"] = x.asnumpy()
-        out["head"] = head
-        out["y"] = y.asnumpy()
-        if not ctor.startswith("nn.Embedding"):
-            out["dx"] = x.grad.asnumpy()
+        out.update(x=x.asnumpy(), head=head, y=y.asnumpy())
+        out.update({} if embedding else {"dx": x.grad.asnumpy()})
         for name, p in params.items():
-            if p.grad_req != "null":
-                out[f"grad/{name}"] = p.grad().asnumpy()
-            else:
-                out[f"after/{name}"] = p.data().asnumpy()
+            key = "after" if p.grad_req == "null" else "grad"
+            out[f"{key}/{name}"] = (p.data() if key == "after" else p.grad()).asnumpy()
         meta = {"ctor": ctor, "shape": list(shape), "params": sorted(params)}
         golden.put(f"layer{k}", meta, **out)
 
 
 def make_losses(golden: Any, rs: np.random.RandomState) -> None:
     for k, (ctor, kinds, shape) in enumerate(LOSSES):
-        out = {}
-        loss = eval(ctor)  # noqa: S307 (our own table)
-        arrays = []
+        out, loss, arrays = {}, eval(ctor), []  # noqa: S307 (our own table)
         for kind in kinds:
-            a = mx.nd.array(INPUTS[kind](rs, shape).astype("float32"))
+            arrays.append(mx.nd.array(INPUTS[kind](rs, shape).astype("float32")))
             if kind in ("pred", "prob", "logp", "ctc_pred"):
-                a.attach_grad()
-            arrays.append(a)
+                arrays[-1].attach_grad()
         if "compute_full" in ctor:  # MXNet adds in place to a recorded array: no gradient
             value = loss(*arrays)
         else:

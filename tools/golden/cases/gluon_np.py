@@ -4,15 +4,12 @@ tests/gluon/np_mode_cases.py): case ``data`` holds the inputs and initial parame
 the rnn layers' outputs, input gradients and states). The LeNet trained is exported beside the
 file (``lenet_np-symbol.json``, ``lenet_np-0000.params``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/gluon/golden/np_mode.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

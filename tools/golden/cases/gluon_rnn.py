@@ -7,8 +7,6 @@ MXNet has none on CPU; cells: ``unroll`` with ``merge_outputs=True``, with and w
 ``valid_length``).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -16,7 +14,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/gluon/rnn/golden/rnn.npz"
-SEED = 0
 c = load_module("tests/gluon/rnn/rnn_cases.py")
 
 

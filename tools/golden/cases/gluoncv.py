@@ -5,8 +5,6 @@ the ``load_parameters`` case, and one case per workload of tests/run/gluoncv_cas
 every other parameter from seeded NumPy streams) with its arrays, the ``--spread`` of the
 training cases, and the ``seconds`` it took."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import gluoncv
@@ -14,7 +12,6 @@ import mxnet as mx
 from core import load_module, run_case_file
 
 FILE = "tests/run/golden/gluoncv/outputs.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

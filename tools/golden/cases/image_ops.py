@@ -3,8 +3,6 @@ normalize, resize, crop and adjust_lighting on one uint8 HWC image, a batch of t
 tensors (not the flips: MXNet 1.9.1's CPU flips give wrong pixels for odd sizes such as 7 x 5;
 mxlite's are checked against NumPy)."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/image_ops.npz"

@@ -4,8 +4,6 @@ keys of tests/ndarray/indexing_keys_cases.py): ``indexing_key_expand_implicit_ax
 metadata (``want``, JSON as the cases module encodes it, or the exception's type name); ``tables``:
 ``_GRAD_REQ_MAP`` and ``_STORAGE_TYPE_ID_TO_STR``."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -13,7 +11,6 @@ from core import load_module
 from mxnet.ndarray import ndarray as ndmod
 
 FILE = "tests/ndarray/golden/indexing_keys.npz"
-SEED = 0
 c = load_module("tests/ndarray/indexing_keys_cases.py")
 
 

@@ -2,15 +2,12 @@
 tests/init_metric_cases.py (functions of ``mx``, shared with the tests) as MXNet 1.9.1 runs
 them; metadata-only entries ``init``, ``init_stats``, ``metric_inputs`` and ``metric``."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/golden/init_metric.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

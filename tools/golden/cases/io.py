@@ -2,15 +2,12 @@
 of tests/io/ndarray_iter_cases.py, which describes the layout): metadata-only entries, one per
 case, ``{"spec": how to build the iterator, "mxnet": its result}``."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/io/golden/ndarray_iter.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

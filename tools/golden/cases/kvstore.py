@@ -5,8 +5,6 @@ of two keys (``w0``, ``w1``), whose optimizer states go to tests/kvstore/golden/
 kvstore_adam.states as ``save_optimizer_states`` writes them, and after three more from the
 loaded states (``more_w0``, ``more_w1``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -14,7 +12,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/kvstore/golden/kvstore.npz"
-SEED = 0
 c = load_module("tests/kvstore/kvstore_cases.py")
 
 

@@ -1,8 +1,6 @@
 """dot, batch_dot and the linalg operators (tests/operator/test_dot.py, test_linalg.py): each
 case draws its inputs by kind (see :func:`draw`); head gradients are standard normal."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/linalg.npz"
@@ -82,18 +80,15 @@ CASES = [
     ("maketrian_m", "linalg.maketrian", {"offset": -1}, [("n", (2, 2, 6), F64)]),
 ]
 # fmt: on
-# trmm and trsm: every combination of transpose, rightside and lower
-for _t in (False, True):
-    for _r in (False, True):
-        for _lo in (True, False):
-            _p = {"transpose": _t, "rightside": _r, "lower": _lo, "alpha": 0.75 if _t else 1.0}
-            _b = (2, 4, 3) if _r else (2, 3, 4)
-            _dt = F64 if _lo else F32
-            _tag = f"{'t' if _t else 'n'}{'r' if _r else 'l'}{'l' if _lo else 'u'}"
-            CASES.append((f"trmm_{_tag}", "linalg.trmm", _p,
-                          [("tri", (2, 3, 3), _dt), ("n", _b, _dt)]))  # fmt: skip
-            CASES.append((f"trsm_{_tag}", "linalg.trsm", _p,
-                          [("tri", (2, 3, 3), _dt), ("n", _b, _dt)]))  # fmt: skip
+# trmm and trsm: every combination of transpose, rightside and lower (tag: t/n, r/l, l/u)
+# fmt: off
+CASES += [(f"{op}_{'tn'[not t]}{'rl'[not r]}{'lu'[not lo]}", f"linalg.{op}",
+           {"transpose": t, "rightside": r, "lower": lo, "alpha": 0.75 if t else 1.0},
+           [("tri", (2, 3, 3), F64 if lo else F32), ("n", (2, 4, 3) if r else (2, 3, 4),
+            F64 if lo else F32)])
+          for t in (False, True) for r in (False, True) for lo in (True, False)
+          for op in ("trmm", "trsm")]
+# fmt: on
 
 
 def draw(rng, kind, shape):

@@ -6,8 +6,6 @@ far MXNet's own result moves when the input is scaled by ``1 + 1e-4`` (the test'
 MXNet's reference kernels (``MXNET_MKLDNN_ENABLED=0``) are not the reference here: they give
 every PReLU slope gradient times the slope (see the test module)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -15,7 +13,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/module/golden/mobilefacenet.npz"
-SEED = 0
 STEPS = 3
 
 

@@ -10,15 +10,12 @@ tests/gluon/model_zoo/zoo_cases.py) in tests/gluon/model_zoo/golden/model_zoo.np
   ``save_parameters``, to check that a file MXNet saved loads.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/gluon/model_zoo/golden/model_zoo.npz"
-SEED = 0
 c = load_module("tests/gluon/model_zoo/zoo_cases.py")
 
 

@@ -10,8 +10,6 @@ the test), so only the results are stored, in tests/module/golden/:
   data after training; ``score``, the accuracy on it.
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -19,7 +17,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/module/golden/module.npz"
-SEED = 0
 c = load_module("tests/module/lenet.py")
 
 

@@ -20,8 +20,6 @@ out, as are names only imported for the module's own use (``gluon.block.is_np_ar
 The ``sparse`` namespaces also get every generated operator function (``mx.nd.sparse.abs``).
 """
 
-from __future__ import annotations
-
 import importlib
 import pkgutil
 import sys
@@ -30,17 +28,10 @@ import warnings
 from typing import Any
 
 FILE = "tests/golden/mxnet_names.npz"
-SEED = 0
 
-SKIP = (
-    "mxnet.numpy",
-    "mxnet.numpy_extension",
-    "mxnet.ndarray.numpy",
-    "mxnet.ndarray.numpy_extension",
-    "mxnet.symbol.numpy",
-    "mxnet.symbol.numpy_extension",
-    "mxnet.numpy_op_signature",
-)
+SKIP = ("mxnet.numpy", "mxnet.numpy_extension", "mxnet.ndarray.numpy",
+        "mxnet.ndarray.numpy_extension", "mxnet.symbol.numpy", "mxnet.symbol.numpy_extension",
+        "mxnet.numpy_op_signature")  # fmt: skip
 
 # imported names that libraries read from a module other than the one defining them
 REEXPORTS = {
@@ -56,7 +47,7 @@ PRIVATE = {
         "_STORAGE_TYPE_STR_TO_ID",
         "_STORAGE_TYPE_ID_TO_STR",
         "_GRAD_REQ_MAP",
-    ],  # fmt: skip
+    ],
     "mxnet.ndarray.sparse": ["_ndarray_cls"],
     "mxnet.context": ["_current"],
     "mxnet.gluon.block": ["_flatten", "_regroup"],
@@ -68,12 +59,9 @@ PRIVATE = {
 
 def _skipped(name: str) -> bool:
     parts = name.split(".")
-    return (
-        any(name == s or name.startswith(s + ".") for s in SKIP)
-        or any(p.startswith("_") for p in parts[1:])
-        or parts[-1].startswith("gen_")
-        or parts[-1] == "setup"
-    )
+    return (any(name == s or name.startswith(s + ".") for s in SKIP)
+            or any(p.startswith("_") for p in parts[1:]) or parts[-1].startswith("gen_")
+            or parts[-1] == "setup")  # fmt: skip
 
 
 def _modules(mxnet: Any) -> dict[str, types.ModuleType]:
@@ -95,18 +83,14 @@ def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
         if key.startswith(("_", "gen_")):  # gen_op & co.: the files of generated stubs
             continue
         if isinstance(value, types.ModuleType):
-            if value.__name__.startswith(name + ".") or (
-                is_pkg and value.__name__ != "mxnet" and value.__name__.startswith("mxnet")
-            ):
+            inner = value.__name__ != "mxnet" and value.__name__.startswith("mxnet")
+            if value.__name__.startswith(name + ".") or (is_pkg and inner):
                 out.add(key)
             continue
         origin = getattr(value, "__module__", None)
         if isinstance(value, type) or callable(value):
-            if (
-                isinstance(origin, str)
-                and origin.startswith("mxnet")
-                and (is_pkg or origin == name)
-            ):
+            ours = isinstance(origin, str) and origin.startswith("mxnet")
+            if ours and (is_pkg or origin == name):
                 out.add(key)
         elif name == "mxnet.base" or id(value) not in shared:
             out.add(key)
@@ -121,10 +105,8 @@ def record(golden: Any) -> None:
     shared = [id(v) for m in (mxnet.base, mxnet.util) for v in vars(m).values()]
     table = {name: _names(name, mod, shared) for name, mod in sorted(mods.items())}
     for ns in ("mxnet.ndarray.sparse", "mxnet.symbol.sparse"):
-        table[ns] = sorted(
-            set(table[ns])
-            | {k for k in dir(mods[ns]) if not k.startswith("_") and callable(getattr(mods[ns], k))}
-        )
+        ops = {k for k in dir(mods[ns]) if not k.startswith("_") and callable(getattr(mods[ns], k))}
+        table[ns] = sorted(set(table[ns]) | ops)
     for name, names in table.items():
         if names:
             golden.put(name, {"names": names})

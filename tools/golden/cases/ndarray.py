@@ -5,15 +5,12 @@ keys ``"0"``, ``"1"``, ... for a list, the names for a dict. Files whose NAME co
 were written with numpy-shape semantics on (format V3).
 """
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/ndarray/golden/ndarray.npz"
-SEED = 0
 
 DTYPES = ["float32", "float64", "float16", "uint8", "int8", "int32", "int64", "bool"]
 

@@ -22,27 +22,23 @@ import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
 
 FILE = "tests/executor/golden/networks.npz"
-SEED = 0
 
 
 def mlp():
-    data = mx.sym.var("data")
-    h = mx.sym.FullyConnected(data, num_hidden=16, name="fc1")
-    h = mx.sym.Activation(h, act_type="relu", name="relu1")
-    h = mx.sym.FullyConnected(h, num_hidden=12, name="fc2")
-    h = mx.sym.Activation(h, act_type="tanh", name="tanh2")
+    h = mx.sym.var("data")
+    for i, (n, act) in enumerate([(16, "relu"), (12, "tanh")], 1):
+        h = mx.sym.FullyConnected(h, num_hidden=n, name=f"fc{i}")
+        h = mx.sym.Activation(h, act_type=act, name=f"{act}{i}")
     h = mx.sym.FullyConnected(h, num_hidden=5, name="fc3")
     return mx.sym.SoftmaxOutput(h, name="softmax")
 
 
 def lenet():
-    data = mx.sym.var("data")
-    h = mx.sym.Convolution(data, kernel=(5, 5), num_filter=4, name="conv1")
-    h = mx.sym.Activation(h, act_type="tanh", name="tanh1")
-    h = mx.sym.Pooling(h, pool_type="max", kernel=(2, 2), stride=(2, 2), name="pool1")
-    h = mx.sym.Convolution(h, kernel=(3, 3), num_filter=6, name="conv2")
-    h = mx.sym.Activation(h, act_type="tanh", name="tanh2")
-    h = mx.sym.Pooling(h, pool_type="max", kernel=(2, 2), stride=(2, 2), name="pool2")
+    h = mx.sym.var("data")
+    for i, (k, n) in enumerate([(5, 4), (3, 6)], 1):
+        h = mx.sym.Convolution(h, kernel=(k, k), num_filter=n, name=f"conv{i}")
+        h = mx.sym.Activation(h, act_type="tanh", name=f"tanh{i}")
+        h = mx.sym.Pooling(h, pool_type="max", kernel=(2, 2), stride=(2, 2), name=f"pool{i}")
     h = mx.sym.Flatten(h, name="flatten")
     h = mx.sym.FullyConnected(h, num_hidden=10, name="fc1")
     h = mx.sym.Activation(h, act_type="tanh", name="tanh3")
@@ -53,20 +49,16 @@ def lenet():
 def _unit(x, nf, stride, project, name):
     b1 = mx.sym.BatchNorm(x, fix_gamma=False, eps=2e-5, momentum=0.9, name=name + "_bn1")
     a1 = mx.sym.Activation(b1, act_type="relu", name=name + "_relu1")
-    c1 = mx.sym.Convolution(
-        a1, num_filter=nf, kernel=(3, 3), stride=stride, pad=(1, 1), no_bias=True,
-        name=name + "_conv1",
-    )  # fmt: skip
+    c1 = mx.sym.Convolution(a1, num_filter=nf, kernel=(3, 3), stride=stride, pad=(1, 1),
+                            no_bias=True, name=name + "_conv1")  # fmt: skip
     b2 = mx.sym.BatchNorm(c1, fix_gamma=False, eps=2e-5, momentum=0.9, name=name + "_bn2")
     a2 = mx.sym.Activation(b2, act_type="relu", name=name + "_relu2")
     c2 = mx.sym.Convolution(a2, num_filter=nf, kernel=(3, 3), pad=(1, 1), no_bias=True,
                             name=name + "_conv2")  # fmt: skip
     if project:
-        short = mx.sym.Convolution(a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True,
-                                   name=name + "_sc")  # fmt: skip
-    else:
-        short = x
-    return c2 + short
+        x = mx.sym.Convolution(a1, num_filter=nf, kernel=(1, 1), stride=stride, no_bias=True,
+                               name=name + "_sc")  # fmt: skip
+    return c2 + x
 
 
 def resnet():
@@ -136,9 +128,7 @@ NETWORKS = {
 def _value(rng, name, shape):
     if name.endswith("_label"):
         return rng.integers(0, 3, size=shape).astype(np.float32)
-    if name.endswith("moving_var"):
-        return rng.uniform(0.5, 1.5, size=shape).astype(np.float32)
-    if name.endswith("gamma"):
+    if name.endswith(("moving_var", "gamma")):
         return rng.uniform(0.5, 1.5, size=shape).astype(np.float32)
     scale = 0.3 if name.endswith("parameters") else 0.5
     return (rng.standard_normal(shape) * scale).astype(np.float32)
@@ -162,8 +152,7 @@ def make(golden: Any, name: str) -> None:
     rng = np.random.default_rng(sorted(NETWORKS).index(name))
     arg_shapes, out_shapes, aux_shapes = net.infer_shape(**shapes)
     arg_names, aux_names = net.list_arguments(), net.list_auxiliary_states()
-    saved = {}
-    args = {}
+    saved, args = {}, {}
     for n, s in zip(arg_names, arg_shapes):
         args[n] = mx.nd.array(_value(rng, n, s))
         saved[("input:" if n in shapes else "param:") + n] = _snap(args[n])
@@ -182,18 +171,11 @@ def make(golden: Any, name: str) -> None:
     saved.update({"grad:" + n: _snap(g) for n, g in grads.items()})
     saved.update({"aux_after:" + n: _snap(a) for n, a in exe.aux_dict.items()})
     net.save(str(golden.path.parent / f"{name}-symbol.json"))
-    meta = {
-        "input_shapes": shapes,
-        "arguments": arg_names,
-        "outputs": net.list_outputs(),
-        "auxiliary_states": aux_names,
-        "arg_shapes": arg_shapes,
-        "out_shapes": out_shapes,
-        "aux_shapes": aux_shapes,
-        "plan_shapes": plan_shapes,
-        "planned_mb_train": _planned_mb(net, plan_shapes, "write"),
-        "planned_mb_infer": _planned_mb(net, plan_shapes, "null"),
-    }
+    meta = {"input_shapes": shapes, "arguments": arg_names, "outputs": net.list_outputs(),
+            "auxiliary_states": aux_names, "arg_shapes": arg_shapes, "out_shapes": out_shapes,
+            "aux_shapes": aux_shapes, "plan_shapes": plan_shapes,
+            "planned_mb_train": _planned_mb(net, plan_shapes, "write"),
+            "planned_mb_infer": _planned_mb(net, plan_shapes, "null")}  # fmt: skip
     golden.put(name, meta, **{k: v.asnumpy() for k, v in saved.items()})
 
 

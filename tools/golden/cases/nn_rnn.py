@@ -2,38 +2,33 @@
 from MXNet's shape inference) and its standard normal head gradients from a generator seeded
 k + 7."""
 
-from __future__ import annotations
-
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/golden/nn_rnn.npz"
-SEED = 0
+
+
+def rnn(mode: str, size: int, layers: int, bi: bool = False, states: bool = True) -> dict:
+    """RNN's params: the state outputs unless ``states`` is False."""
+    params = dict(mode=mode, state_size=size, num_layers=layers)
+    return {**params, **({"bidirectional": True} if bi else {}),
+            **({"state_outputs": True} if states else {})}  # fmt: skip
+
 
 # (name, params, (T, N, I)); the dtype is float32 unless DTYPES says otherwise
-# fmt: off
 CASES = [
-    ("lstm_1", dict(mode="lstm", state_size=4, num_layers=1, state_outputs=True), (3, 2, 3)),
-    ("gru_1", dict(mode="gru", state_size=4, num_layers=1, state_outputs=True), (3, 2, 3)),
-    ("tanh_1", dict(mode="rnn_tanh", state_size=4, num_layers=1, state_outputs=True), (3, 2, 3)),
-    ("relu_1", dict(mode="rnn_relu", state_size=4, num_layers=1, state_outputs=True), (3, 2, 3)),
-    ("lstm_2bi",
-     dict(mode="lstm", state_size=3, num_layers=2, bidirectional=True, state_outputs=True),
-     (4, 2, 5)),
-    ("gru_2bi",
-     dict(mode="gru", state_size=3, num_layers=2, bidirectional=True, state_outputs=True),
-     (4, 2, 5)),
-    ("tanh_2bi",
-     dict(mode="rnn_tanh", state_size=3, num_layers=2, bidirectional=True, state_outputs=True),
-     (4, 2, 5)),
-    ("relu_2", dict(mode="rnn_relu", state_size=3, num_layers=2, state_outputs=True), (4, 2, 5)),
-    ("lstm_nostate", dict(mode="lstm", state_size=5, num_layers=2), (3, 3, 2)),
-    ("gru_nostate_bi", dict(mode="gru", state_size=5, num_layers=1, bidirectional=True), (3, 3, 2)),
-    ("lstm_3bi",
-     dict(mode="lstm", state_size=2, num_layers=3, bidirectional=True, state_outputs=True),
-     (2, 1, 2)),
+    ("lstm_1", rnn("lstm", 4, 1), (3, 2, 3)),
+    ("gru_1", rnn("gru", 4, 1), (3, 2, 3)),
+    ("tanh_1", rnn("rnn_tanh", 4, 1), (3, 2, 3)),
+    ("relu_1", rnn("rnn_relu", 4, 1), (3, 2, 3)),
+    ("lstm_2bi", rnn("lstm", 3, 2, bi=True), (4, 2, 5)),
+    ("gru_2bi", rnn("gru", 3, 2, bi=True), (4, 2, 5)),
+    ("tanh_2bi", rnn("rnn_tanh", 3, 2, bi=True), (4, 2, 5)),
+    ("relu_2", rnn("rnn_relu", 3, 2), (4, 2, 5)),
+    ("lstm_nostate", rnn("lstm", 5, 2, states=False), (3, 3, 2)),
+    ("gru_nostate_bi", rnn("gru", 5, 1, bi=True, states=False), (3, 3, 2)),
+    ("lstm_3bi", rnn("lstm", 2, 3, bi=True), (2, 1, 2)),
 ]
-# fmt: on
 DTYPES = {"gru_1": "float64", "lstm_2bi": "float64"}
 
 

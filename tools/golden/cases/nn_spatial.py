@@ -2,12 +2,9 @@
 (tests/operator/test_nn_spatial.py): case ``k`` draws its inputs and then its standard normal
 head gradient from a generator seeded 100 + k."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/nn_spatial.npz"
-SEED = 0
 
 # (name, op, input shapes, params)
 # fmt: off

@@ -12,8 +12,6 @@
 In both, case ``g<k>`` holds gradient case ``k``'s ``expr``, its head ``y`` and the ``grad`` of
 ``x``."""
 
-from __future__ import annotations
-
 import pickle
 from typing import Any
 
@@ -21,7 +19,6 @@ import mxnet as mx
 from core import Golden, load_module
 
 FILE = "tests/numpy/golden/numpy_cases.npz"
-SEED = 0
 
 
 def record_grads(golden: Any, c: Any) -> None:

@@ -3,8 +3,6 @@ tests/numpy/hybrid_cases.py and each way it runs, MXNet 1.9.1's outputs, their d
 input gradients (``<case>/<mode>/out<j>``, ``<case>/<mode>/grad<i>``), or why MXNet refused it;
 and the signatures ``mx._numpy_op_doc`` documents (case ``signatures``)."""
 
-from __future__ import annotations
-
 import inspect
 from typing import Any
 
@@ -12,7 +10,6 @@ import mxnet as mx
 from core import load_module, refusal
 
 FILE = "tests/numpy/golden/numpy_hybrid.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

@@ -5,8 +5,6 @@ fallback): the result's ``kind`` and per item its ``dtype`` and ``shape`` (an mx
 (and ``gy``) of gradient case ``k``, or ``failed`` where MXNet fails on it; case ``r<k>``: a
 sampler's ``dtype``, ``shape`` and ``kind``."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -14,7 +12,6 @@ import numpy as onp
 from core import load_module
 
 FILE = "tests/numpy/golden/numpy_linalg_cases.npz"
-SEED = 0
 
 
 def _kind(res: Any) -> str:

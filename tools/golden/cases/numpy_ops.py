@@ -6,8 +6,6 @@ tables of tests/numpy/numpy_ops_cases.py): case ``v<k>`` holds value expression 
 tables to what MXNet gave (dtype and shape per run, the exception's class, the result's type
 and text, the symbol's JSON)."""
 
-from __future__ import annotations
-
 import json
 from typing import Any
 
@@ -15,7 +13,6 @@ import mxnet as mx
 from core import load_module
 
 FILE = "tests/numpy/golden/numpy_ops_cases.npz"
-SEED = 0
 
 
 def _error(expr: str, scope: dict) -> str:

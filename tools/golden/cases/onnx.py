@@ -12,8 +12,6 @@ with random weights and check the graph. Every entry's metadata holds the input 
 (``data``).
 """
 
-from __future__ import annotations
-
 import os
 import sys
 import tempfile
@@ -24,7 +22,6 @@ import numpy as np
 from core import ROOT, load_module, mxnet_source
 
 FILE = "tests/onnx/golden/onnx.npz"
-SEED = 0
 
 OUT = str(ROOT / "tests" / "onnx" / "golden")
 MAX_PARAM_BYTES = 450_000
@@ -33,21 +30,18 @@ MAX_PARAM_BYTES = 450_000
 # as resnet-v1.py in 1.9.1, so it is left out; alexnet, vgg, inception-v4 and
 # inception-resnet-v2 have 100 MB and more of weights at any input size, too slow for the tests
 # (their operators are all among those of the networks here)
+S28 = "3,28,28"
+RES8 = {"num_classes": 10, "num_layers": 8, "image_shape": S28}
 # fmt: off
 NETWORKS = {
     "mlp": ("mlp", {"num_classes": 10}, (784,)),
     "lenet": ("lenet", {"num_classes": 10}, (1, 16, 16)),
-    "resnet": ("resnet", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28"},
-               (3, 28, 28)),
-    "resnet-v1": ("resnet-v1", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28"},
-                  (3, 28, 28)),
-    "resnext": ("resnext", {"num_classes": 10, "num_layers": 8, "image_shape": "3,28,28",
-                            "num_group": 4}, (3, 28, 28)),
-    "mobilenet": ("mobilenet", {"num_classes": 10, "alpha": 0.25, "resolution": 32},
-                  (3, 32, 32)),
+    "resnet": ("resnet", RES8, (3, 28, 28)),
+    "resnet-v1": ("resnet-v1", RES8, (3, 28, 28)),
+    "resnext": ("resnext", {**RES8, "num_group": 4}, (3, 28, 28)),
+    "mobilenet": ("mobilenet", {"num_classes": 10, "alpha": 0.25, "resolution": 32}, (3, 32, 32)),
     "mobilenetv2": ("mobilenetv2", {"num_classes": 10, "multiplier": 0.1}, (3, 32, 32)),
-    "inception-bn": ("inception-bn", {"num_classes": 10, "image_shape": "3,28,28"},
-                     (3, 28, 28)),
+    "inception-bn": ("inception-bn", {"num_classes": 10, "image_shape": S28}, (3, 28, 28)),
     "googlenet": ("googlenet", {"num_classes": 10}, (3, 64, 64)),
     "inception-v3": ("inception-v3", {"num_classes": 10}, (3, 299, 299)),
     # for benchmarks/onnx_export.py: ImageNet sizes, symbol only
@@ -65,23 +59,23 @@ def load_definition(module: str, tmp: str):
     return load_module(path)
 
 
+def random_value(name, shape, rng):
+    """Gammas and variances in [0.5, 1.5), betas, biases and means small, weights He-normal."""
+    if name.endswith(("gamma", "var")):
+        value = rng.uniform(0.5, 1.5, shape)
+    elif name.endswith(("beta", "bias", "mean")):
+        value = rng.normal(0, 0.1, shape)
+    else:
+        value = rng.normal(0, np.sqrt(2.0 / max(int(np.prod(shape[1:])), 1)), shape)
+    return mx.nd.array(value.astype(np.float32))
+
+
 def random_params(sym, data_shape, rng):
     arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, *data_shape))
-    args, aux = {}, {}
-    for name, shape in zip(sym.list_arguments(), arg_shapes):
-        if name in ("data", "softmax_label"):
-            continue
-        if name.endswith("gamma"):
-            value = rng.uniform(0.5, 1.5, shape)
-        elif name.endswith(("beta", "bias")):
-            value = rng.normal(0, 0.1, shape)
-        else:
-            fan_in = int(np.prod(shape[1:])) or 1
-            value = rng.normal(0, np.sqrt(2.0 / fan_in), shape)
-        args[name] = mx.nd.array(value.astype(np.float32))
-    for name, shape in zip(sym.list_auxiliary_states(), aux_shapes):
-        value = rng.normal(0, 0.1, shape) if name.endswith("mean") else rng.uniform(0.5, 1.5, shape)
-        aux[name] = mx.nd.array(value.astype(np.float32))
+    args = {name: random_value(name, shape, rng) for name, shape in zip(sym.list_arguments(),
+            arg_shapes) if name not in ("data", "softmax_label")}  # fmt: skip
+    aux = {name: random_value(name, shape, rng)
+           for name, shape in zip(sym.list_auxiliary_states(), aux_shapes)}  # fmt: skip
     return args, aux
 
 
@@ -108,14 +102,7 @@ def gluon_models(golden: Any) -> None:
         data_shape = (3, size, size)
         net(mx.nd.zeros((1, *data_shape)))
         for pname, p in net.collect_params().items():
-            shape = p.shape
-            if pname.endswith(("gamma", "running_var")):
-                value = rng.uniform(0.5, 1.5, shape)
-            elif pname.endswith(("beta", "bias", "running_mean")):
-                value = rng.normal(0, 0.1, shape)
-            else:
-                value = rng.normal(0, np.sqrt(2.0 / max(int(np.prod(shape[1:])), 1)), shape)
-            p.set_data(mx.nd.array(value.astype(np.float32)))
+            p.set_data(random_value(pname, p.shape, rng))
         key = f"gluon-{name}"
         prefix = os.path.join(OUT, key)
         x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)

@@ -4,8 +4,6 @@ optimizers among them): one case per optimizer run; ``setup`` (steps, shapes, na
 schedules); ``sgd_updater_after`` (weights and gradients after three updates, whose state is
 saved to tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -13,7 +11,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/optimizer/golden/optimizer.npz"
-SEED = 0
 c = load_module("tests/optimizer/optimizer_cases.py")
 
 

@@ -3,15 +3,12 @@ initial weights and states (seeded 100 + case index), three in-place update step
 and, after each step ``s``, the gradients given (``step<s>/grad_<i>``) and the weights and
 states MXNet left (``step<s>/out_<name>``)."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/golden/optimizer_multi.npz"
-SEED = 0
 STEPS = 3
 SHAPES = [(3, 4), (5,), (2, 1, 3)]
 
@@ -38,15 +35,6 @@ LRS = (0.1, 0.05, 0.2)
 WDS = (0.0, 0.01, 0.1)
 
 
-def group_names(op):
-    names = ["weight", "grad"]
-    if "mom" in op:
-        names.append("mom")
-    if "_mp_" in op:
-        names.append("weight32")
-    return names
-
-
 def record(golden: Any) -> None:
     for ci, (case, op, dtype, params) in enumerate(CASES):
         rng = np.random.RandomState(100 + ci)
@@ -54,25 +42,19 @@ def record(golden: Any) -> None:
         n = params.pop("num_weights", len(SHAPES))
         shapes = SHAPES[:n]
         params = dict(params, lrs=LRS[:n], wds=WDS[:n], num_weights=n)
-        names = group_names(op)
-        inputs, weights, states = [], [], []
+        inputs, weights, states = [], [], []  # per weight: [weight, grad, mom?, weight32?]
         for i, shape in enumerate(shapes):
-            w = rng.uniform(-1, 1, shape).astype(dtype)
-            arrays[f"weight_{i}"] = w
-            wnd = mx.nd.array(w, dtype=dtype)
-            weights.append(wnd)
-            group = [wnd, None]
-            if "mom" in names:
-                mom_dtype = "float32" if "weight32" in names else dtype
-                m = rng.uniform(-0.1, 0.1, shape).astype(mom_dtype)
-                arrays[f"mom_{i}"] = m
-                mnd = mx.nd.array(m, dtype=mom_dtype)
-                group.append(mnd)
-                states.append((f"mom_{i}", mnd))
-            if "weight32" in names:
-                w32 = mx.nd.array(w.astype("float32"), dtype="float32")
-                group.append(w32)
-                states.append((f"weight32_{i}", w32))
+            w = arrays[f"weight_{i}"] = rng.uniform(-1, 1, shape).astype(dtype)
+            weights.append(mx.nd.array(w, dtype=dtype))
+            group = [weights[-1], None]
+            if "mom" in op:  # float32 momenta with the float32 master weights
+                mom_dtype = "float32" if "_mp_" in op else dtype
+                m = arrays[f"mom_{i}"] = rng.uniform(-0.1, 0.1, shape).astype(mom_dtype)
+                group.append(mx.nd.array(m, dtype=mom_dtype))
+                states.append((f"mom_{i}", group[-1]))
+            if "_mp_" in op:
+                group.append(mx.nd.array(w.astype("float32"), dtype="float32"))
+                states.append((f"weight32_{i}", group[-1]))
             inputs.append(group)
         for step in range(STEPS):
             flat = []

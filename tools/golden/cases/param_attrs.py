@@ -13,7 +13,6 @@ import mxnet as mx
 import numpy as np
 
 FILE = "tests/operator/golden/param_attrs.npz"
-SEED = 0
 
 # (operator path under mx.sym, keyword arguments as a Python expression with `np` in scope)
 CASES = [

@@ -1,15 +1,12 @@
 """Pickles made by MXNet 1.9.1 (tests/run/test_pickles.py): the objects of
 tests/run/pickle_check.py pickled into tests/run/golden/pickles, and each one's summary."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import load_module
 
 FILE = "tests/run/golden/pickles/expected.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

@@ -12,8 +12,6 @@ holds, in the metadata-only entry ``random``, only what does not depend on them:
 * ``arguments``: each operator's input names (``list_arguments`` of its symbol).
 """
 
-from __future__ import annotations
-
 import json
 import re
 from typing import Any
@@ -23,7 +21,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/operator/golden/random.npz"
-SEED = 0
 c = load_module("tests/operator/random_cases.py")
 
 

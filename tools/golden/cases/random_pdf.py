@@ -1,8 +1,6 @@
 """The ``_random_pdf_*`` operators (tests/operator/test_random_pdf.py): values and gradients
 for inputs inside each distribution's support, in float16/32/64, as densities and as logs."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/random_pdf.npz"

@@ -4,8 +4,6 @@ by MXNet (``twelve.rec``/``twelve.idx`` beside the golden file) and, in case ``t
 ``MXRecordIO.read()`` returns a record that was never written, on a copy of the file cut at that
 position and extended by the stray bytes."""
 
-from __future__ import annotations
-
 import struct
 import tempfile
 from pathlib import Path
@@ -14,7 +12,6 @@ from typing import Any
 import mxnet as mx
 
 FILE = "tests/recordio/golden/recordio_cuts.npz"
-SEED = 0
 MAGIC = struct.pack("<I", 0xCED7230A)
 RECORDS = [b"", b"a", b"abcd", b"hello world", MAGIC, b"xy" + MAGIC + b"zw", b"12345",
            b"record seven", b"1234" + MAGIC + b"5678", b"nine!", b"ten ten ten",

@@ -4,8 +4,6 @@ Data with ties is used only where MXNet's sort order among equal values is the s
 (full sorts of at most 16 elements, or k=1). Cases are named by their index.
 """
 
-from __future__ import annotations
-
 import numpy as np
 from core import seeded as data
 

@@ -3,8 +3,6 @@ tests/rnn/cell_cases.py: every argument's value, the outputs and, for the determ
 the gradients of data and begin states for an all-ones head gradient; per case the argument
 names, output names and shapes, and begin_state() names."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -12,7 +10,6 @@ import numpy as np
 from core import load_module
 
 FILE = "tests/rnn/golden/rnn_cells.npz"
-SEED = 0
 _cases = load_module("tests/rnn/cell_cases.py")
 SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
 

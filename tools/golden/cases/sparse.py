@@ -29,8 +29,6 @@ of the first gradient of ``gluon.nn.Embedding(sparse_grad=True)`` under a Traine
 and the ``weight`` after three steps.
 """
 
-from __future__ import annotations
-
 import pickle
 import tempfile
 from typing import Any
@@ -41,7 +39,6 @@ import scipy.sparse as spsp
 from core import load_module, nd_function
 
 FILE = "tests/ndarray/golden/sparse/sparse.npz"
-SEED = 0
 t = load_module("tests/sparse_training_cases.py")
 
 
@@ -69,82 +66,61 @@ COL = vec((5, 1), 8)
 IDX = np.array([0, 2, 4], "float32")
 TAKE_IDX = np.array([3, -1, 0, 7], "float32")
 
-# (op, params, [(value, stype)])
+R, C, D = "row_sparse", "csr", "default"
+UNARY = [("square", R), ("sin", C), ("relu", R), ("abs", C), ("negative", R), ("cos", C),
+         ("exp", R)]  # fmt: skip
+SCALAR = [("_mul_scalar", 2.5, C), ("_div_scalar", 2.0, R), ("_plus_scalar", 1.0, C),
+          ("_equal_scalar", 0.0, C), ("_greater_scalar", 0.0, R)]  # fmt: skip
+BROADCAST = [("broadcast_add", ROW), ("broadcast_sub", COL), ("broadcast_mul", ROW),
+             ("broadcast_div", COL)]  # fmt: skip
+# (op, params, [(value, stype)]), in the order of the case numbers
+# fmt: off
 CASES = [
-    ("dot", {}, [(A, "csr"), (W, "default")]),
-    ("dot", {"transpose_a": True}, [(A, "csr"), (Wt, "default")]),
-    ("dot", {}, [(A, "csr"), (W, "row_sparse")]),
-    ("dot", {"transpose_a": True}, [(A, "csr"), (Wt, "row_sparse")]),
-    ("dot", {}, [(L, "default"), (A, "csr")]),
-    ("dot", {"transpose_b": True}, [(vec((3, 4), 9), "default"), (A, "csr")]),
-    ("dot", {"forward_stype": "default"}, [(L, "default"), (A, "csr")]),
-    ("elemwise_add", {}, [(A, "row_sparse"), (B, "row_sparse")]),
-    ("elemwise_add", {}, [(A, "csr"), (B, "csr")]),
-    ("elemwise_add", {}, [(A, "default"), (B, "csr")]),
-    ("elemwise_add", {}, [(A, "row_sparse"), (B, "default")]),
-    ("elemwise_sub", {}, [(A, "row_sparse"), (B, "row_sparse")]),
-    ("elemwise_sub", {}, [(A, "csr"), (B, "csr")]),
-    ("elemwise_mul", {}, [(A, "row_sparse"), (B, "row_sparse")]),
-    ("elemwise_mul", {}, [(A, "csr"), (B, "csr")]),
-    ("elemwise_mul", {}, [(A, "csr"), (B, "default")]),
-    ("elemwise_mul", {}, [(A, "default"), (B, "row_sparse")]),
-    ("elemwise_div", {}, [(A, "csr"), (P, "default")]),
-    ("add_n", {}, [(A, "row_sparse"), (B, "row_sparse"), (P, "row_sparse")]),
-    ("add_n", {}, [(A, "default"), (B, "csr"), (P, "default")]),
-    ("cast_storage", {"stype": "csr"}, [(A, "default")]),
-    ("cast_storage", {"stype": "row_sparse"}, [(A, "default")]),
-    ("cast_storage", {"stype": "default"}, [(A, "csr")]),
-    ("cast_storage", {"stype": "default"}, [(A, "row_sparse")]),
-    ("sum", {"axis": 0}, [(A, "csr")]),
-    ("sum", {"axis": 1}, [(A, "csr")]),
-    ("mean", {"axis": 0}, [(A, "csr")]),
-    ("mean", {"axis": 1}, [(A, "csr")]),
-    ("norm", {}, [(A, "csr")]),
-    ("norm", {}, [(A, "row_sparse")]),
-    ("sqrt", {}, [(P, "csr")]),
-    ("square", {}, [(A, "row_sparse")]),
-    ("sin", {}, [(A, "csr")]),
-    ("relu", {}, [(A, "row_sparse")]),
-    ("abs", {}, [(A, "csr")]),
-    ("negative", {}, [(A, "row_sparse")]),
-    ("cos", {}, [(A, "csr")]),
-    ("exp", {}, [(A, "row_sparse")]),
-    ("zeros_like", {}, [(A, "csr")]),
-    ("zeros_like", {}, [(A, "row_sparse")]),
-    ("_mul_scalar", {"scalar": 2.5}, [(A, "csr")]),
-    ("_div_scalar", {"scalar": 2.0}, [(A, "row_sparse")]),
-    ("_plus_scalar", {"scalar": 1.0}, [(A, "csr")]),
-    ("_equal_scalar", {"scalar": 0.0}, [(A, "csr")]),
-    ("_greater_scalar", {"scalar": 0.0}, [(A, "row_sparse")]),
-    ("clip", {"a_min": -0.5, "a_max": 0.5}, [(A, "csr")]),
-    ("clip", {"a_min": -0.5, "a_max": 0.5}, [(A, "row_sparse")]),
-    ("clip", {"a_min": 0.1, "a_max": 0.5}, [(A, "csr")]),
-    ("broadcast_add", {}, [(A, "csr"), (ROW, "default")]),
-    ("broadcast_sub", {}, [(A, "csr"), (COL, "default")]),
-    ("broadcast_mul", {}, [(A, "csr"), (ROW, "default")]),
-    ("broadcast_div", {}, [(A, "csr"), (COL, "default")]),
-    ("slice", {"begin": (1, 1), "end": (4, 3)}, [(A, "csr")]),
-    ("slice", {"begin": (2,), "end": (5,)}, [(A, "csr")]),
-    ("_sparse_retain", {}, [(A, "row_sparse"), (IDX, "default")]),
-    ("take", {"mode": "clip"}, [(A, "csr"), (TAKE_IDX, "default")]),
-    ("take", {"mode": "wrap"}, [(A, "csr"), (TAKE_IDX, "default")]),
-    ("_square_sum", {"axis": 1, "keepdims": True}, [(A, "row_sparse")]),
-    ("_square_sum", {"axis": 1}, [(A, "row_sparse")]),
-    ("_square_sum", {"axis": 0}, [(A, "row_sparse")]),
-    ("where", {}, [(A, "csr"), (B, "default"), (P, "default")]),
-    ("_contrib_getnnz", {"axis": 0}, [(A, "csr")]),
-    ("_contrib_getnnz", {}, [(A, "csr")]),
-    ("transpose", {}, [(A, "csr")]),
-    ("_maximum", {}, [(A, "row_sparse"), (B, "row_sparse")]),
-    ("_minimum", {}, [(A, "csr"), (B, "csr")]),
-    ("_hypot", {}, [(A, "row_sparse"), (B, "default")]),
-    ("_scatter_plus_scalar", {"scalar": 9.0}, [(A, "row_sparse")]),
-    ("_scatter_minus_scalar", {"scalar": 2.0}, [(A, "csr")]),
-    ("_scatter_elemwise_div", {}, [(A, "row_sparse"), (P, "default")]),
-    ("broadcast_add", {}, [(A, "csr"), (B, "row_sparse")]),
+    ("dot", {}, [(A, C), (W, D)]),
+    ("dot", {"transpose_a": True}, [(A, C), (Wt, D)]),
+    ("dot", {}, [(A, C), (W, R)]),
+    ("dot", {"transpose_a": True}, [(A, C), (Wt, R)]),
+    ("dot", {}, [(L, D), (A, C)]),
+    ("dot", {"transpose_b": True}, [(vec((3, 4), 9), D), (A, C)]),
+    ("dot", {"forward_stype": "default"}, [(L, D), (A, C)]),
+    *[("elemwise_add", {}, [(A, s), (B, t)]) for s, t in [(R, R), (C, C), (D, C), (R, D)]],
+    *[("elemwise_sub", {}, [(A, s), (B, s)]) for s in (R, C)],
+    *[("elemwise_mul", {}, [(A, s), (B, t)]) for s, t in [(R, R), (C, C), (C, D), (D, R)]],
+    ("elemwise_div", {}, [(A, C), (P, D)]),
+    ("add_n", {}, [(A, R), (B, R), (P, R)]),
+    ("add_n", {}, [(A, D), (B, C), (P, D)]),
+    *[("cast_storage", {"stype": t}, [(A, s)]) for s, t in [(D, C), (D, R), (C, D), (R, D)]],
+    *[(op, {"axis": axis}, [(A, C)]) for op in ("sum", "mean") for axis in (0, 1)],
+    *[("norm", {}, [(A, s)]) for s in (C, R)],
+    ("sqrt", {}, [(P, C)]),
+    *[(op, {}, [(A, s)]) for op, s in UNARY],
+    *[("zeros_like", {}, [(A, s)]) for s in (C, R)],
+    *[(op, {"scalar": value}, [(A, s)]) for op, value, s in SCALAR],
+    *[("clip", {"a_min": lo, "a_max": 0.5}, [(A, s)])
+      for lo, s in [(-0.5, C), (-0.5, R), (0.1, C)]],
+    *[(op, {}, [(A, C), (v, D)]) for op, v in BROADCAST],
+    ("slice", {"begin": (1, 1), "end": (4, 3)}, [(A, C)]),
+    ("slice", {"begin": (2,), "end": (5,)}, [(A, C)]),
+    ("_sparse_retain", {}, [(A, R), (IDX, D)]),
+    *[("take", {"mode": mode}, [(A, C), (TAKE_IDX, D)]) for mode in ("clip", "wrap")],
+    ("_square_sum", {"axis": 1, "keepdims": True}, [(A, R)]),
+    ("_square_sum", {"axis": 1}, [(A, R)]),
+    ("_square_sum", {"axis": 0}, [(A, R)]),
+    ("where", {}, [(A, C), (B, D), (P, D)]),
+    ("_contrib_getnnz", {"axis": 0}, [(A, C)]),
+    ("_contrib_getnnz", {}, [(A, C)]),
+    ("transpose", {}, [(A, C)]),
+    ("_maximum", {}, [(A, R), (B, R)]),
+    ("_minimum", {}, [(A, C), (B, C)]),
+    ("_hypot", {}, [(A, R), (B, D)]),
+    ("_scatter_plus_scalar", {"scalar": 9.0}, [(A, R)]),
+    ("_scatter_minus_scalar", {"scalar": 2.0}, [(A, C)]),
+    ("_scatter_elemwise_div", {}, [(A, R), (P, D)]),
+    ("broadcast_add", {}, [(A, C), (B, R)]),
 ]
+# fmt: on
 
-# (op, params, [(value, stype)]): weight, grad (row_sparse), states (dense)
+# (op, params, number of states): the inputs are weight, grad (row_sparse), states (dense)
 UPDATES = [
     ("sgd_update", {"lr": 0.1, "wd": 0.01}, 0),
     ("sgd_update", {"lr": 0.1, "wd": 0.01, "lazy_update": False}, 0),
@@ -313,8 +289,8 @@ def autograd_cases(golden: Any) -> None:
         wt = mx.nd.array(emb)
         wt.attach_grad(stype=g_stype)
         with mx.autograd.record():
-            y = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
-            z = y * 2
+            z = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
+            z = z * 2
         try:
             z.backward(mx.nd.array(og))
         except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
@@ -327,47 +303,41 @@ def executor_cases(golden: Any) -> None:
     x = csr_value((4, 6), 6)
     w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
     og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    req = {"data": "null", "weight": "write"}
+
+    def step(exe: Any, head: np.ndarray) -> Any:
+        exe.forward(is_train=True)
+        exe.backward(mx.nd.array(head))
+        return exe.grad_dict["weight"]
+
     for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
-        data = mx.sym.var("data", stype="csr")
-        weight = mx.sym.var("weight", stype=w_stype)
-        sym = mx.sym.dot(data, weight)
-        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3),
-                              stype_dict={"data": "csr", "weight": w_stype},
-                              grad_req={"data": "null", "weight": "write"})  # fmt: skip
+        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
+        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3), grad_req=req,
+                              stype_dict={"data": "csr", "weight": w_stype})  # fmt: skip
         exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
         exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
-        exe.forward(is_train=True)
-        exe.backward(mx.nd.array(og))
-        grad_case(golden, tag, "exe_dot", [x, w], exe.grad_dict["weight"], og)
+        grad_case(golden, tag, "exe_dot", [x, w], step(exe, og), og)
     idx = np.array([[0, 5], [5, 2]], "float32")
     emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
     og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
     sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
                            sparse_grad=True)  # fmt: skip
-    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": "write"})
+    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req=req)
     exe.arg_dict["data"][:] = idx
     exe.arg_dict["weight"][:] = emb
-    exe.forward(is_train=True)
-    exe.backward(mx.nd.array(og))
-    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], exe.grad_dict["weight"], og)
+    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], step(exe, og), og)
     exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
     grad_case(golden, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
-           np.zeros((2, 2, 2), "float32"))  # fmt: skip
+              np.zeros((2, 2, 2), "float32"))  # fmt: skip
     # bind with a row-sparse args_grad; a head gradient that is zero but in one row
     og = np.zeros((4, 3), "float32")
     og[0] = 1
     for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
         sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
         grad = mx.nd.zeros((6, 3), stype="row_sparse")
-        exe = sym.bind(
-            mx.cpu(),
-            {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)},
-            args_grad={"weight": grad},
-            grad_req={"data": "null", "weight": "write"},
-        )
-        exe.forward(is_train=True)
-        exe.backward(mx.nd.array(og))
-        assert exe.grad_dict["weight"] is grad
+        args = {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)}
+        exe = sym.bind(mx.cpu(), args, args_grad={"weight": grad}, grad_req=req)
+        assert step(exe, og) is grad
         grad_case(golden, tag, "exe_dot", [x, w], grad, og)
 
 

@@ -3,8 +3,6 @@ tests/ndarray/sparse_arith_cases.py): case ``operands`` holds their dense values
 the ``expr`` and the result's ``stype`` (or MXNet's ``error``), its dense ``value`` and, for a
 sparse result, its stored ``indices`` (and ``indptr`` for CSR)."""
 
-from __future__ import annotations
-
 import warnings
 from typing import Any
 
@@ -12,7 +10,6 @@ import mxnet as mx
 from core import load_module
 
 FILE = "tests/ndarray/golden/sparse/sparse_arith.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

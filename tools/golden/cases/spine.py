@@ -16,8 +16,6 @@ What it records (issue 12):
   data, and MXNet's error for float32 data with a float16 ``fc_weight`` in ``type_dict``.
 """
 
-from __future__ import annotations
-
 import os
 import sys
 from typing import Any
@@ -26,7 +24,6 @@ import numpy as np
 from core import load_module, mxnet_source
 
 FILE = "tests/executor/golden/spine.npz"
-SEED = 0
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
 c = load_module("tests/executor/spine_cases.py")
 
@@ -46,9 +43,7 @@ def network_symbol(mx: Any, file: str, function: str, kwargs: dict) -> Any:
 def _run_network(mx: Any, name: str, file: str, function: str, kwargs: dict, shape: tuple):
     sym = network_symbol(mx, file, function, kwargs)
     exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=(c.BATCH, *shape))
-    for k, arr in exe.arg_dict.items():
-        arr[:] = c.init_array(k, arr.shape)
-    for k, arr in exe.aux_dict.items():
+    for k, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
         arr[:] = c.init_array(k, arr.shape)
     infer = [o.asnumpy().tolist() for o in exe.forward(is_train=False)]
     exe.forward(is_train=True)
@@ -74,14 +69,10 @@ def _run_module(mx: Any, build: Any, shape: tuple, dtype: str, n: int) -> dict:
     arg_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].arg_dict.items()}
     aux_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].aux_dict.items()}
     arg_types = c.names_dtypes(mod._exec_group.execs[0])
-    params = {
-        k: mx.nd.array(c.init_array(k, s), dtype=arg_types["args"][k])
-        for k, s in arg_shapes.items()
-        if k not in ("data", "softmax_label")
-    }
-    aux = {
-        k: mx.nd.array(c.init_array(k, s), dtype=arg_types["aux"][k]) for k, s in aux_shapes.items()
-    }
+    params = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["args"][k])
+              for k, s in arg_shapes.items() if k not in ("data", "softmax_label")}  # fmt: skip
+    aux = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["aux"][k])
+           for k, s in aux_shapes.items()}  # fmt: skip
     mod.init_params(arg_params=params, aux_params=aux)
     mod.init_optimizer(optimizer="sgd", optimizer_params=c.SGD)
     outputs = []
@@ -107,9 +98,8 @@ def _bind_dtypes(mx: Any) -> dict:
     for dt in ("float64", "float16"):
         exe = sym.simple_bind(mx.cpu(), type_dict={"data": dt}, data=(2, 2, 5, 5))
         out[dt] = c.names_dtypes(exe)
-        out[dt]["grads"] = {
-            k: np.dtype(g.dtype).name for k, g in exe.grad_dict.items() if g is not None
-        }
+        grads = {k: g for k, g in exe.grad_dict.items() if g is not None}
+        out[dt]["grads"] = {k: np.dtype(g.dtype).name for k, g in grads.items()}
     try:
         sym.simple_bind(mx.cpu(), type_dict={"data": "float32", "fc_weight": "float16"},
                         data=(2, 2, 5, 5))  # fmt: skip

@@ -4,15 +4,12 @@ the declaration describes. mxlite is imported only to read the declarations and 
 inputs (``OpTest.inputs``, seeded, so the file keeps only the outputs). A case MXNet cannot
 run, or whose outputs are random, is recorded with the reason instead of values."""
 
-from __future__ import annotations
-
 import sys
 from typing import Any
 
 from core import ROOT
 
 FILE = "tests/operator/golden/sweep.npz"
-SEED = 0
 
 
 def record(golden: Any) -> None:

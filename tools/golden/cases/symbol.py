@@ -15,7 +15,6 @@ import mxnet as mx
 from core import mxnet_source
 
 FILE = "tests/symbol/golden/symbols.npz"
-SEED = 0
 
 # Each snippet builds `net` from `mx` and sets `shapes` (input shapes for infer_shape).
 # fmt: off
@@ -152,19 +151,10 @@ LEGACY = {
 
 def summary(net: Any, shapes: dict) -> dict:
     arg, out, aux = net.infer_shape(**shapes)
-    return {
-        "json": net.tojson(),
-        "arguments": net.list_arguments(),
-        "outputs": net.list_outputs(),
-        "aux": net.list_auxiliary_states(),
-        "inputs": net.list_inputs(),
-        "internals": net.get_internals().list_outputs(),
-        "attr_dict": net.attr_dict(),
-        "shapes": shapes,
-        "arg_shapes": arg,
-        "out_shapes": out,
-        "aux_shapes": aux,
-    }
+    return {"json": net.tojson(), "arguments": net.list_arguments(), "outputs": net.list_outputs(),
+            "aux": net.list_auxiliary_states(), "inputs": net.list_inputs(),
+            "internals": net.get_internals().list_outputs(), "attr_dict": net.attr_dict(),
+            "shapes": shapes, "arg_shapes": arg, "out_shapes": out, "aux_shapes": aux}  # fmt: skip
 
 
 def record(golden: Any) -> None:

@@ -2,8 +2,6 @@
 each operator's domain in float32/64/16, one case of edge values (halves, 0, nan, poles) per
 operator, integer inputs where MXNet accepts them, the parameterised ones, and creation."""
 
-from __future__ import annotations
-
 import numpy as np
 
 FILE = "tests/operator/golden/unary.npz"

@@ -4,8 +4,6 @@ corpus files are written to tests/gluon/contrib/golden/wikitext/ as ``wiki.<segm
 and MXNet 1.9.1 reads them in place (its SHA-1 check of the published files is switched off for
 this run); per case the samples, labels, vocabulary and token counts."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 
@@ -14,7 +12,6 @@ from core import load_module
 from mxnet.gluon.contrib.data import text as wikitext
 
 FILE = "tests/gluon/contrib/golden/wikitext.npz"
-SEED = 0
 c = load_module("tests/gluon/contrib/wikitext_cases.py")
 CORPUS = {
     "train": " = Valkyria Chronicles = \n\n Senjō no Valkyria is a game . \n The game was "
