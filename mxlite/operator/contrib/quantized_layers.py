@@ -108,6 +108,7 @@ class QuantizedElemwiseAddProp(_BinaryProp):
     int8 / uint8 over the calibrated range."""
 
     param_class = QuantizedElemwiseAddParam
+    need_requantize = True
     test = OpTest(shapes=_BINARY_TEST, grad=False, dtypes=("int8",))
 
     def out_dtype(self, a: np.dtype, b: np.dtype) -> np.dtype:
@@ -163,6 +164,7 @@ class QuantizedElemwiseMulProp(_BinaryProp):
     ``enable_float_output`` (then the one output only)."""
 
     param_class = QuantizedElemwiseMulParam
+    need_requantize = True
     test = OpTest(shapes=_BINARY_TEST, grad=False, dtypes=("int8",))
     allowed = (_I8,)
 
@@ -340,6 +342,7 @@ class QuantizedFullyConnectedProp(_LayerProp):
 
     param_class = FullyConnectedParam
     float_op = "FullyConnected"
+    need_requantize = True
     test = OpTest(shapes={"data": (2, 3), "weight": (4, 3), "bias": (4,)},
                   params={"num_hidden": 4}, grad=False, dtypes=("int8",))  # fmt: skip
 
@@ -365,6 +368,7 @@ class QuantizedConvProp(_LayerProp):
 
     param_class = ConvolutionParam
     float_op = "Convolution"
+    need_requantize = True
     test = OpTest(shapes={"data": (1, 2, 4, 4), "weight": (3, 2, 3, 3), "bias": (3,)},
                   params={"num_filter": 3, "kernel": (3, 3)}, grad=False,
                   dtypes=("uint8",))  # fmt: skip
