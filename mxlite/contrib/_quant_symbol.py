@@ -158,9 +158,12 @@ class _DataIterWrapper(DataIter):
 
     def next(self) -> DataBatch:
         batch = next(self._iter)
+        batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
         if len(batch[0].shape) > 4:
             batch[0] = batch[0].reshape((-1,) + batch[0].shape[2:])
-        return DataBatch(data=batch)
+        # quantize_net_v2 drops the arrays (labels) the network does not take from
+        # provide_data; MXNet's module then reads only the first ones of each batch
+        return DataBatch(data=batch[: len(self.provide_data)])
 
 
 def _as_data_iter(calib_data: Any) -> tuple[DataIter, list]:

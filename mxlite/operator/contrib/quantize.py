@@ -284,8 +284,6 @@ class RequantizeProp(_OneInputQuant):
         return [i32, f, f], [_out_dtype(self.param), f, f], []
 
     def create_operator(self, ctx: Context) -> Operator:
-        if _out_dtype(self.param) != np.int8:
-            raise DTypeError(f"{self.where()}: this CPU kernel writes int8 only (out_type).")
         return _RequantizeOp(self.param)
 
 
@@ -304,6 +302,15 @@ class _RequantizeOp(Operator):
             real = _F(max(abs(p.min_calib_range), abs(p.max_calib_range)))
         else:
             real = _F(max(abs(_F(q.min()) * level), abs(_F(q.max()) * level)))
+        if _out_dtype(p) == np.uint8:
+            # MXNet's MKLDNN kernel: one scaled reorder (round half to even, saturate) over
+            # [0, real]; what lies below 0 becomes 0
+            scale = level * (_F(255.0) / real)
+            out = np.clip(np.rint(q.astype(_F) * scale), 0, 255).astype(np.uint8)
+            assign(out_data[0], req[0], out)
+            assign(out_data[1], req[1], _F(0))
+            assign(out_data[2], req[2], real)
+            return
         assign(out_data[0], req[0], _to_int8(x, real))
         assign(out_data[1], req[1], -real)
         assign(out_data[2], req[2], real)

@@ -363,8 +363,9 @@ class QuantizedFullyConnectedProp(_LayerProp):
 @register("_contrib_quantized_conv")
 class QuantizedConvProp(_LayerProp):
     """Convolution of uint8 (MXNet's CPU kernel) or int8 ``data`` with int8 ``weight`` into
-    int32, plus the int8 ``bias`` as it is; range ±(one level of data x one level of weight)
-    x (2**31 - 1), 127 levels each."""
+    int32, plus the int8 ``bias`` as it is (uint8 data, as MXNet's kernel) or rescaled to the
+    output's levels (int8 data, which MXNet's CPU refuses); range ±(one level of data x one
+    level of weight) x (2**31 - 1), 127 levels each."""
 
     param_class = ConvolutionParam
     float_op = "Convolution"
@@ -375,8 +376,14 @@ class QuantizedConvProp(_LayerProp):
 
     def finish(self, out: np.ndarray, dtype: np.dtype, bias: Any, ranges: list) -> tuple:
         acc = np.rint(out).astype(np.int64)
-        if bias is not None:
+        if bias is not None and dtype == _U8:
             acc += _bias_shape(bias, acc.ndim)
+        elif bias is not None:
+            # int8 data, which MXNet's CPU kernel refuses: the bias rescaled to the output's
+            # levels, as the quantized FullyConnected does, rather than added as it is
+            scale = _F(127) / _max_abs(*ranges[0:2]) * (_F(127) / _max_abs(*ranges[2:4]))
+            rescale = _F(scale * _max_abs(*ranges[4:6]) / _INT8_RANGE)
+            acc += _bias_shape(np.trunc(bias.astype(_F) * rescale).astype(np.int64), acc.ndim)
         hi = _level(*ranges[0:2], 127) * _level(*ranges[2:4], 127) * _F(_INT32_MAX)
         return acc, -hi, hi
 
