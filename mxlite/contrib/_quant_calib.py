@@ -221,8 +221,9 @@ def _get_optimal_thresholds(
         th_dict[name] = (0, th) if lo >= 0 and quantized_dtype in ("auto", "uint8") else (-th, th)
         del hist_dict[name]
         if logger:
-            logger.debug(f"layer={name}, min_val={lo:f}, max_val={hi:f}, th={float(th):f}, "
-                         f"divergence={float(divergence):f}")  # fmt: skip
+            th0, div0 = np.ravel(th)[0], np.ravel(divergence)[0]
+            logger.debug(f"layer={name}, min_val={lo:f}, max_val={hi:f}, th={th0:f}, "
+                         f"divergence={div0:f}")  # fmt: skip
     return th_dict
 
 

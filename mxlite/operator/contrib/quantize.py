@@ -5,6 +5,8 @@ build computes ``quantize_v2`` and ``requantize`` its own way, see the tests). N
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...base import DTypeError, ShapeError
@@ -26,6 +28,11 @@ class DequantizeParam(Param):
     out_type: str = field(default="float32", choices=("float32",), doc="Output data type.")
 
 
+def _first(shapes: list | None) -> Any:
+    """The first output's shape when the caller knows it, else None."""
+    return shapes[0] if shapes else None
+
+
 class _QuantBase(OperatorProperty):
     differentiable = False
 
@@ -33,7 +40,9 @@ class _QuantBase(OperatorProperty):
         return ["data", "min_range", "max_range"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        # the output has the data's shape: a known output fills the data in (MXNet's
+        # SHAPE_ASSIGN_CHECK both ways), as a quantized graph's begin states need
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
         mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
         if d is None:
@@ -203,7 +212,7 @@ class QuantizeV2Prop(_OneInputQuant):
     test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",), matches_mxnet=False)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         if d is None:
             return None
         return [tuple(d)], [tuple(d), (1,), (1,)], []
@@ -270,7 +279,7 @@ class RequantizeProp(_OneInputQuant):
         return ["data", "min_range", "max_range"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
         mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
         if d is None:
@@ -302,6 +311,11 @@ class _RequantizeOp(Operator):
             real = _F(max(abs(p.min_calib_range), abs(p.max_calib_range)))
         else:
             real = _F(max(abs(_F(q.min()) * level), abs(_F(q.max()) * level)))
+        if real == 0:  # an all-zero input (a begin state): zeros, not 0 * inf
+            assign(out_data[0], req[0], np.zeros(q.shape, _out_dtype(p)))
+            assign(out_data[1], req[1], _F(0))
+            assign(out_data[2], req[2], real)
+            return
         if _out_dtype(p) == np.uint8:
             # MXNet's MKLDNN kernel: one scaled reorder (round half to even, saturate) over
             # [0, real]; what lies below 0 becomes 0

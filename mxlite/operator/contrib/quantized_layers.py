@@ -290,7 +290,8 @@ class _LayerProp(_QuantProp):
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         k = len(self.data_names)
         ranges = self._ranges(in_shape)
-        res = self.float_prop.infer_shape(list(in_shape[:k]), None)
+        # a known output shape fills in the data's (a begin state's batch), as in the float op
+        res = self.float_prop.infer_shape(list(in_shape[:k]), out_shape[:1] if out_shape else None)
         if res is None:
             return None
         ins, outs, _ = res
