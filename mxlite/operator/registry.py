@@ -477,6 +477,12 @@ class OperatorProperty:
         Trailing mutated inputs are better declared as auxiliary states (default: none)."""
         return []
 
+    def aux_input_positions(self) -> list[int]:
+        """Inputs among the arguments (in MXNet's input order) that a symbol lists as its
+        auxiliary states, as MXNet's FMutateInputs makes them: quantized BatchNorm's moving
+        statistics (default: none; trailing auxiliary states are ``list_auxiliary_states``)."""
+        return []
+
     def is_train_dependent(self) -> bool:
         """Whether forward differs between training and inference (Dropout, BatchNorm)."""
         return False

@@ -86,10 +86,10 @@ Entry = tuple[Node, int]
 def aux_positions(node: Node) -> set[int]:
     """The input positions of operator node ``node`` that are auxiliary states, as NNVM's
     FMutateInputs makes them: those after its arguments, and those its operator declares in
-    ``mutate_inputs`` (quantized BatchNorm's moving statistics, which MXNet lists there)."""
+    ``aux_input_positions`` (quantized BatchNorm's moving statistics)."""
     prop = node.prop()
     n_args = len(prop.list_arguments())
-    return set(range(n_args, len(node.inputs))) | set(prop.mutate_inputs())
+    return set(range(n_args, len(node.inputs))) | set(prop.aux_input_positions())
 
 
 def topo_order(outputs: list[Entry]) -> list[Node]:

@@ -24,8 +24,8 @@ def _conv_net() -> mx.sym.Symbol:
     c = mx.sym.Convolution(data, kernel=(1, 1), num_filter=4, name="conv")
     r = mx.sym.Activation(c, act_type="relu", name="relu")
     s = mx.sym.sigmoid(r, name="sig")  # no quantized form: a float consumer
-    return mx.sym.FullyConnected(mx.sym.flatten(r, name="flat") + s.reshape((0, -1)),
-                                 num_hidden=3, name="fc")  # fmt: skip
+    total = mx.sym.flatten(r, name="flat") + mx.sym.reshape(s, (0, -1), name="rs")
+    return mx.sym.FullyConnected(total, num_hidden=3, name="fc")
 
 
 def test_quantize_symbol_inserts_quantize_requantize_and_dequantize() -> None:
@@ -40,7 +40,7 @@ def test_quantize_symbol_inserts_quantize_requantize_and_dequantize() -> None:
     assert nodes["quantized_relu"]["op"] == "_contrib_quantized_act"
     assert nodes["sig"]["inputs"] == [[list(nodes).index("relu_dequantize"), 0, 0]]
     # the sum's float input (a reshape) gets a quantize named by its output index
-    assert nodes["reshape0_0_quantize"]["attrs"] == {"out_type": "int8"}
+    assert nodes["rs_0_quantize"]["attrs"] == {"out_type": "int8"}
     # offline parameters become variables; the others are quantized in the graph
     assert "conv_weight_quantize" in qsym.list_arguments()
     assert nodes["conv_bias_quantize"]["op"] == "_contrib_quantize_v2"
@@ -224,3 +224,12 @@ def test_module_names_of_mxnet() -> None:
     assert q.stats is not None  # scipy.stats, as MXNet's module imports it
     with pytest.raises(mx.base.NotInMxliteError, match="_LIB"):
         q._LIB  # noqa: B018
+
+
+def test_quantize_params_of_an_all_zero_bias_are_mxnets_127() -> None:
+    # MXNet's int8 quantize of a zero range computes 0 * inf and writes 127; the range, 0,
+    # makes the value 0 again wherever it is read with its range
+    qsym, _ = q._quantize_symbol(_model()[0], mx.cpu(), offline_params=["fc_bias"])
+    got = q._quantize_params(qsym, {"fc_bias": mx.nd.zeros((3,))}, {})
+    assert got["fc_bias_quantize"].asnumpy().tolist() == [127, 127, 127]
+    assert got["fc_bias_quantize_max"].asnumpy().tolist() == [0.0]

@@ -101,8 +101,7 @@ class _QuantizeOp(Operator):
             omin, omax = lo, hi
         else:
             real = _F(max(abs(lo), abs(hi)))
-            scale = _F(127.0) / real
-            q = (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
+            q = _to_int8(x, real)
             omin, omax = -real, real
         assign(out_data[0], req[0], q)
         assign(out_data[1], req[1], omin)
@@ -187,6 +186,8 @@ def _calibrated(p: QuantizeV2Param) -> bool:
 
 def _to_int8(x: np.ndarray, real: np.float32) -> np.ndarray:
     """Zero-centred: ±127 levels over ±real, rounding half away from zero."""
+    if real == 0:  # MXNet's kernel computes 0 * inf here and writes 127 (all-zero biases)
+        return np.full(np.shape(x), 127, np.int8)
     scale = _F(127.0) / real
     return (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
 

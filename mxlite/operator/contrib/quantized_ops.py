@@ -320,7 +320,7 @@ class QuantizedBatchNormProp(_QuantProp):
         f = np.dtype(_F)
         return [self._check_dtype("data", in_type[0], (_I8, _U8))] + [f] * 6, [_I8, f, f], []
 
-    def mutate_inputs(self) -> list[int]:
+    def aux_input_positions(self) -> list[int]:
         # MXNet declares the moving statistics mutated (FMutateInputs), which makes them the
         # symbol's auxiliary states; the kernel only reads them
         return [3, 4]
