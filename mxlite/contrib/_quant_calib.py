@@ -60,9 +60,7 @@ class _LayerHistogramCollector:
     """Histograms of layer outputs by name (``hist_dict``: name -> (hist, edges, min, max,
     threshold)), for entropy calibration; ``collect`` is the monitor callback."""
 
-    def __init__(
-        self, num_bins: int = 8001, include_layer: Any = None, logger: Any = None
-    ) -> None:
+    def __init__(self, num_bins: int = 8001, include_layer: Any = None, logger: Any = None) -> None:
         self.hist_dict: dict[str, tuple] = {}
         self.num_bins = num_bins
         self.include_layer = include_layer
@@ -225,5 +223,3 @@ def _get_optimal_thresholds(
             logger.debug(f"layer={name}, min_val={lo:f}, max_val={hi:f}, th={th0:f}, "
                          f"divergence={div0:f}")  # fmt: skip
     return th_dict
-
-

@@ -181,8 +181,10 @@ def quantize_net(
     """User-level API for Gluon users to generate a quantized SymbolBlock from a FP32
     HybridBlock w/ or w/o calibration: :func:`quantize_net_v2` with tensor-wise granularity
     and no custom collector (it warns that it will be deprecated after MXNet 2.0)."""
-    warnings.warn("WARNING: This will be deprecated after MXNet 2.0, please use quantize_net_v2.",
-                  stacklevel=2)
+    warnings.warn(
+        "WARNING: This will be deprecated after MXNet 2.0, please use quantize_net_v2.",
+        stacklevel=2,
+    )
     return quantize_net_v2(
         network=network, quantized_dtype=quantized_dtype, quantize_mode=quantize_mode,
         quantize_granularity="tensor-wise", exclude_layers=exclude_layers,

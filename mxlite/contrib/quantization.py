@@ -282,7 +282,8 @@ def quantize_graph(
             collector = _LayerHistogramCollector(include_layer=calib_layer, logger=logger)
         elif calib_mode == "naive":
             collector = _LayerOutputMinMaxCollector(
-                quantized_dtype=quantized_dtype, include_layer=calib_layer, logger=logger)
+                quantized_dtype=quantized_dtype, include_layer=calib_layer, logger=logger
+            )
         elif calib_mode == "customize" and LayerOutputCollector is not None:
             collector = LayerOutputCollector
         else:
@@ -349,8 +350,9 @@ from ._quant_net import quantize_net_v2 as quantize_net_v2  # noqa: E402
 
 _absent = absent_names(
     "mxnet.contrib.quantization",
-    dict.fromkeys(("_LIB", "check_call", "c_array", "c_str", "c_str_array", "SymbolHandle"),
-                  NO_C_LIBRARY),  # fmt: skip
+    dict.fromkeys(
+        ("_LIB", "check_call", "c_array", "c_str", "c_str_array", "SymbolHandle"), NO_C_LIBRARY
+    ),  # fmt: skip
 )
 
 
@@ -364,4 +366,3 @@ def __getattr__(name: str) -> Any:
             return None
         return stats
     return _absent(name)
-

@@ -53,8 +53,12 @@ def record(golden: Any) -> None:
         golden.put(f"float-{graph}", {"graph": graph}, **isolated(_float, c, graph))
     gluon_float = isolated(_gluon_float, c)
     for dtype in ("int8", "auto"):
-        golden.put(f"gluon-naive-{dtype}", {"calib_mode": "naive", "quantized_dtype": dtype},
-                   out0=isolated(c.quantize_gluon, mx, "naive", dtype), float0=gluon_float)
+        golden.put(
+            f"gluon-naive-{dtype}",
+            {"calib_mode": "naive", "quantized_dtype": dtype},
+            out0=isolated(c.quantize_gluon, mx, "naive", dtype),
+            float0=gluon_float,
+        )
 
 
 def _gluon_float(c: Any) -> Any:
