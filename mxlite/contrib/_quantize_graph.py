@@ -220,6 +220,12 @@ def _quantized_node(
             m = m.inputs[0][0]
         key = (id(src), index)
         lo, hi = (1, 2)
+        if id(src) in qmap and key in quantized_entry:
+            # a quantized node with float outputs (an LSTM) feeding a quantized one: MXNet
+            # 1.9.1 wires a wrapped index (2**32 - 1) here, a graph that cannot run
+            raise MXNetError(f"quantize_graph: {node.name!r} reads the float output of the "
+                             f"quantized {src.name!r}, which MXNet 1.9.1 cannot wire; exclude "
+                             "one of them (excluded_sym_names).")  # fmt: skip
         if id(src) in qmap:
             lo, hi = _range_indices(m, index)
         elif key not in quantized_entry:

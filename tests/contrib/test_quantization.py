@@ -233,3 +233,42 @@ def test_quantize_params_of_an_all_zero_bias_are_mxnets_127() -> None:
     got = q._quantize_params(qsym, {"fc_bias": mx.nd.zeros((3,))}, {})
     assert got["fc_bias_quantize"].asnumpy().tolist() == [127, 127, 127]
     assert got["fc_bias_quantize_max"].asnumpy().tolist() == [0.0]
+
+
+def test_lstm_is_quantized_with_asymmetric_data_as_mxnet() -> None:
+    # the graph MXNet 1.9.1 writes for this symbol (its oneDNN build quantizes LSTMs)
+    d, p, s, c = (mx.sym.var(n) for n in ("data", "p", "s", "c"))
+    r = mx.sym.RNN(d, p, s, c, state_size=4, num_layers=1, mode="lstm", name="rnn")
+    fc = mx.sym.FullyConnected(d, num_hidden=2, name="fc", flatten=False)
+    qsym, calib = q._quantize_symbol(mx.sym.Group([r, fc]), mx.cpu(), quantize_mode="full",
+                                     offline_params=["fc_weight"])  # fmt: skip
+    nodes = json.loads(qsym.tojson())["nodes"]
+    assert [(n["op"], n["name"]) for n in nodes if n["op"] != "null"] == [
+        ("_contrib_quantize_asym", "data_quantize"),
+        ("_contrib_quantized_rnn", "quantized_rnn"),
+        ("_contrib_quantize_v2", "fc_bias_quantize"),
+        ("_contrib_quantized_fully_connected", "quantized_fc"),
+        ("_contrib_requantize", "requantize_fc"),
+        ("_contrib_dequantize", "fc_dequantize"),
+    ]
+    rnn = nodes[5]
+    assert rnn["attrs"]["quantized"] == "true"
+    assert rnn["inputs"] == [[1, 0, 0], [2, 0, 0], [3, 0, 0], [4, 0, 0], [1, 1, 0], [1, 2, 0]]
+    assert calib == ["data", "fc_bias", "fc_output"]
+
+
+def test_calibrated_quantized_lstm_runs_near_float() -> None:
+    data = mx.sym.var("data")
+    r = mx.sym.RNN(data, mx.sym.var("p"), mx.sym.var("s"), mx.sym.var("c"), state_size=4,
+                   num_layers=1, mode="lstm", name="rnn")  # fmt: skip
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (3, 2, 5)).astype(np.float32)
+    args = {"p": mx.nd.array(rng.uniform(-0.3, 0.3, 4 * 4 * (5 + 4 + 2))),
+            "s": mx.nd.zeros((1, 2, 4)), "c": mx.nd.zeros((1, 2, 4))}  # fmt: skip
+    it = mx.io.NDArrayIter({"data": x}, batch_size=3)  # time-major: one "batch" of 3 steps
+    qsym, qargs, _ = q.quantize_model(r, args, {}, label_names=None, calib_mode="naive",
+                                      calib_data=it, quantize_mode="full")  # fmt: skip
+    feed = {"data": mx.nd.array(x), **qargs}
+    got = qsym.bind(mx.cpu(), feed).forward()[0].asnumpy()
+    want = r.bind(mx.cpu(), {"data": mx.nd.array(x), **args}).forward()[0].asnumpy()
+    np.testing.assert_allclose(got, want, atol=0.02)

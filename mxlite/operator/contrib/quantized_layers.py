@@ -392,6 +392,10 @@ class QuantizedConvProp(_LayerProp):
 # ---- LSTM -------------------------------------------------------------------------------------
 
 
+class QuantizedRNNParam(RNNParam):
+    quantized: bool = field(default=False, doc="Set by the quantization pass ('true').")
+
+
 @register("_contrib_quantized_rnn")
 class QuantizedRNNProp(_QuantProp):
     """LSTM over uint8 ``data`` quantized asymmetrically (``quantize_asym``): ``min_data`` and
@@ -399,7 +403,7 @@ class QuantizedRNNProp(_QuantProp):
     (``(data - shift) / scale``) and runs the float LSTM with the float ``parameters``; MXNet's
     MKLDNN kernel also quantizes the weights to int8, so its results differ by that rounding."""
 
-    param_class = RNNParam
+    param_class = QuantizedRNNParam
     data_names = ("data", "parameters", "state", "state_cell")
     test = OpTest(
         shapes={"data": (2, 1, 3), "parameters": (144,), "state": (1, 1, 4),
@@ -415,7 +419,9 @@ class QuantizedRNNProp(_QuantProp):
         if p.mode != "lstm" or p.use_sequence_length:
             raise ParamError(f"{self.where()}: MXNet quantizes mode='lstm' without "
                              "use_sequence_length only.")  # fmt: skip
-        self.rnn = get("RNN").get_prop({k: getattr(p, k) for k in p.field_names()})
+        self.rnn = get("RNN").get_prop(
+            {k: getattr(p, k) for k in p.field_names() if k != "quantized"}
+        )
 
     def list_outputs(self) -> list[str]:
         if self.param.state_outputs:
