@@ -160,6 +160,14 @@ def test_quantize_model_mkldnn_runs_the_backend_before_and_after(monkeypatch) ->
     monkeypatch.setattr(mx.sym.Symbol, "get_backend_symbol", spy)
     q.quantize_model_mkldnn(sym, args, aux, calib_mode="none")
     assert calls == ["MKLDNN_QUANTIZE", "MKLDNN_QUANTIZE"]
+    # quantize_net_v2 on the CPU: before quantize_graph and after calibration
+    net = mx.gluon.nn.Dense(3, in_units=4)
+    net.initialize()
+    calls.clear()
+    it = mx.io.NDArrayIter(np.ones((4, 4), np.float32), batch_size=2)
+    qnet = q.quantize_net_v2(net, calib_data=it, calib_mode="naive", quantized_dtype="int8")
+    assert calls == ["MKLDNN_QUANTIZE", "MKLDNN_QUANTIZE"]
+    assert qnet(mx.nd.ones((2, 4))).shape == (2, 3)
 
 
 def test_entropy_calibration_keeps_outputs_near_float() -> None:
