@@ -15,7 +15,6 @@ from mxlite.base import (
     NEEDS_CUDA,
     NO_BACKWARD_OPS,
     NO_C_LIBRARY,
-    NOT_YET,
     NotInMxliteError,
 )
 from tests.golden_file import load
@@ -32,14 +31,6 @@ ABSENT_MODULES = {
     "mxnet.torch": COMPILED_LIBRARY,
     "mxnet.tvmop": COMPILED_LIBRARY,
     "mxnet.space": COMPILED_LIBRARY,
-    # temporary: the parts of issue 30 not built yet
-    **dict.fromkeys(
-        (
-            "mxnet.contrib.quant",
-            "mxnet.contrib.quantization",
-        ),
-        NOT_YET,
-    ),
 }
 
 _C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check_call",

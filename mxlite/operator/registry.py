@@ -241,6 +241,43 @@ class OperatorProperty:
     # one input; "add", the sum of its two inputs (where both have the output's shape).
     epilogue: ClassVar[str | None] = None
 
+    # ---- quantization: what ``mx.contrib.quantization``'s graph pass reads (MXNet's
+    # FQuantizedOp, FQuantizable, FNeedRequantize, FAvoidQuantizeInput, FAvoidDequantizeOutput,
+    # FNeedAsymQuantizeInput, FNeedCalibrateInput/Output)
+    # The operator that computes it on int8 data; its node, ``quantized_<name>``, keeps this
+    # node's attributes. See ``quantized_op`` for one that depends on the parameters.
+    quantized_name: ClassVar[str | None] = None
+    # How the pass's "smart" mode treats it: "must" (Convolution, FullyConnected: quantized
+    # regions grow from them) or "support" (quantized only where "must" nodes lie both before
+    # and after it).
+    quantizable: ClassVar[str] = "support"
+    # On a quantized operator: its int32 output goes through ``_contrib_requantize``.
+    need_requantize: ClassVar[bool] = False
+    # On quantize_v2/requantize (input) and quantized BatchNorm (output): which entry's
+    # calibrated range it takes as ``min_calib_range``/``max_calib_range``.
+    calibrate_input: ClassVar[int | None] = None
+    calibrate_output: ClassVar[int | None] = None
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: the quantized operator of a node with these parameters and
+        the attributes it adds to the node's, under ``granularity`` ('tensor-wise' or
+        'channel-wise'); None: the node stays in float (default: ``quantized_name``)."""
+        return None if self.quantized_name is None else (self.quantized_name, {})
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: input ``index`` of the quantized node stays as it is (no
+        quantize node, no min/max inputs): BatchNorm's parameters, Embedding's indices."""
+        return False
+
+    def avoid_dequantize_output(self, index: int) -> bool:
+        """Fact for quantization: the quantized node's output ``index`` is float already."""
+        return False
+
+    def asym_quantize_input(self, index: int) -> bool:
+        """Fact for quantization: input ``index`` is quantized by ``_contrib_quantize_asym``
+        (uint8 with a shift) rather than ``_contrib_quantize_v2``."""
+        return False
+
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
     # sparse inputs are then densified and the dense kernel runs (MXNet's storage fallback).
@@ -438,6 +475,12 @@ class OperatorProperty:
         such as the interleaved optimizer states of ``multi_sgd_mom_update``. An imperative call
         mutates their vars instead of reading them, so a later read waits for the update.
         Trailing mutated inputs are better declared as auxiliary states (default: none)."""
+        return []
+
+    def aux_input_positions(self) -> list[int]:
+        """Inputs among the arguments (in MXNet's input order) that a symbol lists as its
+        auxiliary states, as MXNet's FMutateInputs makes them: quantized BatchNorm's moving
+        statistics (default: none; trailing auxiliary states are ``list_auxiliary_states``)."""
         return []
 
     def is_train_dependent(self) -> bool:

@@ -26,6 +26,11 @@ def test_every_operators_facts_are_well_formed(cls: type[OperatorProperty]) -> N
     assert cls.grad_rows_from in ("nonzero", "indices", "csr_columns")
     assert cls.plot_kind in ("layer", "activation", "norm", "pooling", "shape", "other")
     assert cls.recorded_gradient is None or callable(cls.recorded_gradient)
+    # quantization: the quantized operator exists and is told to requantize or not
+    assert cls.quantized_name is None or cls.quantized_name in registry.all_ops()
+    assert cls.quantizable in ("must", "support")
+    assert isinstance(cls.need_requantize, bool)
+    assert all(i is None or isinstance(i, int) for i in (cls.calibrate_input, cls.calibrate_output))
 
 
 def test_fluent_methods_are_listed_once_and_exist_on_ndarray_and_symbol() -> None:

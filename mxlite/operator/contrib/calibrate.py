@@ -101,13 +101,12 @@ def _divergence(hist: np.ndarray, i: int, nq: int) -> np.float32:
     merged = n // nq
     bins = counts[: nq * merged].reshape(nq, merged).sum(axis=1)
     bins[-1] += counts[nq * merged :].sum()
-    q = np.zeros(n, _F)
-    for j in range(nq):
-        lo, hi = j * merged, n if j == nq - 1 else (j + 1) * merged
-        norm = np.count_nonzero(counts[lo:hi])
-        if norm:
-            keep = p[lo:hi] != 0
-            q[lo:hi][keep] = _F(bins[j]) / _F(norm)
+    # each merged bin's count spread evenly over its non-zero slots (the last takes the rest)
+    seg = np.minimum(np.arange(n) // merged, nq - 1)
+    norm = np.bincount(seg, weights=counts != 0, minlength=nq)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        spread = np.where(norm > 0, bins.astype(_F) / norm.astype(_F), _F(0)).astype(_F)
+    q = np.where(p != 0, spread[seg], _F(0)).astype(_F)
     ps, qs = _smooth(p), _smooth(q)
     if qs is None or ps is None:
         return _F(np.inf)

@@ -5,6 +5,8 @@ build computes ``quantize_v2`` and ``requantize`` its own way, see the tests). N
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ...base import DTypeError, ShapeError
@@ -26,6 +28,11 @@ class DequantizeParam(Param):
     out_type: str = field(default="float32", choices=("float32",), doc="Output data type.")
 
 
+def _first(shapes: list | None) -> Any:
+    """The first output's shape when the caller knows it, else None."""
+    return shapes[0] if shapes else None
+
+
 class _QuantBase(OperatorProperty):
     differentiable = False
 
@@ -33,7 +40,9 @@ class _QuantBase(OperatorProperty):
         return ["data", "min_range", "max_range"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        # the output has the data's shape: a known output fills the data in (MXNet's
+        # SHAPE_ASSIGN_CHECK both ways), as a quantized graph's begin states need
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
         mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
         if d is None:
@@ -92,8 +101,7 @@ class _QuantizeOp(Operator):
             omin, omax = lo, hi
         else:
             real = _F(max(abs(lo), abs(hi)))
-            scale = _F(127.0) / real
-            q = (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
+            q = _to_int8(x, real)
             omin, omax = -real, real
         assign(out_data[0], req[0], q)
         assign(out_data[1], req[1], omin)
@@ -178,6 +186,8 @@ def _calibrated(p: QuantizeV2Param) -> bool:
 
 def _to_int8(x: np.ndarray, real: np.float32) -> np.ndarray:
     """Zero-centred: ±127 levels over ±real, rounding half away from zero."""
+    if real == 0:  # MXNet's kernel computes 0 * inf here and writes 127 (all-zero biases)
+        return np.full(np.shape(x), 127, np.int8)
     scale = _F(127.0) / real
     return (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
 
@@ -198,11 +208,12 @@ class QuantizeV2Prop(_OneInputQuant):
     own range when none is given; returns (data, min_output, max_output)."""
 
     param_class = QuantizeV2Param
+    calibrate_input = 0
     # MXNet 1.9.1's MKLDNN build rounds some values one step up (82.29 -> 83)
     test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",), matches_mxnet=False)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         if d is None:
             return None
         return [tuple(d)], [tuple(d), (1,), (1,)], []
@@ -257,6 +268,7 @@ class RequantizeProp(_OneInputQuant):
     calibrated range, or over the range its values actually reach."""
 
     param_class = RequantizeParam
+    calibrate_input = 0
     test = OpTest(
         shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
         grad=False,
@@ -268,7 +280,7 @@ class RequantizeProp(_OneInputQuant):
         return ["data", "min_range", "max_range"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = in_shape[0]
+        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
         mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
         mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
         if d is None:
@@ -282,8 +294,6 @@ class RequantizeProp(_OneInputQuant):
         return [i32, f, f], [_out_dtype(self.param), f, f], []
 
     def create_operator(self, ctx: Context) -> Operator:
-        if _out_dtype(self.param) != np.int8:
-            raise DTypeError(f"{self.where()}: this CPU kernel writes int8 only (out_type).")
         return _RequantizeOp(self.param)
 
 
@@ -302,6 +312,20 @@ class _RequantizeOp(Operator):
             real = _F(max(abs(p.min_calib_range), abs(p.max_calib_range)))
         else:
             real = _F(max(abs(_F(q.min()) * level), abs(_F(q.max()) * level)))
+        if real == 0:  # an all-zero input (a begin state): zeros, not 0 * inf
+            assign(out_data[0], req[0], np.zeros(q.shape, _out_dtype(p)))
+            assign(out_data[1], req[1], _F(0))
+            assign(out_data[2], req[2], real)
+            return
+        if _out_dtype(p) == np.uint8:
+            # MXNet's MKLDNN kernel: one scaled reorder (round half to even, saturate) over
+            # [0, real]; what lies below 0 becomes 0
+            scale = level * (_F(255.0) / real)
+            out = np.clip(np.rint(q.astype(_F) * scale), 0, 255).astype(np.uint8)
+            assign(out_data[0], req[0], out)
+            assign(out_data[1], req[1], _F(0))
+            assign(out_data[2], req[2], real)
+            return
         assign(out_data[0], req[0], _to_int8(x, real))
         assign(out_data[1], req[1], -real)
         assign(out_data[2], req[2], real)

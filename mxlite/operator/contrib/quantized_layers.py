@@ -108,6 +108,7 @@ class QuantizedElemwiseAddProp(_BinaryProp):
     int8 / uint8 over the calibrated range."""
 
     param_class = QuantizedElemwiseAddParam
+    need_requantize = True
     test = OpTest(shapes=_BINARY_TEST, grad=False, dtypes=("int8",))
 
     def out_dtype(self, a: np.dtype, b: np.dtype) -> np.dtype:
@@ -163,6 +164,7 @@ class QuantizedElemwiseMulProp(_BinaryProp):
     ``enable_float_output`` (then the one output only)."""
 
     param_class = QuantizedElemwiseMulParam
+    need_requantize = True
     test = OpTest(shapes=_BINARY_TEST, grad=False, dtypes=("int8",))
     allowed = (_I8,)
 
@@ -288,7 +290,8 @@ class _LayerProp(_QuantProp):
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         k = len(self.data_names)
         ranges = self._ranges(in_shape)
-        res = self.float_prop.infer_shape(list(in_shape[:k]), None)
+        # a known output shape fills in the data's (a begin state's batch), as in the float op
+        res = self.float_prop.infer_shape(list(in_shape[:k]), out_shape[:1] if out_shape else None)
         if res is None:
             return None
         ins, outs, _ = res
@@ -340,6 +343,7 @@ class QuantizedFullyConnectedProp(_LayerProp):
 
     param_class = FullyConnectedParam
     float_op = "FullyConnected"
+    need_requantize = True
     test = OpTest(shapes={"data": (2, 3), "weight": (4, 3), "bias": (4,)},
                   params={"num_hidden": 4}, grad=False, dtypes=("int8",))  # fmt: skip
 
@@ -360,24 +364,36 @@ class QuantizedFullyConnectedProp(_LayerProp):
 @register("_contrib_quantized_conv")
 class QuantizedConvProp(_LayerProp):
     """Convolution of uint8 (MXNet's CPU kernel) or int8 ``data`` with int8 ``weight`` into
-    int32, plus the int8 ``bias`` as it is; range ±(one level of data x one level of weight)
-    x (2**31 - 1), 127 levels each."""
+    int32, plus the int8 ``bias`` as it is (uint8 data, as MXNet's kernel) or rescaled to the
+    output's levels (int8 data, which MXNet's CPU refuses); range ±(one level of data x one
+    level of weight) x (2**31 - 1), 127 levels each."""
 
     param_class = ConvolutionParam
     float_op = "Convolution"
+    need_requantize = True
     test = OpTest(shapes={"data": (1, 2, 4, 4), "weight": (3, 2, 3, 3), "bias": (3,)},
                   params={"num_filter": 3, "kernel": (3, 3)}, grad=False,
                   dtypes=("uint8",))  # fmt: skip
 
     def finish(self, out: np.ndarray, dtype: np.dtype, bias: Any, ranges: list) -> tuple:
         acc = np.rint(out).astype(np.int64)
-        if bias is not None:
+        if bias is not None and dtype == _U8:
             acc += _bias_shape(bias, acc.ndim)
+        elif bias is not None:
+            # int8 data, which MXNet's CPU kernel refuses: the bias rescaled to the output's
+            # levels, as the quantized FullyConnected does, rather than added as it is
+            scale = _F(127) / _max_abs(*ranges[0:2]) * (_F(127) / _max_abs(*ranges[2:4]))
+            rescale = _F(scale * _max_abs(*ranges[4:6]) / _INT8_RANGE)
+            acc += _bias_shape(np.trunc(bias.astype(_F) * rescale).astype(np.int64), acc.ndim)
         hi = _level(*ranges[0:2], 127) * _level(*ranges[2:4], 127) * _F(_INT32_MAX)
         return acc, -hi, hi
 
 
 # ---- LSTM -------------------------------------------------------------------------------------
+
+
+class QuantizedRNNParam(RNNParam):
+    quantized: bool = field(default=False, doc="Set by the quantization pass ('true').")
 
 
 @register("_contrib_quantized_rnn")
@@ -387,7 +403,7 @@ class QuantizedRNNProp(_QuantProp):
     (``(data - shift) / scale``) and runs the float LSTM with the float ``parameters``; MXNet's
     MKLDNN kernel also quantizes the weights to int8, so its results differ by that rounding."""
 
-    param_class = RNNParam
+    param_class = QuantizedRNNParam
     data_names = ("data", "parameters", "state", "state_cell")
     test = OpTest(
         shapes={"data": (2, 1, 3), "parameters": (144,), "state": (1, 1, 4),
@@ -403,7 +419,9 @@ class QuantizedRNNProp(_QuantProp):
         if p.mode != "lstm" or p.use_sequence_length:
             raise ParamError(f"{self.where()}: MXNet quantizes mode='lstm' without "
                              "use_sequence_length only.")  # fmt: skip
-        self.rnn = get("RNN").get_prop({k: getattr(p, k) for k in p.field_names()})
+        self.rnn = get("RNN").get_prop(
+            {k: getattr(p, k) for k in p.field_names() if k != "quantized"}
+        )
 
     def list_outputs(self) -> list[str]:
         if self.param.state_outputs:

@@ -127,6 +127,7 @@ class QuantizeAsymProp(_QuantProp):
     calibrated range (or the data's own range); returns (output, scale, shift)."""
 
     param_class = QuantizeAsymParam
+    calibrate_input = 0
     range_names = ()
     test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",))
 
@@ -288,10 +289,11 @@ class QuantizedBatchNormProp(_QuantProp):
     over the calibrated range ``[min_calib_range, max_calib_range]``, which MXNet requires.
     As MXNet's MKLDNN kernel: uint8 data is first rescaled to int8, and the folded scale is
     applied to data normalised with mean 0 and variance 1 (so once more by 1/sqrt(1 + eps)).
-    ``moving_mean`` and ``moving_var`` are read only: mxlite lists them as arguments (in MXNet's
-    input order), where MXNet's symbol lists them as auxiliary states."""
+    ``moving_mean`` and ``moving_var`` are read only, but auxiliary states of the symbol, in
+    MXNet's input order (see ``mutate_inputs``)."""
 
     param_class = BatchNormParam
+    calibrate_output = 0
     data_names = ("data", "gamma", "beta", "moving_mean", "moving_var")
     test = OpTest(
         shapes={"data": (2, 3, 4), "gamma": (3,), "beta": (3,), "moving_mean": (3,),
@@ -317,6 +319,11 @@ class QuantizedBatchNormProp(_QuantProp):
             return None
         f = np.dtype(_F)
         return [self._check_dtype("data", in_type[0], (_I8, _U8))] + [f] * 6, [_I8, f, f], []
+
+    def aux_input_positions(self) -> list[int]:
+        # MXNet declares the moving statistics mutated (FMutateInputs), which makes them the
+        # symbol's auxiliary states; the kernel only reads them
+        return [3, 4]
 
     def create_operator(self, ctx: Context) -> Operator:
         p = self.param

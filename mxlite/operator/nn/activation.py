@@ -142,6 +142,12 @@ class ActivationProp(FloatDataProp):
     def backward_inplace_option(self, out_grad, in_data, out_data, in_grad):
         return [(out_grad[0], in_grad[0])]
 
+    quantized_name = "_contrib_quantized_act"
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: only ReLU has a quantized form."""
+        return super().quantized_op(granularity) if self.param.act_type == "relu" else None
+
     @property
     def epilogue(self) -> str | None:  # type: ignore[override]
         """Fact for inference passes (``OperatorProperty.epilogue``): "relu" for ReLU."""

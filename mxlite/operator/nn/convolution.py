@@ -112,6 +112,8 @@ class ConvolutionProp(WeightedLayerProp):
     lists_output_names = True
 
     plot_kind = "layer"
+    quantized_name = "_contrib_quantized_conv"
+    quantizable = "must"
 
     @classmethod
     def plot_label(cls, name: str, attrs: dict[str, str]) -> str:

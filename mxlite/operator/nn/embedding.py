@@ -43,6 +43,15 @@ class EmbeddingProp(OperatorProperty):
 
     sparse_backward = EMBEDDING_BACKWARD
     grad_rows_from = "indices"
+    quantized_name = "_contrib_quantized_embedding"
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: a float32 table has a quantized form."""
+        return super().quantized_op(granularity) if self.param.dtype == "float32" else None
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: the indices stay as they are."""
+        return index == 0
 
     def grad_stypes(self, in_stypes: list[str]) -> list[str]:
         # with sparse_grad, the weight's gradient holds only the rows looked up

@@ -48,6 +48,8 @@ class FullyConnectedProp(WeightedLayerProp):
     """
 
     lists_output_names = True
+    quantized_name = "_contrib_quantized_fully_connected"
+    quantizable = "must"
 
     @staticmethod
     def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:

@@ -236,10 +236,16 @@ class BatchNormProp(OperatorProperty):
     plot_kind = "norm"
 
     input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
+    quantized_name = "_contrib_quantized_batch_norm"
+
     lists_input_names = True
     sparse_form = BATCHNORM  # no sparse kernel; refuses fix_gamma on sparse inputs
 
     param_class = BatchNormParam
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: gamma, beta and the moving statistics stay float."""
+        return index != 0
 
     def list_arguments(self) -> list[str]:
         return ["data", "gamma", "beta"]

@@ -89,6 +89,11 @@ class PoolingProp(OperatorProperty):
     lists_output_names = True
 
     plot_kind = "pooling"
+    quantized_name = "_contrib_quantized_pooling"
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: max and avg pooling have a quantized form."""
+        return super().quantized_op(granularity) if self.param.pool_type in ("max", "avg") else None
 
     @classmethod
     def plot_label(cls, name: str, attrs: dict[str, str]) -> str:

@@ -450,6 +450,26 @@ class RNNProp(OperatorProperty):
     lists_input_names = True
 
     param_class = RNNParam
+    quantizable = "must"
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: an LSTM has a quantized form (MXNet's oneDNN build), marked
+        ``quantized='true'``."""
+        if self.param.mode != "lstm":
+            return None
+        return "_contrib_quantized_rnn", {"quantized": "true"}
+
+    def asym_quantize_input(self, index: int) -> bool:
+        """Fact for quantization: the data goes through ``quantize_asym`` (uint8)."""
+        return index == 0
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: the parameters and the begin states stay float."""
+        return index in (1, 2, 3)
+
+    def avoid_dequantize_output(self, index: int) -> bool:
+        """Fact for quantization: the quantized LSTM's outputs are float."""
+        return True
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         p = param

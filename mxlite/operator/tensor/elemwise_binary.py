@@ -197,6 +197,9 @@ _BROADCAST_FORMS = {
     "div": _sp.BROADCAST_DIV,
 }
 
+# the operators that compute elemwise_add and elemwise_mul on int8 data
+_QUANTIZED = {"add": "_contrib_quantized_elemwise_add", "mul": "_contrib_quantized_elemwise_mul"}
+
 for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
     _elemwise = f"elemwise_{_name}" if _name in ("add", "sub", "mul", "div") else None
     if _elemwise is not None:
@@ -210,7 +213,10 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
             sparse_form=_SAME_SHAPE_FORMS[_name],
             # the sum or difference of row-sparse arrays has row-sparse gradients
             grad_stypes=all_row_sparse if _name in ("add", "sub") else None,
-            facts={"epilogue": "add" if _name == "add" else None},
+            facts={
+                "epilogue": "add" if _name == "add" else None,
+                "quantized_name": _QUANTIZED.get(_name),
+            },
             aliases=_same_aliases,
             test=OpTest(low=0.5, high=2.0),
             doc=f"Element-wise {_name} of equal shapes.",

@@ -66,6 +66,11 @@ class ConcatProp(_JoinBase):
 
     param_class = ConcatParam
     test = OpTest(shapes={"arg0": (2, 3), "arg1": (2, 2)}, params={"num_args": 2, "dim": 1})
+    quantized_name = "_contrib_quantized_concat"
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization: joins along an axis after the first have a quantized form."""
+        return super().quantized_op(granularity) if self.param.dim > 0 else None
 
     def out_shapes(self, *shapes: Shape) -> list[Shape]:
         self._check_count(shapes)

@@ -145,6 +145,7 @@ class FlattenProp(_ReshapeBase):
     plot_kind = "shape"
 
     fluent = ("flatten",)
+    quantized_name = "_contrib_quantized_flatten"
 
     test = OpTest(shapes={"data": (2, 3, 4)})
 

@@ -1,0 +1,368 @@
+"""Quantization module for generating quantized (INT8) models from FP32 models (MXNet 1.9.1's
+``mx.contrib.quantization``, also ``mx.contrib.quant``).
+
+``quantize_model`` (Module) and ``quantize_net_v2`` (Gluon) rewrite a float graph into MXNet's
+quantized operators (the pass is ``_quantize_graph.py``; each fact it needs is declared on the
+operators), quantize weights and biases ahead of time, and with calibration (``naive`` or
+``entropy``, ``_quant_calib.py``) fix the output range of each requantize and quantize node
+from the float model's layer outputs on calibration data. On ``ctx=mx.cpu()`` the Gluon path
+and ``quantize_model_mkldnn`` partition the graph with the ``MKLDNN_QUANTIZE`` backend
+(``Symbol.get_backend_symbol``) before and after quantizing, as MXNet does.
+
+Example::
+
+    qsym, qargs, qaux = mx.contrib.quant.quantize_model(
+        sym, args, auxs, calib_mode='naive', calib_data=it, num_calib_examples=64)
+"""
+
+from __future__ import annotations
+
+import ctypes
+import logging
+import os
+import shutil
+import tempfile
+import warnings
+from typing import Any
+
+import numpy as np
+
+from .. import ndarray
+from ..base import NO_C_LIBRARY, NDArrayHandle, absent_names, mx_uint, py_str
+from ..context import Context, cpu
+from ..io import DataBatch, DataDesc, DataIter
+from ..module import Module
+from ..ndarray import NDArray
+from ..ndarray import load as nd_load
+from ..ndarray import save as nd_save
+from ..symbol import Symbol
+from ..symbol import load as sym_load
+from ._quant_calib import (
+    _collect_layer_histogram,
+    _collect_layer_output_min_max,
+    _collect_layer_statistics,
+    _get_optimal_threshold,
+    _get_optimal_thresholds,
+    _LayerHistogramCollector,
+    _LayerOutputMinMaxCollector,
+    _smooth_distribution,
+    combine_histogram,
+)
+from ._quant_symbol import (
+    _as_data_iter,
+    _calibrate_quantized_sym,
+    _check_options,
+    _DataIterWrapper,
+    _load_params,
+    _load_sym,
+    _names_list,
+    _quantize_params,
+    _quantize_symbol,
+)
+
+# MXNet's default context, made once (``ctx == mx.cpu()`` picks the MKLDNN backend)
+_CPU = cpu()
+
+__all__: list[str] = []  # as MXNet's module, which has none
+
+# the module-level names of MXNet's module that this one does not use itself
+_MXNET_NAMES = (ctypes, shutil, np, NDArrayHandle, mx_uint, py_str, DataBatch, DataDesc,
+                NDArray, nd_load, sym_load, combine_histogram, _smooth_distribution,
+                _get_optimal_threshold, _load_sym, _load_params, _DataIterWrapper, nd_save,
+                tempfile, warnings, _as_data_iter, _collect_layer_statistics, ndarray)  # fmt: skip
+
+_MODES = "expected `none`, `naive`, `entropy` or `customize`"
+
+
+def _check_ctx(ctx: Any) -> None:
+    if not isinstance(ctx, Context):
+        raise ValueError(f"currently only supports single ctx, while received {ctx}")
+
+
+def quantize_model(
+    sym: Any,
+    arg_params: dict,
+    aux_params: dict,
+    data_names: Any = ("data",),
+    label_names: Any = ("softmax_label",),
+    ctx: Context = _CPU,
+    excluded_sym_names: list | None = None,
+    excluded_op_names: list | None = None,
+    calib_mode: str = "entropy",
+    calib_data: DataIter | None = None,
+    num_calib_examples: int | None = None,
+    quantized_dtype: str = "int8",
+    quantize_mode: str = "smart",
+    quantize_granularity: str = "tensor-wise",
+    logger: Any = None,
+) -> tuple[Symbol, dict, dict]:
+    """User-level API for generating a quantized model from a FP32 model w/ or w/o calibration.
+
+    Parameters
+    ----------
+    sym : str or Symbol
+        Defines the structure of a neural network for FP32 data types.
+    arg_params : dict
+        Dictionary of name to `NDArray`.
+    aux_params : dict
+        Dictionary of name to `NDArray`.
+    data_names : a list of strs
+        Data names required for creating a Module object to run forward propagation on the
+        calibration dataset.
+    label_names : a list of strs
+        Label names required for creating a Module object to run forward propagation on the
+        calibration dataset.
+    ctx : Context
+        Defines the device that users want to run forward propagation on the calibration
+        dataset for collecting layer output statistics. Currently, only supports single context.
+    excluded_sym_names : list of strings
+        A list of strings representing the names of the symbols that users want to excluding
+        from being quantized.
+    excluded_op_names : list of strings
+        A list of strings representing the names of the operators that users want to excluding
+        from being quantized.
+    calib_mode : str
+        'none' (ranges computed at run time), 'naive' (min and max of each layer output on
+        the calibration data) or 'entropy' (default: thresholds minimising the KL divergence
+        between the float and the quantized distributions).
+    calib_data : DataIter
+        A data iterator initialized by the calibration dataset.
+    num_calib_examples : int or None
+        The maximum number of examples that user would like to use for calibration. If not
+        provided, the whole calibration dataset will be used.
+    quantized_dtype : str
+        'int8' (default), 'uint8' or 'auto' (chosen from the calibration result).
+    quantize_mode : str
+        'smart' (default) or 'full' (quantize every operator that can be).
+    quantize_granularity : str
+        'tensor-wise' (default) or 'channel-wise'.
+    logger : Object
+        A logging object for printing information during the process of quantization.
+
+    Returns
+    -------
+    tuple
+        A tuple of quantized symbol, quantized arg_params, and aux_params.
+    """
+    excluded_sym_names = _names_list(excluded_sym_names, "excluded_sym_names", "symbols")
+    excluded_op_names = _names_list(excluded_op_names, "excluded_op_names", "operators")
+    if logger:
+        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
+        logger.info("Quantizing symbol")
+    _check_options(quantized_dtype, quantize_granularity)
+    qsym, calib_layer = _quantize_symbol(
+        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
+        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+    th_dict: dict = {}
+    if calib_mode is not None and calib_mode != "none":
+        _check_ctx(ctx)
+        if calib_data is None:
+            raise ValueError(f"calib_data must be provided when calib_mode={calib_mode}")
+        if not isinstance(calib_data, DataIter):
+            raise ValueError(f"calib_data must be of DataIter type when calib_mode={calib_mode},"
+                             f" while received type {type(calib_data)}")  # fmt: skip
+        mod = Module(symbol=sym, data_names=data_names, label_names=label_names, context=ctx)
+        if len(calib_data.provide_label) > 0:
+            mod.bind(for_training=False, data_shapes=calib_data.provide_data,
+                     label_shapes=calib_data.provide_label)  # fmt: skip
+        else:
+            mod.bind(for_training=False, data_shapes=calib_data.provide_data)
+        mod.set_params(arg_params, aux_params)
+        if calib_mode == "entropy":
+            hist_dict, num = _collect_layer_histogram(
+                mod, calib_data, include_layer=calib_layer, max_num_examples=num_calib_examples,
+                logger=logger)  # fmt: skip
+            if logger:
+                logger.info(f"Collected layer outputs from FP32 model using {num} examples")
+                logger.info("Calculating optimal thresholds for quantization")
+            th_dict = _get_optimal_thresholds(hist_dict, quantized_dtype, logger=logger)
+        elif calib_mode == "naive":
+            th_dict, num = _collect_layer_output_min_max(
+                mod, calib_data, quantized_dtype, include_layer=calib_layer,
+                max_num_examples=num_calib_examples, logger=logger)  # fmt: skip
+            if logger:
+                logger.info(f"Collected layer output min/max values from FP32 model using "
+                            f"{num} examples")  # fmt: skip
+        else:
+            raise ValueError(f"unknown calibration mode {calib_mode} received, expected "
+                             "`none`, `naive`, or `entropy`")  # fmt: skip
+        qsym = _calibrate_quantized_sym(qsym, th_dict)
+    if logger:
+        logger.info("Quantizing parameters")
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
+
+
+def quantize_model_mkldnn(
+    sym: Symbol,
+    arg_params: dict,
+    aux_params: dict,
+    data_names: Any = ("data",),
+    label_names: Any = ("softmax_label",),
+    ctx: Context = _CPU,
+    excluded_sym_names: list | None = None,
+    excluded_op_names: list | None = None,
+    calib_mode: str = "entropy",
+    calib_data: DataIter | None = None,
+    num_calib_examples: int | None = None,
+    quantized_dtype: str = "int8",
+    quantize_mode: str = "smart",
+    quantize_granularity: str = "tensor-wise",
+    logger: Any = None,
+) -> tuple[Symbol, dict, dict]:
+    """User-level API for generating a fusion + quantized model from a FP32 model w/ or w/o
+    calibration with Intel MKL-DNN: ``quantize_model`` between two partitionings by the
+    ``MKLDNN_QUANTIZE`` backend. Parameters and result as :func:`quantize_model`; ``ctx`` must
+    be a CPU context."""
+    _check_ctx(ctx)
+    if ctx.device_type != "cpu":
+        raise ValueError("quantize_model_mkldnn only support Intel cpu platform with MKL-DNN "
+                         "Backend")  # fmt: skip
+    sym = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qarg_params, aux_params = quantize_model(
+        sym=sym, arg_params=arg_params, aux_params=aux_params, data_names=data_names,
+        label_names=label_names, ctx=ctx, excluded_sym_names=excluded_sym_names,
+        excluded_op_names=excluded_op_names, calib_mode=calib_mode, calib_data=calib_data,
+        num_calib_examples=num_calib_examples, quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity,
+        logger=logger)  # fmt: skip
+    return qsym.get_backend_symbol("MKLDNN_QUANTIZE"), qarg_params, aux_params
+
+
+def quantize_graph(
+    sym: Symbol,
+    arg_params: dict,
+    aux_params: dict,
+    ctx: Context = _CPU,
+    excluded_sym_names: list | None = None,
+    excluded_op_names: list | None = None,
+    calib_mode: str = "entropy",
+    quantized_dtype: str = "int8",
+    quantize_mode: str = "full",
+    quantize_granularity: str = "tensor-wise",
+    LayerOutputCollector: Any = None,  # noqa: N803 (MXNet's name)
+    logger: Any = None,
+) -> tuple[Symbol, dict, dict, Any]:
+    """User-level API for generating a quantized model from a FP32 model w/o calibration
+    and a collector for naive or entropy calibration.
+
+    Parameters
+    ----------
+    sym, arg_params, aux_params, ctx, excluded_sym_names, excluded_op_names, quantized_dtype,
+    quantize_granularity, logger
+        As :func:`quantize_model`.
+    calib_mode : str
+        'none', 'naive', 'entropy' (default) or 'customize' (with ``LayerOutputCollector``):
+        which collector to return.
+    quantize_mode : str
+        'full' (default) or 'smart'.
+    LayerOutputCollector : class
+        For customize calibration method usage.
+
+    Returns
+    -------
+    tuple
+        A tuple of quantized symbol, quantized arg_params, aux_params and collector (None
+        with calib_mode 'none'); feed the collector's ``collect`` to a monitor, then call
+        :func:`calib_graph`.
+    """
+    excluded_sym_names = _names_list(excluded_sym_names, "excluded_sym_names", "symbols")
+    _check_ctx(ctx)
+    if logger:
+        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
+        logger.info("Quantizing graph")
+    _check_options(quantized_dtype, quantize_granularity)
+    qsym, calib_layer = _quantize_symbol(
+        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
+        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+    collector = None
+    if calib_mode is not None and calib_mode != "none":
+        if calib_mode == "entropy":
+            collector = _LayerHistogramCollector(include_layer=calib_layer, logger=logger)
+        elif calib_mode == "naive":
+            collector = _LayerOutputMinMaxCollector(
+                quantized_dtype=quantized_dtype, include_layer=calib_layer, logger=logger
+            )
+        elif calib_mode == "customize" and LayerOutputCollector is not None:
+            collector = LayerOutputCollector
+        else:
+            raise ValueError(f"unknown calibration mode {calib_mode} received, {_MODES}")
+        if logger:
+            logger.info(f"Create a layer output collector for {calib_mode} calibration; use "
+                        "set_monitor_callback to collect calibration information.")  # fmt: skip
+    if logger:
+        logger.info("Quantizing parameters")
+    return qsym, _quantize_params(qsym, arg_params, {}), aux_params, collector
+
+
+def calib_graph(
+    qsym: Symbol,
+    arg_params: dict,
+    aux_params: dict,
+    collector: Any,
+    calib_mode: str = "entropy",
+    quantized_dtype: str = "int8",
+    logger: Any = logging,
+) -> tuple[Symbol, dict, dict]:
+    """User-level API for calibrating a quantized model using a filled collector.
+
+    Parameters
+    ----------
+    qsym : Symbol
+        Defines the structure of a neural network for INT8 data types.
+    arg_params : dict
+        Dictionary of name to `NDArray` (the float parameters).
+    aux_params : dict
+        Dictionary of name to `NDArray`.
+    collector : function
+        layer collector for naive or entropy calibration.
+    calib_mode : str
+        'naive', 'entropy' (default) or 'customize' (the collector's ``min_max_dict``).
+    quantized_dtype : str
+        'int8' (default), 'uint8' or 'auto'.
+    logger : Object
+        A logging object for printing information during the process of quantization.
+
+    Returns
+    -------
+    tuple
+        A tuple of calibrated symbol, quantized arg_params, aux_params.
+    """
+    if calib_mode is None or calib_mode == "none":
+        raise ValueError("please set calibration mode to naive or entropy.")
+    if calib_mode == "entropy":
+        if logger:
+            logger.info("Calculating optimal thresholds for quantization")
+        th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
+    elif calib_mode in ("naive", "customize"):
+        th_dict = collector.min_max_dict
+    else:
+        raise ValueError(f"unknown calibration mode {calib_mode} received, {_MODES}")
+    qsym = _calibrate_quantized_sym(qsym, th_dict)
+    if logger:
+        logger.info("Quantizing parameters")
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params
+
+
+from ._quant_net import quantize_net as quantize_net  # noqa: E402 (it uses the functions above)
+from ._quant_net import quantize_net_v2 as quantize_net_v2  # noqa: E402
+
+_absent = absent_names(
+    "mxnet.contrib.quantization",
+    dict.fromkeys(
+        ("_LIB", "check_call", "c_array", "c_str", "c_str_array", "SymbolHandle"), NO_C_LIBRARY
+    ),  # fmt: skip
+)
+
+
+def __getattr__(name: str) -> Any:
+    # ``stats`` is scipy.stats in MXNet's module (None without SciPy); imported on first use,
+    # as entropy calibration here does not need it
+    if name == "stats":
+        try:
+            from scipy import stats
+        except ImportError:
+            return None
+        return stats
+    return _absent(name)
