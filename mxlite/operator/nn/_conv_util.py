@@ -24,8 +24,9 @@ flipped in space and its channel axes swapped (padding ``dilate*(K-1) - pad``), 
 im2col is no larger than col2im's ("same" padding, not many more filters than channels): a
 copy per phase and a product, against col2im's one NumPy call per kernel offset.
 
-Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
-batch for small ones), so it stays in cache between its copy and its product. A 1x1
+Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, about 18 of
+LeNet's 28x28 ones), so it stays in a core's cache between its copy and its product (LeNet's
+five kernels took 1.4x the time with 8 MiB blocks, 1.1-1.2x with 0.25-1 MiB ones). A 1x1
 convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
 the output are computed and dropped (about 10% more product work for 3x3 on 56x56); where the
 grid would have more than twice the output cells (a kernel nearly as large as its input, whose
@@ -192,7 +193,7 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
 
 # ---- the three kernels on the phase grid -----------------------------------------------------
 
-_COLS_ELEMENTS = 1 << 21  # im2col entries per block of images (8 MiB of float32)
+_COLS_ELEMENTS = 1 << 19  # im2col entries per block of images (2 MiB of float32)
 # the phase grid computes R = O + (K - 1) * dilate // stride cells per axis, the output only O:
 # ResNet's layers waste 7-65% (3x3 on 56x56 .. 7x7); past twice the output cells (a kernel as
 # large as its input: 224x224 cells for a 1x1 output) the output-cell im2col does less work
@@ -281,6 +282,7 @@ class _Cols:
         if ones:
             self.with_ones[rows] = 1
         self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.cell)
+        self.views: list | None = None
 
     def _view(self, buf: Any, shift: int) -> Any:
         """``(c, b, cell)`` view of a phase starting at ``shift``: channel-major rows."""
@@ -318,8 +320,9 @@ class _Cols:
         onto ``dx (b, c, *S)``."""
         g = self.grid
         self.phases.fill(0)
-        for k, (i, sh) in enumerate(g.offsets):
-            view = self._view(self.phases[i], sh)
+        if self.views is None:  # made once: every block of the buffer adds into the same views
+            self.views = [self._view(self.phases[i], sh) for i, sh in g.offsets]
+        for k, view in enumerate(self.views):
             view += row(k)
         g.merge(self.phases, dx.reshape(self.b * self.c, *g.spatial), add)
 
