@@ -491,3 +491,36 @@ def test_weighted_layers_share_types_and_backward_reads(name: str) -> None:
     assert issubclass(cls, WeightedLayerProp)
     assert "infer_type" not in cls.__dict__
     assert "declare_backward_dependency" not in cls.__dict__
+
+
+@pytest.mark.parametrize("cols", [1 << 19, 2000])  # one block, or blocks of a few images
+@pytest.mark.parametrize(
+    "xshape, f, pad", [((5, 1, 28, 28), 6, 2), ((5, 6, 14, 14), 16, 0), ((3, 2, 9, 7), 3, 1)]
+)
+def test_lenet_shapes_match_the_direct_sums(xshape, f, pad, cols, monkeypatch) -> None:
+    """LeNet's 5x5 layers (the products skip the grid rows past the output, which read the
+    next image's cells): output, data, weight and bias gradients against the direct sums."""
+    from mxlite.operator.nn import _conv_util
+
+    monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", cols)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, xshape).astype(np.float32)
+    w = rng.uniform(-1, 1, (f, xshape[1], 5, 5)).astype(np.float32)
+    b = rng.uniform(-1, 1, (f,)).astype(np.float32)
+    params = dict(kernel=(5, 5), pad=(pad, pad), num_filter=f)
+    (y,) = forward("Convolution", [x, w, b], **params)
+    want = _reference_conv(x.astype(np.float64), w.astype(np.float64), pad) + b[:, None, None]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    dy = rng.uniform(-1, 1, y.shape).astype(np.float32)
+    dx, dw, db = backward("Convolution", [x, w, b], [dy], **params)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    win = np.lib.stride_tricks.sliding_window_view(xp, (5, 5), axis=(2, 3))
+    np.testing.assert_allclose(dw, np.einsum("nchwij,nfhw->fcij", win, dy), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, dy.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-4)
+    dxp = np.zeros_like(xp)
+    oh, ow = y.shape[2:]
+    for i in range(5):
+        for j in range(5):
+            dxp[:, :, i : i + oh, j : j + ow] += np.einsum("nfhw,fc->nchw", dy, w[:, :, i, j])
+    want_dx = dxp[:, :, pad : pad + xshape[2], pad : pad + xshape[3]]
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-5, atol=1e-5)

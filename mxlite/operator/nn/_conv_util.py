@@ -24,20 +24,18 @@ flipped in space and its channel axes swapped (padding ``dilate*(K-1) - pad``), 
 im2col is no larger than col2im's ("same" padding, not many more filters than channels): a
 copy per phase and a product, against col2im's one NumPy call per kernel offset.
 
-Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, about 18 of
-LeNet's 28x28 ones), so it stays in a core's cache between its copy and its product (LeNet's
-five kernels took 1.4x the time with 8 MiB blocks, 1.1-1.2x with 0.25-1 MiB ones). A 1x1
-convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
-the output are computed and dropped (about 10% more product work for 3x3 on 56x56); where the
-grid would have more than twice the output cells (a kernel nearly as large as its input, whose
-grid is input cells x kernel offsets), ``cols`` is built on the output cells instead: one
-strided copy of a window view, and a col2im that adds per kernel offset or per output cell,
-whichever are fewer (``_Windows``). ``xp``'s
-``matmul`` runs the products (NumPy's BLAS, one thread per call inside mxlite, with blocks of
-images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is the
-transpose: its forward is the data gradient of a convolution whose input is the
-deconvolution's output, and its backward is a convolution (data) and a weight gradient with
-the roles of input and output swapped.
+Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, ~18 of LeNet's
+28x28), in a core's cache between its copy and its product (LeNet's kernels took 1.4x the time
+with 8 MiB). A 1x1 convolution without stride or padding is a plain product. The products skip
+the grid rows of the first axis past the output (``span`` of an image's ``cell`` grid cells)
+but compute the other cells past it and drop them (LeNet's 5x5 on 14x14: 140 cells for 100
+outputs, not 196); where the grid would have more than twice the output cells (a kernel nearly
+as large as its input), ``cols`` is built on the output cells instead: one strided copy of a
+window view, and a col2im that adds per kernel offset or per output cell, whichever are fewer
+(``_Windows``). ``xp``'s ``matmul`` runs the products (NumPy's BLAS, one thread per call, blocks
+of images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is
+the transpose: its forward is the data gradient of a convolution whose input is the
+deconvolution's output, its backward a convolution and a weight gradient, roles swapped.
 """
 
 from __future__ import annotations
@@ -209,18 +207,26 @@ class _OutputCells:
     spatial: Shape
     rows: Shape  # the output shape: every cell is an output
 
-    @property
-    def cell(self) -> int:
-        return prod(self.rows)
+    cell = span = property(lambda self: prod(self.rows))
+    span_rows = property(lambda self: self.rows)
 
     @property
     def out_cells(self) -> tuple:
         return (Ellipsis, *(slice(None) for _ in self.rows))
 
 
+class _ConvGrid(PhaseGrid):
+    """A phase grid and the ``span`` of its cells per image that the products compute."""
+
+    def __init__(self, geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> None:
+        super().__init__(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
+        self.span_rows = (out_spatial[0], *self.rows[1:])
+        self.span = prod(self.span_rows)
+
+
 @functools.lru_cache(maxsize=256)
-def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid:
-    return PhaseGrid(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
+def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> _ConvGrid:
+    return _ConvGrid(geom, in_spatial, out_spatial)
 
 
 def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid | _OutputCells:
@@ -278,20 +284,11 @@ class _Cols:
         # zeros: the padding cells stay 0 while each block rewrites only the input cells
         self.phases = xp.zeros((len(grid.phases), size), dtype)
         rows = c * len(grid.offsets)
-        self.with_ones = xp.empty((rows + ones, b * grid.cell), dtype)
+        self.with_ones = xp.empty((rows + ones, b * grid.span), dtype)
         if ones:
             self.with_ones[rows] = 1
-        self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.cell)
+        self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.span)
         self.views: list | None = None
-
-    def _view(self, buf: Any, shift: int) -> Any:
-        """``(c, b, cell)`` view of a phase starting at ``shift``: channel-major rows."""
-        g, item = self.grid, buf.itemsize
-        return self.xp.lib.stride_tricks.as_strided(
-            buf[shift:],
-            shape=(self.c, self.b, g.cell),
-            strides=(g.cell * item, self.c * g.cell * item, item),
-        )
 
     def fill(self, x: Any) -> Any:
         """``cols`` of the images ``x (b, c, *S)``: one copy per phase, whose kernel offsets
@@ -299,12 +296,12 @@ class _Cols:
         per kernel offset left the kernel threads waiting on each other for the GIL)."""
         g = self.grid
         g.split(x.reshape(self.b * self.c, *g.spatial), self.phases)
-        cols = self.cols.reshape(self.c, *g.kernel, self.b, g.cell)
+        cols = self.cols.reshape(self.c, *g.kernel, self.b, g.span)
         item = self.phases.itemsize
         for i, (target, shift, counts, steps) in _phase_blocks(g):
             src = self.xp.lib.stride_tricks.as_strided(
                 self.phases[i][shift:],
-                shape=(self.c, *counts, self.b, g.cell),
+                shape=(self.c, *counts, self.b, g.span),
                 strides=(
                     g.cell * item,
                     *(st * item for st in steps),
@@ -316,18 +313,20 @@ class _Cols:
         return self.cols
 
     def scatter(self, row: Callable[[int], Any], dx: Any, add: bool) -> None:
-        """col2im: sum the rows ``row(k)`` ``(c, b, cell)`` of each kernel offset ``k`` back
+        """col2im: sum the rows ``row(k)`` ``(c, b, span)`` of each kernel offset ``k`` back
         onto ``dx (b, c, *S)``."""
         g = self.grid
         self.phases.fill(0)
-        if self.views is None:  # made once: every block of the buffer adds into the same views
-            self.views = [self._view(self.phases[i], sh) for i, sh in g.offsets]
+        if self.views is None:  # (c, b, span) views of the phases, made once for every block
+            item, strided = self.phases.itemsize, self.xp.lib.stride_tricks.as_strided
+            shape, strides = (self.c, self.b, g.span), (g.cell * item, self.c * g.cell * item, item)
+            self.views = [strided(self.phases[i][sh:], shape, strides) for i, sh in g.offsets]
         for k, view in enumerate(self.views):
             view += row(k)
         g.merge(self.phases, dx.reshape(self.b * self.c, *g.spatial), add)
 
     def scatter_cols(self, dcols: Any, dx: Any, add: bool) -> None:
-        """col2im of ``dcols (c, prod(K), b, cell)`` onto ``dx (b, c, *S)``."""
+        """col2im of ``dcols (c, prod(K), b, span)`` onto ``dx (b, c, *S)``."""
         self.scatter(lambda k: dcols[:, k], dx, add)
 
 
@@ -371,10 +370,10 @@ def _work(
 
 
 def _on_grid(xp: Any, grid: PhaseGrid, a: Any, buf: Any) -> Any:
-    """``a (b, f, *O)`` as ``(f, b, cell)`` on the output cells of ``buf`` (others 0)."""
+    """``a (b, f, *O)`` as ``(f, b, span)`` on the output cells of ``buf`` (others 0)."""
     f, b = buf.shape[:2]
     cells = (slice(None), slice(None), *grid.out_cells[1:])
-    buf.reshape(f, b, *grid.rows)[cells] = a.swapaxes(0, 1)
+    buf.reshape(f, b, *grid.span_rows)[cells] = a.swapaxes(0, 1)
     return buf
 
 
@@ -437,16 +436,16 @@ def conv_forward(
 
     def run(x: Any, out: Any, *res: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+        for lo, hi in _blocks(x.shape[0], c * nk * grid.span):
             if work is None or work.b != hi - lo:
                 work = _work(xp, grid, hi - lo, c, x.dtype, fold)
-            cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
+            cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.span)
             if fold:
-                y = matmul(xp, wb, work.with_ones).reshape(f, hi - lo, *grid.rows)
+                y = matmul(xp, wb, work.with_ones).reshape(f, hi - lo, *grid.span_rows)
             elif groups == 1:  # split over the kernel threads when no split by images ran
-                y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.rows)
+                y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.span_rows)
             else:
-                y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
+                y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.span_rows)
             y = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
             dst = out[lo:hi]
             if relu and not res and (b is None or fold):
@@ -516,16 +515,16 @@ def conv_data_grad(
 
     def run(dy: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(dy.shape[0], c * nk * grid.cell):
+        for lo, hi in _blocks(dy.shape[0], c * nk * grid.span):
             b = hi - lo
             if work is None or work.b != b:
                 work = _work(xp, grid, b, c, dy.dtype)
-                dyg = xp.zeros((f, b, grid.cell), dy.dtype)
+                dyg = xp.zeros((f, b, grid.span), dy.dtype)
             _on_grid(xp, grid, dy[lo:hi], dyg)
             if w.shape[:2] == (c, 1) and isinstance(work, _Cols):
                 # depthwise: each offset's row is the output gradient times one weight per
                 # channel, not worth a product whose inner size is 1
-                dyc = dyg.reshape(c, b, grid.cell)
+                dyc = dyg.reshape(c, b, grid.span)
                 work.scatter(lambda k, dyc=dyc: dyc * wt[:, k, :, None], out[lo:hi], add)
             else:
                 dcols = xp.matmul(wt, dyg.reshape(groups, f // groups, -1))
@@ -616,12 +615,12 @@ def conv_weight_grad(
         def run(x: Any, dy: Any) -> tuple[Any, Any]:
             work: _Cols | _Windows | None = None
             part = None
-            for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+            for lo, hi in _blocks(x.shape[0], c * nk * grid.span):
                 b = hi - lo
                 if work is None or work.b != b:
                     work = _work(xp, grid, b, c, x.dtype, fold)
-                    dyg = xp.zeros((f, b, grid.cell), dy.dtype)
-                cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
+                    dyg = xp.zeros((f, b, grid.span), dy.dtype)
+                cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.span)
                 if fold:
                     cols = work.with_ones[None]
                 _on_grid(xp, grid, dy[lo:hi], dyg)
