@@ -524,3 +524,19 @@ def test_lenet_shapes_match_the_direct_sums(xshape, f, pad, cols, monkeypatch) -
             dxp[:, :, i : i + oh, j : j + ow] += np.einsum("nfhw,fc->nchw", dy, w[:, :, i, j])
     want_dx = dxp[:, :, pad : pad + xshape[2], pad : pad + xshape[3]]
     np.testing.assert_allclose(dx, want_dx, rtol=1e-5, atol=1e-5)
+
+
+def test_few_filters_take_smaller_blocks_of_images() -> None:
+    """A product with few filters is bound by reading cols: its blocks are a quarter as large
+    (LeNet's first layer, 6 filters), while 16 filters or a grouped product keep the size."""
+    from mxlite.operator.nn import _conv_util
+
+    per_image = 1000
+    full = _conv_util._COLS_ELEMENTS // per_image
+    assert _conv_util._blocks(10_000, per_image, 16)[0] == (0, full)
+    assert _conv_util._blocks(10_000, per_image, 0)[0] == (0, full)
+    assert _conv_util._blocks(10_000, per_image, 6)[0] == (
+        0,
+        (_conv_util._COLS_ELEMENTS >> 2) // per_image,
+    )
+    assert _conv_util._blocks(3, 10**9, 6) == [(0, 1), (1, 2), (2, 3)]

@@ -20,9 +20,8 @@ reordering; with ``G`` groups::
                                                 the gradient phases, merged onto dx
 
 At stride 1 the data gradient is instead the forward convolution of ``dy`` with the kernel
-flipped in space and its channel axes swapped (padding ``dilate*(K-1) - pad``), where that
-im2col is no larger than col2im's ("same" padding, not many more filters than channels): a
-copy per phase and a product, against col2im's one NumPy call per kernel offset.
+flipped in space, channel axes swapped (padding ``dilate*(K-1) - pad``), where that im2col is
+no larger than col2im's: a copy per phase and a product, not one NumPy call per kernel offset.
 
 Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, ~18 of LeNet's
 28x28), in a core's cache between its copy and its product (LeNet's kernels took 1.4x the time
@@ -192,9 +191,11 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
 # ---- the three kernels on the phase grid -----------------------------------------------------
 
 _COLS_ELEMENTS = 1 << 19  # im2col entries per block of images (2 MiB of float32)
-# the phase grid computes R = O + (K - 1) * dilate // stride cells per axis, the output only O:
-# ResNet's layers waste 7-65% (3x3 on 56x56 .. 7x7); past twice the output cells (a kernel as
-# large as its input: 224x224 cells for a 1x1 output) the output-cell im2col does less work
+# few filters do few multiply-adds per cols entry, bound by reading cols: a quarter of the
+# block stays in a core's L2 (LeNet's 6: 1.2-1.6x faster; its 16 gain nothing)
+_FEW_FILTERS = 8
+# grid cells R = O + (K - 1) * dilate // stride per axis, for O outputs: past twice the output
+# cells (a kernel as large as its input) the output-cell im2col does less work
 _GRID_WASTE = 2
 
 
@@ -244,8 +245,10 @@ def _pointwise(geom: Geometry) -> bool:
     return max(geom.kernel) == 1 and max(geom.stride) == 1 and max(geom.pad) == 0
 
 
-def _blocks(n: int, per_image: int) -> list[tuple[int, int]]:
-    step = max(1, _COLS_ELEMENTS // max(1, per_image))
+def _blocks(n: int, per_image: int, filters: int) -> list[tuple[int, int]]:
+    """Blocks of images of ``per_image`` cols entries, ``filters`` the rows of W (0: groups)."""
+    budget = _COLS_ELEMENTS >> 2 if 0 < filters <= _FEW_FILTERS else _COLS_ELEMENTS
+    step = max(1, budget // max(1, per_image))
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
@@ -272,9 +275,8 @@ def _phase_blocks(g: PhaseGrid) -> list[tuple[int, tuple[tuple[slice, ...], int,
 
 class _Cols:
     """im2col on the phase grid for blocks of ``b`` images of ``c`` channels: ``cols`` is
-    ``(c, prod(K), b, cell)``, row ``(c, k)`` the grid slice of kernel offset ``k``. With
-    ``ones``, ``with_ones`` is ``cols`` as a matrix with a last row of ones (the bias column
-    of a product, or the bias gradient of one)."""
+    ``(c, prod(K), b, span)``, row ``(c, k)`` the grid slice of kernel offset ``k``; with
+    ``ones``, ``with_ones`` is ``cols`` and a last row of ones (a bias column, or its gradient)."""
 
     def __init__(
         self, xp: Any, grid: PhaseGrid, b: int, c: int, dtype: Any, ones: bool = False
@@ -436,7 +438,7 @@ def conv_forward(
 
     def run(x: Any, out: Any, *res: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(x.shape[0], c * nk * grid.span):
+        for lo, hi in _blocks(x.shape[0], c * nk * grid.span, f if groups == 1 else 0):
             if work is None or work.b != hi - lo:
                 work = _work(xp, grid, hi - lo, c, x.dtype, fold)
             cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.span)
@@ -506,16 +508,15 @@ def conv_data_grad(
     flipped = _flipped(geom)
     if flipped is not None:
         flip_grid = _grid(flipped, dy.shape[2:], tuple(in_spatial))
-        # worth it where the flipped im2col is no larger than col2im's: its grid no larger
-        # (padding "same"; LeNet's unpadded 5x5 would need 1.8x the cells) and not many more
-        # output than input channels; a kernel as large as the input leaves the phase grid
+        # where its im2col is no larger than col2im's: grid no larger (padding "same", not
+        # LeNet's unpadded 5x5), not many more filters than channels, not the output cells
         if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
             return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     nk = prod(geom.kernel)
 
     def run(dy: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(dy.shape[0], c * nk * grid.span):
+        for lo, hi in _blocks(dy.shape[0], c * nk * grid.span, f if groups == 1 else 0):
             b = hi - lo
             if work is None or work.b != b:
                 work = _work(xp, grid, b, c, dy.dtype)
@@ -615,7 +616,7 @@ def conv_weight_grad(
         def run(x: Any, dy: Any) -> tuple[Any, Any]:
             work: _Cols | _Windows | None = None
             part = None
-            for lo, hi in _blocks(x.shape[0], c * nk * grid.span):
+            for lo, hi in _blocks(x.shape[0], c * nk * grid.span, f if groups == 1 else 0):
                 b = hi - lo
                 if work is None or work.b != b:
                     work = _work(xp, grid, b, c, x.dtype, fold)
