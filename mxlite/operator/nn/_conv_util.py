@@ -291,6 +291,7 @@ class _Cols:
             self.with_ones[rows] = 1
         self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.span)
         self.views: list | None = None
+        self.copies: list | None = None
 
     def fill(self, x: Any) -> Any:
         """``cols`` of the images ``x (b, c, *S)``: one copy per phase, whose kernel offsets
@@ -298,20 +299,16 @@ class _Cols:
         per kernel offset left the kernel threads waiting on each other for the GIL)."""
         g = self.grid
         g.split(x.reshape(self.b * self.c, *g.spatial), self.phases)
-        cols = self.cols.reshape(self.c, *g.kernel, self.b, g.span)
-        item = self.phases.itemsize
-        for i, (target, shift, counts, steps) in _phase_blocks(g):
-            src = self.xp.lib.stride_tricks.as_strided(
-                self.phases[i][shift:],
-                shape=(self.c, *counts, self.b, g.span),
-                strides=(
-                    g.cell * item,
-                    *(st * item for st in steps),
-                    self.c * g.cell * item,
-                    item,
-                ),
-            )
-            cols[(slice(None), *target)] = src
+        if self.copies is None:  # (target, source) views, made once for every block
+            cols = self.cols.reshape(self.c, *g.kernel, self.b, g.span)
+            item, strided, self.copies = self.phases.itemsize, self.xp.lib.stride_tricks, []
+            for i, (target, shift, counts, steps) in _phase_blocks(g):
+                shape = (self.c, *counts, self.b, g.span)
+                st = (g.cell * item, *(s * item for s in steps), self.c * g.cell * item, item)
+                src = strided.as_strided(self.phases[i][shift:], shape, st)
+                self.copies.append((cols[(slice(None), *target)], src))
+        for dst, src in self.copies:
+            dst[...] = src
         return self.cols
 
     def scatter(self, row: Callable[[int], Any], dx: Any, add: bool) -> None:
