@@ -525,7 +525,8 @@ def conv_data_grad(
                 dyc = dyg.reshape(c, b, grid.span)
                 work.scatter(lambda k, dyc=dyc: dyc * wt[:, k, :, None], out[lo:hi], add)
             else:
-                dcols = xp.matmul(wt, dyg.reshape(groups, f // groups, -1))
+                dcols = work.cols.reshape(groups, -1, b * grid.span)  # cols unused here
+                xp.matmul(wt, dyg.reshape(groups, f // groups, -1), out=dcols)
                 work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
 
     _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
