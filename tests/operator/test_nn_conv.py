@@ -540,3 +540,43 @@ def test_few_filters_take_smaller_blocks_of_images() -> None:
         (_conv_util._COLS_ELEMENTS >> 2) // per_image,
     )
     assert _conv_util._blocks(3, 10**9, 6) == [(0, 1), (1, 2), (2, 3)]
+
+
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize(
+    "xshape, wshape, pad, dilate",
+    [
+        ((4, 6, 14, 14), (16, 6, 5, 5), (0, 0), (1, 1)),  # LeNet's second layer
+        ((3, 4, 9, 8), (5, 4, 3, 4), (0, 2), (1, 1)),
+        ((3, 4, 20, 24), (6, 4, 3, 3), (0, 0), (2, 3)),  # dilated
+        ((2, 4, 17), (3, 4, 5), (1,), (2,)),  # 1-D
+        ((2, 3, 6, 7, 8), (5, 3, 2, 3, 3), (1, 0, 1), (1, 1, 1)),  # 3-D
+    ],
+)
+def test_data_gradient_with_the_last_axis_in_the_product_matches_col2im(
+    xshape, wshape, pad, dilate, add, monkeypatch
+) -> None:
+    """``_conv_rows`` (stride 1: the last kernel axis summed by the product, one add per
+    leading offset) gives col2im's data gradient, in one block or several."""
+    from mxlite.operator.nn import _conv_rows, _conv_util
+    from mxlite.operator.nn._conv_util import Geometry, conv_data_grad
+
+    rng = np.random.default_rng(4)
+    nd = len(wshape) - 2
+    geom = Geometry(wshape[2:], (1,) * nd, dilate, pad, 1, False)
+    out_sp = tuple(
+        s + 2 * p - d * (k - 1) for s, p, d, k in zip(xshape[2:], pad, dilate, wshape[2:])
+    )
+    assert _conv_rows.applies(geom, wshape[0], wshape[1])
+    dy = rng.uniform(-1, 1, (xshape[0], wshape[0], *out_sp)).astype(np.float32)
+    w = rng.uniform(-1, 1, wshape).astype(np.float32)
+    init = rng.uniform(-1, 1, xshape).astype(np.float32)
+    results = []
+    for rows, cols in [(False, 1 << 19), (True, 1 << 19), (True, 1)]:
+        monkeypatch.setattr(_conv_rows, "applies", lambda *a, rows=rows: rows)
+        monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", cols)
+        out = init.copy()
+        conv_data_grad(np, dy, w, geom, xshape[2:], out=out, add=add)
+        results.append(out)
+    for got in results[1:]:
+        np.testing.assert_allclose(got, results[0], rtol=1e-5, atol=1e-5)

@@ -14,14 +14,13 @@ offsets form a strided block of ``cols``), never a loop over pixels. Its contrac
 reordering; with ``G`` groups::
 
     y[g]      = W[g] @ cols[g]                  (Fg x CgK) @ (CgK x B*cell), one BLAS call
-    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output);
-                                                (cols @ dy.T).T with few rows (a first layer)
+    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output)
     dcols[g]  = W[g].T @ dy[g]                  then col2im: one add per kernel offset into
                                                 the gradient phases, merged onto dx
 
 At stride 1 the data gradient is instead the forward convolution of ``dy`` with the kernel
-flipped in space, channel axes swapped (padding ``dilate*(K-1) - pad``), where that im2col is
-no larger than col2im's: a copy per phase and a product, not one NumPy call per kernel offset.
+flipped (channel axes swapped, padding ``dilate*(K-1) - pad``) where that im2col is no larger
+than col2im's, else (no groups) a col2im whose product sums the last kernel axis (``_conv_rows``).
 
 Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, ~18 of LeNet's
 28x28), in a core's cache between its copy and its product (LeNet's kernels took 1.4x the time
@@ -50,6 +49,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import matmul, over_rows
+from . import _conv_rows
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -231,8 +231,7 @@ def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> _ConvG
 
 
 def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid | _OutputCells:
-    """The phase grid of the geometry, or the output cells where the grid would need more
-    than ``_GRID_WASTE`` times as many cells."""
+    """The phase grid, or the output cells where the grid has ``_GRID_WASTE`` times more."""
     axes = zip(out_spatial, geom.kernel, geom.stride, geom.dilate)
     rows = [o + (k - 1) * d // s for o, k, s, d in axes]
     if prod(rows) > _GRID_WASTE * prod(out_spatial):
@@ -510,10 +509,14 @@ def conv_data_grad(
         if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
             return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     nk = prod(geom.kernel)
+    rows = isinstance(grid, PhaseGrid) and _conv_rows.applies(geom, f, c)
 
     def run(dy: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(dy.shape[0], c * nk * grid.span, f if groups == 1 else 0):
+        blocks = _blocks(dy.shape[0], c * nk * grid.span, f if groups == 1 else 0)
+        if rows:
+            return _conv_rows.data_grad(xp, dy, w, grid, out, add, blocks)
+        for lo, hi in blocks:
             b = hi - lo
             if work is None or work.b != b:
                 work = _work(xp, grid, b, c, dy.dtype)
@@ -603,9 +606,8 @@ def conv_weight_grad(
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
         nk = prod(geom.kernel)
-        # with few im2col rows (a first layer: 3 channels), OpenBLAS runs cols @ dy.T ~20%
-        # faster than dy @ cols.T; with many (2304 rows by 512 filters) the transposed result
-        # costs more to sum and copy than the product saves
+        # few im2col rows (a first layer): OpenBLAS runs cols @ dy.T ~20% faster than dy @ cols.T;
+        # many (2304 by 512 filters): the transposed result costs more to sum and copy
         transposed = c // groups * nk <= 256
         # without groups, a row of ones under cols makes the bias gradient the product's last
         # column (dy is 0 off the output cells), not a separate pass over dy
