@@ -13,7 +13,8 @@ holds ``J`` copies of the output gradient on the grid, each shifted by ``j*d`` (
 copy), then one add per leading offset ``l`` instead of one per kernel offset. LeNet's 5x5
 (6 channels, 16 filters, 14x14): 5 adds of 6 rows instead of 25, ``Y`` 80 rows against
 col2im's 150-row product; its data gradient took 0.6x the time. Used where ``Y`` is no larger
-than col2im's product (``F*J <= C*K``) and the kernel's last axis is more than one offset.
+than col2im's product (``F*J <= C*K``) and the kernel's last axis is more than one offset; on
+NumPy (CuPy keeps col2im: the shifted copies are views with a negative stride).
 
 Each image takes ``span + (J-1)*d`` grid cells (``span`` those of the products, see
 ``_conv_util``): the cells past the output hold zeros, so a shift by ``j*d`` reads zeros before

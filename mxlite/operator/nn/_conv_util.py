@@ -509,7 +509,7 @@ def conv_data_grad(
         if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
             return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     nk = prod(geom.kernel)
-    rows = isinstance(grid, PhaseGrid) and _conv_rows.applies(geom, f, c)
+    rows = xp is np and isinstance(grid, PhaseGrid) and _conv_rows.applies(geom, f, c)
 
     def run(dy: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
