@@ -244,3 +244,28 @@ def test_float_data_operators_share_one_dtype_check(name: str) -> None:
 def test_float_data_operators_reject_integer_data(call) -> None:
     with pytest.raises(DTypeError, match="argument 'data' has dtype int32"):
         call(mx.nd.ones((4,), dtype="int32"))
+
+
+@pytest.mark.parametrize("act", ["sigmoid", "tanh"])
+@pytest.mark.parametrize("inplace", [False, True])
+def test_sigmoid_tanh_in_place_match_the_formulas(act: str, inplace: bool) -> None:
+    """The forward computes in its output and the backward in its gradient, also when those
+    are the input and the head gradient (the operator's in-place options)."""
+    from mxlite.context import cpu
+    from mxlite.operator.registry import OpContext
+
+    rng = np.random.default_rng(9)
+    x = rng.uniform(-30, 30, (4, 5, 6)).astype(np.float32)
+    dy = rng.uniform(-1, 1, x.shape).astype(np.float32)
+    want = 1 / (1 + np.exp(-x)) if act == "sigmoid" else np.tanh(x)
+    want_dx = dy * (want * (1 - want) if act == "sigmoid" else 1 - want * want)
+    op = prop_of("Activation", act_type=act).create_operator(cpu())
+    ctx = OpContext(True, None, [])
+    data = x.copy()
+    out = data if inplace else np.empty_like(x)
+    op.forward(ctx, [data], [OpReq.WRITE], [out], [])
+    np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-7)
+    head = dy.copy()
+    dx = head if inplace else np.empty_like(x)
+    op.backward(ctx, [head], [data], [out], [OpReq.WRITE], [dx], [])
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-6, atol=1e-7)

@@ -491,3 +491,92 @@ def test_weighted_layers_share_types_and_backward_reads(name: str) -> None:
     assert issubclass(cls, WeightedLayerProp)
     assert "infer_type" not in cls.__dict__
     assert "declare_backward_dependency" not in cls.__dict__
+
+
+@pytest.mark.parametrize("cols", [1 << 19, 2000])  # one block, or blocks of a few images
+@pytest.mark.parametrize(
+    "xshape, f, pad", [((5, 1, 28, 28), 6, 2), ((5, 6, 14, 14), 16, 0), ((3, 2, 9, 7), 3, 1)]
+)
+def test_lenet_shapes_match_the_direct_sums(xshape, f, pad, cols, monkeypatch) -> None:
+    """LeNet's 5x5 layers (the products skip the grid rows past the output, which read the
+    next image's cells): output, data, weight and bias gradients against the direct sums."""
+    from mxlite.operator.nn import _conv_util
+
+    monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", cols)
+    rng = np.random.default_rng(3)
+    x = rng.uniform(-1, 1, xshape).astype(np.float32)
+    w = rng.uniform(-1, 1, (f, xshape[1], 5, 5)).astype(np.float32)
+    b = rng.uniform(-1, 1, (f,)).astype(np.float32)
+    params = dict(kernel=(5, 5), pad=(pad, pad), num_filter=f)
+    (y,) = forward("Convolution", [x, w, b], **params)
+    want = _reference_conv(x.astype(np.float64), w.astype(np.float64), pad) + b[:, None, None]
+    np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-5)
+    dy = rng.uniform(-1, 1, y.shape).astype(np.float32)
+    dx, dw, db = backward("Convolution", [x, w, b], [dy], **params)
+    xp = np.pad(x.astype(np.float64), [(0, 0), (0, 0), (pad, pad), (pad, pad)])
+    win = np.lib.stride_tricks.sliding_window_view(xp, (5, 5), axis=(2, 3))
+    np.testing.assert_allclose(dw, np.einsum("nchwij,nfhw->fcij", win, dy), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, dy.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-4)
+    dxp = np.zeros_like(xp)
+    oh, ow = y.shape[2:]
+    for i in range(5):
+        for j in range(5):
+            dxp[:, :, i : i + oh, j : j + ow] += np.einsum("nfhw,fc->nchw", dy, w[:, :, i, j])
+    want_dx = dxp[:, :, pad : pad + xshape[2], pad : pad + xshape[3]]
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-5, atol=1e-5)
+
+
+def test_few_filters_take_smaller_blocks_of_images() -> None:
+    """A product with few filters is bound by reading cols: its blocks are a quarter as large
+    (LeNet's first layer, 6 filters), while 16 filters or a grouped product keep the size."""
+    from mxlite.operator.nn import _conv_util
+
+    per_image = 1000
+    full = _conv_util._COLS_ELEMENTS // per_image
+    assert _conv_util._blocks(10_000, per_image, 16)[0] == (0, full)
+    assert _conv_util._blocks(10_000, per_image, 0)[0] == (0, full)
+    assert _conv_util._blocks(10_000, per_image, 6)[0] == (
+        0,
+        (_conv_util._COLS_ELEMENTS >> 2) // per_image,
+    )
+    assert _conv_util._blocks(3, 10**9, 6) == [(0, 1), (1, 2), (2, 3)]
+
+
+@pytest.mark.parametrize("add", [False, True])
+@pytest.mark.parametrize(
+    "xshape, wshape, pad, dilate",
+    [
+        ((4, 6, 14, 14), (16, 6, 5, 5), (0, 0), (1, 1)),  # LeNet's second layer
+        ((3, 4, 9, 8), (5, 4, 3, 4), (0, 2), (1, 1)),
+        ((3, 4, 20, 24), (6, 4, 3, 3), (0, 0), (2, 3)),  # dilated
+        ((2, 4, 17), (3, 4, 5), (1,), (2,)),  # 1-D
+        ((2, 3, 6, 7, 8), (5, 3, 2, 3, 3), (1, 0, 1), (1, 1, 1)),  # 3-D
+    ],
+)
+def test_data_gradient_with_the_last_axis_in_the_product_matches_col2im(
+    xshape, wshape, pad, dilate, add, monkeypatch
+) -> None:
+    """``_conv_rows`` (stride 1: the last kernel axis summed by the product, one add per
+    leading offset) gives col2im's data gradient, in one block or several."""
+    from mxlite.operator.nn import _conv_rows, _conv_util
+    from mxlite.operator.nn._conv_util import Geometry, conv_data_grad
+
+    rng = np.random.default_rng(4)
+    nd = len(wshape) - 2
+    geom = Geometry(wshape[2:], (1,) * nd, dilate, pad, 1, False)
+    out_sp = tuple(
+        s + 2 * p - d * (k - 1) for s, p, d, k in zip(xshape[2:], pad, dilate, wshape[2:])
+    )
+    assert _conv_rows.applies(geom, wshape[0], wshape[1])
+    dy = rng.uniform(-1, 1, (xshape[0], wshape[0], *out_sp)).astype(np.float32)
+    w = rng.uniform(-1, 1, wshape).astype(np.float32)
+    init = rng.uniform(-1, 1, xshape).astype(np.float32)
+    results = []
+    for rows, cols in [(False, 1 << 19), (True, 1 << 19), (True, 1)]:
+        monkeypatch.setattr(_conv_rows, "applies", lambda *a, rows=rows: rows)
+        monkeypatch.setattr(_conv_util, "_COLS_ELEMENTS", cols)
+        out = init.copy()
+        conv_data_grad(np, dy, w, geom, xshape[2:], out=out, add=add)
+        results.append(out)
+    for got in results[1:]:
+        np.testing.assert_allclose(got, results[0], rtol=1e-5, atol=1e-5)

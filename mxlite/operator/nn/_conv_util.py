@@ -14,29 +14,26 @@ offsets form a strided block of ``cols``), never a loop over pixels. Its contrac
 reordering; with ``G`` groups::
 
     y[g]      = W[g] @ cols[g]                  (Fg x CgK) @ (CgK x B*cell), one BLAS call
-    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output);
-                                                (cols @ dy.T).T with few rows (a first layer)
+    dW[g]    += dy[g] @ cols[g].T               dy placed on the grid (0 off the output)
     dcols[g]  = W[g].T @ dy[g]                  then col2im: one add per kernel offset into
                                                 the gradient phases, merged onto dx
 
 At stride 1 the data gradient is instead the forward convolution of ``dy`` with the kernel
-flipped in space and its channel axes swapped (padding ``dilate*(K-1) - pad``), where that
-im2col is no larger than col2im's ("same" padding, not many more filters than channels): a
-copy per phase and a product, against col2im's one NumPy call per kernel offset.
+flipped (channel axes swapped, padding ``dilate*(K-1) - pad``) where that im2col is no larger
+than col2im's, else (no groups) a col2im whose product sums the last kernel axis (``_conv_rows``).
 
-Blocks of images keep ``cols`` near 8 MiB (one image for ResNet's large layers, the whole
-batch for small ones), so it stays in cache between its copy and its product. A 1x1
-convolution without stride or padding is a plain product of ``W`` and ``x``. Grid cells past
-the output are computed and dropped (about 10% more product work for 3x3 on 56x56); where the
-grid would have more than twice the output cells (a kernel nearly as large as its input, whose
-grid is input cells x kernel offsets), ``cols`` is built on the output cells instead: one
-strided copy of a window view, and a col2im that adds per kernel offset or per output cell,
-whichever are fewer (``_Windows``). ``xp``'s
-``matmul`` runs the products (NumPy's BLAS, one thread per call inside mxlite, with blocks of
-images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is the
-transpose: its forward is the data gradient of a convolution whose input is the
-deconvolution's output, and its backward is a convolution (data) and a weight gradient with
-the roles of input and output swapped.
+Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, ~18 of LeNet's
+28x28), in a core's cache between its copy and its product (LeNet's kernels took 1.4x the time
+with 8 MiB). A 1x1 convolution without stride or padding is a plain product. The products skip
+the grid rows of the first axis past the output (``span`` of an image's ``cell`` grid cells)
+but compute the other cells past it and drop them (LeNet's 5x5 on 14x14: 140 cells for 100
+outputs, not 196); where the grid would have more than twice the output cells (a kernel nearly
+as large as its input), ``cols`` is built on the output cells instead: one strided copy of a
+window view, and a col2im that adds per kernel offset or per output cell, whichever are fewer
+(``_Windows``). ``xp``'s ``matmul`` runs the products (NumPy's BLAS, one thread per call, blocks
+of images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is
+the transpose: its forward is the data gradient of a convolution whose input is the
+deconvolution's output, its backward a convolution and a weight gradient, roles swapped.
 """
 
 from __future__ import annotations
@@ -52,6 +49,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import matmul, over_rows
+from . import _conv_rows
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -192,10 +190,12 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
 
 # ---- the three kernels on the phase grid -----------------------------------------------------
 
-_COLS_ELEMENTS = 1 << 21  # im2col entries per block of images (8 MiB of float32)
-# the phase grid computes R = O + (K - 1) * dilate // stride cells per axis, the output only O:
-# ResNet's layers waste 7-65% (3x3 on 56x56 .. 7x7); past twice the output cells (a kernel as
-# large as its input: 224x224 cells for a 1x1 output) the output-cell im2col does less work
+_COLS_ELEMENTS = 1 << 19  # im2col entries per block of images (2 MiB of float32)
+# few filters do few multiply-adds per cols entry, bound by reading cols: a quarter of the
+# block stays in a core's L2 (LeNet's 6: 1.2-1.6x faster; its 16 gain nothing)
+_FEW_FILTERS = 8
+# grid cells R = O + (K - 1) * dilate // stride per axis, for O outputs: past twice the output
+# cells (a kernel as large as its input) the output-cell im2col does less work
 _GRID_WASTE = 2
 
 
@@ -208,23 +208,30 @@ class _OutputCells:
     spatial: Shape
     rows: Shape  # the output shape: every cell is an output
 
-    @property
-    def cell(self) -> int:
-        return prod(self.rows)
+    cell = span = property(lambda self: prod(self.rows))
+    span_rows = property(lambda self: self.rows)
 
     @property
     def out_cells(self) -> tuple:
         return (Ellipsis, *(slice(None) for _ in self.rows))
 
 
+class _ConvGrid(PhaseGrid):
+    """A phase grid and the ``span`` of its cells per image that the products compute."""
+
+    def __init__(self, geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> None:
+        super().__init__(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
+        self.span_rows = (out_spatial[0], *self.rows[1:])
+        self.span = prod(self.span_rows)
+
+
 @functools.lru_cache(maxsize=256)
-def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid:
-    return PhaseGrid(in_spatial, geom.kernel, geom.stride, geom.pad, out_spatial, geom.dilate)
+def _phase_grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> _ConvGrid:
+    return _ConvGrid(geom, in_spatial, out_spatial)
 
 
 def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid | _OutputCells:
-    """The phase grid of the geometry, or the output cells where the grid would need more
-    than ``_GRID_WASTE`` times as many cells."""
+    """The phase grid, or the output cells where the grid has ``_GRID_WASTE`` times more."""
     axes = zip(out_spatial, geom.kernel, geom.stride, geom.dilate)
     rows = [o + (k - 1) * d // s for o, k, s, d in axes]
     if prod(rows) > _GRID_WASTE * prod(out_spatial):
@@ -237,8 +244,10 @@ def _pointwise(geom: Geometry) -> bool:
     return max(geom.kernel) == 1 and max(geom.stride) == 1 and max(geom.pad) == 0
 
 
-def _blocks(n: int, per_image: int) -> list[tuple[int, int]]:
-    step = max(1, _COLS_ELEMENTS // max(1, per_image))
+def _blocks(n: int, per_image: int, filters: int) -> list[tuple[int, int]]:
+    """Blocks of images of ``per_image`` cols entries, ``filters`` the rows of W (0: groups)."""
+    budget = _COLS_ELEMENTS >> 2 if 0 < filters <= _FEW_FILTERS else _COLS_ELEMENTS
+    step = max(1, budget // max(1, per_image))
     return [(lo, min(n, lo + step)) for lo in range(0, n, step)]
 
 
@@ -265,9 +274,8 @@ def _phase_blocks(g: PhaseGrid) -> list[tuple[int, tuple[tuple[slice, ...], int,
 
 class _Cols:
     """im2col on the phase grid for blocks of ``b`` images of ``c`` channels: ``cols`` is
-    ``(c, prod(K), b, cell)``, row ``(c, k)`` the grid slice of kernel offset ``k``. With
-    ``ones``, ``with_ones`` is ``cols`` as a matrix with a last row of ones (the bias column
-    of a product, or the bias gradient of one)."""
+    ``(c, prod(K), b, span)``, row ``(c, k)`` the grid slice of kernel offset ``k``; with
+    ``ones``, ``with_ones`` is ``cols`` and a last row of ones (a bias column, or its gradient)."""
 
     def __init__(
         self, xp: Any, grid: PhaseGrid, b: int, c: int, dtype: Any, ones: bool = False
@@ -277,19 +285,12 @@ class _Cols:
         # zeros: the padding cells stay 0 while each block rewrites only the input cells
         self.phases = xp.zeros((len(grid.phases), size), dtype)
         rows = c * len(grid.offsets)
-        self.with_ones = xp.empty((rows + ones, b * grid.cell), dtype)
+        self.with_ones = xp.empty((rows + ones, b * grid.span), dtype)
         if ones:
             self.with_ones[rows] = 1
-        self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.cell)
-
-    def _view(self, buf: Any, shift: int) -> Any:
-        """``(c, b, cell)`` view of a phase starting at ``shift``: channel-major rows."""
-        g, item = self.grid, buf.itemsize
-        return self.xp.lib.stride_tricks.as_strided(
-            buf[shift:],
-            shape=(self.c, self.b, g.cell),
-            strides=(g.cell * item, self.c * g.cell * item, item),
-        )
+        self.cols = self.with_ones[:rows].reshape(c, len(grid.offsets), b, grid.span)
+        self.views: list | None = None
+        self.copies: list | None = None
 
     def fill(self, x: Any) -> Any:
         """``cols`` of the images ``x (b, c, *S)``: one copy per phase, whose kernel offsets
@@ -297,34 +298,33 @@ class _Cols:
         per kernel offset left the kernel threads waiting on each other for the GIL)."""
         g = self.grid
         g.split(x.reshape(self.b * self.c, *g.spatial), self.phases)
-        cols = self.cols.reshape(self.c, *g.kernel, self.b, g.cell)
-        item = self.phases.itemsize
-        for i, (target, shift, counts, steps) in _phase_blocks(g):
-            src = self.xp.lib.stride_tricks.as_strided(
-                self.phases[i][shift:],
-                shape=(self.c, *counts, self.b, g.cell),
-                strides=(
-                    g.cell * item,
-                    *(st * item for st in steps),
-                    self.c * g.cell * item,
-                    item,
-                ),
-            )
-            cols[(slice(None), *target)] = src
+        if self.copies is None:  # (target, source) views, made once for every block
+            cols = self.cols.reshape(self.c, *g.kernel, self.b, g.span)
+            item, strided, self.copies = self.phases.itemsize, self.xp.lib.stride_tricks, []
+            for i, (target, shift, counts, steps) in _phase_blocks(g):
+                shape = (self.c, *counts, self.b, g.span)
+                st = (g.cell * item, *(s * item for s in steps), self.c * g.cell * item, item)
+                src = strided.as_strided(self.phases[i][shift:], shape, st)
+                self.copies.append((cols[(slice(None), *target)], src))
+        for dst, src in self.copies:
+            dst[...] = src
         return self.cols
 
     def scatter(self, row: Callable[[int], Any], dx: Any, add: bool) -> None:
-        """col2im: sum the rows ``row(k)`` ``(c, b, cell)`` of each kernel offset ``k`` back
+        """col2im: sum the rows ``row(k)`` ``(c, b, span)`` of each kernel offset ``k`` back
         onto ``dx (b, c, *S)``."""
         g = self.grid
         self.phases.fill(0)
-        for k, (i, sh) in enumerate(g.offsets):
-            view = self._view(self.phases[i], sh)
+        if self.views is None:  # (c, b, span) views of the phases, made once for every block
+            item, strided = self.phases.itemsize, self.xp.lib.stride_tricks.as_strided
+            shape, strides = (self.c, self.b, g.span), (g.cell * item, self.c * g.cell * item, item)
+            self.views = [strided(self.phases[i][sh:], shape, strides) for i, sh in g.offsets]
+        for k, view in enumerate(self.views):
             view += row(k)
         g.merge(self.phases, dx.reshape(self.b * self.c, *g.spatial), add)
 
     def scatter_cols(self, dcols: Any, dx: Any, add: bool) -> None:
-        """col2im of ``dcols (c, prod(K), b, cell)`` onto ``dx (b, c, *S)``."""
+        """col2im of ``dcols (c, prod(K), b, span)`` onto ``dx (b, c, *S)``."""
         self.scatter(lambda k: dcols[:, k], dx, add)
 
 
@@ -368,10 +368,10 @@ def _work(
 
 
 def _on_grid(xp: Any, grid: PhaseGrid, a: Any, buf: Any) -> Any:
-    """``a (b, f, *O)`` as ``(f, b, cell)`` on the output cells of ``buf`` (others 0)."""
+    """``a (b, f, *O)`` as ``(f, b, span)`` on the output cells of ``buf`` (others 0)."""
     f, b = buf.shape[:2]
     cells = (slice(None), slice(None), *grid.out_cells[1:])
-    buf.reshape(f, b, *grid.rows)[cells] = a.swapaxes(0, 1)
+    buf.reshape(f, b, *grid.span_rows)[cells] = a.swapaxes(0, 1)
     return buf
 
 
@@ -434,16 +434,16 @@ def conv_forward(
 
     def run(x: Any, out: Any, *res: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+        for lo, hi in _blocks(x.shape[0], c * nk * grid.span, f if groups == 1 else 0):
             if work is None or work.b != hi - lo:
                 work = _work(xp, grid, hi - lo, c, x.dtype, fold)
-            cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.cell)
+            cols = work.fill(x[lo:hi]).reshape(groups, -1, (hi - lo) * grid.span)
             if fold:
-                y = matmul(xp, wb, work.with_ones).reshape(f, hi - lo, *grid.rows)
+                y = matmul(xp, wb, work.with_ones).reshape(f, hi - lo, *grid.span_rows)
             elif groups == 1:  # split over the kernel threads when no split by images ran
-                y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.rows)
+                y = matmul(xp, wg[0], cols[0]).reshape(f, hi - lo, *grid.span_rows)
             else:
-                y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.rows)
+                y = xp.matmul(wg, cols).reshape(f, hi - lo, *grid.span_rows)
             y = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
             dst = out[lo:hi]
             if relu and not res and (b is None or fold):
@@ -504,28 +504,32 @@ def conv_data_grad(
     flipped = _flipped(geom)
     if flipped is not None:
         flip_grid = _grid(flipped, dy.shape[2:], tuple(in_spatial))
-        # worth it where the flipped im2col is no larger than col2im's: its grid no larger
-        # (padding "same"; LeNet's unpadded 5x5 would need 1.8x the cells) and not many more
-        # output than input channels; a kernel as large as the input leaves the phase grid
+        # where its im2col is no larger than col2im's: grid no larger (padding "same", not
+        # LeNet's unpadded 5x5), not many more filters than channels, not the output cells
         if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
             return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
     nk = prod(geom.kernel)
+    rows = xp is np and isinstance(grid, PhaseGrid) and _conv_rows.applies(geom, f, c)
 
     def run(dy: Any, out: Any) -> None:
         work: _Cols | _Windows | None = None
-        for lo, hi in _blocks(dy.shape[0], c * nk * grid.cell):
+        blocks = _blocks(dy.shape[0], c * nk * grid.span, f if groups == 1 else 0)
+        if rows:
+            return _conv_rows.data_grad(xp, dy, w, grid, out, add, blocks)
+        for lo, hi in blocks:
             b = hi - lo
             if work is None or work.b != b:
                 work = _work(xp, grid, b, c, dy.dtype)
-                dyg = xp.zeros((f, b, grid.cell), dy.dtype)
+                dyg = xp.zeros((f, b, grid.span), dy.dtype)
             _on_grid(xp, grid, dy[lo:hi], dyg)
             if w.shape[:2] == (c, 1) and isinstance(work, _Cols):
                 # depthwise: each offset's row is the output gradient times one weight per
                 # channel, not worth a product whose inner size is 1
-                dyc = dyg.reshape(c, b, grid.cell)
+                dyc = dyg.reshape(c, b, grid.span)
                 work.scatter(lambda k, dyc=dyc: dyc * wt[:, k, :, None], out[lo:hi], add)
             else:
-                dcols = xp.matmul(wt, dyg.reshape(groups, f // groups, -1))
+                dcols = work.cols.reshape(groups, -1, b * grid.span)  # cols unused here
+                xp.matmul(wt, dyg.reshape(groups, f // groups, -1), out=dcols)
                 work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
 
     _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
@@ -602,9 +606,8 @@ def conv_weight_grad(
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
         nk = prod(geom.kernel)
-        # with few im2col rows (a first layer: 3 channels), OpenBLAS runs cols @ dy.T ~20%
-        # faster than dy @ cols.T; with many (2304 rows by 512 filters) the transposed result
-        # costs more to sum and copy than the product saves
+        # few im2col rows (a first layer): OpenBLAS runs cols @ dy.T ~20% faster than dy @ cols.T;
+        # many (2304 by 512 filters): the transposed result costs more to sum and copy
         transposed = c // groups * nk <= 256
         # without groups, a row of ones under cols makes the bias gradient the product's last
         # column (dy is 0 off the output cells), not a separate pass over dy
@@ -613,12 +616,12 @@ def conv_weight_grad(
         def run(x: Any, dy: Any) -> tuple[Any, Any]:
             work: _Cols | _Windows | None = None
             part = None
-            for lo, hi in _blocks(x.shape[0], c * nk * grid.cell):
+            for lo, hi in _blocks(x.shape[0], c * nk * grid.span, f if groups == 1 else 0):
                 b = hi - lo
                 if work is None or work.b != b:
                     work = _work(xp, grid, b, c, x.dtype, fold)
-                    dyg = xp.zeros((f, b, grid.cell), dy.dtype)
-                cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.cell)
+                    dyg = xp.zeros((f, b, grid.span), dy.dtype)
+                cols = work.fill(x[lo:hi]).reshape(groups, -1, b * grid.span)
                 if fold:
                     cols = work.with_ones[None]
                 _on_grid(xp, grid, dy[lo:hi], dyg)

@@ -103,17 +103,40 @@ class _ActivationOp(Operator):
         x, out = in_data[0], out_data[0]
         if req[0] == OpReq.NULL:
             return
-        if self.act_type == "relu" and req[0] != OpReq.ADD:
-            self.xp.maximum(x, 0, out=out)
-            return
-        assign(out, req[0], _ACT_FORWARD[self.act_type](self.xp, x))
+        xp = self.xp
+        if req[0] != OpReq.ADD:
+            if self.act_type == "relu":
+                xp.maximum(x, 0, out=out)
+                return
+            if self.act_type == "sigmoid":  # 1 / (1 + exp(-x)) in out: no temporaries
+                xp.negative(x, out=out)
+                xp.exp(out, out=out)
+                out += 1
+                xp.reciprocal(out, out=out)
+                return
+        assign(out, req[0], _ACT_FORWARD[self.act_type](xp, x))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
-        if self.act_type == "relu" and (req[0] == OpReq.WRITE or req[0] == OpReq.INPLACE):
-            self.xp.multiply(out_grad[0], out_data[0] > 0, out=in_grad[0])
-            return
-        src = in_data[0] if self.act_type == "softsign" else out_data[0]
-        _write(in_grad[0], req[0], out_grad[0] * _ACT_GRAD[self.act_type](self.xp, src))
+        xp, act = self.xp, self.act_type
+        if req[0] == OpReq.WRITE or req[0] == OpReq.INPLACE:
+            dy, y, dx = out_grad[0], out_data[0], in_grad[0]
+            if act == "relu":
+                xp.multiply(dy, y > 0, out=dx)
+                return
+            if act in ("sigmoid", "tanh") and not xp.may_share_memory(dx, y):
+                # dy * (y * (1 - y)) or dy * (1 - y * y), the factor built in dx (a copy of
+                # the factor first where dx is dy itself, the in-place option)
+                factor = xp.empty_like(dx) if xp.may_share_memory(dx, dy) else dx
+                if act == "sigmoid":
+                    xp.subtract(1, y, out=factor)
+                    xp.multiply(y, factor, out=factor)
+                else:
+                    xp.multiply(y, y, out=factor)
+                    xp.subtract(1, factor, out=factor)
+                xp.multiply(dy, factor, out=dx)
+                return
+        src = in_data[0] if act == "softsign" else out_data[0]
+        _write(in_grad[0], req[0], out_grad[0] * _ACT_GRAD[act](xp, src))
 
 
 @register("Activation", aliases=("_npx_activation",))
