@@ -238,7 +238,7 @@ def _recorded_overwrite(x: NDArray, value: NDArray, region: tuple[int, ...]) -> 
     from . import _internal, op
 
     if value.dtype != x.dtype:
-        value = op.Cast(value, dtype=np.dtype(x.dtype).name)
+        value = op.Cast(value, dtype=x._data.dtype.name)
     if value.shape != region:
         trimmed = _check_broadcast(value.shape, region, slice(None))
         if value.ndim < len(region) or trimmed != value.shape:  # same number of axes

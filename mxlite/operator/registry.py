@@ -240,6 +240,9 @@ class OperatorProperty:
     # holds may apply in its output pass (``executor/fuse.py``): "relu", ``max(data, 0)`` of its
     # one input; "add", the sum of its two inputs (where both have the output's shape).
     epilogue: ClassVar[str | None] = None
+    # Its type rule and kernel take bfloat16 as it is (AMP's casts, Cast); for the others
+    # bfloat16 goes through float16's type rule and float32 kernels (operator/bfloat16.py).
+    keeps_bfloat16: ClassVar[bool] = False
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
@@ -258,7 +261,7 @@ class OperatorProperty:
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}
-        self._operators: dict[Context, Operator] = {}
+        self._operators: dict[Any, Operator] = {}  # by Context, or (Context, 'bfloat16')
         # fast-path flags for imperative calls
         self._has_aux = bool(self.list_auxiliary_states())
         self._has_resources = type(self).forward_resource is not OperatorProperty.forward_resource
@@ -375,6 +378,13 @@ class OperatorProperty:
         ]
         return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
 
+    def infer_dtypes(
+        self, in_type: list[np.dtype | None], out_type: list[np.dtype | None] | None = None
+    ) -> tuple[list, list, list] | None:
+        """``infer_type`` as the graph passes and imperative calls run it: bfloat16 goes
+        through the rule float16 has, unless ``keeps_bfloat16`` (operator/bfloat16.py)."""
+        return _bf16.infer_type(self, in_type, out_type)
+
     def infer_shape_known(self, in_shape: list) -> Any:
         """``infer_shape`` for inputs whose every dimension is known (an imperative call). An
         operator for which a 0 stays ambiguous in graph inference under NumPy shape semantics
@@ -397,7 +407,7 @@ class OperatorProperty:
             raise ShapeError(
                 f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
             )
-        tres = self.infer_type(list(dtypes))
+        tres = self.infer_dtypes(list(dtypes))
         if tres is None:
             raise DTypeError(f"{self.where()}: cannot infer the output dtype from {dtypes}.")
         out = (res[1], tres[1], res[2], tres[2])
@@ -469,6 +479,18 @@ class OperatorProperty:
         op = self._operators.get(ctx)
         if op is None:
             op = self._operators.setdefault(ctx, self.create_operator(ctx))
+        return op
+
+    def operator_for(self, ctx: Context, dtypes: Sequence[Any]) -> Operator:
+        """The operator for ``ctx`` running on arrays of ``dtypes`` (any of the call's): where
+        one is bfloat16, it computes in float32 and rounds (operator/bfloat16.py)."""
+        if self.keeps_bfloat16 or not _bf16.has_bfloat16(dtypes):
+            return self.operator(ctx)
+        key = (ctx, "bfloat16")
+        op = self._operators.get(key)
+        if op is None:
+            op = _bf16.Float32Kernel(self.operator(ctx), self._mutates)
+            self._operators[key] = op
         return op
 
     def where(self, name: str | None = None) -> str:
@@ -633,3 +655,7 @@ def fluent_methods() -> list[str]:
     """The names of the fluent methods every operator declares (``OperatorProperty.fluent``),
     in registration order, each once."""
     return list(dict.fromkeys(m for cls in _REGISTRY.values() for m in cls.fluent))
+
+
+# bottom: operator/bfloat16.py builds on the classes above
+from . import bfloat16 as _bf16  # noqa: E402
