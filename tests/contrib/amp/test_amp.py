@@ -102,15 +102,18 @@ def test_convert_leaves_the_original_symbol_alone() -> None:
     assert fc.tojson() == before
 
 
-def test_bfloat16_graph_converts_but_cannot_run() -> None:
+def test_bfloat16_model_converts_and_runs() -> None:
     data = mx.sym.var("data")
     fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
-    args = {"fc_weight": mx.nd.ones((3, 4)), "fc_bias": mx.nd.ones((3,))}
-    with pytest.raises(MXNetError, match="fc_weight.*bfloat16"):
-        amp.convert_model(fc, args, {}, "bfloat16", cast_optional_params=True)
-    conv = amp.convert_symbol(fc, "bfloat16")
-    with pytest.raises(MXNetError, match="amp_cast.*bfloat16"):
-        conv.infer_type(data="float32")
+    args = {"fc_weight": mx.nd.ones((3, 4)) * 1.00390625, "fc_bias": mx.nd.ones((3,))}
+    conv, cargs, _ = amp.convert_model(fc, args, {}, "bfloat16", cast_optional_params=True)
+    assert cargs["fc_weight"].dtype == amp.amp.bfloat16  # MXNet's record dtype
+    # 1 + 2**-8 is a tie between two bfloat16 values: it rounds to the even one, 1.0
+    assert (cargs["fc_weight"].asnumpy()["bfloat16"] == 0x3F80).all()
+    arg_types, out_types, _ = conv.infer_type(data="float32")
+    assert arg_types[1] == amp.amp.bfloat16 and out_types == [np.float32]
+    exe = conv.bind(mx.cpu(), {"data": mx.nd.ones((2, 4)), **cargs}, grad_req="null")
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.full((2, 3), 5.0, np.float32))
 
 
 def test_remove_amp_cast_on_save() -> None:
