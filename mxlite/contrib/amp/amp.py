@@ -30,6 +30,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from ...operator.front_end import PREFIXES, replace_function
 from ...symbol import Symbol
+from . import lists as lists  # amp.amp.lists: MXNet's amp.py imports it, its tests read it there
 from ._convert import convert_bucketing_module as convert_bucketing_module
 from ._convert import convert_hybrid_block, convert_model, convert_symbol
 from ._targets import (
