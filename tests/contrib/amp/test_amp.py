@@ -309,3 +309,31 @@ def test_init_bfloat16_wraps_as_mxnet() -> None:
         "['p', 'q', 'amp_multicast0_output0', 'amp_multicast0_output1', 'add_output']",
         "[[-47910.65625, 47910.65625]]",  # SoftmaxOutput's gradient times the loss scale 2**16
     ]
+
+
+def test_init_bfloat16_runs_imperative_calls_as_mxnet() -> None:
+    out = _child(
+        """
+        import numpy as np
+        import mxlite as mx
+        from mxlite.contrib import amp
+        amp.init("bfloat16")
+        x = mx.nd.array([[1.0, 2.0, 3.0]])
+        w = mx.nd.array([[0.5, 0.25, 1.00390625], [1.0, -1.0, 2.0]])
+        y = mx.nd.FullyConnected(x, w, num_hidden=2, no_bias=True)
+        print(y.dtype, y.asnumpy().tolist())
+        s = mx.nd.sin(y)
+        print(s.dtype, np.round(s.asnumpy(), 6).tolist())
+        a = mx.nd.elemwise_add(y, mx.nd.ones((1, 2)))
+        print(a.dtype, a.asnumpy().tolist())
+        print(mx.nd.relu(y).dtype)
+        """
+    )
+    # what MXNet 1.9.1 prints for the same script: FullyConnected runs in bfloat16, sin in
+    # float32, elemwise_add in the widest of its inputs' dtypes, relu in its input's
+    assert out.split("\n")[:4] == [
+        "[('bfloat16', '<u2')] [[(16512,), (16544,)]]",
+        "<class 'numpy.float32'> [[-0.7568020224571228, -0.9589239954948425]]",
+        "<class 'numpy.float32'> [[5.0, 6.0]]",
+        "[('bfloat16', '<u2')]",
+    ]
