@@ -33,7 +33,6 @@ from typing import Any
 import numpy as np
 
 from ..base import BFLOAT16, DTypeError, MXNetError
-from .registry import OpContext, Operator
 from .req import OpReq
 
 __all__ = ["Float32Kernel", "has_bfloat16", "infer_type"]
@@ -95,13 +94,14 @@ def _round_into(real: list[Any], scratch: list[Any], req: Sequence[OpReq] | None
             r[...] = s  # float32 -> bfloat16, rounded to nearest even
 
 
-class Float32Kernel(Operator):
-    """``inner`` computing on float32 in place of bfloat16: bfloat16 inputs, auxiliary states
-    and mutated inputs (the indices ``mutates``) are widened to float32, bfloat16 outputs get
-    float32 scratch arrays, and the results (auxiliary states and mutated inputs included) are
-    rounded back to bfloat16."""
+class Float32Kernel:
+    """``inner`` (an ``Operator``) computing on float32 in place of bfloat16: bfloat16 inputs,
+    auxiliary states and mutated inputs (the indices ``mutates``) are widened to float32,
+    bfloat16 outputs get float32 scratch arrays, and the results (auxiliary states and mutated
+    inputs included) are rounded back to bfloat16. An ``Operator`` itself by its methods (this
+    module sits below registry.py, which picks it in ``OperatorProperty.operator_for``)."""
 
-    def __init__(self, inner: Operator, mutates: Sequence[int] = ()) -> None:
+    def __init__(self, inner: Any, mutates: Sequence[int] = ()) -> None:
         self.inner = inner
         self.mutates = tuple(mutates)
 
@@ -109,9 +109,7 @@ class Float32Kernel(Operator):
         for i in self.mutates:
             _round_into([real_in[i]], [wide_in[i]], None)
 
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         ins = [_widen(x) for x in in_data]
         aux32 = [_widen(a) for a in aux]
         outs = [_scratch(o, r) for o, r in zip(out_data, req)]
@@ -123,7 +121,7 @@ class Float32Kernel(Operator):
 
     def backward(
         self,
-        op_ctx: OpContext,
+        op_ctx: Any,
         out_grad: list,
         in_data: list,
         out_data: list,

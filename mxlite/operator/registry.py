@@ -42,6 +42,7 @@ import numpy as np
 from ..base import DTypeError, MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
+from . import bfloat16 as _bf16
 
 __all__ = [
     "OperatorProperty",
@@ -261,7 +262,7 @@ class OperatorProperty:
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}
-        self._operators: dict[Any, Operator] = {}  # by Context, or (Context, 'bfloat16')
+        self._operators: dict[Any, Any] = {}  # by Context, or (Context, "bfloat16")
         # fast-path flags for imperative calls
         self._has_aux = bool(self.list_auxiliary_states())
         self._has_resources = type(self).forward_resource is not OperatorProperty.forward_resource
@@ -655,7 +656,3 @@ def fluent_methods() -> list[str]:
     """The names of the fluent methods every operator declares (``OperatorProperty.fluent``),
     in registration order, each once."""
     return list(dict.fromkeys(m for cls in _REGISTRY.values() for m in cls.fluent))
-
-
-# bottom: operator/bfloat16.py builds on the classes above
-from . import bfloat16 as _bf16  # noqa: E402
