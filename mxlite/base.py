@@ -326,7 +326,8 @@ def storage_dtype(dtype: Any) -> np.dtype:
 def public_dtype(dtype: np.dtype) -> Any:
     """What MXNet's front end shows for arrays holding ``dtype``: its scalar type
     (``numpy.float32``), or MXNet's record dtype for bfloat16."""
-    return MX_BFLOAT16 if dtype == BFLOAT16 else dtype.type
+    t = dtype.type
+    return MX_BFLOAT16 if t is ml_dtypes.bfloat16 else t
 
 
 def public_array(data: np.ndarray) -> np.ndarray:

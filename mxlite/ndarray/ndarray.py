@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import storage
-from ..base import BFLOAT16, MX_BFLOAT16, MXNetError, public_array, storage_dtype
+from ..base import BFLOAT16, MX_BFLOAT16, MXNetError, public_array, public_dtype, storage_dtype
 from ..base import NO_C_LIBRARY as _NO_C
 from ..base import absent_names as _absent_names
 from ..context import Context
@@ -31,8 +31,6 @@ from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
 
 __all__ = ["NDArray", "waitall", "handle_of", "extend"]
-
-_BF16_TYPE = BFLOAT16.type
 
 py_slice = slice  # MXNet's ndarray module exports the builtin under this name; tests import it
 
@@ -178,8 +176,7 @@ class NDArray:
     def dtype(self) -> Any:
         """The element type, as a NumPy scalar type (``numpy.float32``), as in MXNet; bfloat16
         as MXNet's record dtype ``[('bfloat16', '<u2')]``."""
-        t = self._data.dtype.type
-        return t if t is not _BF16_TYPE else MX_BFLOAT16
+        return public_dtype(self._data.dtype)
 
     @property
     def size(self) -> int:
