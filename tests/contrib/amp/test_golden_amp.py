@@ -212,3 +212,41 @@ def test_operator_lists_are_mxnets() -> None:
         mod = importlib.import_module(f"mxlite.contrib.amp.lists.symbol_{tag}")
         got = {k: v for k, v in vars(mod).items() if k.isupper()}
         assert json.loads(json.dumps(got)) == want, tag
+
+
+def test_mxnet_exported_bfloat16_block_runs_here() -> None:
+    prefix = str(HERE / "golden" / "mxnet_block_bf16")
+    net = mx.gluon.SymbolBlock.imports(f"{prefix}-symbol.json", ["data"], f"{prefix}-0000.params")
+    want = GOLDEN.cases["block_optional-bfloat16"]["dtypes"]
+    got = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
+           for k, p in net.collect_params().items()}  # fmt: skip
+    assert got == want
+    out = mx.nd.amp_cast(net(mx.nd.array(amp_cases.block_input())), dtype="float32")
+    np.testing.assert_allclose(
+        out.asnumpy(), GOLDEN.arrays("block_optional-bfloat16")["out0"], **BF16_TOL
+    )
+
+
+_IMPORT_IN_MXNET = """
+import sys, numpy as np, mxnet as mx
+net = mx.gluon.SymbolBlock.imports(sys.argv[1] + "-symbol.json", ["data"],
+                                   sys.argv[1] + "-0000.params")
+x = mx.nd.array(np.load(sys.argv[2]))
+np.save(sys.argv[3], mx.nd.amp_cast(net(x), dtype="float32").asnumpy())
+"""
+
+
+@pytest.mark.skipif(not MXREF.exists(), reason="real MXNet 1.9.1 (/tmp/mxref) is absent")
+def test_bfloat16_block_exported_here_runs_in_mxnet(tmp_path: Path) -> None:
+    net = amp_cases.block(mx)
+    conv = amp.convert_hybrid_block(net, "bfloat16", ctx=mx.cpu(), cast_optional_params=True)
+    x = amp_cases.block_input()
+    mine = mx.nd.amp_cast(conv(mx.nd.array(x)), dtype="float32").asnumpy()
+    conv.export(str(tmp_path / "blk"), remove_amp_cast=False)  # as MXNet needs it, see above
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run(
+        [str(MXREF), "-c", _IMPORT_IN_MXNET, str(tmp_path / "blk"), str(tmp_path / "x.npy"),
+         str(tmp_path / "out.npy")], capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), mine, **BF16_TOL)

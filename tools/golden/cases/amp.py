@@ -7,7 +7,8 @@ the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<ta
 the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting; ``block*``
 cases hold ``convert_hybrid_block`` of a Gluon conv net (its graph, parameter dtypes, outputs).
 Some float16 and bfloat16 models are also saved as MXNet checkpoints (``save_checkpoint``)
-under tests/contrib/amp/golden/ (``mxnet_<case>``, ``mxnet_<case>_bf16``), for mxlite to load.
+under tests/contrib/amp/golden/ (``mxnet_<case>``, ``mxnet_<case>_bf16``), and the bfloat16
+``block_optional`` as ``export`` writes it (``mxnet_block_bf16``), for mxlite to load.
 ``lists``: MXNet's AMP operator lists (``amp.lists.symbol_fp16``/``symbol_bf16``, every
 upper-case name), which mxlite/contrib/amp/lists holds."""
 
@@ -88,6 +89,9 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
         arrays["out0"] = out.asnumpy()
     except mx.base.MXNetError as e:
         meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+    if target == "bfloat16" and kwargs.get("cast_optional_params"):
+        # exported with its casts: without them MXNet itself cannot run it again
+        conv.export(str(ROOT / "tests/contrib/amp/golden/mxnet_block_bf16"), remove_amp_cast=False)
     return meta, arrays
 
 
