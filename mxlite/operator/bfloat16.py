@@ -88,6 +88,14 @@ def _scratch(out: Any, req: OpReq) -> Any:
     return out.astype(_F32) if req == OpReq.ADD else np.empty(out.shape, _F32)
 
 
+def _requests(req: Sequence[OpReq], scratch: list[Any], real: list[Any]) -> list[OpReq]:
+    """A scratch array shares memory with no input: an in-place request there is a write."""
+    return [
+        OpReq.WRITE if r == OpReq.INPLACE and s is not o else r
+        for r, s, o in zip(req, scratch, real)
+    ]
+
+
 def _round_into(real: list[Any], scratch: list[Any], req: Sequence[OpReq] | None) -> None:
     for i, (r, s) in enumerate(zip(real, scratch)):
         if s is not r and (req is None or req[i] != OpReq.NULL):
@@ -113,8 +121,7 @@ class Float32Kernel:
         ins = [_widen(x) for x in in_data]
         aux32 = [_widen(a) for a in aux]
         outs = [_scratch(o, r) for o, r in zip(out_data, req)]
-        wreq = [OpReq.WRITE if r == OpReq.INPLACE else r for r in req]
-        self.inner.forward(op_ctx, ins, wreq, outs, aux32)
+        self.inner.forward(op_ctx, ins, _requests(req, outs, out_data), outs, aux32)
         _round_into(out_data, outs, req)
         _round_into(aux, aux32, None)
         self._write_back(in_data, ins)
@@ -134,7 +141,6 @@ class Float32Kernel:
         outd = [_widen(y) for y in out_data]
         aux32 = [_widen(a) for a in aux]
         grads = [_scratch(g, r) for g, r in zip(in_grad, req)]
-        wreq = [OpReq.WRITE if r == OpReq.INPLACE else r for r in req]
-        self.inner.backward(op_ctx, og, ind, outd, wreq, grads, aux32)
+        self.inner.backward(op_ctx, og, ind, outd, _requests(req, grads, in_grad), grads, aux32)
         _round_into(in_grad, grads, req)
         _round_into(aux, aux32, None)
