@@ -123,3 +123,14 @@ def test_graph_and_imperative_agree() -> None:
     want = mx.nd.relu(mx.nd.Convolution(x, w, b, kernel=(3, 3), num_filter=2))
     assert got.dtype == MX_BFLOAT16
     np.testing.assert_array_equal(got.asnumpy(), want.asnumpy())
+
+
+def test_dtype_parameters_take_bfloat16_as_mxnets() -> None:
+    # MXNet's MXNET_ADD_ALL_TYPES operators (one_hot, the init operators, Cast, amp_cast)
+    for out in (
+        mx.nd.one_hot(mx.nd.array([0, 2]), 3, dtype=MX_BFLOAT16),
+        mx.nd.zeros((2, 3), dtype="bfloat16") + mx.nd.one_hot(mx.nd.array([0, 2]), 3, dtype=MX_BFLOAT16),
+        mx.nd.Cast(mx.nd.one_hot(mx.nd.array([0, 2]), 3), dtype="bfloat16"),
+    ):
+        assert out.dtype == MX_BFLOAT16
+        np.testing.assert_array_equal(out.astype("float32").asnumpy(), [[1, 0, 0], [0, 0, 1]])
