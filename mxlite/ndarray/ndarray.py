@@ -23,7 +23,15 @@ from typing import Any
 import numpy as np
 
 from .. import storage
-from ..base import BFLOAT16, MX_BFLOAT16, MXNetError, public_array, public_dtype, storage_dtype
+from ..base import (
+    BFLOAT16,
+    MX_BFLOAT16,
+    DTypeError,
+    MXNetError,
+    public_array,
+    public_dtype,
+    storage_dtype,
+)
 from ..base import NO_C_LIBRARY as _NO_C
 from ..base import absent_names as _absent_names
 from ..context import Context
@@ -109,6 +117,11 @@ def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     nbytes = math.prod(shape) * dt.itemsize
     if nbytes < SMALL_ARRAY_BYTES and ctx.device_typeid != 2:
         return _wrap(_Chunk(ctx), np.empty(shape, dt))
+    if ctx.device_typeid == 2 and dt == BFLOAT16:
+        raise DTypeError(
+            f"bfloat16 arrays live on the CPU only, as in MXNet 1.9.1 (its GPU kernels have no "
+            f"bfloat16); got one of shape {tuple(shape)} for {ctx}."
+        )
     handle = storage.alloc(nbytes, ctx)
     data = handle.buffer.view(dt).reshape(shape)
     return _wrap(_PooledChunk(handle, ctx), data)

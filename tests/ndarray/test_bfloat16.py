@@ -85,3 +85,12 @@ def test_symbol_dtype_attribute_is_flag_12() -> None:
         assert v.infer_type()[0] == [BF]
     loaded = mx.sym.load_json(mx.sym.var("a", dtype=BF).tojson())
     assert loaded.infer_type()[0] == [BF]
+
+
+@pytest.mark.gpu
+def test_gpu_has_no_bfloat16() -> None:
+    pytest.importorskip("cupy")
+    if mx.context.num_gpus() == 0:
+        pytest.skip("no GPU")
+    with pytest.raises(mx.base.DTypeError, match="bfloat16.*CPU only"):
+        mx.nd.zeros((256, 1024), ctx=mx.gpu(0), dtype="bfloat16")
