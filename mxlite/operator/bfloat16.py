@@ -20,6 +20,9 @@ in one place instead of in each kernel:
   cast: round to nearest even, as oneDNN rounds) into the real outputs. Kernels never see
   bfloat16. ``keeps_bfloat16`` operators compute on it as it is (their kernels are casts).
 
+Where MXNet's kernels refuse bfloat16 (Dropout, UpSampling, LayerNorm, L2Normalization, Pad,
+dot, batch_dot: ``OperatorProperty.bfloat16_kernel`` is False), a call raises as there.
+
 The results are within one bfloat16 rounding of MXNet's: its mshadow kernels truncate where
 this rounds, and its bfloat16 reductions round partial sums where this sums in float32.
 """

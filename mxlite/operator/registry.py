@@ -244,6 +244,9 @@ class OperatorProperty:
     # Its type rule and kernel take bfloat16 as it is (AMP's casts, Cast); for the others
     # bfloat16 goes through float16's type rule and float32 kernels (operator/bfloat16.py).
     keeps_bfloat16: ClassVar[bool] = False
+    # False where MXNet 1.9.1's CPU kernels refuse bfloat16 ("Unknown type enum 12", dot's
+    # "only supports float32/float64"): a call on bfloat16 arrays raises, as there.
+    bfloat16_kernel: ClassVar[bool] = True
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
     # Its SparseForm (storage rule and SciPy kernel: ``KEEP_ZERO``, ``DOT``, ...), or None:
@@ -487,6 +490,11 @@ class OperatorProperty:
         one is bfloat16, it computes in float32 and rounds (operator/bfloat16.py)."""
         if self.keeps_bfloat16 or not _bf16.has_bfloat16(dtypes):
             return self.operator(ctx)
+        if not self.bfloat16_kernel:
+            raise DTypeError(
+                f"{self.where()}: MXNet 1.9.1 has no bfloat16 kernel for this operator; cast "
+                "its inputs to float32 first (amp_cast(x, dtype='float32'))."
+            )
         key = (ctx, "bfloat16")
         op = self._operators.get(key)
         if op is None:

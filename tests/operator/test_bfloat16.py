@@ -135,3 +135,18 @@ def test_dtype_parameters_take_bfloat16_as_mxnets() -> None:
     ):
         assert out.dtype == MX_BFLOAT16
         np.testing.assert_array_equal(out.astype("float32").asnumpy(), [[1, 0, 0], [0, 0, 1]])
+
+
+@pytest.mark.parametrize(
+    ("op", "kwargs"),
+    [("Dropout", {}), ("UpSampling", {"scale": 2, "sample_type": "nearest"}),
+     ("L2Normalization", {}), ("dot", {"transpose_b": True})],
+)  # fmt: skip
+def test_operators_mxnet_refuses_refuse_bfloat16(op: str, kwargs: dict) -> None:
+    # MXNet 1.9.1 stops these with "Unknown type enum 12" (dot: "only supports float32/64")
+    x = mx.nd.ones((1, 2, 3, 3), dtype=MX_BFLOAT16)
+    args = [x, x] if op == "dot" else [x]
+    with pytest.raises(DTypeError, match=f"{op}: MXNet 1.9.1 has no bfloat16 kernel"):
+        getattr(mx.nd, op)(*args, **kwargs)
+    f32 = [mx.nd.amp_cast(a, dtype="float32") for a in args]
+    assert getattr(mx.nd, op)(*f32, **kwargs).dtype == np.float32  # the way out it names
