@@ -38,7 +38,7 @@ import numpy as np
 from ..base import BFLOAT16, DTypeError, MXNetError
 from .req import OpReq
 
-__all__ = ["Float32Kernel", "has_bfloat16", "infer_type"]
+__all__ = ["Float32Kernel", "float32_kernel", "has_bfloat16", "infer_type"]
 
 _F16 = np.dtype(np.float16)
 _F32 = np.dtype(np.float32)
@@ -103,6 +103,17 @@ def _round_into(real: list[Any], scratch: list[Any], req: Sequence[OpReq] | None
     for i, (r, s) in enumerate(zip(real, scratch)):
         if s is not r and (req is None or req[i] != OpReq.NULL):
             r[...] = s  # float32 -> bfloat16, rounded to nearest even
+
+
+def float32_kernel(prop: Any, inner: Any, mutates: Sequence[int]) -> Float32Kernel:
+    """``prop``'s operator ``inner`` on bfloat16 arrays; a DTypeError where MXNet 1.9.1 has no
+    bfloat16 kernel for it (``prop.bfloat16_kernel`` is False)."""
+    if not prop.bfloat16_kernel:
+        raise DTypeError(
+            f"{prop.where()}: MXNet 1.9.1 has no bfloat16 kernel for this operator; cast its "
+            "inputs to float32 first (amp_cast(x, dtype='float32'))."
+        )
+    return Float32Kernel(inner, mutates)
 
 
 class Float32Kernel:

@@ -241,11 +241,9 @@ class OperatorProperty:
     # holds may apply in its output pass (``executor/fuse.py``): "relu", ``max(data, 0)`` of its
     # one input; "add", the sum of its two inputs (where both have the output's shape).
     epilogue: ClassVar[str | None] = None
-    # Its type rule and kernel take bfloat16 as it is (AMP's casts, Cast); for the others
-    # bfloat16 goes through float16's type rule and float32 kernels (operator/bfloat16.py).
+    # bfloat16 (operator/bfloat16.py): its type rule and kernel take it as it is (AMP's casts,
+    # Cast); False for bfloat16_kernel where MXNet's CPU kernels refuse it (a call raises).
     keeps_bfloat16: ClassVar[bool] = False
-    # False where MXNet 1.9.1's CPU kernels refuse bfloat16 ("Unknown type enum 12", dot's
-    # "only supports float32/float64"): a call on bfloat16 arrays raises, as there.
     bfloat16_kernel: ClassVar[bool] = True
 
     # ---- sparse storage (MXNet's FInferStorageType, FComputeEx); see operator/sparse/forms.py
@@ -382,13 +380,6 @@ class OperatorProperty:
         ]
         return ins, [known] * self.num_outputs(), [known] * len(self.list_auxiliary_states())
 
-    def infer_dtypes(
-        self, in_type: list[np.dtype | None], out_type: list[np.dtype | None] | None = None
-    ) -> tuple[list, list, list] | None:
-        """``infer_type`` as the graph passes and imperative calls run it: bfloat16 goes
-        through the rule float16 has, unless ``keeps_bfloat16`` (operator/bfloat16.py)."""
-        return _bf16.infer_type(self, in_type, out_type)
-
     def infer_shape_known(self, in_shape: list) -> Any:
         """``infer_shape`` for inputs whose every dimension is known (an imperative call). An
         operator for which a 0 stays ambiguous in graph inference under NumPy shape semantics
@@ -411,7 +402,7 @@ class OperatorProperty:
             raise ShapeError(
                 f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
             )
-        tres = self.infer_dtypes(list(dtypes))
+        tres = _bf16.infer_type(self, list(dtypes))
         if tres is None:
             raise DTypeError(f"{self.where()}: cannot infer the output dtype from {dtypes}.")
         out = (res[1], tres[1], res[2], tres[2])
@@ -486,21 +477,14 @@ class OperatorProperty:
         return op
 
     def operator_for(self, ctx: Context, dtypes: Sequence[Any]) -> Operator:
-        """The operator for ``ctx`` running on arrays of ``dtypes`` (any of the call's): where
-        one is bfloat16, it computes in float32 and rounds (operator/bfloat16.py)."""
+        """The operator for ``ctx`` on arrays of ``dtypes``: for bfloat16 ones, the float32
+        wrapper (operator/bfloat16.py, which raises where MXNet has no bfloat16 kernel)."""
         if self.keeps_bfloat16 or not _bf16.has_bfloat16(dtypes):
             return self.operator(ctx)
-        if not self.bfloat16_kernel:
-            raise DTypeError(
-                f"{self.where()}: MXNet 1.9.1 has no bfloat16 kernel for this operator; cast "
-                "its inputs to float32 first (amp_cast(x, dtype='float32'))."
-            )
         key = (ctx, "bfloat16")
-        op = self._operators.get(key)
-        if op is None:
-            op = _bf16.Float32Kernel(self.operator(ctx), self._mutates)
-            self._operators[key] = op
-        return op
+        if key not in self._operators:
+            self._operators[key] = _bf16.float32_kernel(self, self.operator(ctx), self._mutates)
+        return self._operators[key]
 
     def where(self, name: str | None = None) -> str:
         return f"{self.op_name}(name={name!r})" if name else self.op_name

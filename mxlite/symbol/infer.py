@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ..base import DTYPE_MX_TO_NP, DTypeError, MXNetError, Shape, ShapeError, storage_dtype
+from ..operator.bfloat16 import infer_type as infer_bfloat16
 from ..operator.registry import merge_shape
 from .graph import Entry, Node, topo_order
 
@@ -156,7 +157,7 @@ def _call_shape(prop: Any, ins: list, outs: list) -> Any:
 
 
 def _call_type(prop: Any, ins: list, outs: list) -> Any:
-    res = prop.infer_dtypes(list(ins), list(outs))
+    res = infer_bfloat16(prop, list(ins), list(outs))
     if res is None:
         return None
     return tuple([None if t is None else np.dtype(t) for t in part] for part in res)

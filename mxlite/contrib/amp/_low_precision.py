@@ -43,6 +43,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTYPE_NP_TO_MX, MXNetError, storage_dtype
+from ...operator.bfloat16 import infer_type as infer_bfloat16
 from ...symbol.graph import Entry, Node, topo_order
 from ...symbol.infer import infer_types
 
@@ -109,7 +110,7 @@ class _Pass:
         n_args = len(prop.list_arguments())
         ins: list[Any] = [None] * n_args
         ins[0] = first
-        res = prop.infer_dtypes(ins, [None] * prop.num_outputs())
+        res = infer_bfloat16(prop, ins, [None] * prop.num_outputs())
         if res is None:
             return None
         args, outs, aux = res
