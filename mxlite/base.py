@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 __all__ = [
@@ -289,18 +290,49 @@ _MX_FLAGS: dict[Any, int] = {
     np.uint16: 9,
     np.uint32: 10,
     np.uint64: 11,
+    ml_dtypes.bfloat16: 12,
 }
+
+# bfloat16 (flag 12) has two faces. Arrays hold it as ml_dtypes' NumPy dtype (``BFLOAT16``),
+# which computes and casts with round-to-nearest-even. MXNet's Python front end shows it as the
+# record dtype ``[('bfloat16', '<u2')]`` (``MX_BFLOAT16``): what ``NDArray.dtype``,
+# ``Symbol.infer_type`` and ``asnumpy()`` give, and what users pass as ``dtype=``.
+# ``storage_dtype`` maps what users pass to what arrays hold, ``public_dtype`` back.
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+MX_BFLOAT16 = np.dtype([("bfloat16", np.uint16)])
 
 DTYPE_NP_TO_MX: dict[Any, int] = {
     None: -1,
     **_MX_FLAGS,
     **{np.dtype(t): flag for t, flag in _MX_FLAGS.items()},
+    MX_BFLOAT16: 12,
 }
 
-DTYPE_MX_TO_NP: dict[int, Any] = {-1: None, **{flag: t for t, flag in _MX_FLAGS.items()}}
+# MXNet's table: the dtype its front end shows for each flag (MX_BFLOAT16 for 12)
+DTYPE_MX_TO_NP: dict[int, Any] = {
+    -1: None,
+    **{flag: t for t, flag in _MX_FLAGS.items()},
+    12: MX_BFLOAT16,
+}
 
-# Flags MXNet knows that mxlite does not support: NumPy has no bfloat16.
-DTYPE_MX_UNSUPPORTED: dict[int, str] = {12: "bfloat16"}
+
+def storage_dtype(dtype: Any) -> np.dtype:
+    """The NumPy dtype arrays hold for a dtype a user gives (``'float32'``, ``np.int8``, and
+    for bfloat16 MXNet's record dtype, the name ``'bfloat16'`` or ml_dtypes' type)."""
+    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    return BFLOAT16 if dt.names is not None and dt == MX_BFLOAT16 else dt
+
+
+def public_dtype(dtype: np.dtype) -> Any:
+    """What MXNet's front end shows for arrays holding ``dtype``: its scalar type
+    (``numpy.float32``), or MXNet's record dtype for bfloat16."""
+    t = dtype.type
+    return MX_BFLOAT16 if t is ml_dtypes.bfloat16 else t
+
+
+def public_array(data: np.ndarray) -> np.ndarray:
+    """``data`` as MXNet's ``asnumpy()`` gives it: bfloat16 as records of its raw bits."""
+    return data.view(MX_BFLOAT16) if data.dtype == BFLOAT16 else data
 
 
 # ---- names MXNet's Python front end exports from mxnet.base, which user code and MXNet's own

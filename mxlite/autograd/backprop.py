@@ -122,7 +122,7 @@ def _run_backward(
         ]
         prop.backward_ndarray(req, out_grads, node.in_data, node.out_data, scratch, node.aux)
         return sparse_input_grads(node, in_grads)
-    op = prop.operator(ctx)
+    op = prop.operator_for(ctx, [dtype for _, dtype in node.in_meta])
     resources: list = []
     if prop._has_resources:
         from ..resource import request

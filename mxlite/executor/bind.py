@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import DTypeError, MXNetError, env_bool
+from ..base import DTypeError, MXNetError, env_bool, storage_dtype
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
@@ -215,7 +215,7 @@ def simple_bind(
     for node in arg_nodes + aux_nodes:
         if type_dict is not None:
             if node.name in type_dict:
-                dtypes[id(node)] = np.dtype(type_dict[node.name])
+                dtypes[id(node)] = storage_dtype(type_dict[node.name])
         elif "__dtype__" not in node.attrs and node in arg_nodes:
             dtypes[id(node)] = np.dtype(np.float32)
     reqs = _grad_reqs(grad_req, arg_names)

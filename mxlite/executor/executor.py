@@ -384,7 +384,10 @@ class Executor:
             shapes = [self._graph.entries[e].shape for e in step.outputs if e >= 0]
             resources = _resources(ctx, prop.backward_resource(shapes))
         writes += [r.var for r in resources]
-        op = prop.operator(ctx)
+        entries = self._graph.entries
+        op = prop.operator_for(
+            ctx, [entries[e].dtype for e in (*step.reads(), *step.writes(), *step.aux)]
+        )
         if step.kind == "forward":
             fwd = op.forward
             ins = [raw(e) for e in step.inputs]

@@ -104,7 +104,7 @@ class SubgraphRunner:
             out_shapes, out_types, _, _ = prop.infer_imperative(shapes, dtypes)
             outs = [xp.zeros(s, t) for s, t in zip(out_shapes, out_types)]
             res = [request(ctx, r) for r in prop.forward_resource(list(shapes))]
-            op = prop.operator(ctx)
+            op = prop.operator_for(ctx, (*dtypes, *out_types))
             op.forward(OpContext(is_train, None, res), args, [OpReq.WRITE] * len(outs), outs, aux)
             for i, o in enumerate(outs):
                 values[(id(node), i)] = o
@@ -153,7 +153,7 @@ class SubgraphRunner:
             ]
             igrads = [xp.zeros_like(a) for a in args]
             res = [request(ctx, r) for r in prop.backward_resource([a.shape for a in args])]
-            op = prop.operator(ctx)
+            op = prop.operator_for(ctx, [a.dtype for a in (*args, *outs)])
             op.backward(OpContext(tape.is_train, None, res), ograds, args, outs, req, igrads, aux)
             for (s, i), g, r in zip(node.inputs[:n_args], igrads, req):
                 if r != OpReq.NULL:

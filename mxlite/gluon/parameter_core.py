@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from .. import autograd, initializer, ndarray, symbol
-from ..base import MXNetError, ParamError
+from ..base import MXNetError, ParamError, storage_dtype
 from ..context import Context, cpu, current_context
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import ndarray as np_ndarray
@@ -87,7 +87,7 @@ def _zeros(shape: Any, ctx: Context, dtype: Any, stype: str = "default") -> NDAr
 
 
 def _same_dtype(a: Any, b: Any) -> bool:
-    return np.dtype(a) == np.dtype(b)
+    return storage_dtype(a) == storage_dtype(b)
 
 
 class Parameter:

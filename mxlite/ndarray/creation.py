@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import DTypeError, MXNetError, ParamError, ShapeError
+from ..base import DTypeError, MXNetError, ParamError, ShapeError, storage_dtype
 from ..context import Context, current_context
 from ..engine import get as _engine
 from ..engine import small_enough_inline
@@ -54,7 +54,7 @@ def _dtype(where: str, dtype: Any) -> np.dtype:
     if dtype is None:
         return _DEFAULT_DTYPE
     try:
-        return np.dtype(dtype)
+        return storage_dtype(dtype)
     except TypeError:
         raise MXNetError(f"{where}: argument 'dtype' is not a dtype: {dtype!r}.") from None
 
@@ -115,9 +115,9 @@ def _create(
         raise MXNetError(f"{where}: argument 'out' must be an NDArray, got {type(out).__name__}.")
     if out.shape != shp:
         raise ShapeError(f"{where}: argument 'out' has shape {out.shape}; expected {shp}.")
-    if np.dtype(out.dtype) != dt:
+    if out._data.dtype != dt:
         raise DTypeError(
-            f"{where}: argument 'out' has dtype {np.dtype(out.dtype).name}; expected "
+            f"{where}: argument 'out' has dtype {out._data.dtype.name}; expected "
             f"{dt.name} (pass dtype= to match)."
         )
     return _fill(out, value, f"_{where}")
@@ -169,7 +169,7 @@ def array(source_array: Any, ctx: Context | None = None, dtype: Any = None) -> N
         return sparse_array(source_array, ctx=ctx, dtype=dtype)
     ctx = ctx or current_context()
     if isinstance(source_array, NDArray):
-        dt = source_array._data.dtype if dtype is None else np.dtype(dtype)
+        dt = source_array._data.dtype if dtype is None else storage_dtype(dtype)
         return source_array.copyto(_new(source_array.shape, dt, ctx))
     try:
         src = np.asarray(source_array)

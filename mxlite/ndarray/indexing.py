@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..base import MXNetError, ShapeError, numeric_types
+from ..base import BFLOAT16, MX_BFLOAT16, MXNetError, ShapeError, numeric_types
 from ..engine import get as _engine
 from ..engine import small_enough_inline
 from ..util import is_np_array
@@ -238,7 +238,7 @@ def _recorded_overwrite(x: NDArray, value: NDArray, region: tuple[int, ...]) -> 
     from . import _internal, op
 
     if value.dtype != x.dtype:
-        value = op.Cast(value, dtype=np.dtype(x.dtype).name)
+        value = op.Cast(value, dtype=x._data.dtype.name)
     if value.shape != region:
         trimmed = _check_broadcast(value.shape, region, slice(None))
         if value.ndim < len(region) or trimmed != value.shape:  # same number of axes
@@ -297,6 +297,8 @@ def setitem(x: NDArray, key: Any, value: Any) -> None:
             data[key] = value
 
     else:
+        if isinstance(value, np.ndarray) and value.dtype == MX_BFLOAT16:
+            value = value.view(BFLOAT16)  # bfloat16 as asnumpy() gives it: raw bits
         try:
             arr = np.array(value, dtype=data.dtype)  # a copy: later changes by the caller
         except (TypeError, ValueError) as exc:

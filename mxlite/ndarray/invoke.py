@@ -140,7 +140,7 @@ def invoke(
     in_data = [x._data for x in args]
     out_data = [o._data for o in outputs]
     aux_data = [a._data for a in aux]
-    operator = prop.operator(ctx)
+    operator = prop.operator_for(ctx, (*dtypes, *out_dtypes))
     forward = operator.forward
     is_train = _state[1]
 

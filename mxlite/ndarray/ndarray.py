@@ -23,8 +23,16 @@ from typing import Any
 import numpy as np
 
 from .. import storage
+from ..base import (
+    BFLOAT16,
+    MX_BFLOAT16,
+    DTypeError,
+    MXNetError,
+    public_array,
+    public_dtype,
+    storage_dtype,
+)
 from ..base import NO_C_LIBRARY as _NO_C
-from ..base import MXNetError
 from ..base import absent_names as _absent_names
 from ..context import Context
 from ..engine import Var, small_enough_inline
@@ -105,10 +113,15 @@ _GRAD_REQ_MAP = {"null": 0, "write": 1, "add": 3}
 
 def _new(shape: Sequence[int], dtype: Any, ctx: Context) -> NDArray:
     """A fresh NDArray (contents undefined) of ``shape``/``dtype`` on ``ctx``."""
-    dt = dtype if isinstance(dtype, np.dtype) else np.dtype(dtype)
+    dt = dtype if isinstance(dtype, np.dtype) and dtype.names is None else storage_dtype(dtype)
     nbytes = math.prod(shape) * dt.itemsize
     if nbytes < SMALL_ARRAY_BYTES and ctx.device_typeid != 2:
         return _wrap(_Chunk(ctx), np.empty(shape, dt))
+    if ctx.device_typeid == 2 and dt == BFLOAT16:
+        raise DTypeError(
+            f"bfloat16 arrays live on the CPU only, as in MXNet 1.9.1 (its GPU kernels have no "
+            f"bfloat16); got one of shape {tuple(shape)} for {ctx}."
+        )
     handle = storage.alloc(nbytes, ctx)
     data = handle.buffer.view(dt).reshape(shape)
     return _wrap(_PooledChunk(handle, ctx), data)
@@ -173,9 +186,10 @@ class NDArray:
         return self._data.shape
 
     @property
-    def dtype(self) -> type:
-        """The element type, as a NumPy scalar type (``numpy.float32``), as in MXNet."""
-        return self._data.dtype.type
+    def dtype(self) -> Any:
+        """The element type, as a NumPy scalar type (``numpy.float32``), as in MXNet; bfloat16
+        as MXNet's record dtype ``[('bfloat16', '<u2')]``."""
+        return public_dtype(self._data.dtype)
 
     @property
     def size(self) -> int:
@@ -224,11 +238,12 @@ class NDArray:
         _engine().wait_for_var(self._chunk.var)
 
     def asnumpy(self) -> np.ndarray:
-        """Return a NumPy copy of the array, waiting for pending writes."""
+        """Return a NumPy copy of the array, waiting for pending writes (bfloat16 as MXNet
+        gives it: records of the raw 16 bits, dtype ``[('bfloat16', '<u2')]``)."""
         _engine().wait_for_var(self._chunk.var)
         data = self._data
         if isinstance(data, np.ndarray):
-            return data.copy()
+            return public_array(data.copy())
         return self._chunk.ctx.xp.asnumpy(data)
 
     def asscalar(self) -> Any:
@@ -281,7 +296,7 @@ class NDArray:
 
     def astype(self, dtype: Any, copy: bool = True) -> NDArray:
         """The array cast to ``dtype``; without ``copy``, ``self`` when the dtype matches."""
-        dt = np.dtype(dtype)
+        dt = storage_dtype(dtype)
         if not copy and dt == self._data.dtype:
             return self
         dst = _new(self.shape, dt, self.context)
@@ -352,8 +367,11 @@ def _push_copy(src: NDArray, dst: NDArray) -> None:
 
 def array_from_numpy(src: np.ndarray, ctx: Context, dtype: Any = None) -> NDArray:
     """A new NDArray holding a copy of ``src`` (cast to ``dtype``), written synchronously: a
-    fresh chunk has no pending functions."""
-    dt = np.dtype(dtype) if dtype is not None else src.dtype
+    fresh chunk has no pending functions. A bfloat16 source may come as MXNet's records of raw
+    bits (what ``asnumpy`` gives)."""
+    if src.dtype.names is not None and src.dtype == MX_BFLOAT16:
+        src = src.view(BFLOAT16)
+    dt = storage_dtype(dtype) if dtype is not None else src.dtype
     arr = _new(src.shape, dt, ctx)
     if ctx.device_typeid == 2:
         arr._data[...] = ctx.xp.asarray(src.astype(dt, copy=False))

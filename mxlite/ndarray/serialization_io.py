@@ -14,7 +14,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError
+from ..base import BFLOAT16, DTYPE_MX_TO_NP, MX_BFLOAT16, DTypeError, MXNetError, storage_dtype
 
 __all__: list[str] = []
 
@@ -25,12 +25,14 @@ _DEV_TYPES = {1: "cpu", 2: "gpu", 3: "cpu_pinned", 5: "cpu_shared"}
 _MAX_NDIM = 64
 
 # Flags keyed by (kind, itemsize), so that equal dtypes under different scalar types (on Linux
-# np.longlong is not np.int64, yet both are 'i8') and either byte order find the same flag.
+# np.longlong is not np.int64, yet both are 'i8') and either byte order find the same flag;
+# bfloat16 (kind 'V', like any record) is looked up by its dtype.
 _FLAG_BY_KIND = {
     (np.dtype(t).kind, np.dtype(t).itemsize): flag
     for flag, t in DTYPE_MX_TO_NP.items()
-    if t is not None
+    if t is not None and flag != 12
 }
+_BF16_FLAG = 12
 
 
 class _Source:
@@ -144,14 +146,9 @@ def _read_context(src: _Source, label: str) -> tuple[int, int]:
 
 def _read_flag(src: _Source, label: str) -> np.dtype:
     (flag,) = src.unpack("<i", f"the type flag of {label}")
-    if flag in DTYPE_MX_UNSUPPORTED:
-        raise DTypeError(
-            f"{src.func}: {src.where}: {label} has dtype {DTYPE_MX_UNSUPPORTED[flag]} "
-            f"(flag {flag}), which mxlite does not support"
-        )
     if flag not in DTYPE_MX_TO_NP or flag < 0:
         raise src.error(f"{label} has unknown type flag {flag}")
-    return np.dtype(DTYPE_MX_TO_NP[flag])
+    return storage_dtype(DTYPE_MX_TO_NP[flag])
 
 
 def _read_elements(src: _Source, native: np.dtype, shape: tuple, what: str) -> np.ndarray:
@@ -175,11 +172,13 @@ def _read_shape(src: _Source, label: str, ndim_fmt: str, dim_code: str) -> tuple
 
 
 def _flag_of(func: str, label: str, arr: np.ndarray) -> int:
+    if arr.dtype == BFLOAT16 or arr.dtype == MX_BFLOAT16:  # as arrays hold it, as asnumpy gives it
+        return _BF16_FLAG
     flag = _FLAG_BY_KIND.get((arr.dtype.kind, arr.dtype.itemsize))
     if flag is None or arr.dtype.fields is not None:
         raise DTypeError(
             f"{func}: {label} has dtype {arr.dtype}; MXNet files hold "
-            + ", ".join(np.dtype(t).name for t in DTYPE_MX_TO_NP.values() if t is not None)
+            + ", ".join(storage_dtype(t).name for t in DTYPE_MX_TO_NP.values() if t is not None)
         )
     return flag
 

@@ -42,6 +42,7 @@ import numpy as np
 from ..base import DTypeError, MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
+from . import bfloat16 as _bf16
 
 __all__ = [
     "OperatorProperty",
@@ -240,6 +241,10 @@ class OperatorProperty:
     # holds may apply in its output pass (``executor/fuse.py``): "relu", ``max(data, 0)`` of its
     # one input; "add", the sum of its two inputs (where both have the output's shape).
     epilogue: ClassVar[str | None] = None
+    # bfloat16 (operator/bfloat16.py): its type rule and kernel take it as it is (AMP's casts,
+    # Cast); False for bfloat16_kernel where MXNet's CPU kernels refuse it (a call raises).
+    keeps_bfloat16: ClassVar[bool] = False
+    bfloat16_kernel: ClassVar[bool] = True
 
     # ---- quantization: what ``mx.contrib.quantization``'s graph pass reads (MXNet's
     # FQuantizedOp, FQuantizable, FNeedRequantize, FAvoidQuantizeInput, FAvoidDequantizeOutput,
@@ -295,7 +300,7 @@ class OperatorProperty:
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}
-        self._operators: dict[Context, Operator] = {}
+        self._operators: dict[Any, Any] = {}  # by Context, or (Context, "bfloat16")
         # fast-path flags for imperative calls
         self._has_aux = bool(self.list_auxiliary_states())
         self._has_resources = type(self).forward_resource is not OperatorProperty.forward_resource
@@ -434,7 +439,7 @@ class OperatorProperty:
             raise ShapeError(
                 f"{self.where()}: cannot infer the output shape from input shapes {list(shapes)}."
             )
-        tres = self.infer_type(list(dtypes))
+        tres = _bf16.infer_type(self, list(dtypes))
         if tres is None:
             raise DTypeError(f"{self.where()}: cannot infer the output dtype from {dtypes}.")
         out = (res[1], tres[1], res[2], tres[2])
@@ -513,6 +518,16 @@ class OperatorProperty:
         if op is None:
             op = self._operators.setdefault(ctx, self.create_operator(ctx))
         return op
+
+    def operator_for(self, ctx: Context, dtypes: Sequence[Any]) -> Operator:
+        """The operator for ``ctx`` on arrays of ``dtypes``: for bfloat16 ones, the float32
+        wrapper (operator/bfloat16.py, which raises where MXNet has no bfloat16 kernel)."""
+        if self.keeps_bfloat16 or not _bf16.has_bfloat16(dtypes):
+            return self.operator(ctx)
+        key = (ctx, "bfloat16")
+        if key not in self._operators:
+            self._operators[key] = _bf16.float32_kernel(self, self.operator(ctx), self._mutates)
+        return self._operators[key]
 
     def where(self, name: str | None = None) -> str:
         return f"{self.op_name}(name={name!r})" if name else self.op_name

@@ -25,7 +25,8 @@ from typing import Any
 
 import numpy as np
 
-from ..base import DTYPE_MX_TO_NP, DTYPE_MX_UNSUPPORTED, DTypeError, MXNetError, Shape, ShapeError
+from ..base import DTYPE_MX_TO_NP, DTypeError, MXNetError, Shape, ShapeError, storage_dtype
+from ..operator.bfloat16 import infer_type as infer_bfloat16
 from ..operator.registry import merge_shape
 from .graph import Entry, Node, topo_order
 
@@ -141,11 +142,6 @@ def _var_dtype(node: Node) -> np.dtype | None:
     text = node.attrs.get("__dtype__")
     if text is None:
         return None
-    if text.strip() in {str(f) for f in DTYPE_MX_UNSUPPORTED}:
-        raise DTypeError(
-            f"infer_type: variable {node.name!r} has dtype "
-            f"{DTYPE_MX_UNSUPPORTED[int(text)]}, which NumPy cannot hold."
-        )
     try:
         t = DTYPE_MX_TO_NP[int(text)]
     except (ValueError, KeyError):
@@ -153,7 +149,7 @@ def _var_dtype(node: Node) -> np.dtype | None:
             f"infer_type: variable {node.name!r} has __dtype__={text!r}, which is not a "
             f"dtype flag MXNet knows."
         ) from None
-    return None if t is None else np.dtype(t)
+    return None if t is None else storage_dtype(t)
 
 
 def _call_shape(prop: Any, ins: list, outs: list) -> Any:
@@ -161,7 +157,7 @@ def _call_shape(prop: Any, ins: list, outs: list) -> Any:
 
 
 def _call_type(prop: Any, ins: list, outs: list) -> Any:
-    res = prop.infer_type(list(ins), list(outs))
+    res = infer_bfloat16(prop, list(ins), list(outs))
     if res is None:
         return None
     return tuple([None if t is None else np.dtype(t) for t in part] for part in res)
@@ -207,7 +203,7 @@ def infer_types(
     dict of (int, int) to numpy.dtype or None
         ``(id(node), output index)`` to the dtype inferred, None where nothing is known.
     """
-    known = {k: (None if v is None else np.dtype(v)) for k, v in known.items()}
+    known = {k: (None if v is None else storage_dtype(v)) for k, v in known.items()}
     return _run(
         outputs, known, _var_dtype, _call_type, _merge_dtype, _fmt_dtype, DTypeError, "Type"
     )

@@ -25,7 +25,13 @@ from typing import Any
 import numpy as np
 
 from ..attribute import AttrScope
-from ..base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, MXNetError, NotImplementedForSymbol
+from ..base import (
+    DTYPE_MX_TO_NP,
+    DTYPE_NP_TO_MX,
+    MXNetError,
+    NotImplementedForSymbol,
+    storage_dtype,
+)
 from ..base import absent_names as _absent_names
 from ..fileio import atomic_write
 from ..util import is_np_shape
@@ -405,7 +411,7 @@ class Symbol(Graph):
         return self._infer_shape_impl(True, args, kwargs)
 
     def _infer_type_impl(self, partial: bool, args: tuple, kwargs: dict) -> Any:
-        known = self._known("infer_type", args, kwargs, np.dtype)
+        known = self._known("infer_type", args, kwargs, storage_dtype)
         values = infer_types(self._entries, known)
         parts = self._collect(values)
         if not partial and any(t is None for part in parts for t in part):

@@ -11,7 +11,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from mxlite.base import DTYPE_MX_TO_NP, DTYPE_NP_TO_MX, DTypeError, MXNetError
+from mxlite.base import (
+    BFLOAT16,
+    DTYPE_MX_TO_NP,
+    DTYPE_NP_TO_MX,
+    MX_BFLOAT16,
+    DTypeError,
+    MXNetError,
+    storage_dtype,
+)
 from mxlite.ndarray import serialization as ser
 from mxlite.ndarray.serialization import (
     SavedArray,
@@ -31,7 +39,7 @@ MXNET_GIT = Path("/work/.mirror/apache+mxnet/repo")
 
 GOLDEN_LISTS = sorted(GOLDEN.glob("*.params"))
 GOLDEN_RAWS = sorted(GOLDEN.glob("*.raw"))
-ALL_DTYPES = [np.dtype(t) for t in DTYPE_MX_TO_NP.values() if t is not None]
+ALL_DTYPES = [storage_dtype(t) for t in DTYPE_MX_TO_NP.values() if t is not None]
 SHAPES = [(), (0,), (1,), (2, 3), (2, 0, 3), (1, 1, 1, 1, 5)]
 
 
@@ -66,7 +74,7 @@ def sample(dtype: np.dtype, shape: tuple[int, ...]) -> np.ndarray:
     n = int(np.prod(shape))
     if dtype.kind == "b":
         return (np.arange(n) % 3 == 1).reshape(shape)
-    if dtype.kind == "f":
+    if dtype.kind == "f" or dtype == BFLOAT16:
         return ((np.arange(n) - 2.5) * 0.75).astype(dtype).reshape(shape)
     top = np.array(np.iinfo(dtype).max - 99, dtype=dtype)  # near the top: catches narrowing
     return (np.arange(n, dtype=dtype) * 37 % 100 + top).astype(dtype).reshape(shape)
@@ -83,7 +91,11 @@ def test_dtype_tables_match_mxnet_flags():
         assert DTYPE_NP_TO_MX[np.dtype(name).type] == flag
         assert DTYPE_NP_TO_MX[np.dtype(name)] == flag
     assert DTYPE_NP_TO_MX[np.dtype(np.longlong)] == 6 and DTYPE_NP_TO_MX[None] == -1
-    assert 12 not in DTYPE_MX_TO_NP
+    # bfloat16: MXNet's record dtype is what its table gives; arrays hold ml_dtypes' bfloat16
+    assert DTYPE_MX_TO_NP[12] == MX_BFLOAT16 == np.dtype([("bfloat16", np.uint16)])
+    assert DTYPE_NP_TO_MX[MX_BFLOAT16] == DTYPE_NP_TO_MX[BFLOAT16] == 12
+    assert DTYPE_NP_TO_MX[BFLOAT16.type] == 12
+    assert storage_dtype(MX_BFLOAT16) == storage_dtype("bfloat16") == BFLOAT16
 
 
 # ----------------------------------------------------------------------------- golden files
@@ -314,9 +326,14 @@ def test_v3_unknown_dim_is_refused():
         loads(patched(raw, 44, "<q", -1))
 
 
-def test_bfloat16_flag_is_a_clear_dtype_error():
-    with pytest.raises(DTypeError, match="bfloat16 \\(flag 12\\)"):
-        loads(patched(ONE, 60, "<i", 12))
+def test_bfloat16_is_flag_12_with_its_raw_bits():
+    bits = np.array([0x3F80, 0x4020, 0xBA83, 0x7FC0], np.uint16)  # 1.0, 2.5, -1e-3, nan
+    raw = dumps([bits.view(BFLOAT16)])
+    assert struct.unpack_from("<i", raw, 52)[0] == 12  # the type flag, after a 1-d shape
+    assert raw[-16:-8] == bits.tobytes()  # then the count of names (none)
+    assert dumps([bits.view(MX_BFLOAT16)]) == raw  # as asnumpy() gives it, as MXNet writes it
+    (got,) = loads(raw)
+    assert got.data.dtype == BFLOAT16 and np.array_equal(got.data.view(np.uint16), bits)
 
 
 def test_trailing_garbage_and_bad_names_raise():

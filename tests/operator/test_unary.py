@@ -215,8 +215,7 @@ def test_errors_name_the_operator_and_argument() -> None:
         opcheck.forward("Cast", [x])
     with pytest.raises(ParamError, match="Cast.*dtype"):
         opcheck.forward("Cast", [x], dtype="float8")
-    with pytest.raises(DTypeError, match="Cast.*dtype.*bfloat16"):
-        opcheck.forward("Cast", [x], dtype="bfloat16")
+    assert opcheck.forward("Cast", [x], dtype="bfloat16")[0].dtype.name == "bfloat16"
     with pytest.raises(ParamError, match="smooth_l1.*scalar"):
         opcheck.forward("smooth_l1", [x], scalar="wide")
     # an operator without parameters ignores keywords, as MXNet's do (test_cosine_loss passes

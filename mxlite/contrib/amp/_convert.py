@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...base import DTYPE_MX_TO_NP, DTypeError
+from ...base import DTYPE_MX_TO_NP
 from ...context import Context, gpu
 from ...ndarray import NDArray
 from ...symbol import Symbol
@@ -19,7 +19,6 @@ from ._targets import (
 
 __all__ = ["convert_symbol", "convert_model", "convert_hybrid_block", "convert_bucketing_module"]
 
-_BF16_FLAG = 12
 _GPU0 = gpu(0)  # convert_hybrid_block's default context, as MXNet's
 
 
@@ -126,16 +125,12 @@ def convert_symbol(
     return Symbol(outputs)
 
 
-def _cast_param(value: NDArray, flag_text: str, name: str) -> NDArray:
-    """``value`` in the dtype the converted graph's ``__dtype__`` attribute names."""
+def _cast_param(value: NDArray, flag_text: str) -> NDArray:
+    """``value`` in the dtype the converted graph's ``__dtype__`` attribute names (to
+    bfloat16 rounded to nearest even, as MXNet's amp_cast of it)."""
     flag = int(flag_text)
     if flag == -1:
         return value
-    if flag == _BF16_FLAG:
-        raise DTypeError(
-            f"amp: parameter {name!r} is to be bfloat16 in the converted model, which NumPy "
-            "cannot hold; mxlite can convert bfloat16 graphs but not their parameters."
-        )
     return value.astype(DTYPE_MX_TO_NP[flag])
 
 
@@ -187,7 +182,7 @@ def convert_model(
                           (sym.list_auxiliary_states(), aux_params)):  # fmt: skip
         for name in names:
             if name in params and "__dtype__" in attrs.get(name, {}):
-                params[name] = _cast_param(params[name], attrs[name]["__dtype__"], name)
+                params[name] = _cast_param(params[name], attrs[name]["__dtype__"])
     return sym, arg_params, aux_params
 
 
@@ -238,7 +233,7 @@ def convert_hybrid_block(
         key = ("arg:" if name in arg_names else "aux:") + name
         value = param._reduce()
         if "__dtype__" in attrs.get(name, {}):
-            value = _cast_param(value, attrs[name]["__dtype__"], name)
+            value = _cast_param(value, attrs[name]["__dtype__"])
         values[key] = value
     ret = SymbolBlock(converted, inputs)
     for name, param in ret.collect_params().items():

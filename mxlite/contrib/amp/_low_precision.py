@@ -26,8 +26,8 @@ operators. An inserted node is named after the entry it casts, as MXNet names it
 ``<node>[_<output>]_amp_cast_<dtype>``, where ``<output>`` is the output's name for operators
 that declare output names (``lists_output_names``) and its index for the others.
 
-Type rules see the target as float16 whatever it is: NumPy has no bfloat16, and in a float32
-model converted to bfloat16 no float16 entry exists, so float16 stands for the target there.
+Type rules see the target as it is (bfloat16 goes through the rule float16 has, see
+``mxlite/operator/bfloat16.py``).
 
 Example::
 
@@ -42,13 +42,13 @@ from typing import Any
 
 import numpy as np
 
-from ...base import DTYPE_NP_TO_MX, MXNetError
+from ...base import DTYPE_NP_TO_MX, MXNetError, storage_dtype
+from ...operator.bfloat16 import infer_type as infer_bfloat16
 from ...symbol.graph import Entry, Node, topo_order
 from ...symbol.infer import infer_types
 
 __all__ = ["Lists", "reduce_precision"]
 
-_F16 = np.dtype(np.float16)  # stands for the target dtype in operators' type rules
 _F32 = np.dtype(np.float32)
 _FLAG_F32 = 0
 _FLAGS = {"float16": 2, "bfloat16": 12}  # MXNet's type flags of the two targets
@@ -74,6 +74,7 @@ class _Pass:
         self.data_names = data_names
         self.cast_optional = cast_optional_params
         self.target_flag = _FLAGS[lists.target]
+        self.target = storage_dtype(lists.target)
         self.mirror: dict[int, Node] = {}  # id(original node) -> its copy
         self.fp32: dict[_Key, Entry] = {}
         self.low: dict[_Key, Entry] = {}
@@ -109,7 +110,7 @@ class _Pass:
         n_args = len(prop.list_arguments())
         ins: list[Any] = [None] * n_args
         ins[0] = first
-        res = prop.infer_type(ins, [None] * prop.num_outputs())
+        res = infer_bfloat16(prop, ins, [None] * prop.num_outputs())
         if res is None:
             return None
         args, outs, aux = res
@@ -119,7 +120,7 @@ class _Pass:
         if dtype is None:
             return -1
         dtype = np.dtype(dtype)
-        return self.target_flag if dtype == _F16 else DTYPE_NP_TO_MX[dtype]
+        return DTYPE_NP_TO_MX[dtype]
 
     def _record_outputs(self, node: Node, new: Node, out_flags: list[int]) -> None:
         for i, flag in enumerate(out_flags):
@@ -159,7 +160,7 @@ class _Pass:
                 new.inputs.append(self._cast(entry, "float32", self.fp32))
 
     def _to_target(self, node: Node, new: Node) -> None:
-        inferred = self._infer(node, _F16)
+        inferred = self._infer(node, self.target)
         if inferred is None:
             raise MXNetError(
                 f"amp.convert_symbol: operator {node.op} (node {node.name!r}) cannot infer its "
@@ -216,7 +217,7 @@ class _Pass:
     def _copy(self, node: Node, new: Node) -> None:
         if node.inputs and not node.is_variable():
             key = (id(node.inputs[0][0]), node.inputs[0][1])
-            first = _F16 if key in self.low else _F32 if key in self.fp32 else None
+            first = self.target if key in self.low else _F32 if key in self.fp32 else None
             if first is not None:
                 try:
                     inferred = self._infer(node, first)
@@ -254,18 +255,16 @@ class _Pass:
 # ---- dtypes of the inputs after the rewrite ------------------------------------------------------
 
 
-def _input_flags(outputs: list[Entry], data_names: set[str], target: str) -> dict[int, int]:
+def _input_flags(outputs: list[Entry], data_names: set[str]) -> dict[int, int]:
     """MXNet's InferType after the pass: the data are float32, nothing else is given (the
-    variables' ``__dtype__`` attributes are not read). Returns id(variable) -> flag (-1 unknown).
-    It runs on a shadow graph where casts to bfloat16 say float16 (see the design note)."""
+    variables' ``__dtype__`` attributes are not read: it runs on a shadow graph without them).
+    Returns id(variable) -> flag (-1 unknown)."""
     shadow: dict[int, Node] = {}
     back: dict[int, Node] = {}
     for node in topo_order(outputs):
         attrs = dict(node.attrs)
         if node.is_variable():
             attrs.pop("__dtype__", None)
-        elif attrs.get("dtype") == "bfloat16":  # a cast to the target
-            attrs["dtype"] = "float16"
         inputs = [(shadow[id(n)], i) for n, i in node.inputs]
         copy = Node(node.op, node.name, attrs, inputs, node.subgraphs)
         shadow[id(node)] = copy
@@ -278,12 +277,7 @@ def _input_flags(outputs: list[Entry], data_names: set[str], target: str) -> dic
     for copy_id, node in back.items():
         if node.is_variable():
             dtype = values.get((copy_id, 0))
-            if dtype is None:
-                flags[id(node)] = -1
-            elif np.dtype(dtype) == _F16:
-                flags[id(node)] = _FLAGS[target]
-            else:
-                flags[id(node)] = DTYPE_NP_TO_MX[np.dtype(dtype)]
+            flags[id(node)] = -1 if dtype is None else DTYPE_NP_TO_MX[np.dtype(dtype)]
     return flags
 
 
@@ -330,7 +324,7 @@ def reduce_precision(
     had one. Variables are copies: the original graph is left as it was."""
     names = set(data_names)
     new_outputs = _Pass(lists, names, cast_optional_params).run(outputs)
-    flags = _input_flags(new_outputs, names, lists.target)
+    flags = _input_flags(new_outputs, names)
     if cast_optional_params:
         flags = _infer_unknown(new_outputs, flags, lists.target)
     with_dtype = dict.fromkeys(data_names, _FLAG_F32)

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import MXNetError
+from ...base import BFLOAT16, MX_BFLOAT16, MXNetError
 from . import lists
 
 __all__ = [
@@ -15,8 +15,8 @@ __all__ = [
     "list_lp16_use_fp32_params",
 ]  # fmt: skip
 
-# MXNet's Python name for bfloat16 (a 16-bit record, since NumPy has no such float)
-bfloat16 = np.dtype([("bfloat16", np.uint16)])
+# MXNet's Python name for bfloat16 (a 16-bit record); arrays hold ml_dtypes' bfloat16
+bfloat16 = MX_BFLOAT16
 
 _F16 = np.dtype(np.float16)
 
@@ -41,7 +41,7 @@ def _is_fp16(dtype: Any) -> bool:
 
 def _is_bf16(dtype: Any) -> bool:
     return (isinstance(dtype, str) and dtype == "bfloat16") or (
-        not isinstance(dtype, str) and _dtype_or_none(dtype) == bfloat16
+        not isinstance(dtype, str) and _dtype_or_none(dtype) in (bfloat16, BFLOAT16)
     )
 
 

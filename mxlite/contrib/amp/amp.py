@@ -10,9 +10,8 @@ rewrites a float32 graph with ``amp_cast`` / ``amp_multicast`` nodes (``_low_pre
 and :func:`convert_model`, :func:`convert_hybrid_block` and :func:`convert_bucketing_module`
 cast the parameters to the dtypes the rewritten graph gives them.
 
-mxlite computes float16 with NumPy's float16. NumPy has no bfloat16: graphs converted to
-bfloat16 are written exactly as MXNet writes them (and load in MXNet), but running one here, or
-casting a parameter to bfloat16, raises a clear error.
+mxlite computes float16 with NumPy's float16 and bfloat16 with ml_dtypes' (MXNet's CPU target:
+operators compute in float32 and round their results, see ``mxlite/operator/bfloat16.py``).
 
 State: whether :func:`init` ran (once per process, as in MXNet) and the loss scaler it made.
 """
@@ -31,6 +30,7 @@ from ...base import MXNetError
 from ...ndarray import NDArray
 from ...operator.front_end import PREFIXES, replace_function
 from ...symbol import Symbol
+from . import lists as lists  # amp.amp.lists: MXNet's amp.py imports it, its tests read it there
 from ._convert import convert_bucketing_module as convert_bucketing_module
 from ._convert import convert_hybrid_block, convert_model, convert_symbol
 from ._targets import (

@@ -90,6 +90,7 @@ class DropoutProp(FloatDataProp):
     1 / (1 - p); in inference the identity (unless ``mode='always'``)."""
 
     lists_output_names = True
+    bfloat16_kernel = False  # MXNet 1.9.1 refuses bfloat16 here (operator/bfloat16.py)
 
     @staticmethod
     def recorded_gradient(prop: Any, op: Any, og: Any, ins: list, outs: list) -> list:

@@ -70,6 +70,7 @@ class L2NormalizationProp(FloatDataProp):
     (channel) or over the spatial axes (spatial)."""
 
     lists_output_names = True
+    bfloat16_kernel = False  # MXNet 1.9.1 refuses bfloat16 here (operator/bfloat16.py)
 
     lists_input_names = True
 

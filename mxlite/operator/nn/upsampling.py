@@ -49,6 +49,7 @@ class UpSamplingProp(OperatorProperty):
     """Enlarge 4-D images by an integer ``scale``."""
 
     lists_output_names = True
+    bfloat16_kernel = False  # MXNet 1.9.1 refuses bfloat16 here (operator/bfloat16.py)
 
     input_var_init = {1: '["bilinear", {}]'}  # the bilinear weight
     lists_input_names = True

@@ -1,13 +1,15 @@
-"""The operators of MXNet's automatic mixed precision (AMP): casts between float16 and float32
-that leave every other dtype alone, and the finiteness checks of loss scaling.
+"""The operators of MXNet's automatic mixed precision (AMP): casts between float16, bfloat16
+and float32 that leave every other dtype alone, and the finiteness checks of loss scaling.
 
-``amp_cast(data, dtype)`` casts float16/float32 data to ``dtype``; data of any other dtype
-passes unchanged. ``amp_multicast(d0, ..., dn-1, num_outputs=n)`` casts the float16/float32
-inputs to the widest of them (float32 if any input is float32), or with ``cast_narrow`` to the
-narrowest. Their gradients are cast back to each input's dtype. ``all_finite(data)`` and
-``multi_all_finite(d0, ..., num_arrays=n)`` give a float32 array of shape (1,): 1 when every
-element is finite, else 0; with ``init_output=False`` a finite input leaves the output as it
-was (several checks can accumulate into one output). They have no gradient, as in MXNet.
+``amp_cast(data, dtype)`` casts float16/bfloat16/float32 data to ``dtype``; data of any other
+dtype passes unchanged. ``amp_multicast(d0, ..., dn-1, num_outputs=n)`` casts the
+float16/bfloat16/float32 inputs to the widest of them (float32 if any input is float32, else the
+first of them), or with ``cast_narrow`` to the narrowest. Casts to bfloat16 round to
+nearest even, as MXNet's oneDNN reorder does. Their gradients are cast back to each input's
+dtype. ``all_finite(data)`` and ``multi_all_finite(d0, ..., num_arrays=n)`` give a float32
+array of shape (1,): 1 when every element is finite, else 0; with ``init_output=False`` a
+finite input leaves the output as it was (several checks can accumulate into one output).
+They have no gradient, as in MXNet.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ...base import DTypeError, MXNetError
+from ...base import BFLOAT16, MXNetError
 from ...context import Context
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register
@@ -26,7 +28,7 @@ from ..simple_op import simple_op
 __all__: list[str] = []
 
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
-_LOW_OR_F32 = (_F16, _F32)  # the dtypes AMP casts between (bfloat16 has no NumPy dtype)
+_LOW_OR_F32 = (_F16, BFLOAT16, _F32)  # the dtypes AMP casts between
 
 
 class AMPCastParam(Param):
@@ -55,11 +57,6 @@ class MultiAllFiniteParam(Param):
 def _amp_cast_dtype(in_dtype: Any, param: AMPCastParam) -> Any:
     if in_dtype is None:
         return None
-    if param.dtype == "bfloat16":
-        raise DTypeError(
-            "amp_cast: argument 'dtype' is 'bfloat16', which NumPy cannot hold; mxlite runs "
-            "AMP in float16 (amp.convert_symbol still writes bfloat16 graphs as MXNet does)."
-        )
     return np.dtype(param.dtype) if np.dtype(in_dtype) in _LOW_OR_F32 else in_dtype
 
 
@@ -79,7 +76,7 @@ simple_op(
     forward_inplace=True,
     gradient_inplace=True,
     test=OpTest(params={"dtype": "float64"}, dtypes=("float32",), grad=False),
-    facts={"amp_cast": True},
+    facts={"amp_cast": True, "keeps_bfloat16": True},
     doc="Cast function between low precision float/FP32 used by AMP. It casts only between "
     "low precision float/FP32 and does not do anything for other types.",
 )
@@ -108,6 +105,7 @@ class AMPMultiCastProp(OperatorProperty):
     param_class = AMPMultiCastParam
     key_var_num_args = "num_outputs"
     amp_cast = True
+    keeps_bfloat16 = True
     test = OpTest(
         shapes={"data_0": (2, 3), "data_1": (2, 3)}, params={"num_outputs": 2}, dtypes=("float32",)
     )
@@ -133,8 +131,8 @@ class AMPMultiCastProp(OperatorProperty):
             return None
         known = [np.dtype(t) for t in in_type]
         low = [t for t in known if t in _LOW_OR_F32]
-        if self.param.cast_narrow:
-            target = _F16 if _F16 in low else _F32
+        if self.param.cast_narrow:  # the last 16-bit input decides, as in MXNet's loop
+            target = next((t for t in reversed(low) if t != _F32), _F32)
         else:
             target = _F32 if _F32 in low else (low[0] if low else None)
         return known, [target if t in _LOW_OR_F32 else t for t in known], []

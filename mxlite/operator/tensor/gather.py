@@ -460,7 +460,7 @@ class OneHotParam(Param):
     off_value: float = field(default=0.0, typename="double", doc="Value elsewhere.")
     dtype: str = field(
         default="float32",
-        choices=("float16", "float32", "float64", "int32", "int64", "int8", "uint8"),
+        choices=("float16", "float32", "float64", "bfloat16", "int32", "int64", "int8", "uint8"),
         doc="Output dtype.",
     )
 

@@ -102,15 +102,18 @@ def test_convert_leaves_the_original_symbol_alone() -> None:
     assert fc.tojson() == before
 
 
-def test_bfloat16_graph_converts_but_cannot_run() -> None:
+def test_bfloat16_model_converts_and_runs() -> None:
     data = mx.sym.var("data")
     fc = mx.sym.FullyConnected(data, num_hidden=3, name="fc")
-    args = {"fc_weight": mx.nd.ones((3, 4)), "fc_bias": mx.nd.ones((3,))}
-    with pytest.raises(MXNetError, match="fc_weight.*bfloat16"):
-        amp.convert_model(fc, args, {}, "bfloat16", cast_optional_params=True)
-    conv = amp.convert_symbol(fc, "bfloat16")
-    with pytest.raises(MXNetError, match="amp_cast.*bfloat16"):
-        conv.infer_type(data="float32")
+    args = {"fc_weight": mx.nd.ones((3, 4)) * 1.00390625, "fc_bias": mx.nd.ones((3,))}
+    conv, cargs, _ = amp.convert_model(fc, args, {}, "bfloat16", cast_optional_params=True)
+    assert cargs["fc_weight"].dtype == amp.amp.bfloat16  # MXNet's record dtype
+    # 1 + 2**-8 is a tie between two bfloat16 values: it rounds to the even one, 1.0
+    assert (cargs["fc_weight"].asnumpy()["bfloat16"] == 0x3F80).all()
+    arg_types, out_types, _ = conv.infer_type(data="float32")
+    assert arg_types[1] == amp.amp.bfloat16 and out_types == [np.float32]
+    exe = conv.bind(mx.cpu(), {"data": mx.nd.ones((2, 4)), **cargs}, grad_req="null")
+    np.testing.assert_array_equal(exe.forward()[0].asnumpy(), np.full((2, 3), 5.0, np.float32))
 
 
 def test_remove_amp_cast_on_save() -> None:
@@ -305,4 +308,32 @@ def test_init_bfloat16_wraps_as_mxnet() -> None:
         "['x', 'bn_gamma', 'bn_beta', 'bn_moving_mean', 'bn_moving_var', 'bn_output']",
         "['p', 'q', 'amp_multicast0_output0', 'amp_multicast0_output1', 'add_output']",
         "[[-47910.65625, 47910.65625]]",  # SoftmaxOutput's gradient times the loss scale 2**16
+    ]
+
+
+def test_init_bfloat16_runs_imperative_calls_as_mxnet() -> None:
+    out = _child(
+        """
+        import numpy as np
+        import mxlite as mx
+        from mxlite.contrib import amp
+        amp.init("bfloat16")
+        x = mx.nd.array([[1.0, 2.0, 3.0]])
+        w = mx.nd.array([[0.5, 0.25, 1.00390625], [1.0, -1.0, 2.0]])
+        y = mx.nd.FullyConnected(x, w, num_hidden=2, no_bias=True)
+        print(y.dtype, y.asnumpy().tolist())
+        s = mx.nd.sin(y)
+        print(s.dtype, np.round(s.asnumpy(), 6).tolist())
+        a = mx.nd.elemwise_add(y, mx.nd.ones((1, 2)))
+        print(a.dtype, a.asnumpy().tolist())
+        print(mx.nd.relu(y).dtype)
+        """
+    )
+    # what MXNet 1.9.1 prints for the same script: FullyConnected runs in bfloat16, sin in
+    # float32, elemwise_add in the widest of its inputs' dtypes, relu in its input's
+    assert out.split("\n")[:4] == [
+        "[('bfloat16', '<u2')] [[(16512,), (16544,)]]",
+        "<class 'numpy.float32'> [[-0.7568020224571228, -0.9589239954948425]]",
+        "<class 'numpy.float32'> [[5.0, 6.0]]",
+        "[('bfloat16', '<u2')]",
     ]

@@ -1,6 +1,7 @@
 """``amp.convert_model`` against MXNet 1.9.1 (tools/golden/cases/amp.py): the converted JSON,
-the parameters' dtypes, and the float16 model's outputs; MXNet's saved float16 checkpoints
-load and run here."""
+the parameters' dtypes, the float16 model's outputs and the bfloat16 model's outputs (MXNet's
+CPU target); MXNet's saved float16 and bfloat16 checkpoints load and run here, and those saved
+here load in MXNet."""
 
 from __future__ import annotations
 
@@ -97,14 +98,48 @@ def test_float16_model_on_gpu_close_to_float32(case: str) -> None:
         np.testing.assert_allclose(out, ref, rtol=2e-2, atol=2e-2)
 
 
-@pytest.mark.parametrize("case", ["mlp", "convnet_optional"])
-def test_mxnet_checkpoint_loads_as_converted_here(case: str) -> None:
-    sym, args, aux = mx.model.load_checkpoint(str(HERE / "golden" / f"mxnet_{case}"), 0)
-    meta = GOLDEN.cases[f"{case}-float16"]
+BFLOAT16 = [c for c in CASES if c.endswith("-bfloat16")]
+# MXNet's bfloat16 kernels round some results differently (its mshadow ones truncate, its
+# oneDNN ones round to nearest even, mxlite rounds every result to nearest even): outputs agree
+# within a few bfloat16 roundings of the last layers (bfloat16 has 8 significant bits)
+BF16_TOL = {"rtol": 2**-5, "atol": 2**-6}
+
+
+def _run_bfloat16(case: str) -> list[np.ndarray]:
+    _, arrays, sym, args, aux, kwargs = _convert(case)
+    conv, cargs, caux = amp.convert_model(sym, args, aux, target_dtype="bfloat16", **kwargs)
+    data = {k[5:]: mx.nd.array(v) for k, v in arrays.items() if k.startswith("data:")}
+    exe = conv.bind(mx.cpu(), {**data, **cargs}, aux_states=caux, grad_req="null")
+    return [mx.nd.amp_cast(o, dtype="float32").asnumpy() for o in exe.forward(is_train=False)]
+
+
+@pytest.mark.parametrize("case", BFLOAT16)
+def test_bfloat16_model_runs_as_mxnet(case: str) -> None:
+    meta = GOLDEN.cases[case]
+    _, _, sym, args, aux, kwargs = _convert(case)
+    _, cargs, caux = amp.convert_model(sym, args, aux, target_dtype="bfloat16", **kwargs)
+    got = {k: "bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name
+           for k, v in {**cargs, **caux}.items()}  # fmt: skip
+    assert got == meta["dtypes"]
+    outs = _run_bfloat16(case)
+    want = GOLDEN.series(case, "out")
+    assert len(outs) == len(want)
+    for out, ref in zip(outs, want):
+        assert out.dtype == np.float32
+        np.testing.assert_allclose(out, ref, **BF16_TOL)
+
+
+@pytest.mark.parametrize(("case", "target"), [("mlp", "float16"), ("convnet_optional", "float16"),
+                                              ("mlp", "bfloat16"),
+                                              ("convnet_optional", "bfloat16")])  # fmt: skip
+def test_mxnet_checkpoint_loads_as_converted_here(case: str, target: str) -> None:
+    tag = "" if target == "float16" else "_bf16"
+    sym, args, aux = mx.model.load_checkpoint(str(HERE / "golden" / f"mxnet_{case}{tag}"), 0)
+    meta = GOLDEN.cases[f"{case}-{target}"]
     assert _graph_json(sym.tojson(remove_amp_cast=False)) == _graph_json(meta["json"])
-    _, _, _, want_args, want_aux, kwargs = _convert(f"{case}-float16")
+    _, _, _, want_args, want_aux, kwargs = _convert(f"{case}-{target}")
     _, want_args, want_aux = amp.convert_model(
-        amp_cases.GRAPHS[meta["graph"]](mx), want_args, want_aux, "float16", **kwargs
+        amp_cases.GRAPHS[meta["graph"]](mx), want_args, want_aux, target, **kwargs
     )
     got, want = {**args, **aux}, {**want_args, **want_aux}
     assert sorted(got) == sorted(want)
@@ -113,15 +148,28 @@ def test_mxnet_checkpoint_loads_as_converted_here(case: str) -> None:
         np.testing.assert_array_equal(got[name].asnumpy(), value.asnumpy())
 
 
+def test_mxnet_bfloat16_checkpoint_runs_here() -> None:
+    case = "convnet_optional-bfloat16"
+    sym, args, aux = mx.model.load_checkpoint(
+        str(HERE / "golden" / "mxnet_convnet_optional_bf16"), 0
+    )
+    arrays = GOLDEN.arrays(case)
+    data = {k[5:]: mx.nd.array(v) for k, v in arrays.items() if k.startswith("data:")}
+    exe = sym.bind(mx.cpu(), {**data, **args}, aux_states=aux, grad_req="null")
+    out = mx.nd.amp_cast(exe.forward(is_train=False)[0], dtype="float32").asnumpy()
+    np.testing.assert_allclose(out, arrays["out0"], **BF16_TOL)
+
+
 @pytest.mark.skipif(not MXREF.exists(), reason="real MXNet 1.9.1 (/tmp/mxref) is absent")
+@pytest.mark.parametrize("target", ["float16", "bfloat16"])
 @pytest.mark.parametrize("case", ["mlp_optional", "convnet_optional", "convnet_conv_only"])
-def test_checkpoint_saved_here_loads_in_mxnet(case: str, tmp_path: Path) -> None:
-    meta, _, sym, args, aux, kwargs = _convert(f"{case}-float16")
-    conv, cargs, caux = amp.convert_model(sym, args, aux, "float16", **kwargs)
+def test_checkpoint_saved_here_loads_in_mxnet(case: str, target: str, tmp_path: Path) -> None:
+    meta, _, sym, args, aux, kwargs = _convert(f"{case}-{target}")
+    conv, cargs, caux = amp.convert_model(sym, args, aux, target, **kwargs)
     prefix = str(tmp_path / case)
     mx.model.save_checkpoint(prefix, 0, conv, cargs, caux, remove_amp_cast=False)
     done = subprocess.run(
-        [str(MXREF), str(TOOL), prefix, case, "float16"], capture_output=True, text=True
+        [str(MXREF), str(TOOL), prefix, case, target], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stdout + done.stderr[-2000:]
 
@@ -147,15 +195,15 @@ def test_convert_hybrid_block_matches_mxnet(case: str) -> None:
     net = amp_cases.block(mx)
     x = mx.nd.array(amp_cases.block_input())
     np.testing.assert_allclose(net(x).asnumpy(), arrays["ref0"], rtol=1e-5, atol=1e-5)
-    if target == "bfloat16" and meta.get("kwargs", {}).get("cast_optional_params"):
-        with pytest.raises(MXNetError, match="bfloat16"):  # no bfloat16 parameters here
-            amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **meta["kwargs"])
-        return
     conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **meta["kwargs"])
     graph = conv._cached_graph[1].tojson(remove_amp_cast=False)
     assert _graph_json(graph) == _graph_json(meta["json"])
-    got = {k: np.dtype(p.dtype).name for k, p in conv.collect_params().items()}
+    got = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
+           for k, p in conv.collect_params().items()}  # fmt: skip
     assert got == meta["dtypes"]
+    if target == "bfloat16":  # MXNet runs it on the CPU
+        out = mx.nd.amp_cast(conv(mx.nd.array(amp_cases.block_input())), dtype="float32")
+        np.testing.assert_allclose(out.asnumpy(), arrays["out0"], **BF16_TOL)
 
 
 def test_operator_lists_are_mxnets() -> None:
@@ -164,3 +212,41 @@ def test_operator_lists_are_mxnets() -> None:
         mod = importlib.import_module(f"mxlite.contrib.amp.lists.symbol_{tag}")
         got = {k: v for k, v in vars(mod).items() if k.isupper()}
         assert json.loads(json.dumps(got)) == want, tag
+
+
+def test_mxnet_exported_bfloat16_block_runs_here() -> None:
+    prefix = str(HERE / "golden" / "mxnet_block_bf16")
+    net = mx.gluon.SymbolBlock.imports(f"{prefix}-symbol.json", ["data"], f"{prefix}-0000.params")
+    want = GOLDEN.cases["block_optional-bfloat16"]["dtypes"]
+    got = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
+           for k, p in net.collect_params().items()}  # fmt: skip
+    assert got == want
+    out = mx.nd.amp_cast(net(mx.nd.array(amp_cases.block_input())), dtype="float32")
+    np.testing.assert_allclose(
+        out.asnumpy(), GOLDEN.arrays("block_optional-bfloat16")["out0"], **BF16_TOL
+    )
+
+
+_IMPORT_IN_MXNET = """
+import sys, numpy as np, mxnet as mx
+net = mx.gluon.SymbolBlock.imports(sys.argv[1] + "-symbol.json", ["data"],
+                                   sys.argv[1] + "-0000.params")
+x = mx.nd.array(np.load(sys.argv[2]))
+np.save(sys.argv[3], mx.nd.amp_cast(net(x), dtype="float32").asnumpy())
+"""
+
+
+@pytest.mark.skipif(not MXREF.exists(), reason="real MXNet 1.9.1 (/tmp/mxref) is absent")
+def test_bfloat16_block_exported_here_runs_in_mxnet(tmp_path: Path) -> None:
+    net = amp_cases.block(mx)
+    conv = amp.convert_hybrid_block(net, "bfloat16", ctx=mx.cpu(), cast_optional_params=True)
+    x = amp_cases.block_input()
+    mine = mx.nd.amp_cast(conv(mx.nd.array(x)), dtype="float32").asnumpy()
+    conv.export(str(tmp_path / "blk"), remove_amp_cast=False)  # as MXNet needs it, see above
+    np.save(tmp_path / "x.npy", x)
+    done = subprocess.run(
+        [str(MXREF), "-c", _IMPORT_IN_MXNET, str(tmp_path / "blk"), str(tmp_path / "x.npy"),
+         str(tmp_path / "out.npy")], capture_output=True, text=True,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    np.testing.assert_allclose(np.load(tmp_path / "out.npy"), mine, **BF16_TOL)

@@ -6,10 +6,11 @@ float32; MXNet's CPU build runs no float16 FullyConnected or Convolution, so flo
 the reason instead), and the float32 model's outputs (``ref<i>``); ``casting-<target>`` holds
 the converted JSON of the graphs of MXNet's test_bf16_casting / test_fp16_casting; ``block*``
 cases hold ``convert_hybrid_block`` of a Gluon conv net (its graph, parameter dtypes, outputs).
-Some float16 models are also saved as MXNet checkpoints (``save_checkpoint``) under
-tests/contrib/amp/golden/, for mxlite to load. ``lists``: MXNet's AMP operator lists
-(``amp.lists.symbol_fp16``/``symbol_bf16``, every upper-case name), which
-mxlite/contrib/amp/lists holds."""
+Some float16 and bfloat16 models are also saved as MXNet checkpoints (``save_checkpoint``)
+under tests/contrib/amp/golden/ (``mxnet_<case>``, ``mxnet_<case>_bf16``), and the bfloat16
+``block_optional`` as ``export`` writes it (``mxnet_block_bf16``), for mxlite to load.
+``lists``: MXNet's AMP operator lists (``amp.lists.symbol_fp16``/``symbol_bf16``, every
+upper-case name), which mxlite/contrib/amp/lists holds."""
 
 from __future__ import annotations
 
@@ -55,8 +56,9 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
             arrays[f"out{i}"] = mx.nd.amp_cast(o, dtype="float32").asnumpy()
     except mx.base.MXNetError as e:  # MXNet's CPU build runs no float16 FullyConnected
         meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
-    if target == "float16" and case in SAVED:
-        prefix = ROOT / "tests/contrib/amp/golden" / f"mxnet_{case}"
+    if case in SAVED:
+        tag = "" if target == "float16" else "_bf16"
+        prefix = ROOT / "tests/contrib/amp/golden" / f"mxnet_{case}{tag}"
         mx.model.save_checkpoint(str(prefix), 0, conv, cargs, caux, remove_amp_cast=False)
     return meta, arrays
 
@@ -87,6 +89,9 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
         arrays["out0"] = out.asnumpy()
     except mx.base.MXNetError as e:
         meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+    if target == "bfloat16" and kwargs.get("cast_optional_params"):
+        # exported with its casts: without them MXNet itself cannot run it again
+        conv.export(str(ROOT / "tests/contrib/amp/golden/mxnet_block_bf16"), remove_amp_cast=False)
     return meta, arrays
 
 
