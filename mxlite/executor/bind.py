@@ -40,8 +40,8 @@ def graph_names(outputs: list[Entry]) -> tuple[list[Node], list[Node], list[str]
     aux_ids: set[int] = set()
     for node in order:
         if node.op is not None:
-            n_arg = len(node.prop().list_arguments())
-            aux_ids.update(id(n) for n, _ in node.inputs[n_arg:])
+            at = node.prop().auxiliary_inputs(len(node.inputs))
+            aux_ids.update(id(node.inputs[j][0]) for j in at)
     variables = [n for n in order if n.op is None]
     args = [n for n in variables if id(n) not in aux_ids]
     aux = [n for n in variables if id(n) in aux_ids]

@@ -440,6 +440,12 @@ class OperatorProperty:
         Trailing mutated inputs are better declared as auxiliary states (default: none)."""
         return []
 
+    def auxiliary_inputs(self, n_inputs: int) -> Sequence[int]:
+        """Positions of the inputs whose variables are auxiliary states (the graph's
+        ``list_auxiliary_states``): those after the arguments, unless the operator keeps one
+        amid its inputs (MXNet's FMutateInputs of a fused ``_sg_mkldnn_conv``)."""
+        return range(len(self.list_arguments()), n_inputs)
+
     def is_train_dependent(self) -> bool:
         """Whether forward differs between training and inference (Dropout, BatchNorm)."""
         return False

@@ -41,6 +41,8 @@ class _Graph:
     def __init__(self, outputs: list[Entry]) -> None:
         self.outputs = list(outputs)
         self.nodes = topo_order(self.outputs)
+        # (id(node), index) -> the entry standing for it after the fusions made so far
+        self.remap: dict[tuple[int, int], Entry] = {}
         self.readers: dict[int, list[Node]] = {}
         for n in self.nodes:
             for src, _ in n.inputs:
@@ -106,7 +108,8 @@ def _fused_node(g: _Graph, chain: list[Node], op: str, name: str, attrs: dict) -
             if id(src) in inside:
                 new_ins.append((copies[id(src)], i))
                 continue
-            base = Symbol([(src, i)]).list_outputs()[0]
+            # named after what feeds it now: an earlier fused node of this pass, maybe
+            base = Symbol([g.remap.get((id(src), i), (src, i))]).list_outputs()[0]
             k = names.get(base, -1) + 1
             names[base] = k
             var = Node(None, f"{base}{k}")
@@ -175,7 +178,7 @@ def _fuse_pass(outputs: list[Entry], seed: Callable, step: Callable, make: Calla
     for output i of the chain's last node."""
     g = _Graph(outputs)
     taken: set[int] = set()
-    remap: dict[tuple[int, int], Entry] = {}
+    remap = g.remap
     k = 0
     for n in g.nodes:
         if n.is_variable() or id(n) in taken or not seed(n):

@@ -114,8 +114,8 @@ class Symbol(Graph):
         aux: set[int] = set()
         for node in nodes:
             if not node.is_variable():
-                n_args = len(node.prop().list_arguments())
-                aux.update(id(s) for s, _ in node.inputs[n_args:])
+                at = node.prop().auxiliary_inputs(len(node.inputs))
+                aux.update(id(node.inputs[j][0]) for j in at)
         return [n for n in nodes if n.is_variable()], aux
 
     def list_arguments(self) -> list[str]:

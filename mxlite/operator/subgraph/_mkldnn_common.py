@@ -101,6 +101,9 @@ class FusedProp(OperatorProperty):
     grad_flow = "zeros"
     lists_input_names = True
     lists_output_names = True
+    # its subgraph was cut out of a graph by a backend pass, not composed (symbol JSON writes
+    # its variables' entries unversioned)
+    backend_cut = True
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.graph: list[Any] = []

@@ -98,6 +98,16 @@ class SgMKLDNNConvProp(mc.FusedProp):
             names += ["data_min", "data_max"] + (["sum_min", "sum_max"] if p.with_sum else [])
         return names
 
+    def mutate_inputs(self) -> list[int]:
+        """BatchNorm's moving mean and variance (MXNet's DefaultSubgraphOpMutableInputs: the
+        subgraph's auxiliary states); the fused operator only reads them."""
+        if not self.graph or not self.param.with_bn:
+            return []
+        return [self._base() + 2, self._base() + 3]
+
+    def auxiliary_inputs(self, n_inputs: int) -> list[int]:
+        return self.mutate_inputs()
+
     def list_outputs(self) -> list[str]:
         return self.range_outputs() if self.param.quantized else ["output"]
 

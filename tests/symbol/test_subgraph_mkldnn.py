@@ -1,0 +1,74 @@
+"""The MKLDNN / MKLDNN_QUANTIZE backends (``Symbol.get_backend_symbol``) against MXNet 1.9.1:
+partitioned graphs' JSON, fused against unfused outputs, and quantized models MXNet wrote
+(golden file from ``tools/golden/cases/mkldnn_backend.py``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import mxlite as mx
+from tests.golden_file import TESTS, GoldenFile
+
+PATH = TESTS / "symbol/golden/mkldnn_backend.npz"
+
+
+@pytest.fixture(scope="module")
+def golden() -> GoldenFile:
+    if not PATH.exists():
+        pytest.skip("golden file missing: run tools/golden/run.py mkldnn_backend")
+    return GoldenFile(PATH)
+
+
+def _bind(sym: mx.sym.Symbol, arrays: dict, data: np.ndarray, arg: str, aux: str):
+    args = {k[len(arg) :]: mx.nd.array(v, dtype=v.dtype) for k, v in arrays.items()
+            if k.startswith(arg)}  # fmt: skip
+    auxs = {k[len(aux) :]: mx.nd.array(v, dtype=v.dtype) for k, v in arrays.items()
+            if k.startswith(aux)}  # fmt: skip
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.array(data), **args}, aux_states=auxs,
+                   grad_req="null")  # fmt: skip
+    return exe.forward(is_train=False)[0].asnumpy()
+
+
+def test_float_partition_json_matches_mxnet(golden: GoldenFile) -> None:
+    case = golden.cases["float"]
+    sym = mx.sym.load_json(case["json"])
+    assert sym.get_backend_symbol("MKLDNN").tojson() == case["partitioned"]
+
+
+def test_partitioned_json_round_trip(golden: GoldenFile) -> None:
+    text = golden.cases["float"]["partitioned"]
+    assert mx.sym.load_json(text).tojson() == text
+    text = golden.cases["quant"]["final"]
+    assert mx.sym.load_json(text).tojson() == text
+
+
+def test_fused_float_matches_unfused(golden: GoldenFile) -> None:
+    case, arrays = golden.cases["float"], golden.arrays("float")
+    fused = mx.sym.load_json(case["partitioned"])
+    plain = mx.sym.load_json(case["json"])
+    got = _bind(fused, arrays, arrays["data"], "arg:", "aux:")
+    want = _bind(plain, arrays, arrays["data"], "arg:", "aux:")
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(got, arrays["ref"], rtol=1e-4, atol=1e-5)
+
+
+def test_post_quantize_json_matches_mxnet(golden: GoldenFile) -> None:
+    case = golden.cases["quant"]
+    sym = mx.sym.load_json(case["pre"])
+    assert sym.get_backend_symbol("MKLDNN_QUANTIZE").tojson() == case["final"]
+
+
+def test_quantized_model_from_mxnet_gives_mxnet_outputs(golden: GoldenFile) -> None:
+    case, arrays = golden.cases["quant"], golden.arrays("quant")
+    data = golden.arrays("float")["data"]
+    got = _bind(mx.sym.load_json(case["final"]), arrays, data, "qarg:", "qaux:")
+    want = arrays["out"]
+    # the float output of the last int8 layer: within one level of its int8 input's range
+    step = np.abs(want).max() / 127
+    np.testing.assert_allclose(got, want, rtol=0, atol=step)
+
+
+def test_unknown_backend_is_refused() -> None:
+    with pytest.raises(mx.MXNetError, match="get_backend_symbol.*backend"):
+        mx.sym.var("x").get_backend_symbol("TensorRT")

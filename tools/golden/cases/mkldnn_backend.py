@@ -1,0 +1,70 @@
+"""MXNet 1.9.1's CPU subgraph backends (``Symbol.get_backend_symbol``) on a small ResNet-like
+net (conv+relu, conv+BN+relu, conv+BN+sum+relu, pooling, FC+relu, FC): ``float``: the float
+graph, its ``MKLDNN`` partition and outputs; ``quant``: the graph ``quantize_model_mkldnn``
+quantizes (``MKLDNN_QUANTIZE`` of the float graph, quantized and calibrated with naive
+calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), its parameters
+and MXNet's outputs of the quantized model."""
+
+from __future__ import annotations
+
+import mxnet as mx
+import numpy as np
+
+FILE = "tests/symbol/golden/mkldnn_backend.npz"
+SEED = 0
+
+
+def net_symbol(F):  # noqa: N803 (mx or mxlite)
+    x = F.sym.var("data")
+    c0 = F.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, name="conv0")
+    x = F.sym.Activation(c0, act_type="relu", name="relu0")
+    y = F.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True, name="conv1")
+    y = F.sym.Activation(F.sym.BatchNorm(y, fix_gamma=False, name="bn1"), act_type="relu",
+                         name="relu1")  # fmt: skip
+    y = F.sym.Convolution(y, kernel=(3, 3), pad=(1, 1), num_filter=8, no_bias=True, name="conv2")
+    y = F.sym.BatchNorm(y, fix_gamma=False, name="bn2")
+    z = F.sym.Activation(F.sym.elemwise_add(y, x, name="add0"), act_type="relu", name="relu2")
+    z = F.sym.Pooling(z, kernel=(2, 2), pool_type="avg", global_pool=True, name="pool0")
+    z = F.sym.Activation(F.sym.FullyConnected(z, num_hidden=6, name="fc0"), act_type="relu",
+                         name="relu3")  # fmt: skip
+    return F.sym.FullyConnected(z, num_hidden=3, name="fc1")
+
+
+def record(golden) -> None:
+    rng = np.random.RandomState(SEED)
+    sym = net_symbol(mx)
+    shapes, _, aux_shapes = sym.infer_shape(data=(4, 3, 8, 8))
+    args = {n: (rng.randn(*s) * 0.3).astype("float32")
+            for n, s in zip(sym.list_arguments(), shapes) if n != "data"}  # fmt: skip
+    aux = {n: (rng.rand(*s) + (0.5 if "var" in n else 0)).astype("float32")
+           for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}  # fmt: skip
+    data = rng.uniform(-1, 1, (4, 3, 8, 8)).astype("float32")
+    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
+    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.array(data), **nd_args}, aux_states=nd_aux,
+                   grad_req="null")  # fmt: skip
+    ref = exe.forward(is_train=False)[0].asnumpy()
+    part = sym.get_backend_symbol("MKLDNN")
+    arrays = {"data": data, "ref": ref}
+    arrays.update({f"arg:{k}": v for k, v in args.items()})
+    arrays.update({f"aux:{k}": v for k, v in aux.items()})
+    golden.put("float", {"json": sym.tojson(), "partitioned": part.tojson()}, **arrays)
+
+    from mxnet.contrib import quantization as q
+
+    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=4)
+    pre = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qargs, qaux = q.quantize_model(
+        pre, nd_args, nd_aux, ctx=mx.cpu(), calib_mode="naive", calib_data=calib,
+        num_calib_examples=4, quantized_dtype="auto", quantize_mode="full", logger=None,
+    )  # fmt: skip
+    final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data), **qargs}, aux_states=qaux,
+                      grad_req="null")  # fmt: skip
+    out = qexe.forward(is_train=False)[0].asnumpy()
+    arrays = {"out": out}
+    for k, v in qargs.items():
+        arrays[f"qarg:{k}"] = v.asnumpy()
+    for k, v in qaux.items():
+        arrays[f"qaux:{k}"] = v.asnumpy()
+    golden.put("quant", {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
