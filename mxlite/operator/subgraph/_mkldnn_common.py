@@ -29,7 +29,7 @@ from ...context import Context
 from ..contrib.quantized_ops import _I8, _I32, _INT8_RANGE, _INT32_MAX, _U8, _max_abs, _range_scale
 from ..param import Param, field
 from ..registry import OpContext, OperatorProperty
-from ..req import OpReq
+from ..req import OpReq, assign
 
 __all__: list[str] = []
 
@@ -176,6 +176,19 @@ def saturate_into(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     np.rint(y, out=y)
     np.clip(y, info.min, info.max, out=y)
     return y.astype(dtype)
+
+
+def saturate_to(y: np.ndarray, out: np.ndarray, req: int) -> None:
+    """Write float ``y`` (scratch: changed here) into the integer array ``out`` rounded to
+    nearest (even) and saturated, honouring ``req``."""
+    if req == OpReq.WRITE or req == OpReq.INPLACE:
+        info = np.iinfo(out.dtype)
+        np.rint(y, out=y)
+        np.minimum(y, info.max, out=y)
+        np.maximum(y, info.min, out=y)
+        np.copyto(out, y, casting="unsafe")
+    elif req != OpReq.NULL:
+        assign(out, req, saturate_into(y, out.dtype))
 
 
 def mult_range(d_lo: Any, d_hi: Any, d_dtype: np.dtype, w_lo: Any, w_hi: Any, data_first: bool):

@@ -21,7 +21,7 @@ from ...base import ShapeError
 from ..nn import _conv_algo as ca
 from ..param import field
 from ..registry import Operator, dtype_assign, register, shape_assign
-from ..req import assign
+from ..req import OpReq, assign
 from . import _mkldnn_common as mc
 
 __all__ = ["conv_role", "SgMKLDNNConvProp"]
@@ -187,6 +187,9 @@ class _SgConvOp(Operator):
         self.geom = prop.conv.geom
         self._key: Any = None
         self._cache: Any = None
+        # stands for the engine var of the weight this operator derives (folded, quantized):
+        # Winograd's transformed kernel is cached under it while its version stays
+        self._wkey = _KernelKey()
 
     def _weights(self, op_ctx: Any, in_data: list) -> tuple:
         """The (folded) float weight and bias, cached under the versions of their inputs."""
@@ -202,6 +205,7 @@ class _SgConvOp(Operator):
             bn = [np.asarray(a, np.float32) for a in in_data[k : k + 4]]
             w, b = fold_bn(w, b, self.prop.bn, *bn)
         self._key, self._cache = key, (w, b, {})
+        self._wkey.version += 1
         return self._cache
 
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
@@ -214,8 +218,11 @@ class _SgConvOp(Operator):
             x = np.asarray(in_data[0], np.float32)
             res = np.array(in_data[sum_at], np.float32) if p.with_sum else None
             post = prop.postsum if p.with_sum else None
-            y = _post_ops(x, w, b, self.geom, spatial, prop.act, res, post)
-            assign(out, req[0], y)
+            direct = req[0] == OpReq.WRITE and out.flags.c_contiguous
+            buf = out if direct else np.empty(out.shape, np.float32)
+            y = _post_ops(x, w, b, self.geom, buf, self._wkey, prop.act, res, post)
+            if y is not out:
+                assign(out, req[0], y)
             return
         self._forward_int8(op_ctx, in_data, req, out_data, w, b, derived, sum_at)
 
@@ -231,6 +238,7 @@ class _SgConvOp(Operator):
         if key not in derived:
             derived.clear()
             derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib)
+            self._wkey.version += 1
         qw, qb, out_scale, lo, hi = derived[key]
         xf = x.astype(np.float32)
         act, post = prop.act, prop.postsum if p.with_sum else None
@@ -243,8 +251,9 @@ class _SgConvOp(Operator):
             s_lo, s_hi = np.asarray(rng[2]).ravel()[0], np.asarray(rng[3]).ravel()[0]
             residual = s.astype(np.float32)
             residual *= mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
-        y = _post_ops(xf, qw, qb, self.geom, out_data[0].shape[2:], act, residual, post)
-        assign(out_data[0], req[0], mc.saturate_into(y, odt))
+        buf = np.empty(out_data[0].shape, np.float32)
+        y = _post_ops(xf, qw, qb, self.geom, buf, self._wkey, act, residual, post)
+        mc.saturate_to(y, out_data[0], req[0])
         assign(out_data[1], req[1], np.float32(lo))
         assign(out_data[2], req[2], np.float32(hi))
 
@@ -271,16 +280,29 @@ class _SgConvOp(Operator):
         return qw, qb, out_scale, lo, hi
 
 
-def _post_ops(x, w, b, geom, spatial, act, residual, post) -> np.ndarray:
+class _KernelKey:
+    """A weak-referenceable stand-in for a weight's engine var (``_conv_algo``'s cache key)."""
+
+    __slots__ = ("version", "__weakref__")
+
+    def __init__(self) -> None:
+        self.version = 0
+
+
+def _post_ops(x, w, b, geom, out, wkey, act, residual, post) -> np.ndarray:
     """MKLDNN's post-operations in its order: the convolution, the activation, the sum, the
     activation after the sum; the relu and sum join the convolution's own output pass where
-    nothing comes between them."""
+    nothing comes between them. ``out``: the float32 array to write."""
+    spatial = out.shape[2:]
+
+    def conv(**kw: Any) -> np.ndarray:
+        return ca.conv_forward(np, x, w, geom, spatial, out=out, bias=b, weight_var=wkey, **kw)
+
     if act is None and (post is None or post.kind == "relu"):
-        relu = post is not None
-        return ca.conv_forward(np, x, w, geom, spatial, bias=b, residual=residual, relu=relu)
+        return conv(residual=residual, relu=post is not None)
     if residual is None and act is not None and act.kind == "relu":
-        return ca.conv_forward(np, x, w, geom, spatial, bias=b, relu=True)
-    y = ca.conv_forward(np, x, w, geom, spatial, bias=b)
+        return conv(relu=True)
+    y = conv()
     if act is not None:
         y = act(y)
     if residual is not None:

@@ -208,7 +208,10 @@ class _SgFCOp(Operator):
             if b is not None:
                 b_scale = mc.data_scale(np.dtype(np.int8), ranges[4], ranges[5])
                 rescale = mc._F(ds * ws[0] / b_scale)
-                cap = mc._F(mc._F(2147483647) / 2 / mc._max_abs(ranges[4], ranges[5]) / b_scale)
+                with np.errstate(divide="ignore"):  # a zero bias range: no cap, as in MXNet
+                    cap = mc._F(
+                        mc._F(2147483647) / 2 / mc._max_abs(ranges[4], ranges[5]) / b_scale
+                    )
                 if rescale > cap:
                     w_rescale = mc._F(cap * b_scale / ds / ws[0])
                     qw = np.rint(qw * w_rescale).astype(np.float32)
