@@ -24,12 +24,12 @@ Which operators play which part is declared by the fused operators (``conv_role`
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import numpy as np
 
-from ..operator.subgraph.mkldnn_conv import conv_role
-from ..operator.subgraph.mkldnn_fc import fc_role
+from ..operator.subgraph._mkldnn_common import identity_role, post_quantize_role
+from ..operator.subgraph.mkldnn_conv import SgMKLDNNConvProp, conv_role
+from ..operator.subgraph.mkldnn_fc import SgMKLDNNFCProp, fc_role
 from .graph import Entry, Node, topo_order
 
 __all__ = ["partition"]
@@ -101,7 +101,7 @@ def _fused_node(g: _Graph, chain: list[Node], op: str, name: str, attrs: dict) -
     names: dict[str, int] = {}
     for n in chain:
         ins = list(n.inputs)
-        if n.op == "elemwise_add" and id(ins[1][0]) in inside:
+        if conv_role(n, False) == "sum" and id(ins[1][0]) in inside:
             ins = [ins[1], ins[0]]
         new_ins = []
         for src, i in ins:
@@ -140,13 +140,13 @@ def _conv_node(g: _Graph, chain: list[Node], k: int) -> Node:
             parts.append("act")
             attrs["with_postsum_act" if seen_sum else "with_act"] = "true"
     name = "sg_mkldnn_" + "_".join(parts) + f"_{k}"
-    return _fused_node(g, chain, "_sg_mkldnn_conv", name, attrs)
+    return _fused_node(g, chain, SgMKLDNNConvProp.op_name, name, attrs)
 
 
 def _fc_node(g: _Graph, chain: list[Node], k: int) -> Node:
     attrs = {"with_eltwise": "True"} if len(chain) > 1 else {}
     name = "sg_mkldnn_fully_connected_" + ("eltwise_" if len(chain) > 1 else "") + str(k)
-    return _fused_node(g, chain, "_sg_mkldnn_fully_connected", name, attrs)
+    return _fused_node(g, chain, SgMKLDNNFCProp.op_name, name, attrs)
 
 
 def _rewrite(outputs: list[Entry], remap: dict[tuple[int, int], Entry]) -> list[Entry]:
@@ -189,7 +189,7 @@ def _fuse_pass(outputs: list[Entry], seed: Callable, step: Callable, make: Calla
         k += 1
         for c in chain:
             for i in range(c.num_outputs()):
-                remap[(id(c), i)] = (fused, i if fused.op != "_sg_mkldnn_conv" else 0)
+                remap[(id(c), i)] = (fused, 0 if fused.op == SgMKLDNNConvProp.op_name else i)
     return _rewrite(outputs, remap) if remap else outputs
 
 
@@ -200,8 +200,7 @@ def _identity_pass(outputs: list[Entry]) -> list[Entry]:
     taken: set[int] = set()
     remap: dict[tuple[int, int], Entry] = {}
     for n in g.nodes:
-        ident = n.op == "_copy" or (n.op == "Dropout" and n.attrs.get("mode", "training") == "training")
-        if not ident or id(n) in taken:
+        if not identity_role(n) or id(n) in taken:
             continue
         src, i = n.inputs[0]
         if src.is_variable() or id(src) in taken:
@@ -226,20 +225,18 @@ def _post_quantize_pass(outputs: list[Entry], fc: bool) -> list[Entry]:
     g = _Graph(outputs)
     remap: dict[tuple[int, int], Entry] = {}
     taken: set[int] = set()
-    want = "_sg_mkldnn_fully_connected" if fc else "_sg_mkldnn_conv"
+    want = (SgMKLDNNFCProp if fc else SgMKLDNNConvProp).op_name
     for n in g.nodes:
         if n.op != want or id(n) in taken or n.attrs.get("quantized", "").lower() != "true":
             continue
         readers = [r for r in g.readers.get(id(n), []) if id(r) not in taken]
-        if len(readers) != 1 or readers[0].op != "_contrib_requantize":
+        if len(readers) != 1 or post_quantize_role(readers[0]) != "requantize":
             continue
         req = readers[0]
-        if "min_calib_range" not in req.attrs or "max_calib_range" not in req.attrs:
-            continue
         attrs = dict(n.attrs)
         last = req
         deq = [r for r in g.readers.get(id(req), []) if id(r) not in taken]
-        if fc and len(deq) == 1 and deq[0].op == "_contrib_dequantize":
+        if fc and len(deq) == 1 and post_quantize_role(deq[0]) == "dequantize":
             attrs["enable_float_output"] = "True"
             last = deq[0]
         else:

@@ -57,6 +57,25 @@ class CalibParam(Param):
     )
 
 
+def identity_role(node: Any) -> bool:
+    """Whether ``node`` is the identity in inference that MXNet's SgMKLDNNIdentityProperty
+    removes: ``_copy``, a Dropout in its default mode ("training": it drops only when
+    training)."""
+    if node.op == "Dropout":
+        return node.attrs.get("mode", "training") == "training"
+    return node.op == "_copy"
+
+
+def post_quantize_role(node: Any) -> str | None:
+    """What ``node`` is to the post-quantize passes: "requantize" (a calibrated
+    ``_contrib_requantize``, whose range a fused node takes), "requantize_uncalibrated",
+    "dequantize" (``_contrib_dequantize``) or None."""
+    if node.op == "_contrib_requantize":
+        calib = "min_calib_range" in node.attrs and "max_calib_range" in node.attrs
+        return "requantize" if calib else "requantize_uncalibrated"
+    return "dequantize" if node.op == "_contrib_dequantize" else None
+
+
 def calibrated(p: Any) -> bool:
     return p.min_calib_range is not None and p.max_calib_range is not None
 

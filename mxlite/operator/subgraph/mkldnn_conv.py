@@ -20,7 +20,7 @@ import numpy as np
 from ...base import ShapeError
 from ..nn import _conv_algo as ca
 from ..param import field
-from ..registry import Operator, dtype_assign, register, shape_assign
+from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
 from ..req import OpReq, assign
 from . import _mkldnn_common as mc
 
@@ -213,7 +213,6 @@ class _SgConvOp(Operator):
         w, b, derived = self._weights(op_ctx, in_data)
         sum_at = prop._base() + 4 * p.with_bn
         out = out_data[0]
-        spatial = out.shape[2:]
         if not p.quantized:
             x = np.asarray(in_data[0], np.float32)
             res = np.array(in_data[sum_at], np.float32) if p.with_sum else None
@@ -308,3 +307,10 @@ def _post_ops(x, w, b, geom, out, wkey, act, residual, post) -> np.ndarray:
     if residual is not None:
         y += residual
     return post(y) if post is not None else y
+
+
+register_onnx(
+    "_sg_mkldnn_conv",
+    why_not="a fused node of MXNet's CPU backend (MKLDNN); export the graph before "
+    "get_backend_symbol, as MXNet's exporter needs too.",
+)

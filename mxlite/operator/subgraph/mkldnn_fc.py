@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..param import field
-from ..registry import Operator, dtype_assign, register, shape_assign
+from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
 from ..req import assign
 from . import _mkldnn_common as mc
 
@@ -89,7 +89,8 @@ class SgMKLDNNFCProp(mc.FusedProp):
         if self.param.quantized:
             names += ["min_data", "max_data"]
             if not self._channel_wise():
-                names += ["min_weight", "max_weight"] + ([] if no_bias else ["min_bias", "max_bias"])
+                names += ["min_weight", "max_weight"]
+                names += [] if no_bias else ["min_bias", "max_bias"]
         return names
 
     def list_outputs(self) -> list[str]:
@@ -209,9 +210,7 @@ class _SgFCOp(Operator):
                 b_scale = mc.data_scale(np.dtype(np.int8), ranges[4], ranges[5])
                 rescale = mc._F(ds * ws[0] / b_scale)
                 with np.errstate(divide="ignore"):  # a zero bias range: no cap, as in MXNet
-                    cap = mc._F(
-                        mc._F(2147483647) / 2 / mc._max_abs(ranges[4], ranges[5]) / b_scale
-                    )
+                    cap = mc._F(mc._F(2147483647) / 2 / mc._max_abs(ranges[4], ranges[5]) / b_scale)
                 if rescale > cap:
                     w_rescale = mc._F(cap * b_scale / ds / ws[0])
                     qw = np.rint(qw * w_rescale).astype(np.float32)
@@ -232,3 +231,10 @@ class _SgFCOp(Operator):
             return qw, qb, out_scale, lo, hi
         lo, hi = mc.mult_range(ranges[0], ranges[1], dtype, w_lo, w_hi, data_first=True)
         return qw, qb, None, lo, hi
+
+
+register_onnx(
+    "_sg_mkldnn_fully_connected",
+    why_not="a fused node of MXNet's CPU backend (MKLDNN); export the graph before "
+    "get_backend_symbol, as MXNet's exporter needs too.",
+)
