@@ -92,30 +92,40 @@ def _fc_step(quantize: bool) -> Callable[[str, Node], str | None]:
 
 
 def _fused_node(g: _Graph, chain: list[Node], op: str, name: str, attrs: dict) -> Node:
-    """The node holding ``chain`` as its subgraph, fed by what fed the chain."""
+    """The node holding ``chain`` as its subgraph, fed by what fed the chain. The variables
+    are named in the order a depth-first walk of the chain as it was meets its inputs (as
+    MXNet's CutGraphInputs counts them); then the sum's chain operand is put first."""
     from .symbol import Symbol
 
-    inside = {id(n) for n in chain}
-    copies: dict[int, Node] = {}
+    inside = {id(n): n for n in chain}
     outer: dict[int, Entry] = {}  # subgraph variable -> the entry feeding it
+    slot_var: dict[tuple[int, int], Node] = {}  # (id(node), input slot) -> its variable
     names: dict[str, int] = {}
+    done: set[int] = set()
+    stack = [(chain[-1], 0)]
+    while stack:
+        n, j = stack.pop()
+        if j == len(n.inputs):
+            done.add(id(n))
+            continue
+        stack.append((n, j + 1))
+        src, i = n.inputs[j]
+        if id(src) in inside:
+            if id(src) not in done:
+                stack.append((src, 0))
+            continue
+        # named after what feeds it now: an earlier fused node of this pass, maybe
+        base = Symbol([g.remap.get((id(src), i), (src, i))]).list_outputs()[0]
+        k = names[base] = names.get(base, -1) + 1
+        var = slot_var[(id(n), j)] = Node(None, f"{base}{k}")
+        outer[id(var)] = (src, i)
+    copies: dict[int, Node] = {}
     for n in chain:
-        ins = list(n.inputs)
-        if conv_role(n, False) == "sum" and id(ins[1][0]) in inside:
+        ins = [(copies[id(s)], i) if id(s) in inside else (slot_var[(id(n), j)], 0)
+               for j, (s, i) in enumerate(n.inputs)]  # fmt: skip
+        if conv_role(n, False) == "sum" and id(n.inputs[1][0]) in inside:
             ins = [ins[1], ins[0]]
-        new_ins = []
-        for src, i in ins:
-            if id(src) in inside:
-                new_ins.append((copies[id(src)], i))
-                continue
-            # named after what feeds it now: an earlier fused node of this pass, maybe
-            base = Symbol([g.remap.get((id(src), i), (src, i))]).list_outputs()[0]
-            k = names.get(base, -1) + 1
-            names[base] = k
-            var = Node(None, f"{base}{k}")
-            outer[id(var)] = (src, i)
-            new_ins.append((var, 0))
-        copies[id(n)] = Node(n.op, n.name, n.attrs, new_ins, n.subgraphs)
+        copies[id(n)] = Node(n.op, n.name, n.attrs, ins, n.subgraphs)
     head = copies[id(chain[-1])]
     order = [v for v in topo_order([(head, 0)]) if v.is_variable()]
     return Node(op, name, attrs, [outer[id(v)] for v in order], [[(head, 0)]])

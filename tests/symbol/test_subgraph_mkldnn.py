@@ -72,3 +72,31 @@ def test_quantized_model_from_mxnet_gives_mxnet_outputs(golden: GoldenFile) -> N
 def test_unknown_backend_is_refused() -> None:
     with pytest.raises(mx.MXNetError, match="get_backend_symbol.*backend"):
         mx.sym.var("x").get_backend_symbol("TensorRT")
+
+
+def test_selector_shapes_match_mxnet(golden: GoldenFile) -> None:
+    """A convolution read twice, the sum's chain on the right, sigmoid/leaky/clip/tanh,
+    Dropout and identity removed, FC with sigmoid, square and clip."""
+    case = golden.cases["shapes"]
+    sym = mx.sym.load_json(case["json"])
+    assert sym.get_backend_symbol("MKLDNN").tojson() == case["partitioned"]
+    assert sym.get_backend_symbol("MKLDNN_QUANTIZE").tojson() == case["quantize_partitioned"]
+
+
+def test_selector_shapes_outputs(golden: GoldenFile) -> None:
+    case, arrays = golden.cases["shapes"], golden.arrays("shapes")
+    for key in ("partitioned", "quantize_partitioned"):
+        got = _bind(mx.sym.load_json(case[key]), arrays, arrays["data"], "arg:", "aux:")
+        np.testing.assert_allclose(got, arrays["ref"], rtol=1e-4, atol=1e-5)
+
+
+@pytest.mark.parametrize("name", ["quant_none", "quant_channel"])
+def test_quantized_variants_match_mxnet(golden: GoldenFile, name: str) -> None:
+    """No calibration (int32 convolutions, requantize at run time) and channel-wise FC."""
+    case, arrays = golden.cases[name], golden.arrays(name)
+    assert mx.sym.load_json(case["pre"]).get_backend_symbol("MKLDNN_QUANTIZE").tojson() == (
+        case["final"]
+    )
+    got = _bind(mx.sym.load_json(case["final"]), arrays, arrays["data"], "qarg:", "qaux:")
+    want = arrays["out0"]
+    np.testing.assert_allclose(got, want, rtol=0, atol=np.abs(want).max() / 127)

@@ -30,6 +30,65 @@ def net_symbol(F):  # noqa: N803 (mx or mxlite)
     return F.sym.FullyConnected(z, num_hidden=3, name="fc1")
 
 
+def shapes_symbol(F):  # noqa: N803
+    """Graph shapes the selectors treat differently: a fused output read twice, the sum with
+    the convolution on the right, activations other than relu, Dropout after a removed
+    ``_copy`` (kept), FC with sigmoid, square and a clip. (A convolution whose raw output two
+    nodes read is left out: MXNet 1.9.1 then fuses one reader or none, by the order of
+    pointers in a hash map, and rewires the other reader to the fused output; mxlite stops the
+    chain at the convolution.)"""
+    x = F.sym.var("data")
+    a = F.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=4, name="ca")
+    b = F.sym.Activation(a, act_type="sigmoid", name="sig")  # b is read twice
+    c = F.sym.Convolution(b, kernel=(1, 1), num_filter=4, name="cb")
+    c = F.sym.BatchNorm(c, name="bnb")
+    d = F.sym.elemwise_add(b, c, name="add_right")  # the convolution chain is the right operand
+    d = F.sym.LeakyReLU(d, act_type="leaky", slope=0.1, name="leaky")
+    e = F.sym.Convolution(d, kernel=(3, 3), pad=(1, 1), num_filter=4, name="cc")
+    e = F.sym.clip(e, a_min=0, a_max=6, name="relu6")
+    e = F.sym.Dropout(F.sym.identity(e, name="copy0"), p=0.5, name="drop")
+    f = F.sym.Convolution(e, kernel=(3, 3), num_filter=4, no_bias=True, name="cd")
+    f = F.sym.Activation(f, act_type="tanh", name="tanh")
+    g = F.sym.FullyConnected(f, num_hidden=5, name="fa")
+    g = F.sym.Activation(g, act_type="sigmoid", name="fsig")
+    h = F.sym.square(F.sym.FullyConnected(g, num_hidden=5, name="fb"), name="sq")
+    h = F.sym.clip(F.sym.FullyConnected(h, num_hidden=3, name="fc_clip"), a_min=0, a_max=1,
+                   name="fclip")  # fmt: skip
+    return h
+
+
+def _params(sym, rng, shape):
+    shapes, _, aux_shapes = sym.infer_shape(data=shape)
+    args = {n: (rng.randn(*s) * 0.3).astype("float32")
+            for n, s in zip(sym.list_arguments(), shapes) if n != "data"}  # fmt: skip
+    aux = {n: (rng.rand(*s) + (0.5 if "var" in n else 0)).astype("float32")
+           for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}  # fmt: skip
+    return args, aux
+
+
+def _quantized(golden, name, sym, args, aux, data, **kwargs) -> None:
+    """``quantize_model_mkldnn`` step by step: the calibrated graph before the post-quantize
+    passes (``pre``), after them (``final``), parameters and outputs."""
+    from mxnet.contrib import quantization as q
+
+    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
+    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
+    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
+    pre = sym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qsym, qargs, qaux = q.quantize_model(
+        pre, nd_args, nd_aux, ctx=mx.cpu(), calib_data=calib, num_calib_examples=len(data),
+        quantized_dtype="auto", quantize_mode="full", logger=None, **kwargs,
+    )  # fmt: skip
+    final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
+    qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data), **qargs}, aux_states=qaux,
+                      grad_req="null")  # fmt: skip
+    arrays = {f"out{i}": o.asnumpy() for i, o in enumerate(qexe.forward(is_train=False))}
+    arrays["data"] = data
+    arrays.update({f"qarg:{k}": v.asnumpy() for k, v in qargs.items()})
+    arrays.update({f"qaux:{k}": v.asnumpy() for k, v in qaux.items()})
+    golden.put(name, {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
+
+
 def record(golden) -> None:
     rng = np.random.RandomState(SEED)
     sym = net_symbol(mx)
@@ -68,3 +127,23 @@ def record(golden) -> None:
     for k, v in qaux.items():
         arrays[f"qaux:{k}"] = v.asnumpy()
     golden.put("quant", {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
+
+    # the int32 path (no calibration: requantize at run time) and channel-wise FC weights
+    _quantized(golden, "quant_none", sym, args, aux, data, calib_mode="none")
+    _quantized(golden, "quant_channel", sym, args, aux, data, calib_mode="naive",
+               quantize_granularity="channel-wise")  # fmt: skip
+
+    sym2 = shapes_symbol(mx)
+    args2, aux2 = _params(sym2, rng, (2, 3, 6, 6))
+    data2 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
+    exe = sym2.bind(mx.cpu(), {"data": mx.nd.array(data2),
+                               **{k: mx.nd.array(v) for k, v in args2.items()}},
+                    aux_states={k: mx.nd.array(v) for k, v in aux2.items()}, grad_req="null")
+    arrays = {"data": data2, "ref": exe.forward(is_train=False)[0].asnumpy()}
+    arrays.update({f"arg:{k}": v for k, v in args2.items()})
+    arrays.update({f"aux:{k}": v for k, v in aux2.items()})
+    golden.put("shapes", {"json": sym2.tojson(),
+                          "partitioned": sym2.get_backend_symbol("MKLDNN").tojson(),
+                          "quantize_partitioned":
+                              sym2.get_backend_symbol("MKLDNN_QUANTIZE").tojson()},
+               **arrays)  # fmt: skip
