@@ -94,8 +94,9 @@ def test_selector_shapes_outputs(golden: GoldenFile) -> None:
 def test_quantized_variants_match_mxnet(golden: GoldenFile, name: str) -> None:
     """No calibration (int32 convolutions, requantize at run time) and channel-wise FC."""
     case, arrays = golden.cases[name], golden.arrays(name)
-    assert mx.sym.load_json(case["pre"]).get_backend_symbol("MKLDNN_QUANTIZE").tojson() == (
-        case["final"]
+    assert (
+        mx.sym.load_json(case["pre"]).get_backend_symbol("MKLDNN_QUANTIZE").tojson()
+        == (case["final"])
     )
     got = _bind(mx.sym.load_json(case["final"]), arrays, arrays["data"], "qarg:", "qaux:")
     want = arrays["out0"]

@@ -136,9 +136,12 @@ def record(golden) -> None:
     sym2 = shapes_symbol(mx)
     args2, aux2 = _params(sym2, rng, (2, 3, 6, 6))
     data2 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
-    exe = sym2.bind(mx.cpu(), {"data": mx.nd.array(data2),
-                               **{k: mx.nd.array(v) for k, v in args2.items()}},
-                    aux_states={k: mx.nd.array(v) for k, v in aux2.items()}, grad_req="null")
+    exe = sym2.bind(
+        mx.cpu(),
+        {"data": mx.nd.array(data2), **{k: mx.nd.array(v) for k, v in args2.items()}},
+        aux_states={k: mx.nd.array(v) for k, v in aux2.items()},
+        grad_req="null",
+    )
     arrays = {"data": data2, "ref": exe.forward(is_train=False)[0].asnumpy()}
     arrays.update({f"arg:{k}": v for k, v in args2.items()})
     arrays.update({f"aux:{k}": v for k, v in aux2.items()})
