@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import mxnet as mx
 import numpy as np
+from core import ROOT
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
+CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
 SEED = 0
 
 
@@ -127,6 +129,8 @@ def record(golden) -> None:
     for k, v in qaux.items():
         arrays[f"qaux:{k}"] = v.asnumpy()
     golden.put("quant", {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
+    # the quantized model as MXNet saves it, for mxlite's load_checkpoint / SymbolBlock.imports
+    mx.model.save_checkpoint(str(ROOT / CHECKPOINT), 0, final, qargs, qaux)
 
     # the int32 path (no calibration: requantize at run time) and channel-wise FC weights
     _quantized(golden, "quant_none", sym, args, aux, data, calib_mode="none")
