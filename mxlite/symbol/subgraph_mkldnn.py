@@ -13,12 +13,19 @@ taken by an earlier chain nor at the graph's outputs). The chain is replaced by 
   inputs are new variables named after what fed them (``data0``, ``<node>_output0``); the sum's
   other operand is moved last;
 - fully connected: FullyConnected [one element-wise op] as ``_sg_mkldnn_fully_connected``;
-- post-quantize (MKLDNN_QUANTIZE): a quantized ``_sg_mkldnn_conv`` followed by a calibrated
-  ``_contrib_requantize`` takes the requantize's range; a quantized fully connected layer
-  takes it too, or with a ``_contrib_dequantize`` after it gives float output.
+- post-quantize (MKLDNN_QUANTIZE): a quantized ``_sg_mkldnn_conv`` or quantized elemwise_add
+  followed by a calibrated ``_contrib_requantize`` takes the requantize's range; a quantized
+  fully connected layer or elemwise_mul takes it too, or with a ``_contrib_dequantize`` after
+  it gives float output; then the calibrated nodes feeding a quantized concat (through
+  concats and poolings) take one common range (scale alignment).
 
-Which operators play which part is declared by the fused operators (``conv_role``,
-``fc_role`` in ``mxlite/operator/subgraph``). ``<k>`` counts the nodes each pass made.
+Which operators play which part is declared next to the fused operators (``conv_role``,
+``fc_role``, ``identity_role``, ``requantize_fusion``, ``align_scale_role`` in
+``mxlite/operator/subgraph``). ``<k>`` counts the nodes each pass made.
+
+Where a convolution's own output is read by more than one node, the chain stops there (what
+MXNet's selectors mean to do); MXNet 1.9.1 itself then fuses one reader or none depending on
+the order of pointers in a hash map, and rewires the other readers to the fused output.
 """
 
 from __future__ import annotations
@@ -27,7 +34,12 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..operator.subgraph._mkldnn_common import identity_role, post_quantize_role
+from ..operator.subgraph._mkldnn_common import (
+    align_scale_role,
+    identity_role,
+    post_quantize_role,
+    requantize_fusion,
+)
 from ..operator.subgraph.mkldnn_conv import SgMKLDNNConvProp, conv_role
 from ..operator.subgraph.mkldnn_fc import SgMKLDNNFCProp, fc_role
 from .graph import Entry, Node, topo_order
@@ -229,15 +241,16 @@ def _calib_text(v: str) -> str:
     return f"{float(np.float32(float(v))):.6f}"
 
 
-def _post_quantize_pass(outputs: list[Entry], fc: bool) -> list[Entry]:
-    """A quantized fused node and the calibrated requantize (and, for the fully connected
-    layer, the dequantize) after it become the fused node with the range (or float output)."""
+def _post_quantize_pass(outputs: list[Entry], kinds: tuple[str, ...]) -> list[Entry]:
+    """A node whose ``requantize_fusion`` is in ``kinds`` and the calibrated requantize after
+    it (and, for "float" ones, a dequantize after that) become the node with the range (or
+    float output)."""
     g = _Graph(outputs)
     remap: dict[tuple[int, int], Entry] = {}
     taken: set[int] = set()
-    want = (SgMKLDNNFCProp if fc else SgMKLDNNConvProp).op_name
     for n in g.nodes:
-        if n.op != want or id(n) in taken or n.attrs.get("quantized", "").lower() != "true":
+        kind = None if n.is_variable() or id(n) in taken else requantize_fusion(n)
+        if kind not in kinds:
             continue
         readers = [r for r in g.readers.get(id(n), []) if id(r) not in taken]
         if len(readers) != 1 or post_quantize_role(readers[0]) != "requantize":
@@ -246,7 +259,7 @@ def _post_quantize_pass(outputs: list[Entry], fc: bool) -> list[Entry]:
         attrs = dict(n.attrs)
         last = req
         deq = [r for r in g.readers.get(id(req), []) if id(r) not in taken]
-        if fc and len(deq) == 1 and post_quantize_role(deq[0]) == "dequantize":
+        if kind == "float" and len(deq) == 1 and post_quantize_role(deq[0]) == "dequantize":
             attrs["enable_float_output"] = "True"
             last = deq[0]
         else:
@@ -262,6 +275,52 @@ def _post_quantize_pass(outputs: list[Entry], fc: bool) -> list[Entry]:
     return _rewrite(outputs, remap) if remap else outputs
 
 
+def _align_scale_pass(outputs: list[Entry]) -> list[Entry]:
+    """Every calibrated node feeding a quantized concat (through concats and poolings whose
+    outputs only the walk reads) takes the union of their ranges and 0, so the concat's
+    inputs share one scale."""
+    g = _Graph(outputs)
+    remap: dict[tuple[int, int], Entry] = {}
+    taken: set[int] = set()
+    for seed in g.nodes:
+        if seed.is_variable() or id(seed) in taken or align_scale_role(seed, True) != "concat":
+            continue
+        visited = {id(seed)}
+        matched: list[Node] = []
+        queue = [seed]
+        down = len(g.readers.get(id(seed), [])) <= 1
+        while queue:
+            cur = queue.pop(0)
+            for src, _ in cur.inputs:
+                if src.is_variable() or id(src) in taken or any(src is m for m in matched):
+                    continue
+                if any(id(r) not in visited for r in g.readers.get(id(src), [])):
+                    continue
+                role = align_scale_role(src)
+                if role == "calibrated":
+                    matched.append(src)
+                elif role == "through" and id(src) not in visited:
+                    visited.add(id(src))
+                    queue.append(src)
+            for r in g.readers.get(id(cur), []) if down else []:
+                if id(r) not in visited and id(r) not in taken:
+                    if align_scale_role(r) == "through":
+                        visited.add(id(r))
+                        queue.append(r)
+        taken.update(visited)
+        if len(matched) < 2:
+            continue
+        lo = min([0.0] + [float(np.float32(float(m.attrs["min_calib_range"]))) for m in matched])
+        hi = max([0.0] + [float(np.float32(float(m.attrs["max_calib_range"]))) for m in matched])
+        for m in matched:
+            taken.add(id(m))
+            attrs = {**m.attrs, "min_calib_range": f"{lo:.6f}", "max_calib_range": f"{hi:.6f}"}
+            new = Node(m.op, m.name, attrs, m.inputs, m.subgraphs)
+            for i in range(m.num_outputs()):
+                remap[(id(m), i)] = (new, i)
+    return _rewrite(outputs, remap) if remap else outputs
+
+
 def partition(outputs: list[Entry], backend: str) -> list[Entry]:
     """The output entries of the graph partitioned by ``backend`` (see the module note)."""
     quantize = backend == "MKLDNN_QUANTIZE"
@@ -271,6 +330,7 @@ def partition(outputs: list[Entry], backend: str) -> list[Entry]:
     out = _fuse_pass(out, lambda n: fc_role(n, quantize) == "fc", _fc_step(quantize), _fc_node)
     if quantize:
         out = _identity_pass(out)
-        out = _post_quantize_pass(out, fc=False)
-        out = _post_quantize_pass(out, fc=True)
+        out = _post_quantize_pass(out, ("range",))
+        out = _post_quantize_pass(out, ("float",))
+        out = _align_scale_pass(out)
     return out

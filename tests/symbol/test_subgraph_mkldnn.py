@@ -90,9 +90,10 @@ def test_selector_shapes_outputs(golden: GoldenFile) -> None:
         np.testing.assert_allclose(got, arrays["ref"], rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("name", ["quant_none", "quant_channel"])
+@pytest.mark.parametrize("name", ["quant_none", "quant_channel", "quant_concat"])
 def test_quantized_variants_match_mxnet(golden: GoldenFile, name: str) -> None:
-    """No calibration (int32 convolutions, requantize at run time) and channel-wise FC."""
+    """No calibration (int32 convolutions, requantize at run time), channel-wise FC, and
+    concat (scale alignment) with quantized elemwise_add/mul taking their requantize."""
     case, arrays = golden.cases[name], golden.arrays(name)
     assert (
         mx.sym.load_json(case["pre"]).get_backend_symbol("MKLDNN_QUANTIZE").tojson()

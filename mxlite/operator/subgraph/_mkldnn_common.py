@@ -76,6 +76,36 @@ def post_quantize_role(node: Any) -> str | None:
     return "dequantize" if node.op == "_contrib_dequantize" else None
 
 
+def requantize_fusion(node: Any) -> str | None:
+    """How ``node`` takes in a calibrated requantize after it in MKLDNN_QUANTIZE's
+    post-quantize passes: "range" (a quantized ``_sg_mkldnn_conv``, a
+    ``_contrib_quantized_elemwise_add``: the requantize's range becomes its own), "float" (a
+    ``_sg_mkldnn_fully_connected``, a ``_contrib_quantized_elemwise_mul``: the same, or float
+    output where a dequantize follows the requantize), None: it does not."""
+    if node.op == "_sg_mkldnn_conv":
+        return "range" if node.prop().param.quantized else None
+    if node.op == "_contrib_quantized_elemwise_add":
+        return "range"
+    if node.op in ("_sg_mkldnn_fully_connected", "_contrib_quantized_elemwise_mul"):
+        return "float"
+    return None
+
+
+def align_scale_role(node: Any, seed: bool = False) -> str | None:
+    """What ``node`` is to MKLDNN_QUANTIZE's scale alignment (MXNet's
+    SgMKLDNNPostQuantizeAlignScaleProperty): with ``seed``, "concat" for a
+    ``_contrib_quantized_concat`` (a walk starts there); else "calibrated" (a node with a
+    calibrated range: it takes the common range), "through" (a quantized concat or pooling:
+    the walk passes it) or None."""
+    if seed:
+        return "concat" if node.op == "_contrib_quantized_concat" else None
+    if "min_calib_range" in node.attrs and "max_calib_range" in node.attrs:
+        return "calibrated"
+    if node.op in ("_contrib_quantized_concat", "_contrib_quantized_pooling"):
+        return "through"
+    return None
+
+
 def calibrated(p: Any) -> bool:
     return p.min_calib_range is not None and p.max_calib_range is not None
 

@@ -59,6 +59,26 @@ def shapes_symbol(F):  # noqa: N803
     return h
 
 
+def concat_symbol(F):  # noqa: N803
+    """Inception-like branches into a concat and a pooling, then an add and a multiply of
+    unfused operands: the scale alignment and the post-quantize passes of elemwise_add/mul."""
+    x = F.sym.var("data")
+    a = F.sym.Activation(F.sym.Convolution(x, kernel=(1, 1), num_filter=4, name="b1"),
+                         act_type="relu", name="r1")  # fmt: skip
+    b = F.sym.Convolution(x, kernel=(3, 3), pad=(1, 1), num_filter=4, name="b2")
+    c = F.sym.Pooling(x, kernel=(3, 3), pad=(1, 1), pool_type="max", name="p3")
+    cat = F.sym.concat(a, b, c, dim=1, name="cat")
+    p = F.sym.Pooling(cat, kernel=(2, 2), stride=(2, 2), pool_type="max", name="pool")
+    d = F.sym.Convolution(p, kernel=(1, 1), num_filter=4, name="d")
+    e = F.sym.Convolution(p, kernel=(1, 1), num_filter=4, name="e")
+    s = F.sym.elemwise_add(F.sym.Pooling(d, kernel=(1, 1), pool_type="max", name="pd"),
+                           F.sym.Pooling(e, kernel=(1, 1), pool_type="max", name="pe"),
+                           name="plus")  # fmt: skip
+    m = F.sym.elemwise_mul(s, F.sym.Pooling(d, kernel=(1, 1), pool_type="avg", name="pa"),
+                           name="times")  # fmt: skip
+    return F.sym.FullyConnected(m, num_hidden=3, name="fc")
+
+
 def _params(sym, rng, shape):
     shapes, _, aux_shapes = sym.infer_shape(data=shape)
     args = {n: (rng.randn(*s) * 0.3).astype("float32")
@@ -136,6 +156,11 @@ def record(golden) -> None:
     _quantized(golden, "quant_none", sym, args, aux, data, calib_mode="none")
     _quantized(golden, "quant_channel", sym, args, aux, data, calib_mode="naive",
                quantize_granularity="channel-wise")  # fmt: skip
+
+    sym3 = concat_symbol(mx)
+    args3, aux3 = _params(sym3, rng, (2, 3, 6, 6))
+    data3 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
+    _quantized(golden, "quant_concat", sym3, args3, aux3, data3, calib_mode="naive")
 
     sym2 = shapes_symbol(mx)
     args2, aux2 = _params(sym2, rng, (2, 3, 6, 6))
