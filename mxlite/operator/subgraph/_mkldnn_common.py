@@ -227,16 +227,20 @@ def saturate_into(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     return y.astype(dtype)
 
 
-def saturate_to(y: np.ndarray, out: np.ndarray, req: int) -> None:
+def saturate_to(y: np.ndarray, out: np.ndarray, req: int, rounded: bool = False) -> None:
     """Write float ``y`` (scratch: changed here) into the integer array ``out`` rounded to
-    nearest (even) and saturated, honouring ``req``."""
+    nearest (even) and saturated, honouring ``req``; ``rounded``: ``y`` is non-negative and
+    already holds the value plus one half, so truncation rounds it."""
     if req == OpReq.WRITE or req == OpReq.INPLACE:
         info = np.iinfo(out.dtype)
-        np.rint(y, out=y)
+        if not rounded:
+            np.rint(y, out=y)
+            np.maximum(y, info.min, out=y)
         np.minimum(y, info.max, out=y)
-        np.maximum(y, info.min, out=y)
         np.copyto(out, y, casting="unsafe")
     elif req != OpReq.NULL:
+        if rounded:
+            y -= np.float32(0.5)
         assign(out, req, saturate_into(y, out.dtype))
 
 

@@ -233,17 +233,24 @@ class _SgConvOp(Operator):
         ds = mc.data_scale(x.dtype, d_lo, d_hi)
         calib = mc.calibrated(p)
         odt = prop.output_dtype()
-        key = (x.dtype, float(d_lo), float(d_hi))
-        if key not in derived:
-            derived.clear()
-            derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib)
-            self._wkey.version += 1
-        qw, qb, out_scale, lo, hi = derived[key]
-        xf = x.astype(np.float32)
         act, post = prop.act, prop.postsum if p.with_sum else None
         # MKLDNN drops a bounded relu (clip) before no sum: the int8 range clips already
         if act is not None and act.kind == "clip" and calib and not p.with_sum:
             act = None
+        # a uint8 output after a relu in the convolution's own pass is rounded there: a half
+        # added to the bias, then truncation (round half up where MKLDNN rounds half to even:
+        # the same but for exact ties)
+        relu_last = (act is None and post is not None and post.kind == "relu") or (
+            act is not None and act.kind == "relu" and not p.with_sum
+        )
+        half = relu_last and odt == np.uint8
+        key = (x.dtype, float(d_lo), float(d_hi))
+        if key not in derived:
+            derived.clear()
+            derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib, half)
+            self._wkey.version += 1
+        qw, qb, out_scale, lo, hi = derived[key]
+        xf = x.astype(np.float32)
         residual = None
         if p.with_sum:
             s = in_data[sum_at]
@@ -252,14 +259,14 @@ class _SgConvOp(Operator):
             residual *= mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
         buf = np.empty(out_data[0].shape, np.float32)
         y = _post_ops(xf, qw, qb, self.geom, buf, self._wkey, act, residual, post)
-        mc.saturate_to(y, out_data[0], req[0])
+        mc.saturate_to(y, out_data[0], req[0], rounded=half)
         assign(out_data[1], req[1], np.float32(lo))
         assign(out_data[2], req[2], np.float32(hi))
 
-    def _int8_weights(self, w, b, dtype, ds, d_lo, d_hi, odt, calib) -> tuple:
+    def _int8_weights(self, w, b, dtype, ds, d_lo, d_hi, odt, calib, half) -> tuple:
         """The int8 weight and int32 bias as float32 arrays, already multiplied by the output
-        scale per channel (so the convolution yields output levels), the output's scale and
-        range."""
+        scale per channel (so the convolution yields output levels; ``half``: plus 0.5, so
+        truncation rounds), the output's scale and range."""
         p = self.prop.param
         ws, w_lo, w_hi = mc.weight_scales(w, b, ds, calib)
         shape = (-1,) + (1,) * (w.ndim - 1)
@@ -276,6 +283,8 @@ class _SgConvOp(Operator):
         qw = (qw * rescale.reshape(shape)).astype(np.float32)
         if qb is not None:
             qb = (qb * rescale).astype(np.float32)
+        if half:
+            qb = (np.zeros(len(w), np.float32) if qb is None else qb) + np.float32(0.5)
         return qw, qb, out_scale, lo, hi
 
 
