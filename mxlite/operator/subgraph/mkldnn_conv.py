@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from ...base import ShapeError
+from ...resource import ResourceRequest
 from ..nn import _conv_algo as ca
 from ..param import field
 from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
@@ -97,6 +98,11 @@ class SgMKLDNNConvProp(mc.FusedProp):
         if p.quantized:
             names += ["data_min", "data_max"] + (["sum_min", "sum_max"] if p.with_sum else [])
         return names
+
+    def forward_resource(self, in_shape: list) -> list:
+        """Temporary space for the float32 copies of an int8 node's data and result (MXNet's
+        node asks for kTempSpace too)."""
+        return [ResourceRequest.TEMP_SPACE] if self.param.quantized else []
 
     def mutate_inputs(self) -> list[int]:
         """BatchNorm's moving mean and variance (MXNet's DefaultSubgraphOpMutableInputs: the
@@ -250,14 +256,20 @@ class _SgConvOp(Operator):
             derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib, half)
             self._wkey.version += 1
         qw, qb, out_scale, lo, hi = derived[key]
-        xf = x.astype(np.float32)
+        # the float32 copies of the data and of the result share the temporary space
+        nx, ny = x.size, out_data[0].size
+        space = op_ctx.requested[0].get_space((nx + ny,), np.float32)
+        xf, buf = space[:nx].reshape(x.shape), space[nx:].reshape(out_data[0].shape)
+        np.copyto(xf, x)
         residual = None
         if p.with_sum:
             s = in_data[sum_at]
             s_lo, s_hi = np.asarray(rng[2]).ravel()[0], np.asarray(rng[3]).ravel()[0]
-            residual = s.astype(np.float32)
-            residual *= mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
-        buf = np.empty(out_data[0].shape, np.float32)
+            scale = mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
+            # the scaled sum goes where the result will be (the convolution adds it in its
+            # output pass), unless an activation comes between them
+            residual = buf if act is None else np.empty(buf.shape, np.float32)
+            np.multiply(s, scale, out=residual)
         y = _post_ops(xf, qw, qb, self.geom, buf, self._wkey, act, residual, post)
         mc.saturate_to(y, out_data[0], req[0], rounded=half)
         assign(out_data[1], req[1], np.float32(lo))
