@@ -20,7 +20,7 @@ saturated.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -153,6 +153,13 @@ class FusedProp(OperatorProperty):
     # its subgraph was cut out of a graph by a backend pass, not composed (symbol JSON writes
     # its variables' entries unversioned)
     backend_cut = True
+    # attribute names of MXNet's older files -> today's (its attribute parsers rename them)
+    legacy_names: ClassVar[dict[str, str]] = {}
+
+    @classmethod
+    def parse_params(cls, kwargs: dict[str, Any], name: str | None = None) -> Any:
+        kw = {cls.legacy_names.get(k, k): v for k, v in kwargs.items()}
+        return super().parse_params(kw, name)
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.graph: list[Any] = []

@@ -62,15 +62,7 @@ class SgMKLDNNConvProp(mc.FusedProp):
 
     param_class = MKLDNNConvParam
     test = None
-
-    @classmethod
-    def parse_params(cls, kwargs: dict[str, Any], name: str | None = None) -> Any:
-        # MXNet's older files call the flags with_relu / with_postsum_relu
-        kw = dict(kwargs)
-        for old, new in (("with_relu", "with_act"), ("with_postsum_relu", "with_postsum_act")):
-            if old in kw:
-                kw[new] = kw.pop(old)
-        return super().parse_params(kw, name)
+    legacy_names = {"with_relu": "with_act", "with_postsum_relu": "with_postsum_act"}
 
     def read_graph(self, nodes: list[Any]) -> None:
         p = self.param

@@ -61,13 +61,7 @@ class SgMKLDNNFCProp(mc.FusedProp):
 
     param_class = MKLDNNFCParam
     test = None
-
-    @classmethod
-    def parse_params(cls, kwargs: dict[str, Any], name: str | None = None) -> Any:
-        kw = dict(kwargs)
-        if "with_relu" in kw:
-            kw["with_eltwise"] = kw.pop("with_relu")
-        return super().parse_params(kw, name)
+    legacy_names = {"with_relu": "with_eltwise"}
 
     def read_graph(self, nodes: list[Any]) -> None:
         self.fc = self.post = None
