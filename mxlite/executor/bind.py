@@ -17,7 +17,7 @@ from ..base import DTypeError, MXNetError, env_bool
 from ..context import Context
 from ..ndarray.ndarray import NDArray, _new
 from ..operator.req import OpReq, parse_req
-from ..symbol.graph import Entry, Node, topo_order
+from ..symbol.graph import Entry, Node, aux_positions, topo_order
 from ..util import is_np_shape
 from .cse import eliminate_common_expr
 from .executor import Executor, set_reshaper
@@ -40,8 +40,7 @@ def graph_names(outputs: list[Entry]) -> tuple[list[Node], list[Node], list[str]
     aux_ids: set[int] = set()
     for node in order:
         if node.op is not None:
-            at = node.prop().auxiliary_inputs(len(node.inputs))
-            aux_ids.update(id(node.inputs[j][0]) for j in at)
+            aux_ids.update(id(node.inputs[j][0]) for j in aux_positions(node))
     variables = [n for n in order if n.op is None]
     args = [n for n in variables if id(n) not in aux_ids]
     aux = [n for n in variables if id(n) in aux_ids]

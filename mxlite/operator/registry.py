@@ -440,11 +440,11 @@ class OperatorProperty:
         Trailing mutated inputs are better declared as auxiliary states (default: none)."""
         return []
 
-    def auxiliary_inputs(self, n_inputs: int) -> Sequence[int]:
-        """Positions of the inputs whose variables are auxiliary states (the graph's
-        ``list_auxiliary_states``): those after the arguments, unless the operator keeps one
-        amid its inputs (MXNet's FMutateInputs of a fused ``_sg_mkldnn_conv``)."""
-        return range(len(self.list_arguments()), n_inputs)
+    def aux_input_positions(self) -> list[int]:
+        """Inputs among the arguments (in MXNet's input order) that a symbol lists as its
+        auxiliary states, as MXNet's FMutateInputs makes them: quantized BatchNorm's moving
+        statistics (default: none; trailing auxiliary states are ``list_auxiliary_states``)."""
+        return []
 
     def is_train_dependent(self) -> bool:
         """Whether forward differs between training and inference (Dropout, BatchNorm)."""

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..operator import registry
 
-__all__ = ["Node", "Entry", "topo_order", "Graph"]
+__all__ = ["Node", "Entry", "topo_order", "Graph", "aux_positions"]
 
 
 class Node:
@@ -81,6 +81,15 @@ class Node:
 
 
 Entry = tuple[Node, int]
+
+
+def aux_positions(node: Node) -> set[int]:
+    """The input positions of operator node ``node`` that are auxiliary states, as NNVM's
+    FMutateInputs makes them: those after its arguments, and those its operator declares in
+    ``aux_input_positions`` (quantized BatchNorm's moving statistics)."""
+    prop = node.prop()
+    n_args = len(prop.list_arguments())
+    return set(range(n_args, len(node.inputs))) | set(prop.aux_input_positions())
 
 
 def topo_order(outputs: list[Entry]) -> list[Node]:

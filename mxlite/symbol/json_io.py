@@ -23,7 +23,7 @@ from ..base import MXNetError
 from ..operator import registry
 from ..util import is_np_shape
 from .compose import HIDDEN_KEYS, set_input_var_init
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Node, aux_positions, topo_order
 
 __all__ = ["to_json", "from_json", "MXNET_VERSION"]
 
@@ -72,11 +72,10 @@ def entry_versions(nodes: list[Node]) -> dict[tuple[int, int], int]:
     for node in nodes:
         if node.is_variable():
             continue
-        n_args = len(node.prop().list_arguments())
-        mutated = node.prop().mutate_inputs()
+        updated = aux_positions(node)
         for j, (src, _) in enumerate(node.inputs):
             if src.is_variable():
-                if j >= n_args or j in mutated:
+                if j in updated:
                     count[id(src)] = count.get(id(src), 0) + 1
                 if count.get(id(src)):
                     out[(id(node), j)] = count[id(src)]

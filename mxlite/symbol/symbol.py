@@ -31,7 +31,7 @@ from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
-from .graph import Entry, Graph, Node, topo_order
+from .graph import Entry, Graph, Node, aux_positions, topo_order
 from .infer import infer_shapes, infer_types
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "extend"]
@@ -114,8 +114,7 @@ class Symbol(Graph):
         aux: set[int] = set()
         for node in nodes:
             if not node.is_variable():
-                at = node.prop().auxiliary_inputs(len(node.inputs))
-                aux.update(id(node.inputs[j][0]) for j in at)
+                aux.update(id(node.inputs[j][0]) for j in aux_positions(node))
         return [n for n in nodes if n.is_variable()], aux
 
     def list_arguments(self) -> list[str]:

@@ -96,15 +96,13 @@ class SgMKLDNNConvProp(mc.FusedProp):
         node asks for kTempSpace too)."""
         return [ResourceRequest.TEMP_SPACE] if self.param.quantized else []
 
-    def mutate_inputs(self) -> list[int]:
-        """BatchNorm's moving mean and variance (MXNet's DefaultSubgraphOpMutableInputs: the
-        subgraph's auxiliary states); the fused operator only reads them."""
+    def aux_input_positions(self) -> list[int]:
+        """BatchNorm's moving mean and variance: auxiliary states amid the inputs (MXNet's
+        DefaultSubgraphOpMutableInputs: the subgraph's own auxiliary states); the fused
+        operator only reads them."""
         if not self.graph or not self.param.with_bn:
             return []
         return [self._base() + 2, self._base() + 3]
-
-    def auxiliary_inputs(self, n_inputs: int) -> list[int]:
-        return self.mutate_inputs()
 
     def list_outputs(self) -> list[str]:
         return self.range_outputs() if self.param.quantized else ["output"]
