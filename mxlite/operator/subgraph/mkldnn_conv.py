@@ -63,6 +63,20 @@ class SgMKLDNNConvProp(mc.FusedProp):
     param_class = MKLDNNConvParam
     test = None
     legacy_names = {"with_relu": "with_act", "with_postsum_relu": "with_postsum_act"}
+    # what mx.contrib.quantization's graph pass reads (MXNet's FQuantizable, FNeedRequantize)
+    quantizable = "must"
+    need_requantize = True
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization (MXNet's SgMKLDNNConvQuantizedOp): the same fused node,
+        ``quantized_<name>``, with ``quantized='true'``; it takes float weights."""
+        return self.op_name, {"quantized": "true"}
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: the weight, bias and BatchNorm inputs stay float (the node
+        quantizes them itself); the data and the sum are quantized."""
+        self._check_graph()
+        return 0 < index < self._base() + 4 * self.param.with_bn
 
     def read_graph(self, nodes: list[Any]) -> None:
         p = self.param

@@ -62,6 +62,20 @@ class SgMKLDNNFCProp(mc.FusedProp):
     param_class = MKLDNNFCParam
     test = None
     legacy_names = {"with_relu": "with_eltwise"}
+    # what mx.contrib.quantization's graph pass reads (MXNet's FQuantizable, FNeedRequantize)
+    quantizable = "must"
+    need_requantize = True
+
+    def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
+        """Fact for quantization (MXNet's SgMKLDNNFCQuantizedOp): the same fused node,
+        ``quantized_<name>``, with ``quantized='True'``."""
+        return self.op_name, {"quantized": "True"}
+
+    def avoid_quantize_input(self, index: int, granularity: str) -> bool:
+        """Fact for quantization: channel-wise, the weight and bias stay float (the node
+        scales them per channel); tensor-wise, the pass quantizes them."""
+        self._check_graph()
+        return granularity == "channel-wise" and 0 < index < (2 if self.fc.param.no_bias else 3)
 
     def read_graph(self, nodes: list[Any]) -> None:
         self.fc = self.post = None

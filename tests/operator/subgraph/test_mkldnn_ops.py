@@ -178,3 +178,28 @@ def test_fused_node_without_its_subgraph_is_refused() -> None:
     node = Node("_sg_mkldnn_conv", "lonely", {}, [])
     with pytest.raises(mx.MXNetError, match="_sg_mkldnn_conv.*subgraph"):
         node.prop().list_arguments()
+
+
+def test_quantization_facts_are_mxnets() -> None:
+    """What the quantization pass reads: the fused nodes quantize to themselves, requantized;
+    the conv keeps weight, bias and BatchNorm inputs float; the FC only channel-wise."""
+    y = mx.sym.BatchNorm(mx.sym.Convolution(mx.sym.var("data"), kernel=(3, 3), num_filter=2))
+    y = mx.sym.elemwise_add(y, mx.sym.var("other"))
+    conv = _fused_ops(y.get_backend_symbol("MKLDNN_QUANTIZE"))[0].prop()
+    assert conv.quantizable == "must" and conv.need_requantize
+    assert conv.quantized_op("tensor-wise") == ("_sg_mkldnn_conv", {"quantized": "true"})
+    kept = [i for i in range(len(conv.list_arguments()))
+            if conv.avoid_quantize_input(i, "tensor-wise")]  # fmt: skip
+    assert [conv.list_arguments()[i] for i in kept] == [
+        "weight",
+        "bias",
+        "gamma",
+        "beta",
+        "mean",
+        "var",
+    ]
+    fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3)
+    fcp = _fused_ops(fc.get_backend_symbol("MKLDNN_QUANTIZE"))[0].prop()
+    assert fcp.quantized_op("tensor-wise") == ("_sg_mkldnn_fully_connected", {"quantized": "True"})
+    assert not any(fcp.avoid_quantize_input(i, "tensor-wise") for i in range(3))
+    assert [fcp.avoid_quantize_input(i, "channel-wise") for i in range(3)] == [False, True, True]
