@@ -205,7 +205,8 @@ class QuantizeV2Prop(_OneInputQuant):
     own range when none is given; returns (data, min_output, max_output)."""
 
     param_class = QuantizeV2Param
-    test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",))
+    # MXNet 1.9.1's MKLDNN build rounds some values one step up (82.29 -> 83)
+    test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",), matches_mxnet=False)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         d = in_shape[0]
