@@ -4,6 +4,8 @@ partitioned graphs' JSON, fused against unfused outputs, and quantized models MX
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -102,3 +104,49 @@ def test_quantized_variants_match_mxnet(golden: GoldenFile, name: str) -> None:
     got = _bind(mx.sym.load_json(case["final"]), arrays, arrays["data"], "qarg:", "qaux:")
     want = arrays["out0"]
     np.testing.assert_allclose(got, want, rtol=0, atol=np.abs(want).max() / 127)
+
+
+def _quantize_net_or_skip():
+    try:
+        return mx.contrib.quantization.quantize_net
+    except (AttributeError, ImportError, RuntimeError):
+        pytest.skip("mx.contrib.quantization.quantize_net is not in this tree yet")
+
+
+def test_quantize_net_graph_is_mxnets(golden: GoldenFile) -> None:
+    """mx.contrib.quantization.quantize_net (its MKLDNN_QUANTIZE calls are these passes) makes
+    MXNet's graph of the same network, calibrated ranges within float rounding, and its
+    outputs within one int8 level."""
+    quantize_net = _quantize_net_or_skip()
+    arrays = golden.arrays("float")
+    block = mx.gluon.SymbolBlock(mx.sym.load_json(golden.cases["float"]["json"]),
+                                 mx.sym.var("data"))  # fmt: skip
+    for name, param in block.collect_params().items():
+        value = arrays.get(f"arg:{name}", arrays.get(f"aux:{name}"))
+        param.initialize(mx.init.Constant(0))
+        param.set_data(mx.nd.array(value))
+    block.hybridize()
+    data = mx.nd.array(arrays["data"])
+    block(data)
+    calib = mx.io.NDArrayIter(data=data, batch_size=len(arrays["data"]))
+    qnet = quantize_net(block, quantized_dtype="auto", calib_mode="naive", calib_data=calib,
+                        num_calib_examples=len(arrays["data"]), ctx=mx.cpu())  # fmt: skip
+    got = json.loads(qnet._cached_graph[1].tojson())
+    want = json.loads(golden.cases["quantize_net"]["json"])
+    assert len(got["nodes"]) == len(want["nodes"])
+    for g, w in zip(got["nodes"], want["nodes"]):
+        ga, wa = g.get("attrs", {}), w.get("attrs", {})
+        assert (g["op"], g["name"], g["inputs"], sorted(ga)) == (
+            w["op"],
+            w["name"],
+            w["inputs"],
+            sorted(wa),
+        )
+        for k, v in wa.items():
+            if k.endswith("_calib_range"):
+                assert float(ga[k]) == pytest.approx(float(v), rel=1e-4, abs=1e-6)
+            else:
+                assert ga[k] == v
+    want_out = golden.arrays("quantize_net")["out"]
+    got_out = qnet(data).asnumpy()
+    np.testing.assert_allclose(got_out, want_out, rtol=0, atol=np.abs(want_out).max() / 127)

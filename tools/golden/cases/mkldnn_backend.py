@@ -157,6 +157,19 @@ def record(golden) -> None:
     _quantized(golden, "quant_channel", sym, args, aux, data, calib_mode="naive",
                quantize_granularity="channel-wise")  # fmt: skip
 
+    # quantize_net on the same network as a SymbolBlock (auto: uint8 after relu), one batch
+    block = mx.gluon.SymbolBlock(net_symbol(mx), mx.sym.var("data"))
+    for name, param in block.collect_params().items():
+        param.initialize(mx.init.Constant(0))
+        param.set_data(mx.nd.array(args[name] if name in args else aux[name]))
+    block.hybridize()
+    block(mx.nd.array(data))
+    loader = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
+    qnet = q.quantize_net(block, quantized_dtype="auto", calib_mode="naive", calib_data=loader,
+                          num_calib_examples=len(data), ctx=mx.cpu())  # fmt: skip
+    golden.put("quantize_net", {"json": qnet._cached_graph[1].tojson()},
+               out=qnet(mx.nd.array(data)).asnumpy())  # fmt: skip
+
     sym3 = concat_symbol(mx)
     args3, aux3 = _params(sym3, rng, (2, 3, 6, 6))
     data3 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
