@@ -83,7 +83,9 @@ def _quantized_nodes(
         ):
             continue
         qname, extra = quantized
-        qmap[id(node)] = Node(qname, "quantized_" + node.name, {**node.attrs, **extra})
+        qmap[id(node)] = Node(
+            qname, "quantized_" + node.name, {**node.attrs, **extra}, [], node.subgraphs
+        )
         if type(prop).quantizable == "must":
             must.append(node)
         else:

@@ -25,6 +25,7 @@ from . import optimizer_ops as optimizer_ops
 from . import random as random
 from . import registry as registry
 from . import sparse as sparse
+from . import subgraph as subgraph
 from . import tensor as tensor
 from .custom import CustomOp as CustomOp
 from .custom import CustomOpProp as CustomOpProp

@@ -90,12 +90,15 @@ def to_json(entries: list[Entry]) -> str:
     return _graph_json(entries, "", graph_attrs)
 
 
-def _graph_json(entries: list[Entry], base: str, graph_attrs: list | None) -> str:
+def _graph_json(
+    entries: list[Entry], base: str, graph_attrs: list | None, versioned: bool = True
+) -> str:
     """One graph object at indentation ``base``; the subgraphs of control-flow nodes nest
-    inside their node, without graph attributes, as MXNet writes them."""
+    inside their node, without graph attributes, as MXNet writes them (``versioned``: False
+    for the graphs a backend cut out, whose variables no composition ever updated)."""
     nodes = topo_order(entries)
     index = {id(n): i for i, n in enumerate(nodes)}
-    versions = entry_versions(nodes)
+    versions = entry_versions(nodes) if versioned else {}
     texts, row_ptr = [], [0]
     ind = base + "    "
     for node in nodes:
@@ -111,7 +114,8 @@ def _graph_json(entries: list[Entry], base: str, graph_attrs: list | None) -> st
         pairs.append(("inputs", _array(inputs, ind + "  ")))
         if node.subgraphs:
             inner = ind + "    "
-            graphs = [_graph_json(g, inner, None) for g in node.subgraphs]
+            cut = getattr(node.prop(), "backend_cut", False)
+            graphs = [_graph_json(g, inner, None, not cut) for g in node.subgraphs]
             pairs.append(("subgraphs", "[\n" + inner + (", \n" + inner).join(graphs) + "\n"
                           + ind + "  ]"))  # fmt: skip
         texts.append(_object(pairs, ind))
@@ -185,10 +189,11 @@ def from_json(text: str) -> list[Entry]:
     return _from_dict(data)
 
 
-def _from_dict(data: dict) -> list[Entry]:
+def _from_dict(data: dict, outer_version: int | None = None) -> list[Entry]:
     if not isinstance(data, dict) or "nodes" not in data or "heads" not in data:
         raise MXNetError("load_json: expected an object with 'nodes' and 'heads' (symbol JSON).")
-    version = _V0800
+    # a nested subgraph carries no version: it is its file's
+    version = _V0800 if outer_version is None else outer_version
     graph_attrs = data.get("attrs") or {}
     if "mxnet_version" in graph_attrs:
         version = int(graph_attrs["mxnet_version"][1])
@@ -210,7 +215,7 @@ def _from_dict(data: dict) -> list[Entry]:
                 f"load_json: node {jn.get('name')!r} uses operator {op!r}, which is not "
                 f"registered in mxlite."
             )
-        subgraphs = [_from_dict(g) for g in jn.get("subgraphs") or []]
+        subgraphs = [_from_dict(g, version) for g in jn.get("subgraphs") or []]
         node = Node(
             None if op == "null" else registry.get(op).op_name, jn["name"], attrs, inputs, subgraphs
         )

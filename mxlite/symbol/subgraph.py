@@ -19,11 +19,14 @@ BACKENDS = ("MKLDNN", "MKLDNN_QUANTIZE")
 
 
 def backend_symbol(sym: Symbol, backend: str) -> Symbol:
-    """The graph of ``sym`` partitioned by ``backend``. Interim: the partitioning passes are
-    being written; until then the graph comes back unchanged (a copy)."""
+    """The graph of ``sym`` partitioned by ``backend`` (MXNet's ``get_backend_symbol``): the
+    passes of :mod:`mxlite.symbol.subgraph_mkldnn`."""
     if backend not in BACKENDS:
         raise MXNetError(
             f"Symbol.get_backend_symbol: backend must be one of {', '.join(BACKENDS)}, "
             f"got {backend!r}."
         )
-    return sym.__copy__()
+    from .subgraph_mkldnn import partition
+    from .symbol import Symbol
+
+    return Symbol(partition(sym._entries, backend))

@@ -192,6 +192,13 @@ def _to_int8(x: np.ndarray, real: np.float32) -> np.ndarray:
     return (np.sign(x) * np.minimum(np.abs(x) * scale + _F(0.5), _F(127))).astype(np.int8)
 
 
+def _mkldnn_scaled(x: np.ndarray, levels: np.float32, real: np.float32, dtype: type) -> np.ndarray:
+    """``x * (levels / real)`` rounded to nearest (even) and saturated into ``dtype``."""
+    info = np.iinfo(dtype)
+    scale = _F(levels / real) if real else _F(2147483647)
+    return np.clip(np.rint(x * scale), info.min, info.max).astype(dtype)
+
+
 class _OneInputQuant(OperatorProperty):
     differentiable = False
 
@@ -251,12 +258,13 @@ class _QuantizeV2Op(Operator):
             lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
         else:
             lo, hi = _F(x.min()), _F(x.max())
+        # MXNet 1.9.1's CPU build runs this through MKLDNN's reorder: x * (127.5 or 255.5) /
+        # max(|lo|, |hi|), rounded to nearest even and saturated (negatives to 0 for uint8)
+        real = _F(max(abs(lo), abs(hi)))
         if _out_dtype(p) == np.uint8:
-            q = ((x - lo) * _F(255.0 / (hi - lo)) + _F(0.5)).astype(np.uint8)
-            omin, omax = lo, hi
+            q, omin, omax = _mkldnn_scaled(x, _F(255.5), real, np.uint8), lo, hi
         else:
-            real = _F(max(abs(lo), abs(hi)))
-            q, omin, omax = _to_int8(x, real), -real, real
+            q, omin, omax = _mkldnn_scaled(x, _F(127.5), real, np.int8), -real, real
         assign(out_data[0], req[0], q)
         assign(out_data[1], req[1], omin)
         assign(out_data[2], req[2], omax)
