@@ -106,7 +106,5 @@ def test_quantize_net_int8_output_is_within_quantization_error_of_mxnets() -> No
     _check_gluon("int8")
 
 
-@pytest.mark.xfail(reason="uint8 data needs the MKLDNN_QUANTIZE fused graph (branch qbackend); "
-                   "the unfused convolution is MXNet's inaccurate one", strict=False)  # fmt: skip
 def test_quantize_net_auto_output_is_within_quantization_error_of_mxnets() -> None:
     _check_gluon("auto")
