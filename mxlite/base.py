@@ -340,9 +340,83 @@ def public_array(data: np.ndarray) -> np.ndarray:
 
 mx_real_t = np.float32  # MXNet's default real type
 mx_uint = int  # a C uint in MXNet; only used for counts and sizes from Python
-# MXNet's C handle of an NDArray, as callbacks receive it (an int); ``NDArray(handle)`` takes
-# it back (see mxlite.ndarray.ndarray.handle_of)
-NDArrayHandle = ctypes.c_void_p
+mx_float = ctypes.c_float
+mx_float_p = ctypes.POINTER(mx_float)
+# MXNet's C handles. mxlite has none of its own but an NDArray's (an int, as callbacks receive
+# it; ``NDArray(handle)`` takes it back, see mxlite.ndarray.ndarray.handle_of); the types stay
+# importable for code that names them.
+NDArrayHandle = FunctionHandle = OpHandle = CachedOpHandle = SymbolHandle = ctypes.c_void_p
+ExecutorHandle = DataIterCreatorHandle = DataIterHandle = KVStoreHandle = ctypes.c_void_p
+RecordIOHandle = RtcHandle = CudaModuleHandle = CudaKernelHandle = ctypes.c_void_p
+ProfileHandle = DLPackHandle = ctypes.c_void_p
+
+
+class _NoCLibrary:
+    """``mxnet.base._LIB`` where there is no libmxnet.so: importing it works (libraries do so at
+    module level), calling any of its functions raises NotInMxliteError naming it."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        raise NotInMxliteError(f"mxnet.base._LIB.{name} is not in mxlite: {NO_C_LIBRARY}.")
+
+    def __repr__(self) -> str:
+        return "<mxlite: no C library>"
+
+
+_LIB = _NoCLibrary()
+
+
+def check_call(ret: int) -> None:
+    """Raise MXNetError if a C API call returned non-zero. mxlite's ``_LIB`` raises before
+    returning, so only a caller's own non-zero code gets here."""
+    if ret != 0:
+        raise MXNetError(f"check_call: a C API call returned {ret}; {NO_C_LIBRARY}.")
+
+
+def c_str(string: str) -> ctypes.c_char_p:
+    """``string`` as a ctypes ``char *`` (UTF-8)."""
+    return ctypes.c_char_p(string.encode("utf-8"))
+
+
+def c_str_array(strings: Sequence[str]) -> Any:
+    """``strings`` as a ctypes ``const char **`` (UTF-8)."""
+    arr = (ctypes.c_char_p * len(strings))()
+    arr[:] = [s.encode("utf-8") for s in strings]
+    return arr
+
+
+def c_array(ctype: Any, values: Sequence[Any]) -> Any:
+    """A ctypes array of ``ctype`` holding a copy of ``values``."""
+    out = (ctype * len(values))()
+    out[:] = values
+    return out
+
+
+def c_array_buf(ctype: Any, buf: Any) -> Any:
+    """A ctypes array of ``ctype`` over the writable buffer ``buf`` (no copy)."""
+    return (ctype * len(buf)).from_buffer(buf)
+
+
+def ctypes2buffer(cptr: Any, length: int) -> bytearray:
+    """A copy of ``length`` bytes at the ctypes ``char`` pointer ``cptr``."""
+    if not isinstance(cptr, ctypes.POINTER(ctypes.c_char)):
+        raise TypeError(f"ctypes2buffer: cptr must be a POINTER(c_char), got {type(cptr).__name__}")
+    res = bytearray(length)
+    rptr = (ctypes.c_char * length).from_buffer(res)
+    if not ctypes.memmove(rptr, cptr, length):
+        raise RuntimeError("ctypes2buffer: memmove failed")
+    return res
+
+
+def ctypes2numpy_shared(cptr: Any, shape: Sequence[int]) -> np.ndarray:
+    """A float32 NumPy array of ``shape`` sharing the memory at the ``mx_float`` pointer
+    ``cptr``."""
+    if not isinstance(cptr, ctypes.POINTER(mx_float)):
+        raise RuntimeError("ctypes2numpy_shared: expected a float pointer")
+    size = int(np.prod(shape, dtype=np.int64))
+    dbuffer = (mx_float * size).from_address(ctypes.addressof(cptr.contents))
+    return np.frombuffer(dbuffer, dtype=np.float32).reshape(shape)
 
 
 def py_str(x: bytes | str) -> str:
@@ -445,9 +519,7 @@ class ThreadScopeMeta(type):
 __getattr__ = absent_names(
     "mxnet.base",
     {n: NO_C_LIBRARY for n in (
-        "_LIB", "c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check_call",
-        "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
-        "c2pyerror", "get_last_ffi_error")},
+        "c_handle_array", "MXCallbackList", "c2pyerror", "get_last_ffi_error")},
 )  # fmt: skip
 
 

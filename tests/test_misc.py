@@ -1,5 +1,6 @@
 """mx.misc's schedulers, with values MXNet 1.9.1's formula gives."""
 
+import ctypes
 import logging
 
 import pytest
@@ -24,3 +25,18 @@ def test_bad_settings_and_the_abstract_base() -> None:
         mx.misc.FactorScheduler(step=2, factor=1.5)
     with pytest.raises(NotImplementedError):
         mx.misc.LearningRateScheduler()(0)
+
+
+def test_the_c_library_names_import_and_say_why_when_used() -> None:
+    # libraries import these at module level; only calling into libmxnet.so must fail
+    from mxlite.base import _LIB, SymbolHandle, c_array, c_str, c_str_array, check_call, mx_float
+
+    assert c_str("hé").value == "hé".encode()
+    assert list(c_str_array(["a", "b"])) == [b"a", b"b"]
+    assert list(c_array(mx_float, [1, 2.5])) == [1.0, 2.5]
+    assert SymbolHandle is ctypes.c_void_p
+    check_call(0)
+    with pytest.raises(mx.base.NotInMxliteError, match=r"_LIB\.MXGetVersion .*no C library"):
+        _LIB.MXGetVersion()
+    with pytest.raises(mx.base.MXNetError, match="returned 1"):
+        check_call(1)

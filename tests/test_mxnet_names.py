@@ -33,9 +33,7 @@ ABSENT_MODULES = {
     "mxnet.space": COMPILED_LIBRARY,
 }
 
-_C = ("c_array", "c_array_buf", "c_handle_array", "c_str", "c_str_array", "check_call",
-      "ctypes2buffer", "ctypes2numpy_shared", "mx_float_p", "MXCallbackList",
-      "c2pyerror", "get_last_ffi_error", "NDArrayHandle", "_LIB")  # fmt: skip
+_C = ("c_handle_array", "MXCallbackList", "c2pyerror", "get_last_ffi_error")
 
 _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index_copy",
              "backward_quadratic")  # fmt: skip
@@ -43,10 +41,8 @@ _BACKWARD = ("backward_gradientmultiplier", "backward_hawkesll", "backward_index
 # single names, by MXNet module
 ABSENT_NAMES: dict[str, dict[str, str]] = {
     "mxnet": {"th": COMPILED_LIBRARY},
-    "mxnet.base": {n: NO_C_LIBRARY for n in _C if n != "NDArrayHandle"},
-    "mxnet.ndarray.sparse": dict.fromkeys(
-        ("NDArrayHandle", "c_array_buf", "check_call", "_ndarray_cls"), NO_C_LIBRARY
-    ),
+    "mxnet.base": dict.fromkeys(_C, NO_C_LIBRARY),
+    "mxnet.ndarray.sparse": {"_ndarray_cls": NO_C_LIBRARY},
     "mxnet.ndarray.ndarray": {
         **dict.fromkeys(("DLContext", "DLDataType", "DLManagedTensor", "DLTensor"), NO_C_LIBRARY),
     },

@@ -28,7 +28,17 @@ from typing import Any
 import numpy as np
 
 from .. import ndarray
-from ..base import NO_C_LIBRARY, NDArrayHandle, absent_names, mx_uint, py_str
+from ..base import (  # noqa: F401  (MXNet's module imports them; libraries read them here)
+    _LIB,
+    NDArrayHandle,
+    SymbolHandle,
+    c_array,
+    c_str,
+    c_str_array,
+    check_call,
+    mx_uint,
+    py_str,
+)
 from ..context import Context, cpu
 from ..io import DataBatch, DataDesc, DataIter
 from ..module import Module
@@ -348,13 +358,6 @@ def calib_graph(
 from ._quant_net import quantize_net as quantize_net  # noqa: E402 (it uses the functions above)
 from ._quant_net import quantize_net_v2 as quantize_net_v2  # noqa: E402
 
-_absent = absent_names(
-    "mxnet.contrib.quantization",
-    dict.fromkeys(
-        ("_LIB", "check_call", "c_array", "c_str", "c_str_array", "SymbolHandle"), NO_C_LIBRARY
-    ),  # fmt: skip
-)
-
 
 def __getattr__(name: str) -> Any:
     # ``stats`` is scipy.stats in MXNet's module (None without SciPy); imported on first use,
@@ -365,4 +368,4 @@ def __getattr__(name: str) -> Any:
         except ImportError:
             return None
         return stats
-    return _absent(name)
+    raise AttributeError(f"module 'mxlite.contrib.quantization' has no attribute {name!r}")

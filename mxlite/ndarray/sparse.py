@@ -20,7 +20,10 @@ import numpy as np
 from numpy import float32 as mx_real_t  # noqa: F401
 
 from ..base import NO_C_LIBRARY, absent_names
+from ..base import NDArrayHandle as NDArrayHandle  # MXNet's module imports these three
 from ..base import NotSupportedForSparseNDArray as NotSupportedForSparseNDArray
+from ..base import c_array_buf as c_array_buf
+from ..base import check_call as check_call
 from ..context import Context, current_context
 from ..fileio import allow
 from ..operator.sparse.storage import (
@@ -258,5 +261,5 @@ def gs_retain(*args: Any, **kwargs: Any) -> Any:
 # the front end's __getattr__ answers operator names and hands the rest to this one
 __getattr__ = absent_names(
     "mxnet.ndarray.sparse",
-    dict.fromkeys(("NDArrayHandle", "c_array_buf", "check_call", "_ndarray_cls"), NO_C_LIBRARY),
+    {"_ndarray_cls": NO_C_LIBRARY},
 )

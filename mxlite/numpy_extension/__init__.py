@@ -10,8 +10,7 @@ import sys
 import threading as threading
 import warnings as warnings
 
-from ..base import NO_C_LIBRARY as _NO_C_LIBRARY
-from ..base import absent_names as _absent_names
+from ..base import check_call as check_call
 from ..base import classproperty as classproperty
 from ..base import with_metaclass as with_metaclass
 from ..context import Context as Context
@@ -47,9 +46,7 @@ __all__: list[str] = []
 # what mx.npx holds besides its functions (not for mx.nd.npx)
 _IMPORTS = ("annotations", "sys", "Any", "image", "utils", "ctypes", "threading", "warnings",
             "classproperty", "with_metaclass", "get_cuda_compute_capability", "cpu_pinned",
-            "gpu_memory_info")  # fmt: skip
-# MXNet's mx.npx.check_call calls into its C library
-__getattr__ = _absent_names("mxnet.numpy_extension", {"check_call": _NO_C_LIBRARY})
+            "gpu_memory_info", "check_call")  # fmt: skip
 
 
 _here = sys.modules[__name__]
