@@ -15,8 +15,7 @@ from ..io import DataIter
 from ..module import Module
 from ..ndarray import save as nd_save
 from ._quant_calib import _collect_layer_statistics
-from ._quant_symbol import _as_data_iter
-from .quantization import calib_graph, quantize_graph
+from ._quant_symbol import _as_data_iter, calib_graph, quantize_graph
 
 # MXNet's default context, made once (``ctx == mx.cpu()`` picks the MKLDNN backend)
 _CPU = cpu()

@@ -4,23 +4,36 @@ wrapping calibration data as a DataIter."""
 
 from __future__ import annotations
 
+import logging
 import os
 from typing import Any
 
 from .. import ndarray
-from ..context import Context
+from ..context import Context, cpu
 from ..io import DataBatch, DataDesc, DataIter
 from ..ndarray import NDArray
 from ..ndarray import load as nd_load
 from ..symbol import Symbol
 from ..symbol import load as sym_load
 from . import _quantize_graph
+from ._quant_calib import (
+    _get_optimal_thresholds,
+    _LayerHistogramCollector,
+    _LayerOutputMinMaxCollector,
+)
 
 __all__: list[str] = []
 
 _DTYPES = ("int8", "uint8", "auto")
 _GRANULARITIES = ("tensor-wise", "channel-wise")
 _CALIB_MODES = "expected `none`, `naive`, `entropy` or `customize`"
+# MXNet's default context, made once (``ctx == mx.cpu()`` picks the MKLDNN backend)
+_CPU = cpu()
+
+
+def _check_ctx(ctx: Any) -> None:
+    if not isinstance(ctx, Context):
+        raise ValueError(f"currently only supports single ctx, while received {ctx}")
 
 
 def _quantize_params(qsym: Symbol, params: dict, th_dict: dict) -> dict:
@@ -190,3 +203,119 @@ def _names_list(value: Any, what: str, kind: str) -> list:
                          f"{kind} that will not be quantized, while received type "
                          f"{type(value)}")  # fmt: skip
     return value
+
+
+def quantize_graph(
+    sym: Symbol,
+    arg_params: dict,
+    aux_params: dict,
+    ctx: Context = _CPU,
+    excluded_sym_names: list | None = None,
+    excluded_op_names: list | None = None,
+    calib_mode: str = "entropy",
+    quantized_dtype: str = "int8",
+    quantize_mode: str = "full",
+    quantize_granularity: str = "tensor-wise",
+    LayerOutputCollector: Any = None,  # noqa: N803 (MXNet's name)
+    logger: Any = None,
+) -> tuple[Symbol, dict, dict, Any]:
+    """User-level API for generating a quantized model from a FP32 model w/o calibration
+    and a collector for naive or entropy calibration.
+
+    Parameters
+    ----------
+    sym, arg_params, aux_params, ctx, excluded_sym_names, excluded_op_names, quantized_dtype,
+    quantize_granularity, logger
+        As :func:`quantize_model`.
+    calib_mode : str
+        'none', 'naive', 'entropy' (default) or 'customize' (with ``LayerOutputCollector``):
+        which collector to return.
+    quantize_mode : str
+        'full' (default) or 'smart'.
+    LayerOutputCollector : class
+        For customize calibration method usage.
+
+    Returns
+    -------
+    tuple
+        A tuple of quantized symbol, quantized arg_params, aux_params and collector (None
+        with calib_mode 'none'); feed the collector's ``collect`` to a monitor, then call
+        :func:`calib_graph`.
+    """
+    excluded_sym_names = _names_list(excluded_sym_names, "excluded_sym_names", "symbols")
+    _check_ctx(ctx)
+    if logger:
+        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
+        logger.info("Quantizing graph")
+    _check_options(quantized_dtype, quantize_granularity)
+    qsym, calib_layer = _quantize_symbol(
+        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
+        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+    collector = None
+    if calib_mode is not None and calib_mode != "none":
+        if calib_mode == "entropy":
+            collector = _LayerHistogramCollector(include_layer=calib_layer, logger=logger)
+        elif calib_mode == "naive":
+            collector = _LayerOutputMinMaxCollector(
+                quantized_dtype=quantized_dtype, include_layer=calib_layer, logger=logger
+            )
+        elif calib_mode == "customize" and LayerOutputCollector is not None:
+            collector = LayerOutputCollector
+        else:
+            raise ValueError(f"unknown calibration mode {calib_mode} received, {_CALIB_MODES}")
+        if logger:
+            logger.info(f"Create a layer output collector for {calib_mode} calibration; use "
+                        "set_monitor_callback to collect calibration information.")  # fmt: skip
+    if logger:
+        logger.info("Quantizing parameters")
+    return qsym, _quantize_params(qsym, arg_params, {}), aux_params, collector
+
+
+def calib_graph(
+    qsym: Symbol,
+    arg_params: dict,
+    aux_params: dict,
+    collector: Any,
+    calib_mode: str = "entropy",
+    quantized_dtype: str = "int8",
+    logger: Any = logging,
+) -> tuple[Symbol, dict, dict]:
+    """User-level API for calibrating a quantized model using a filled collector.
+
+    Parameters
+    ----------
+    qsym : Symbol
+        Defines the structure of a neural network for INT8 data types.
+    arg_params : dict
+        Dictionary of name to `NDArray` (the float parameters).
+    aux_params : dict
+        Dictionary of name to `NDArray`.
+    collector : function
+        layer collector for naive or entropy calibration.
+    calib_mode : str
+        'naive', 'entropy' (default) or 'customize' (the collector's ``min_max_dict``).
+    quantized_dtype : str
+        'int8' (default), 'uint8' or 'auto'.
+    logger : Object
+        A logging object for printing information during the process of quantization.
+
+    Returns
+    -------
+    tuple
+        A tuple of calibrated symbol, quantized arg_params, aux_params.
+    """
+    if calib_mode is None or calib_mode == "none":
+        raise ValueError("please set calibration mode to naive or entropy.")
+    if calib_mode == "entropy":
+        if logger:
+            logger.info("Calculating optimal thresholds for quantization")
+        th_dict = _get_optimal_thresholds(collector.hist_dict, quantized_dtype, logger=logger)
+    elif calib_mode in ("naive", "customize"):
+        th_dict = collector.min_max_dict
+    else:
+        raise ValueError(f"unknown calibration mode {calib_mode} received, {_CALIB_MODES}")
+    qsym = _calibrate_quantized_sym(qsym, th_dict)
+    if logger:
+        logger.info("Quantizing parameters")
+    return qsym, _quantize_params(qsym, arg_params, th_dict), aux_params

@@ -18,7 +18,7 @@ from typing import Any
 from ..attribute import AttrScope
 from ..base import MXNetError, flatten_nested, regroup_nested
 from ..name import NameManager
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Node, entry_name, topo_order
 from .symbol import Symbol, var
 
 __all__ = ["foreach", "while_loop", "cond"]
@@ -92,13 +92,6 @@ def _construct_subgraph(outputs: list[Symbol], states: list[Symbol], name: str) 
     return [_entry(s) for s in flat]
 
 
-def _entry_name(entry: Entry) -> str:
-    node, index = entry
-    if node.is_variable():
-        return node.name
-    return f"{node.name}_{node.prop().list_outputs()[index]}"
-
-
 def _cut(entries: list[Entry], name: str) -> tuple[list[Entry], dict[str, Entry]]:
     """Copy the nodes marked ``name`` with every input from outside replaced by a new variable
     (one per outer entry, named after it); return the new outputs and ``name -> outer
@@ -120,7 +113,7 @@ def _cut(entries: list[Entry], name: str) -> tuple[list[Entry], dict[str, Entry]
                 continue
             key = (id(src), i)
             if key not in cut_vars:
-                vname = _entry_name((src, i))
+                vname = entry_name((src, i))
                 cut_vars[key] = Node(None, vname)
                 cut_map[vname] = (src, i)
             inputs.append((cut_vars[key], 0))

@@ -92,6 +92,14 @@ def aux_positions(node: Node) -> set[int]:
     return set(range(n_args, len(node.inputs))) | set(prop.aux_input_positions())
 
 
+def entry_name(entry: Entry) -> str:
+    """An output's name as MXNet lists it: ``<node>_<output>``, or a variable's own name."""
+    node, index = entry
+    if node.is_variable():
+        return node.name
+    return f"{node.name}_{node.prop().list_outputs()[index]}"
+
+
 def topo_order(outputs: list[Entry]) -> list[Node]:
     """Every node reachable from ``outputs``, each once, inputs before users.
 

@@ -8,25 +8,19 @@ the BatchNorm, activation and sum that follow into ``_sg_mkldnn_*`` nodes) and
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ..base import MXNetError
-
-if TYPE_CHECKING:
-    from .symbol import Symbol
+from .graph import Entry
+from .subgraph_mkldnn import partition
 
 BACKENDS = ("MKLDNN", "MKLDNN_QUANTIZE")
 
 
-def backend_symbol(sym: Symbol, backend: str) -> Symbol:
-    """The graph of ``sym`` partitioned by ``backend`` (MXNet's ``get_backend_symbol``): the
-    passes of :mod:`mxlite.symbol.subgraph_mkldnn`."""
+def backend_entries(entries: list[Entry], backend: str) -> list[Entry]:
+    """The graph of the outputs ``entries`` partitioned by ``backend`` (MXNet's
+    ``get_backend_symbol``): the passes of :mod:`mxlite.symbol.subgraph_mkldnn`."""
     if backend not in BACKENDS:
         raise MXNetError(
             f"Symbol.get_backend_symbol: backend must be one of {', '.join(BACKENDS)}, "
             f"got {backend!r}."
         )
-    from .subgraph_mkldnn import partition
-    from .symbol import Symbol
-
-    return Symbol(partition(sym._entries, backend))
+    return partition(entries, backend)

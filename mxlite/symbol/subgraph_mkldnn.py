@@ -42,7 +42,7 @@ from ..operator.subgraph._mkldnn_common import (
 )
 from ..operator.subgraph.mkldnn_conv import SgMKLDNNConvProp, conv_role
 from ..operator.subgraph.mkldnn_fc import SgMKLDNNFCProp, fc_role
-from .graph import Entry, Node, topo_order
+from .graph import Entry, Node, entry_name, topo_order
 
 __all__ = ["partition"]
 
@@ -107,8 +107,6 @@ def _fused_node(g: _Graph, chain: list[Node], op: str, name: str, attrs: dict) -
     """The node holding ``chain`` as its subgraph, fed by what fed the chain. The variables
     are named in the order a depth-first walk of the chain as it was meets its inputs (as
     MXNet's CutGraphInputs counts them); then the sum's chain operand is put first."""
-    from .symbol import Symbol
-
     inside = {id(n): n for n in chain}
     outer: dict[int, Entry] = {}  # subgraph variable -> the entry feeding it
     slot_var: dict[tuple[int, int], Node] = {}  # (id(node), input slot) -> its variable
@@ -127,7 +125,7 @@ def _fused_node(g: _Graph, chain: list[Node], op: str, name: str, attrs: dict) -
                 stack.append((src, 0))
             continue
         # named after what feeds it now: an earlier fused node of this pass, maybe
-        base = Symbol([g.remap.get((id(src), i), (src, i))]).list_outputs()[0]
+        base = entry_name(g.remap.get((id(src), i), (src, i)))
         k = names[base] = names.get(base, -1) + 1
         var = slot_var[(id(n), j)] = Node(None, f"{base}{k}")
         outer[id(var)] = (src, i)

@@ -37,7 +37,7 @@ from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
 from . import json_io
-from .graph import Entry, Graph, Node, aux_positions, topo_order
+from .graph import Entry, Graph, Node, aux_positions, entry_name, topo_order
 from .infer import infer_shapes, infer_types
 
 __all__ = ["Symbol", "var", "Variable", "Group", "load", "load_json", "extend"]
@@ -107,13 +107,7 @@ class Symbol(Graph):
 
     def list_outputs(self) -> list[str]:
         """The output names: ``<node>_<output>`` for operators, the name for variables."""
-        out = []
-        for node, i in self._entries:
-            if node.is_variable():
-                out.append(node.name)
-            else:
-                out.append(f"{node.name}_{node.prop().list_outputs()[i]}")
-        return out
+        return [entry_name(e) for e in self._entries]
 
     def _variables(self) -> tuple[list[Node], set[int]]:
         nodes = topo_order(self._entries)
@@ -453,9 +447,9 @@ class Symbol(Graph):
     def get_backend_symbol(self, backend: str) -> Symbol:
         """This graph partitioned by the subgraph backend ``backend`` ('MKLDNN' or
         'MKLDNN_QUANTIZE', MXNet 1.9.1's CPU backends)."""
-        from .subgraph import backend_symbol
+        from .subgraph import backend_entries
 
-        return backend_symbol(self, backend)
+        return Symbol(backend_entries(self._entries, backend))
 
     # ---- printing and saving ---------------------------------------------------------------
 

@@ -170,9 +170,22 @@ class FusedProp(OperatorProperty):
         if len(subgraphs) != 1:
             raise MXNetError(f"{self.op_name}: expects 1 subgraph, got {len(subgraphs)}.")
         self.graph = list(subgraphs[0])
-        from ...symbol.graph import topo_order
+        self.read_graph(self._chain())
 
-        self.read_graph([n for n in topo_order(self.graph) if not n.is_variable()])
+    def _chain(self) -> list[Any]:
+        """The subgraph's operator nodes, first to last: a fused chain, in which each node reads
+        at most one other operator node (the rest of its inputs are the subgraph's variables)."""
+        nodes: list[Any] = []
+        node = self.graph[0][0]
+        while not node.is_variable():
+            nodes.append(node)
+            ops = [src for src, _ in node.inputs if not src.is_variable()]
+            if len(ops) > 1:
+                raise MXNetError(f"{self.op_name}: its subgraph is not a chain at {node.name!r}.")
+            if not ops:
+                break
+            node = ops[0]
+        return nodes[::-1]
 
     def read_graph(self, nodes: list[Any]) -> None:
         raise NotImplementedError
