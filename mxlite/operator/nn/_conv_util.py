@@ -425,7 +425,10 @@ def conv_forward(
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
+    from . import _depthwise  # (it builds on this module's im2col)
 
+    if _depthwise.splits(geom, w.shape, c, grid):
+        return _depthwise.forward(xp, x, w, grid, out, bias, residual, relu)
     # without groups the bias is a last column of the weight against a row of ones in cols:
     # the product adds it, not a pass over the output
     fold = b is not None and groups == 1 and isinstance(grid, PhaseGrid)
