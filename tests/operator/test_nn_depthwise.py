@@ -1,6 +1,7 @@
-"""Depthwise convolution in blocks of channels (mxlite/operator/nn/_depthwise.py): against a
-tap-by-tap reference with bias, residual and ReLU, at MobileNet's strides and paddings and at
-edges, and against MXNet's golden values with blocks as small as one channel on threads."""
+"""Depthwise convolution in blocks of channels (mxlite/operator/nn/_depthwise.py): forward and
+weight gradient against tap-by-tap references (with bias, residual and ReLU), at MobileNet's
+strides and paddings and at edges, and against MXNet's golden values with blocks as small as
+one channel on threads."""
 
 from __future__ import annotations
 
@@ -72,6 +73,30 @@ def test_channel_blocks_equal_the_reference(
     assert got is out
     full = np.maximum(want + b[None, :, None, None] + residual, 0)
     np.testing.assert_allclose(got, full, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape,k,stride,pad", CASES)
+def test_weight_gradient_in_channel_blocks(shape, k, stride, pad, dtype, small_blocks) -> None:
+    rng = np.random.default_rng(4)
+    c = shape[1]
+    x = rng.uniform(-1, 1, shape).astype(dtype)
+    geom = Geometry((k, k), (stride, stride), (1, 1), (pad, pad), c, False)
+    out = _reference(x, np.ones((c, 1, k, k)), stride, pad).shape
+    dy = rng.uniform(-1, 1, out).astype(dtype)
+    xpad = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    want = np.zeros((c, 1, k, k))
+    for i in range(k):
+        for j in range(k):
+            win = xpad[:, :, i : i + stride * out[2] : stride, j : j + stride * out[3] : stride]
+            want[:, 0, i, j] = (win * dy).sum(axis=(0, 2, 3))
+    dw, db = _conv_util.conv_weight_grad(np, x, dy, geom, (c, 1, k, k), bias_grad=True)
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    assert dw.dtype == dtype and dw.shape == (c, 1, k, k)
+    np.testing.assert_allclose(dw, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(db, dy.astype(np.float64).sum(axis=(0, 2, 3)), rtol=tol, atol=tol)
+    only = _conv_util.conv_weight_grad(np, x, dy, geom, (c, 1, k, k))
+    np.testing.assert_array_equal(only, dw)
 
 
 def test_blocks_of_one_channel_match_mxnet(small_blocks) -> None:

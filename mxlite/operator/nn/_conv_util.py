@@ -31,12 +31,11 @@ the output are computed and dropped (about 10% more product work for 3x3 on 56x5
 grid would have more than twice the output cells (a kernel nearly as large as its input, whose
 grid is input cells x kernel offsets), ``cols`` is built on the output cells instead: one
 strided copy of a window view, and a col2im that adds per kernel offset or per output cell,
-whichever are fewer (``_Windows``). ``xp``'s
-``matmul`` runs the products (NumPy's BLAS, one thread per call inside mxlite, with blocks of
-images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is the
-transpose: its forward is the data gradient of a convolution whose input is the
-deconvolution's output, and its backward is a convolution (data) and a weight gradient with
-the roles of input and output swapped.
+whichever are fewer (``_Windows``). Depthwise ones pass to ``_depthwise`` for blocks of channels.
+``xp``'s ``matmul`` runs the products (NumPy's BLAS, one thread per call inside mxlite, with
+blocks of images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). The
+deconvolution is the transpose: its forward is the data gradient of a convolution whose input
+is its output, its backward a convolution (data) and a weight gradient with roles swapped.
 """
 
 from __future__ import annotations
@@ -52,6 +51,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import matmul, over_rows
+from . import _depthwise
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -425,8 +425,6 @@ def conv_forward(
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
-    from . import _depthwise  # (it builds on this module's im2col)
-
     if _depthwise.splits(geom, w.shape, c, grid):
         return _depthwise.forward(xp, x, w, grid, out, bias, residual, relu)
     # without groups the bias is a last column of the weight against a row of ones in cols:
@@ -604,6 +602,8 @@ def conv_weight_grad(
         partial = _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
+        if _depthwise.splits(geom, w_shape, c, grid):
+            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad)
         nk = prod(geom.kernel)
         # with few im2col rows (a first layer: 3 channels), OpenBLAS runs cols @ dy.T ~20%
         # faster than dy @ cols.T; with many (2304 rows by 512 filters) the transposed result

@@ -1,6 +1,6 @@
 """Depthwise convolution (one input channel per group, one filter per channel) in blocks of
-channels, for ``_conv_util.conv_forward`` (and so the data gradient at stride 1, which is a
-forward convolution of the output gradient).
+channels, for ``_conv_util``'s forward (and so the data gradient at stride 1, which is a
+forward convolution of the output gradient) and weight gradient.
 
 Design note
 -----------
@@ -8,10 +8,14 @@ The im2col of a depthwise convolution is ``prod(kernel)`` times its input; ``_co
 builds it for whole images, so that one image of MobileNet's wide layers (144 channels of
 56x56 with a 3x3 kernel: 17 MiB) leaves the caches between its copy and its product. Where
 one image's ``cols`` passes :data:`_ELEMENTS`, this builds it for a block of one image's
-channels instead, the product ``(m, 1, K) @ (m, K, cell)`` per block, and spreads the
-channels over the kernel threads (so a batch of one runs on all of them). Measured on one
-thread (CPU time, busy machine), 3x3 pad 1: (1, 192, 56, 56) 3.3 -> 1.3 ms, (16, 144, 56,
-56) 35 -> 16 ms, (16, 96, 112, 112) stride 2 33 -> 21 ms.
+channels instead, with the products ``(m, 1, K) @ (m, K, cell)`` (forward) and ``(m, 1,
+cell) @ (m, cell, K)`` (weight gradient, summed over the images in order) per block, and
+spreads the channels over the kernel threads (so a batch of one runs on all of them; each
+thread owns its channels' weight gradient, so the sums do not depend on the threads). Same
+products, same values. Measured on one thread (CPU time, busy machine), 3x3 pad 1, forward /
+weight gradient: (1, 192, 56, 56) 3.3 / 3.9 -> 1.3 / 1.3 ms, (16, 144, 56, 56) 35 / 41 ->
+16 / 16.5 ms, (16, 96, 112, 112) stride 2 33 / 34 -> 21 / 23 ms, (32, 64, 56, 56) 15.6 /
+19.3 -> 14.7 / 15.0 ms.
 """
 
 from __future__ import annotations
@@ -19,10 +23,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..parallel import over_rows
-from ._conv_util import Geometry, _Cols
+from . import _conv_util as cu  # (imports this module: its names are read at call time)
 from ._phase_grid import PhaseGrid
 
-__all__ = ["splits", "forward"]
+__all__ = ["splits", "forward", "weight_grad"]
 
 # im2col entries per block of channels (4 MiB of float32): against blocks of 1, 2 and 8 MiB
 # (and whole images) measured best or near it on MobileNet's shapes, batch 1 and 16, strides
@@ -30,7 +34,7 @@ __all__ = ["splits", "forward"]
 _ELEMENTS = 1 << 20
 
 
-def splits(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
+def splits(geom: cu.Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
     """Whether this convolution is depthwise with one filter per channel and one image's
     im2col passes the block size."""
     return (
@@ -70,11 +74,11 @@ def forward(
     def run(xc: Any, oc: Any, wc: Any, *extra: Any) -> None:
         bc = extra[0] if b is not None else None
         rc = extra[-1] if residual is not None else None
-        work: _Cols | None = None
+        work: cu._Cols | None = None
         for lo in range(0, xc.shape[0], step):
             hi = min(xc.shape[0], lo + step)
             if work is None or work.c != hi - lo:
-                work = _Cols(xp, grid, 1, hi - lo, x.dtype)
+                work = cu._Cols(xp, grid, 1, hi - lo, x.dtype)
             for img in range(n):
                 cols = work.fill(xc[lo:hi, img][None])
                 y = xp.matmul(wc[lo:hi], cols.reshape(hi - lo, nk, grid.cell))
@@ -91,3 +95,39 @@ def forward(
 
     over_rows(run, c, x.size * nk, *arrays)
     return out
+
+
+def weight_grad(
+    xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_grad: bool = False
+) -> Any:
+    """``dw (C, 1, *K)`` of the depthwise convolution from ``x (N, C, *S)`` and ``dy (N, C,
+    *O)``, block of channels by block: per image ``dy @ cols.T`` on the grid (``dy`` 0 off the
+    output cells), summed over the images in order; with ``bias_grad`` the pair ``(dw, db)``."""
+    n, c = x.shape[:2]
+    nk = len(grid.offsets)
+    step = max(1, _ELEMENTS // (nk * grid.cell))
+    crop = (slice(None), *grid.out_cells[1:])
+    dw = xp.empty((c, 1, nk), dy.dtype)
+
+    def run(xc: Any, dyc: Any, dwc: Any) -> None:
+        work: cu._Cols | None = None
+        for lo in range(0, xc.shape[0], step):
+            hi = min(xc.shape[0], lo + step)
+            m = hi - lo
+            if work is None or work.c != m:
+                work = cu._Cols(xp, grid, 1, m, x.dtype)
+                dyg = xp.zeros((m, 1, grid.cell), dy.dtype)
+            for img in range(n):
+                cols = work.fill(xc[lo:hi, img][None]).reshape(m, nk, grid.cell)
+                dyg.reshape(m, *grid.rows)[crop] = dyc[lo:hi, img]
+                part = xp.matmul(dyg, cols.swapaxes(-1, -2))
+                if img == 0:
+                    dwc[lo:hi] = part
+                else:
+                    dwc[lo:hi] += part
+
+    over_rows(run, c, x.size * nk, x.swapaxes(0, 1), dy.swapaxes(0, 1), dw)
+    dw = dw.reshape(w_shape)
+    if not bias_grad:
+        return dw
+    return dw, dy.sum(axis=(0, *range(2, dy.ndim)))
