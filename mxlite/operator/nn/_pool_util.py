@@ -232,8 +232,9 @@ def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> 
 
 def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: Any, post) -> None:
     """``out (rows, *out) = post(sums)`` of ``x ** power`` over each window, where
-    ``post(sums, out)`` writes the result for an ``(rows, *out)`` block of sums (float16
-    summed in float32) into ``out``."""
+    ``post(sums)`` finishes a block of sums (float16 summed in float32) in place, on the flat
+    grid ``(rows, cell)``: one contiguous pass, where one on the output cells ran 3x longer
+    (an inner loop as short as an output row); the output cells are then copied out."""
     step = min(g.step(), x.shape[0])
     ph = g.phase_buffer(xp, step, 0, acc_dtype)
     scratch: dict = {}
@@ -243,23 +244,28 @@ def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: 
             ph *= ph
         elif power == 3:
             ph *= ph * ph
-        post(g.real(_window_sums(xp, g, ph, hi - lo, scratch), hi - lo), out[lo:hi])
+        rows = hi - lo
+        sums = _window_sums(xp, g, ph, rows, scratch)
+        sums[g.length(rows) : rows * g.cell] = 0  # cells past the sums: no stale values
+        post(sums[: rows * g.cell].reshape(rows, g.cell))
+        out[lo:hi] = g.real(sums, rows)
 
 
 def sum_backward(
     xp: Any, g: PhaseGrid, d: Any, dx: Any, add: bool, dtype: Any, divisor: Any = None
 ) -> None:
-    """Spread ``d (rows, *out)`` (divided by ``divisor`` when given) back over each window:
-    the gradient of a sum (an average), taken in ``dtype``."""
+    """Spread ``d (rows, *out)`` (divided by ``divisor`` when given: ``(cell,)``, the grid's
+    cells, as :func:`sum_forward`'s) back over each window: the gradient of a sum (an
+    average), taken in ``dtype``."""
     step = min(g.step(), d.shape[0])
     dg = xp.zeros(g.max_shift + step * g.cell, dtype)
     scratch: dict = {}
     for lo, hi in g.blocks(d.shape[0]):
         cells = g.real(dg[g.max_shift :], hi - lo)  # the output cells after the zero prefix
-        if divisor is None:
-            cells[...] = d[lo:hi]
-        else:
-            xp.divide(d[lo:hi], divisor, out=cells)
+        cells[...] = d[lo:hi]
+        if divisor is not None:  # on the flat grid (0 stays 0 off the output)
+            flat = dg[g.max_shift : g.max_shift + (hi - lo) * g.cell].reshape(hi - lo, -1)
+            xp.divide(flat, divisor, out=flat)
         g.merge(_window_spread(xp, g, dg, hi - lo, scratch), dx[lo:hi], add)
 
 

@@ -256,6 +256,12 @@ class _PoolingOp(Operator):
             grid = self._grids[spatial] = PhaseGrid(spatial, g.kernel, g.stride, g.pad, g.out)
         return grid
 
+    def _grid_counts(self, xp: Any, g: _Geometry, grid: PhaseGrid, spatial: Shape, dt: Any) -> Any:
+        """The average's divisors on the grid's cells, flat (1 off the output cells)."""
+        cnt = xp.ones(grid.rows, dt)
+        cnt[grid.out_cells] = _counts(xp, g, spatial, self.include_pad, dt)
+        return cnt.reshape(-1)
+
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         # the argmax is worth its work only where a backward may follow
         keep = len(out_data) > 1 and req[0] != OpReq.NULL and op_ctx is not None
@@ -294,18 +300,16 @@ class _PoolingOp(Operator):
                 over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
         else:
             acc = _acc_dtype(x.dtype)
-            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            cnt = self._grid_counts(xp, g, grid, spatial, acc) if self.ptype == "avg" else None
             p = self.p
 
-            def post(s: Any, o: Any) -> None:
+            def post(s: Any) -> None:
                 if cnt is not None:
-                    xp.divide(s, cnt, out=o)
+                    xp.divide(s, cnt, out=s)
                 elif p == 2:
-                    xp.sqrt(s, out=o)
+                    xp.sqrt(s, out=s)
                 elif p == 3:
-                    xp.cbrt(s, out=o)
-                else:
-                    o[...] = s
+                    xp.cbrt(s, out=s)
 
             def pool_sum(a: Any, b: Any) -> None:
                 pk.sum_forward(xp, grid, a, p, acc, b, post)
@@ -364,7 +368,7 @@ class _PoolingOp(Operator):
 
             over_rows(route, rows, work, x2, y2, dy2, dx2)
         elif self.ptype in ("avg", "sum") or self.p == 1:
-            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            cnt = self._grid_counts(xp, g, grid, spatial, acc) if self.ptype == "avg" else None
 
             def spread(d: Any, dx: Any) -> None:
                 pk.sum_backward(xp, grid, d, dx, add, acc, cnt)
