@@ -132,3 +132,23 @@ def test_executor_routes_by_the_kept_argmax() -> None:
     want = opcheck.backward("Pooling", [xs], [head], is_train=False, **params)[0]
     np.testing.assert_array_equal(exe.grad_dict["x"].asnumpy(), want)
     assert len(exe.outputs) == 1
+
+
+def test_out_takes_the_visible_output_as_in_mxnet() -> None:
+    """``out=`` names the visible outputs (the hidden ones are made), as MXNet's imperative
+    call accepts; under autograd the backward still finds the argmax."""
+    x = mx.nd.array(np.arange(36, dtype=np.float32).reshape(1, 1, 6, 6))
+    x.attach_grad()
+    o = mx.nd.zeros((1, 1, 3, 3))
+    with mx.autograd.record():
+        y = mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), out=o)
+    assert y is o
+    y.backward()
+    assert o.asnumpy()[0, 0].tolist() == [[7, 9, 11], [19, 21, 23], [31, 33, 35]]
+    want = np.zeros((6, 6))
+    want[1::2, 1::2] = 1
+    np.testing.assert_array_equal(x.grad.asnumpy()[0, 0], want)
+    d = mx.nd.zeros((2, 3))
+    assert mx.nd.Dropout(mx.nd.ones((2, 3)), p=0.5, out=d) is d
+    with pytest.raises(mx.base.MXNetError, match="Pooling.*'out' needs 2 arrays, got 3"):
+        mx.nd.Pooling(x, kernel=(2, 2), stride=(2, 2), out=[o, o, o])
