@@ -4,8 +4,12 @@ Design note
 -----------
 Rows (batch * channels) are processed in cache-sized blocks (``PhaseGrid.blocks``) with their
 buffers allocated once per call. Max pooling walks the window offset by offset (one in-place
-``maximum`` each); sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel - 1``
-shifted additions per axis, and their gradient is the transpose of that reduction.
+``maximum`` each), in training also keeping each window's argmax (a strict ``greater`` and
+two uint8 passes per offset), by which its backward routes: per offset one uint8 comparison
+and one product, where comparing the input with the output took a second split of the input
+and about twice the passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel -
+1`` shifted additions per axis, and their gradient is the transpose of that reduction; the
+average's division and the roots run on the flat grid.
 
 MXNet's rules: max pooling ignores padding (padding cells hold ``-inf``; the result is floored
 at the lowest finite value, which a window lying wholly in padding gives) and routes each

@@ -14,6 +14,12 @@ MXNet's rules kept here: a window that lies wholly in padding gives the lowest f
 the default) or to the input; Lp pooling sums ``x**p`` (not ``|x|**p``) and takes the p-th
 root; max backward routes each output gradient to the *first* position, in row-major window
 order, whose value equals the output. float16 sums accumulate in float32.
+
+Max pooling's training forward keeps that position per window (its offset in the window, a
+uint8) as a hidden second output, ``workspace``, as MXNet's oneDNN pooling keeps one: the
+backward routes by it and neither splits the input again nor compares it with the output.
+An inference forward leaves it unset (first cell 254) and the backward then compares, so a
+graph recorded with ``train_mode=False`` still gets true gradients.
 """
 
 from __future__ import annotations
