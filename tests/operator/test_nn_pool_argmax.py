@@ -50,6 +50,34 @@ def test_kept_argmax_routes_as_the_comparison(shape, params, dtype) -> None:
     np.testing.assert_array_equal(kept, compared)
 
 
+def test_small_blocks_on_threads_route_alike(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks of a few rows (a short last one) on three threads: the argmax and both routes
+    give what one block gives."""
+    from mxlite.operator import parallel as _parallel
+    from mxlite.operator.nn import _pool_util
+
+    rng = np.random.default_rng(9)
+    whole = []
+    for shape, params in CASES:
+        x = _inputs(shape, np.float32, rng)
+        head = [rng.normal(size=opcheck.forward("Pooling", [x], **params)[0].shape)]
+        whole.append((x, params, head, _routes(x, params, head)))
+    monkeypatch.setattr(_pool_util, "_MAX_CELLS", 40)
+    monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)
+    monkeypatch.setattr(_parallel, "num_threads", lambda: 3)
+    for x, params, head, want in whole:
+        for got, expect in zip(_routes(x, params, head), want):
+            np.testing.assert_array_equal(got, expect)
+
+
+def _routes(x: np.ndarray, params: dict, head: list) -> list[np.ndarray]:
+    """The output, the argmax and the gradient by each route."""
+    out = opcheck.forward("Pooling", [x], is_train=True, **params)
+    kept = opcheck.backward("Pooling", [x], head, is_train=True, **params)[0]
+    compared = opcheck.backward("Pooling", [x], head, is_train=False, **params)[0]
+    return [*out, kept, compared]
+
+
 def _first_argmax(x: np.ndarray, k: int, s: int, p: int) -> np.ndarray:
     """Window by window over one 2-D plane: the row-major index of the first maximum, 255
     where the window holds a NaN (its maximum is NaN) or only padding and -inf."""
