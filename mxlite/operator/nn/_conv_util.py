@@ -426,7 +426,7 @@ def conv_forward(
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
     if _depthwise.splits(geom, w.shape, c, grid):
-        return _depthwise.forward(xp, x, w, grid, out, bias, residual, relu)
+        return _depthwise.forward(xp, x, w, grid, out, bias, residual, relu, cols=_Cols)
     # without groups the bias is a last column of the weight against a row of ones in cols:
     # the product adds it, not a pass over the output
     fold = b is not None and groups == 1 and isinstance(grid, PhaseGrid)
@@ -603,7 +603,7 @@ def conv_weight_grad(
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
         if _depthwise.splits(geom, w_shape, c, grid):
-            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad)
+            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad, _Cols)
         nk = prod(geom.kernel)
         # with few im2col rows (a first layer: 3 channels), OpenBLAS runs cols @ dy.T ~20%
         # faster than dy @ cols.T; with many (2304 rows by 512 filters) the transposed result

@@ -20,11 +20,13 @@ weight gradient: (1, 192, 56, 56) 3.3 / 3.9 -> 1.3 / 1.3 ms, (16, 144, 56, 56) 3
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..parallel import over_rows
-from . import _conv_util as cu  # (imports this module: its names are read at call time)
 from ._phase_grid import PhaseGrid
+
+if TYPE_CHECKING:  # _conv_util calls this module and hands it its im2col class (``cols``)
+    from ._conv_util import Geometry
 
 __all__ = ["splits", "forward", "weight_grad"]
 
@@ -34,7 +36,7 @@ __all__ = ["splits", "forward", "weight_grad"]
 _ELEMENTS = 1 << 20
 
 
-def splits(geom: cu.Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
+def splits(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
     """Whether this convolution is depthwise with one filter per channel and one image's
     im2col passes the block size."""
     return (
@@ -54,10 +56,12 @@ def forward(
     bias: Any = None,
     residual: Any = None,
     relu: bool = False,
+    *,
+    cols: Any,
 ) -> Any:
     """``out (N, C, *O)`` of the depthwise convolution of ``x (N, C, *S)`` with ``w (C, 1,
     *K)``, plus ``bias``, ``residual`` (which may be ``out`` itself) and ReLU as in
-    ``_conv_util.conv_forward``."""
+    ``_conv_util.conv_forward``; ``cols``: its im2col class, ``_Cols``."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
     step = max(1, _ELEMENTS // (nk * grid.cell))
@@ -74,14 +78,14 @@ def forward(
     def run(xc: Any, oc: Any, wc: Any, *extra: Any) -> None:
         bc = extra[0] if b is not None else None
         rc = extra[-1] if residual is not None else None
-        work: cu._Cols | None = None
+        work = None
         for lo in range(0, xc.shape[0], step):
             hi = min(xc.shape[0], lo + step)
             if work is None or work.c != hi - lo:
-                work = cu._Cols(xp, grid, 1, hi - lo, x.dtype)
+                work = cols(xp, grid, 1, hi - lo, x.dtype)
             for img in range(n):
-                cols = work.fill(xc[lo:hi, img][None])
-                y = xp.matmul(wc[lo:hi], cols.reshape(hi - lo, nk, grid.cell))
+                block = work.fill(xc[lo:hi, img][None])
+                y = xp.matmul(wc[lo:hi], block.reshape(hi - lo, nk, grid.cell))
                 y = y.reshape(hi - lo, *grid.rows)[crop]
                 dst = oc[lo:hi, img]
                 if rc is not None:
@@ -98,11 +102,12 @@ def forward(
 
 
 def weight_grad(
-    xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_grad: bool = False
+    xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_grad: bool, cols: Any
 ) -> Any:
     """``dw (C, 1, *K)`` of the depthwise convolution from ``x (N, C, *S)`` and ``dy (N, C,
     *O)``, block of channels by block: per image ``dy @ cols.T`` on the grid (``dy`` 0 off the
-    output cells), summed over the images in order; with ``bias_grad`` the pair ``(dw, db)``."""
+    output cells), summed over the images in order; with ``bias_grad`` the pair ``(dw, db)``;
+    ``cols``: the im2col class, as for :func:`forward`."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
     step = max(1, _ELEMENTS // (nk * grid.cell))
@@ -110,17 +115,17 @@ def weight_grad(
     dw = xp.empty((c, 1, nk), dy.dtype)
 
     def run(xc: Any, dyc: Any, dwc: Any) -> None:
-        work: cu._Cols | None = None
+        work = None
         for lo in range(0, xc.shape[0], step):
             hi = min(xc.shape[0], lo + step)
             m = hi - lo
             if work is None or work.c != m:
-                work = cu._Cols(xp, grid, 1, m, x.dtype)
+                work = cols(xp, grid, 1, m, x.dtype)
                 dyg = xp.zeros((m, 1, grid.cell), dy.dtype)
             for img in range(n):
-                cols = work.fill(xc[lo:hi, img][None]).reshape(m, nk, grid.cell)
+                block = work.fill(xc[lo:hi, img][None]).reshape(m, nk, grid.cell)
                 dyg.reshape(m, *grid.rows)[crop] = dyc[lo:hi, img]
-                part = xp.matmul(dyg, cols.swapaxes(-1, -2))
+                part = xp.matmul(dyg, block.swapaxes(-1, -2))
                 if img == 0:
                     dwc[lo:hi] = part
                 else:
