@@ -120,6 +120,9 @@ def invoke(
         req = [_WRITE] * len(outputs)
     else:
         outputs = list(out) if isinstance(out, (list, tuple)) else [out]
+        nvis = prop.num_visible_outputs()
+        if len(outputs) == nvis < len(out_shapes):  # as MXNet: the visible ones, hidden made here
+            outputs += [_new(s, t, ctx) for s, t in zip(out_shapes[nvis:], out_dtypes[nvis:])]
         _check_out(prop, outputs, out_shapes, out_dtypes, ctx, name)
         req = [_INPLACE if any(o._chunk is x._chunk for x in inputs) else _WRITE for o in outputs]
 

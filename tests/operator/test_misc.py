@@ -161,6 +161,18 @@ def test_creation_rules() -> None:
     ].tolist() == [-1, -1, -1, 0, 1, 2, 2]
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_clip_keeps_nan_and_signed_zero_and_crossed_bounds(dtype) -> None:
+    """MXNet's clip is ``x > a_max ? a_max : (x < a_min ? a_min : x)``: NaN and -0.0 pass
+    through, and with a_min > a_max values below a_min become a_min."""
+    x = np.array([np.nan, -0.0, 0.0, -1, 7, 6, 3, np.inf, -np.inf], dtype)
+    y = opcheck.forward("clip", [x], a_min=0, a_max=6)[0]
+    np.testing.assert_array_equal(y, [np.nan, 0, 0, 0, 6, 6, 3, 6, 0])
+    assert np.signbit(y[1]) and not np.signbit(y[2]) and y.dtype == dtype
+    crossed = opcheck.forward("clip", [np.array([1, 3, 6], dtype)], a_min=5, a_max=2)[0]
+    assert crossed.tolist() == [5, 2, 2]
+
+
 def test_errors_name_the_operator_and_argument() -> None:
     x = np.ones((2, 3), np.float32)
     with pytest.raises(ParamError, match="clip.*a_max"):

@@ -188,11 +188,11 @@ def test_bad_input(shape, params, err, match) -> None:
 def test_extra_pad_and_stride_values_are_ignored() -> None:
     # MXNet reads only the first len(kernel) values (values from real MXNet 1.9.1)
     x = np.arange(10, dtype=np.float32).reshape(1, 1, 10)
-    (out,) = opcheck.forward(
+    out = opcheck.forward(
         "Pooling", [x], kernel=(2,), stride=(2, 1, 1), pad=(0, 0, 0), pool_type="max"
-    )
+    )[0]
     np.testing.assert_array_equal(out, [[[1, 3, 5, 7, 9]]])
-    (out,) = opcheck.forward("Pooling", [x], kernel=(3,), pad=(1, 2, 3), pool_type="max")
+    out = opcheck.forward("Pooling", [x], kernel=(3,), pad=(1, 2, 3), pool_type="max")[0]
     assert out.shape == (1, 1, 10)
 
 

@@ -23,17 +23,14 @@ flipped (channel axes swapped, padding ``dilate*(K-1) - pad``) where that im2col
 than col2im's, else (no groups) a col2im whose product sums the last kernel axis (``_conv_rows``).
 
 Blocks of images keep ``cols`` near 2 MiB (one image for ResNet's large layers, ~18 of LeNet's
-28x28), in a core's cache between its copy and its product (LeNet's kernels took 1.4x the time
-with 8 MiB). A 1x1 convolution without stride or padding is a plain product. The products skip
-the grid rows of the first axis past the output (``span`` of an image's ``cell`` grid cells)
-but compute the other cells past it and drop them (LeNet's 5x5 on 14x14: 140 cells for 100
-outputs, not 196); where the grid would have more than twice the output cells (a kernel nearly
-as large as its input), ``cols`` is built on the output cells instead: one strided copy of a
-window view, and a col2im that adds per kernel offset or per output cell, whichever are fewer
-(``_Windows``). ``xp``'s ``matmul`` runs the products (NumPy's BLAS, one thread per call, blocks
-of images spread over the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is
-the transpose: its forward is the data gradient of a convolution whose input is the
-deconvolution's output, its backward a convolution and a weight gradient, roles swapped.
+28x28) so it stays in a core's cache between its copy and its product (8 MiB cost LeNet 1.4x).
+A 1x1 convolution without stride or padding is a plain product. The products skip the grid
+rows of the first axis past the output and drop the other cells past it (LeNet's 5x5 on 14x14:
+140 cells for 100 outputs); where the grid has over twice the output cells, ``cols`` is built
+on the output cells (``_Windows``). Depthwise ones go to ``_depthwise`` in blocks of channels.
+``xp``'s ``matmul`` runs the products (NumPy's BLAS, one thread per call, blocks spread over
+the kernel threads, see ``engine.openmp``; CuPy on GPU). Deconvolution is the transpose: its
+forward is a convolution's data gradient, its backward a convolution and a weight gradient.
 """
 
 from __future__ import annotations
@@ -49,7 +46,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import matmul, over_rows
-from . import _conv_rows
+from . import _conv_rows, _depthwise
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -425,7 +422,8 @@ def conv_forward(
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
     nk = prod(geom.kernel)
-
+    if _depthwise.splits(geom, w.shape, c, grid):
+        return _depthwise.forward(xp, x, w, grid, out, bias, residual, relu, cols=_Cols)
     # without groups the bias is a last column of the weight against a row of ones in cols:
     # the product adds it, not a pass over the output
     fold = b is not None and groups == 1 and isinstance(grid, PhaseGrid)
@@ -605,6 +603,8 @@ def conv_weight_grad(
         partial = _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
+        if _depthwise.splits(geom, w_shape, c, grid):
+            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad, _Cols)
         nk = prod(geom.kernel)
         # few im2col rows (a first layer): OpenBLAS runs cols @ dy.T ~20% faster than dy @ cols.T;
         # many (2304 by 512 filters): the transposed result costs more to sum and copy

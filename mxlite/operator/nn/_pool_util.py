@@ -4,8 +4,12 @@ Design note
 -----------
 Rows (batch * channels) are processed in cache-sized blocks (``PhaseGrid.blocks``) with their
 buffers allocated once per call. Max pooling walks the window offset by offset (one in-place
-``maximum`` each); sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel - 1``
-shifted additions per axis, and their gradient is the transpose of that reduction.
+``maximum`` each), in training also keeping each window's argmax (a strict ``greater`` and
+two uint8 passes per offset), by which its backward routes: per offset one uint8 comparison
+and one product, where comparing the input with the output took a second split of the input
+and about twice the passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel -
+1`` shifted additions per axis, and their gradient is the transpose of that reduction; the
+average's division and the roots run on the flat grid.
 
 MXNet's rules: max pooling ignores padding (padding cells hold ``-inf``; the result is floored
 at the lowest finite value, which a window lying wholly in padding gives) and routes each
@@ -22,7 +26,20 @@ import numpy as np
 
 from ._phase_grid import PhaseGrid
 
-__all__ = ["PhaseGrid", "max_forward", "max_backward", "sum_forward", "sum_backward", "lp_backward"]
+__all__ = [
+    "PhaseGrid",
+    "NO_ROUTE",
+    "max_forward",
+    "max_backward",
+    "max_backward_routed",
+    "sum_forward",
+    "sum_backward",
+    "lp_backward",
+]
+
+# argmax value of a window whose maximum routes no gradient (NaN, -inf, all padding); the
+# argmax is kept for windows of at most this many positions
+NO_ROUTE = 255
 
 
 # max pooling's blocks: its offset-by-offset passes are many short NumPy calls, measured
@@ -30,24 +47,74 @@ __all__ = ["PhaseGrid", "max_forward", "max_backward", "sum_forward", "sum_backw
 _MAX_CELLS = 1 << 19
 
 
-def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any) -> None:
+def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> None:
     """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
     in-place maximum per offset measured faster here than reducing axis by axis as the sums
-    do, whose first operation per axis writes a third array)."""
+    do, whose first operation per axis writes a third array). With ``where`` (uint8, of
+    ``out``'s shape), also the argmax: the row-major index of each window's first maximum,
+    or :data:`NO_ROUTE` where the maximum is NaN or ``-inf`` (no position gets a gradient),
+    for :func:`max_backward_routed`."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
     acc = xp.empty(step * g.cell, x.dtype)
+    if where is not None:
+        idx = xp.empty(step * g.cell, np.uint8)
+        upd = xp.empty(step * g.cell, np.uint8)
+        gt = xp.empty(step * g.cell, bool)
     for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
         n = g.length(hi - lo)
         head = acc[:n]
         for t, (i, sh) in enumerate(g.offsets):
+            src = ph[i, sh : sh + n]
             if t == 0:
-                xp.copyto(head, ph[i, sh : sh + n])
-            else:
-                xp.maximum(head, ph[i, sh : sh + n], out=head)
+                xp.copyto(head, src)
+                if where is not None:
+                    idx[:n] = 0
+                continue
+            if where is not None:
+                # strictly greater: a later equal value leaves the first maximum; offsets
+                # rise, so the largest offset index that raised the maximum is the argmax
+                xp.greater(src, head, out=gt[:n])
+                xp.multiply(gt[:n].view(np.uint8), t, out=upd[:n])
+                xp.maximum(idx[:n], upd[:n], out=idx[:n])
+            xp.maximum(head, src, out=head)
+        if where is not None:
+            # NaN and -inf maxima (a window of padding, or of -inf) route nothing
+            xp.greater(head, -np.inf, out=gt[:n])
+            xp.logical_not(gt[:n], out=gt[:n])
+            xp.multiply(gt[:n].view(np.uint8), NO_ROUTE, out=upd[:n])
+            xp.bitwise_or(idx[:n], upd[:n], out=idx[:n])
+            where[lo:hi] = g.real(idx, hi - lo)
         xp.maximum(g.real(acc, hi - lo), lowest, out=out[lo:hi])
+
+
+def max_backward_routed(xp: Any, g: PhaseGrid, where: Any, dy: Any, dx: Any, add: bool) -> None:
+    """Max pooling's gradient from the argmax ``where`` of :func:`max_forward`: per window
+    offset, one uint8 comparison and one masked product, with neither the input nor the
+    output read again (the input's split into phases and the float comparisons are most of
+    the work of :func:`max_backward`)."""
+    step = min(g.step(_MAX_CELLS), dy.shape[0])
+    grad = xp.empty((len(g.phases), step * g.cell), dy.dtype)
+    dyg = g.grid_buffer(xp, step, 0, dy.dtype)
+    wg = g.grid_buffer(xp, step, NO_ROUTE, np.uint8)  # cells off the output route nothing
+    hit = xp.empty(step * g.cell, bool)
+    part = xp.empty(step * g.cell, dy.dtype)
+    for lo, hi in g.blocks(dy.shape[0], _MAX_CELLS):
+        n = g.length(hi - lo)
+        g.put(dy[lo:hi], dyg)
+        g.put(where[lo:hi], wg)
+        for t, (i, sh) in enumerate(g.offsets):
+            xp.equal(wg[:n], t, out=hit[:n])
+            if g.first[i] == sh:  # the phase's first offset: write, and clear around it
+                xp.multiply(dyg[:n], hit[:n], out=grad[i, sh : sh + n])
+                grad[i, :sh] = 0
+                grad[i, sh + n :] = 0
+                continue
+            xp.multiply(dyg[:n], hit[:n], out=part[:n])
+            grad[i, sh : sh + n] += part[:n]
+        g.merge(grad, dx[lo:hi], add)
 
 
 def max_backward(xp: Any, g: PhaseGrid, x: Any, y: Any, dy: Any, dx: Any, add: bool) -> None:
@@ -169,8 +236,9 @@ def _window_spread(xp: Any, g: PhaseGrid, dg: Any, rows: int, scratch: dict) -> 
 
 def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: Any, post) -> None:
     """``out (rows, *out) = post(sums)`` of ``x ** power`` over each window, where
-    ``post(sums, out)`` writes the result for an ``(rows, *out)`` block of sums (float16
-    summed in float32) into ``out``."""
+    ``post(sums)`` finishes a block of sums (float16 summed in float32) in place, on the flat
+    grid ``(rows, cell)``: one contiguous pass, where one on the output cells ran 3x longer
+    (an inner loop as short as an output row); the output cells are then copied out."""
     step = min(g.step(), x.shape[0])
     ph = g.phase_buffer(xp, step, 0, acc_dtype)
     scratch: dict = {}
@@ -180,23 +248,28 @@ def sum_forward(xp: Any, g: PhaseGrid, x: Any, power: int, acc_dtype: Any, out: 
             ph *= ph
         elif power == 3:
             ph *= ph * ph
-        post(g.real(_window_sums(xp, g, ph, hi - lo, scratch), hi - lo), out[lo:hi])
+        rows = hi - lo
+        sums = _window_sums(xp, g, ph, rows, scratch)
+        sums[g.length(rows) : rows * g.cell] = 0  # cells past the sums: no stale values
+        post(sums[: rows * g.cell].reshape(rows, g.cell))
+        out[lo:hi] = g.real(sums, rows)
 
 
 def sum_backward(
     xp: Any, g: PhaseGrid, d: Any, dx: Any, add: bool, dtype: Any, divisor: Any = None
 ) -> None:
-    """Spread ``d (rows, *out)`` (divided by ``divisor`` when given) back over each window:
-    the gradient of a sum (an average), taken in ``dtype``."""
+    """Spread ``d (rows, *out)`` (divided by ``divisor`` when given: ``(cell,)``, the grid's
+    cells, as :func:`sum_forward`'s) back over each window: the gradient of a sum (an
+    average), taken in ``dtype``."""
     step = min(g.step(), d.shape[0])
     dg = xp.zeros(g.max_shift + step * g.cell, dtype)
     scratch: dict = {}
     for lo, hi in g.blocks(d.shape[0]):
         cells = g.real(dg[g.max_shift :], hi - lo)  # the output cells after the zero prefix
-        if divisor is None:
-            cells[...] = d[lo:hi]
-        else:
-            xp.divide(d[lo:hi], divisor, out=cells)
+        cells[...] = d[lo:hi]
+        if divisor is not None:  # on the flat grid (0 stays 0 off the output)
+            flat = dg[g.max_shift : g.max_shift + (hi - lo) * g.cell].reshape(hi - lo, -1)
+            xp.divide(flat, divisor, out=flat)
         g.merge(_window_spread(xp, g, dg, hi - lo, scratch), dx[lo:hi], add)
 
 

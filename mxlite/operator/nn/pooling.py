@@ -14,6 +14,12 @@ MXNet's rules kept here: a window that lies wholly in padding gives the lowest f
 the default) or to the input; Lp pooling sums ``x**p`` (not ``|x|**p``) and takes the p-th
 root; max backward routes each output gradient to the *first* position, in row-major window
 order, whose value equals the output. float16 sums accumulate in float32.
+
+Max pooling's training forward keeps that position per window (its offset in the window, a
+uint8) as a hidden second output, ``workspace``, as MXNet's oneDNN pooling keeps one: the
+backward routes by it and neither splits the input again nor compares it with the output.
+An inference forward leaves it unset (first cell 254) and the backward then compares, so a
+graph recorded with ``train_mode=False`` still gets true gradients.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ __all__: list[str] = []
 
 _LAYOUTS = ("NCW", "NCHW", "NCDHW", "NWC", "NHWC", "NDHWC")
 _DEFAULT_LAYOUT = {3: "NCW", 4: "NCHW", 5: "NCDHW"}
+# first cell of a max pooling workspace that holds no argmax (an inference forward does not
+# compute it): the backward then compares the input with the output instead
+_UNSET = 254
 
 
 class PoolingParam(Param):
@@ -182,7 +191,7 @@ class PoolingProp(OperatorProperty):
         oshape = (dshape[0], *g.out, dshape[-1]) if g.channel_last else (*dshape[:2], *g.out)
         if out_shape and out_shape[0] is not None:
             shape_assign(self, "output", "output", out_shape[0], oshape)
-        return [tuple(dshape)], [oshape], []
+        return [tuple(dshape)], [oshape] * self.num_outputs(), []
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0]
@@ -193,7 +202,20 @@ class PoolingProp(OperatorProperty):
                 f"{self.where()}: argument 'data' has dtype {np.dtype(t).name}; Pooling "
                 "accepts float16, float32, float64."
             )
-        return [t], [t], []
+        return [t], [t, np.uint8][: self.num_outputs()], []
+
+    def argmax_kept(self) -> bool:
+        """Whether max pooling keeps each window's argmax as a hidden second output (MXNet's
+        oneDNN pooling keeps such a workspace too): the backward then routes the gradient
+        without reading the input again. A window of more than 254 positions does without."""
+        p = self.param
+        return p.pool_type == "max" and not p.global_pool and math.prod(p.kernel) <= _UNSET
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "workspace"] if self.argmax_kept() else ["output"]
+
+    def num_visible_outputs(self) -> int:
+        return 1
 
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         if self.param.pool_type in ("avg", "sum"):
@@ -245,7 +267,18 @@ class _PoolingOp(Operator):
             grid = self._grids[spatial] = PhaseGrid(spatial, g.kernel, g.stride, g.pad, g.out)
         return grid
 
+    def _grid_counts(self, xp: Any, g: _Geometry, grid: PhaseGrid, spatial: Shape, dt: Any) -> Any:
+        """The average's divisors on the grid's cells, flat (1 off the output cells)."""
+        cnt = xp.ones(grid.rows, dt)
+        cnt[grid.out_cells] = _counts(xp, g, spatial, self.include_pad, dt)
+        return cnt.reshape(-1)
+
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+        # the argmax is worth its work only where a backward may follow
+        keep = len(out_data) > 1 and req[0] != OpReq.NULL and op_ctx is not None
+        keep = keep and op_ctx.is_train
+        if len(out_data) > 1 and not keep:
+            out_data[1].reshape(-1)[:1] = _UNSET
         if req[0] == OpReq.NULL:
             return
         x = in_data[0]
@@ -263,21 +296,31 @@ class _PoolingOp(Operator):
         y2 = out.reshape(rows, *g.out) if direct else xp.empty((rows, *g.out), out.dtype)
         work = x.size + y2.size * len(grid.offsets)
         if self.ptype == "max":
-            over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
+            if keep:
+                ws = self._cf(out_data[1], g)
+                flat = ws.flags.c_contiguous
+                ws2 = ws.reshape(rows, *g.out) if flat else xp.empty(y2.shape, np.uint8)
+
+                def pool_max(a: Any, b: Any, w: Any) -> None:
+                    pk.max_forward(xp, grid, a, b, w)
+
+                over_rows(pool_max, rows, work, x2, y2, ws2)
+                if not flat:
+                    ws[...] = ws2.reshape(ws.shape)
+            else:
+                over_rows(lambda a, b: pk.max_forward(xp, grid, a, b), rows, work, x2, y2)
         else:
             acc = _acc_dtype(x.dtype)
-            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            cnt = self._grid_counts(xp, g, grid, spatial, acc) if self.ptype == "avg" else None
             p = self.p
 
-            def post(s: Any, o: Any) -> None:
+            def post(s: Any) -> None:
                 if cnt is not None:
-                    xp.divide(s, cnt, out=o)
+                    xp.divide(s, cnt, out=s)
                 elif p == 2:
-                    xp.sqrt(s, out=o)
+                    xp.sqrt(s, out=s)
                 elif p == 3:
-                    xp.cbrt(s, out=o)
-                else:
-                    o[...] = s
+                    xp.cbrt(s, out=s)
 
             def pool_sum(a: Any, b: Any) -> None:
                 pk.sum_forward(xp, grid, a, p, acc, b, post)
@@ -319,7 +362,15 @@ class _PoolingOp(Operator):
         dy2 = dy.reshape(rows, *g.out)
         work = gin.size + dy.size * len(grid.offsets)
         acc = _acc_dtype(gin.dtype)
-        if self.ptype == "max":
+        if self.ptype == "max" and self._routed(out_data):
+            ws = self._cf(out_data[1], g)
+            ws2 = ws.reshape(rows, *g.out)  # (a copy where channels come last)
+
+            def route_kept(w: Any, d: Any, dx: Any) -> None:
+                pk.max_backward_routed(xp, grid, w, d, dx, add)
+
+            over_rows(route_kept, rows, gin.size + dy.size * 3, ws2, dy2, dx2)
+        elif self.ptype == "max":
             x2 = self._cf(in_data[0], g).reshape(rows, *spatial)
             y2 = self._cf(out_data[0], g).reshape(rows, *g.out)
 
@@ -328,7 +379,7 @@ class _PoolingOp(Operator):
 
             over_rows(route, rows, work, x2, y2, dy2, dx2)
         elif self.ptype in ("avg", "sum") or self.p == 1:
-            cnt = _counts(xp, g, spatial, self.include_pad, acc) if self.ptype == "avg" else None
+            cnt = self._grid_counts(xp, g, grid, spatial, acc) if self.ptype == "avg" else None
 
             def spread(d: Any, dx: Any) -> None:
                 pk.sum_backward(xp, grid, d, dx, add, acc, cnt)
@@ -345,6 +396,12 @@ class _PoolingOp(Operator):
             over_rows(lp, rows, work, x2, y2, d2, dx2)
         if not direct:
             assign(gin_cf, req[0], dx2.reshape(gin_cf.shape))
+
+    @staticmethod
+    def _routed(out_data: list) -> bool:
+        """Whether the forward kept the argmax of each window (see ``argmax_kept``)."""
+        ws = out_data[1] if len(out_data) > 1 else None
+        return ws is not None and ws.size > 0 and int(ws.reshape(-1)[0]) != _UNSET
 
     def _global_backward(self, g: _Geometry, x: Any, y: Any, dy: Any, gin: Any, req: OpReq) -> None:
         """The gradient of a window that is the whole input, in its own layout as ``(N, S, C)``

@@ -95,6 +95,11 @@ def _clip_bounds(x: Any, param: ClipParam) -> tuple[Any, Any, Any]:
 def _clip(xp: Any, x: Any, env: Any, out: Any) -> Any:
     v, lo, hi = _clip_bounds(x, env.param)
     dt = x.dtype
+    if v is x and lo <= hi:
+        # one pass (MobileNet's ReLU6 ran 40x slower through two wheres); NumPy's clip keeps
+        # NaN and -0.0 as MXNet's comparisons do, and differs from them only when a_min >
+        # a_max (MXNet then gives a_max above a_max and a_min below a_min)
+        return xp.clip(x, lo, hi, out=out)
     top, bottom = _cast_scalar(float(hi), dt), _cast_scalar(float(lo), dt)
     return xp.where(v > hi, top, xp.where(v < lo, bottom, x)).astype(dt, copy=False)
 
