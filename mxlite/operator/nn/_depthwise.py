@@ -43,7 +43,7 @@ def splits(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
         isinstance(grid, PhaseGrid)
         and w_shape[1] == 1
         and w_shape[0] == channels == geom.groups
-        and channels * len(grid.offsets) * grid.cell > _ELEMENTS
+        and channels * len(grid.offsets) * grid.span > _ELEMENTS
     )
 
 
@@ -64,7 +64,7 @@ def forward(
     ``_conv_util.conv_forward``; ``cols``: its im2col class, ``_Cols``."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
-    step = max(1, _ELEMENTS // (nk * grid.cell))
+    step = max(1, _ELEMENTS // (nk * grid.span))
     crop = (slice(None), *grid.out_cells[1:])
     wk = w.reshape(c, 1, nk)
     b = None if bias is None else bias.reshape(c, *(1,) * (out.ndim - 2))
@@ -85,8 +85,8 @@ def forward(
                 work = cols(xp, grid, 1, hi - lo, x.dtype)
             for img in range(n):
                 block = work.fill(xc[lo:hi, img][None])
-                y = xp.matmul(wc[lo:hi], block.reshape(hi - lo, nk, grid.cell))
-                y = y.reshape(hi - lo, *grid.rows)[crop]
+                y = xp.matmul(wc[lo:hi], block.reshape(hi - lo, nk, grid.span))
+                y = y.reshape(hi - lo, *grid.span_rows)[crop]
                 dst = oc[lo:hi, img]
                 if rc is not None:
                     xp.add(y, rc[lo:hi, img], out=dst)
@@ -110,7 +110,7 @@ def weight_grad(
     ``cols``: the im2col class, as for :func:`forward`."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
-    step = max(1, _ELEMENTS // (nk * grid.cell))
+    step = max(1, _ELEMENTS // (nk * grid.span))
     crop = (slice(None), *grid.out_cells[1:])
     dw = xp.empty((c, 1, nk), dy.dtype)
 
@@ -121,10 +121,10 @@ def weight_grad(
             m = hi - lo
             if work is None or work.c != m:
                 work = cols(xp, grid, 1, m, x.dtype)
-                dyg = xp.zeros((m, 1, grid.cell), dy.dtype)
+                dyg = xp.zeros((m, 1, grid.span), dy.dtype)
             for img in range(n):
-                block = work.fill(xc[lo:hi, img][None]).reshape(m, nk, grid.cell)
-                dyg.reshape(m, *grid.rows)[crop] = dyc[lo:hi, img]
+                block = work.fill(xc[lo:hi, img][None]).reshape(m, nk, grid.span)
+                dyg.reshape(m, *grid.span_rows)[crop] = dyc[lo:hi, img]
                 part = xp.matmul(dyg, block.swapaxes(-1, -2))
                 if img == 0:
                     dwc[lo:hi] = part
