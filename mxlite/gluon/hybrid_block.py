@@ -18,11 +18,12 @@ import warnings
 from typing import Any
 
 from .. import ndarray, symbol
-from ..base import MXNetError, ParamError, flatten_nested, regroup_nested
+from ..base import ParamError, flatten_nested, regroup_nested
 from ..executor import CachedOp
 from ..ndarray.ndarray import NDArray
 from ..numpy.multiarray import as_np
 from ..symbol.numpy import _Symbol, as_np_symbol
+from ..symbol.subgraph import check_backend
 from ..symbol.symbol import Symbol
 from ..util import is_np_array
 from .block_core import Block
@@ -125,6 +126,8 @@ class HybridBlock(Block):
         self._flags: list[tuple[str, Any]] = []
         self._callback: Any = None
         self._monitor_all = False
+        self._backend: str | None = None
+        self._backend_opts: dict[str, Any] = {}
 
     def __setattr__(self, name: str, value: Any) -> None:
         """Registers parameters."""
@@ -171,6 +174,12 @@ class HybridBlock(Block):
 
     def _build_cache(self, *args: Any) -> None:
         data, out = self._get_graph(*args)
+        if self._backend:
+            # the MKLDNN backends fuse nodes and add or drop no parameter
+            out = out.optimize_for(self._backend, **self._backend_opts)
+            if is_np_array():
+                out = out.as_np_ndarray()
+            self._cached_graph = data, out
         data_names = {d.name: i for i, d in enumerate(data)}
         input_names = out.list_inputs()
         params = dict(self.collect_params().items())
@@ -249,17 +258,37 @@ class HybridBlock(Block):
             out = as_np(out)
         return _regroup(out, self._out_format)
 
-    def optimize_for(self, x: Any, *args: Any, backend: str | None = None, **kwargs: Any) -> None:
-        """Partitions the graph for a subgraph ``backend`` (MXNet 1.9.1's partitioning API).
-
-        mxlite has no subgraph backends: this raises an error naming the backend asked for.
+    def optimize_for(
+        self,
+        x: Any,
+        *args: Any,
+        backend: str | None = None,
+        clear: bool = False,
+        static_alloc: bool = False,
+        static_shape: bool = False,
+        inline_limit: int = 2,
+        forward_bulk_size: int | None = None,
+        backward_bulk_size: int | None = None,
+        **kwargs: Any,
+    ) -> None:
+        """Partitions the graph for the subgraph ``backend`` ('MKLDNN' or 'MKLDNN_QUANTIZE',
+        MXNet 1.9.1's CPU backends): hybridizes with it and builds the cached graph for the
+        inputs ``x, *args`` without running it; a later call or :meth:`export` uses the fused
+        graph. The other parameters are :meth:`hybridize`'s; ``**kwargs`` are backend options.
         """
+        if kwargs:
+            self._backend_opts = kwargs
         if not backend:
             raise ParamError('Must specify "backend" to optimize_for')
-        raise MXNetError(
-            f"optimize_for: backend {backend!r} is not available; mxlite has no subgraph "
-            "backends (hybridize() runs the graph through its executor)."
-        )
+        self.hybridize(True, backend, clear, static_alloc, static_shape, inline_limit,
+                       forward_bulk_size, backward_bulk_size)  # fmt: skip
+        flat, _ = _flatten([x, *args], "input")
+        if not any(isinstance(a, (NDArray, Symbol)) for a in flat):
+            raise ParamError(
+                "optimize_for: in HybridBlock, there must be one NDArray or one Symbol in the "
+                "input; please check the type of the args."
+            )
+        self._build_cache(x, *args)
 
     def _clear_cached_op(self) -> None:
         self._cached_graph = ()
@@ -296,8 +325,8 @@ class HybridBlock(Block):
         active : bool, default True
             Whether to turn hybrid on or off.
         backend : str
-            The name of backend, as registered in `SubgraphBackendRegistry`, default None
-            (none exist in mxlite).
+            The subgraph backend the cached graph is partitioned by ('MKLDNN' or
+            'MKLDNN_QUANTIZE'), default None.
         clear : bool, default True
             Clears any previous optimizations.
         static_alloc : bool, default False
@@ -314,9 +343,10 @@ class HybridBlock(Block):
             Segment size of bulk execution during backward pass.
         """
         if backend is not None:
-            raise MXNetError(
-                f"hybridize: backend {backend!r} is not available; mxlite has no subgraph backends."
-            )
+            check_backend(backend, "hybridize")
+        if kwargs:
+            self._backend_opts = kwargs
+        self._backend = backend
         self._active = active
         self._flags = [
             ("static_alloc", static_alloc),

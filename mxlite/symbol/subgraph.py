@@ -15,12 +15,15 @@ from .subgraph_mkldnn import partition
 BACKENDS = ("MKLDNN", "MKLDNN_QUANTIZE")
 
 
-def backend_entries(entries: list[Entry], backend: str) -> list[Entry]:
+def check_backend(backend: str, where: str) -> None:
+    """Raise naming ``where`` unless ``backend`` is one of :data:`BACKENDS` (MXNet logs an
+    error and leaves the graph as it is)."""
+    if backend not in BACKENDS:
+        raise MXNetError(f"{where}: backend must be one of {', '.join(BACKENDS)}, got {backend!r}.")
+
+
+def backend_entries(entries: list[Entry], backend: str, where: str) -> list[Entry]:
     """The graph of the outputs ``entries`` partitioned by ``backend`` (MXNet's
     ``get_backend_symbol``): the passes of :mod:`mxlite.symbol.subgraph_mkldnn`."""
-    if backend not in BACKENDS:
-        raise MXNetError(
-            f"Symbol.get_backend_symbol: backend must be one of {', '.join(BACKENDS)}, "
-            f"got {backend!r}."
-        )
+    check_backend(backend, where)
     return partition(entries, backend)

@@ -449,7 +449,28 @@ class Symbol(Graph):
         'MKLDNN_QUANTIZE', MXNet 1.9.1's CPU backends)."""
         from .subgraph import backend_entries
 
-        return Symbol(backend_entries(self._entries, backend))
+        return Symbol(backend_entries(self._entries, backend, "Symbol.get_backend_symbol"))
+
+    def optimize_for(
+        self,
+        backend: str,
+        args: Any = None,
+        aux: Any = None,
+        ctx: Any = None,
+        shape_dict: dict | None = None,
+        type_dict: dict | None = None,
+        stype_dict: dict | None = None,
+        skip_infer: bool = False,
+        **kwargs: Any,
+    ) -> Symbol:
+        """This graph partitioned for the subgraph ``backend`` ('MKLDNN' or 'MKLDNN_QUANTIZE',
+        MXNet 1.9.1's CPU backends). ``args``/``aux`` (name -> NDArray), ``ctx``, the shape,
+        type and storage-type dicts and ``kwargs`` (backend options) are accepted as MXNet's
+        partitioning API takes them; these backends add and drop no parameter, so ``args``
+        and ``aux`` come back unchanged."""
+        from .subgraph import backend_entries
+
+        return Symbol(backend_entries(self._entries, backend, "Symbol.optimize_for"))
 
     # ---- printing and saving ---------------------------------------------------------------
 
