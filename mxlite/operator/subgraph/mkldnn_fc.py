@@ -68,7 +68,10 @@ class SgMKLDNNFCProp(mc.FusedProp):
 
     def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
         """Fact for quantization (MXNet's SgMKLDNNFCQuantizedOp): the same fused node,
-        ``quantized_<name>``, with ``quantized='True'``."""
+        ``quantized_<name>``, with ``quantized='True'`` (and ``channel_wise_quantize='True'``
+        channel-wise, where the node scales the float weight per channel itself)."""
+        if granularity == "channel-wise":
+            return self.op_name, {"channel_wise_quantize": "True", "quantized": "True"}
         return self.op_name, {"quantized": "True"}
 
     def avoid_quantize_input(self, index: int, granularity: str) -> bool:

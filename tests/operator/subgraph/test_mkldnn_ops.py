@@ -201,5 +201,10 @@ def test_quantization_facts_are_mxnets() -> None:
     fc = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=3)
     fcp = _fused_ops(fc.get_backend_symbol("MKLDNN_QUANTIZE"))[0].prop()
     assert fcp.quantized_op("tensor-wise") == ("_sg_mkldnn_fully_connected", {"quantized": "True"})
+    # channel-wise the node keeps the float weight and says so (MXNet's SgMKLDNNFCQuantizedOp)
+    assert fcp.quantized_op("channel-wise") == (
+        "_sg_mkldnn_fully_connected",
+        {"channel_wise_quantize": "True", "quantized": "True"},
+    )
     assert not any(fcp.avoid_quantize_input(i, "tensor-wise") for i in range(3))
     assert [fcp.avoid_quantize_input(i, "channel-wise") for i in range(3)] == [False, True, True]
