@@ -22,6 +22,7 @@ from .augmenters import (
     LightingAug,
     RandomGrayAug,
     ResizeAug,
+    _json_kwargs,
 )
 from .image import copyMakeBorder, fixed_crop, like, to_numpy
 
@@ -43,12 +44,7 @@ class DetAugmenter:
     """Detection base augmenter"""
 
     def __init__(self, **kwargs: Any) -> None:
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if hasattr(v, "asnumpy"):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
+        self._kwargs = _json_kwargs(kwargs)
 
     def dumps(self) -> Any:
         """Saves the Augmenter to string"""
@@ -57,6 +53,14 @@ class DetAugmenter:
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Abstract implementation body"""
         raise NotImplementedError("Must override implementation.")
+
+
+class _ArgsDetAug(DetAugmenter):
+    """A detection augmenter whose constructor arguments are also its attributes."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        vars(self).update(kwargs)
 
 
 class DetBorrowAug(DetAugmenter):
@@ -118,7 +122,7 @@ class DetRandomSelectAug(DetAugmenter):
         return self.aug_list[0](src, label)
 
 
-class DetHorizontalFlipAug(DetAugmenter):
+class DetHorizontalFlipAug(_ArgsDetAug):
     """Random horizontal flipping.
 
     Parameters
@@ -129,7 +133,6 @@ class DetHorizontalFlipAug(DetAugmenter):
 
     def __init__(self, p: float) -> None:
         super().__init__(p=p)
-        self.p = p
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter implementation"""
@@ -153,7 +156,7 @@ def _as_range(name: str, value: Any) -> tuple:
     return (value, value)
 
 
-class DetRandomCropAug(DetAugmenter):
+class DetRandomCropAug(_ArgsDetAug):
     """Random cropping with constraints
 
     Parameters
@@ -191,11 +194,6 @@ class DetRandomCropAug(DetAugmenter):
             min_eject_coverage=min_eject_coverage,
             max_attempts=max_attempts,
         )
-        self.min_object_covered = min_object_covered
-        self.min_eject_coverage = min_eject_coverage
-        self.max_attempts = max_attempts
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
         self.enabled = False
         if area_range[1] <= 0 or area_range[0] > area_range[1]:
             warnings.warn(
@@ -297,7 +295,7 @@ class DetRandomCropAug(DetAugmenter):
         return ()
 
 
-class DetRandomPadAug(DetAugmenter):
+class DetRandomPadAug(_ArgsDetAug):
     """Random padding augmenter.
 
     Parameters
@@ -328,10 +326,6 @@ class DetRandomPadAug(DetAugmenter):
             max_attempts=max_attempts,
             pad_val=pad_val,
         )
-        self.pad_val = pad_val
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
-        self.max_attempts = max_attempts
         self.enabled = False
         if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
             warnings.warn(
