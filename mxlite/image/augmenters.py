@@ -94,8 +94,9 @@ class Augmenter:
         raise NotImplementedError("Must override implementation.")
 
 
-class _ArgsAug(Augmenter):
-    """An augmenter whose constructor arguments are also its attributes."""
+class _KeepArgs:
+    """Mixin before Augmenter or DetAugmenter: the constructor's keyword arguments are also
+    the augmenter's attributes."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -130,7 +131,7 @@ class SequentialAug(_ListAug):
         return src
 
 
-class ResizeAug(_ArgsAug):
+class ResizeAug(_KeepArgs, Augmenter):
     """Make resize shorter edge to size augmenter.
 
     Parameters
@@ -149,7 +150,7 @@ class ResizeAug(_ArgsAug):
         return resize_short(src, self.size, self.interp)
 
 
-class ForceResizeAug(_ArgsAug):
+class ForceResizeAug(_KeepArgs, Augmenter):
     """Force resize to size regardless of aspect ratio
 
     Parameters
@@ -170,7 +171,7 @@ class ForceResizeAug(_ArgsAug):
         return like(src, arr)
 
 
-class RandomCropAug(_ArgsAug):
+class RandomCropAug(_KeepArgs, Augmenter):
     """Make random crop augmenter
 
     Parameters
@@ -227,7 +228,7 @@ class RandomSizedCropAug(Augmenter):
         return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
 
 
-class CenterCropAug(_ArgsAug):
+class CenterCropAug(_KeepArgs, Augmenter):
     """Make center crop augmenter.
 
     Parameters
@@ -263,7 +264,7 @@ class RandomOrderAug(_ListAug):
         return src
 
 
-class BrightnessJitterAug(_ArgsAug):
+class BrightnessJitterAug(_KeepArgs, Augmenter):
     """Random brightness jitter augmentation.
 
     Parameters
@@ -282,7 +283,7 @@ class BrightnessJitterAug(_ArgsAug):
         return like(src, (arr * alpha).astype(arr.dtype, copy=False))
 
 
-class ContrastJitterAug(_ArgsAug):
+class ContrastJitterAug(_KeepArgs, Augmenter):
     """Random contrast jitter augmentation.
 
     Parameters
@@ -303,7 +304,7 @@ class ContrastJitterAug(_ArgsAug):
         return like(src, (arr * alpha + gray_mean).astype(arr.dtype, copy=False))
 
 
-class SaturationJitterAug(_ArgsAug):
+class SaturationJitterAug(_KeepArgs, Augmenter):
     """Random saturation jitter augmentation.
 
     Parameters
@@ -323,7 +324,7 @@ class SaturationJitterAug(_ArgsAug):
         return like(src, (arr * alpha + gray).astype(arr.dtype, copy=False))
 
 
-class HueJitterAug(_ArgsAug):
+class HueJitterAug(_KeepArgs, Augmenter):
     """Random hue jitter augmentation.
 
     Parameters
@@ -375,7 +376,7 @@ class ColorJitterAug(RandomOrderAug):
         super().__init__(ts)
 
 
-class LightingAug(_ArgsAug):
+class LightingAug(_KeepArgs, Augmenter):
     """Add PCA based noise.
 
     Parameters
@@ -425,7 +426,7 @@ class ColorNormalizeAug(Augmenter):
         return like(src, arr.astype(np.float32, copy=False))
 
 
-class RandomGrayAug(_ArgsAug):
+class RandomGrayAug(_KeepArgs, Augmenter):
     """Randomly convert to gray image.
 
     Parameters
@@ -448,7 +449,7 @@ class RandomGrayAug(_ArgsAug):
         return src
 
 
-class HorizontalFlipAug(_ArgsAug):
+class HorizontalFlipAug(_KeepArgs, Augmenter):
     """Random horizontal flip.
 
     Parameters

@@ -23,6 +23,7 @@ from .augmenters import (
     RandomGrayAug,
     ResizeAug,
     _json_kwargs,
+    _KeepArgs,
 )
 from .image import copyMakeBorder, fixed_crop, like, to_numpy
 
@@ -53,14 +54,6 @@ class DetAugmenter:
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Abstract implementation body"""
         raise NotImplementedError("Must override implementation.")
-
-
-class _ArgsDetAug(DetAugmenter):
-    """A detection augmenter whose constructor arguments are also its attributes."""
-
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        vars(self).update(kwargs)
 
 
 class DetBorrowAug(DetAugmenter):
@@ -122,7 +115,7 @@ class DetRandomSelectAug(DetAugmenter):
         return self.aug_list[0](src, label)
 
 
-class DetHorizontalFlipAug(_ArgsDetAug):
+class DetHorizontalFlipAug(_KeepArgs, DetAugmenter):
     """Random horizontal flipping.
 
     Parameters
@@ -156,7 +149,26 @@ def _as_range(name: str, value: Any) -> tuple:
     return (value, value)
 
 
-class DetRandomCropAug(_ArgsDetAug):
+class _RegionAug(_KeepArgs, DetAugmenter):
+    """DetRandomCropAug and DetRandomPadAug: a region drawn within ``area_range`` and
+    ``aspect_ratio_range`` (a number ``x`` stands for ``(x, x)``); invalid ranges disable the
+    augmenter with a warning (``area_range``'s top must exceed ``area_floor``)."""
+
+    def __init__(self, where: str, area_floor: float, **kwargs: Any) -> None:
+        for key in ("aspect_ratio_range", "area_range"):
+            kwargs[key] = _as_range(f"{where}: {key}", kwargs[key])
+        super().__init__(**kwargs)
+        area, aspect = self.area_range, self.aspect_ratio_range
+        self.enabled = False
+        if area[1] <= area_floor or area[0] > area[1]:
+            warnings.warn(f"Skip {where} due to invalid area_range: {area}", stacklevel=3)
+        elif aspect[0] <= 0 or aspect[0] > aspect[1]:
+            warnings.warn(f"Skip {where} due to invalid aspect_ratio_range: {aspect}", stacklevel=3)
+        else:
+            self.enabled = True
+
+
+class DetRandomCropAug(_RegionAug):
     """Random cropping with constraints
 
     Parameters
@@ -185,27 +197,14 @@ class DetRandomCropAug(_ArgsDetAug):
         min_eject_coverage: float = 0.3,
         max_attempts: int = 50,
     ) -> None:
-        aspect_ratio_range = _as_range("DetRandomCropAug: aspect_ratio_range", aspect_ratio_range)
-        area_range = _as_range("DetRandomCropAug: area_range", area_range)
         super().__init__(
+            "DetRandomCropAug", 0,
             min_object_covered=min_object_covered,
             aspect_ratio_range=aspect_ratio_range,
             area_range=area_range,
             min_eject_coverage=min_eject_coverage,
             max_attempts=max_attempts,
-        )
-        self.enabled = False
-        if area_range[1] <= 0 or area_range[0] > area_range[1]:
-            warnings.warn(
-                f"Skip DetRandomCropAug due to invalid area_range: {area_range}", stacklevel=2
-            )
-        elif aspect_ratio_range[0] > aspect_ratio_range[1] or aspect_ratio_range[0] <= 0:
-            warnings.warn(
-                f"Skip DetRandomCropAug due to invalid aspect_ratio_range: {aspect_ratio_range}",
-                stacklevel=2,
-            )
-        else:
-            self.enabled = True
+        )  # fmt: skip
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter implementation body"""
@@ -295,7 +294,7 @@ class DetRandomCropAug(_ArgsDetAug):
         return ()
 
 
-class DetRandomPadAug(_ArgsDetAug):
+class DetRandomPadAug(_RegionAug):
     """Random padding augmenter.
 
     Parameters
@@ -318,26 +317,13 @@ class DetRandomPadAug(_ArgsDetAug):
         max_attempts: int = 50,
         pad_val: Any = (128, 128, 128),
     ) -> None:
-        aspect_ratio_range = _as_range("DetRandomPadAug: aspect_ratio_range", aspect_ratio_range)
-        area_range = _as_range("DetRandomPadAug: area_range", area_range)
         super().__init__(
+            "DetRandomPadAug", 1.0,
             aspect_ratio_range=aspect_ratio_range,
             area_range=area_range,
             max_attempts=max_attempts,
             pad_val=pad_val,
-        )
-        self.enabled = False
-        if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
-            warnings.warn(
-                f"Skip DetRandomPadAug due to invalid area_range: {area_range}", stacklevel=2
-            )
-        elif aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            warnings.warn(
-                f"Skip DetRandomPadAug due to invalid aspect_ratio_range: {aspect_ratio_range}",
-                stacklevel=2,
-            )
-        else:
-            self.enabled = True
+        )  # fmt: skip
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter body"""
