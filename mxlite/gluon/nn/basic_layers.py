@@ -239,6 +239,28 @@ class Dropout(HybridBlock):
         return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
 
 
+def _embedding_weight(
+    block: Any, input_dim: int, output_dim: int, dtype: Any, weight_initializer: Any,
+    sparse_grad: bool, **weight_kwargs: Any,
+) -> None:  # fmt: skip
+    """The operator keywords and the ``weight`` of Embedding and contrib's SparseEmbedding."""
+    block._kwargs = {
+        "input_dim": input_dim,
+        "output_dim": output_dim,
+        "dtype": dtype,
+        "sparse_grad": sparse_grad,
+    }
+    block.weight = block.params.get(
+        "weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
+        grad_stype="row_sparse" if sparse_grad else "default", **weight_kwargs,
+    )  # fmt: skip
+
+
+def _embedding_repr(block: Any) -> str:
+    k = block._kwargs
+    return f"{block.__class__.__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+
+
 class Embedding(HybridBlock):
     r"""Turns non-negative integers (indexes/tokens) into dense vectors
     of fixed size. eg. [4, 20] -> [[0.25, 0.1], [0.6, -0.2]]
@@ -267,24 +289,16 @@ class Embedding(HybridBlock):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._kwargs = {
-            "input_dim": input_dim,
-            "output_dim": output_dim,
-            "dtype": dtype,
-            "sparse_grad": sparse_grad,
-        }
-        self.weight = self.params.get(
-            "weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
-            allow_deferred_init=True, grad_stype="row_sparse" if sparse_grad else "default",
+        _embedding_weight(
+            self, input_dim, output_dim, dtype, weight_initializer, sparse_grad,
+            allow_deferred_init=True,
         )  # fmt: skip
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:
         embedding = F.npx.embedding if is_np_array() else F.Embedding
         return embedding(x, weight, name="fwd", **self._kwargs)
 
-    def __repr__(self) -> str:
-        k = self._kwargs
-        return f"{self.__class__.__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+    __repr__ = _embedding_repr
 
 
 class Flatten(HybridBlock):
