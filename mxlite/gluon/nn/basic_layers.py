@@ -41,6 +41,15 @@ __all__ = [
 ]
 
 
+def _bias_and_act(block: Any, use_bias: bool, activation: Any, **bias_kwargs: Any) -> None:
+    """Dense's and the convolutions' ``bias`` (None without ``use_bias``) and ``act`` (None
+    without ``activation``), created in the caller's name scope."""
+    block.bias = (
+        block.params.get("bias", allow_deferred_init=True, **bias_kwargs) if use_bias else None
+    )
+    block.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+
 def _children_repr(block: Block) -> str:
     modstr = "\n".join(
         f"  ({key}): {_indent(repr(child), 2)}" for key, child in block._children.items()
@@ -184,17 +193,9 @@ class Dense(HybridBlock):
                 "weight", shape=(units, in_units), init=weight_initializer, dtype=dtype,
                 allow_deferred_init=True,
             )  # fmt: skip
-            if use_bias:
-                self.bias = self.params.get(
-                    "bias", shape=(units,), init=bias_initializer, dtype=dtype,
-                    allow_deferred_init=True,
-                )  # fmt: skip
-            else:
-                self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            _bias_and_act(
+                self, use_bias, activation, shape=(units,), init=bias_initializer, dtype=dtype
+            )
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
         inputs = (x, weight) if bias is None else (x, weight, bias)
