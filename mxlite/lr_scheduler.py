@@ -196,12 +196,31 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
-def _check_max_update(where: str, max_update: int) -> None:
-    if not isinstance(max_update, int) or max_update < 1:
-        raise ParamError(f"{where}: max_update must be an int >= 1, got {max_update!r}.")
+class _DecayScheduler(LRScheduler):
+    """Poly and Cosine: after the warmup, ``base_lr`` goes from ``base_lr_orig`` to
+    ``final_lr`` over ``max_steps`` updates, following the class's ``_decay`` (1 to 0)."""
+
+    def _init_decay(self, where: str, max_update: int, final_lr: float) -> None:
+        if not isinstance(max_update, int) or max_update < 1:
+            raise ParamError(f"{where}: max_update must be an int >= 1, got {max_update!r}.")
+        self.base_lr_orig = self.base_lr
+        self.max_update = max_update
+        self.final_lr = final_lr
+        self.max_steps = self.max_update - self.warmup_steps
+
+    def _decay(self, done: int) -> float:
+        raise NotImplementedError
+
+    def __call__(self, num_update: int) -> float:
+        if num_update < self.warmup_steps:
+            return self.get_warmup_lr(num_update)
+        if num_update <= self.max_update:
+            done = num_update - self.warmup_steps
+            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * self._decay(done)
+        return self.base_lr
 
 
-class PolyScheduler(LRScheduler):
+class PolyScheduler(_DecayScheduler):
     """Polynomial decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     Parameters
@@ -229,25 +248,14 @@ class PolyScheduler(LRScheduler):
         warmup_mode: str = "linear",
     ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _check_max_update("PolyScheduler", max_update)
         self.power = pwr
-        self.base_lr_orig = self.base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        self._init_decay("PolyScheduler", max_update, final_lr)
 
-    def __call__(self, num_update: int) -> float:
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            frac = 1 - float(num_update - self.warmup_steps) / float(self.max_steps)
-            self.base_lr = self.final_lr + (self.base_lr_orig - self.final_lr) * pow(
-                frac, self.power
-            )
-        return self.base_lr
+    def _decay(self, done: int) -> float:
+        return pow(1 - float(done) / float(self.max_steps), self.power)
 
 
-class CosineScheduler(LRScheduler):
+class CosineScheduler(_DecayScheduler):
     """Cosine decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     Parameters
@@ -272,21 +280,10 @@ class CosineScheduler(LRScheduler):
         warmup_mode: str = "linear",
     ) -> None:
         super().__init__(base_lr, warmup_steps, warmup_begin_lr, warmup_mode)
-        _check_max_update("CosineScheduler", max_update)
-        self.base_lr_orig = base_lr
-        self.max_update = max_update
-        self.final_lr = final_lr
-        self.max_steps = self.max_update - self.warmup_steps
+        self._init_decay("CosineScheduler", max_update, final_lr)
 
-    def __call__(self, num_update: int) -> float:
-        if num_update < self.warmup_steps:
-            return self.get_warmup_lr(num_update)
-        if num_update <= self.max_update:
-            phase = pi * (num_update - self.warmup_steps) / self.max_steps
-            self.base_lr = (
-                self.final_lr + (self.base_lr_orig - self.final_lr) * (1 + cos(phase)) / 2
-            )
-        return self.base_lr
+    def _decay(self, done: int) -> float:
+        return (1 + cos(pi * done / self.max_steps)) / 2
 
 
 # Schedulers are pickled inside optimizer states files, under MXNet's module path.

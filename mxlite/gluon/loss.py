@@ -87,7 +87,24 @@ class Loss(HybridBlock):
         return F.mean(loss, axis=self._batch_axis, exclude=True)
 
 
-class L2Loss(Loss):
+class _PointwiseLoss(Loss):
+    """A loss computed from ``pred`` and ``label`` (reshaped to ``pred``) element by element,
+    then weighted and averaged per sample."""
+
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
+        raise NotImplementedError
+
+    def _global_weight(self) -> Any:
+        return self._weight
+
+    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
+        label = _reshape_like(F, label, pred)
+        loss = self._pointwise(F, pred, label)
+        loss = _apply_weighting(F, loss, self._global_weight(), sample_weight)
+        return self._mean(F, loss)
+
+
+class L2Loss(_PointwiseLoss):
     r"""Calculates the mean squared error between `label` and `pred`:
     :math:`L = \frac{1}{2} \sum_i \vert {label}_i - {pred}_i \vert^2.`
 
@@ -102,14 +119,14 @@ class L2Loss(Loss):
     def __init__(self, weight: float = 1.0, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.np.square(label - pred) if is_np_array() else F.square(label - pred)
-        loss = _apply_weighting(F, loss, self._weight / 2, sample_weight)
-        return self._mean(F, loss)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
+        return F.np.square(label - pred) if is_np_array() else F.square(label - pred)
+
+    def _global_weight(self) -> Any:
+        return self._weight / 2
 
 
-class L1Loss(Loss):
+class L1Loss(_PointwiseLoss):
     r"""Calculates the mean absolute error between `label` and `pred`:
     :math:`L = \sum_i \vert {label}_i - {pred}_i \vert.`
 
@@ -124,11 +141,8 @@ class L1Loss(Loss):
     def __init__(self, weight: float | None = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.np.abs(label - pred) if is_np_array() else F.abs(label - pred)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
+        return F.np.abs(label - pred) if is_np_array() else F.abs(label - pred)
 
 
 class SigmoidBinaryCrossEntropyLoss(Loss):
@@ -339,7 +353,7 @@ class CTCLoss(Loss):
         return _apply_weighting(F, loss, self._weight, sample_weight)
 
 
-class HuberLoss(Loss):
+class HuberLoss(_PointwiseLoss):
     r"""Calculates smoothed L1 loss that is equal to L1 loss if absolute error
     exceeds rho but is equal to L2 loss otherwise. Also called SmoothedL1 loss.
 
@@ -359,15 +373,12 @@ class HuberLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._rho = rho
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         loss = F.abs(label - pred)
-        loss = F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
 
 
-class HingeLoss(Loss):
+class HingeLoss(_PointwiseLoss):
     r"""Calculates the hinge loss function often used in SVMs:
     :math:`L = \sum_i max(0, {margin} - {pred}_i \cdot {label}_i)`.
 
@@ -387,14 +398,11 @@ class HingeLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.relu(self._margin - pred * label)
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
+        return F.relu(self._margin - pred * label)
 
 
-class SquaredHingeLoss(Loss):
+class SquaredHingeLoss(_PointwiseLoss):
     r"""Calculates the soft-margin loss function used in SVMs:
     :math:`L = \sum_i max(0, {margin} - {pred}_i \cdot {label}_i)^2`.
 
@@ -414,14 +422,11 @@ class SquaredHingeLoss(Loss):
         super().__init__(weight, batch_axis, **kwargs)
         self._margin = margin
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
-        loss = F.square(F.relu(self._margin - pred * label))
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
+        return F.square(F.relu(self._margin - pred * label))
 
 
-class LogisticLoss(Loss):
+class LogisticLoss(_PointwiseLoss):
     r"""Calculates the logistic loss (for binary losses only):
     :math:`L = \sum_i \log(1 + \exp(- {pred}_i \cdot {label}_i))`.
 
@@ -449,13 +454,10 @@ class LogisticLoss(Loss):
         if label_format not in ("signed", "binary"):
             raise ValueError(f"label_format can only be signed or binary, recieved {label_format}.")
 
-    def hybrid_forward(self, F: Any, pred: Any, label: Any, sample_weight: Any = None) -> Any:
-        label = _reshape_like(F, label, pred)
+    def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         if self._label_format == "signed":
             label = (label + 1.0) / 2.0
-        loss = F.relu(pred) - pred * label + F.Activation(-F.abs(pred), act_type="softrelu")
-        loss = _apply_weighting(F, loss, self._weight, sample_weight)
-        return self._mean(F, loss)
+        return F.relu(pred) - pred * label + F.Activation(-F.abs(pred), act_type="softrelu")
 
 
 class TripletLoss(Loss):

@@ -63,16 +63,21 @@ def _float(src: Any) -> np.ndarray:
     return arr if arr.dtype.kind == "f" else arr.astype(np.float32)
 
 
+def _json_kwargs(kwargs: dict) -> dict:
+    """``kwargs`` with arrays (NDArray or NumPy) turned into lists, as ``dumps`` writes them."""
+    for k, v in kwargs.items():
+        if _is_nd(v):
+            v = v.asnumpy()
+        if isinstance(v, np.ndarray):
+            kwargs[k] = v.tolist()
+    return kwargs
+
+
 class Augmenter:
     """Image Augmenter base class"""
 
     def __init__(self, **kwargs: Any) -> None:
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if _is_nd(v):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
+        self._kwargs = _json_kwargs(kwargs)
 
     def dumps(self) -> Any:
         """Saves the Augmenter to string
@@ -89,14 +94,17 @@ class Augmenter:
         raise NotImplementedError("Must override implementation.")
 
 
-class SequentialAug(Augmenter):
-    """Composing a sequential augmenter list.
+class _KeepArgs:
+    """Mixin before Augmenter or DetAugmenter: the constructor's keyword arguments are also
+    the augmenter's attributes."""
 
-    Parameters
-    ----------
-    ts : list of augmenters
-        A series of augmenters to be applied in sequential order.
-    """
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        vars(self).update(kwargs)
+
+
+class _ListAug(Augmenter):
+    """SequentialAug and RandomOrderAug: a list ``ts`` of augmenters, dumped as a list."""
 
     def __init__(self, ts: list) -> None:
         super().__init__()
@@ -106,6 +114,16 @@ class SequentialAug(Augmenter):
         """Override the default to avoid duplicate dump."""
         return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
 
+
+class SequentialAug(_ListAug):
+    """Composing a sequential augmenter list.
+
+    Parameters
+    ----------
+    ts : list of augmenters
+        A series of augmenters to be applied in sequential order.
+    """
+
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
         for aug in self.ts:
@@ -113,7 +131,7 @@ class SequentialAug(Augmenter):
         return src
 
 
-class ResizeAug(Augmenter):
+class ResizeAug(_KeepArgs, Augmenter):
     """Make resize shorter edge to size augmenter.
 
     Parameters
@@ -126,15 +144,13 @@ class ResizeAug(Augmenter):
 
     def __init__(self, size: int, interp: int = 2) -> None:
         super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
         return resize_short(src, self.size, self.interp)
 
 
-class ForceResizeAug(Augmenter):
+class ForceResizeAug(_KeepArgs, Augmenter):
     """Force resize to size regardless of aspect ratio
 
     Parameters
@@ -147,8 +163,6 @@ class ForceResizeAug(Augmenter):
 
     def __init__(self, size: tuple, interp: int = 2) -> None:
         super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -157,7 +171,7 @@ class ForceResizeAug(Augmenter):
         return like(src, arr)
 
 
-class RandomCropAug(Augmenter):
+class RandomCropAug(_KeepArgs, Augmenter):
     """Make random crop augmenter
 
     Parameters
@@ -170,8 +184,6 @@ class RandomCropAug(Augmenter):
 
     def __init__(self, size: tuple, interp: int = 2) -> None:
         super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -216,7 +228,7 @@ class RandomSizedCropAug(Augmenter):
         return random_size_crop(src, self.size, self.area, self.ratio, self.interp)[0]
 
 
-class CenterCropAug(Augmenter):
+class CenterCropAug(_KeepArgs, Augmenter):
     """Make center crop augmenter.
 
     Parameters
@@ -229,15 +241,13 @@ class CenterCropAug(Augmenter):
 
     def __init__(self, size: tuple, interp: int = 2) -> None:
         super().__init__(size=size, interp=interp)
-        self.size = size
-        self.interp = interp
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
         return center_crop(src, self.size, self.interp)[0]
 
 
-class RandomOrderAug(Augmenter):
+class RandomOrderAug(_ListAug):
     """Apply list of augmenters in random order
 
     Parameters
@@ -245,14 +255,6 @@ class RandomOrderAug(Augmenter):
     ts : list of augmenters
         A series of augmenters to be applied in random order
     """
-
-    def __init__(self, ts: list) -> None:
-        super().__init__()
-        self.ts = ts
-
-    def dumps(self) -> Any:
-        """Override the default to avoid duplicate dump."""
-        return [self.__class__.__name__.lower(), [x.dumps() for x in self.ts]]
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -262,7 +264,7 @@ class RandomOrderAug(Augmenter):
         return src
 
 
-class BrightnessJitterAug(Augmenter):
+class BrightnessJitterAug(_KeepArgs, Augmenter):
     """Random brightness jitter augmentation.
 
     Parameters
@@ -273,7 +275,6 @@ class BrightnessJitterAug(Augmenter):
 
     def __init__(self, brightness: float) -> None:
         super().__init__(brightness=brightness)
-        self.brightness = brightness
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -282,7 +283,7 @@ class BrightnessJitterAug(Augmenter):
         return like(src, (arr * alpha).astype(arr.dtype, copy=False))
 
 
-class ContrastJitterAug(Augmenter):
+class ContrastJitterAug(_KeepArgs, Augmenter):
     """Random contrast jitter augmentation.
 
     Parameters
@@ -293,7 +294,6 @@ class ContrastJitterAug(Augmenter):
 
     def __init__(self, contrast: float) -> None:
         super().__init__(contrast=contrast)
-        self.contrast = contrast
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -304,7 +304,7 @@ class ContrastJitterAug(Augmenter):
         return like(src, (arr * alpha + gray_mean).astype(arr.dtype, copy=False))
 
 
-class SaturationJitterAug(Augmenter):
+class SaturationJitterAug(_KeepArgs, Augmenter):
     """Random saturation jitter augmentation.
 
     Parameters
@@ -315,7 +315,6 @@ class SaturationJitterAug(Augmenter):
 
     def __init__(self, saturation: float) -> None:
         super().__init__(saturation=saturation)
-        self.saturation = saturation
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -325,7 +324,7 @@ class SaturationJitterAug(Augmenter):
         return like(src, (arr * alpha + gray).astype(arr.dtype, copy=False))
 
 
-class HueJitterAug(Augmenter):
+class HueJitterAug(_KeepArgs, Augmenter):
     """Random hue jitter augmentation.
 
     Parameters
@@ -336,7 +335,6 @@ class HueJitterAug(Augmenter):
 
     def __init__(self, hue: float) -> None:
         super().__init__(hue=hue)
-        self.hue = hue
         # RGB -> YIQ and back; the hue turn is a rotation in the IQ plane.
         self.tyiq = np.array(
             [[0.299, 0.587, 0.114], [0.596, -0.274, -0.321], [0.211, -0.523, 0.311]]
@@ -378,7 +376,7 @@ class ColorJitterAug(RandomOrderAug):
         super().__init__(ts)
 
 
-class LightingAug(Augmenter):
+class LightingAug(_KeepArgs, Augmenter):
     """Add PCA based noise.
 
     Parameters
@@ -393,9 +391,6 @@ class LightingAug(Augmenter):
 
     def __init__(self, alphastd: float, eigval: Any, eigvec: Any) -> None:
         super().__init__(alphastd=alphastd, eigval=eigval, eigvec=eigvec)
-        self.alphastd = alphastd
-        self.eigval = eigval
-        self.eigvec = eigvec
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""
@@ -431,7 +426,7 @@ class ColorNormalizeAug(Augmenter):
         return like(src, arr.astype(np.float32, copy=False))
 
 
-class RandomGrayAug(Augmenter):
+class RandomGrayAug(_KeepArgs, Augmenter):
     """Randomly convert to gray image.
 
     Parameters
@@ -442,7 +437,6 @@ class RandomGrayAug(Augmenter):
 
     def __init__(self, p: float) -> None:
         super().__init__(p=p)
-        self.p = p
         self.mat = np.array(
             [[0.21, 0.21, 0.21], [0.72, 0.72, 0.72], [0.07, 0.07, 0.07]], dtype=np.float32
         )
@@ -455,7 +449,7 @@ class RandomGrayAug(Augmenter):
         return src
 
 
-class HorizontalFlipAug(Augmenter):
+class HorizontalFlipAug(_KeepArgs, Augmenter):
     """Random horizontal flip.
 
     Parameters
@@ -466,7 +460,6 @@ class HorizontalFlipAug(Augmenter):
 
     def __init__(self, p: float) -> None:
         super().__init__(p=p)
-        self.p = p
 
     def __call__(self, src: Any) -> Any:
         """Augmenter body"""

@@ -22,6 +22,8 @@ from .augmenters import (
     LightingAug,
     RandomGrayAug,
     ResizeAug,
+    _json_kwargs,
+    _KeepArgs,
 )
 from .image import copyMakeBorder, fixed_crop, like, to_numpy
 
@@ -43,12 +45,7 @@ class DetAugmenter:
     """Detection base augmenter"""
 
     def __init__(self, **kwargs: Any) -> None:
-        self._kwargs = kwargs
-        for k, v in self._kwargs.items():
-            if hasattr(v, "asnumpy"):
-                v = v.asnumpy()
-            if isinstance(v, np.ndarray):
-                self._kwargs[k] = v.tolist()
+        self._kwargs = _json_kwargs(kwargs)
 
     def dumps(self) -> Any:
         """Saves the Augmenter to string"""
@@ -118,7 +115,7 @@ class DetRandomSelectAug(DetAugmenter):
         return self.aug_list[0](src, label)
 
 
-class DetHorizontalFlipAug(DetAugmenter):
+class DetHorizontalFlipAug(_KeepArgs, DetAugmenter):
     """Random horizontal flipping.
 
     Parameters
@@ -129,7 +126,6 @@ class DetHorizontalFlipAug(DetAugmenter):
 
     def __init__(self, p: float) -> None:
         super().__init__(p=p)
-        self.p = p
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter implementation"""
@@ -153,7 +149,26 @@ def _as_range(name: str, value: Any) -> tuple:
     return (value, value)
 
 
-class DetRandomCropAug(DetAugmenter):
+class _RegionAug(_KeepArgs, DetAugmenter):
+    """DetRandomCropAug and DetRandomPadAug: a region drawn within ``area_range`` and
+    ``aspect_ratio_range`` (a number ``x`` stands for ``(x, x)``); invalid ranges disable the
+    augmenter with a warning (``area_range``'s top must exceed ``area_floor``)."""
+
+    def __init__(self, where: str, area_floor: float, **kwargs: Any) -> None:
+        for key in ("aspect_ratio_range", "area_range"):
+            kwargs[key] = _as_range(f"{where}: {key}", kwargs[key])
+        super().__init__(**kwargs)
+        area, aspect = self.area_range, self.aspect_ratio_range
+        self.enabled = False
+        if area[1] <= area_floor or area[0] > area[1]:
+            warnings.warn(f"Skip {where} due to invalid area_range: {area}", stacklevel=3)
+        elif aspect[0] <= 0 or aspect[0] > aspect[1]:
+            warnings.warn(f"Skip {where} due to invalid aspect_ratio_range: {aspect}", stacklevel=3)
+        else:
+            self.enabled = True
+
+
+class DetRandomCropAug(_RegionAug):
     """Random cropping with constraints
 
     Parameters
@@ -182,32 +197,14 @@ class DetRandomCropAug(DetAugmenter):
         min_eject_coverage: float = 0.3,
         max_attempts: int = 50,
     ) -> None:
-        aspect_ratio_range = _as_range("DetRandomCropAug: aspect_ratio_range", aspect_ratio_range)
-        area_range = _as_range("DetRandomCropAug: area_range", area_range)
         super().__init__(
+            "DetRandomCropAug", 0,
             min_object_covered=min_object_covered,
             aspect_ratio_range=aspect_ratio_range,
             area_range=area_range,
             min_eject_coverage=min_eject_coverage,
             max_attempts=max_attempts,
-        )
-        self.min_object_covered = min_object_covered
-        self.min_eject_coverage = min_eject_coverage
-        self.max_attempts = max_attempts
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
-        self.enabled = False
-        if area_range[1] <= 0 or area_range[0] > area_range[1]:
-            warnings.warn(
-                f"Skip DetRandomCropAug due to invalid area_range: {area_range}", stacklevel=2
-            )
-        elif aspect_ratio_range[0] > aspect_ratio_range[1] or aspect_ratio_range[0] <= 0:
-            warnings.warn(
-                f"Skip DetRandomCropAug due to invalid aspect_ratio_range: {aspect_ratio_range}",
-                stacklevel=2,
-            )
-        else:
-            self.enabled = True
+        )  # fmt: skip
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter implementation body"""
@@ -297,7 +294,7 @@ class DetRandomCropAug(DetAugmenter):
         return ()
 
 
-class DetRandomPadAug(DetAugmenter):
+class DetRandomPadAug(_RegionAug):
     """Random padding augmenter.
 
     Parameters
@@ -320,30 +317,13 @@ class DetRandomPadAug(DetAugmenter):
         max_attempts: int = 50,
         pad_val: Any = (128, 128, 128),
     ) -> None:
-        aspect_ratio_range = _as_range("DetRandomPadAug: aspect_ratio_range", aspect_ratio_range)
-        area_range = _as_range("DetRandomPadAug: area_range", area_range)
         super().__init__(
+            "DetRandomPadAug", 1.0,
             aspect_ratio_range=aspect_ratio_range,
             area_range=area_range,
             max_attempts=max_attempts,
             pad_val=pad_val,
-        )
-        self.pad_val = pad_val
-        self.aspect_ratio_range = aspect_ratio_range
-        self.area_range = area_range
-        self.max_attempts = max_attempts
-        self.enabled = False
-        if area_range[1] <= 1.0 or area_range[0] > area_range[1]:
-            warnings.warn(
-                f"Skip DetRandomPadAug due to invalid area_range: {area_range}", stacklevel=2
-            )
-        elif aspect_ratio_range[0] <= 0 or aspect_ratio_range[0] > aspect_ratio_range[1]:
-            warnings.warn(
-                f"Skip DetRandomPadAug due to invalid aspect_ratio_range: {aspect_ratio_range}",
-                stacklevel=2,
-            )
-        else:
-            self.enabled = True
+        )  # fmt: skip
 
     def __call__(self, src: Any, label: np.ndarray) -> tuple:
         """Augmenter body"""

@@ -94,14 +94,9 @@ class EvalMetric:
     Parameters
     ----------
     name : str
-        Name of this metric instance for display.
-    output_names : list of str, or None
-        Name of predictions that should be used when updating with update_dict. By default
-        include all predictions.
-    label_names : list of str, or None
-        Name of labels that should be used when updating with update_dict. By default include
-        all labels.
-    """
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
 
     def __init__(
         self,
@@ -303,14 +298,9 @@ class CompositeEvalMetric(EvalMetric):
     metrics : list of EvalMetric
         List of child metrics.
     name : str
-        Name of this metric instance for display.
-    output_names : list of str, or None
-        Name of predictions that should be used when updating with update_dict. By default
-        include all predictions.
-    label_names : list of str, or None
-        Name of labels that should be used when updating with update_dict. By default include
-        all labels.
-    """
+        Name of this metric instance for display."""
+
+    __doc__ += _NAMES_DOC
 
     def __init__(
         self,

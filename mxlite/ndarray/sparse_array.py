@@ -90,6 +90,12 @@ class BaseSparseNDArray(NDArray):
     def _aux_types(self) -> list[type]:
         return [a.dtype.type for a in self._aux]
 
+    def _stored(self, aux: int | None = None) -> NDArray:
+        """The stored values (or the ``aux``-th index array) as a dense NDArray, read once
+        pending writes ran (a write may replace them)."""
+        _engine().wait_for_var(self._chunk.var)
+        return _wrap(self._chunk, self._data if aux is None else self._aux[aux])
+
     def _value(self) -> Any:
         """The kernel value (SciPy CSR or RowSparse) after pending writes."""
         _engine().wait_for_var(self._chunk.var)
@@ -271,20 +277,17 @@ class CSRNDArray(BaseSparseNDArray):
     @property
     def indices(self) -> NDArray:
         """Column indices of the stored values (int64)."""
-        _engine().wait_for_var(self._chunk.var)
-        return _wrap(self._chunk, self._aux[1])
+        return self._stored(1)
 
     @property
     def indptr(self) -> NDArray:
         """Row pointers: row i's values are ``data[indptr[i]:indptr[i+1]]`` (int64)."""
-        _engine().wait_for_var(self._chunk.var)
-        return _wrap(self._chunk, self._aux[0])
+        return self._stored(0)
 
     @property
     def data(self) -> NDArray:
         """The stored values."""
-        _engine().wait_for_var(self._chunk.var)
-        return _wrap(self._chunk, self._data)
+        return self._stored()
 
     def asscipy(self) -> Any:
         """A ``scipy.sparse.csr_matrix`` copy."""
@@ -326,14 +329,12 @@ class RowSparseNDArray(BaseSparseNDArray):
     @property
     def indices(self) -> NDArray:
         """The indices of the stored rows (int64, ascending)."""
-        _engine().wait_for_var(self._chunk.var)
-        return _wrap(self._chunk, self._aux[0])
+        return self._stored(0)
 
     @property
     def data(self) -> NDArray:
         """The stored rows."""
-        _engine().wait_for_var(self._chunk.var)
-        return _wrap(self._chunk, self._data)
+        return self._stored()
 
     def __getitem__(self, key: Any) -> NDArray:
         if isinstance(key, slice) and key == slice(None):

@@ -79,11 +79,17 @@ class BaseConvRNNCell(BaseRNNCell):
     def _num_gates(self) -> int:
         return len(self._gate_names)
 
+    _num_states = 2
+
     @property
     def state_info(self) -> list:
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout} for _ in range(2)]
+        info = {"shape": self._state_shape, "__layout__": self._conv_layout}
+        return [dict(info) for _ in range(self._num_states)]
 
-    def _conv_forward(self, inputs: Any, states: list, name: str) -> tuple[Any, Any]:
+    def _conv_forward(self, inputs: Any, states: list) -> tuple[str, Any, Any]:
+        """Starts a step: its name prefix and the input and state convolutions."""
+        self._counter += 1
+        name = f"{self._prefix}t{self._counter}_"
         n = self._num_hidden * self._num_gates
         i2h = symbol.Convolution(
             name=f"{name}i2h", data=inputs, num_filter=n, kernel=self._i2h_kernel,
@@ -95,7 +101,7 @@ class BaseConvRNNCell(BaseRNNCell):
             dilate=self._h2h_dilate, pad=self._h2h_pad, stride=(1, 1), weight=self._hW,
             bias=self._hB, layout=self._conv_layout,
         )  # fmt: skip
-        return i2h, h2h
+        return name, i2h, h2h
 
     def __call__(self, inputs: Any, states: list) -> tuple[Any, list]:
         raise NotImplementedError("BaseConvRNNCell is abstract class for convolutional RNN")
@@ -179,14 +185,10 @@ class ConvRNNCell(BaseConvRNNCell):
     def _gate_names(self) -> tuple:
         return ("",)
 
-    @property
-    def state_info(self) -> list:
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout}]
+    _num_states = 1
 
     def __call__(self, inputs: Any, states: list) -> tuple[Any, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         output = self._get_activation(i2h + h2h, self._activation, name=f"{name}out")
         return output, [output]
 
@@ -202,9 +204,7 @@ class ConvLSTMCell(BaseConvRNNCell):
         return ["_i", "_f", "_c", "_o"]
 
     def __call__(self, inputs: Any, states: list) -> tuple[Any, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         gates = symbol.SliceChannel(
             i2h + h2h, num_outputs=4, axis=self._conv_layout.find("C"), name=f"{name}slice"
         )
@@ -231,14 +231,10 @@ class ConvGRUCell(BaseConvRNNCell):
     def _gate_names(self) -> list:
         return ["_r", "_z", "_o"]
 
-    @property
-    def state_info(self) -> list:
-        return [{"shape": self._state_shape, "__layout__": self._conv_layout}]
+    _num_states = 1
 
     def __call__(self, inputs: Any, states: list) -> tuple[Any, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
-        i2h, h2h = self._conv_forward(inputs, states, name)
+        name, i2h, h2h = self._conv_forward(inputs, states)
         i2h_r, i2h_z, i2h = symbol.SliceChannel(i2h, num_outputs=3, name=f"{name}_i2h_slice")
         h2h_r, h2h_z, h2h = symbol.SliceChannel(h2h, num_outputs=3, name=f"{name}_h2h_slice")
         reset_gate = symbol.Activation(i2h_r + h2h_r, act_type="sigmoid", name=f"{name}_r_act")

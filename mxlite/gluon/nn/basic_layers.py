@@ -41,6 +41,15 @@ __all__ = [
 ]
 
 
+def _bias_and_act(block: Any, use_bias: bool, activation: Any, **bias_kwargs: Any) -> None:
+    """Dense's and the convolutions' ``bias`` (None without ``use_bias``) and ``act`` (None
+    without ``activation``), created in the caller's name scope."""
+    block.bias = (
+        block.params.get("bias", allow_deferred_init=True, **bias_kwargs) if use_bias else None
+    )
+    block.act = Activation(activation, prefix=activation + "_") if activation is not None else None
+
+
 def _children_repr(block: Block) -> str:
     modstr = "\n".join(
         f"  ({key}): {_indent(repr(child), 2)}" for key, child in block._children.items()
@@ -184,17 +193,9 @@ class Dense(HybridBlock):
                 "weight", shape=(units, in_units), init=weight_initializer, dtype=dtype,
                 allow_deferred_init=True,
             )  # fmt: skip
-            if use_bias:
-                self.bias = self.params.get(
-                    "bias", shape=(units,), init=bias_initializer, dtype=dtype,
-                    allow_deferred_init=True,
-                )  # fmt: skip
-            else:
-                self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            _bias_and_act(
+                self, use_bias, activation, shape=(units,), init=bias_initializer, dtype=dtype
+            )
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
         inputs = (x, weight) if bias is None else (x, weight, bias)
@@ -239,6 +240,28 @@ class Dropout(HybridBlock):
         return f"{self.__class__.__name__}(p = {self._rate}, axes={self._axes})"
 
 
+def _embedding_weight(
+    block: Any, input_dim: int, output_dim: int, dtype: Any, weight_initializer: Any,
+    sparse_grad: bool, **weight_kwargs: Any,
+) -> None:  # fmt: skip
+    """The operator keywords and the ``weight`` of Embedding and contrib's SparseEmbedding."""
+    block._kwargs = {
+        "input_dim": input_dim,
+        "output_dim": output_dim,
+        "dtype": dtype,
+        "sparse_grad": sparse_grad,
+    }
+    block.weight = block.params.get(
+        "weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
+        grad_stype="row_sparse" if sparse_grad else "default", **weight_kwargs,
+    )  # fmt: skip
+
+
+def _embedding_repr(block: Any) -> str:
+    k = block._kwargs
+    return f"{block.__class__.__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+
+
 class Embedding(HybridBlock):
     r"""Turns non-negative integers (indexes/tokens) into dense vectors
     of fixed size. eg. [4, 20] -> [[0.25, 0.1], [0.6, -0.2]]
@@ -267,24 +290,16 @@ class Embedding(HybridBlock):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._kwargs = {
-            "input_dim": input_dim,
-            "output_dim": output_dim,
-            "dtype": dtype,
-            "sparse_grad": sparse_grad,
-        }
-        self.weight = self.params.get(
-            "weight", shape=(input_dim, output_dim), init=weight_initializer, dtype=dtype,
-            allow_deferred_init=True, grad_stype="row_sparse" if sparse_grad else "default",
+        _embedding_weight(
+            self, input_dim, output_dim, dtype, weight_initializer, sparse_grad,
+            allow_deferred_init=True,
         )  # fmt: skip
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any) -> Any:
         embedding = F.npx.embedding if is_np_array() else F.Embedding
         return embedding(x, weight, name="fwd", **self._kwargs)
 
-    def __repr__(self) -> str:
-        k = self._kwargs
-        return f"{self.__class__.__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+    __repr__ = _embedding_repr
 
 
 class Flatten(HybridBlock):

@@ -11,7 +11,7 @@ from ... import symbol
 from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import GluonCheckError
-from .activations import Activation
+from .basic_layers import _bias_and_act
 
 __all__ = [
     "Conv1D",
@@ -106,16 +106,8 @@ class _Conv(HybridBlock):
             self.weight = self.params.get(
                 "weight", shape=wshapes[1], init=weight_initializer, allow_deferred_init=True
             )
-            if use_bias:
-                self.bias = self.params.get(
-                    "bias", shape=wshapes[2], init=bias_initializer, allow_deferred_init=True
-                )
-            else:
-                self.bias = None
-            if activation is not None:
-                self.act = Activation(activation, prefix=activation + "_")
-            else:
-                self.act = None
+            bias_shape = wshapes[2] if use_bias else None  # no bias, no third shape
+            _bias_and_act(self, use_bias, activation, shape=bias_shape, init=bias_initializer)
 
     def hybrid_forward(self, F: Any, x: Any, weight: Any, bias: Any = None) -> Any:
         # npx names the operators in lower case (npx.convolution, npx.deconvolution)

@@ -26,6 +26,34 @@ def _kwargs_repr(name: str, kwargs: dict, tail: str = "") -> str:
     return f"{name}({content}{tail})"
 
 
+def _gamma_beta(
+    block: HybridBlock, shape: tuple, center: bool, scale: bool, beta_initializer: Any,
+    gamma_initializer: Any, differentiable: bool = False,
+) -> None:  # fmt: skip
+    """Creates ``block.gamma`` and ``block.beta`` (learned only where ``scale``/``center``);
+    with ``differentiable`` each is marked differentiable as it is learned (BatchNorm)."""
+    mark = differentiable
+    block.gamma = block.params.get(
+        "gamma", grad_req="write" if scale else "null", shape=shape, init=gamma_initializer,
+        allow_deferred_init=True, **({"differentiable": scale} if mark else {}),
+    )  # fmt: skip
+    block.beta = block.params.get(
+        "beta", grad_req="write" if center else "null", shape=shape, init=beta_initializer,
+        allow_deferred_init=True, **({"differentiable": center} if mark else {}),
+    )  # fmt: skip
+
+
+class _AffineNorm(HybridBlock):
+    """InstanceNorm, LayerNorm and GroupNorm: a normalization with ``gamma`` and ``beta``,
+    printed as its operator keywords (and ``in_channels`` where the class says so)."""
+
+    _repr_in_channels: ClassVar[bool] = True
+
+    def __repr__(self) -> str:
+        tail = f", in_channels={self.gamma.shape[0]}" if self._repr_in_channels else ""
+        return _kwargs_repr(self.__class__.__name__, self._kwargs, tail)
+
+
 class _BatchNorm(HybridBlock):
     """Batch normalization layer, followed by a ReLU where the class says ``fuse_relu``."""
 
@@ -57,14 +85,9 @@ class _BatchNorm(HybridBlock):
         if in_channels != 0:
             self.in_channels = in_channels
         shape = (in_channels,)
-        self.gamma = self.params.get(
-            "gamma", grad_req="write" if scale else "null", shape=shape,
-            init=gamma_initializer, allow_deferred_init=True, differentiable=scale,
-        )  # fmt: skip
-        self.beta = self.params.get(
-            "beta", grad_req="write" if center else "null", shape=shape,
-            init=beta_initializer, allow_deferred_init=True, differentiable=center,
-        )  # fmt: skip
+        _gamma_beta(
+            self, shape, center, scale, beta_initializer, gamma_initializer, differentiable=True
+        )
         self.running_mean = self.params.get(
             "running_mean", grad_req="null", shape=shape, init=running_mean_initializer,
             allow_deferred_init=True, differentiable=False,
@@ -178,7 +201,7 @@ class SyncBatchNorm(BatchNorm):
         )  # fmt: skip
 
 
-class InstanceNorm(HybridBlock):
+class InstanceNorm(_AffineNorm):
     r"""Applies instance normalization to the n-dimensional input array.
 
     Parameters
@@ -215,14 +238,7 @@ class InstanceNorm(HybridBlock):
         self._kwargs = {"eps": epsilon, "axis": axis, "center": center, "scale": scale}
         self._axis = axis
         self._epsilon = epsilon
-        self.gamma = self.params.get(
-            "gamma", grad_req="write" if scale else "null", shape=(in_channels,),
-            init=gamma_initializer, allow_deferred_init=True,
-        )  # fmt: skip
-        self.beta = self.params.get(
-            "beta", grad_req="write" if center else "null", shape=(in_channels,),
-            init=beta_initializer, allow_deferred_init=True,
-        )  # fmt: skip
+        _gamma_beta(self, (in_channels,), center, scale, beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F: Any, x: Any, gamma: Any, beta: Any) -> Any:
         if self._axis == 1:
@@ -231,12 +247,8 @@ class InstanceNorm(HybridBlock):
         out = F.InstanceNorm(x, gamma, beta, name="fwd", eps=self._epsilon)
         return out.swapaxes(1, self._axis)
 
-    def __repr__(self) -> str:
-        tail = f", in_channels={self.gamma.shape[0]}"
-        return _kwargs_repr(self.__class__.__name__, self._kwargs, tail)
 
-
-class LayerNorm(HybridBlock):
+class LayerNorm(_AffineNorm):
     r"""Applies layer normalization to the n-dimensional input array.
 
     Parameters
@@ -275,25 +287,14 @@ class LayerNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get(
-            "gamma", grad_req="write" if scale else "null", shape=(in_channels,),
-            init=gamma_initializer, allow_deferred_init=True,
-        )  # fmt: skip
-        self.beta = self.params.get(
-            "beta", grad_req="write" if center else "null", shape=(in_channels,),
-            init=beta_initializer, allow_deferred_init=True,
-        )  # fmt: skip
+        _gamma_beta(self, (in_channels,), center, scale, beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F: Any, data: Any, gamma: Any, beta: Any) -> Any:
         layer_norm = F.npx.layer_norm if is_np_array() else F.LayerNorm
         return layer_norm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
-    def __repr__(self) -> str:
-        tail = f", in_channels={self.gamma.shape[0]}"
-        return _kwargs_repr(self.__class__.__name__, self._kwargs, tail)
 
-
-class GroupNorm(HybridBlock):
+class GroupNorm(_AffineNorm):
     r"""Applies group normalization to the n-dimensional input array: the channels are split
     into ``num_groups`` groups, each normalized over its channels and the spatial axes.
 
@@ -313,6 +314,8 @@ class GroupNorm(HybridBlock):
         Initializer for the gamma weight.
     """
 
+    _repr_in_channels = False
+
     def __init__(
         self,
         num_groups: int = 1,
@@ -331,19 +334,9 @@ class GroupNorm(HybridBlock):
         self._epsilon = epsilon
         self._center = center
         self._scale = scale
-        self.gamma = self.params.get(
-            "gamma", grad_req="write" if scale else "null", shape=(num_groups,),
-            init=gamma_initializer, allow_deferred_init=True,
-        )  # fmt: skip
-        self.beta = self.params.get(
-            "beta", grad_req="write" if center else "null", shape=(num_groups,),
-            init=beta_initializer, allow_deferred_init=True,
-        )  # fmt: skip
+        _gamma_beta(self, (num_groups,), center, scale, beta_initializer, gamma_initializer)
 
     def hybrid_forward(self, F: Any, data: Any, gamma: Any, beta: Any) -> Any:
         return F.GroupNorm(
             data, gamma=gamma, beta=beta, num_groups=self._num_groups, eps=self._epsilon
         )
-
-    def __repr__(self) -> str:
-        return _kwargs_repr(self.__class__.__name__, self._kwargs)

@@ -71,3 +71,11 @@ def test_rotation_arguments_and_dtype():
         T.RandomRotation([-10, 10], rotate_with_proba=1.5)
     with pytest.raises(TypeError):
         T.Rotate(10)(IMG)
+
+
+@pytest.mark.parametrize("name", ["brightness", "contrast", "saturation", "hue"])
+def test_random_color_factor_takes_mxnets_keyword(name):
+    # MXNet's signatures: RandomBrightness(brightness), RandomContrast(contrast), ...
+    t = getattr(T, f"Random{name.capitalize()}")(**{name: 0.3})
+    assert t._args == (0.7, 1.3)
+    assert t(IMG).shape == IMG.shape

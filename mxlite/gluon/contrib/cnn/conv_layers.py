@@ -153,11 +153,30 @@ class _DeformableBase(HybridBlock):
                 )
             self.act = Activation(activation, prefix=activation + "_") if activation else None
 
-    def _offsets(self, F: Any, x: Any, offset_weight: Any, offset_bias: Any) -> Any:
-        args = [x, offset_weight] + ([] if offset_bias is None else [offset_bias])
-        return F.Convolution(*args, cudnn_off=True, **self._kwargs_offset)
+    def _sampling(self, F: Any, offsets: Any) -> dict:
+        """The deformable operator's sampling inputs, from the offset convolution's output."""
+        return {"offset": offsets}
 
-    def _finish(self, out: Any) -> Any:
+    def hybrid_forward(
+        self,
+        F: Any,
+        x: Any,
+        offset_weight: Any,
+        deformable_conv_weight: Any,
+        offset_bias: Any = None,
+        deformable_conv_bias: Any = None,
+    ) -> Any:
+        args = [x, offset_weight] + ([] if offset_bias is None else [offset_bias])
+        offsets = F.Convolution(*args, cudnn_off=True, **self._kwargs_offset)
+        bias = {} if deformable_conv_bias is None else {"bias": deformable_conv_bias}
+        out = getattr(F.contrib, self._op)(
+            data=x,
+            **self._sampling(F, offsets),
+            weight=deformable_conv_weight,
+            name="fwd",
+            **bias,
+            **self._kwargs_deformable_conv,
+        )
         return self.act(out) if self.act is not None else out
 
     def __repr__(self) -> str:
@@ -186,27 +205,6 @@ class DeformableConvolution(_DeformableBase):
         + _PARAMS_DOC
     )
 
-    def hybrid_forward(
-        self,
-        F: Any,
-        x: Any,
-        offset_weight: Any,
-        deformable_conv_weight: Any,
-        offset_bias: Any = None,
-        deformable_conv_bias: Any = None,
-    ) -> Any:
-        offset = self._offsets(F, x, offset_weight, offset_bias)
-        bias = {} if deformable_conv_bias is None else {"bias": deformable_conv_bias}
-        out = F.contrib.DeformableConvolution(
-            data=x,
-            offset=offset,
-            weight=deformable_conv_weight,
-            name="fwd",
-            **bias,
-            **self._kwargs_deformable_conv,
-        )
-        return self._finish(out)
-
     def _alias(self) -> str:
         return "deformable_conv"
 
@@ -223,30 +221,11 @@ class ModulatedDeformableConvolution(_DeformableBase):
     _per_point = 3
     _op = "ModulatedDeformableConvolution"
 
-    def hybrid_forward(
-        self,
-        F: Any,
-        x: Any,
-        offset_weight: Any,
-        deformable_conv_weight: Any,
-        offset_bias: Any = None,
-        deformable_conv_bias: Any = None,
-    ) -> Any:
-        both = self._offsets(F, x, offset_weight, offset_bias)
+    def _sampling(self, F: Any, offsets: Any) -> dict:
         split = self._offset_channels
-        offset = F.slice_axis(both, axis=1, begin=0, end=split)
-        mask = F.sigmoid(F.slice_axis(both, axis=1, begin=split, end=None)) * 2
-        bias = {} if deformable_conv_bias is None else {"bias": deformable_conv_bias}
-        out = F.contrib.ModulatedDeformableConvolution(
-            data=x,
-            offset=offset,
-            mask=mask,
-            weight=deformable_conv_weight,
-            name="fwd",
-            **bias,
-            **self._kwargs_deformable_conv,
-        )
-        return self._finish(out)
+        offset = F.slice_axis(offsets, axis=1, begin=0, end=split)
+        mask = F.sigmoid(F.slice_axis(offsets, axis=1, begin=split, end=None)) * 2
+        return {"offset": offset, "mask": mask}
 
     def _alias(self) -> str:
         return "modulated_deformable_conv"

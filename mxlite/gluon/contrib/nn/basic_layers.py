@@ -9,6 +9,7 @@ from .... import ndarray
 from ...block import Block, HybridBlock
 from ...nn import Concatenate as _Concatenate
 from ...nn import HybridConcatenate, Identity, SyncBatchNorm
+from ...nn.basic_layers import _embedding_repr, _embedding_weight
 
 __all__ = [
     "Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding", "SyncBatchNorm",
@@ -69,28 +70,15 @@ class SparseEmbedding(Block):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        self._kwargs = {
-            "input_dim": input_dim,
-            "output_dim": output_dim,
-            "dtype": dtype,
-            "sparse_grad": True,
-        }
-        self.weight = self.params.get(
-            "weight",
-            shape=(input_dim, output_dim),
-            init=weight_initializer,
-            dtype=dtype,
-            grad_stype="row_sparse",
-            stype="row_sparse",
+        _embedding_weight(
+            self, input_dim, output_dim, dtype, weight_initializer, True, stype="row_sparse"
         )
 
     def forward(self, x: Any) -> Any:
         weight = self.weight.row_sparse_data(x)
         return ndarray.Embedding(x, weight, name="fwd", **self._kwargs)
 
-    def __repr__(self) -> str:
-        k = self._kwargs
-        return f"{type(self).__name__}({k['input_dim']} -> {k['output_dim']}, {k['dtype']})"
+    __repr__ = _embedding_repr
 
 
 def _factors(factor: Any, n: int, where: str) -> tuple:

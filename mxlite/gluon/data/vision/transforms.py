@@ -352,6 +352,9 @@ class RandomBrightness(_RandomFactor):
 
     _op = "random_brightness"
 
+    def __init__(self, brightness: float) -> None:
+        super().__init__(brightness)
+
 
 class RandomContrast(_RandomFactor):
     """Randomly jitters image contrast with a factor chosen from
@@ -364,6 +367,9 @@ class RandomContrast(_RandomFactor):
     """
 
     _op = "random_contrast"
+
+    def __init__(self, contrast: float) -> None:
+        super().__init__(contrast)
 
 
 class RandomSaturation(_RandomFactor):
@@ -378,6 +384,9 @@ class RandomSaturation(_RandomFactor):
 
     _op = "random_saturation"
 
+    def __init__(self, saturation: float) -> None:
+        super().__init__(saturation)
+
 
 class RandomHue(_RandomFactor):
     """Randomly jitters image hue with a factor chosen from ``[max(0, 1 - hue), 1 + hue]``.
@@ -389,6 +398,9 @@ class RandomHue(_RandomFactor):
     """
 
     _op = "random_hue"
+
+    def __init__(self, hue: float) -> None:
+        super().__init__(hue)
 
 
 class RandomColorJitter(HybridBlock):

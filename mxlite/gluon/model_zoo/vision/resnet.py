@@ -33,8 +33,7 @@ def _projection(channels: int, stride: int, in_channels: int) -> nn.HybridSequen
     return down
 
 
-class BasicBlockV1(HybridBlock):
-    """Two 3x3 convolutions with BatchNorm, plus the shortcut (ResNet V1, 18 and 34 layers).
+_BLOCK_PARAMS_DOC = """
 
     Parameters
     ----------
@@ -47,6 +46,12 @@ class BasicBlockV1(HybridBlock):
     in_channels : int, default 0
         Number of input channels. Default is 0, to infer from the graph.
     """
+
+
+class BasicBlockV1(HybridBlock):
+    """Two 3x3 convolutions with BatchNorm, plus the shortcut (ResNet V1, 18 and 34 layers)."""
+
+    __doc__ += _BLOCK_PARAMS_DOC
 
     def __init__(
         self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
@@ -64,19 +69,9 @@ class BasicBlockV1(HybridBlock):
 
 class BottleneckV1(HybridBlock):
     """1x1, 3x3 and 1x1 convolutions with BatchNorm, plus the shortcut (ResNet V1, 50 layers
-    and more). As in MXNet, the two 1x1 convolutions have a bias.
+    and more). As in MXNet, the two 1x1 convolutions have a bias."""
 
-    Parameters
-    ----------
-    channels : int
-        Number of output channels.
-    stride : int
-        Stride size.
-    downsample : bool, default False
-        Whether to downsample the input.
-    in_channels : int, default 0
-        Number of input channels. Default is 0, to infer from the graph.
-    """
+    __doc__ += _BLOCK_PARAMS_DOC
 
     def __init__(
         self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
@@ -94,29 +89,13 @@ class BottleneckV1(HybridBlock):
         return F.Activation(self.body(x) + residual, act_type="relu")
 
 
-class BasicBlockV2(HybridBlock):
-    """Pre-activation block of two 3x3 convolutions (ResNet V2, 18 and 34 layers).
+class _PreActBlock(HybridBlock):
+    """ResNet V2's blocks: BatchNorm and ReLU before each convolution ``conv1``, ``conv2``, ...
+    (``bn1``, ``bn2``, ...), the shortcut taken after the first ReLU."""
 
-    Parameters
-    ----------
-    channels : int
-        Number of output channels.
-    stride : int
-        Stride size.
-    downsample : bool, default False
-        Whether to downsample the input.
-    in_channels : int, default 0
-        Number of input channels. Default is 0, to infer from the graph.
-    """
+    _convs = 2
 
-    def __init__(
-        self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
-    ) -> None:
-        super().__init__(**kwargs)
-        self.bn1 = nn.BatchNorm()
-        self.conv1 = _conv3x3(channels, stride, in_channels)
-        self.bn2 = nn.BatchNorm()
-        self.conv2 = _conv3x3(channels, 1, channels)
+    def _add_shortcut(self, channels: int, stride: int, downsample: bool, in_channels: int):
         self.downsample = (
             nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
             if downsample
@@ -128,24 +107,34 @@ class BasicBlockV2(HybridBlock):
         x = F.Activation(self.bn1(x), act_type="relu")
         if self.downsample:
             residual = self.downsample(x)
-        x = F.Activation(self.bn2(self.conv1(x)), act_type="relu")
-        return self.conv2(x) + residual
+        x = self.conv1(x)
+        for i in range(2, self._convs + 1):
+            x = F.Activation(getattr(self, f"bn{i}")(x), act_type="relu")
+            x = getattr(self, f"conv{i}")(x)
+        return x + residual
 
 
-class BottleneckV2(HybridBlock):
-    """Pre-activation bottleneck block (ResNet V2, 50 layers and more).
+class BasicBlockV2(_PreActBlock):
+    """Pre-activation block of two 3x3 convolutions (ResNet V2, 18 and 34 layers)."""
 
-    Parameters
-    ----------
-    channels : int
-        Number of output channels.
-    stride : int
-        Stride size.
-    downsample : bool, default False
-        Whether to downsample the input.
-    in_channels : int, default 0
-        Number of input channels. Default is 0, to infer from the graph.
-    """
+    __doc__ += _BLOCK_PARAMS_DOC
+
+    def __init__(
+        self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
+    ) -> None:
+        super().__init__(**kwargs)
+        self.bn1 = nn.BatchNorm()
+        self.conv1 = _conv3x3(channels, stride, in_channels)
+        self.bn2 = nn.BatchNorm()
+        self.conv2 = _conv3x3(channels, 1, channels)
+        self._add_shortcut(channels, stride, downsample, in_channels)
+
+
+class BottleneckV2(_PreActBlock):
+    """Pre-activation bottleneck block (ResNet V2, 50 layers and more)."""
+
+    __doc__ += _BLOCK_PARAMS_DOC
+    _convs = 3
 
     def __init__(
         self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
@@ -157,20 +146,7 @@ class BottleneckV2(HybridBlock):
         self.conv2 = _conv3x3(channels // 4, stride, channels // 4)
         self.bn3 = nn.BatchNorm()
         self.conv3 = nn.Conv2D(channels, kernel_size=1, strides=1, use_bias=False)
-        self.downsample = (
-            nn.Conv2D(channels, 1, stride, use_bias=False, in_channels=in_channels)
-            if downsample
-            else None
-        )
-
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        residual = x
-        x = F.Activation(self.bn1(x), act_type="relu")
-        if self.downsample:
-            residual = self.downsample(x)
-        x = F.Activation(self.bn2(self.conv1(x)), act_type="relu")
-        x = F.Activation(self.bn3(self.conv2(x)), act_type="relu")
-        return self.conv3(x) + residual
+        self._add_shortcut(channels, stride, downsample, in_channels)
 
 
 def _stage(block: type, layers: int, channels: int, stride: int, index: int, in_channels: int):
@@ -184,32 +160,22 @@ def _stage(block: type, layers: int, channels: int, stride: int, index: int, in_
     return stage
 
 
-class ResNetV1(HybridBlock):
-    """ResNet V1 ("Deep Residual Learning for Image Recognition").
+class _ResNet(HybridBlock):
+    """The stem, stages and classifier of ResNet V1 and V2; V2 (``preact``) adds a BatchNorm
+    before the stem and BatchNorm, ReLU and Flatten after the last stage."""
 
-    Parameters
-    ----------
-    block : HybridBlock
-        Class for the residual block (BasicBlockV1 or BottleneckV1).
-    layers : list of int
-        Numbers of layers in each block.
-    channels : list of int
-        Numbers of channels in each block; one more than ``layers``.
-    classes : int, default 1000
-        Number of classification classes.
-    thumbnail : bool, default False
-        Enable thumbnail (for small inputs such as CIFAR's 32x32).
-    """
-
-    def __init__(
-        self, block: type, layers: list, channels: list, classes: int = 1000,
-        thumbnail: bool = False, **kwargs,
+    def _build(
+        self, block: type, layers: list, channels: list, classes: int, thumbnail: bool,
+        preact: bool,
     ) -> None:  # fmt: skip
-        super().__init__(**kwargs)
         if len(layers) != len(channels) - 1:
-            raise ValueError("ResNetV1: 'channels' must have one entry more than 'layers'.")
+            raise ValueError(
+                f"ResNetV{2 if preact else 1}: 'channels' must have one entry more than 'layers'."
+            )
         with self.name_scope():
             self.features = nn.HybridSequential(prefix="")
+            if preact:
+                self.features.add(nn.BatchNorm(scale=False, center=False))
             if thumbnail:
                 self.features.add(_conv3x3(channels[0], 1, 0))
             else:
@@ -219,20 +185,23 @@ class ResNetV1(HybridBlock):
                 self.features.add(
                     _stage(block, num, channels[i + 1], 1 if i == 0 else 2, i + 1, channels[i])
                 )
+            if preact:
+                self.features.add(nn.BatchNorm(), nn.Activation("relu"))
             self.features.add(nn.GlobalAvgPool2D())
+            if preact:
+                self.features.add(nn.Flatten())
             self.output = nn.Dense(classes, in_units=channels[-1])
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         return self.output(self.features(x))
 
 
-class ResNetV2(HybridBlock):
-    """ResNet V2 ("Identity Mappings in Deep Residual Networks").
+_RESNET_PARAMS_DOC = """
 
     Parameters
     ----------
     block : HybridBlock
-        Class for the residual block (BasicBlockV2 or BottleneckV2).
+        Class for the residual block ({}).
     layers : list of int
         Numbers of layers in each block.
     channels : list of int
@@ -243,33 +212,31 @@ class ResNetV2(HybridBlock):
         Enable thumbnail (for small inputs such as CIFAR's 32x32).
     """
 
+
+class ResNetV1(_ResNet):
+    """ResNet V1 ("Deep Residual Learning for Image Recognition")."""
+
+    __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV1 or BottleneckV1")
+
     def __init__(
         self, block: type, layers: list, channels: list, classes: int = 1000,
         thumbnail: bool = False, **kwargs,
     ) -> None:  # fmt: skip
         super().__init__(**kwargs)
-        if len(layers) != len(channels) - 1:
-            raise ValueError("ResNetV2: 'channels' must have one entry more than 'layers'.")
-        with self.name_scope():
-            self.features = nn.HybridSequential(prefix="")
-            self.features.add(nn.BatchNorm(scale=False, center=False))
-            if thumbnail:
-                self.features.add(_conv3x3(channels[0], 1, 0))
-            else:
-                self.features.add(nn.Conv2D(channels[0], 7, 2, 3, use_bias=False))
-                self.features.add(nn.BatchNorm(), nn.Activation("relu"), nn.MaxPool2D(3, 2, 1))
-            in_channels = channels[0]
-            for i, num in enumerate(layers):
-                self.features.add(
-                    _stage(block, num, channels[i + 1], 1 if i == 0 else 2, i + 1, in_channels)
-                )
-                in_channels = channels[i + 1]
-            self.features.add(nn.BatchNorm(), nn.Activation("relu"))
-            self.features.add(nn.GlobalAvgPool2D(), nn.Flatten())
-            self.output = nn.Dense(classes, in_units=in_channels)
+        self._build(block, layers, channels, classes, thumbnail, preact=False)
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
+
+class ResNetV2(_ResNet):
+    """ResNet V2 ("Identity Mappings in Deep Residual Networks")."""
+
+    __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV2 or BottleneckV2")
+
+    def __init__(
+        self, block: type, layers: list, channels: list, classes: int = 1000,
+        thumbnail: bool = False, **kwargs,
+    ) -> None:  # fmt: skip
+        super().__init__(**kwargs)
+        self._build(block, layers, channels, classes, thumbnail, preact=True)
 
 
 # MXNet's tables, under its names (libraries build their variants from them)
