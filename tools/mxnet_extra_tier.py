@@ -8,10 +8,12 @@ takes the harness's place as its orchestrator (``HARNESS_ORCH_PYTHON``), extract
 folders too and puts the files below beside the unit tests (same depth, so their own
 ``sys.path`` lines still find ``../unittest`` and ``../quantization``)::
 
-    MXNET_REPO=/work/.mirror/apache+mxnet/repo PYTHONPATH=$PWD HARNESS_INSTALL_DEPS=0 \\
-    HARNESS_OUT=/tmp/extra HARNESS_ORCH_PYTHON=$PWD/tools/mxnet_extra_tier.py \\
-    ../shared/mxnet-suite/run_mxnet_suite.sh $PWD/.venv/bin/python mxlite $(tools/mxnet_extra_tier.py --files)
-    python3 ../shared/mxnet-suite/score.py -v --baseline tests/golden/baseline_mxnet_1.9.1_extra.txt /tmp/extra
+    export MXNET_REPO=<apache/mxnet git dir> PYTHONPATH=$PWD HARNESS_INSTALL_DEPS=0 \\
+        HARNESS_OUT=/tmp/extra HARNESS_ORCH_PYTHON=$PWD/tools/mxnet_extra_tier.py
+    ../shared/mxnet-suite/run_mxnet_suite.sh $PWD/.venv/bin/python mxlite \\
+        $(tools/mxnet_extra_tier.py --files)
+    python3 ../shared/mxnet-suite/score.py -v \\
+        --baseline tests/golden/baseline_mxnet_1.9.1_extra.txt /tmp/extra
 
 The baseline is this same command run with ``/tmp/mxref/bin/python mxnet``.
 """
