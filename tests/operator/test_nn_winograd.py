@@ -84,6 +84,34 @@ def test_transform_matrices_compute_the_correlation_exactly() -> None:
         assert y == [sum(d[i + j] * k[j] for j in range(3)) for i in range(m)]
 
 
+@pytest.mark.parametrize("m", (2, 4))
+@pytest.mark.parametrize(
+    "shape, pad", [((2, 3, 7, 9), (0, 0)), ((1, 2, 5, 5), (1, 1)), ((3, 1, 4, 6), (2, 1))]
+)
+def test_separable_input_transform_is_bt_d_b_of_every_patch(
+    m: int, shape: tuple, pad: tuple
+) -> None:
+    # V[i*n + j] of a tile = (BT d B)[i, j] of its padded n x n patch, tiles (b, p, q) per
+    # channel, with ragged last tiles reading zeros past the padded input
+    b, c, h, w = shape
+    t = _winograd.transform(m)
+    n = t.n
+    out = (h + 2 * pad[0] - 2, w + 2 * pad[1] - 2)
+    tiles = (-(-out[0] // m), -(-out[1] // m))
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    got = _winograd._Patches(np, t, b, c, (h, w), pad, tiles)(x)
+    big = np.zeros((b, c, tiles[0] * m + 2, tiles[1] * m + 2))
+    big[:, :, pad[0] : pad[0] + h, pad[1] : pad[1] + w] = x
+    bt = np.array(_winograd._matrices(m)[0], dtype=np.float64)
+    want = np.empty((n, n, c, b, *tiles))
+    for p in range(tiles[0]):
+        for q in range(tiles[1]):
+            d = big[:, :, p * m : p * m + n, q * m : q * m + n]
+            want[..., p, q] = np.einsum("ik,cbkl,jl->ijcb", bt, d.transpose(1, 0, 2, 3), bt)
+    assert got.shape == (n * n, c * b * tiles[0] * tiles[1])
+    np.testing.assert_allclose(got, want.reshape(n * n, -1), rtol=1e-5, atol=1e-4)
+
+
 @pytest.mark.parametrize("algo", WINOGRAD)
 @pytest.mark.parametrize("case", list(SHAPES), ids=list(SHAPES))
 def test_forward_and_gradients_within_tolerance_of_direct(

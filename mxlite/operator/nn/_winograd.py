@@ -15,14 +15,15 @@ The output is cut into ``m x m`` tiles; tile ``(p, q)`` needs the ``n x n`` inpu
 so the contraction over channels, the heavy part, is a batch of ``n*n`` GEMMs
 ``(F, C) @ (C, tiles)`` (``np.matmul`` on ``(n*n, G, Fg, Cg)`` and ``(n*n, G, Cg, tiles)``,
 contiguous) with ``n*n / m*m`` multiplies per output instead of 9: 4 for F(2x2,3x3), 2.25 for
-F(4x4,3x3). The transforms are linear maps of each patch, so each is one BLAS product with a
-Kronecker matrix (``kron(BT, BT)``: ``(n*n, n*n)``) on the patches gathered tiles-last by one
-strided copy; the output tiles are scattered back with at most four strided copies (the full
-tiles and the ragged edges), the bias added on the way. The weight gradient stays in the
-transformed domain: ``dU[i, j] = E[i, j] @ V[i, j].T`` over the tiles, ``E = A dY AT`` of the
-zero-padded output-gradient tiles, and ``dg = G^T dU G``. The data gradient is the forward
-convolution of ``dy`` with the flipped, channel-swapped kernel (padding ``2 - pad``), see
-``_conv_util``.
+F(4x4,3x3). The transforms are linear maps of each patch. The input's is separable: ``BT`` along
+the patch rows, then along the columns, each a strided gather (tiles last) and one BLAS product
+with the ``(n, n)`` matrix; the kernel's and the output's are one BLAS product each with a
+Kronecker matrix (``kron(G, G)``, ``kron(AT, AT)``); the output tiles are scattered back with at
+most four strided copies (the full tiles and the ragged edges), the bias added on the way. The
+weight gradient stays in the transformed domain: ``dU[i, j] = E[i, j] @ V[i, j].T`` over the
+tiles, ``E = A dY AT`` of the zero-padded output-gradient tiles, and ``dg = G^T dU G``. The data
+gradient is the forward convolution of ``dy`` with the flipped, channel-swapped kernel (padding
+``2 - pad``), see ``_conv_util``.
 
 Float32 error: F(2x2,3x3) takes the points ``0, 1, -1`` and infinity, F(4x4,3x3) ``0, 1, -1,
 1/2, -2`` and infinity: at ResNet's widths (up to 512 channels) its outputs and weight
@@ -70,14 +71,15 @@ def _blocks(n: int, per_image: int, tiles: int) -> list[tuple[int, int]]:
 
 @dataclass(frozen=True)
 class Transform:
-    """The matrices of F(m x m, 3 x 3) as Kronecker products, float32: ``data`` (n*n, n*n)
-    maps an input patch to ``V``; ``kernel`` (n*n, 9) a 3x3 kernel to ``U``; ``out``
-    (m*m, n*n) ``M`` to an output tile (its transpose maps an output-gradient tile to ``E``)."""
+    """The matrices of F(m x m, 3 x 3), float32: ``bt`` (n, n), which :class:`_Patches`
+    applies to each axis of an input patch in turn (giving ``V``); as Kronecker products,
+    ``kernel`` (n*n, 9) maps a 3x3 kernel to ``U`` and ``out`` (m*m, n*n) ``M`` to an output
+    tile (its transpose maps an output-gradient tile to ``E``)."""
 
     m: int
-    data: np.ndarray
     kernel: np.ndarray
     out: np.ndarray
+    bt: np.ndarray
 
     @property
     def n(self) -> int:
@@ -132,9 +134,9 @@ def transform(m: int) -> Transform:
     f32 = np.float32
     return Transform(
         m,
-        np.kron(bt, bt).astype(f32),
         np.kron(g, g).astype(f32),
         np.kron(at, at).astype(f32),
+        bt.astype(f32),
     )
 
 
@@ -162,30 +164,50 @@ def _tiled(xp: Any, a: Any, m: int, tiles: Shape) -> Any:
 
 class _Patches:
     """The transformed input patches ``V (n*n, G, Cg, b*th*tw)`` of blocks of ``b`` images:
-    a zero-padded copy, one strided gather (tiles last) and one product."""
+    a zero-padded copy, then ``BT`` applied along the rows of the patches and along their
+    columns, each a strided gather (1.5x, then 2.25x the input) and one BLAS product with the
+    ``(n, n)`` matrix: 12 multiply-adds per transformed value where the ``kron(BT, BT)``
+    product of whole patches takes 36 (64 channels on 28x28, batch 8: 1.4 ms against 2.3 ms
+    with F(4x4), 2.2 against 4.1 with F(2x2), one thread)."""
 
     def __init__(
         self, xp: Any, t: Transform, b: int, c: int, spatial: Shape, pad: Shape, tiles: Shape
     ) -> None:
         self.xp, self.t, self.b, self.pad, self.spatial = xp, t, b, pad, spatial
-        n = t.n
-        padded = (b, c, tiles[0] * t.m + 2, tiles[1] * t.m + 2)
+        n, m = t.n, t.m
+        th, tw = tiles
         # the padding stays 0: each block rewrites only the input cells
-        self.padded = xp.zeros(padded, np.float32)
+        self.padded = xp.zeros((b, c, th * m + 2, tw * m + 2), np.float32)
         s = self.padded.strides
-        self.view = xp.lib.stride_tricks.as_strided(
-            self.padded,
-            (c, b, *tiles, n, n),
-            (s[1], s[0], t.m * s[2], t.m * s[3], s[2], s[3]),
+        width = self.padded.shape[3]
+        # rows k of every tile row p: padded[b, c, p*m + k, :] as (k, c, b, p, column)
+        self.row_view = xp.lib.stride_tricks.as_strided(
+            self.padded, (n, c, b, th, width), (s[2], s[1], s[0], m * s[2], s[3])
         )
-        self.patches = xp.empty(self.view.shape, np.float32)
+        self.rows = xp.empty(self.row_view.shape, np.float32)
+        self.half = xp.empty((n, c * b * th * width), np.float32)  # BT along the rows: (i, ...)
+        h = self.half.reshape(n, c, b, th, width).strides
+        # columns j of every tile column q, as (i, j, c, b, p, q)
+        self.col_view = xp.lib.stride_tricks.as_strided(
+            self.half, (n, n, c, b, th, tw), (h[0], h[4], h[1], h[2], h[3], m * h[4])
+        )
+        self.cols = xp.empty(self.col_view.shape, np.float32)
 
     def __call__(self, x: Any) -> Any:
+        xp, n = self.xp, self.t.n
         (ph, pw), (h, w) = self.pad, self.spatial
         self.padded[:, :, ph : ph + h, pw : pw + w] = x
-        self.patches[...] = self.view
-        nn = self.t.n**2
-        return matmul(self.xp, self.t.data, self.patches.reshape(-1, nn).T)
+        self.rows[...] = self.row_view
+        matmul(xp, self.t.bt, self.rows.reshape(n, -1), out=self.half)
+        self.cols[...] = self.col_view
+        cols = self.cols.reshape(n, n, -1)
+        v = xp.empty(cols.shape, np.float32)  # (i, j, c*b*p*q): position i*n + j, as kron
+
+        def along_columns(c: Any, v: Any) -> None:
+            xp.matmul(self.t.bt, c, out=v)
+
+        over_rows(along_columns, n, cols.size, cols, v)
+        return v.reshape(n * n, -1)
 
 
 def kernel_transform(xp: Any, t: Transform, w: Any, groups: int) -> Any:
