@@ -425,7 +425,7 @@ def test_check_gluon_hybridize_consistency() -> None:
         mx.test_utils.check_gluon_hybridize_consistency(build, data, numpy_func=lambda x: x[:, :3])
 
 
-def test_check_numeric_gradient_runs_its_forwards_on_the_calling_thread():
+def test_check_numeric_gradient_runs_its_forwards_on_the_calling_thread(monkeypatch):
     # each finite difference reads its output at once: a worker per forward only added a
     # thread round trip (most of MXNet's test_random, 100000 forwards)
     import threading
@@ -433,8 +433,9 @@ def test_check_numeric_gradient_runs_its_forwards_on_the_calling_thread():
     from mxlite import engine
     from mxlite.test_utils import check_numeric_gradient
 
+    monkeypatch.setattr(engine.objects, "INLINE_BYTES", 16384)
     x = np.random.uniform(-1, 1, size=(3, 8, 100))  # 19 KiB of float64: above INLINE_BYTES
-    assert x.nbytes > engine.INLINE_BYTES
+    assert x.nbytes > engine.objects.INLINE_BYTES
     threads = set()
     eng = engine.get()
     eng.wait_for_all()

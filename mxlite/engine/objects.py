@@ -32,8 +32,10 @@ __all__ = [
 ]
 
 # Functions whose arrays all fit in this many bytes may run on the caller (module note);
-# MXLITE_ENGINE_INLINE_BYTES=0 sends every function to the workers.
-INLINE_BYTES = env_int("MXLITE_ENGINE_INLINE_BYTES", 16384, 0)
+# MXLITE_ENGINE_INLINE_BYTES=0 sends every function to the workers. 256 KiB: d2l's RNN
+# language model (arrays of 35x32x32 floats) spent a third of its step handing its functions
+# to the workers with 16 KiB (4.5 -> 3.2 ms a step); LeNet and the MLP were unchanged or faster.
+INLINE_BYTES = env_int("MXLITE_ENGINE_INLINE_BYTES", 1 << 18, 0)
 
 
 def small_enough_inline(ctx: Context, *groups: Sequence[Any]) -> bool:

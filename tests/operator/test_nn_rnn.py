@@ -262,11 +262,21 @@ def test_autograd_public():
         np.testing.assert_allclose(x.grad.asnumpy(), g, rtol=1e-4, atol=1e-5)
 
 
-@pytest.mark.parametrize("p,layers,full", [(0.0, 2, False), (0.5, 1, False), (0.5, 2, True)])
-def test_reserve_is_a_token_unless_dropout_masks_need_it(p: float, layers: int, full: bool) -> None:
+@pytest.mark.parametrize(
+    "p,layers,steps,full",
+    [(0.0, 2, 3, True), (0.5, 1, 3, True), (0.5, 2, 3, True), (0.0, 2, 1 << 18, False),
+     (0.5, 2, 1 << 18, True)],
+)  # fmt: skip
+def test_reserve_is_kept_unless_large_and_not_needed_for_dropout(
+    p: float, layers: int, steps: int, full: bool
+) -> None:
     # MXNet keeps its reserve space inside the operator, outside the memory plan; here the
-    # hidden output holds it only when backward must reuse forward's dropout masks
+    # hidden output holds it when backward must reuse forward's dropout masks or when it is
+    # small (else backward reruns the forward), and is a one-element token otherwise
+    from mxlite.operator.nn import rnn
+
     prop = prop_of("RNN", mode="lstm", state_size=4, num_layers=layers, p=p)
-    shapes = [(3, 2, 5), None, None, None]
+    shapes = [(steps, 2, 5), None, None, None]
     reserve = prop.infer_shape(shapes)[1][-1]
     assert (reserve[0] > 1) is full and len(reserve) == 1
+    assert full or rnn._layout(rnn._Dims(prop.param, steps, 2, 5))[1] > rnn._KEPT_RESERVE

@@ -154,12 +154,18 @@ def _layout(d: _Dims) -> tuple[dict[tuple, tuple[int, tuple[int, ...]]], int]:
     return table, off
 
 
+# reserve spaces up to this many elements (16 MiB of float32) are kept by the forward
+_KEPT_RESERVE = 1 << 22
+
+
 def _keeps_reserve(d: _Dims) -> bool:
-    """Whether the reserve output holds the whole reserve space. Only with dropout between
-    layers: backward must reuse forward's masks. Otherwise it is a token of one element (MXNet
-    keeps its reserve inside the operator, outside the memory plan) and backward recomputes
-    the reserve from the inputs, exactly, at the cost of a second forward."""
-    return bool(d.dropout)
+    """Whether the reserve output holds the whole reserve space: with dropout between layers
+    (backward must reuse forward's masks) or where it is small (d2l's language models: a
+    second forward in backward made training 1.3x slower). Otherwise it is a token of one
+    element (MXNet keeps its reserve inside the operator, outside the memory plan) and
+    backward recomputes the reserve from the inputs, exactly, at the cost of a second
+    forward."""
+    return bool(d.dropout) or _layout(d)[1] <= _KEPT_RESERVE
 
 
 def _views(flat: Any, table: dict) -> dict[tuple, Any]:
