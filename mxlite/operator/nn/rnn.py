@@ -264,6 +264,19 @@ class _RNNOp(Operator):
             hrs = res.get(("hr", *key))
         elif d.mode == "gru":
             gates, hns = res[("gates", *key)], res[("hn", *key)]
+        if d.mode in ("rnn_tanh", "rnn_relu") and masks is None:
+            # each step in place in its row of the reserve: h_t = act(h_{t-1} Wh^T + (xw_t + bh))
+            xw += bh
+            for t in self._steps(d, direc):
+                ht = hs[t]
+                xp.matmul(h, wh.T, out=ht)
+                ht += xw[t]
+                if d.mode == "rnn_tanh":
+                    xp.tanh(ht, out=ht)
+                else:
+                    xp.maximum(ht, 0, out=ht)
+                h = ht
+            return c
         for t in self._steps(d, direc):
             hw = h @ wh.T + bh
             a = xw[t] + hw
@@ -388,6 +401,17 @@ class _RNNOp(Operator):
             dhnew_all = xp.empty((T, N, d.Hout), dy.dtype) if wr is not None else None
         elif d.mode == "gru":
             gates, hns = res[("gates", *key)], res[("hn", *key)]
+        if d.mode in ("rnn_tanh", "rnn_relu") and masks is None:
+            # the activation's derivative for every step at once, then per step in place:
+            # dgx_t = (dh + dy_t) * act'(h_t), dh = dgx_t Wh
+            fac = 1 - hs * hs if d.mode == "rnn_tanh" else (hs > 0).astype(hs.dtype)
+            dh = dh.copy()
+            for t in reversed(steps):
+                da = dgx[t]
+                xp.add(dh, dy[t], out=da)
+                da *= fac[t]
+                xp.matmul(da, wh, out=dh)
+            steps = []
         for t in reversed(steps):
             m = masks[t] if masks is not None else None
             g_tot = dh + dy[t]
