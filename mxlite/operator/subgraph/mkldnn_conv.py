@@ -20,6 +20,7 @@ import numpy as np
 from ...base import ShapeError
 from ...resource import ResourceRequest
 from ..nn import _conv_algo as ca
+from ..parallel import over_rows
 from ..param import field
 from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
 from ..req import OpReq, assign
@@ -264,7 +265,7 @@ class _SgConvOp(Operator):
         nx, ny = x.size, out_data[0].size
         space = op_ctx.requested[0].get_space((nx + ny,), np.float32)
         xf, buf = space[:nx].reshape(x.shape), space[nx:].reshape(out_data[0].shape)
-        np.copyto(xf, x)
+        over_rows(np.copyto, x.shape[0], x.size * 2, xf, x)
         residual = None
         if p.with_sum:
             s = in_data[sum_at]
