@@ -204,8 +204,10 @@ def test_blocks_of_images_on_threads_give_the_same_result(
     monkeypatch.setattr(parallel, "num_threads", lambda: 3)
     (y_blocks,) = forward("Convolution", ins, **params)
     np.testing.assert_allclose(y_blocks, y, rtol=1e-6, atol=1e-6)
+    # the weight gradient sums blocks' partial sums: other groupings of the same terms, so
+    # equal to float32 rounding of the gradient's scale (values of ~600 differed by 5e-5)
     for a, b in zip(backward("Convolution", ins, [y], **params), grads):
-        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-5)
+        assert _err(a, b) <= 1e-6
 
 
 def test_auto_times_the_candidates_once_then_keeps_the_fastest(
