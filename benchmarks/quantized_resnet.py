@@ -5,20 +5,12 @@ batch (``int8_ms``), mxlite vs MXNet 1.9.1 in one run; ``int8_speedup`` = f32_ms
 within each implementation (the two networks called alternately, medians). Issue 30 asks
 that mxlite's INT8 network run at least as fast as its float32 one (``int8_speedup`` >= 1),
 with MXNet's figures beside it.
-
-Until mxlite has ``quantize_net`` (the ``quant`` branch), mxlite's INT8 figure is taken on the
-files real MXNet's ``quantize_net`` wrote for the same architecture (symbol JSON with its
-``_sg_mkldnn_*`` nodes and parameters, loaded with ``SymbolBlock.imports``): the same graph
-mxlite's quantize_net is to produce, so the figure measures mxlite's INT8 kernels; the JSON
-says which (``mxlite_int8_from``). The MXNet run writes those files to ``--qdir`` first.
-Usage: python benchmarks/quantized_resnet.py [--batch 16] [--size 224] [--qdir DIR]
+Usage: python benchmarks/quantized_resnet.py [--batch 16] [--size 224]
 [--impl mxlite|mxnet|both] [--repeat N] [--rounds N]."""
 
 from __future__ import annotations
 
-import os
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -48,42 +40,14 @@ def _quantize_net(mx: Any, net: Any, x: Any) -> Any:
     )  # fmt: skip
 
 
-def _save(mx: Any, qnet: Any, qdir: str) -> None:
-    """The quantized SymbolBlock as a symbol file and a parameter file (arg:/aux: keys)."""
-    os.makedirs(qdir, exist_ok=True)
-    sym = qnet._cached_graph[1]
-    params = {p.name: p for p in qnet.collect_params().values()}
-    aux = set(sym.list_auxiliary_states())
-    save = {("aux:" if n in aux else "arg:") + n: params[n].data() for n in params}
-    sym.save(os.path.join(qdir, "qnet-symbol.json"))
-    mx.nd.save(os.path.join(qdir, "qnet-0000.params"), save)
-
-
-def _has_quantize_net(mx: Any) -> bool:
-    try:
-        return callable(mx.contrib.quantization.quantize_net)
-    except (AttributeError, ImportError, NotImplementedError, RuntimeError):
-        return False
-
-
-def measure(impl: str, repeat: int, batch: int, size: int, qdir: str) -> dict:
+def measure(impl: str, repeat: int, batch: int, size: int) -> dict:
     """Both networks of one implementation, called alternately (so both see the same load on a
     shared machine), after warm-up calls; medians."""
     mx = import_mx(impl)
     net = _network(mx)
     x = mx.nd.random.uniform(-1, 1, shape=(batch, 3, size, size))
     out: dict[str, Any] = {}
-    if impl == "mxnet" or _has_quantize_net(mx):
-        qnet = _quantize_net(mx, net, x)
-        if impl == "mxnet":
-            _save(mx, qnet, qdir)
-        out["int8_from"] = "quantize_net"
-    else:
-        qnet = mx.gluon.SymbolBlock.imports(
-            os.path.join(qdir, "qnet-symbol.json"), ["data"],
-            os.path.join(qdir, "qnet-0000.params"),
-        )  # fmt: skip
-        out["int8_from"] = "mxnet_quantize_net_files"
+    qnet = _quantize_net(mx, net, x)
     qnet.hybridize()
     nets = {"f32": net, "int8": qnet}
     times: dict[str, list[float]] = {k: [] for k in nets}
@@ -105,17 +69,11 @@ def main() -> None:
     p = parser(__doc__)
     p.add_argument("--batch", type=int, default=16)
     p.add_argument("--size", type=int, default=224)
-    p.add_argument("--qdir", default="/tmp/mxlite-bench-quantized-resnet18")
     args = p.parse_args()
-    args.child_args = ["--batch", str(args.batch), "--size", str(args.size), "--qdir", args.qdir]
-    need_files = not os.path.exists(os.path.join(args.qdir, "qnet-symbol.json"))
-    if not args.child and args.impl != "mxnet" and need_files:
-        # mxlite without quantize_net measures the files MXNet's quantize_net writes
-        cmd = [args.mxnet_python, sys.argv[0], "--impl", "mxnet", "--repeat", "1", "--child"]
-        subprocess.run(cmd + args.child_args, capture_output=True, check=False)
+    args.child_args = ["--batch", str(args.batch), "--size", str(args.size)]
     run(
         f"quantized_{MODEL}_b{args.batch}",
-        lambda impl, repeat: measure(impl, repeat, args.batch, args.size, args.qdir),
+        lambda impl, repeat: measure(impl, repeat, args.batch, args.size),
         args,
         ["f32_ms", "int8_ms"],
     )

@@ -274,7 +274,8 @@ class _SgConvOp(Operator):
             # the scaled sum goes where the result will be (the convolution adds it in its
             # output pass), unless an activation comes between them
             residual = buf if act is None else np.empty(buf.shape, np.float32)
-            np.multiply(s, scale, out=residual)
+            over_rows(lambda sb, rb: np.multiply(sb, scale, out=rb), s.shape[0], s.size * 2,
+                      s, residual)  # fmt: skip
         y = _post_ops(xf, qw, qb, self.geom, buf, self._wkey, act, residual, post)
         mc.saturate_to(y, out_data[0], req[0], rounded=half)
         assign(out_data[1], req[1], np.float32(lo))
