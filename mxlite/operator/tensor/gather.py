@@ -446,12 +446,10 @@ class PickProp(ArrayOp):
         shape = in_shapes[0]
         axis = self._axis(len(shape))
         idx = self._index(xp, ins[1], shape, axis)
-        pos = xp.arange(shape[axis]).reshape((-1,) + (1,) * (len(shape) - axis - 1))
         g = ograds[0].reshape(idx.shape)
-        return [
-            xp.where(pos == idx, g, xp.zeros((), g.dtype)),
-            xp.zeros(in_shapes[1], ins[1].dtype),
-        ]
+        dx = xp.zeros(shape, g.dtype)
+        xp.put_along_axis(dx, idx, g, axis=axis)  # one entry per row: a scatter, not a pass
+        return [dx, xp.zeros(in_shapes[1], ins[1].dtype)]
 
 
 class OneHotParam(Param):
@@ -488,6 +486,8 @@ class OneHotProp(ArrayOp):
     def compute(self, xp: Any, ins: list, outs: list) -> list:
         p, dt = self.param, outs[0].dtype
         hit = _ints(xp, ins[0])[..., None] == xp.arange(p.depth)
+        if p.on_value == 1 and p.off_value == 0:
+            return [hit.astype(dt)]
         return [xp.where(hit, dt.type(p.on_value), dt.type(p.off_value))]
 
     # MXNet's FGradient here is MakeZeroGradNodes: the indices get a zero gradient and the
