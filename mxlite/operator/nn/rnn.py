@@ -27,6 +27,7 @@ features); here they work on every device.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -134,7 +135,7 @@ def _layout(d: _Dims) -> tuple[dict[tuple, tuple[int, tuple[int, ...]]], int]:
     def put(key: tuple, shape: tuple[int, ...]) -> None:
         nonlocal off
         table[key] = (off, shape)
-        off += int(np.prod(shape))
+        off += math.prod(shape)
 
     for layer in range(d.L):
         if layer > 0:
@@ -169,7 +170,7 @@ def _keeps_reserve(d: _Dims) -> bool:
 
 
 def _views(flat: Any, table: dict) -> dict[tuple, Any]:
-    return {k: flat[o : o + int(np.prod(s))].reshape(s) for k, (o, s) in table.items()}
+    return {k: flat[o : o + math.prod(s)].reshape(s) for k, (o, s) in table.items()}
 
 
 def _sigmoid(xp: Any, x: Any) -> Any:
