@@ -166,3 +166,29 @@ def test_public_functions_and_autograd():
 def test_error_through_public_function():
     with pytest.raises(MXNetError, match="axis"):
         mx.nd.softmax(mx.nd.ones((2, 3)), axis=5).asnumpy()
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_short_rows_take_the_fast_reductions_and_agree(op: str, dtype: type) -> None:
+    # (1120, 28): a classifier's logits, where the row max and sum are computed column-wise
+    # and as a product with ones (softmax.row_max / row_sum); the same as row by row
+    from mxlite.operator.nn.softmax import _short_rows
+
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal((40, 28, 28)) * 5).astype(dtype)
+    x[3, 4] += 60.0  # one row far above the rest: the per-row shift must hold
+    assert _short_rows(np, x, -1) and not _short_rows(np, x, 1)
+    head = rng.standard_normal(x.shape).astype(dtype)
+    (y,) = forward(op, [x], axis=-1)
+    (dx,) = backward(op, [x], [head], axis=-1)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    sm = e / e.sum(axis=-1, keepdims=True)
+    want = np.log(sm) if op == "log_softmax" else sm
+    if op == "log_softmax":
+        want_dx = head - sm * head.sum(axis=-1, keepdims=True)
+    else:
+        want_dx = sm * (head - (head * sm).sum(axis=-1, keepdims=True))
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    np.testing.assert_allclose(y, want, rtol=tol, atol=tol)
+    np.testing.assert_allclose(dx, want_dx, rtol=tol * 10, atol=tol * 10)
