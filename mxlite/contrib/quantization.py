@@ -85,8 +85,6 @@ _MXNET_NAMES = (ctypes, logging, _LayerHistogramCollector, _LayerOutputMinMaxCol
                 _get_optimal_threshold, _load_sym, _load_params, _DataIterWrapper, nd_save,
                 tempfile, warnings, _as_data_iter, _collect_layer_statistics, ndarray)  # fmt: skip
 
-_MODES = "expected `none`, `naive`, `entropy` or `customize`"
-
 
 def quantize_model(
     sym: Any,
