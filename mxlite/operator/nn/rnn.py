@@ -412,50 +412,50 @@ class _RNNOp(Operator):
                 xp.add(dh, dy[t], out=da)
                 da *= fac[t]
                 xp.matmul(da, wh, out=dh)
-            steps = []
-        for t in reversed(steps):
-            m = masks[t] if masks is not None else None
-            g_tot = dh + dy[t]
-            dh_new = g_tot if m is None else m * g_tot
-            dh_keep = None if m is None else (1 - m) * dh
-            if d.mode == "lstm":
-                g = gates[t]
-                i, f, gg, o = g[:, :H], g[:, H : 2 * H], g[:, 2 * H : 3 * H], g[:, 3 * H :]
-                if wr is not None:
-                    dhnew_all[t] = dh_new
-                    dh_new = dh_new @ wr
-                tc = xp.tanh(cs[t])
-                dc_new = dc if m is None else m * dc
-                dc_new = dc_new + dh_new * o * (1 - tc * tc)
-                if clip is not None:  # no gradient where the cell state was clipped
-                    dc_new = dc_new * ((cs[t] > clip[0]) & (cs[t] < clip[1]))
-                da = dgx[t]
-                da[:, :H] = dc_new * gg * i * (1 - i)
-                da[:, H : 2 * H] = dc_new * cprev[t] * f * (1 - f)
-                da[:, 2 * H : 3 * H] = dc_new * i * (1 - gg * gg)
-                da[:, 3 * H :] = dh_new * tc * o * (1 - o)
-                dc = dc_new * f if m is None else dc_new * f + (1 - m) * dc
-                dh = da @ wh
-            elif d.mode == "gru":
-                g = gates[t]
-                r, z, n = g[:, :H], g[:, H : 2 * H], g[:, 2 * H :]
-                dn = dh_new * (1 - z) * (1 - n * n)
-                da = dgx[t]
-                da[:, :H] = dn * hns[t] * r * (1 - r)
-                da[:, H : 2 * H] = dh_new * (hprev[t] - n) * z * (1 - z)
-                da[:, 2 * H :] = dn
-                dgh[t, :, : 2 * H] = da[:, : 2 * H]
-                dgh[t, :, 2 * H :] = dn * r
-                dh = dh_new * z + dgh[t] @ wh
-            else:
-                h = hs[t]
-                if d.mode == "rnn_tanh":
-                    dgx[t] = dh_new * (1 - h * h)
+        else:
+            for t in reversed(steps):
+                m = masks[t] if masks is not None else None
+                g_tot = dh + dy[t]
+                dh_new = g_tot if m is None else m * g_tot
+                dh_keep = None if m is None else (1 - m) * dh
+                if d.mode == "lstm":
+                    g = gates[t]
+                    i, f, gg, o = g[:, :H], g[:, H : 2 * H], g[:, 2 * H : 3 * H], g[:, 3 * H :]
+                    if wr is not None:
+                        dhnew_all[t] = dh_new
+                        dh_new = dh_new @ wr
+                    tc = xp.tanh(cs[t])
+                    dc_new = dc if m is None else m * dc
+                    dc_new = dc_new + dh_new * o * (1 - tc * tc)
+                    if clip is not None:  # no gradient where the cell state was clipped
+                        dc_new = dc_new * ((cs[t] > clip[0]) & (cs[t] < clip[1]))
+                    da = dgx[t]
+                    da[:, :H] = dc_new * gg * i * (1 - i)
+                    da[:, H : 2 * H] = dc_new * cprev[t] * f * (1 - f)
+                    da[:, 2 * H : 3 * H] = dc_new * i * (1 - gg * gg)
+                    da[:, 3 * H :] = dh_new * tc * o * (1 - o)
+                    dc = dc_new * f if m is None else dc_new * f + (1 - m) * dc
+                    dh = da @ wh
+                elif d.mode == "gru":
+                    g = gates[t]
+                    r, z, n = g[:, :H], g[:, H : 2 * H], g[:, 2 * H :]
+                    dn = dh_new * (1 - z) * (1 - n * n)
+                    da = dgx[t]
+                    da[:, :H] = dn * hns[t] * r * (1 - r)
+                    da[:, H : 2 * H] = dh_new * (hprev[t] - n) * z * (1 - z)
+                    da[:, 2 * H :] = dn
+                    dgh[t, :, : 2 * H] = da[:, : 2 * H]
+                    dgh[t, :, 2 * H :] = dn * r
+                    dh = dh_new * z + dgh[t] @ wh
                 else:
-                    dgx[t] = dh_new * (h > 0)
-                dh = dgx[t] @ wh
-            if dh_keep is not None:
-                dh = dh + dh_keep
+                    h = hs[t]
+                    if d.mode == "rnn_tanh":
+                        dgx[t] = dh_new * (1 - h * h)
+                    else:
+                        dgx[t] = dh_new * (h > 0)
+                    dh = dgx[t] @ wh
+                if dh_keep is not None:
+                    dh = dh + dh_keep
         gx2 = dgx.reshape(T * N, -1)
         gh2 = dgh.reshape(T * N, -1)
         dw[("wx", *key)][...] = gx2.T @ inp.reshape(T * N, -1)
