@@ -61,7 +61,12 @@ def test_post_quantize_json_matches_mxnet(golden: GoldenFile) -> None:
     assert sym.get_backend_symbol("MKLDNN_QUANTIZE").tojson() == case["final"]
 
 
-def test_quantized_model_from_mxnet_gives_mxnet_outputs(golden: GoldenFile) -> None:
+@pytest.mark.parametrize("products", ["auto", "float"])
+def test_quantized_model_from_mxnet_gives_mxnet_outputs(
+    golden: GoldenFile, monkeypatch: pytest.MonkeyPatch, products: str
+) -> None:
+    """On the integer products (onnxruntime, where installed) and on float32 ones."""
+    monkeypatch.setenv("MXLITE_INT8_GEMM", products)
     case, arrays = golden.cases["quant"], golden.arrays("quant")
     data = golden.arrays("float")["data"]
     got = _bind(mx.sym.load_json(case["final"]), arrays, data, "qarg:", "qaux:")

@@ -14,6 +14,7 @@ import numpy as np
 
 from ...base import ParamError, ShapeError
 from ...context import Context
+from ..nn import _int8_gemm as ig
 from ..nn.convolution import ConvolutionParam
 from ..nn.fully_connected import FullyConnectedParam
 from ..nn.rnn import RNNParam
@@ -314,16 +315,43 @@ class _LayerProp(_QuantProp):
 class _LayerOp(Operator):
     def __init__(self, prop: _LayerProp, float_op: Operator) -> None:
         self.prop, self.op = prop, float_op
+        self._key: Any = None
+        self._kernel: Any = None
+
+    def _integer_sums(self, op_ctx, data: np.ndarray, weight: Any, shape: tuple):
+        """The exact sums on the integer products (``_int8_gemm``), in the output's shape;
+        None where they do not apply (float64 products then)."""
+        geom = getattr(self.op, "geom", None)
+        if (geom is not None and not ig.Int8Conv.supports(geom)) or not ig.available():
+            return None
+        vars_ = op_ctx.in_vars
+        key = None if vars_ is None else (id(vars_[1]), vars_[1].version)
+        if key is None or key != self._key:
+            w = np.asarray(weight)
+            self._kernel = (
+                ig.Int8Conv(w, geom) if geom is not None else ig.Int8Matmul(w.reshape(len(w), -1).T)
+            )
+            self._key = key
+        if geom is not None:
+            return self._kernel(data, shape[2:]).transpose(0, 2, 1).reshape(shape)
+        rows = (
+            data.reshape(len(data), -1)
+            if self.prop.param.flatten
+            else data.reshape(-1, data.shape[-1])
+        )
+        return self._kernel(*ig.as_uint8(np.ascontiguousarray(rows))).reshape(shape)
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         k = len(self.prop.data_names)
         data = np.asarray(in_data[0])
-        # float64 holds every int8 x int8 sum of fewer than 2**37 terms exactly
-        ins = [np.asarray(x).astype(np.float64) for x in in_data[:2]]
-        if k == 3:
-            ins.append(np.zeros(np.asarray(in_data[2]).shape, np.float64))
-        out = np.empty(out_data[0].shape, np.float64)
-        self.op.forward(op_ctx, ins, [OpReq.WRITE], [out], [])
+        out = self._integer_sums(op_ctx, data, in_data[1], out_data[0].shape)
+        if out is None:
+            # float64 holds every int8 x int8 sum of fewer than 2**37 terms exactly
+            ins = [np.asarray(x).astype(np.float64) for x in in_data[:2]]
+            if k == 3:
+                ins.append(np.zeros(np.asarray(in_data[2]).shape, np.float64))
+            out = np.empty(out_data[0].shape, np.float64)
+            self.op.forward(op_ctx, ins, [OpReq.WRITE], [out], [])
         ranges = [_scalar(v) for v in in_data[k:]]
         bias = None if k == 2 else np.asarray(in_data[2]).astype(np.int64)
         acc, lo, hi = self.prop.finish(out, data.dtype, bias, ranges)

@@ -13,13 +13,14 @@ Which operators fuse as what is declared here too (:func:`conv_role`), for the b
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from ...base import ShapeError
 from ...resource import ResourceRequest
 from ..nn import _conv_algo as ca
+from ..nn import _int8_gemm as ig
 from ..parallel import over_rows
 from ..param import field
 from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
@@ -260,31 +261,65 @@ class _SgConvOp(Operator):
             derived.clear()
             derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib, half)
             self._wkey.version += 1
-        qw, qb, out_scale, lo, hi = derived[key]
-        # the float32 copies of the data and of the result share the temporary space
-        nx, ny = x.size, out_data[0].size
-        space = op_ctx.requested[0].get_space((nx + ny,), np.float32)
-        xf, buf = space[:nx].reshape(x.shape), space[nx:].reshape(out_data[0].shape)
-        over_rows(np.copyto, x.shape[0], x.size * 2, xf, x)
-        residual = None
+        kernel, qb, out_scale, lo, hi = derived[key]
+        s = None
         if p.with_sum:
             s = in_data[sum_at]
             s_lo, s_hi = np.asarray(rng[2]).ravel()[0], np.asarray(rng[3]).ravel()[0]
-            scale = mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
-            # the scaled sum goes where the result will be (the convolution adds it in its
-            # output pass), unless an activation comes between them
-            residual = buf if act is None else np.empty(buf.shape, np.float32)
-            over_rows(lambda sb, rb: np.multiply(sb, scale, out=rb), s.shape[0], s.size * 2,
-                      s, residual)  # fmt: skip
-        y = _post_ops(xf, qw, qb, self.geom, buf, self._wkey, act, residual, post)
-        mc.saturate_to(y, out_data[0], req[0], rounded=half)
+            s_scale = mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
+        if isinstance(kernel, _IntKernel):
+            self._int8_products(op_ctx, x, s, s_scale if s is not None else None, kernel, qb,
+                                act, post, half, req[0], out_data[0])  # fmt: skip
+        else:
+            # the float32 copies of the data and of the result share the temporary space
+            nx, ny = x.size, out_data[0].size
+            space = op_ctx.requested[0].get_space((nx + ny,), np.float32)
+            xf, buf = space[:nx].reshape(x.shape), space[nx:].reshape(out_data[0].shape)
+            over_rows(np.copyto, x.shape[0], x.size * 2, xf, x)
+            residual = None
+            if s is not None:
+                # the scaled sum goes where the result will be (the convolution adds it in its
+                # output pass), unless an activation comes between them
+                residual = buf if act is None else np.empty(buf.shape, np.float32)
+                over_rows(lambda sb, rb: np.multiply(sb, s_scale, out=rb), s.shape[0],
+                          s.size * 2, s, residual)  # fmt: skip
+            y = _post_ops(xf, kernel, qb, self.geom, buf, self._wkey, act, residual, post)
+            mc.saturate_to(y, out_data[0], req[0], rounded=half)
         assign(out_data[1], req[1], np.float32(lo))
         assign(out_data[2], req[2], np.float32(hi))
 
+    def _int8_products(self, op_ctx, x, s, s_scale, kernel, qb, act, post, half, req, out):
+        """The integer path: the exact int32 sums (:mod:`_int8_gemm`), then per block of
+        images the output scale per channel, the bias, MKLDNN's post-operations in its order
+        and the saturating store."""
+        acc = kernel.conv(x, out.shape[2:])
+        f = out.shape[1]
+        rescale = kernel.rescale.reshape(f, 1)
+        bias = None if qb is None else qb.reshape(f, 1)
+        space = op_ctx.requested[0].get_space((out.size,), np.float32)
+        buf = space.reshape(len(out), f, -1)
+
+        def block(acc_b: np.ndarray, y: np.ndarray, out_b: np.ndarray, *sum_b: np.ndarray):
+            np.multiply(acc_b.transpose(0, 2, 1), rescale, out=y)
+            if bias is not None:
+                y += bias
+            if act is not None:
+                np.copyto(y, act(y))
+            if sum_b:
+                y += sum_b[0].reshape(y.shape) * s_scale
+            if post is not None:
+                np.copyto(y, post(y))
+            mc.saturate_to(y, out_b.reshape(y.shape), req, rounded=half)
+
+        arrays = (acc, buf, out) if s is None else (acc, buf, out, s)
+        over_rows(block, len(out), out.size * 4, *arrays)
+
     def _int8_weights(self, w, b, dtype, ds, d_lo, d_hi, odt, calib, half) -> tuple:
-        """The int8 weight and int32 bias as float32 arrays, already multiplied by the output
-        scale per channel (so the convolution yields output levels; ``half``: plus 0.5, so
-        truncation rounds), the output's scale and range."""
+        """The kernel, the int32 bias as a float32 array already multiplied by the output scale
+        per channel (so the convolution yields output levels; ``half``: plus 0.5, so truncation
+        rounds), the output's scale and range. The kernel: the int8 weight on the integer
+        products with the scale of each channel (:class:`_IntKernel`), or, without them, the
+        int8 weight as float32 already multiplied by the scales."""
         p = self.prop.param
         ws, w_lo, w_hi = mc.weight_scales(w, b, ds, calib)
         shape = (-1,) + (1,) * (w.ndim - 1)
@@ -298,12 +333,23 @@ class _SgConvOp(Operator):
             lo, hi = mc.mult_range(d_lo, d_hi, dtype, w_lo, w_hi, data_first=False)
             out_scale = mc._F(mc._F(ds) * ws[0])
             rescale = np.ones(1, np.float32)
-        qw = (qw * rescale.reshape(shape)).astype(np.float32)
         if qb is not None:
             qb = (qb * rescale).astype(np.float32)
         if half:
             qb = (np.zeros(len(w), np.float32) if qb is None else qb) + np.float32(0.5)
-        return qw, qb, out_scale, lo, hi
+        if ig.Int8Conv.supports(self.geom) and ig.available():
+            per_channel = np.broadcast_to(rescale, (len(w),)).astype(np.float32)
+            kernel = _IntKernel(ig.Int8Conv(qw.astype(np.int8), self.geom), per_channel)
+        else:
+            kernel = (qw * rescale.reshape(shape)).astype(np.float32)
+        return kernel, qb, out_scale, lo, hi
+
+
+class _IntKernel(NamedTuple):
+    """An int8 weight on the integer products, and the output scale of each channel."""
+
+    conv: ig.Int8Conv
+    rescale: np.ndarray
 
 
 class _KernelKey:
