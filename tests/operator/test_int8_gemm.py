@@ -58,6 +58,7 @@ def test_matmul_sums_are_exact_at_the_extremes() -> None:
 
 
 def test_setting_float_turns_the_integer_products_off(monkeypatch) -> None:
+    monkeypatch.setenv("MXLITE_INT8_GEMM", "auto")
     assert ig.available()
     monkeypatch.setenv("MXLITE_INT8_GEMM", "float")
     assert not ig.available()

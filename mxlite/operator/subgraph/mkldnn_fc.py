@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..nn import _int8_gemm as ig
 from ..param import field
 from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
 from ..req import assign
@@ -156,7 +157,8 @@ def _scalar(a: Any) -> np.float32:
 
 
 class _SgFCOp(Operator):
-    """One float32 GEMM on integer values, then the scales, the activation and the rounding."""
+    """One integer GEMM (or float32 GEMM on integer values), then the scales, the activation
+    and the rounding."""
 
     def __init__(self, prop: SgMKLDNNFCProp) -> None:
         self.prop = prop
@@ -184,7 +186,12 @@ class _SgFCOp(Operator):
         if op_ctx.in_vars is None or key != self._key:
             self._key, self._cache = key, self._scaled(x.dtype, in_data[1:k], ranges)
         qw, qb, out_scale, lo, hi = self._cache
-        y = x2.astype(np.float32) @ qw.T
+        if isinstance(qw, tuple):  # the integer products, then the scale of each channel
+            matmul, deq = qw
+            acc = matmul(*ig.as_uint8(np.ascontiguousarray(x2)))
+            y = acc.astype(np.float64) if deq is None else np.multiply(acc, deq, dtype=np.float32)
+        else:
+            y = x2.astype(np.float32) @ qw.T
         if qb is not None:
             y += qb
         odt = prop.output_dtype()
@@ -201,7 +208,9 @@ class _SgFCOp(Operator):
 
     def _scaled(self, dtype: np.dtype, wb: list, ranges: list) -> tuple:
         """The weight (and int32 bias) as float32 arrays scaled so that the GEMM yields float
-        values (requantized or float output) or int32 levels, the output scale and range."""
+        values (requantized or float output) or int32 levels, the output scale and range; on
+        the integer products (``_int8_gemm``) the weight is their product and the scale of
+        each channel (None: int32 levels)."""
         p = self.prop.param
         ds = mc.data_scale(dtype, ranges[0], ranges[1])
         w = np.asarray(wb[0])
@@ -229,10 +238,12 @@ class _SgFCOp(Operator):
                     rescale = cap
                 qb = np.rint(b.astype(np.float32) * rescale).astype(np.float32)
         odt = self.prop.output_dtype()
+        integer = ig.available()
+        matmul = ig.Int8Matmul(np.ascontiguousarray(qw.T).astype(np.int8)) if integer else None
         if requant:
             # the GEMM's integer levels times 1 / (data scale x weight scale): float values
             deq = (mc._F(1) / mc._F(ds) / ws).astype(np.float32)
-            qw = (qw * deq.reshape(-1, 1)).astype(np.float32)
+            qw = (matmul, deq) if integer else (qw * deq.reshape(-1, 1)).astype(np.float32)
             qb = None if qb is None else (qb * deq).astype(np.float32)
             out_scale = None
             lo = hi = mc._F(0)
@@ -241,7 +252,7 @@ class _SgFCOp(Operator):
                 out_scale = mc.data_scale(odt, lo, hi)
             return qw, qb, out_scale, lo, hi
         lo, hi = mc.mult_range(ranges[0], ranges[1], dtype, w_lo, w_hi, data_first=True)
-        return qw, qb, None, lo, hi
+        return ((matmul, None) if integer else qw), qb, None, lo, hi
 
 
 register_onnx(
