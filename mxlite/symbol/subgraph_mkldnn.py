@@ -13,11 +13,13 @@ taken by an earlier chain nor at the graph's outputs). The chain is replaced by 
   inputs are new variables named after what fed them (``data0``, ``<node>_output0``); the sum's
   other operand is moved last;
 - fully connected: FullyConnected [one element-wise op] as ``_sg_mkldnn_fully_connected``;
+- transformer: each ``_contrib_interleaved_matmul_selfatt_qk``/``_valatt`` alone as
+  ``_sg_mkldnn_selfatt_qk``/``_valatt`` (named ``sg_mkldnn_selfatt_*_<k>``);
 - post-quantize (MKLDNN_QUANTIZE): a quantized ``_sg_mkldnn_conv`` or quantized elemwise_add
   followed by a calibrated ``_contrib_requantize`` takes the requantize's range; a quantized
-  fully connected layer or elemwise_mul takes it too, or with a ``_contrib_dequantize`` after
-  it gives float output; then the calibrated nodes feeding a quantized concat (through
-  concats and poolings) take one common range (scale alignment).
+  fully connected layer, elemwise_mul or self-attention product takes it too, or with a
+  ``_contrib_dequantize`` after it gives float output; then the calibrated nodes feeding a
+  quantized concat (through concats and poolings) take one common range (scale alignment).
 
 Which operators play which part is declared next to the fused operators (``conv_role``,
 ``fc_role``, ``identity_role``, ``requantize_fusion``, ``align_scale_role`` in
@@ -42,6 +44,7 @@ from ..operator.subgraph._mkldnn_common import (
 )
 from ..operator.subgraph.mkldnn_conv import SgMKLDNNConvProp, conv_role
 from ..operator.subgraph.mkldnn_fc import SgMKLDNNFCProp, fc_role
+from ..operator.subgraph.mkldnn_selfatt import selfatt_role
 from .graph import Entry, Node, entry_name, topo_order
 
 __all__ = ["partition"]
@@ -167,6 +170,14 @@ def _fc_node(g: _Graph, chain: list[Node], k: int) -> Node:
     attrs = {"with_eltwise": "True"} if len(chain) > 1 else {}
     name = "sg_mkldnn_fully_connected_" + ("eltwise_" if len(chain) > 1 else "") + str(k)
     return _fused_node(g, chain, SgMKLDNNFCProp.op_name, name, attrs)
+
+
+def _selfatt_node(g: _Graph, chain: list[Node], k: int) -> Node:
+    (node,) = chain
+    op = selfatt_role(node)
+    attrs = {"heads": str(node.prop().param.heads), "quantized": "False",
+             "enable_float_output": "False"}  # fmt: skip
+    return _fused_node(g, chain, op, f"{op[1:]}_{k}", attrs)
 
 
 def _rewrite(outputs: list[Entry], remap: dict[tuple[int, int], Entry]) -> list[Entry]:
@@ -328,6 +339,8 @@ def partition(outputs: list[Entry], backend: str) -> list[Entry]:
     out = _fuse_pass(out, lambda n: fc_role(n, quantize) == "fc", _fc_step(quantize), _fc_node)
     if quantize:
         out = _identity_pass(out)
+    out = _fuse_pass(out, selfatt_role, lambda state, node: None, _selfatt_node)
+    if quantize:
         out = _post_quantize_pass(out, ("range",))
         out = _post_quantize_pass(out, ("float",))
         out = _align_scale_pass(out)

@@ -285,20 +285,29 @@ class InterleavedMatMulParam(Param):
     heads: int = field(low=1, doc="Set number of heads")
 
 
+def _strided(flat: Any, seq: int, batch: int, width: int, heads: int, parts: int, which: int):
+    """Projection ``which`` of ``parts`` packed in rows of (L, B, width), as MXNet's kernels
+    read it: (B*heads, L, D) with D = width // parts // heads, batches ``parts*D`` apart, rows
+    ``B*heads*parts*D`` apart (``width`` itself when it divides evenly, as it should)."""
+    d = width // parts // heads
+    step = flat.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat[which * d :],
+        (batch * heads, seq, d),
+        (parts * d * step, batch * heads * parts * d * step, step),
+    )
+
+
 def _split(x: Any, heads: int, parts: int, which: int) -> Any:
     """Projection ``which`` of ``parts`` packed in (L, B, heads*parts*D), as (B*heads, L, D)."""
-    seq, batch, width = x.shape
-    d = width // (heads * parts)
-    p = x.reshape(seq, batch, heads, parts, d)[:, :, :, which, :]
-    return p.transpose(1, 2, 0, 3).reshape(batch * heads, seq, d)
+    flat = np.ascontiguousarray(x).reshape(-1)
+    return _strided(flat, *x.shape, heads, parts, which)
 
 
 def _merge(g: Any, heads: int, parts: int, which: int, like: Any) -> Any:
     """The gradient of :func:`_split`: (B*heads, L, D) back into a zero (L, B, width) array."""
-    seq, batch, width = like.shape
-    d = width // (heads * parts)
-    out = np.zeros((seq, batch, heads, parts, d), dtype=like.dtype)
-    out[:, :, :, which, :] = g.reshape(batch, heads, seq, d).transpose(2, 0, 1, 3)
+    out = np.zeros(like.size, dtype=like.dtype)
+    _strided(out, *like.shape, heads, parts, which)[...] = g
     return out.reshape(like.shape)
 
 
@@ -342,9 +351,8 @@ class SelfAttQKProp(_InterleavedProp):
         if not self._check3(in_shape):
             return None
         (q,) = in_shape
-        if q[2] % (3 * self.param.heads):
-            raise ShapeError(f"{self.where()}: the last dimension of {tuple(q)} must be a "
-                             f"multiple of 3 * heads.")  # fmt: skip
+        # no check that 3 * heads divides the last dimension: MXNet has none (its kernels then
+        # read rows 3 * heads * (width // 3 // heads) wide, and so does _split)
         return [tuple(q)], [(self.param.heads * q[1], q[0], q[0])], []
 
     def create_operator(self, ctx: Context) -> Operator:

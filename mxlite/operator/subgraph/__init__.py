@@ -2,3 +2,4 @@
 
 from . import mkldnn_conv as mkldnn_conv
 from . import mkldnn_fc as mkldnn_fc
+from . import mkldnn_selfatt as mkldnn_selfatt

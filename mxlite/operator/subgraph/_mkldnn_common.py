@@ -77,17 +77,26 @@ def post_quantize_role(node: Any) -> str | None:
     return "dequantize" if node.op == "_contrib_dequantize" else None
 
 
+_FLOAT_OUTPUT_FUSIONS = (
+    "_sg_mkldnn_fully_connected",
+    "_contrib_quantized_elemwise_mul",
+    "_sg_mkldnn_selfatt_qk",
+    "_sg_mkldnn_selfatt_valatt",
+)
+
+
 def requantize_fusion(node: Any) -> str | None:
     """How ``node`` takes in a calibrated requantize after it in MKLDNN_QUANTIZE's
     post-quantize passes: "range" (a quantized ``_sg_mkldnn_conv``, a
     ``_contrib_quantized_elemwise_add``: the requantize's range becomes its own), "float" (a
     ``_sg_mkldnn_fully_connected``, a ``_contrib_quantized_elemwise_mul``: the same, or float
-    output where a dequantize follows the requantize), None: it does not."""
+    output where a dequantize follows the requantize; also the self-attention products),
+    None: it does not."""
     if node.op == "_sg_mkldnn_conv":
         return "range" if node.prop().param.quantized else None
     if node.op == "_contrib_quantized_elemwise_add":
         return "range"
-    if node.op in ("_sg_mkldnn_fully_connected", "_contrib_quantized_elemwise_mul"):
+    if node.op in _FLOAT_OUTPUT_FUSIONS:
         return "float"
     return None
 
