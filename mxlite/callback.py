@@ -53,10 +53,11 @@ def module_checkpoint(
     callback : function
         The callback function that can be passed as iter_end_callback to fit.
     """
-    return _every_period(
-        period,
-        lambda epoch, sym, arg, aux: mod.save_checkpoint(prefix, epoch, save_optimizer_states),
-    )
+
+    def save(epoch: int, sym: Any, arg: Any, aux: Any) -> None:
+        mod.save_checkpoint(prefix, epoch, save_optimizer_states)
+
+    return _every_period(period, save)
 
 
 def _every_period(period: int, save: Callable[[int, Any, Any, Any], None]) -> Callable[..., None]:

@@ -119,7 +119,8 @@ def do_rnn_checkpoint(cells: Any, prefix: str, period: int = 1) -> Callable[...,
     callback : function
         The callback function that can be passed as iter_end_callback to fit.
     """
-    return _every_period(
-        period,
-        lambda epoch, sym, arg, aux: save_rnn_checkpoint(cells, prefix, epoch, sym, arg, aux),
-    )
+
+    def save(epoch: int, sym: Any, arg: Any, aux: Any) -> None:
+        save_rnn_checkpoint(cells, prefix, epoch, sym, arg, aux)
+
+    return _every_period(period, save)
