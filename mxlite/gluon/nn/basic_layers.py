@@ -19,6 +19,7 @@ from .normalization_layers import GroupNorm as GroupNorm
 from .normalization_layers import InstanceNorm as InstanceNorm
 from .normalization_layers import LayerNorm as LayerNorm
 from .normalization_layers import SyncBatchNorm as SyncBatchNorm
+from .normalization_layers import __all__ as _NORMALIZATION_LAYERS
 
 __all__ = [
     "Sequential",
@@ -26,12 +27,7 @@ __all__ = [
     "Dense",
     "Dropout",
     "Embedding",
-    "BatchNorm",
-    "BatchNormReLU",
-    "SyncBatchNorm",
-    "InstanceNorm",
-    "LayerNorm",
-    "GroupNorm",
+    *_NORMALIZATION_LAYERS,  # MXNet's basic_layers defines them; here they have a file
     "Flatten",
     "Lambda",
     "HybridLambda",
