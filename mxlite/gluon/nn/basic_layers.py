@@ -91,9 +91,6 @@ class Sequential(_SequentialMixin, Block):
             net.add(nn.Dense(20))
     """
 
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-
     def forward(self, x: Any) -> Any:
         for block in self._children.values():
             x = block(x)
@@ -123,9 +120,6 @@ class HybridSequential(_SequentialMixin, HybridBlock):
             net.add(nn.Dense(20))
         net.hybridize()
     """
-
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         for block in self._children.values():
@@ -439,9 +433,6 @@ class Identity(HybridBlock):
     This block can be used in conjunction with HybridConcatenate
     block for residual connection.
     """
-
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         return x
