@@ -53,11 +53,22 @@ def module_checkpoint(
     callback : function
         The callback function that can be passed as iter_end_callback to fit.
     """
+
+    def save(epoch: int, sym: Any, arg: Any, aux: Any) -> None:
+        mod.save_checkpoint(prefix, epoch, save_optimizer_states)
+
+    return _every_period(period, save)
+
+
+def _every_period(period: int, save: Callable[[int, Any, Any, Any], None]) -> Callable[..., None]:
+    """The epoch-end callback of the checkpoint makers: ``save(epoch, symbol, arg_params,
+    aux_params)`` after every ``period``-th epoch (at least 1), ``epoch`` counted from 1 as the
+    checkpoint files number them."""
     period = int(max(1, period))
 
     def _callback(iter_no: int, sym: Any = None, arg: Any = None, aux: Any = None) -> None:
         if (iter_no + 1) % period == 0:
-            mod.save_checkpoint(prefix, iter_no + 1, save_optimizer_states)
+            save(iter_no + 1, sym, arg, aux)
 
     return _callback
 

@@ -195,6 +195,31 @@ def _check_options(quantized_dtype: str, quantize_granularity: str) -> None:
                          "expected `tensor-wise` or `channel-wise`.")  # fmt: skip
 
 
+def _quantize_logged(
+    what: str,
+    logger: Any,
+    sym: Symbol,
+    arg_params: dict,
+    ctx: Context,
+    excluded_sym_names: list,
+    excluded_op_names: list | None,
+    quantized_dtype: str,
+    quantize_mode: str,
+    quantize_granularity: str,
+) -> tuple[Symbol, list[str]]:
+    """The first step of quantize_model and quantize_graph: with a ``logger``, verbose
+    quantization and "Quantizing <what>"; the options checked; then :func:`_quantize_symbol`
+    with every parameter quantized offline."""
+    if logger:
+        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
+        logger.info(f"Quantizing {what}")
+    _check_options(quantized_dtype, quantize_granularity)
+    return _quantize_symbol(
+        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
+        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
+        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+
+
 def _names_list(value: Any, what: str, kind: str) -> list:
     if value is None:
         return []
@@ -244,14 +269,9 @@ def quantize_graph(
     """
     excluded_sym_names = _names_list(excluded_sym_names, "excluded_sym_names", "symbols")
     _check_ctx(ctx)
-    if logger:
-        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
-        logger.info("Quantizing graph")
-    _check_options(quantized_dtype, quantize_granularity)
-    qsym, calib_layer = _quantize_symbol(
-        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
-        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
-        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+    qsym, calib_layer = _quantize_logged(
+        "graph", logger, sym, arg_params, ctx, excluded_sym_names, excluded_op_names,
+        quantized_dtype, quantize_mode, quantize_granularity)  # fmt: skip
     collector = None
     if calib_mode is not None and calib_mode != "none":
         if calib_mode == "entropy":

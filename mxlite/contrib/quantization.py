@@ -65,11 +65,11 @@ from ._quant_symbol import (
     _as_data_iter,
     _calibrate_quantized_sym,
     _check_ctx,
-    _check_options,
     _DataIterWrapper,
     _load_params,
     _load_sym,
     _names_list,
+    _quantize_logged,
     _quantize_params,
     _quantize_symbol,
 )
@@ -83,7 +83,8 @@ _MXNET_NAMES = (ctypes, logging, _LayerHistogramCollector, _LayerOutputMinMaxCol
                 shutil, np, NDArrayHandle, mx_uint, py_str, DataBatch, DataDesc,
                 NDArray, nd_load, sym_load, combine_histogram, _smooth_distribution,
                 _get_optimal_threshold, _load_sym, _load_params, _DataIterWrapper, nd_save,
-                tempfile, warnings, _as_data_iter, _collect_layer_statistics, ndarray)  # fmt: skip
+                tempfile, warnings, _as_data_iter, _collect_layer_statistics, ndarray, os,
+                _quantize_symbol)  # fmt: skip
 
 
 def quantize_model(
@@ -153,14 +154,9 @@ def quantize_model(
     """
     excluded_sym_names = _names_list(excluded_sym_names, "excluded_sym_names", "symbols")
     excluded_op_names = _names_list(excluded_op_names, "excluded_op_names", "operators")
-    if logger:
-        os.environ["MXNET_QUANTIZATION_VERBOSE"] = "1"
-        logger.info("Quantizing symbol")
-    _check_options(quantized_dtype, quantize_granularity)
-    qsym, calib_layer = _quantize_symbol(
-        sym, ctx, excluded_symbols=excluded_sym_names, excluded_operators=excluded_op_names,
-        offline_params=list(arg_params.keys()), quantized_dtype=quantized_dtype,
-        quantize_mode=quantize_mode, quantize_granularity=quantize_granularity)  # fmt: skip
+    qsym, calib_layer = _quantize_logged(
+        "symbol", logger, sym, arg_params, ctx, excluded_sym_names, excluded_op_names,
+        quantized_dtype, quantize_mode, quantize_granularity)  # fmt: skip
     th_dict: dict = {}
     if calib_mode is not None and calib_mode != "none":
         _check_ctx(ctx)

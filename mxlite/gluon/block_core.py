@@ -22,7 +22,6 @@ import weakref
 from collections import OrderedDict
 from typing import Any
 
-from .. import initializer
 from .. import name as _name
 from ..base import ParamError
 from ..ndarray.ndarray import NDArray
@@ -336,8 +335,6 @@ class Block(BlockFiles):
         force_reinit : bool, default False
             Whether to force re-initialization if parameter is already initialized.
         """
-        if init is None:
-            init = initializer.Uniform()
         self.collect_params().initialize(init, ctx, verbose, force_reinit)
 
     def hybridize(self, active: bool = True, **kwargs: Any) -> None:

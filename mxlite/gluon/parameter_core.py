@@ -529,19 +529,19 @@ class Parameter:
 
     def grad(self, ctx: Context | None = None) -> NDArray:
         """Returns a gradient buffer for this parameter on one context."""
+        return self._check_and_get_grad(ctx)
+
+    def list_grad(self) -> list[NDArray]:
+        """Returns gradient buffers on all contexts, in the same order as :py:meth:`values`."""
+        return self._check_and_get_grad(list)
+
+    def _check_and_get_grad(self, ctx: Any) -> Any:
+        """:meth:`_check_and_get` on the gradients, which a ``grad_req='null'`` parameter lacks."""
         if self._data is not None and self._grad is None:
             raise RuntimeError(
                 f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
             )
         return self._check_and_get(self._grad, ctx)
-
-    def list_grad(self) -> list[NDArray]:
-        """Returns gradient buffers on all contexts, in the same order as :py:meth:`values`."""
-        if self._data is not None and self._grad is None:
-            raise RuntimeError(
-                f"Cannot get gradient array for Parameter '{self.name}' because grad_req='null'"
-            )
-        return self._check_and_get(self._grad, list)
 
     def list_ctx(self) -> list[Context]:
         """Returns a list of contexts this parameter is initialized on."""

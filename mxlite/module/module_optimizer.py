@@ -57,19 +57,8 @@ class OptimizerMixin:
             return
         if self._params_dirty:
             self._sync_params_from_devices()
-        num_device = len(self._context)
-        store, update_on_store = _create_kvstore(kvstore, num_device, self._arg_params or {})
-        batch_size = self._exec_group.batch_size
-        if store is not None and "dist" in store.type and "_sync" in store.type:
-            batch_size *= store.num_workers
-        rescale_grad = 1.0 / batch_size
+        store, update_on_store, rescale_grad, idx2name = self._store_and_indexing(kvstore)
         param_names = self._exec_group.param_names
-        idx2name: dict = {}
-        if update_on_store:
-            idx2name.update(enumerate(param_names))
-        else:
-            for k in range(num_device):
-                idx2name.update({i * num_device + k: n for i, n in enumerate(param_names)})
         if isinstance(optimizer, str):
             optimizer_params = dict(optimizer_params)
             if "rescale_grad" not in optimizer_params:
@@ -110,6 +99,24 @@ class OptimizerMixin:
         if self._preload_opt_states is not None:
             self.load_optimizer_states(self._preload_opt_states)
             self._preload_opt_states = None
+
+    def _store_and_indexing(self, kvstore: Any) -> tuple[Any, bool, float, dict[int, str]]:
+        """The store ``kvstore`` makes and whether it updates the parameters, the gradient
+        scale ``1 / (batch_size * workers of a dist_sync store)``, and the optimizer's index to
+        name map: a parameter's index on the store, else ``index * num_device + device``."""
+        num_device = len(self._context)
+        store, update_on_store = _create_kvstore(kvstore, num_device, self._arg_params or {})
+        batch_size = self._exec_group.batch_size
+        if store is not None and "dist" in store.type and "_sync" in store.type:
+            batch_size *= store.num_workers
+        param_names = self._exec_group.param_names
+        idx2name: dict[int, str] = {}
+        if update_on_store:
+            idx2name.update(enumerate(param_names))
+        else:
+            for k in range(num_device):
+                idx2name.update({i * num_device + k: n for i, n in enumerate(param_names)})
+        return store, update_on_store, 1.0 / batch_size, idx2name
 
     def borrow_optimizer(self, shared_module: Any) -> None:
         """Borrows optimizer from a shared module. Used in bucketing, where exactly the same

@@ -12,6 +12,7 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from ..callback import _every_period
 from ..model import load_checkpoint, save_checkpoint
 from ._base import BaseRNNCell
 
@@ -118,10 +119,8 @@ def do_rnn_checkpoint(cells: Any, prefix: str, period: int = 1) -> Callable[...,
     callback : function
         The callback function that can be passed as iter_end_callback to fit.
     """
-    period = int(max(1, period))
 
-    def _callback(iter_no: int, sym: Any = None, arg: Any = None, aux: Any = None) -> None:
-        if (iter_no + 1) % period == 0:
-            save_rnn_checkpoint(cells, prefix, iter_no + 1, sym, arg, aux)
+    def save(epoch: int, sym: Any, arg: Any, aux: Any) -> None:
+        save_rnn_checkpoint(cells, prefix, epoch, sym, arg, aux)
 
-    return _callback
+    return _every_period(period, save)

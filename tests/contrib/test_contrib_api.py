@@ -103,3 +103,21 @@ def test_features_is_a_singleton():
     assert mx.runtime.Features() is mx.runtime.Features()
     with pytest.raises(RuntimeError):
         mx.runtime.Features().is_enabled("no such feature")
+
+
+@pytest.mark.parametrize("nctx", [1, 2])
+def test_svrg_optimizer_names_every_index_and_the_full_gradient_keys(nctx):
+    """As MXNet: ``index * num_device + device`` without a store, then one index per
+    ``<name>_full`` key after the last; the gradient scale is 1 / batch_size."""
+    it, net = _linreg()
+    mod = SVRGModule(net, data_names=["data"], label_names=["lin_reg_label"], update_freq=2,
+                     context=[mx.cpu(i) for i in range(nctx)])  # fmt: skip
+    mod.bind(it.provide_data, it.provide_label)
+    mod.init_params()
+    mod.init_optimizer(kvstore=None, optimizer="sgd")
+    names = mod._exec_group.param_names
+    want = {i * nctx + k: n for k in range(nctx) for i, n in enumerate(names)}
+    n = len(want)
+    want.update({n + j: f"{name}_full" for j, name in enumerate(mod._param_dict[0])})
+    assert mod._optimizer.idx2name == want
+    assert mod._optimizer.rescale_grad == pytest.approx(1 / 20)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 
 import numpy as np
 import pytest
@@ -281,3 +282,20 @@ def test_calibrated_quantized_lstm_runs_near_float() -> None:
     got = qsym.bind(mx.cpu(), feed).forward()[0].asnumpy()
     want = r.bind(mx.cpu(), {"data": mx.nd.array(x), **args}).forward()[0].asnumpy()
     np.testing.assert_allclose(got, want, atol=0.02)
+
+
+@pytest.mark.parametrize(
+    "entry, first",
+    [(q.quantize_model, "Quantizing symbol"), (q.quantize_graph, "Quantizing graph")],
+)
+def test_a_logger_turns_on_verbose_quantization_and_names_the_step(
+    entry, first, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MXNET_QUANTIZATION_VERBOSE", raising=False)
+    sym, args, aux, _ = _model()
+    logger = logging.getLogger("quant-log-test")
+    with caplog.at_level(logging.INFO, logger="quant-log-test"):
+        entry(sym, args, aux, calib_mode="none", logger=logger)
+    messages = [r.getMessage() for r in caplog.records]
+    assert messages[0] == first and messages[-1] == "Quantizing parameters"
+    assert os.environ.get("MXNET_QUANTIZATION_VERBOSE") == "1"

@@ -15,7 +15,6 @@ from typing import Any
 from ... import ndarray as nd
 from ... import optimizer as opt
 from ...base import MXNetError
-from ...model import _create_kvstore
 from ...module import Module
 from .svrg_optimizer import _SVRGOptimizer
 
@@ -116,21 +115,11 @@ class SVRGModule(Module):
     ) -> opt.Optimizer:
         """The _SVRGOptimizer, with an index-to-name map that also names the full-gradient
         keys."""
-        batch_size = self._exec_group.batch_size
-        store, update_on_kvstore = _create_kvstore(kvstore, self._ctx_len, self._arg_params or {})
-        if store is not None and "dist" in store.type and "_sync" in store.type:
-            batch_size *= store.num_workers
-        names = self._exec_group.param_names
-        idx2name: dict = {}
-        if update_on_kvstore:
-            idx2name.update(enumerate(names))
-        else:
-            for k in range(self._ctx_len):
-                idx2name.update({i * self._ctx_len + k: n for i, n in enumerate(names)})
+        _, _, rescale_grad, idx2name = self._store_and_indexing(kvstore)
         for key in self._param_dict[0]:
             idx2name[max(idx2name) + 1] = key + "_full"
         params = dict(optimizer_params)
-        params.setdefault("rescale_grad", 1.0 / batch_size)
+        params.setdefault("rescale_grad", rescale_grad)
         params["default_optimizer"] = default_opt
         params["param_idx2name"] = idx2name
         return opt.create(optimizer, **params)

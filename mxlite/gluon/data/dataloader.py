@@ -81,6 +81,22 @@ def _array_gather(dataset: Any, batchify_fn: Any) -> Any:
     return gather
 
 
+def _same_process_batches(
+    dataset: Any, batch_sampler: Any, batchify_fn: Any, pin_memory: bool, pin_device_id: int
+) -> Any:
+    """The batches of a loader without workers (DataLoader's and DataLoaderV1's): each sampled
+    batch's samples batchified (an ArrayDataset's rows taken at once), pinned if asked."""
+    gather = _array_gather(dataset, batchify_fn)
+    for batch in batch_sampler:
+        if gather is not None:
+            ret = gather(batch)
+        else:
+            ret = batchify_fn([dataset[idx] for idx in batch])
+        if pin_memory:
+            ret = _as_in_context(ret, _context.cpu_pinned(pin_device_id))
+        yield ret
+
+
 def default_mp_batchify_fn(data: list) -> Any:
     """Collate data into batch. Use shared memory for stacking."""
     from ... import ndarray as nd
@@ -478,15 +494,10 @@ class DataLoader:
         return _MultiWorkerIter(self)
 
     def _same_process_iter(self) -> Any:
-        gather = _array_gather(self._dataset, self._batchify_fn)
-        for batch in self._batch_sampler:
-            if gather is not None:
-                ret = gather(batch)
-            else:
-                ret = self._batchify_fn([self._dataset[idx] for idx in batch])
-            if self._pin_memory:
-                ret = _as_in_context(ret, _context.cpu_pinned(self._pin_device_id))
-            yield ret
+        return _same_process_batches(
+            self._dataset, self._batch_sampler, self._batchify_fn, self._pin_memory,
+            self._pin_device_id,
+        )  # fmt: skip
 
     def __len__(self) -> int:
         return len(self._batch_sampler)

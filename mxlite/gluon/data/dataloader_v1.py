@@ -30,6 +30,7 @@ from .dataloader import (
     _as_in_context,
     _batch_sampler,
     _fork_context,
+    _same_process_batches,
     _share,
     _unpack,
     default_batchify_fn,
@@ -310,11 +311,10 @@ class DataLoaderV1:
                                   self._pin_device_id)  # fmt: skip
 
     def _same_process_iter(self) -> Any:
-        for batch in self._batch_sampler:
-            ret = self._batchify_fn([self._dataset[idx] for idx in batch])
-            if self._pin_memory:
-                ret = _as_in_context(ret, _context.cpu_pinned(self._pin_device_id))
-            yield ret
+        return _same_process_batches(
+            self._dataset, self._batch_sampler, self._batchify_fn, self._pin_memory,
+            self._pin_device_id,
+        )  # fmt: skip
 
     def __len__(self) -> int:
         return len(self._batch_sampler)

@@ -19,6 +19,7 @@ from .normalization_layers import GroupNorm as GroupNorm
 from .normalization_layers import InstanceNorm as InstanceNorm
 from .normalization_layers import LayerNorm as LayerNorm
 from .normalization_layers import SyncBatchNorm as SyncBatchNorm
+from .normalization_layers import __all__ as _NORMALIZATION_LAYERS
 
 __all__ = [
     "Sequential",
@@ -26,12 +27,7 @@ __all__ = [
     "Dense",
     "Dropout",
     "Embedding",
-    "BatchNorm",
-    "BatchNormReLU",
-    "SyncBatchNorm",
-    "InstanceNorm",
-    "LayerNorm",
-    "GroupNorm",
+    *_NORMALIZATION_LAYERS,  # MXNet's basic_layers defines them; here they have a file
     "Flatten",
     "Lambda",
     "HybridLambda",
@@ -95,9 +91,6 @@ class Sequential(_SequentialMixin, Block):
             net.add(nn.Dense(20))
     """
 
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-
     def forward(self, x: Any) -> Any:
         for block in self._children.values():
             x = block(x)
@@ -127,9 +120,6 @@ class HybridSequential(_SequentialMixin, HybridBlock):
             net.add(nn.Dense(20))
         net.hybridize()
     """
-
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         for block in self._children.values():
@@ -443,9 +433,6 @@ class Identity(HybridBlock):
     This block can be used in conjunction with HybridConcatenate
     block for residual connection.
     """
-
-    def __init__(self, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         return x

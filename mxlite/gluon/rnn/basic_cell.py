@@ -274,7 +274,8 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
 
 
 class _GatedCell(HybridRecurrentCell):
-    """The weights i2h/h2h (``gates * hidden_size`` rows) shared by RNN, LSTM and GRU cells."""
+    """The weights i2h/h2h (``gates * hidden_size`` rows) shared by RNN, LSTM and GRU cells;
+    its parameters and defaults are GRUCell's, which has no others."""
 
     _num_gates = 1
     _num_states = 1
@@ -282,13 +283,13 @@ class _GatedCell(HybridRecurrentCell):
     def __init__(
         self,
         hidden_size: int,
-        i2h_weight_initializer: Any,
-        h2h_weight_initializer: Any,
-        i2h_bias_initializer: Any,
-        h2h_bias_initializer: Any,
-        input_size: int,
-        prefix: str | None,
-        params: Any,
+        i2h_weight_initializer: Any = None,
+        h2h_weight_initializer: Any = None,
+        i2h_bias_initializer: Any = "zeros",
+        h2h_bias_initializer: Any = "zeros",
+        input_size: int = 0,
+        prefix: str | None = None,
+        params: Any = None,
     ) -> None:
         super().__init__(prefix=prefix, params=params)
         self._hidden_size = hidden_size
@@ -506,22 +507,6 @@ class GRUCell(_GatedCell):
     """
 
     _num_gates = 3
-
-    def __init__(
-        self,
-        hidden_size: int,
-        i2h_weight_initializer: Any = None,
-        h2h_weight_initializer: Any = None,
-        i2h_bias_initializer: Any = "zeros",
-        h2h_bias_initializer: Any = "zeros",
-        input_size: int = 0,
-        prefix: str | None = None,
-        params: Any = None,
-    ) -> None:
-        super().__init__(
-            hidden_size, i2h_weight_initializer, h2h_weight_initializer, i2h_bias_initializer,
-            h2h_bias_initializer, input_size, prefix, params,
-        )  # fmt: skip
 
     def _alias(self) -> str:
         return "gru"

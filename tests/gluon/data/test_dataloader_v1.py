@@ -81,16 +81,25 @@ def test_worker_and_fetcher_loops_fill_the_buffer_in_the_calling_process() -> No
 
 
 @pytest.mark.parametrize("workers", [0, 2])
-def test_batches_equal_the_dataloaders(workers: int) -> None:
+@pytest.mark.parametrize("kind", ["array", "simple"])  # rows taken at once, or sample by sample
+def test_batches_equal_the_dataloaders(workers: int, kind: str) -> None:
     kw = {"batch_size": 6, "last_batch": "keep"}
-    want = list(mx.gluon.data.DataLoader(_dataset(), **kw))
-    loader = dataloader.DataLoaderV1(_dataset(), num_workers=workers, **kw)
+    data = _dataset() if kind == "array" else mx.gluon.data.SimpleDataset(list(_dataset()))
+    want = list(mx.gluon.data.DataLoader(data, **kw))
+    loader = dataloader.DataLoaderV1(data, num_workers=workers, **kw)
     assert len(loader) == 4
     got = list(loader)
     assert len(got) == len(want)
     for (gx, gy), (wx, wy) in zip(got, want):
+        assert (gx.dtype, gy.dtype) == (wx.dtype, wy.dtype)
         np.testing.assert_array_equal(gx.asnumpy(), wx.asnumpy())
         np.testing.assert_array_equal(gy.asnumpy(), wy.asnumpy())
+
+
+def test_pinned_batches_are_on_the_pinned_context() -> None:
+    loader = dataloader.DataLoaderV1(_dataset(), batch_size=6, pin_memory=True, pin_device_id=0)
+    x, y = next(iter(loader))
+    assert x.context == y.context == mx.Context("cpu_pinned", 0)
 
 
 def test_bad_arguments_fail_as_mxnets() -> None:
