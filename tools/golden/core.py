@@ -189,6 +189,18 @@ class Golden:
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
             self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
 
+    def put_isolated(self, name: str, meta: dict, fn: Any, *args: Any, why: str = "failed") -> None:
+        """Record what ``fn(*args)`` returns when run in a forked child (see :func:`isolated`):
+        its arrays (a dict, or a ``(metadata, arrays)`` pair whose metadata replaces ``meta``);
+        where it fails, ``meta`` with the reason under ``why``."""
+        got = isolated(fn, *args)
+        if isinstance(got, str):
+            self.put(name, {**meta, why: got})
+        elif isinstance(got, tuple):
+            self.put(name, got[0], **got[1])
+        else:
+            self.put(name, meta, **got)
+
     def updated(self, name: str, saved: list, after: list, params: dict, **meta: Any) -> None:
         """Record an in-place update (an optimizer's): its inputs ``in<i>`` as given, the
         arrays it changed ``after<i>``; ``kind`` is "optimizer" unless given."""

@@ -104,18 +104,10 @@ def record(golden: Any) -> None:
     c = load_module("tests/contrib/amp/amp_cases.py")
     for case, kwargs in c.BLOCK_CASES:
         for target in c.TARGETS:
-            got = isolated(_block, c, kwargs, target)
-            if isinstance(got, str):
-                golden.put(f"{case}-{target}", {"failed": got})
-            else:
-                golden.put(f"{case}-{target}", got[0], **got[1])
+            golden.put_isolated(f"{case}-{target}", {}, _block, c, kwargs, target)
     for target in c.TARGETS:
         golden.put(f"casting-{target}", {"json": isolated(_casting, c, target)})
     for case, graph, kwargs in c.CASES:
         for target in c.TARGETS:
-            got = isolated(_convert, c, case, graph, kwargs, target)
-            name = f"{case}-{target}"
-            if isinstance(got, str):
-                golden.put(name, {"graph": graph, "target": target, "failed": got})
-            else:
-                golden.put(name, got[0], **got[1])
+            meta = {"graph": graph, "target": target}
+            golden.put_isolated(f"{case}-{target}", meta, _convert, c, case, graph, kwargs, target)

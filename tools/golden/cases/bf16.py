@@ -63,12 +63,8 @@ def _convert() -> dict:
 def record(golden: Any) -> None:
     c = load_module("tests/operator/bfloat16_cases.py")
     for name, op, inputs, params, fp32 in c.cases():
-        got = isolated(_op, c, op, inputs, params, fp32)
         meta = {"op": op, "params": params, "fp32": fp32}
-        if isinstance(got, str):
-            golden.put(name, {**meta, "failed": got})
-        else:
-            golden.put(name, meta, **got)
+        golden.put_isolated(name, meta, _op, c, op, inputs, params, fp32)
     golden.put("edges", {}, **isolated(_edges, c))
     golden.put("params", {}, raw=np.frombuffer(isolated(_params, c), np.uint8))
     golden.put("convert", {}, **isolated(_convert))

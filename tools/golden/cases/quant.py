@@ -41,10 +41,6 @@ def _graph(c: Any) -> tuple[str, dict]:
 def record(golden: Any) -> None:
     c = load_module("tests/operator/contrib/quant_cases.py")
     for case, op, ins, params in c.cases():
-        got = isolated(_outputs, op, ins, params)
-        if isinstance(got, str):
-            golden.put(case, {"op": op, "skipped": got})
-        else:
-            golden.put(case, {"op": op}, **got)
+        golden.put_isolated(case, {"op": op}, _outputs, op, ins, params, why="skipped")
     text, outs = isolated(_graph, c)
     golden.put("graph", {"json": text}, **outs)
