@@ -16,6 +16,7 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
   parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
+import contextlib
 from typing import Any
 
 import mxnet as mx
@@ -159,28 +160,25 @@ def make_losses(golden: Any, rs: np.random.RandomState) -> None:
             arrays.append(mx.nd.array(INPUTS[kind](rs, shape).astype("float32")))
             if kind in ("pred", "prob", "logp", "ctc_pred"):
                 arrays[-1].attach_grad()
-        if "compute_full" in ctor:  # MXNet adds in place to a recorded array: no gradient
+        full = "compute_full" in ctor  # MXNet adds in place to a recorded array: no gradient
+        with contextlib.nullcontext() if full else autograd.record():
             value = loss(*arrays)
-        else:
-            with autograd.record():
-                value = loss(*arrays)
+        if not full:
             value.backward()
         for i, a in enumerate(arrays):
             out[f"in{i}"] = a.asnumpy()
-            if a.grad is not None and "compute_full" not in ctor:
+            if a.grad is not None and not full:
                 out[f"grad{i}"] = a.grad.asnumpy()
         out["loss"] = value.asnumpy()
         golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
 
 
 def make_names(golden: Any, rs: np.random.RandomState) -> None:
-    mx.name.NameManager._current.value = mx.name.NameManager()
     golden.put("names", c.block_names(mx))
 
 
 def make_files(golden: Any, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
-    mx.name.NameManager._current.value = mx.name.NameManager()
     net = c.make_mlp(mx)
     net.initialize(mx.init.Xavier())
     x = mx.nd.array(rs.randn(4, 5).astype("float32"))
@@ -196,7 +194,6 @@ def make_files(golden: Any, rs: np.random.RandomState) -> None:
 
 def make_training(golden: Any, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
-    mx.name.NameManager._current.value = mx.name.NameManager()
     x = rs.randn(32, 10).astype("float32")
     label = rs.randint(0, 4, (32,)).astype("float32")
     init = c.make_mlp(mx)
@@ -229,4 +226,5 @@ def make_training(golden: Any, rs: np.random.RandomState) -> None:
 def record(golden: Any) -> None:
     mx.random.seed(0)
     for part in (make_layers, make_losses, make_names, make_files, make_training):
+        mx.name.NameManager._current.value = mx.name.NameManager()  # each names from 0
         part(golden, golden.rng)
