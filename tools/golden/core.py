@@ -46,21 +46,22 @@ PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_
 ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
 
 
-def nd_function(op: str) -> Any:
-    """``mx.nd.<op>`` under a registered name (``_contrib_box_nms``) or a dotted path
-    (``linalg.gemm``)."""
+def nd_function(op: str, front: Any = None) -> Any:
+    """``mx.nd.<op>`` (or the same in ``front``, e.g. ``mx.sym``) under a registered name
+    (``_contrib_box_nms``) or a dotted path (``linalg.gemm``)."""
+    front = mx.nd if front is None else front
     if "." in op:
-        f = mx.nd
+        f = front
         for part in op.split("."):
             f = getattr(f, part)
         return f
-    for space in (mx.nd, mx.nd._internal):
+    for space in (front, front._internal):
         f = getattr(space, op, None)
         if f is not None:
             return f
     for prefix, space in PREFIXES.items():
-        if op.startswith(prefix) and hasattr(getattr(mx.nd, space), op[len(prefix) :]):
-            return getattr(getattr(mx.nd, space), op[len(prefix) :])
+        if op.startswith(prefix) and hasattr(getattr(front, space), op[len(prefix) :]):
+            return getattr(getattr(front, space), op[len(prefix) :])
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
