@@ -27,6 +27,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import types
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,17 @@ def mxnet_source(path: str) -> str | None:
     except (OSError, subprocess.CalledProcessError):
         return None
     return res.stdout.decode()
+
+
+def mxnet_example(file: str) -> Any:
+    """MXNet's example network definition ``example/image-classification/symbols/<file>`` at
+    tag 1.9.1 as a module (MXNet's own code, run here, not copied: it imports ``mxnet``)."""
+    text = mxnet_source(f"example/image-classification/symbols/{file}")
+    if text is None:
+        raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
+    module = types.ModuleType("symbols_" + file[:-3].replace("-", "_"))
+    exec(compile(text, file, "exec"), module.__dict__)
+    return module
 
 
 def load_module(path: str | Path) -> Any:

@@ -17,31 +17,18 @@ What it records (issue 12):
 """
 
 import os
-import sys
 from typing import Any
 
 import numpy as np
-from core import load_module, mxnet_source
+from core import load_module, mxnet_example
 
 FILE = "tests/executor/golden/spine.npz"
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
 c = load_module("tests/executor/spine_cases.py")
 
 
-def network_symbol(mx: Any, file: str, function: str, kwargs: dict) -> Any:
-    """``function(num_classes=c.NUM_CLASSES, **kwargs)`` of MXNet's example network in
-    ``file``."""
-    text = mxnet_source(f"example/image-classification/symbols/{file}")
-    if text is None:
-        raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
-    namespace: dict[str, Any] = {"__name__": "symbols_" + file[:-3].replace("-", "_")}
-    sys.modules.setdefault("mxnet", mx)
-    exec(compile(text, file, "exec"), namespace)  # MXNet's own example code, not ours
-    return namespace[function](num_classes=c.NUM_CLASSES, **kwargs)
-
-
 def _run_network(mx: Any, name: str, file: str, function: str, kwargs: dict, shape: tuple):
-    sym = network_symbol(mx, file, function, kwargs)
+    sym = getattr(mxnet_example(file), function)(num_classes=c.NUM_CLASSES, **kwargs)
     exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=(c.BATCH, *shape))
     for k, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
         arr[:] = c.init_array(k, arr.shape)
