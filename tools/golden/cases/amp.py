@@ -12,8 +12,6 @@ under tests/contrib/amp/golden/ (``mxnet_<case>``, ``mxnet_<case>_bf16``), and t
 ``lists``: MXNet's AMP operator lists (``amp.lists.symbol_fp16``/``symbol_bf16``, every
 upper-case name), which mxlite/contrib/amp/lists holds."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
@@ -21,7 +19,6 @@ import numpy as np
 from core import ROOT, isolated, load_module
 
 FILE = "tests/contrib/amp/golden/amp.npz"
-SEED = 0
 SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
 
 

@@ -7,8 +7,6 @@ bfloat16 and one float32 array; ``convert``: ``amp.convert_model`` of
 tests/contrib/amp/amp_cases.py's ``mlp`` to bfloat16 with ``cast_optional_params``: the bits of
 each bfloat16 parameter, and the converted model's output bits before its final cast."""
 
-from __future__ import annotations
-
 import os
 import tempfile
 from typing import Any
@@ -18,7 +16,6 @@ import numpy as np
 from core import isolated, load_module
 
 FILE = "tests/operator/golden/bf16.npz"
-SEED = 0
 
 
 def _bits(a: Any) -> np.ndarray:

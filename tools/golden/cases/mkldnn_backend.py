@@ -5,15 +5,11 @@ quantizes (``MKLDNN_QUANTIZE`` of the float graph, quantized and calibrated with
 calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), its parameters
 and MXNet's outputs of the quantized model."""
 
-from __future__ import annotations
-
 import mxnet as mx
-import numpy as np
 from core import ROOT
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
-SEED = 0
 
 
 def net_symbol(F):  # noqa: N803 (mx or mxlite)
@@ -133,7 +129,7 @@ def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
 def record(golden) -> None:
     from mxnet.contrib import quantization as q
 
-    rng = np.random.RandomState(SEED)
+    rng = golden.rng  # RandomState(0)
     sym = net_symbol(mx)
     args, aux = _params(sym, rng, (4, 3, 8, 8))
     data = rng.uniform(-1, 1, (4, 3, 8, 8)).astype("float32")

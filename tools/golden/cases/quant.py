@@ -4,15 +4,12 @@ tests/operator/contrib/quant_cases.py; each case runs in a forked child, as some
 quantized kernels crash the process, and a case it cannot run keeps the reason. The entry
 ``graph`` holds the graph's outputs and its symbol JSON as MXNet saves it."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 from core import isolated, load_module
 
 FILE = "tests/operator/contrib/golden/quant.npz"
-SEED = 0
 
 
 def _call(mx, op, ins, params):

@@ -8,8 +8,6 @@ with, not its JSON.
 
 Calibration runs with ``MXNET_SUBGRAPH_BACKEND=NONE`` (see quant_cases.py)."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 
@@ -17,7 +15,6 @@ import mxnet as mx
 from core import isolated, load_module
 
 FILE = "tests/contrib/golden/quantization.npz"
-SEED = 0
 os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 
 
