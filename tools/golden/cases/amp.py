@@ -16,7 +16,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, isolated, load_module
+from core import ROOT, Golden, isolated, load_module
 
 FILE = "tests/contrib/amp/golden/amp.npz"
 SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
@@ -92,7 +92,7 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
     return meta, arrays
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     from mxnet.contrib.amp import lists
 
     tables = {t: {k: v for k, v in vars(getattr(lists, f"symbol_{t}")).items() if k.isupper()}

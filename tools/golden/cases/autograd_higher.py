@@ -5,17 +5,15 @@ exp(x) + x. Each case keeps one flat ``value``: the gradient, then x.grad (see t
 Cases ``fc_flatten`` and ``fc_no_flatten``: FullyConnected at the second order, its inputs and
 head gradients and what ``fc_second_order`` of the cases module computes."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/autograd_higher.npz"
 c = load_module("tests/autograd_higher_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     out: dict[str, np.ndarray] = {}
     for f in c.UNARY:
         for order in (2, 3):

@@ -13,7 +13,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import isolated, load_module
+from core import Golden, isolated, load_module
 
 FILE = "tests/operator/golden/bf16.npz"
 
@@ -57,7 +57,7 @@ def _convert() -> dict:
     return out
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/operator/bfloat16_cases.py")
     for name, op, inputs, params, fp32 in c.cases():
         meta = {"op": op, "params": params, "fp32": fp32}

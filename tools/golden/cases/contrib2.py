@@ -3,7 +3,6 @@
 multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
 from functools import partial
-from typing import Any
 
 import mxnet as mx
 import numpy as np
@@ -124,7 +123,7 @@ def record_lamb(ops: Golden) -> None:
         ops.updated(name, saved, ws + ms + vs + w32, params, kind="lamb", mp=mp)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     mx.random.seed(0)
     arrays: dict[str, np.ndarray] = {}
     meta: list[dict] = []

@@ -11,7 +11,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import ROOT, Golden
 from mxnet.contrib import text
 
 FILE = "tests/contrib/golden/text.npz"
@@ -35,7 +35,7 @@ def write_files(rng: Any) -> dict[str, str]:
     return paths
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     paths = write_files(golden.rng)
     counter = text.utils.count_tokens_from_str(TEXT, " ", "\n", to_lower=True)
     golden.put("count", {"text": TEXT, "counts": dict(sorted(counter.items()))})

@@ -2,10 +2,9 @@
 output (a CSR array as its ``data``, ``indices``, ``indptr``); the samplers are recorded where
 they are deterministic: every vertex has at most ``num_neighbor`` neighbours."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
+from core import Golden
 
 FILE = "tests/operator/contrib/golden/dgl.npz"
 CSR_PARTS = ("data", "indices", "indptr")
@@ -86,7 +85,7 @@ def _record(mx, gold, meta, name, fn, ins, params):
     return outs
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     gold, meta = {}, []
     for name, fn, ins, params in _table():
         outs = _record(mx, gold, meta, name, fn, ins, params)

@@ -9,15 +9,14 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/train_mnist_mlp.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/example_cases.py")
     out = golden.path.parent
     mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")

@@ -17,11 +17,10 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
 """
 
 import contextlib
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 from mxnet import autograd, gluon
 from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
 
@@ -126,7 +125,7 @@ INPUTS = {
 # fmt: on
 
 
-def make_layers(golden: Any, rs: np.random.RandomState) -> None:
+def make_layers(golden: Golden, rs: np.random.RandomState) -> None:
     for k, (ctor, shape) in enumerate(LAYERS + [EMBEDDING]):
         block, embedding = eval(ctor), ctor.startswith("nn.Embedding")  # noqa: S307 (our table)
         block.initialize(mx.init.Normal(0.5))
@@ -153,7 +152,7 @@ def make_layers(golden: Any, rs: np.random.RandomState) -> None:
         golden.put(f"layer{k}", meta, **out)
 
 
-def make_losses(golden: Any, rs: np.random.RandomState) -> None:
+def make_losses(golden: Golden, rs: np.random.RandomState) -> None:
     for k, (ctor, kinds, shape) in enumerate(LOSSES):
         out, loss, arrays = {}, eval(ctor), []  # noqa: S307 (our own table)
         for kind in kinds:
@@ -173,11 +172,11 @@ def make_losses(golden: Any, rs: np.random.RandomState) -> None:
         golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
 
 
-def make_names(golden: Any, rs: np.random.RandomState) -> None:
+def make_names(golden: Golden, rs: np.random.RandomState) -> None:
     golden.put("names", c.block_names(mx))
 
 
-def make_files(golden: Any, rs: np.random.RandomState) -> None:
+def make_files(golden: Golden, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
     net = c.make_mlp(mx)
     net.initialize(mx.init.Xavier())
@@ -192,7 +191,7 @@ def make_files(golden: Any, rs: np.random.RandomState) -> None:
     golden.put("mlp_io", {}, x=x.asnumpy(), y=y.asnumpy())
 
 
-def make_training(golden: Any, rs: np.random.RandomState) -> None:
+def make_training(golden: Golden, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
     x = rs.randn(32, 10).astype("float32")
     label = rs.randint(0, 4, (32,)).astype("float32")
@@ -223,7 +222,7 @@ def make_training(golden: Any, rs: np.random.RandomState) -> None:
     golden.put("train", {}, x=x, label=label, **curves)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     mx.random.seed(0)
     for part in (make_layers, make_losses, make_names, make_files, make_training):
         mx.name.NameManager._current.value = mx.name.NameManager()  # each names from 0

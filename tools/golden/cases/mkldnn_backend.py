@@ -6,7 +6,7 @@ calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), 
 and MXNet's outputs of the quantized model."""
 
 import mxnet as mx
-from core import ROOT
+from core import ROOT, Golden
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
@@ -126,7 +126,7 @@ def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
     return final, qargs, qaux
 
 
-def record(golden) -> None:
+def record(golden: Golden) -> None:
     from mxnet.contrib import quantization as q
 
     rng = golden.rng  # RandomState(0)

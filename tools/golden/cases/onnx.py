@@ -14,11 +14,10 @@ with random weights and check the graph. Every entry's metadata holds the input 
 
 import os
 from functools import partial
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, mxnet_example
+from core import ROOT, Golden, mxnet_example
 
 FILE = "tests/onnx/golden/onnx.npz"
 
@@ -89,7 +88,7 @@ GLUON = {"mobilenet0.25": (32, True), "resnet18_v1": (32, False), "resnet18_v2":
          "mobilenetv2_0.25": (32, False)}  # fmt: skip
 
 
-def gluon_models(golden: Any) -> None:
+def gluon_models(golden: Golden) -> None:
     from mxnet.gluon.model_zoo import vision
 
     for name, (size, with_weights) in GLUON.items():
@@ -111,7 +110,7 @@ def gluon_models(golden: Any) -> None:
         golden.put(key, {"data": list(data_shape), "gluon": True}, **arrays)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for name, (module, kwargs, data_shape) in NETWORKS.items():
         rng = np.random.default_rng(len(name))
         sym = mxnet_example(f"{module}.py").get_symbol(**kwargs)

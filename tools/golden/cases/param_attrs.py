@@ -7,11 +7,10 @@ header line of each parameter in MXNet's generated docstring ("kernel : Shape(tu
 
 import json
 import re
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import nd_function
+from core import Golden, nd_function
 
 FILE = "tests/operator/golden/param_attrs.npz"
 
@@ -108,7 +107,7 @@ def _doc_headers(path):
     return re.findall(r"^(\w+ : (?!Symbol|NDArray).*)$", body, flags=re.M)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     x = mx.sym.var("x")
     for i, (path, expr) in enumerate(CASES):
         case = {"op": path, "kwargs": expr}

@@ -7,7 +7,7 @@ quantized kernels crash the process, and a case it cannot run keeps the reason. 
 from typing import Any
 
 import mxnet as mx
-from core import isolated, load_module
+from core import Golden, isolated, load_module
 
 FILE = "tests/operator/contrib/golden/quant.npz"
 
@@ -35,7 +35,7 @@ def _graph(c: Any) -> tuple[str, dict]:
     return sym.tojson(), {f"out{i}": o.asnumpy() for i, o in enumerate(outs)}
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/operator/contrib/quant_cases.py")
     for case, op, ins, params in c.cases():
         golden.put_isolated(case, {"op": op}, _outputs, op, ins, params, why="skipped")

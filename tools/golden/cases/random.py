@@ -14,11 +14,10 @@ holds, in the metadata-only entry ``random``, only what does not depend on them:
 
 import json
 import re
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import load_module, nd_function
+from core import Golden, load_module, nd_function
 
 FILE = "tests/operator/golden/random.npz"
 c = load_module("tests/operator/random_cases.py")
@@ -69,7 +68,7 @@ def _jsonable(value):
     raise TypeError(f"cannot write {value!r} to JSON")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     data = {
         "cases": [run(*case) for case in c.CASES],
         "params": {op: params_of(op) for op in c.OPS},

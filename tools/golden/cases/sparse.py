@@ -36,7 +36,7 @@ from typing import Any
 import mxnet as mx
 import numpy as np
 import scipy.sparse as spsp
-from core import load_module, nd_function, seeded
+from core import Golden, load_module, nd_function, seeded
 
 FILE = "tests/ndarray/golden/sparse/sparse.npz"
 t = load_module("tests/sparse_training_cases.py")
@@ -132,7 +132,7 @@ def nd_of(value, stype):
     return arr if stype == "default" else arr.tostype(stype)
 
 
-def record_ops(golden: Any) -> None:
+def record_ops(golden: Golden) -> None:
     for i, (op, params, ins) in enumerate(CASES):
         meta = {"op": op, "params": params, "stypes": [s for _, s in ins]}
         arrays = {f"in{j}": v for j, (v, _) in enumerate(ins)}
@@ -166,7 +166,7 @@ def parts(a, tag: str) -> dict:
     return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
 
 
-def record_creation(golden: Any) -> None:
+def record_creation(golden: Golden) -> None:
     out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
     coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
                                   shape=(3, 4))  # fmt: skip
@@ -182,7 +182,7 @@ def record_creation(golden: Any) -> None:
     golden.put("creation", {}, **out)
 
 
-def record_saved(golden: Any) -> None:
+def record_saved(golden: Golden) -> None:
     arrays = {
         "csr": mx.nd.array(A).tostype("csr"),
         "rsp": mx.nd.array(B).tostype("row_sparse"),
@@ -200,7 +200,7 @@ def record_saved(golden: Any) -> None:
     (golden.path.parent / "sparse_mxnet.pkl").write_bytes(pickle.dumps({"a": a, "b": b}))
 
 
-def record_libsvm(golden: Any) -> None:
+def record_libsvm(golden: Golden) -> None:
     rng = np.random.RandomState(3)
     lines, llines = [], []
     for _ in range(11):
@@ -231,7 +231,7 @@ def record_libsvm(golden: Any) -> None:
         golden.put(f"libsvm_{name}", {}, **out)
 
 
-def record_linear(golden: Any) -> None:
+def record_linear(golden: Golden) -> None:
     rng = np.random.RandomState(5)
     n, dim = 32, 40
     x = (rng.uniform(size=(n, dim)) < 0.08) * rng.normal(size=(n, dim))
@@ -252,14 +252,14 @@ def csr_value(shape, seed, density=0.3):
     return x.astype("float32")
 
 
-def grad_case(golden: Any, name: str, kind: str, inputs: list, grad, ograd) -> None:
+def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -> None:
     rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
     arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
     golden.put(name, {"kind": kind, "stype": grad.stype}, **arrays, ograd=ograd,
                grad=grad.asnumpy(), indices=rows)  # fmt: skip
 
 
-def autograd_cases(golden: Any) -> None:
+def autograd_cases(golden: Golden) -> None:
     x = csr_value((4, 6), 1)
     w = seeded((6, 3), seed=2)
     og = seeded((4, 3), seed=3)
@@ -295,7 +295,7 @@ def autograd_cases(golden: Any) -> None:
         grad_case(golden, tag, "autograd_embedding", [idx, emb], wt.grad, og)
 
 
-def executor_cases(golden: Any) -> None:
+def executor_cases(golden: Golden) -> None:
     x = csr_value((4, 6), 6)
     w = seeded((6, 3), seed=7)
     og = seeded((4, 3), seed=8)
@@ -337,7 +337,7 @@ def executor_cases(golden: Any) -> None:
         grad_case(golden, tag, "exe_dot", [x, w], grad, og)
 
 
-def iter_case(golden: Any) -> None:
+def iter_case(golden: Golden) -> None:
     x = csr_value((7, 5), 11, density=0.5)
     lab = np.arange(7, dtype="float32")
     np.random.seed(3)
@@ -350,7 +350,7 @@ def iter_case(golden: Any) -> None:
     golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
 
 
-def module_cases(golden: Any) -> None:
+def module_cases(golden: Golden) -> None:
     """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
     Module with a local kvstore, prepare(sparse_row_id_fn), update."""
     rng = np.random.RandomState(12)
@@ -374,7 +374,7 @@ def module_cases(golden: Any) -> None:
                    bias=args["bias"].asnumpy())  # fmt: skip
 
 
-def gluon_cases(golden: Any) -> None:
+def gluon_cases(golden: Golden) -> None:
     """gluon.nn.Embedding(sparse_grad=True) trained by a Trainer: the first step's gradient
     rows and the weight after three steps, per optimizer."""
     rng = np.random.RandomState(13)
@@ -395,7 +395,7 @@ def gluon_cases(golden: Any) -> None:
         golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear,
                  autograd_cases, executor_cases, iter_case, module_cases, gluon_cases):  # fmt: skip
         part(golden)

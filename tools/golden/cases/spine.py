@@ -20,7 +20,7 @@ import os
 from typing import Any
 
 import numpy as np
-from core import load_module, mxnet_example
+from core import Golden, load_module, mxnet_example
 
 FILE = "tests/executor/golden/spine.npz"
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
@@ -96,7 +96,7 @@ def _bind_dtypes(mx: Any) -> dict:
     return out
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     import mxnet as mx
 
     golden.put("networks", {n: _run_network(mx, n, *spec) for n, *spec in c.NETWORKS})
