@@ -28,6 +28,7 @@ FILE = "tests/gluon/golden/gluon.npz"
 c = load_module("tests/gluon/mlp_cases.py")
 
 # constructor (evaluated with nn in scope), input shape, input kind
+# fmt: off
 LAYERS = [
     ("nn.Dense(5)", (3, 4)),
     ("nn.Dense(5, activation='tanh', flatten=False, use_bias=False)", (2, 3, 4)),
@@ -44,12 +45,8 @@ LAYERS = [
     ("nn.AvgPool1D(2)", (2, 3, 8)),
     ("nn.AvgPool2D(3, 2, 1, count_include_pad=False)", (2, 2, 7, 7)),
     ("nn.AvgPool3D(2, ceil_mode=True)", (1, 2, 5, 4, 4)),
-    ("nn.GlobalMaxPool1D()", (2, 3, 5)),
-    ("nn.GlobalMaxPool2D()", (2, 3, 4, 5)),
-    ("nn.GlobalMaxPool3D()", (1, 2, 3, 4, 3)),
-    ("nn.GlobalAvgPool1D()", (2, 3, 5)),
-    ("nn.GlobalAvgPool2D()", (2, 3, 4, 5)),
-    ("nn.GlobalAvgPool3D()", (1, 2, 3, 4, 3)),
+    *[(f"nn.Global{kind}Pool{d}D()", shape) for kind in ("Max", "Avg")
+      for d, shape in [(1, (2, 3, 5)), (2, (2, 3, 4, 5)), (3, (1, 2, 3, 4, 3))]],
     ("nn.BatchNorm()", (4, 3, 2, 2)),
     ("nn.BatchNorm(axis=-1, center=False, momentum=0.5)", (5, 3)),
     ("nn.InstanceNorm(scale=True)", (2, 3, 5)),
@@ -57,11 +54,8 @@ LAYERS = [
     ("nn.LayerNorm(axis=1, center=False)", (2, 4, 3)),
     ("nn.GroupNorm(num_groups=2)", (2, 4, 3, 3)),
     ("nn.Flatten()", (2, 3, 2, 2)),
-    ("nn.Activation('relu')", (3, 4)),
-    ("nn.Activation('sigmoid')", (3, 4)),
-    ("nn.Activation('tanh')", (3, 4)),
-    ("nn.Activation('softrelu')", (3, 4)),
-    ("nn.Activation('softsign')", (3, 4)),
+    *[(f"nn.Activation('{act}')", (3, 4)) for act in ("relu", "sigmoid", "tanh", "softrelu",
+                                                       "softsign")],
     ("nn.LeakyReLU(0.1)", (3, 4)),
     ("nn.PReLU()", (3, 4)),
     ("nn.PReLU(in_channels=3)", (2, 3, 4)),
@@ -73,6 +67,7 @@ LAYERS = [
     ("nn.Dropout(0.0)", (3, 4)),
     ("nn.HybridLambda('tanh')", (3, 4)),
 ]
+# fmt: on
 EMBEDDING = ("nn.Embedding(7, 3)", (2, 5))
 
 LOSSES = [

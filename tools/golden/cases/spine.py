@@ -53,13 +53,12 @@ def _run_module(mx: Any, build: Any, shape: tuple, dtype: str, n: int) -> dict:
     mod = mx.mod.Module(sym, context=mx.cpu())
     mod.bind(data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
              label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)])  # fmt: skip
-    arg_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].arg_dict.items()}
-    aux_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].aux_dict.items()}
-    arg_types = c.names_dtypes(mod._exec_group.execs[0])
-    params = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["args"][k])
-              for k, s in arg_shapes.items() if k not in ("data", "softmax_label")}  # fmt: skip
-    aux = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["aux"][k])
-           for k, s in aux_shapes.items()}  # fmt: skip
+    exe = mod._exec_group.execs[0]
+    arg_types = c.names_dtypes(exe)
+    params = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["args"][k])
+              for k, a in exe.arg_dict.items() if k not in ("data", "softmax_label")}  # fmt: skip
+    aux = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["aux"][k])
+           for k, a in exe.aux_dict.items()}  # fmt: skip
     mod.init_params(arg_params=params, aux_params=aux)
     mod.init_optimizer(optimizer="sgd", optimizer_params=c.SGD)
     outputs = []
