@@ -24,7 +24,7 @@ def block_inputs(name, shapes, rng):
     return ins
 
 
-def record_blocks(arrays, meta):
+def record_blocks(golden: Golden) -> None:
     for k, (name, _, grad) in enumerate(c.BLOCKS):
         rng = np.random.default_rng(900 + k)
         found = {}
@@ -45,9 +45,8 @@ def record_blocks(arrays, meta):
         if grad:
             found.update({f"ingrad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})
             found.update({f"grad/{p}": params[p].grad().asnumpy() for p in sorted(params.keys())})
-        arrays.update({f"{name}/{key}": v for key, v in found.items()})
-        meta.append(dict(name=name, n_in=len(ins), n_out=len(outs), grad=grad,
-                         params=sorted(params.keys())))  # fmt: skip
+        meta = dict(n_in=len(ins), n_out=len(outs), grad=grad, params=sorted(params.keys()))
+        golden.put(name, meta, **found)
 
 
 # ---- operators --------------------------------------------------------------------------------
@@ -125,10 +124,7 @@ def record_lamb(ops: Golden) -> None:
 
 def record(golden: Golden) -> None:
     mx.random.seed(0)
-    arrays: dict[str, np.ndarray] = {}
-    meta: list[dict] = []
-    record_blocks(arrays, meta)
-    golden.take(arrays, meta)
+    record_blocks(golden)
     ops = Golden("tests/operator/contrib/golden/contrib2_ops.npz", 0)
     record_ops(ops)
     record_lamb(ops)

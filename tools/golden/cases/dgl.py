@@ -75,26 +75,24 @@ def _store(gold, key, a):
     return {"stype": a.stype, "shape": list(a.shape), "dtype": np.dtype(a.dtype).name}
 
 
-def _record(mx, gold, meta, name, fn, ins, params):
-    arrays = [_to_mx(mx, x) for x in ins]
+def _record(golden, name, fn, ins, params):
+    arrays, gold = [_to_mx(mx, x) for x in ins], {}
     outs = getattr(mx.nd.contrib, fn)(*arrays, **params)
     outs = outs if isinstance(outs, list) else [outs]
-    ins = [_store(gold, f"{name}/in{i}", a) for i, a in enumerate(arrays)]
-    outs_meta = [_store(gold, f"{name}/out{i}", o) for i, o in enumerate(outs)]
-    meta.append({"name": name, "fn": fn, "params": params, "ins": ins, "outs": outs_meta})
+    ins = [_store(gold, f"in{i}", a) for i, a in enumerate(arrays)]
+    outs_meta = [_store(gold, f"out{i}", o) for i, o in enumerate(outs)]
+    golden.put(name, {"fn": fn, "params": params, "ins": ins, "outs": outs_meta}, **gold)
     return outs
 
 
 def record(golden: Golden) -> None:
-    gold, meta = {}, []
     for name, fn, ins, params in _table():
-        outs = _record(mx, gold, meta, name, fn, ins, params)
+        outs = _record(golden, name, fn, ins, params)
         if name == "uniform_ring":  # (a truncated sample holds vertices compact cannot map)
             k = len(ins) - 1  # compact the sampled graphs, as DGL does
             size = [int(outs[i].asnumpy()[-1]) for i in range(k)]
             ids = [("dense", outs[i].asnumpy()) for i in range(k)]
             csrs = [("csr", *(getattr(c, p).asnumpy() for p in CSR_PARTS), c.shape)
                     for c in outs[k : 2 * k]]  # fmt: skip
-            _record(mx, gold, meta, f"compact_{name}", "dgl_graph_compact", csrs + ids,
+            _record(golden, f"compact_{name}", "dgl_graph_compact", csrs + ids,
                     {"graph_sizes": tuple(size), "return_mapping": False})  # fmt: skip
-    golden.take(gold, meta)
