@@ -7,6 +7,7 @@ and the table of published pre-trained files."""
 
 import collections
 import os
+from pathlib import Path
 from typing import Any
 
 import mxnet as mx
@@ -30,8 +31,7 @@ def write_files(rng: Any) -> dict[str, str]:
              "fasttext": os.path.join(DIR, "tiny.fasttext.vec")}  # fmt: skip
     os.makedirs(DIR, exist_ok=True)
     for key, body in (("glove", glove), ("fasttext", vec)):
-        with open(paths[key], "w") as f:
-            f.write(body)
+        Path(paths[key]).write_text(body)
     return paths
 
 
