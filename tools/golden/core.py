@@ -36,6 +36,7 @@ import mxnet as mx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")  # apache/mxnet's git dir
 
 
 # where MXNet's front end puts the operators whose names carry these prefixes
@@ -69,9 +70,8 @@ def nd_function(op: str, front: Any = None) -> Any:
 def mxnet_source(path: str) -> str | None:
     """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
     None without the mirror."""
-    mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
     try:
-        res = subprocess.run(["git", f"--git-dir={mirror}", "show", f"1.9.1:{path}"],
+        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"1.9.1:{path}"],
                              capture_output=True, check=True)  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return None
