@@ -27,6 +27,7 @@ import pickle
 import subprocess
 import sys
 import tempfile
+import types
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ import mxnet as mx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
+MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")  # apache/mxnet's git dir
 
 
 # where MXNet's front end puts the operators whose names carry these prefixes
@@ -46,34 +48,45 @@ PREFIXES = {"_contrib_": "contrib", "_linalg_": "linalg", "_image_": "image", "_
 ROIS = [[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1], [1, 5.5, 1, 12, 12]]
 
 
-def nd_function(op: str) -> Any:
-    """``mx.nd.<op>`` under a registered name (``_contrib_box_nms``) or a dotted path
-    (``linalg.gemm``)."""
+def nd_function(op: str, front: Any = None) -> Any:
+    """``mx.nd.<op>`` (or the same in ``front``, e.g. ``mx.sym``) under a registered name
+    (``_contrib_box_nms``) or a dotted path (``linalg.gemm``)."""
+    front = mx.nd if front is None else front
     if "." in op:
-        f = mx.nd
+        f = front
         for part in op.split("."):
             f = getattr(f, part)
         return f
-    for space in (mx.nd, mx.nd._internal):
+    for space in (front, front._internal):
         f = getattr(space, op, None)
         if f is not None:
             return f
     for prefix, space in PREFIXES.items():
-        if op.startswith(prefix) and hasattr(getattr(mx.nd, space), op[len(prefix) :]):
-            return getattr(getattr(mx.nd, space), op[len(prefix) :])
+        if op.startswith(prefix) and hasattr(getattr(front, space), op[len(prefix) :]):
+            return getattr(getattr(front, space), op[len(prefix) :])
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
 def mxnet_source(path: str) -> str | None:
     """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
     None without the mirror."""
-    mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
     try:
-        res = subprocess.run(["git", f"--git-dir={mirror}", "show", f"1.9.1:{path}"],
+        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"1.9.1:{path}"],
                              capture_output=True, check=True)  # fmt: skip
     except (OSError, subprocess.CalledProcessError):
         return None
     return res.stdout.decode()
+
+
+def mxnet_example(file: str) -> Any:
+    """MXNet's example network definition ``example/image-classification/symbols/<file>`` at
+    tag 1.9.1 as a module (MXNet's own code, run here, not copied: it imports ``mxnet``)."""
+    text = mxnet_source(f"example/image-classification/symbols/{file}")
+    if text is None:
+        raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
+    module = types.ModuleType("symbols_" + file[:-3].replace("-", "_"))
+    exec(compile(text, file, "exec"), module.__dict__)
+    return module
 
 
 def load_module(path: str | Path) -> Any:
@@ -188,6 +201,18 @@ class Golden:
             name = meta["name"]
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
             self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
+
+    def put_isolated(self, name: str, meta: dict, fn: Any, *args: Any, why: str = "failed") -> None:
+        """Record what ``fn(*args)`` returns when run in a forked child (see :func:`isolated`):
+        its arrays (a dict, or a ``(metadata, arrays)`` pair whose metadata replaces ``meta``);
+        where it fails, ``meta`` with the reason under ``why``."""
+        got = isolated(fn, *args)
+        if isinstance(got, str):
+            self.put(name, {**meta, why: got})
+        elif isinstance(got, tuple):
+            self.put(name, got[0], **got[1])
+        else:
+            self.put(name, meta, **got)
 
     def updated(self, name: str, saved: list, after: list, params: dict, **meta: Any) -> None:
         """Record an in-place update (an optimizer's): its inputs ``in<i>`` as given, the

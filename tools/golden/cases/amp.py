@@ -12,16 +12,13 @@ under tests/contrib/amp/golden/ (``mxnet_<case>``, ``mxnet_<case>_bf16``), and t
 ``lists``: MXNet's AMP operator lists (``amp.lists.symbol_fp16``/``symbol_bf16``, every
 upper-case name), which mxlite/contrib/amp/lists holds."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, isolated, load_module
+from core import ROOT, Golden, isolated, load_module
 
 FILE = "tests/contrib/amp/golden/amp.npz"
-SEED = 0
 SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
 
 
@@ -95,7 +92,7 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
     return meta, arrays
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     from mxnet.contrib.amp import lists
 
     tables = {t: {k: v for k, v in vars(getattr(lists, f"symbol_{t}")).items() if k.isupper()}
@@ -104,18 +101,10 @@ def record(golden: Any) -> None:
     c = load_module("tests/contrib/amp/amp_cases.py")
     for case, kwargs in c.BLOCK_CASES:
         for target in c.TARGETS:
-            got = isolated(_block, c, kwargs, target)
-            if isinstance(got, str):
-                golden.put(f"{case}-{target}", {"failed": got})
-            else:
-                golden.put(f"{case}-{target}", got[0], **got[1])
+            golden.put_isolated(f"{case}-{target}", {}, _block, c, kwargs, target)
     for target in c.TARGETS:
         golden.put(f"casting-{target}", {"json": isolated(_casting, c, target)})
     for case, graph, kwargs in c.CASES:
         for target in c.TARGETS:
-            got = isolated(_convert, c, case, graph, kwargs, target)
-            name = f"{case}-{target}"
-            if isinstance(got, str):
-                golden.put(name, {"graph": graph, "target": target, "failed": got})
-            else:
-                golden.put(name, got[0], **got[1])
+            meta = {"graph": graph, "target": target}
+            golden.put_isolated(f"{case}-{target}", meta, _convert, c, case, graph, kwargs, target)

@@ -2,16 +2,14 @@
 tests/autograd_cases.py (functions of ``mx``, shared with the test), and the loss curve of its
 small network under SGD (``train/<array>`` and ``train/loss``)."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/autograd.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/autograd_cases.py")
     for seed, case in enumerate(c.CASES):
         xs = c.case_inputs(case, seed)

@@ -5,22 +5,19 @@ exp(x) + x. Each case keeps one flat ``value``: the gradient, then x.grad (see t
 Cases ``fc_flatten`` and ``fc_no_flatten``: FullyConnected at the second order, its inputs and
 head gradients and what ``fc_second_order`` of the cases module computes."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/autograd_higher.npz"
 c = load_module("tests/autograd_higher_cases.py")
 
 
-def record(golden: Any) -> None:
-    out: dict[str, np.ndarray] = {}
+def record(golden: Golden) -> None:
     for f in c.UNARY:
         for order in (2, 3):
             try:
-                out[f"{f}_{order}"] = c.unary(mx, f, c.X, order)
+                golden.put(f"{f}_{order}", {}, value=c.unary(mx, f, c.X, order))
             except mx.base.MXNetError:
                 pass
     nd, ag = mx.nd, mx.autograd
@@ -38,7 +35,8 @@ def record(golden: Any) -> None:
             h.backward()
         except mx.base.MXNetError:
             continue
-        out[key] = np.concatenate([t.asnumpy().ravel() for t in (ga, gb, a.grad, b.grad)])
+        value = np.concatenate([t.asnumpy().ravel() for t in (ga, gb, a.grad, b.grad)])
+        golden.put(key, {}, value=value)
     # MXNet's own example: z = exp(x) + x
     x1 = nd.ones((1,))
     x1.attach_grad()
@@ -46,9 +44,7 @@ def record(golden: Any) -> None:
         z = nd.elemwise_add(nd.exp(x1), x1)
     dx = ag.grad(z, [x1], create_graph=True)[0]
     dx.backward()
-    out["exp_add"] = np.concatenate([dx.asnumpy(), x1.grad.asnumpy()])
-    for key, value in out.items():
-        golden.put(key, {}, value=value)
+    golden.put("exp_add", {}, value=np.concatenate([dx.asnumpy(), x1.grad.asnumpy()]))
     for k, (name, xs, ws, flatten) in enumerate(c.FC):
         rng = np.random.default_rng(300 + k)
         v = {n: rng.uniform(-1, 1, s).astype(np.float32) for n, s in (("x", xs), ("w", ws),

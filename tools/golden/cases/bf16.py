@@ -7,18 +7,15 @@ bfloat16 and one float32 array; ``convert``: ``amp.convert_model`` of
 tests/contrib/amp/amp_cases.py's ``mlp`` to bfloat16 with ``cast_optional_params``: the bits of
 each bfloat16 parameter, and the converted model's output bits before its final cast."""
 
-from __future__ import annotations
-
 import os
 import tempfile
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import isolated, load_module
+from core import Golden, isolated, load_module
 
 FILE = "tests/operator/golden/bf16.npz"
-SEED = 0
 
 
 def _bits(a: Any) -> np.ndarray:
@@ -60,15 +57,11 @@ def _convert() -> dict:
     return out
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/operator/bfloat16_cases.py")
     for name, op, inputs, params, fp32 in c.cases():
-        got = isolated(_op, c, op, inputs, params, fp32)
         meta = {"op": op, "params": params, "fp32": fp32}
-        if isinstance(got, str):
-            golden.put(name, {**meta, "failed": got})
-        else:
-            golden.put(name, meta, **got)
+        golden.put_isolated(name, meta, _op, c, op, inputs, params, fp32)
     golden.put("edges", {}, **isolated(_edges, c))
     golden.put("params", {}, raw=np.frombuffer(isolated(_params, c), np.uint8))
     golden.put("convert", {}, **isolated(_convert))

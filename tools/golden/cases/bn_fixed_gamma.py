@@ -5,14 +5,12 @@ MXNet's BatchNorm kernels write ones into the gamma *input* in every forward tha
 output when ``fix_gamma=True`` (BatchNorm_v1 and SyncBatchNorm in every forward), so a fixed
 gamma reads 1 after a training forward and an optimizer step moves it from 1."""
 
-from typing import Any
-
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/operator/golden/bn_fixed_gamma.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for name, fn in load_module("tests/operator/bn_fixed_gamma_cases.py").CASES.items():
         golden.put(name, {}, **fn(mx))

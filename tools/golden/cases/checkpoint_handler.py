@@ -9,16 +9,15 @@ import logging
 import os
 import tempfile
 import warnings
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/gluon/contrib/golden/checkpoint_handler.npz"
 c = load_module("tests/gluon/contrib/checkpoint_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     logging.disable(logging.CRITICAL)
     warnings.simplefilter("ignore")
     rng = golden.rng

@@ -6,7 +6,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROIS, load_module
+from core import ROIS, Golden, load_module
 
 FILE = "tests/operator/contrib/golden/contrib.npz"
 c = load_module("tests/operator/contrib/graph_cases.py")  # the control-flow graphs, shared
@@ -140,7 +140,7 @@ def cases(_rng: Any):
 # ---- optimizer updates: the states they update in place, after one call -------------------------
 
 
-def record_optimizers(golden: Any) -> None:
+def record_optimizers(golden: Golden) -> None:
     rng = np.random.default_rng(7)
     shape = (3, 4)
 
@@ -168,7 +168,7 @@ def record_optimizers(golden: Any) -> None:
 # ---- control flow: graphs, their JSON, outputs and gradients ------------------------------------
 
 
-def record_graphs(golden: Any) -> None:
+def record_graphs(golden: Golden) -> None:
     for k, (name, build, shapes) in enumerate(c.GRAPHS):
         rng = np.random.default_rng(900 + k)
         mx.attribute.AttrScope._subgraph_names.clear()
@@ -190,7 +190,7 @@ def record_graphs(golden: Any) -> None:
         golden.put(name, meta, **arrays)
 
 
-def record_conv_cells(golden: Any) -> None:
+def record_conv_cells(golden: Golden) -> None:
     for k, cls in enumerate(("ConvRNNCell", "ConvLSTMCell", "ConvGRUCell")):
         rng = np.random.default_rng(950 + k)
         with mx.name.NameManager():
@@ -208,7 +208,7 @@ def record_conv_cells(golden: Any) -> None:
                    **{f"out{i}": o.asnumpy() for i, o in enumerate(outs)})  # fmt: skip
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     record_optimizers(golden)
     record_graphs(golden)
     record_conv_cells(golden)

@@ -2,7 +2,7 @@
 (parameters, inputs, outputs, gradients: contrib2_gluon.npz), DeformablePSROIPooling, the LAMB
 multi-updates and quantize_v2/requantize (tests/operator/contrib/golden/contrib2_ops.npz)."""
 
-from typing import Any
+from functools import partial
 
 import mxnet as mx
 import numpy as np
@@ -24,7 +24,7 @@ def block_inputs(name, shapes, rng):
     return ins
 
 
-def record_blocks(arrays, meta):
+def record_blocks(golden: Golden) -> None:
     for k, (name, _, grad) in enumerate(c.BLOCKS):
         rng = np.random.default_rng(900 + k)
         found = {}
@@ -38,29 +38,27 @@ def record_blocks(arrays, meta):
             found.update({f"head{i}": h.astype(np.float32) for i, h in enumerate(hs)})
             return hs
 
-        def inputs(shapes, rng=rng, name=name):
-            return block_inputs(name, shapes, rng)
-
+        inputs = partial(block_inputs, name, rng=rng)
         ins, params, xs, outs = c.run(mx, name, inputs, value, heads)
         found.update({f"in{i}": a for i, a in enumerate(ins)})
         found.update({f"out{i}": o.asnumpy() for i, o in enumerate(outs)})
         if grad:
             found.update({f"ingrad{i}": x.grad.asnumpy() for i, x in enumerate(xs)})
             found.update({f"grad/{p}": params[p].grad().asnumpy() for p in sorted(params.keys())})
-        arrays.update({f"{name}/{key}": v for key, v in found.items()})
-        meta.append(dict(name=name, n_in=len(ins), n_out=len(outs), grad=grad,
-                         params=sorted(params.keys())))  # fmt: skip
+        meta = dict(n_in=len(ins), n_out=len(outs), grad=grad, params=sorted(params.keys()))
+        golden.put(name, meta, **found)
 
 
 # ---- operators --------------------------------------------------------------------------------
 
-# (name, function under mx.nd.contrib, input shapes or literals, params, grad)
+# (name, function under mx.nd.contrib, inputs, params, grad); an input is a literal list, a shape
+# (uniform in [-1, 1)) or ("int32", shape)
 # fmt: off
 OPS = [
-    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), ROIS, ("trans", (4, 2, 2, 2))],
+    ("dpsroi", "DeformablePSROIPooling", [(2, 8, 9, 10), ROIS, (4, 2, 2, 2)],
      dict(spatial_scale=0.8, output_dim=2, group_size=2, pooled_size=2, sample_per_part=2,
       trans_std=0.1), True),
-    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), ROIS, ("trans", (4, 4, 2, 2))],
+    ("dpsroi_classes", "DeformablePSROIPooling", [(2, 18, 9, 10), ROIS, (4, 4, 2, 2)],
      dict(spatial_scale=1.0, output_dim=2, group_size=3, pooled_size=3, part_size=2,
       sample_per_part=3, trans_std=0.2), True),
     ("dpsroi_no_trans", "DeformablePSROIPooling", [(2, 8, 9, 10), ROIS],
@@ -82,8 +80,6 @@ OPS = [
 def op_input(spec, rng):
     if isinstance(spec, list):
         return np.array(spec, np.float32)
-    if spec[0] == "trans":
-        return rng.uniform(-1, 1, spec[1]).astype(np.float32)
     if spec[0] == "int32":
         return rng.integers(-(2**28), 2**28, spec[1]).astype(np.int32)
     return rng.uniform(-1, 1, spec).astype(np.float32)
@@ -126,12 +122,9 @@ def record_lamb(ops: Golden) -> None:
         ops.updated(name, saved, ws + ms + vs + w32, params, kind="lamb", mp=mp)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     mx.random.seed(0)
-    arrays: dict[str, np.ndarray] = {}
-    meta: list[dict] = []
-    record_blocks(arrays, meta)
-    golden.take(arrays, meta)
+    record_blocks(golden)
     ops = Golden("tests/operator/contrib/golden/contrib2_ops.npz", 0)
     record_ops(ops)
     record_lamb(ops)

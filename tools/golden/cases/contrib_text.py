@@ -7,11 +7,12 @@ and the table of published pre-trained files."""
 
 import collections
 import os
+from pathlib import Path
 from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT
+from core import ROOT, Golden
 from mxnet.contrib import text
 
 FILE = "tests/contrib/golden/text.npz"
@@ -30,12 +31,11 @@ def write_files(rng: Any) -> dict[str, str]:
              "fasttext": os.path.join(DIR, "tiny.fasttext.vec")}  # fmt: skip
     os.makedirs(DIR, exist_ok=True)
     for key, body in (("glove", glove), ("fasttext", vec)):
-        with open(paths[key], "w") as f:
-            f.write(body)
+        Path(paths[key]).write_text(body)
     return paths
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     paths = write_files(golden.rng)
     counter = text.utils.count_tokens_from_str(TEXT, " ", "\n", to_lower=True)
     golden.put("count", {"text": TEXT, "counts": dict(sorted(counter.items()))})

@@ -6,15 +6,13 @@ package's functions; parameters and data from seeded NumPy streams), and in
 Learning*'s MXNet code, d2l-ai/d2l-en at v1.0.3), each with its arrays and the ``seconds`` it
 took."""
 
-from typing import Any
-
 import d2l  # noqa: F401  (fails early without d2l beside the reference MXNet)
 from core import Golden, run_case_file
 
 FILE = "tests/run/golden/d2l/d2l_cases.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     golden.take(*run_case_file("tests/run/d2l_cases.py"))
     book = Golden("tests/run/golden/d2l/d2l_book_cases.npz", 0)
     book.take(*run_case_file("tests/run/d2l_book_cases.py"))

@@ -26,7 +26,7 @@ from typing import Any
 import cv2
 import mxnet as mx
 import numpy as np
-from core import ROOT, mxnet_source
+from core import ROOT, Golden, mxnet_source
 from mxnet.gluon.data import ArrayDataset, DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 
@@ -93,7 +93,7 @@ def make_images(rng: np.random.RandomState, folder: str) -> list[str]:
     return names
 
 
-def record_recordio(golden: Any) -> None:
+def record_recordio(golden: Golden) -> None:
     rec_dir = ROOT / "tests" / "recordio" / "golden"
     w = mx.recordio.MXIndexedRecordIO(str(rec_dir / "tricky.idx"), str(rec_dir / "tricky.rec"), "w")
     for i, r in enumerate(TRICKY):
@@ -109,7 +109,7 @@ def record_recordio(golden: Any) -> None:
     golden.put("packed", {"hex": [p.hex() for p in packed]})
 
 
-def record_pixels(golden: Any, folder: str, names: list[str]) -> None:
+def record_pixels(golden: Golden, folder: str, names: list[str]) -> None:
     out = {}
     for k, name in enumerate(names):
         shutil.copy(name, ROOT / "tests" / "image" / "golden" / f"img{k}{Path(name).suffix}")
@@ -160,7 +160,7 @@ def batches(it: Any, limit: int = 8) -> list:
     return out
 
 
-def put_runs(golden: Any, case: str, runs: dict, meta: dict) -> None:
+def put_runs(golden: Golden, case: str, runs: dict, meta: dict) -> None:
     arrays = {}
     for name, bs in runs.items():
         for i, (d, lab, pad) in enumerate(bs):
@@ -170,7 +170,7 @@ def put_runs(golden: Any, case: str, runs: dict, meta: dict) -> None:
     golden.put(case, meta, **arrays)
 
 
-def record_iters(golden: Any, folder: str) -> None:
+def record_iters(golden: Golden, folder: str) -> None:
     rec, idx = str(IO_DIR / "im2rec" / "plain.rec"), str(IO_DIR / "im2rec" / "plain.idx")
     paths = {"IDX": idx, "LST": str(IO_DIR / "im2rec" / "multi.lst")}
     runs = {}
@@ -227,7 +227,7 @@ def det_label(k: int) -> list:
     return [2.0, 5.0] + rows
 
 
-def record_det(golden: Any, names: list[str]) -> None:
+def record_det(golden: Golden, names: list[str]) -> None:
     w = mx.recordio.MXRecordIO(str(IO_DIR / "det.rec"), "w")
     for k, name in enumerate(names):
         w.write(mx.recordio.pack(mx.recordio.IRHeader(0, det_label(k), k, 0),
@@ -243,7 +243,7 @@ def record_det(golden: Any, names: list[str]) -> None:
     put_runs(golden, "det_iter", runs, DET_ITER)
 
 
-def record_dataloader(golden: Any, folder: str) -> None:
+def record_dataloader(golden: Golden, folder: str) -> None:
     x, y = np.arange(70, dtype=np.float32).reshape(10, 7), np.arange(10, dtype=np.int32)
     runs = {}
     for mode in ("keep", "discard", "rollover"):
@@ -261,7 +261,7 @@ def record_dataloader(golden: Any, folder: str) -> None:
     put_runs(golden, "dataloader", runs, {"synsets": fds.synsets, "items": items})
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     folder = tempfile.mkdtemp()
     names = make_images(golden.rng, folder)
     record_recordio(golden)

@@ -2,12 +2,12 @@
 output (a CSR array as its ``data``, ``indices``, ``indptr``); the samplers are recorded where
 they are deterministic: every vertex has at most ``num_neighbor`` neighbours."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
+from core import Golden
 
 FILE = "tests/operator/contrib/golden/dgl.npz"
+CSR_PARTS = ("data", "indices", "indptr")
 
 
 def _graph(rng, n, m, density, dtype):
@@ -69,39 +69,30 @@ def _to_mx(mx, x):
 
 def _store(gold, key, a):
     if a.stype == "csr":
-        gold[f"{key}/data"] = a.data.asnumpy()
-        gold[f"{key}/indices"] = a.indices.asnumpy()
-        gold[f"{key}/indptr"] = a.indptr.asnumpy()
-        return {"stype": "csr", "shape": list(a.shape), "dtype": np.dtype(a.dtype).name}
-    gold[key] = a.asnumpy()
-    return {"stype": "default", "shape": list(a.shape), "dtype": np.dtype(a.dtype).name}
+        gold.update({f"{key}/{part}": getattr(a, part).asnumpy() for part in CSR_PARTS})
+    else:
+        gold[key] = a.asnumpy()
+    return {"stype": a.stype, "shape": list(a.shape), "dtype": np.dtype(a.dtype).name}
 
 
-def _record(mx, gold, meta, name, fn, ins, params):
-    arrays = [_to_mx(mx, x) for x in ins]
+def _record(golden, name, fn, ins, params):
+    arrays, gold = [_to_mx(mx, x) for x in ins], {}
     outs = getattr(mx.nd.contrib, fn)(*arrays, **params)
     outs = outs if isinstance(outs, list) else [outs]
-    entry = {"name": name, "fn": fn, "params": params, "ins": [], "outs": []}
-    for i, a in enumerate(arrays):
-        entry["ins"].append(_store(gold, f"{name}/in{i}", a))
-    for i, o in enumerate(outs):
-        entry["outs"].append(_store(gold, f"{name}/out{i}", o))
-    meta.append(entry)
+    ins = [_store(gold, f"in{i}", a) for i, a in enumerate(arrays)]
+    outs_meta = [_store(gold, f"out{i}", o) for i, o in enumerate(outs)]
+    golden.put(name, {"fn": fn, "params": params, "ins": ins, "outs": outs_meta}, **gold)
     return outs
 
 
-def record(golden: Any) -> None:
-    gold, meta = {}, []
+def record(golden: Golden) -> None:
     for name, fn, ins, params in _table():
-        outs = _record(mx, gold, meta, name, fn, ins, params)
+        outs = _record(golden, name, fn, ins, params)
         if name == "uniform_ring":  # (a truncated sample holds vertices compact cannot map)
             k = len(ins) - 1  # compact the sampled graphs, as DGL does
             size = [int(outs[i].asnumpy()[-1]) for i in range(k)]
             ids = [("dense", outs[i].asnumpy()) for i in range(k)]
-            csrs = [
-                ("csr", c.data.asnumpy(), c.indices.asnumpy(), c.indptr.asnumpy(), c.shape)
-                for c in outs[k : 2 * k]
-            ]
-            _record(mx, gold, meta, f"compact_{name}", "dgl_graph_compact", csrs + ids,
+            csrs = [("csr", *(getattr(c, p).asnumpy() for p in CSR_PARTS), c.shape)
+                    for c in outs[k : 2 * k]]  # fmt: skip
+            _record(golden, f"compact_{name}", "dgl_graph_compact", csrs + ids,
                     {"graph_sizes": tuple(size), "return_mapping": False})  # fmt: skip
-    golden.take(gold, meta)

@@ -9,21 +9,19 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import MIRROR, Golden, load_module
 
 FILE = "tests/golden/train_mnist_mlp.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/example_cases.py")
     out = golden.path.parent
-    mirror = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
     with tempfile.TemporaryDirectory() as tmp:
         archive = subprocess.run(
-            ["git", f"--git-dir={mirror}", "archive", "1.9.1", "example/image-classification"],
+            ["git", f"--git-dir={MIRROR}", "archive", "1.9.1", "example/image-classification"],
             capture_output=True, check=True,
         )  # fmt: skip
         subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)

@@ -4,17 +4,15 @@ parameters after ``fit``, ``predict`` on the evaluation data and ``score``. MXNe
 the first run's checkpoint as tests/golden/feedforward-symbol.json and
 tests/golden/feedforward-0002.params, which mxlite loads."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/feedforward.npz"
 c = load_module("tests/feedforward_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     rng = golden.rng
     net = c.network(mx)
     x = rng.uniform(-1, 1, (12, 5)).astype("float32")

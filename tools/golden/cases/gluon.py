@@ -16,11 +16,11 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
   parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
-from typing import Any
+import contextlib
 
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 from mxnet import autograd, gluon
 from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
 
@@ -28,6 +28,7 @@ FILE = "tests/gluon/golden/gluon.npz"
 c = load_module("tests/gluon/mlp_cases.py")
 
 # constructor (evaluated with nn in scope), input shape, input kind
+# fmt: off
 LAYERS = [
     ("nn.Dense(5)", (3, 4)),
     ("nn.Dense(5, activation='tanh', flatten=False, use_bias=False)", (2, 3, 4)),
@@ -44,12 +45,8 @@ LAYERS = [
     ("nn.AvgPool1D(2)", (2, 3, 8)),
     ("nn.AvgPool2D(3, 2, 1, count_include_pad=False)", (2, 2, 7, 7)),
     ("nn.AvgPool3D(2, ceil_mode=True)", (1, 2, 5, 4, 4)),
-    ("nn.GlobalMaxPool1D()", (2, 3, 5)),
-    ("nn.GlobalMaxPool2D()", (2, 3, 4, 5)),
-    ("nn.GlobalMaxPool3D()", (1, 2, 3, 4, 3)),
-    ("nn.GlobalAvgPool1D()", (2, 3, 5)),
-    ("nn.GlobalAvgPool2D()", (2, 3, 4, 5)),
-    ("nn.GlobalAvgPool3D()", (1, 2, 3, 4, 3)),
+    *[(f"nn.Global{kind}Pool{d}D()", shape) for kind in ("Max", "Avg")
+      for d, shape in [(1, (2, 3, 5)), (2, (2, 3, 4, 5)), (3, (1, 2, 3, 4, 3))]],
     ("nn.BatchNorm()", (4, 3, 2, 2)),
     ("nn.BatchNorm(axis=-1, center=False, momentum=0.5)", (5, 3)),
     ("nn.InstanceNorm(scale=True)", (2, 3, 5)),
@@ -57,11 +54,8 @@ LAYERS = [
     ("nn.LayerNorm(axis=1, center=False)", (2, 4, 3)),
     ("nn.GroupNorm(num_groups=2)", (2, 4, 3, 3)),
     ("nn.Flatten()", (2, 3, 2, 2)),
-    ("nn.Activation('relu')", (3, 4)),
-    ("nn.Activation('sigmoid')", (3, 4)),
-    ("nn.Activation('tanh')", (3, 4)),
-    ("nn.Activation('softrelu')", (3, 4)),
-    ("nn.Activation('softsign')", (3, 4)),
+    *[(f"nn.Activation('{act}')", (3, 4)) for act in ("relu", "sigmoid", "tanh", "softrelu",
+                                                       "softsign")],
     ("nn.LeakyReLU(0.1)", (3, 4)),
     ("nn.PReLU()", (3, 4)),
     ("nn.PReLU(in_channels=3)", (2, 3, 4)),
@@ -73,6 +67,7 @@ LAYERS = [
     ("nn.Dropout(0.0)", (3, 4)),
     ("nn.HybridLambda('tanh')", (3, 4)),
 ]
+# fmt: on
 EMBEDDING = ("nn.Embedding(7, 3)", (2, 5))
 
 LOSSES = [
@@ -125,7 +120,7 @@ INPUTS = {
 # fmt: on
 
 
-def make_layers(golden: Any, rs: np.random.RandomState) -> None:
+def make_layers(golden: Golden, rs: np.random.RandomState) -> None:
     for k, (ctor, shape) in enumerate(LAYERS + [EMBEDDING]):
         block, embedding = eval(ctor), ctor.startswith("nn.Embedding")  # noqa: S307 (our table)
         block.initialize(mx.init.Normal(0.5))
@@ -152,35 +147,32 @@ def make_layers(golden: Any, rs: np.random.RandomState) -> None:
         golden.put(f"layer{k}", meta, **out)
 
 
-def make_losses(golden: Any, rs: np.random.RandomState) -> None:
+def make_losses(golden: Golden, rs: np.random.RandomState) -> None:
     for k, (ctor, kinds, shape) in enumerate(LOSSES):
         out, loss, arrays = {}, eval(ctor), []  # noqa: S307 (our own table)
         for kind in kinds:
             arrays.append(mx.nd.array(INPUTS[kind](rs, shape).astype("float32")))
             if kind in ("pred", "prob", "logp", "ctc_pred"):
                 arrays[-1].attach_grad()
-        if "compute_full" in ctor:  # MXNet adds in place to a recorded array: no gradient
+        full = "compute_full" in ctor  # MXNet adds in place to a recorded array: no gradient
+        with contextlib.nullcontext() if full else autograd.record():
             value = loss(*arrays)
-        else:
-            with autograd.record():
-                value = loss(*arrays)
+        if not full:
             value.backward()
         for i, a in enumerate(arrays):
             out[f"in{i}"] = a.asnumpy()
-            if a.grad is not None and "compute_full" not in ctor:
+            if a.grad is not None and not full:
                 out[f"grad{i}"] = a.grad.asnumpy()
         out["loss"] = value.asnumpy()
         golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
 
 
-def make_names(golden: Any, rs: np.random.RandomState) -> None:
-    mx.name.NameManager._current.value = mx.name.NameManager()
+def make_names(golden: Golden, rs: np.random.RandomState) -> None:
     golden.put("names", c.block_names(mx))
 
 
-def make_files(golden: Any, rs: np.random.RandomState) -> None:
+def make_files(golden: Golden, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
-    mx.name.NameManager._current.value = mx.name.NameManager()
     net = c.make_mlp(mx)
     net.initialize(mx.init.Xavier())
     x = mx.nd.array(rs.randn(4, 5).astype("float32"))
@@ -194,9 +186,8 @@ def make_files(golden: Any, rs: np.random.RandomState) -> None:
     golden.put("mlp_io", {}, x=x.asnumpy(), y=y.asnumpy())
 
 
-def make_training(golden: Any, rs: np.random.RandomState) -> None:
+def make_training(golden: Golden, rs: np.random.RandomState) -> None:
     out = str(golden.path.parent)
-    mx.name.NameManager._current.value = mx.name.NameManager()
     x = rs.randn(32, 10).astype("float32")
     label = rs.randint(0, 4, (32,)).astype("float32")
     init = c.make_mlp(mx)
@@ -226,7 +217,8 @@ def make_training(golden: Any, rs: np.random.RandomState) -> None:
     golden.put("train", {}, x=x, label=label, **curves)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     mx.random.seed(0)
     for part in (make_layers, make_losses, make_names, make_files, make_training):
+        mx.name.NameManager._current.value = mx.name.NameManager()  # each names from 0
         part(golden, golden.rng)

@@ -4,15 +4,13 @@ tests/gluon/np_mode_cases.py): case ``data`` holds the inputs and initial parame
 the rnn layers' outputs, input gradients and states). The LeNet trained is exported beside the
 file (``lenet_np-symbol.json``, ``lenet_np-0000.params``)."""
 
-from typing import Any
-
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/gluon/golden/np_mode.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/gluon/np_mode_cases.py")
     mx.random.seed(3)
     data = c.make_data(mx)

@@ -7,17 +7,15 @@ MXNet has none on CPU; cells: ``unroll`` with ``merge_outputs=True``, with and w
 ``valid_length``).
 """
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/gluon/rnn/golden/rnn.npz"
 c = load_module("tests/gluon/rnn/rnn_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for k, (ctor, shape, kind) in enumerate(c.CASES):
         x = mx.nd.array(np.random.RandomState(k).uniform(-1, 1, shape).astype(np.float32))
         net = c.make(mx, ctor, x, kind == "layer")

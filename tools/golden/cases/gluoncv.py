@@ -5,16 +5,14 @@ the ``load_parameters`` case, and one case per workload of tests/run/gluoncv_cas
 every other parameter from seeded NumPy streams) with its arrays, the ``--spread`` of the
 training cases, and the ``seconds`` it took."""
 
-from typing import Any
-
 import gluoncv
 import mxnet as mx
-from core import load_module, run_case_file
+from core import Golden, load_module, run_case_file
 
 FILE = "tests/run/golden/gluoncv/outputs.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     mx.random.seed(0)
     net = gluoncv.model_zoo.get_model("cifar_resnet20_v1", classes=10)
     net.initialize(mx.init.Xavier())

@@ -4,17 +4,15 @@ keys of tests/ndarray/indexing_keys_cases.py): ``indexing_key_expand_implicit_ax
 metadata (``want``, JSON as the cases module encodes it, or the exception's type name); ``tables``:
 ``_GRAD_REQ_MAP`` and ``_STORAGE_TYPE_ID_TO_STR``."""
 
-from typing import Any
-
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 from mxnet.ndarray import ndarray as ndmod
 
 FILE = "tests/ndarray/golden/indexing_keys.npz"
 c = load_module("tests/ndarray/indexing_keys_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     expand = ndmod.indexing_key_expand_implicit_axes
     for name, key, np_mode in c.EXPAND:
         if np_mode:

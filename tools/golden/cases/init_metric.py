@@ -2,15 +2,13 @@
 tests/init_metric_cases.py (functions of ``mx``, shared with the tests) as MXNet 1.9.1 runs
 them; metadata-only entries ``init``, ``init_stats``, ``metric_inputs`` and ``metric``."""
 
-from typing import Any
-
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/golden/init_metric.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/init_metric_cases.py")
     data = c.metric_inputs()
     golden.put("init", c.init_cases(mx))

@@ -5,17 +5,15 @@ of two keys (``w0``, ``w1``), whose optimizer states go to tests/kvstore/golden/
 kvstore_adam.states as ``save_optimizer_states`` writes them, and after three more from the
 loaded states (``more_w0``, ``more_w1``)."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/kvstore/golden/kvstore.npz"
 c = load_module("tests/kvstore/kvstore_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     golden.put("compressed", {}, **{str(s): p for s, p in enumerate(c.compressed(mx))})
     kv = c.adam_store(mx, np.ones(c.SHAPE), np.ones(c.SHAPE) * 2)
     w0, w1 = c.push_adam(mx, kv, range(3))

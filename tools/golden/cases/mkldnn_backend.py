@@ -5,15 +5,11 @@ quantizes (``MKLDNN_QUANTIZE`` of the float graph, quantized and calibrated with
 calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), its parameters
 and MXNet's outputs of the quantized model."""
 
-from __future__ import annotations
-
 import mxnet as mx
-import numpy as np
-from core import ROOT
+from core import ROOT, Golden
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
-SEED = 0
 
 
 def net_symbol(F):  # noqa: N803 (mx or mxlite)
@@ -88,67 +84,58 @@ def _params(sym, rng, shape):
     return args, aux
 
 
-def _quantized(golden, name, sym, args, aux, data, **kwargs) -> None:
+def _nd(arrays: dict) -> dict:
+    return {k: mx.nd.array(v) for k, v in arrays.items()}
+
+
+def _float(golden, name, sym, args, aux, data, partitions) -> None:
+    """The float graph: its output ``ref`` on ``data`` and its JSON, with the partitions of the
+    backends ``partitions`` names (metadata key -> backend)."""
+    exe = sym.bind(mx.cpu(), {"data": mx.nd.array(data), **_nd(args)}, aux_states=_nd(aux),
+                   grad_req="null")  # fmt: skip
+    arrays = {"data": data, "ref": exe.forward(is_train=False)[0].asnumpy()}
+    arrays.update({f"arg:{k}": v for k, v in args.items()})
+    arrays.update({f"aux:{k}": v for k, v in aux.items()})
+    meta = {"json": sym.tojson()}
+    meta.update({key: sym.get_backend_symbol(b).tojson() for key, b in partitions.items()})
+    golden.put(name, meta, **arrays)
+
+
+def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
     """``quantize_model_mkldnn`` step by step: the calibrated graph before the post-quantize
-    passes (``pre``), after them (``final``), parameters and outputs."""
+    passes (``pre``), after them (``final``), parameters and outputs. The ``saved`` model
+    (the one written as MXNet's checkpoint) keeps its first layout: output ``out``, no
+    ``data``. Returns the final graph and its parameters."""
     from mxnet.contrib import quantization as q
 
-    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
-    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
     calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
     pre = sym.get_backend_symbol("MKLDNN_QUANTIZE")
     qsym, qargs, qaux = q.quantize_model(
-        pre, nd_args, nd_aux, ctx=mx.cpu(), calib_data=calib, num_calib_examples=len(data),
+        pre, _nd(args), _nd(aux), ctx=mx.cpu(), calib_data=calib, num_calib_examples=len(data),
         quantized_dtype="auto", quantize_mode="full", logger=None, **kwargs,
     )  # fmt: skip
     final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
     qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data), **qargs}, aux_states=qaux,
                       grad_req="null")  # fmt: skip
-    arrays = {f"out{i}": o.asnumpy() for i, o in enumerate(qexe.forward(is_train=False))}
-    arrays["data"] = data
+    outs = [o.asnumpy() for o in qexe.forward(is_train=False)]
+    arrays = {"out": outs[0]} if saved else {**{f"out{i}": o for i, o in enumerate(outs)},
+                                             "data": data}  # fmt: skip
     arrays.update({f"qarg:{k}": v.asnumpy() for k, v in qargs.items()})
     arrays.update({f"qaux:{k}": v.asnumpy() for k, v in qaux.items()})
     golden.put(name, {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
+    return final, qargs, qaux
 
 
-def record(golden) -> None:
-    rng = np.random.RandomState(SEED)
-    sym = net_symbol(mx)
-    shapes, _, aux_shapes = sym.infer_shape(data=(4, 3, 8, 8))
-    args = {n: (rng.randn(*s) * 0.3).astype("float32")
-            for n, s in zip(sym.list_arguments(), shapes) if n != "data"}  # fmt: skip
-    aux = {n: (rng.rand(*s) + (0.5 if "var" in n else 0)).astype("float32")
-           for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}  # fmt: skip
-    data = rng.uniform(-1, 1, (4, 3, 8, 8)).astype("float32")
-    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
-    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
-    exe = sym.bind(mx.cpu(), {"data": mx.nd.array(data), **nd_args}, aux_states=nd_aux,
-                   grad_req="null")  # fmt: skip
-    ref = exe.forward(is_train=False)[0].asnumpy()
-    part = sym.get_backend_symbol("MKLDNN")
-    arrays = {"data": data, "ref": ref}
-    arrays.update({f"arg:{k}": v for k, v in args.items()})
-    arrays.update({f"aux:{k}": v for k, v in aux.items()})
-    golden.put("float", {"json": sym.tojson(), "partitioned": part.tojson()}, **arrays)
-
+def record(golden: Golden) -> None:
     from mxnet.contrib import quantization as q
 
-    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=4)
-    pre = sym.get_backend_symbol("MKLDNN_QUANTIZE")
-    qsym, qargs, qaux = q.quantize_model(
-        pre, nd_args, nd_aux, ctx=mx.cpu(), calib_mode="naive", calib_data=calib,
-        num_calib_examples=4, quantized_dtype="auto", quantize_mode="full", logger=None,
-    )  # fmt: skip
-    final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
-    qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data), **qargs}, aux_states=qaux,
-                      grad_req="null")  # fmt: skip
-    out = qexe.forward(is_train=False)[0].asnumpy()
-    arrays = {"out": out}
-    for k, v in qargs.items():
-        arrays[f"qarg:{k}"] = v.asnumpy()
-    for k, v in qaux.items():
-        arrays[f"qaux:{k}"] = v.asnumpy()
-    golden.put("quant", {"pre": qsym.tojson(), "final": final.tojson()}, **arrays)
+    rng = golden.rng  # RandomState(0)
+    sym = net_symbol(mx)
+    args, aux = _params(sym, rng, (4, 3, 8, 8))
+    data = rng.uniform(-1, 1, (4, 3, 8, 8)).astype("float32")
+    _float(golden, "float", sym, args, aux, data, {"partitioned": "MKLDNN"})
+    final, qargs, qaux = _quantized(golden, "quant", sym, args, aux, data, saved=True,
+                                    calib_mode="naive")  # fmt: skip
     # the quantized model as MXNet saves it, for mxlite's load_checkpoint / SymbolBlock.imports
     mx.model.save_checkpoint(str(ROOT / CHECKPOINT), 0, final, qargs, qaux)
 
@@ -178,17 +165,5 @@ def record(golden) -> None:
     sym2 = shapes_symbol(mx)
     args2, aux2 = _params(sym2, rng, (2, 3, 6, 6))
     data2 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
-    exe = sym2.bind(
-        mx.cpu(),
-        {"data": mx.nd.array(data2), **{k: mx.nd.array(v) for k, v in args2.items()}},
-        aux_states={k: mx.nd.array(v) for k, v in aux2.items()},
-        grad_req="null",
-    )
-    arrays = {"data": data2, "ref": exe.forward(is_train=False)[0].asnumpy()}
-    arrays.update({f"arg:{k}": v for k, v in args2.items()})
-    arrays.update({f"aux:{k}": v for k, v in aux2.items()})
-    golden.put("shapes", {"json": sym2.tojson(),
-                          "partitioned": sym2.get_backend_symbol("MKLDNN").tojson(),
-                          "quantize_partitioned":
-                              sym2.get_backend_symbol("MKLDNN_QUANTIZE").tojson()},
-               **arrays)  # fmt: skip
+    partitions = {"partitioned": "MKLDNN", "quantize_partitioned": "MKLDNN_QUANTIZE"}
+    _float(golden, "shapes", sym2, args2, aux2, data2, partitions)

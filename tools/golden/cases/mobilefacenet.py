@@ -6,17 +6,15 @@ far MXNet's own result moves when the input is scaled by ``1 + 1e-4`` (the test'
 MXNet's reference kernels (``MXNET_MKLDNN_ENABLED=0``) are not the reference here: they give
 every PReLU slope gradient times the slope (see the test module)."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/module/golden/mobilefacenet.npz"
 STEPS = 3
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     case = load_module("tests/module/mobilefacenet_case.py")
     got = case.run(mx, STEPS)
     batches = case.batches

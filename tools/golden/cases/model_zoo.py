@@ -10,16 +10,14 @@ tests/gluon/model_zoo/zoo_cases.py) in tests/gluon/model_zoo/golden/model_zoo.np
   ``save_parameters``, to check that a file MXNet saved loads.
 """
 
-from typing import Any
-
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/gluon/model_zoo/golden/model_zoo.npz"
 c = load_module("tests/gluon/model_zoo/zoo_cases.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for name in c.MODELS:
         with mx.name.NameManager():
             net = mx.gluon.model_zoo.vision.get_model(name)

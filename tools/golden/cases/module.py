@@ -10,17 +10,15 @@ the test), so only the results are stored, in tests/module/golden/:
   data after training; ``score``, the accuracy on it.
 """
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/module/golden/module.npz"
 c = load_module("tests/module/lenet.py")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     sym = c.lenet(mx)
     args, aux = c.initial_params(mx, sym)
     (x, y), (tx, ty) = c.make_data(c.N_TRAIN, 0), c.make_data(c.N_TEST, 1000)

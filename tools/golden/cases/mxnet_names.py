@@ -27,6 +27,8 @@ import types
 import warnings
 from typing import Any
 
+from core import Golden
+
 FILE = "tests/golden/mxnet_names.npz"
 
 SKIP = ("mxnet.numpy", "mxnet.numpy_extension", "mxnet.ndarray.numpy",
@@ -97,7 +99,7 @@ def _names(name: str, module: types.ModuleType, shared: list[int]) -> list[str]:
     return sorted(out)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     warnings.simplefilter("ignore")
     import mxnet
 

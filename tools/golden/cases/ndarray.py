@@ -5,10 +5,9 @@ keys ``"0"``, ``"1"``, ... for a list, the names for a dict. Files whose NAME co
 were written with numpy-shape semantics on (format V3).
 """
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
+from core import Golden
 
 FILE = "tests/ndarray/golden/ndarray.npz"
 
@@ -32,7 +31,7 @@ def values(dtype: str, shape: tuple[int, ...], seed: int) -> np.ndarray:
     return np.asarray(out).astype(dtype).reshape(shape)
 
 
-def write(golden: Any, name: str, data: list | dict) -> None:
+def write(golden: Golden, name: str, data: list | dict) -> None:
     arrays = data if isinstance(data, list) else list(data.values())
     nds = [mx.nd.array(a, dtype=a.dtype) for a in arrays]
     for nd, a in zip(nds, arrays, strict=True):
@@ -46,13 +45,13 @@ def write(golden: Any, name: str, data: list | dict) -> None:
         golden.put(name, {}, **data)
 
 
-def write_raw(golden: Any, name: str, arr: np.ndarray) -> None:
+def write_raw(golden: Golden, name: str, arr: np.ndarray) -> None:
     raw = mx.nd.array(arr, dtype=arr.dtype).__getstate__()["handle"]
     (golden.path.parent / f"{name}.raw").write_bytes(bytes(raw))
     golden.put(name, {}, **{"0": arr})
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     # Legacy shape semantics (MXNet's default): every dtype, and shapes mx.nd.array accepts.
     shapes = [(1,), (2, 3), (0,), (2, 0, 3), (3, 1, 2)]
     write(golden, "list_v2", [values(dt, shapes[i % 5], i) for i, dt in enumerate(DTYPES)])

@@ -13,13 +13,13 @@ inference binds at the larger ``plan_shapes`` (so that the megabytes are not all
 
 import os
 import re
-from typing import Any
 
 # The plain graph, as mxlite runs it: no MKLDNN operator fusion in the figures.
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")
 
 import mxnet as mx  # noqa: E402
 import numpy as np  # noqa: E402
+from core import Golden
 
 FILE = "tests/executor/golden/networks.npz"
 
@@ -146,7 +146,7 @@ def _planned_mb(net, shapes, grad_req):
     return int(re.search(r"Total (\d+) MB allocated", text).group(1))
 
 
-def make(golden: Any, name: str) -> None:
+def make(golden: Golden, name: str) -> None:
     build, shapes, plan_shapes = NETWORKS[name]
     net = build()
     rng = np.random.default_rng(sorted(NETWORKS).index(name))
@@ -179,6 +179,6 @@ def make(golden: Any, name: str) -> None:
     golden.put(name, meta, **{k: v.asnumpy() for k, v in saved.items()})
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for name in NETWORKS:
         make(golden, name)

@@ -21,13 +21,13 @@ from core import Golden, load_module
 FILE = "tests/numpy/golden/numpy_cases.npz"
 
 
-def record_grads(golden: Any, c: Any) -> None:
+def record_grads(golden: Golden, c: Any) -> None:
     for k, (expr, value) in enumerate(c.GRADS):
         y, x = c.gradient(mx, k)
         golden.put(f"g{k}", {"expr": expr, "x": value}, y=y.asnumpy(), grad=x.grad.asnumpy())
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/numpy/numpy_cases.py")
     np = mx.np
     mx.npx.set_np()

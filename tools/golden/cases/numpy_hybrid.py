@@ -7,12 +7,12 @@ import inspect
 from typing import Any
 
 import mxnet as mx
-from core import load_module, refusal
+from core import Golden, load_module, refusal
 
 FILE = "tests/numpy/golden/numpy_hybrid.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/numpy/hybrid_cases.py")
     mx.npx.set_np()
     for name, expr, inputs, modes in c.CASES:

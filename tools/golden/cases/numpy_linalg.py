@@ -9,7 +9,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as onp
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/numpy/golden/numpy_linalg_cases.npz"
 
@@ -18,7 +18,7 @@ def _kind(res: Any) -> str:
     return "ndarray" if isinstance(res, mx.np.ndarray) else type(res).__name__
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/numpy/numpy_linalg_cases.py")
     mx.npx.set_np()
     env = c.context(mx)

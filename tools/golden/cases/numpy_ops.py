@@ -7,10 +7,9 @@ tables to what MXNet gave (dtype and shape per run, the exception's class, the r
 and text, the symbol's JSON)."""
 
 import json
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/numpy/golden/numpy_ops_cases.npz"
 
@@ -23,7 +22,7 @@ def _error(expr: str, scope: dict) -> str:
     return "no error"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/numpy/numpy_ops_cases.py")
     mx.npx.set_np()
     env = c.context(mx)

@@ -13,13 +13,11 @@ with random weights and check the graph. Every entry's metadata holds the input 
 """
 
 import os
-import sys
-import tempfile
-from typing import Any
+from functools import partial
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, load_module, mxnet_source
+from core import ROOT, Golden, mxnet_example
 
 FILE = "tests/onnx/golden/onnx.npz"
 
@@ -51,14 +49,6 @@ NETWORKS = {
 # fmt: on
 
 
-def load_definition(module: str, tmp: str):
-    src = mxnet_source(f"example/image-classification/symbols/{module}.py")
-    path = os.path.join(tmp, module.replace("-", "_") + ".py")
-    with open(path, "w") as f:
-        f.write(src)
-    return load_module(path)
-
-
 def random_value(name, shape, rng):
     """Gammas and variances in [0.5, 1.5), betas, biases and means small, weights He-normal."""
     if name.endswith(("gamma", "var")):
@@ -86,12 +76,19 @@ def outputs(sym, args, aux, data):
     return exe.forward(is_train=False)[0].asnumpy()
 
 
+def inputs_outputs(run, data_shape, rng) -> dict:
+    """Inputs at batch 2 and 3 and what ``run`` makes of them: ``x2``, ``y2``, ``x3``, ``y3``."""
+    x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
+    x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
+    return {"x2": x2, "y2": run(x2), "x3": x3, "y3": run(x3)}
+
+
 # Gluon model zoo networks, exported by MXNet's HybridBlock.export: (input size, with weights)
 GLUON = {"mobilenet0.25": (32, True), "resnet18_v1": (32, False), "resnet18_v2": (32, False),
          "mobilenetv2_0.25": (32, False)}  # fmt: skip
 
 
-def gluon_models(golden: Any) -> None:
+def gluon_models(golden: Golden) -> None:
     from mxnet.gluon.model_zoo import vision
 
     for name, (size, with_weights) in GLUON.items():
@@ -105,36 +102,27 @@ def gluon_models(golden: Any) -> None:
             p.set_data(random_value(pname, p.shape, rng))
         key = f"gluon-{name}"
         prefix = os.path.join(OUT, key)
-        x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
-        x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
-        y2, y3 = net(mx.nd.array(x2)).asnumpy(), net(mx.nd.array(x3)).asnumpy()
+        arrays = inputs_outputs(lambda x, net=net: net(mx.nd.array(x)).asnumpy(), data_shape, rng)
         net.export(prefix)
-        meta = {"data": list(data_shape), "gluon": True}
-        if with_weights:
-            golden.put(key, meta, x2=x2, y2=y2, x3=x3, y3=y3)
-        else:
+        if not with_weights:
             os.remove(prefix + "-0000.params")
-            golden.put(key, meta)
+            arrays = {}
+        golden.put(key, {"data": list(data_shape), "gluon": True}, **arrays)
 
 
-def record(golden: Any) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        sys.path.insert(0, tmp)  # definitions that import each other
-        for name, (module, kwargs, data_shape) in NETWORKS.items():
-            rng = np.random.default_rng(len(name))
-            sym = load_definition(module, tmp).get_symbol(**kwargs)
-            arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, *data_shape))
-            nbytes = 4 * sum(int(np.prod(s)) for s in arg_shapes + aux_shapes)
-            nbytes -= 4 * 2 * int(np.prod(data_shape))
-            sym.save(os.path.join(OUT, f"{name}-symbol.json"))
-            meta = {"data": list(data_shape), "param_bytes": nbytes}
-            if nbytes > MAX_PARAM_BYTES:
-                golden.put(name, meta)
-                continue
-            args, aux = random_params(sym, data_shape, rng)
-            mx.model.save_checkpoint(os.path.join(OUT, name), 0, sym, args, aux)
-            x2 = rng.standard_normal((2, *data_shape)).astype(np.float32)
-            x3 = rng.standard_normal((3, *data_shape)).astype(np.float32)
-            y2, y3 = outputs(sym, args, aux, x2), outputs(sym, args, aux, x3)
-            golden.put(name, meta, x2=x2, y2=y2, x3=x3, y3=y3)
+def record(golden: Golden) -> None:
+    for name, (module, kwargs, data_shape) in NETWORKS.items():
+        rng = np.random.default_rng(len(name))
+        sym = mxnet_example(f"{module}.py").get_symbol(**kwargs)
+        arg_shapes, _, aux_shapes = sym.infer_shape(data=(2, *data_shape))
+        nbytes = 4 * sum(int(np.prod(s)) for s in arg_shapes + aux_shapes)
+        nbytes -= 4 * 2 * int(np.prod(data_shape))
+        sym.save(os.path.join(OUT, f"{name}-symbol.json"))
+        meta = {"data": list(data_shape), "param_bytes": nbytes}
+        if nbytes > MAX_PARAM_BYTES:
+            golden.put(name, meta)
+            continue
+        args, aux = random_params(sym, data_shape, rng)
+        mx.model.save_checkpoint(os.path.join(OUT, name), 0, sym, args, aux)
+        golden.put(name, meta, **inputs_outputs(partial(outputs, sym, args, aux), data_shape, rng))
     gluon_models(golden)

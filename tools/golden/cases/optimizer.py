@@ -4,11 +4,9 @@ optimizers among them): one case per optimizer run; ``setup`` (steps, shapes, na
 schedules); ``sgd_updater_after`` (weights and gradients after three updates, whose state is
 saved to tests/optimizer/golden/sgd_updater.states) and ``sgd_updater_next`` (one more step)."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/optimizer/golden/optimizer.npz"
 c = load_module("tests/optimizer/optimizer_cases.py")
@@ -28,7 +26,7 @@ def run_case(opt_name: str, kwargs: dict, dtype: str) -> dict:
     return rec
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for case, opt_name, kwargs, dtype in c.CASES:
         meta = {"optimizer": opt_name, "kwargs": kwargs, "dtype": dtype}
         golden.put(case, meta, **run_case(opt_name, kwargs, dtype))

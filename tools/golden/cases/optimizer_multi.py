@@ -3,10 +3,9 @@ initial weights and states (seeded 100 + case index), three in-place update step
 and, after each step ``s``, the gradients given (``step<s>/grad_<i>``) and the weights and
 states MXNet left (``step<s>/out_<name>``)."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
+from core import Golden
 
 FILE = "tests/operator/golden/optimizer_multi.npz"
 STEPS = 3
@@ -35,7 +34,7 @@ LRS = (0.1, 0.05, 0.2)
 WDS = (0.0, 0.01, 0.1)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for ci, (case, op, dtype, params) in enumerate(CASES):
         rng = np.random.RandomState(100 + ci)
         arrays: dict[str, np.ndarray] = {}

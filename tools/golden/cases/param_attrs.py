@@ -7,14 +7,14 @@ header line of each parameter in MXNet's generated docstring ("kernel : Shape(tu
 
 import json
 import re
-from typing import Any
 
 import mxnet as mx
 import numpy as np
+from core import Golden, nd_function
 
 FILE = "tests/operator/golden/param_attrs.npz"
 
-# (operator path under mx.sym, keyword arguments as a Python expression with `np` in scope)
+# (operator name or path under mx.sym, keyword arguments as a Python expression with `np` in scope)
 CASES = [
     ("Convolution", "dict(kernel=(3, 3), num_filter=8, no_bias=True, pad=[1, 1])"),
     ("Convolution", "dict(kernel='(3,3)', num_filter='8', no_bias='True')"),
@@ -93,15 +93,7 @@ CASES = [
     ("Dropout", "dict(p=np.float16(0.25), axes=[0, 1], cudnn_off=True)"),
 ]
 
-DOC_OPS = ["Convolution", "BatchNorm", "Cast", "slice", "sum", "argmax", "Activation",
-           "LeakyReLU", "clip", "contrib.MultiBoxPrior", "Dropout"]  # fmt: skip
-
-
-def _op(path):
-    obj = mx.sym
-    for part in path.split("."):
-        obj = getattr(obj, part)
-    return obj
+DOC_OPS = list(dict.fromkeys(path for path, _ in CASES))  # each operator of the cases, once
 
 
 def _first_error_line(exc):
@@ -110,17 +102,18 @@ def _first_error_line(exc):
 
 
 def _doc_headers(path):
-    doc = _op(path).__doc__
+    doc = nd_function(path, mx.sym).__doc__
     body = doc[doc.index("Parameters\n") :].split("\nname : ")[0]
     return re.findall(r"^(\w+ : (?!Symbol|NDArray).*)$", body, flags=re.M)
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     x = mx.sym.var("x")
     for i, (path, expr) in enumerate(CASES):
         case = {"op": path, "kwargs": expr}
         try:
-            node = json.loads(_op(path)(x, **eval(expr, {"np": np})).tojson())["nodes"][-1]
+            sym = nd_function(path, mx.sym)(x, **eval(expr, {"np": np}))
+            node = json.loads(sym.tojson())["nodes"][-1]
             case["attrs"] = node.get("attrs", {})
         except mx.base.MXNetError as exc:
             case["error"] = _first_error_line(exc)

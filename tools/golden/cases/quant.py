@@ -4,15 +4,12 @@ tests/operator/contrib/quant_cases.py; each case runs in a forked child, as some
 quantized kernels crash the process, and a case it cannot run keeps the reason. The entry
 ``graph`` holds the graph's outputs and its symbol JSON as MXNet saves it."""
 
-from __future__ import annotations
-
 from typing import Any
 
 import mxnet as mx
-from core import isolated, load_module
+from core import Golden, isolated, load_module
 
 FILE = "tests/operator/contrib/golden/quant.npz"
-SEED = 0
 
 
 def _call(mx, op, ins, params):
@@ -38,13 +35,9 @@ def _graph(c: Any) -> tuple[str, dict]:
     return sym.tojson(), {f"out{i}": o.asnumpy() for i, o in enumerate(outs)}
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/operator/contrib/quant_cases.py")
     for case, op, ins, params in c.cases():
-        got = isolated(_outputs, op, ins, params)
-        if isinstance(got, str):
-            golden.put(case, {"op": op, "skipped": got})
-        else:
-            golden.put(case, {"op": op}, **got)
+        golden.put_isolated(case, {"op": op}, _outputs, op, ins, params, why="skipped")
     text, outs = isolated(_graph, c)
     golden.put("graph", {"json": text}, **outs)

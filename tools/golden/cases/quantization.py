@@ -8,16 +8,13 @@ with, not its JSON.
 
 Calibration runs with ``MXNET_SUBGRAPH_BACKEND=NONE`` (see quant_cases.py)."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 
 import mxnet as mx
-from core import isolated, load_module
+from core import Golden, isolated, load_module
 
 FILE = "tests/contrib/golden/quantization.npz"
-SEED = 0
 os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
 
 
@@ -39,7 +36,7 @@ def _float(c: Any, graph: str) -> dict:
     return {"out0": c.forward(mx, sym, nd, {k: mx.nd.array(v) for k, v in aux.items()})}
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/contrib/quant_cases.py")
     for case, graph, kwargs in c.CASES:
         text, arrays = isolated(_quantize, c, graph, kwargs)

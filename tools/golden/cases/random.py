@@ -14,11 +14,10 @@ holds, in the metadata-only entry ``random``, only what does not depend on them:
 
 import json
 import re
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module, nd_function
 
 FILE = "tests/operator/golden/random.npz"
 c = load_module("tests/operator/random_cases.py")
@@ -43,14 +42,8 @@ def run(func: str, args: list, kwargs: dict, extra: dict) -> dict:
 _PARAM_RE = re.compile(r"^(\w+) : (.+?)(?:,\s?(optional), default=(.*)|, required)?$")
 
 
-def _function(op: str):
-    if op.endswith("_like"):  # MXNet files these under mx.nd.random only
-        return getattr(mx.nd.random, op[len("_random_") :])
-    return getattr(mx.nd._internal, op)
-
-
 def params_of(op: str):
-    text = _function(op).__doc__.split("Parameters\n----------\n", 1)[1]
+    text = nd_function(op).__doc__.split("Parameters\n----------\n", 1)[1]
     out = []
     for line in text.splitlines():
         if not line or line.startswith(" ") or line.startswith("out :"):
@@ -63,7 +56,7 @@ def params_of(op: str):
 
 
 def params_of_inputs(op: str):
-    doc = _function(op).__doc__.split("Parameters\n----------\n", 1)[1]
+    doc = nd_function(op).__doc__.split("Parameters\n----------\n", 1)[1]
     return [ln.split(" : ")[0] for ln in doc.splitlines() if ln.endswith(" : NDArray")]
 
 
@@ -75,7 +68,7 @@ def _jsonable(value):
     raise TypeError(f"cannot write {value!r} to JSON")
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     data = {
         "cases": [run(*case) for case in c.CASES],
         "params": {op: params_of(op) for op in c.OPS},

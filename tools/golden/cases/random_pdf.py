@@ -37,25 +37,17 @@ def _dirichlet_samples(shape):
     return x / x.sum(axis=-1, keepdims=True)
 
 
-def _table():
-    out = []
-    for dist in DISTS:
-        for dtype in ("float32", "float64"):
-            for sshape, pshape in LAYOUTS:
-                for is_log in (False, True):
-                    out.append((dist, dtype, sshape, pshape, is_log))
-    for dist in HALF:
-        for is_log in (False, True):
-            out.append((dist, "float16", (2, 3), (2,), is_log))
-    for dtype in ("float32", "float64"):
-        for sshape, pshape in DIRICHLET_LAYOUTS:
-            for is_log in (False, True):
-                out.append(("dirichlet", dtype, sshape, pshape, is_log))
-    return out
+BOTH = (False, True)  # densities and their logs
+# the cases, in order: (distribution, dtype, sample shape, parameter shape, is_log)
+TABLE = [(dist, dtype, sshape, pshape, is_log) for dist in DISTS for dtype in ("float32", "float64")
+         for sshape, pshape in LAYOUTS for is_log in BOTH]  # fmt: skip
+TABLE += [(dist, "float16", (2, 3), (2,), is_log) for dist in HALF for is_log in BOTH]
+TABLE += [("dirichlet", dtype, sshape, pshape, is_log) for dtype in ("float32", "float64")
+          for sshape, pshape in DIRICHLET_LAYOUTS for is_log in BOTH]  # fmt: skip
 
 
 def cases(rng: np.random.Generator):
-    for i, (dist, dtype, sshape, pshape, is_log) in enumerate(_table()):
+    for i, (dist, dtype, sshape, pshape, is_log) in enumerate(TABLE):
         if dist == "dirichlet":
             inputs = [_dirichlet_samples(sshape), RNG.uniform(0.5, 2.5, size=pshape)]
         else:

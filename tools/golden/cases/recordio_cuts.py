@@ -7,9 +7,9 @@ position and extended by the stray bytes."""
 import struct
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import mxnet as mx
+from core import Golden
 
 FILE = "tests/recordio/golden/recordio_cuts.npz"
 MAGIC = struct.pack("<I", 0xCED7230A)
@@ -31,7 +31,7 @@ def read_all(path: str) -> list[bytes]:
     return got
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     rec = golden.path.parent / "twelve.rec"
     writer = mx.recordio.MXIndexedRecordIO(str(rec.with_suffix(".idx")), str(rec), "w")
     for i, r in enumerate(RECORDS):

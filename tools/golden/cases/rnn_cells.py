@@ -3,18 +3,16 @@ tests/rnn/cell_cases.py: every argument's value, the outputs and, for the determ
 the gradients of data and begin states for an all-ones head gradient; per case the argument
 names, output names and shapes, and begin_state() names."""
 
-from typing import Any
-
 import mxnet as mx
 import numpy as np
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/rnn/golden/rnn_cells.npz"
 _cases = load_module("tests/rnn/cell_cases.py")
 SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for k, name in enumerate(SHAPES):
         shape, _ = SHAPES[name]
         cell, sym = build(mx, name)

@@ -4,11 +4,10 @@ test_gather.py): case ``i`` (named by its index) records the gradients of the in
 inference on (shape, target, reverse) triples, each a shape or "error"."""
 
 from functools import partial
-from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import row
+from core import Golden, row
 
 FILE = "tests/operator/golden/shape.npz"
 SEED = 7
@@ -171,7 +170,7 @@ def reshape_result(src: tuple, target: tuple, reverse: bool) -> list[int] | str:
     return list(out) if np.prod(out) == np.prod(src) and min(out) > 0 else "error"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     reshapes = [
         {"src": list(s), "target": list(t), "reverse": r, "result": reshape_result(s, t, r)}
         for s, r, targets in RESHAPES for t in targets

@@ -36,7 +36,7 @@ from typing import Any
 import mxnet as mx
 import numpy as np
 import scipy.sparse as spsp
-from core import load_module, nd_function
+from core import Golden, load_module, nd_function, seeded
 
 FILE = "tests/ndarray/golden/sparse/sparse.npz"
 t = load_module("tests/sparse_training_cases.py")
@@ -51,18 +51,14 @@ def dense(shape, seed, density=0.4, kind="normal"):
     return x.astype("float32")
 
 
-def vec(shape, seed):
-    return np.random.RandomState(seed).normal(size=shape).astype("float32")
-
-
 A = dense((5, 4), 1)
 B = dense((5, 4), 2)
 P = dense((5, 4), 3, kind="pos")
-W = vec((4, 3), 4)
-Wt = vec((5, 3), 5)
-L = vec((3, 5), 6)
-ROW = vec((1, 4), 7)
-COL = vec((5, 1), 8)
+W = seeded((4, 3), seed=4)
+Wt = seeded((5, 3), seed=5)
+L = seeded((3, 5), seed=6)
+ROW = seeded((1, 4), seed=7)
+COL = seeded((5, 1), seed=8)
 IDX = np.array([0, 2, 4], "float32")
 TAKE_IDX = np.array([3, -1, 0, 7], "float32")
 
@@ -81,7 +77,7 @@ CASES = [
     ("dot", {}, [(A, C), (W, R)]),
     ("dot", {"transpose_a": True}, [(A, C), (Wt, R)]),
     ("dot", {}, [(L, D), (A, C)]),
-    ("dot", {"transpose_b": True}, [(vec((3, 4), 9), D), (A, C)]),
+    ("dot", {"transpose_b": True}, [(seeded((3, 4), seed=9), D), (A, C)]),
     ("dot", {"forward_stype": "default"}, [(L, D), (A, C)]),
     *[("elemwise_add", {}, [(A, s), (B, t)]) for s, t in [(R, R), (C, C), (D, C), (R, D)]],
     *[("elemwise_sub", {}, [(A, s), (B, s)]) for s in (R, C)],
@@ -136,7 +132,7 @@ def nd_of(value, stype):
     return arr if stype == "default" else arr.tostype(stype)
 
 
-def record_ops(golden: Any) -> None:
+def record_ops(golden: Golden) -> None:
     for i, (op, params, ins) in enumerate(CASES):
         meta = {"op": op, "params": params, "stypes": [s for _, s in ins]}
         arrays = {f"in{j}": v for j, (v, _) in enumerate(ins)}
@@ -152,9 +148,9 @@ def record_ops(golden: Any) -> None:
     grad[3] = 0  # a stored row of zeros
     rows = np.array([0, 2, 3])
     for k, (op, params, nstates) in enumerate(UPDATES):
-        w = mx.nd.array(vec((5, 4), 12))
+        w = mx.nd.array(seeded((5, 4), seed=12))
         g = mx.nd.sparse.row_sparse_array((grad[rows], rows), shape=grad.shape)
-        states = [mx.nd.array(np.abs(vec((5, 4), 13 + s)) * 0.1) for s in range(nstates)]
+        states = [mx.nd.array(np.abs(seeded((5, 4), seed=13 + s)) * 0.1) for s in range(nstates)]
         ins = [w.asnumpy(), g.asnumpy()] + [s.asnumpy() for s in states]
         arrays = {f"in{j}": v for j, v in enumerate(ins)}
         res = nd_function(op)(w, g, *states, out=w, **params)
@@ -170,7 +166,7 @@ def parts(a, tag: str) -> dict:
     return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
 
 
-def record_creation(golden: Any) -> None:
+def record_creation(golden: Golden) -> None:
     out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
     coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
                                   shape=(3, 4))  # fmt: skip
@@ -186,7 +182,7 @@ def record_creation(golden: Any) -> None:
     golden.put("creation", {}, **out)
 
 
-def record_saved(golden: Any) -> None:
+def record_saved(golden: Golden) -> None:
     arrays = {
         "csr": mx.nd.array(A).tostype("csr"),
         "rsp": mx.nd.array(B).tostype("row_sparse"),
@@ -204,7 +200,7 @@ def record_saved(golden: Any) -> None:
     (golden.path.parent / "sparse_mxnet.pkl").write_bytes(pickle.dumps({"a": a, "b": b}))
 
 
-def record_libsvm(golden: Any) -> None:
+def record_libsvm(golden: Golden) -> None:
     rng = np.random.RandomState(3)
     lines, llines = [], []
     for _ in range(11):
@@ -235,7 +231,7 @@ def record_libsvm(golden: Any) -> None:
         golden.put(f"libsvm_{name}", {}, **out)
 
 
-def record_linear(golden: Any) -> None:
+def record_linear(golden: Golden) -> None:
     rng = np.random.RandomState(5)
     n, dim = 32, 40
     x = (rng.uniform(size=(n, dim)) < 0.08) * rng.normal(size=(n, dim))
@@ -256,17 +252,17 @@ def csr_value(shape, seed, density=0.3):
     return x.astype("float32")
 
 
-def grad_case(golden: Any, name: str, kind: str, inputs: list, grad, ograd) -> None:
+def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -> None:
     rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
     arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
     golden.put(name, {"kind": kind, "stype": grad.stype}, **arrays, ograd=ograd,
                grad=grad.asnumpy(), indices=rows)  # fmt: skip
 
 
-def autograd_cases(golden: Any) -> None:
+def autograd_cases(golden: Golden) -> None:
     x = csr_value((4, 6), 1)
-    w = np.random.RandomState(2).normal(size=(6, 3)).astype("float32")
-    og = np.random.RandomState(3).normal(size=(4, 3)).astype("float32")
+    w = seeded((6, 3), seed=2)
+    og = seeded((4, 3), seed=3)
     zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
     for tag, w_stype, g_stype, head in (
         ("dot_dns_rspgrad", "default", "row_sparse", og),
@@ -283,8 +279,8 @@ def autograd_cases(golden: Any) -> None:
         y.backward(mx.nd.array(head))
         grad_case(golden, tag, "autograd_dot", [x, w], wt.grad, head)
     idx = np.array([[4, 1], [1, 7]], "float32")
-    emb = np.random.RandomState(4).normal(size=(9, 2)).astype("float32")
-    og = np.random.RandomState(5).normal(size=(2, 2, 2)).astype("float32")
+    emb = seeded((9, 2), seed=4)
+    og = seeded((2, 2, 2), seed=5)
     for tag, g_stype in (("emb_rspgrad", "row_sparse"), ("emb_dnsgrad", None)):
         wt = mx.nd.array(emb)
         wt.attach_grad(stype=g_stype)
@@ -299,10 +295,10 @@ def autograd_cases(golden: Any) -> None:
         grad_case(golden, tag, "autograd_embedding", [idx, emb], wt.grad, og)
 
 
-def executor_cases(golden: Any) -> None:
+def executor_cases(golden: Golden) -> None:
     x = csr_value((4, 6), 6)
-    w = np.random.RandomState(7).normal(size=(6, 3)).astype("float32")
-    og = np.random.RandomState(8).normal(size=(4, 3)).astype("float32")
+    w = seeded((6, 3), seed=7)
+    og = seeded((4, 3), seed=8)
     req = {"data": "null", "weight": "write"}
 
     def step(exe: Any, head: np.ndarray) -> Any:
@@ -318,8 +314,8 @@ def executor_cases(golden: Any) -> None:
         exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
         grad_case(golden, tag, "exe_dot", [x, w], step(exe, og), og)
     idx = np.array([[0, 5], [5, 2]], "float32")
-    emb = np.random.RandomState(9).normal(size=(7, 2)).astype("float32")
-    og = np.random.RandomState(10).normal(size=(2, 2, 2)).astype("float32")
+    emb = seeded((7, 2), seed=9)
+    og = seeded((2, 2, 2), seed=10)
     sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
                            sparse_grad=True)  # fmt: skip
     exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req=req)
@@ -341,7 +337,7 @@ def executor_cases(golden: Any) -> None:
         grad_case(golden, tag, "exe_dot", [x, w], grad, og)
 
 
-def iter_case(golden: Any) -> None:
+def iter_case(golden: Golden) -> None:
     x = csr_value((7, 5), 11, density=0.5)
     lab = np.arange(7, dtype="float32")
     np.random.seed(3)
@@ -354,7 +350,7 @@ def iter_case(golden: Any) -> None:
     golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
 
 
-def module_cases(golden: Any) -> None:
+def module_cases(golden: Golden) -> None:
     """example/sparse/linear_classification's loop: a CSR LibSVMIter, a row_sparse weight,
     Module with a local kvstore, prepare(sparse_row_id_fn), update."""
     rng = np.random.RandomState(12)
@@ -378,7 +374,7 @@ def module_cases(golden: Any) -> None:
                    bias=args["bias"].asnumpy())  # fmt: skip
 
 
-def gluon_cases(golden: Any) -> None:
+def gluon_cases(golden: Golden) -> None:
     """gluon.nn.Embedding(sparse_grad=True) trained by a Trainer: the first step's gradient
     rows and the weight after three steps, per optimizer."""
     rng = np.random.RandomState(13)
@@ -399,7 +395,7 @@ def gluon_cases(golden: Any) -> None:
         golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for part in (record_ops, record_creation, record_saved, record_libsvm, record_linear,
                  autograd_cases, executor_cases, iter_case, module_cases, gluon_cases):  # fmt: skip
         part(golden)

@@ -4,15 +4,14 @@ the ``expr`` and the result's ``stype`` (or MXNet's ``error``), its dense ``valu
 sparse result, its stored ``indices`` (and ``indptr`` for CSR)."""
 
 import warnings
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 
 FILE = "tests/ndarray/golden/sparse/sparse_arith.npz"
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     c = load_module("tests/ndarray/sparse_arith_cases.py")
     values = c.operands()
     golden.put("operands", {}, **values)

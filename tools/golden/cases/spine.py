@@ -17,31 +17,18 @@ What it records (issue 12):
 """
 
 import os
-import sys
 from typing import Any
 
 import numpy as np
-from core import load_module, mxnet_source
+from core import Golden, load_module, mxnet_example
 
 FILE = "tests/executor/golden/spine.npz"
 os.environ.setdefault("MXNET_SUBGRAPH_BACKEND", "NONE")  # the plain graph, no fusion
 c = load_module("tests/executor/spine_cases.py")
 
 
-def network_symbol(mx: Any, file: str, function: str, kwargs: dict) -> Any:
-    """``function(num_classes=c.NUM_CLASSES, **kwargs)`` of MXNet's example network in
-    ``file``."""
-    text = mxnet_source(f"example/image-classification/symbols/{file}")
-    if text is None:
-        raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
-    namespace: dict[str, Any] = {"__name__": "symbols_" + file[:-3].replace("-", "_")}
-    sys.modules.setdefault("mxnet", mx)
-    exec(compile(text, file, "exec"), namespace)  # MXNet's own example code, not ours
-    return namespace[function](num_classes=c.NUM_CLASSES, **kwargs)
-
-
 def _run_network(mx: Any, name: str, file: str, function: str, kwargs: dict, shape: tuple):
-    sym = network_symbol(mx, file, function, kwargs)
+    sym = getattr(mxnet_example(file), function)(num_classes=c.NUM_CLASSES, **kwargs)
     exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=(c.BATCH, *shape))
     for k, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
         arr[:] = c.init_array(k, arr.shape)
@@ -66,13 +53,12 @@ def _run_module(mx: Any, build: Any, shape: tuple, dtype: str, n: int) -> dict:
     mod = mx.mod.Module(sym, context=mx.cpu())
     mod.bind(data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
              label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)])  # fmt: skip
-    arg_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].arg_dict.items()}
-    aux_shapes = {k: v.shape for k, v in mod._exec_group.execs[0].aux_dict.items()}
-    arg_types = c.names_dtypes(mod._exec_group.execs[0])
-    params = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["args"][k])
-              for k, s in arg_shapes.items() if k not in ("data", "softmax_label")}  # fmt: skip
-    aux = {k: mx.nd.array(c.init_array(k, s), dtype=arg_types["aux"][k])
-           for k, s in aux_shapes.items()}  # fmt: skip
+    exe = mod._exec_group.execs[0]
+    arg_types = c.names_dtypes(exe)
+    params = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["args"][k])
+              for k, a in exe.arg_dict.items() if k not in ("data", "softmax_label")}  # fmt: skip
+    aux = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["aux"][k])
+           for k, a in exe.aux_dict.items()}  # fmt: skip
     mod.init_params(arg_params=params, aux_params=aux)
     mod.init_optimizer(optimizer="sgd", optimizer_params=c.SGD)
     outputs = []
@@ -109,7 +95,7 @@ def _bind_dtypes(mx: Any) -> dict:
     return out
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     import mxnet as mx
 
     golden.put("networks", {n: _run_network(mx, n, *spec) for n, *spec in c.NETWORKS})

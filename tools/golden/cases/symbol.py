@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import mxnet as mx
-from core import mxnet_source
+from core import Golden, mxnet_source
 
 FILE = "tests/symbol/golden/symbols.npz"
 
@@ -157,7 +157,7 @@ def summary(net: Any, shapes: dict) -> dict:
             "shapes": shapes, "arg_shapes": arg, "out_shapes": out, "aux_shapes": aux}  # fmt: skip
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     for name, code in CASES.items():
         env = {"mx": mx}
         with mx.name.NameManager():  # each case counts names from 0, as the tests do

@@ -5,10 +5,9 @@ and MXNet 1.9.1 reads them in place (its SHA-1 check of the published files is s
 this run); per case the samples, labels, vocabulary and token counts."""
 
 import os
-from typing import Any
 
 import mxnet as mx
-from core import load_module
+from core import Golden, load_module
 from mxnet.gluon.contrib.data import text as wikitext
 
 FILE = "tests/gluon/contrib/golden/wikitext.npz"
@@ -21,7 +20,7 @@ CORPUS = {
 }
 
 
-def record(golden: Any) -> None:
+def record(golden: Golden) -> None:
     os.makedirs(c.ROOT, exist_ok=True)
     for segment, body in CORPUS.items():
         name = {"validation": "valid"}.get(segment, segment)
