@@ -307,6 +307,37 @@ class BatchNormProp(OperatorProperty):
 # channel (per group for GroupNorm).
 
 
+class BatchNormVariantProp(OperatorProperty):
+    """An operator that runs BatchNorm (``self.bn``, made from :meth:`bn_kwargs`) and changes
+    its outputs: BatchNorm's arguments, auxiliary states and visible outputs."""
+
+    # the sweep's case: a batch of 3 with 2 channels of length 4
+    test_shapes = {
+        "data": (3, 2, 4),
+        "gamma": (2,),
+        "beta": (2,),
+        "moving_mean": (2,),
+        "moving_var": (2,),
+    }  # fmt: skip
+
+    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
+        self.bn = BatchNormProp.get_prop(self.bn_kwargs(param))
+        super().__init__(param, attrs)
+
+    def bn_kwargs(self, param: Any) -> dict[str, Any]:
+        """BatchNorm's keyword arguments for this operator's ``param``."""
+        raise NotImplementedError
+
+    def list_arguments(self) -> list[str]:
+        return self.bn.list_arguments()
+
+    def list_auxiliary_states(self) -> list[str]:
+        return self.bn.list_auxiliary_states()
+
+    def num_visible_outputs(self) -> int:
+        return self.bn.num_visible_outputs()
+
+
 def _moments(xp: Any, x: Any, red: tuple[int, ...], eps: float, acc: Any = None):
     acc = _acc(x.dtype) if acc is None else acc
     mean = x.mean(axis=red, dtype=acc, keepdims=True)
