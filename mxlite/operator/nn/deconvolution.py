@@ -195,12 +195,6 @@ class DeconvolutionProp(KernelLayerProp):
 
 
 class _DeconvolutionOp(Operator):
-    __slots__ = ("prop", "xp")
-
-    def __init__(self, prop: DeconvolutionProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _geometry(self, x: Any) -> cu.Geometry:
         """The convolution geometry whose data gradient this deconvolution is."""
         pad, _ = self.prop.pads(x.shape[2:])

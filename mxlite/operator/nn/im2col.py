@@ -177,9 +177,6 @@ def _col2im(xp: Any, col: Any, g: _Geometry, channels: int) -> Any:
 
 
 class _Im2colOp(Operator):
-    def __init__(self, prop: OperatorProperty, xp: Any) -> None:
-        self.prop, self.xp = prop, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         if req[0] != OpReq.NULL:
             g = _Geometry(self.prop, in_data[0].shape[2:])
@@ -193,9 +190,6 @@ class _Im2colOp(Operator):
 
 
 class _Col2imOp(Operator):
-    def __init__(self, prop: OperatorProperty, xp: Any) -> None:
-        self.prop, self.xp = prop, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         if req[0] != OpReq.NULL:
             g = _Geometry(self.prop, self.prop.param.output_size)

@@ -397,10 +397,6 @@ class LinspaceParam(Param):
 
 
 class _InitOp(Operator):
-    def __init__(self, prop: _InitProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(
         self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
     ) -> None:
