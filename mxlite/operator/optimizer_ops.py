@@ -72,20 +72,16 @@ _CG = (
 _LAZY = "If true, lazy updates are applied if gradient's stype is row_sparse."
 
 
-class SGDParam(Param):
+class SignSGDParam(Param):
     lr: float = field(doc=_LR)
     wd: float = field(default=0.0, doc=_WD)
     rescale_grad: float = field(default=1.0, doc=_RS)
     clip_gradient: float = field(default=-1.0, doc=_CG)
-    lazy_update: bool = field(default=True, doc=_LAZY)
 
 
-class SGDMomParam(Param):
-    lr: float = field(doc=_LR)
-    momentum: float = field(default=0.0, doc="The decay rate of momentum estimates.")
-    wd: float = field(default=0.0, doc=_WD)
-    rescale_grad: float = field(default=1.0, doc=_RS)
-    clip_gradient: float = field(default=-1.0, doc=_CG)
+class SGDParam(SignSGDParam):
+    """SignSGD's parameters followed by ``lazy_update``."""
+
     lazy_update: bool = field(default=True, doc=_LAZY)
 
 
@@ -97,19 +93,15 @@ class NAGMomParam(Param):
     clip_gradient: float = field(default=-1.0, doc=_CG)
 
 
-class SignSGDParam(Param):
-    lr: float = field(doc=_LR)
-    wd: float = field(default=0.0, doc=_WD)
-    rescale_grad: float = field(default=1.0, doc=_RS)
-    clip_gradient: float = field(default=-1.0, doc=_CG)
+class SGDMomParam(NAGMomParam):
+    """NAG's parameters followed by ``lazy_update``."""
+
+    lazy_update: bool = field(default=True, doc=_LAZY)
 
 
-class SignumParam(Param):
-    lr: float = field(doc=_LR)
-    momentum: float = field(default=0.0, doc="The decay rate of momentum estimates.")
-    wd: float = field(default=0.0, doc=_WD)
-    rescale_grad: float = field(default=1.0, doc=_RS)
-    clip_gradient: float = field(default=-1.0, doc=_CG)
+class SignumParam(NAGMomParam):
+    """NAG's parameters followed by ``wd_lh``."""
+
     wd_lh: float = field(default=0.0, doc="The amount of weight decay that does not go into "
                          "gradient/momentum calculations otherwise do weight decay algorithmically "
                          "only.")  # fmt: skip

@@ -133,6 +133,11 @@ class Operator:
     """Computes an operator. Kernels receive plain ``xp`` arrays, never NDArrays, and write
     only through :func:`~mxlite.operator.req.assign` under the given requests."""
 
+    def __init__(self, prop: Any = None, xp: Any = None) -> None:
+        # what most kernels keep: the property they compute, the array module (numpy, cupy)
+        self.prop = prop
+        self.xp = xp
+
     def forward(
         self,
         op_ctx: OpContext,

@@ -70,12 +70,6 @@ def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
 
 
 class _SimpleOperator(Operator):
-    __slots__ = ("prop", "xp")
-
-    def __init__(self, prop: _SimpleProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(
         self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
     ) -> None:

@@ -10,46 +10,27 @@ from typing import Any
 import numpy as np
 
 from ...context import Context
-from ..nn.normalization import BatchNormParam
-from ..registry import Operator, OperatorProperty, OpTest, get, register
+from ..nn.normalization import BatchNormParam, BatchNormVariantProp
+from ..registry import Operator, OpTest, register
 from ..req import OpReq, assign
 
 __all__: list[str] = []
 
 
 @register("_contrib_BatchNormWithReLU")
-class BatchNormWithReLUProp(OperatorProperty):
+class BatchNormWithReLUProp(BatchNormVariantProp):
     """Batch normalisation then ``max(x, 0)``; outputs (output, mean, var[, workspace])."""
 
     lists_output_names = True
 
     param_class = BatchNormParam
-    test = OpTest(
-        shapes={
-            "data": (3, 2, 4),
-            "gamma": (2,),
-            "beta": (2,),
-            "moving_mean": (2,),
-            "moving_var": (2,),
-        },  # fmt: skip
-        params={"fix_gamma": False},
-    )
+    test = OpTest(shapes=BatchNormVariantProp.test_shapes, params={"fix_gamma": False})
 
-    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
-        self.bn = get("BatchNorm").get_prop({k: getattr(param, k) for k in param.field_names()})
-        super().__init__(param, attrs)
-
-    def list_arguments(self) -> list[str]:
-        return self.bn.list_arguments()
+    def bn_kwargs(self, param: Any) -> dict[str, Any]:
+        return {k: getattr(param, k) for k in param.field_names()}
 
     def list_outputs(self) -> list[str]:
         return ["output", "mean", "var", "workspace"]
-
-    def list_auxiliary_states(self) -> list[str]:
-        return self.bn.list_auxiliary_states()
-
-    def num_visible_outputs(self) -> int:
-        return self.bn.num_visible_outputs()
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         res = self.bn.infer_shape(in_shape, None)

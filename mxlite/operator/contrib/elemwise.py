@@ -76,25 +76,30 @@ def _sign(xp: Any, x: Any, env: Any, out: Any) -> Any:
     return s
 
 
-simple_op(
+def _straight_through(name: str, forward: Any, doc: str) -> None:
+    """Register a straight-through estimator: ``forward`` forward, the gradient unchanged
+    backward (so the finite-difference check does not apply)."""
+    simple_op(
+        name,
+        forward=forward,
+        gradient=lambda xp, g, env: g,
+        forward_inplace=True,
+        gradient_inplace=True,
+        test=OpTest(grad=False),
+        doc=doc,
+    )
+
+
+_straight_through(
     "_contrib_round_ste",
-    forward=_round_half_away,
-    gradient=lambda xp, g, env: g,
-    forward_inplace=True,
-    gradient_inplace=True,
-    test=OpTest(grad=False),
-    doc="Straight-through-estimator of `round()`: rounds forward (halves away from zero), "
+    _round_half_away,
+    "Straight-through-estimator of `round()`: rounds forward (halves away from zero), "
     "passes the gradient through unchanged backward.",
 )
-simple_op(
+_straight_through(
     "_contrib_sign_ste",
-    forward=_sign,
-    gradient=lambda xp, g, env: g,
-    forward_inplace=True,
-    gradient_inplace=True,
-    test=OpTest(grad=False),
-    doc="Straight-through-estimator of `sign()`: the sign forward, the gradient unchanged "
-    "backward.",
+    _sign,
+    "Straight-through-estimator of `sign()`: the sign forward, the gradient unchanged backward.",
 )
 
 

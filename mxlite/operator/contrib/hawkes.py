@@ -97,22 +97,31 @@ def _inputs(in_data: list) -> tuple[Any, ...]:
     return lda, alpha, beta, state, lags, marks.astype(np.int64), vl, mt
 
 
+def _events(lags: Any, marks: Any, vl: Any, last: Any, dtype: Any) -> Any:
+    """Walk the event sequences step by step while any is running: yield the mask ``on`` of
+    the running ones, their marks ``c``, event times ``t`` and the time ``d`` since the latest
+    event of the same mark, read from ``last`` (which the caller updates); times in ``dtype``."""
+    n, t_len = lags.shape
+    rows = np.arange(n)
+    t = np.zeros(n, dtype=dtype)
+    for j in range(t_len):
+        on = j < vl
+        if not on.any():
+            break
+        c = marks[:, j]
+        t = np.where(on, t + lags[:, j], t)
+        yield on, c, t, t - last[rows, c]
+
+
 class _HawkesLLOp(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         lda, alpha, beta, state, lags, marks, vl, mt = _inputs(in_data)
-        n, t_len = lags.shape
+        n = lags.shape[0]
         rows = np.arange(n)
         state = state.copy()
         last = np.zeros_like(state)
         ll = np.zeros(n, dtype=lda.dtype)
-        t = np.zeros(n, dtype=lda.dtype)
-        for j in range(t_len):
-            on = j < vl
-            if not on.any():
-                break
-            c = marks[:, j]
-            t = np.where(on, t + lags[:, j], t)
-            d = t - last[rows, c]
+        for on, c, t, d in _events(lags, marks, vl, last, lda.dtype):
             ed = np.exp(-beta[c] * d)
             s = state[rows, c]
             lam = lda[rows, c] + alpha[c] * beta[c] * s * ed
@@ -131,22 +140,14 @@ class _HawkesLLOp(Operator):
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         lda, alpha, beta, state, lags, marks, vl, mt = _inputs(in_data)
         dy = np.asarray(out_grad[0])
-        n, t_len = lags.shape
-        rows = np.arange(n)
+        rows = np.arange(lags.shape[0])
         phi = state.copy()
         dphi = np.zeros_like(phi)  # d(state)/d(beta)
         last = np.zeros_like(phi)
         g_mu = np.zeros_like(phi)
         g_a = np.zeros_like(phi)
         g_b = np.zeros_like(phi)
-        t = np.zeros(n, dtype=lda.dtype)
-        for j in range(t_len):
-            on = j < vl
-            if not on.any():
-                break
-            c = marks[:, j]
-            t = np.where(on, t + lags[:, j], t)
-            d = t - last[rows, c]
+        for on, c, t, d in _events(lags, marks, vl, last, lda.dtype):
             a, b = alpha[c], beta[c]
             ed = np.exp(-b * d)
             s, ds = phi[rows, c], dphi[rows, c]

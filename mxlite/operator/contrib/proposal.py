@@ -138,6 +138,27 @@ def propose(p: ProposalParam, prob: np.ndarray, deltas: np.ndarray, info: np.nda
     return ordered[rows], ordered_scores[rows]
 
 
+def _test(batch: int) -> OpTest:
+    """The test case of both proposal operators, for ``batch`` images."""
+    return OpTest(
+        shapes={
+            "cls_prob": (batch, 2, 3, 4),
+            "bbox_pred": (batch, 4, 3, 4),
+            "im_info": (batch, 3),
+        },
+        params={
+            "scales": (2.0,),
+            "ratios": (1.0,),
+            "feature_stride": 4,
+            "rpn_post_nms_top_n": 5,
+            "rpn_min_size": 1,
+        },  # fmt: skip
+        low=0.0,
+        grad=False,
+        matches_mxnet=False,  # im_info below 1 x 1: MXNet clips the boxes to 0, mxlite does not
+    )
+
+
 class _ProposalProp(OperatorProperty):
     param_class = ProposalParam
     multi = False
@@ -178,19 +199,7 @@ class _ProposalProp(OperatorProperty):
 class ProposalProp(_ProposalProp):
     """Region proposals for one image."""
 
-    test = OpTest(
-        shapes={"cls_prob": (1, 2, 3, 4), "bbox_pred": (1, 4, 3, 4), "im_info": (1, 3)},
-        params={
-            "scales": (2.0,),
-            "ratios": (1.0,),
-            "feature_stride": 4,
-            "rpn_post_nms_top_n": 5,
-            "rpn_min_size": 1,
-        },  # fmt: skip
-        low=0.0,
-        grad=False,
-        matches_mxnet=False,  # im_info below 1 x 1: MXNet clips the boxes to 0, mxlite does not
-    )
+    test = _test(batch=1)
 
 
 @register("_contrib_MultiProposal", aliases=("_npx_multi_proposal",))
@@ -198,19 +207,7 @@ class MultiProposalProp(_ProposalProp):
     """Region proposals for a batch of images (rows grouped by image)."""
 
     multi = True
-    test = OpTest(
-        shapes={"cls_prob": (2, 2, 3, 4), "bbox_pred": (2, 4, 3, 4), "im_info": (2, 3)},
-        params={
-            "scales": (2.0,),
-            "ratios": (1.0,),
-            "feature_stride": 4,
-            "rpn_post_nms_top_n": 5,
-            "rpn_min_size": 1,
-        },  # fmt: skip
-        low=0.0,
-        grad=False,
-        matches_mxnet=False,  # im_info below 1 x 1: MXNet clips the boxes to 0, mxlite does not
-    )
+    test = _test(batch=2)
 
 
 class _ProposalOp(Operator):

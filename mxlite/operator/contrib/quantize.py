@@ -14,6 +14,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import assign
+from .quantized_ops import _scalar
 
 __all__: list[str] = []
 
@@ -33,24 +34,35 @@ def _first(shapes: list | None) -> Any:
     return shapes[0] if shapes else None
 
 
+def _input_range(in_data: list) -> tuple[np.float32, np.float32]:
+    """The float range (``min_range``, ``max_range``) given as inputs 1 and 2."""
+    return _scalar(in_data[1]), _scalar(in_data[2])
+
+
 class _QuantBase(OperatorProperty):
+    """What the quantize operators share: no gradient; ``data`` followed by the (1,)-shaped
+    inputs of its float range, and an output shaped like ``data`` followed by the (1,)-shaped
+    outputs of its range (each subclass lists which it has)."""
+
     differentiable = False
 
     def list_arguments(self) -> list[str]:
         return ["data", "min_range", "max_range"]
 
+    def list_outputs(self) -> list[str]:
+        return ["output", "min_output", "max_output"]
+
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         # the output has the data's shape: a known output fills the data in (MXNet's
         # SHAPE_ASSIGN_CHECK both ways), as a quantized graph's begin states need
         d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
-        mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
-        mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
+        ranges = [
+            shape_assign(self, "input", name, s, (1,))
+            for name, s in zip(self.list_arguments()[1:], in_shape[1:])
+        ]
         if d is None:
             return None
-        return [tuple(d), mn, mx], self.out_shapes(tuple(d)), []
-
-    def out_shapes(self, d: tuple) -> list:
-        return [d]
+        return [tuple(d), *ranges], [tuple(d)] + [(1,)] * (len(self.list_outputs()) - 1), []
 
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         return []
@@ -67,12 +79,6 @@ class QuantizeProp(_QuantBase):
         dtypes=("float32",),
         matches_mxnet=False,  # random ranges may have min > max
     )
-
-    def list_outputs(self) -> list[str]:
-        return ["output", "min_output", "max_output"]
-
-    def out_shapes(self, d: tuple) -> list:
-        return [d, (1,), (1,)]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = np.dtype(np.int8 if self.param.out_type == "int8" else np.uint8)
@@ -91,10 +97,7 @@ class _QuantizeOp(Operator):
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         x = np.asarray(in_data[0], dtype=_F)
-        lo, hi = (
-            _F(np.asarray(in_data[1]).reshape(-1)[0]),
-            _F(np.asarray(in_data[2]).reshape(-1)[0]),
-        )
+        lo, hi = _input_range(in_data)
         if self.out_type == "uint8":
             scale = _F(255.0 / (hi - lo))
             q = ((x - lo) * scale + _F(0.5)).astype(np.uint8)
@@ -119,6 +122,9 @@ class DequantizeProp(_QuantBase):
         dtypes=("float32",),
     )  # fmt: skip
 
+    def list_outputs(self) -> list[str]:
+        return ["output"]
+
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0]
         if t is None:
@@ -133,10 +139,7 @@ class DequantizeProp(_QuantBase):
 class _DequantizeOp(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         q = np.asarray(in_data[0])
-        lo, hi = (
-            _F(np.asarray(in_data[1]).reshape(-1)[0]),
-            _F(np.asarray(in_data[2]).reshape(-1)[0]),
-        )
+        lo, hi = _input_range(in_data)
         if q.dtype == np.uint8:
             out = q.astype(_F) * _F((hi - lo) / _F(255)) + lo
         else:
@@ -199,18 +202,8 @@ def _mkldnn_scaled(x: np.ndarray, levels: np.float32, real: np.float32, dtype: t
     return np.clip(np.rint(x * scale), info.min, info.max).astype(dtype)
 
 
-class _OneInputQuant(OperatorProperty):
-    differentiable = False
-
-    def list_outputs(self) -> list[str]:
-        return ["output", "min_output", "max_output"]
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-
 @register("_contrib_quantize_v2")
-class QuantizeV2Prop(_OneInputQuant):
+class QuantizeV2Prop(_QuantBase):
     """Quantize float32 ``data`` to int8 or uint8 over the calibrated range, or over the data's
     own range when none is given; returns (data, min_output, max_output)."""
 
@@ -219,11 +212,8 @@ class QuantizeV2Prop(_OneInputQuant):
     # MXNet 1.9.1's MKLDNN build rounds some values one step up (82.29 -> 83)
     test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",), matches_mxnet=False)
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
-        if d is None:
-            return None
-        return [tuple(d)], [tuple(d), (1,), (1,)], []
+    def list_arguments(self) -> list[str]:
+        return ["data"]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0]
@@ -271,7 +261,7 @@ class _QuantizeV2Op(Operator):
 
 
 @register("_contrib_requantize")
-class RequantizeProp(_OneInputQuant):
+class RequantizeProp(_QuantBase):
     """Requantize int32 ``data`` (with the float range it stands for) to int8 over the
     calibrated range, or over the range its values actually reach."""
 
@@ -283,17 +273,6 @@ class RequantizeProp(_OneInputQuant):
         dtypes=("int32",),
         matches_mxnet=False,  # random ranges may have min > max
     )
-
-    def list_arguments(self) -> list[str]:
-        return ["data", "min_range", "max_range"]
-
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
-        mn = shape_assign(self, "input", "min_range", in_shape[1], (1,))
-        mx = shape_assign(self, "input", "max_range", in_shape[2], (1,))
-        if d is None:
-            return None
-        return [tuple(d), mn, mx], [tuple(d), (1,), (1,)], []
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         i32, f = np.dtype(np.int32), np.dtype(_F)
@@ -311,8 +290,7 @@ class _RequantizeOp(Operator):
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         p, q = self.p, np.asarray(in_data[0])
-        lo = _F(np.asarray(in_data[1]).reshape(-1)[0])
-        hi = _F(np.asarray(in_data[2]).reshape(-1)[0])
+        lo, hi = _input_range(in_data)
         # one int32 level: the input's real range over 2**31 - 1 levels (2**31 as a float)
         level = _F(max(abs(lo), abs(hi))) / _F(2147483647)
         x = q.astype(_F) * level

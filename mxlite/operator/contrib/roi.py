@@ -32,6 +32,9 @@ def _round_half_away(v: Any) -> Any:
 class _RoiOp(Operator):
     """Forward and backward from per-ROI (weights, channel map, batch index)."""
 
+    def __init__(self, param: Any) -> None:
+        self.param = param
+
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         """For each ROI: None (zero output) or (batch, W (P, H*W), chan (Cout, P) or None)."""
         raise NotImplementedError
@@ -108,6 +111,28 @@ def _sample_weights(y: np.ndarray, x: np.ndarray, h: int, w: int, t: Any) -> np.
     return wts
 
 
+def _float_type(dtype: Any) -> Any:
+    """The scalar type the ROI coordinates are computed in: the data's, float32 for integers."""
+    return np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float32
+
+
+def _bin_grid(t: Any, y0: Any, x0: Any, rh: Any, rw: Any, pooled: tuple, ratio: int) -> tuple:
+    """ROIAlign's sample points ``y``, ``x`` of shape (ph, pw, gh, gw): the region of corner
+    (``y0``, ``x0``) and size (``rh``, ``rw``) split into ``pooled`` = (ph, pw) bins, each
+    sampled at the centres of a (gh, gw) grid (``ratio`` per axis, or adaptive when <= 0)."""
+    ph, pw = pooled
+    bh, bw = t(rh / t(ph)), t(rw / t(pw))
+    gh = ratio if ratio > 0 else int(math.ceil(rh / ph))
+    gw = ratio if ratio > 0 else int(math.ceil(rw / pw))
+    iy = (np.arange(gh, dtype=t) + t(0.5)) * bh / t(gh)
+    ix = (np.arange(gw, dtype=t) + t(0.5)) * bw / t(gw)
+    ys = (y0 + np.arange(ph, dtype=t)[:, None] * bh + iy[None, :]).astype(t)  # (ph, gh)
+    xs = (x0 + np.arange(pw, dtype=t)[:, None] * bw + ix[None, :]).astype(t)  # (pw, gw)
+    y = np.broadcast_to(ys[:, None, :, None], (ph, pw, gh, gw))
+    x = np.broadcast_to(xs[None, :, None, :], (ph, pw, gh, gw))
+    return y, x
+
+
 def _roi_shapes(prop: OperatorProperty, in_shape: list, cols: int = 5) -> tuple | None:
     data, rois = in_shape
     if data is not None and len(data) != 4:
@@ -127,8 +152,21 @@ class _RoiProp(OperatorProperty):
     """What the ROI operators share: inputs ``data`` and ``rois`` of one float type, and a
     backward that reads only the output gradient and the regions."""
 
+    roi_cols: int = 5  # the numbers in a row of ``rois``
+
     def list_arguments(self) -> list[str]:
         return ["data", "rois"]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        got = _roi_shapes(self, in_shape, cols=self.roi_cols)
+        if got is None:
+            return None
+        data, rois = got
+        return [data, rois], [self.output_shape(data, rois[0])], []
+
+    def output_shape(self, data: tuple, num_rois: int) -> tuple:
+        """The output's shape for NCHW ``data`` and ``num_rois`` regions."""
+        raise NotImplementedError
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0] if in_type[0] is not None else in_type[1]
@@ -174,11 +212,7 @@ class ROIAlignProp(_RoiProp):
         grad=False,
     )
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        got = _roi_shapes(self, in_shape)
-        if got is None:
-            return None
-        data, rois = got
+    def output_shape(self, data: tuple, num_rois: int) -> tuple:
         ph, pw = self.param.pooled_size
         c = data[1]
         if self.param.position_sensitive:
@@ -188,21 +222,18 @@ class ROIAlignProp(_RoiProp):
                     f"pooled_size[0]*pooled_size[1] when position_sensitive is true."
                 )
             c //= ph * pw
-        return [data, rois], [(rois[0], c, ph, pw)], []
+        return (num_rois, c, ph, pw)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ROIAlignOp(self.param)
 
 
 class _ROIAlignOp(_RoiOp):
-    def __init__(self, param: ROIAlignParam) -> None:
-        self.param = param
-
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         p = self.param
         _, c, h, w = shape
         ph, pw = p.pooled_size
-        t = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float32
+        t = _float_type(dtype)
         scale = t(p.spatial_scale)
         off = t(0.5) if p.aligned else t(0)
         n_bins = ph * pw
@@ -220,17 +251,9 @@ class _ROIAlignOp(_RoiOp):
             rw, rh = t(x2 - x1), t(y2 - y1)
             if not p.aligned:
                 rw, rh = max(rw, t(1)), max(rh, t(1))
-            bh, bw = t(rh / t(ph)), t(rw / t(pw))
-            gh = p.sample_ratio if p.sample_ratio > 0 else int(math.ceil(rh / ph))
-            gw = p.sample_ratio if p.sample_ratio > 0 else int(math.ceil(rw / pw))
-            iy = (np.arange(gh, dtype=t) + t(0.5)) * bh / t(gh)
-            ix = (np.arange(gw, dtype=t) + t(0.5)) * bw / t(gw)
-            ys = (y1 + np.arange(ph, dtype=t)[:, None] * bh + iy[None, :]).astype(t)  # (ph, gh)
-            xs = (x1 + np.arange(pw, dtype=t)[:, None] * bw + ix[None, :]).astype(t)  # (pw, gw)
-            y = np.broadcast_to(ys[:, None, :, None], (ph, pw, gh, gw))
-            x = np.broadcast_to(xs[None, :, None, :], (ph, pw, gh, gw))
+            y, x = _bin_grid(t, y1, x1, rh, rw, p.pooled_size, p.sample_ratio)
             wts = _sample_weights(y, x, h, w, t)
-            plans.append((b, (wts / (gh * gw)).astype(dtype), chan))
+            plans.append((b, (wts / (y.shape[2] * y.shape[3])).astype(dtype), chan))
         return plans
 
 
@@ -263,11 +286,7 @@ class PSROIPoolingProp(_RoiProp):
     def group(self) -> int:
         return self.param.group_size or self.param.pooled_size
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        got = _roi_shapes(self, in_shape)
-        if got is None:
-            return None
-        data, rois = got
+    def output_shape(self, data: tuple, num_rois: int) -> tuple:
         g = self.group()
         if data[1] != self.param.output_dim * g * g:
             raise ShapeError(
@@ -275,7 +294,7 @@ class PSROIPoolingProp(_RoiProp):
                 f"group_size**2 = {self.param.output_dim * g * g}."
             )
         k = self.param.pooled_size
-        return [data, rois], [(rois[0], self.param.output_dim, k, k)], []
+        return (num_rois, self.param.output_dim, k, k)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _PSROIPoolingOp(self)
@@ -283,14 +302,14 @@ class PSROIPoolingProp(_RoiProp):
 
 class _PSROIPoolingOp(_RoiOp):
     def __init__(self, prop: PSROIPoolingProp) -> None:
-        self.param = prop.param
+        super().__init__(prop.param)
         self.g = prop.group()
 
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         p, g = self.param, self.g
         _, _, h, w = shape
         k = p.pooled_size
-        t = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float32
+        t = _float_type(dtype)
         scale = t(p.spatial_scale)
         bins = np.arange(k)
         gsel = np.clip(np.floor(bins.astype(t) * g / k).astype(np.int64), 0, g - 1)
@@ -348,27 +367,21 @@ class RROIAlignProp(_RoiProp):
         grad=False,
     )
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        got = _roi_shapes(self, in_shape, cols=6)
-        if got is None:
-            return None
-        data, rois = got
+    roi_cols = 6
+
+    def output_shape(self, data: tuple, num_rois: int) -> tuple:
         ph, pw = self.param.pooled_size
-        return [data, rois], [(rois[0], data[1], ph, pw)], []
+        return (num_rois, data[1], ph, pw)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _RROIAlignOp(self.param)
 
 
 class _RROIAlignOp(_RoiOp):
-    def __init__(self, param: RROIAlignParam) -> None:
-        self.param = param
-
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         p = self.param
         _, _, h, w = shape
-        ph, pw = p.pooled_size
-        t = np.dtype(dtype).type if np.dtype(dtype).kind == "f" else np.float32
+        t = _float_type(dtype)
         scale = t(p.spatial_scale)
         plans: list = []
         for roi in rois.astype(t):
@@ -376,18 +389,11 @@ class _RROIAlignOp(_RoiOp):
             cx, cy, rw, rh = (roi[1:5] * scale).astype(t)
             theta = t(roi[5] * t(np.pi) / t(180.0))
             rw, rh = max(rw, t(1)), max(rh, t(1))
-            bh, bw = t(rh / t(ph)), t(rw / t(pw))
-            gh = p.sampling_ratio if p.sampling_ratio > 0 else int(math.ceil(rh / ph))
-            gw = p.sampling_ratio if p.sampling_ratio > 0 else int(math.ceil(rw / pw))
-            iy = (np.arange(gh, dtype=t) + t(0.5)) * bh / t(gh)
-            ix = (np.arange(gw, dtype=t) + t(0.5)) * bw / t(gw)
-            yy = (t(-rh / 2) + np.arange(ph, dtype=t)[:, None] * bh + iy[None, :]).astype(t)
-            xx = (t(-rw / 2) + np.arange(pw, dtype=t)[:, None] * bw + ix[None, :]).astype(t)
-            yy = np.broadcast_to(yy[:, None, :, None], (ph, pw, gh, gw))
-            xx = np.broadcast_to(xx[None, :, None, :], (ph, pw, gh, gw))
+            # sample points about the centre, then rotated by theta and moved to (cx, cy)
+            yy, xx = _bin_grid(t, t(-rh / 2), t(-rw / 2), rh, rw, p.pooled_size, p.sampling_ratio)
             cos, sin = t(np.cos(theta)), t(np.sin(theta))
             x = (xx * cos + yy * sin + cx).astype(t)
             y = (yy * cos - xx * sin + cy).astype(t)
             wts = _sample_weights(y, x, h, w, t)
-            plans.append((b, (wts / (gh * gw)).astype(dtype), None))
+            plans.append((b, (wts / (yy.shape[2] * yy.shape[3])).astype(dtype), None))
         return plans

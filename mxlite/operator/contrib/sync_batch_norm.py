@@ -11,8 +11,9 @@ from typing import Any
 import numpy as np
 
 from ...context import Context
+from ..nn.normalization import BatchNormVariantProp
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, get, register
+from ..registry import Operator, OpTest, register
 from ..req import OpReq
 
 __all__: list[str] = []
@@ -35,43 +36,20 @@ class SyncBatchNormParam(Param):
 
 
 @register("_contrib_SyncBatchNorm")
-class SyncBatchNormProp(OperatorProperty):
+class SyncBatchNormProp(BatchNormVariantProp):
     """Batch normalisation (statistics of this device's batch; see the module note)."""
 
     input_var_init = {3: '["zero", {}]', 4: '["one", {}]'}  # moving mean, moving var
 
     param_class = SyncBatchNormParam
-    test = OpTest(
-        shapes={
-            "data": (3, 2, 4),
-            "gamma": (2,),
-            "beta": (2,),
-            "moving_mean": (2,),
-            "moving_var": (2,),
-        },  # fmt: skip
-        params={"key": "bn"},
-        grad=False,
-    )
+    test = OpTest(shapes=BatchNormVariantProp.test_shapes, params={"key": "bn"}, grad=False)
 
-    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
-        p = param
-        self.bn = get("BatchNorm").get_prop(
-            dict(eps=p.eps, momentum=p.momentum, fix_gamma=p.fix_gamma,
-                 use_global_stats=p.use_global_stats, output_mean_var=p.output_mean_var)
-        )  # fmt: skip
-        super().__init__(param, attrs)
-
-    def list_arguments(self) -> list[str]:
-        return self.bn.list_arguments()
+    def bn_kwargs(self, param: Any) -> dict[str, Any]:
+        names = ("eps", "momentum", "fix_gamma", "use_global_stats", "output_mean_var")
+        return {k: getattr(param, k) for k in names}
 
     def list_outputs(self) -> list[str]:
         return self.bn.list_outputs()
-
-    def list_auxiliary_states(self) -> list[str]:
-        return self.bn.list_auxiliary_states()
-
-    def num_visible_outputs(self) -> int:
-        return self.bn.num_visible_outputs()
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         return self.bn.infer_shape(in_shape, out_shape)

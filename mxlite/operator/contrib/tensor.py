@@ -138,10 +138,6 @@ class IndexArrayProp(OperatorProperty):
 
 
 class _IndexArrayOp(Operator):
-    def __init__(self, prop: IndexArrayProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp = self.xp
         shape = in_data[0].shape

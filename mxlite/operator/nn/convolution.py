@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...base import ShapeError
+from ...base import Shape, ShapeError
 from ..param import Param, field
 from ..registry import (
     OpContext,
@@ -79,13 +79,13 @@ class ConvolutionParam(Param):
     )
 
 
-def input_names(no_bias: bool) -> list[str]:
-    return ["data", "weight"] if no_bias else ["data", "weight", "bias"]
-
-
 class WeightedLayerProp(OperatorProperty):
-    """What Convolution, Deconvolution and FullyConnected share: floating-point types only,
-    and a backward that reads the output gradient, the data and the weight (not the output)."""
+    """What Convolution, Deconvolution and FullyConnected share: inputs data, weight and (unless
+    ``no_bias``) bias, floating-point types only, and a backward that reads the output
+    gradient, the data and the weight (not the output)."""
+
+    def list_arguments(self) -> list[str]:
+        return ["data", "weight"] if self.param.no_bias else ["data", "weight", "bias"]
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         res = super().infer_type(in_type, out_type)
@@ -97,8 +97,43 @@ class WeightedLayerProp(OperatorProperty):
         return [out_grad[0], in_data[0], in_data[1]]
 
 
+class KernelLayerProp(WeightedLayerProp):
+    """What Convolution and Deconvolution share: an (N+2)-D input in the layout of ``geom``
+    (set by the subclass) whose channels split into ``num_group`` groups, and a weight of
+    ``kernel`` taps with a bias ``(num_filter,)``."""
+
+    geom: cu.Geometry
+
+    def data_channels_first(self, dshape: Shape) -> list[int]:
+        """``dshape`` channels first, after checking its rank and its channels."""
+        g = self.geom
+        if len(dshape) != g.nd + 2:
+            raise ShapeError(
+                f"{self.where()}: input 'data' must be {g.nd + 2}-D for a {g.nd}-D kernel "
+                f"{self.param.kernel}, got shape {tuple(dshape)}."
+            )
+        d = list(cu.to_channels_first(tuple(dshape), g))
+        c = d[1]
+        if c and c % g.groups:
+            raise ShapeError(
+                f"{self.where()}: input 'data' has {c} channels, not a multiple of "
+                f"num_group={g.groups}."
+            )
+        return d
+
+    def assign_weight_bias(self, in_shape: list, wshape: Shape) -> list:
+        """``in_shape`` with the weight (``wshape`` channels first) and the bias filled in."""
+        ins = list(in_shape)
+        ins[1] = shape_assign(
+            self, "input", "weight", in_shape[1], cu.to_channels_last(wshape, self.geom)
+        )
+        if not self.param.no_bias:
+            ins[2] = shape_assign(self, "input", "bias", in_shape[2], (self.param.num_filter,))
+        return ins
+
+
 @register("Convolution", aliases=("_npx_convolution",))
-class ConvolutionProp(WeightedLayerProp):
+class ConvolutionProp(KernelLayerProp):
     """Compute *N*-D convolution on *(N+2)*-D input.
 
     In the 2-D case, data ``(batch_size, channel, height, width)``, weight
@@ -138,9 +173,6 @@ class ConvolutionProp(WeightedLayerProp):
         super().__init__(param, attrs)
         self.geom = cu.check_geometry(self.op_name, None, param)
 
-    def list_arguments(self) -> list[str]:
-        return input_names(self.param.no_bias)
-
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self.check_num_inputs(in_shape, f"no_bias={self.param.no_bias}")
         p, g = self.param, self.geom
@@ -148,23 +180,8 @@ class ConvolutionProp(WeightedLayerProp):
         dshape = in_shape[0]
         if dshape is None:
             return None
-        if len(dshape) != nd + 2:
-            raise ShapeError(
-                f"{self.where()}: input 'data' must be {nd + 2}-D for a {nd}-D kernel "
-                f"{p.kernel}, got shape {tuple(dshape)}."
-            )
-        d = list(cu.to_channels_first(tuple(dshape), g))
-        c = d[1]
-        if c and c % g.groups:
-            raise ShapeError(
-                f"{self.where()}: input 'data' has {c} channels, not a multiple of "
-                f"num_group={g.groups}."
-            )
-        ins = list(in_shape)
-        wshape = (p.num_filter, c // g.groups) + p.kernel
-        ins[1] = shape_assign(self, "input", "weight", in_shape[1], cu.to_channels_last(wshape, g))
-        if not p.no_bias:
-            ins[2] = shape_assign(self, "input", "bias", in_shape[2], (p.num_filter,))
+        d = self.data_channels_first(dshape)
+        ins = self.assign_weight_bias(in_shape, (p.num_filter, d[1] // g.groups) + p.kernel)
         dk = g.dilated()
         o = [d[0], p.num_filter]
         for i in range(nd):

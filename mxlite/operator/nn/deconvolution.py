@@ -29,7 +29,7 @@ from ..registry import OpContext, Operator, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_algo as ca
 from . import _conv_util as cu
-from .convolution import WeightedLayerProp, input_names
+from .convolution import KernelLayerProp
 
 __all__ = ["DeconvolutionParam", "DeconvolutionProp"]
 
@@ -115,7 +115,7 @@ def _check(op: str, name: str | None, param: DeconvolutionParam) -> tuple[cu.Geo
 
 
 @register("Deconvolution", aliases=("_npx_deconvolution",))
-class DeconvolutionProp(WeightedLayerProp):
+class DeconvolutionProp(KernelLayerProp):
     """Computes 1D, 2D or 3D transposed convolution (aka fractionally strided convolution) of
     the input tensor. This operation can be seen as the gradient of Convolution operation with
     respect to its input: it goes from a smaller input to a larger output while preserving the
@@ -142,9 +142,6 @@ class DeconvolutionProp(WeightedLayerProp):
         super().__init__(param, attrs)
         self.geom, self.adj = _check(self.op_name, None, param)
 
-    def list_arguments(self) -> list[str]:
-        return input_names(self.param.no_bias)
-
     def pads(self, in_spatial: Shape) -> tuple[Shape, Shape]:
         """``(pad, adj)`` for these input sizes (MXNet's ``InferPad``)."""
         g, target = self.geom, self.param.target_shape
@@ -170,23 +167,8 @@ class DeconvolutionProp(WeightedLayerProp):
         dshape = in_shape[0]
         if dshape is None:
             return None
-        if len(dshape) != nd + 2:
-            raise ShapeError(
-                f"{self.where()}: input 'data' must be {nd + 2}-D for a {nd}-D kernel "
-                f"{p.kernel}, got shape {tuple(dshape)}."
-            )
-        d = cu.to_channels_first(tuple(dshape), g)
-        c = d[1]
-        if c and c % g.groups:
-            raise ShapeError(
-                f"{self.where()}: input 'data' has {c} channels, not a multiple of "
-                f"num_group={g.groups}."
-            )
-        ins = list(in_shape)
-        wshape = (c, p.num_filter // g.groups) + p.kernel
-        ins[1] = shape_assign(self, "input", "weight", in_shape[1], cu.to_channels_last(wshape, g))
-        if not p.no_bias:
-            ins[2] = shape_assign(self, "input", "bias", in_shape[2], (p.num_filter,))
+        d = tuple(self.data_channels_first(dshape))
+        ins = self.assign_weight_bias(in_shape, (d[1], p.num_filter // g.groups) + p.kernel)
         pad, adj = self.pads(d[2:])
         o = [d[0], p.num_filter]
         for i in range(nd):
@@ -213,12 +195,6 @@ class DeconvolutionProp(WeightedLayerProp):
 
 
 class _DeconvolutionOp(Operator):
-    __slots__ = ("prop", "xp")
-
-    def __init__(self, prop: DeconvolutionProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _geometry(self, x: Any) -> cu.Geometry:
         """The convolution geometry whose data gradient this deconvolution is."""
         pad, _ = self.prop.pads(x.shape[2:])

@@ -24,7 +24,7 @@ from ..param import Param, field
 from ..registry import OpContext, Operator, OpTest, register, shape_assign
 from ..req import OpReq, assign
 from . import _conv_util as cu
-from .convolution import WeightedLayerProp, input_names
+from .convolution import WeightedLayerProp
 
 __all__ = ["FullyConnectedParam", "FullyConnectedProp"]
 
@@ -80,9 +80,6 @@ class FullyConnectedProp(WeightedLayerProp):
     test = OpTest(
         shapes={"data": (3, 2, 4), "weight": (5, 8), "bias": (5,)}, params={"num_hidden": 5}
     )
-
-    def list_arguments(self) -> list[str]:
-        return input_names(self.param.no_bias)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self.check_num_inputs(in_shape, f"no_bias={self.param.no_bias}")

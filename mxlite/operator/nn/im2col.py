@@ -177,9 +177,6 @@ def _col2im(xp: Any, col: Any, g: _Geometry, channels: int) -> Any:
 
 
 class _Im2colOp(Operator):
-    def __init__(self, prop: OperatorProperty, xp: Any) -> None:
-        self.prop, self.xp = prop, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         if req[0] != OpReq.NULL:
             g = _Geometry(self.prop, in_data[0].shape[2:])
@@ -193,9 +190,6 @@ class _Im2colOp(Operator):
 
 
 class _Col2imOp(Operator):
-    def __init__(self, prop: OperatorProperty, xp: Any) -> None:
-        self.prop, self.xp = prop, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         if req[0] != OpReq.NULL:
             g = _Geometry(self.prop, self.prop.param.output_size)
@@ -208,13 +202,20 @@ class _Col2imOp(Operator):
             assign(in_grad[0], req[0], _im2col(self.xp, out_grad[0], g))
 
 
-@register("im2col")
-class Im2colProp(OperatorProperty):
-    """Extract sliding blocks of ``data`` (N, C, *spatial) into columns (N, C*prod(kernel), L)."""
+class _BlocksProp(OperatorProperty):
+    """What im2col and col2im share: each is the other's adjoint, so the backward reads only
+    the output gradient."""
 
     lists_output_names = True
-
     lists_input_names = True
+
+    def declare_backward_dependency(self, out_grad, in_data, out_data):
+        return [out_grad[0]]
+
+
+@register("im2col")
+class Im2colProp(_BlocksProp):
+    """Extract sliding blocks of ``data`` (N, C, *spatial) into columns (N, C*prod(kernel), L)."""
 
     param_class = Im2colParam
 
@@ -234,20 +235,13 @@ class Im2colProp(OperatorProperty):
         g = _Geometry(self, tuple(data[2:]))
         return [tuple(data)], [(data[0], g.rows(data[1]), g.blocks())], []
 
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return [out_grad[0]]
-
     def create_operator(self, ctx: Context) -> Operator:
         return _Im2colOp(self, ctx.xp)
 
 
 @register("col2im")
-class Col2imProp(OperatorProperty):
+class Col2imProp(_BlocksProp):
     """Sum columns (N, C*prod(kernel), L) back into an image (N, C, *output_size)."""
-
-    lists_output_names = True
-
-    lists_input_names = True
 
     param_class = Col2imParam
 
@@ -275,9 +269,6 @@ class Col2imProp(OperatorProperty):
                 f"output_size {p.output_size} need (N, C*{block}, {g.blocks()})."
             )
         return [tuple(data)], [(data[0], data[1] // block, *p.output_size)], []
-
-    def declare_backward_dependency(self, out_grad, in_data, out_data):
-        return [out_grad[0]]
 
     def create_operator(self, ctx: Context) -> Operator:
         return _Col2imOp(self, ctx.xp)

@@ -157,6 +157,17 @@ class _LabelledProp(OperatorProperty):
                 f"{self.op_name}: expected 2 inputs (data, label); got {len(in_shape)}."
             )
 
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        self._check_arity(in_shape)
+        dshape, lshape = in_shape
+        if dshape is None:
+            return None
+        return [dshape, self.label_shape(dshape, lshape)], [dshape], []
+
+    def label_shape(self, dshape: tuple, lshape: tuple | None) -> tuple:
+        """The label's shape for ``dshape`` data: ``lshape`` checked, or filled in if None."""
+        raise NotImplementedError
+
     def infer_type(self, in_type: list, out_type: list | None = None):
         res = super().infer_type(in_type, out_type)
         if res is not None:
@@ -186,11 +197,7 @@ class SoftmaxOutputProp(_LabelledProp):
 
     param_class = SoftmaxOutputParam
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        self._check_arity(in_shape)
-        dshape, lshape = in_shape
-        if dshape is None:
-            return None
+    def label_shape(self, dshape: tuple, lshape: tuple | None) -> tuple:
         if lshape != dshape:
             if self.param.multi_output:
                 if len(dshape) < 2:
@@ -210,7 +217,7 @@ class SoftmaxOutputProp(_LabelledProp):
                     )
             else:
                 lshape = shape_assign(self, "input", "label", lshape, tuple(dshape[:-1]))
-        return [dshape, lshape], [dshape], []
+        return lshape
 
     def create_operator(self, ctx: Context) -> Operator:
         return _SoftmaxOutputOp(self.param, ctx.xp)
@@ -370,11 +377,7 @@ class _SoftmaxCrossEntropyOp(Operator):
 class _RegressionProp(_LabelledProp):
     param_class = RegressionOutputParam
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        self._check_arity(in_shape)
-        dshape, lshape = in_shape
-        if dshape is None:
-            return None
+    def label_shape(self, dshape: tuple, lshape: tuple | None) -> tuple:
         if lshape is None:
             lshape = (dshape[0],) if len(dshape) == 2 and dshape[1] == 1 else dshape
         elif (
@@ -386,7 +389,7 @@ class _RegressionProp(_LabelledProp):
                 f"{self.op_name}: input 'label' has shape {lshape}; it must have the batch size "
                 f"and number of elements of 'data' {dshape}."
             )
-        return [dshape, lshape], [dshape], []
+        return lshape
 
     def create_operator(self, ctx: Context) -> Operator:
         return _RegressionOp(type(self), self.param.grad_scale, ctx.xp)
@@ -444,13 +447,8 @@ class SVMOutputProp(_LabelledProp):
 
     param_class = SVMOutputParam
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        self._check_arity(in_shape)
-        dshape, lshape = in_shape
-        if dshape is None:
-            return None
-        lshape = shape_assign(self, "input", "label", lshape, tuple(dshape[:-1]))
-        return [dshape, lshape], [dshape], []
+    def label_shape(self, dshape: tuple, lshape: tuple | None) -> tuple:
+        return shape_assign(self, "input", "label", lshape, tuple(dshape[:-1]))
 
     def create_operator(self, ctx: Context) -> Operator:
         return _SVMOutputOp(self.param, ctx.xp)

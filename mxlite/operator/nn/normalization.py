@@ -307,6 +307,37 @@ class BatchNormProp(OperatorProperty):
 # channel (per group for GroupNorm).
 
 
+class BatchNormVariantProp(OperatorProperty):
+    """An operator that runs BatchNorm (``self.bn``, made from :meth:`bn_kwargs`) and changes
+    its outputs: BatchNorm's arguments, auxiliary states and visible outputs."""
+
+    # the sweep's case: a batch of 3 with 2 channels of length 4
+    test_shapes = {
+        "data": (3, 2, 4),
+        "gamma": (2,),
+        "beta": (2,),
+        "moving_mean": (2,),
+        "moving_var": (2,),
+    }  # fmt: skip
+
+    def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
+        self.bn = BatchNormProp.get_prop(self.bn_kwargs(param))
+        super().__init__(param, attrs)
+
+    def bn_kwargs(self, param: Any) -> dict[str, Any]:
+        """BatchNorm's keyword arguments for this operator's ``param``."""
+        raise NotImplementedError
+
+    def list_arguments(self) -> list[str]:
+        return self.bn.list_arguments()
+
+    def list_auxiliary_states(self) -> list[str]:
+        return self.bn.list_auxiliary_states()
+
+    def num_visible_outputs(self) -> int:
+        return self.bn.num_visible_outputs()
+
+
 def _moments(xp: Any, x: Any, red: tuple[int, ...], eps: float, acc: Any = None):
     acc = _acc(x.dtype) if acc is None else acc
     mean = x.mean(axis=red, dtype=acc, keepdims=True)
@@ -376,6 +407,12 @@ class _LayerNormOp(Operator):
 
 
 class _NormPropBase(OperatorProperty):
+    """What LayerNorm, InstanceNorm and GroupNorm share: data, gamma and beta in; the output,
+    mean and a spread out (the last two visible with ``output_mean_var``)."""
+
+    lists_output_names = True
+    lists_input_names = True
+
     def list_arguments(self) -> list[str]:
         return ["data", "gamma", "beta"]
 
@@ -396,10 +433,7 @@ class _NormPropBase(OperatorProperty):
 class LayerNormProp(_NormPropBase):
     """Layer normalisation along ``axis``: (x - mean) / sqrt(var + eps) * gamma + beta."""
 
-    lists_output_names = True
     bfloat16_kernel = False  # MXNet 1.9.1 refuses bfloat16 here (operator/bfloat16.py)
-
-    lists_input_names = True
 
     param_class = LayerNormParam
 
@@ -474,18 +508,15 @@ class _GroupedNormOp(Operator):
             assign(in_grad[0], req[0], dx.reshape(x.shape))
 
 
-@register("InstanceNorm")
-class InstanceNormProp(_NormPropBase):
-    """Instance normalisation: each (sample, channel) over its spatial axes."""
+class _GroupedNormProp(_NormPropBase):
+    """InstanceNorm and GroupNorm: (batch, channel, spatial...) data whose channels form groups,
+    with one mean, spread, gamma and beta per group (per sample for the statistics)."""
 
-    lists_output_names = True
+    instance = False  # InstanceNorm: one group per channel
 
-    lists_input_names = True
-
-    param_class = InstanceNormParam
-
-    def list_outputs(self) -> list[str]:
-        return ["output", "mean", "var"]
+    def groups(self, data: tuple) -> int:
+        """The number of groups for this (at least 3-D) data shape."""
+        raise NotImplementedError
 
     def infer_shape(self, in_shape, out_shape=None):
         self.check_num_inputs(in_shape)
@@ -497,46 +528,44 @@ class InstanceNormProp(_NormPropBase):
                 f"{self.where()}: argument 'data' has shape {tuple(data)}; expected at least 3 "
                 f"dimensions (batch, channel, spatial...)."
             )
-        stats = (data[0], data[1])
-        return _fill_params(self, in_shape, (data[1],)), [data, stats, stats], []
+        g = self.groups(data)
+        stats = (data[0], g)
+        return _fill_params(self, in_shape, (g,)), [data, stats, stats], []
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _GroupedNormOp(self.param, ctx.xp, instance=self.instance)
+
+
+@register("InstanceNorm")
+class InstanceNormProp(_GroupedNormProp):
+    """Instance normalisation: each (sample, channel) over its spatial axes."""
+
+    param_class = InstanceNormParam
+    instance = True
+
+    def list_outputs(self) -> list[str]:
+        return ["output", "mean", "var"]
+
+    def groups(self, data: tuple) -> int:
+        return data[1]
 
     def infer_type(self, in_type, out_type=None):
         _only_float32(self, in_type[0] if in_type else None)
         return super().infer_type(in_type, out_type)
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _GroupedNormOp(self.param, ctx.xp, instance=True)
-
 
 @register("GroupNorm")
-class GroupNormProp(_NormPropBase):
+class GroupNormProp(_GroupedNormProp):
     """Group normalisation: channels split into ``num_groups`` groups, each normalised with
     its spatial axes; gamma and beta have one entry per group (MXNet 1.9.1)."""
 
-    lists_output_names = True
-
-    lists_input_names = True
-
     param_class = GroupNormParam
 
-    def infer_shape(self, in_shape, out_shape=None):
-        self.check_num_inputs(in_shape)
-        data = in_shape[0]
-        if data is None:
-            return None
+    def groups(self, data: tuple) -> int:
         g = self.param.num_groups
-        if len(data) < 3:
-            raise ShapeError(
-                f"{self.where()}: argument 'data' has shape {tuple(data)}; expected at least 3 "
-                f"dimensions (batch, channel, spatial...)."
-            )
         if data[1] % g:
             raise ShapeError(
                 f"{self.where()}: argument 'num_groups' is {g}; it must divide the {data[1]} "
                 f"channels of data {tuple(data)}."
             )
-        stats = (data[0], g)
-        return _fill_params(self, in_shape, (g,)), [data, stats, stats], []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _GroupedNormOp(self.param, ctx.xp, instance=False)
+        return g

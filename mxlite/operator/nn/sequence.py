@@ -55,7 +55,10 @@ class SequenceReverseParam(Param):
 
 
 class _SequenceProp(OperatorProperty):
-    """Shared arguments, checks and inference of the three sequence operators."""
+    """Shared arguments, checks, inference and kernel of the three sequence operators."""
+
+    lists_output_names = True
+    lists_input_names = True
 
     axes: tuple[int, ...] = (0, 1)
 
@@ -64,6 +67,9 @@ class _SequenceProp(OperatorProperty):
 
     def out_shape(self, dshape: tuple) -> tuple:
         return dshape
+
+    def create_operator(self, ctx: Context) -> Operator:
+        return _SequenceOp(self, ctx.xp)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         n = len(self.list_arguments())
@@ -195,27 +201,16 @@ class _SequenceOp(Operator):
 class SequenceMaskProp(_SequenceProp):
     """Set the steps past each sequence's length to ``value``."""
 
-    lists_output_names = True
-
-    lists_input_names = True
-
     param_class = SequenceMaskParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})
 
     def forward_inplace_option(self, in_data: list, out_data: list) -> list:
         return [(in_data[0], out_data[0])]
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _SequenceOp(self, ctx.xp)
-
 
 @register("SequenceLast")
 class SequenceLastProp(_SequenceProp):
     """The last valid step of each sequence: the time axis is removed."""
-
-    lists_output_names = True
-
-    lists_input_names = True
 
     param_class = SequenceLastParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})
@@ -224,21 +219,11 @@ class SequenceLastProp(_SequenceProp):
         axis = self.param.axis
         return dshape[:axis] + dshape[axis + 1 :]
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _SequenceOp(self, ctx.xp)
-
 
 @register("SequenceReverse")
 class SequenceReverseProp(_SequenceProp):
     """Reverse the first ``length`` steps of each sequence; later steps stay in place."""
 
-    lists_output_names = True
-
-    lists_input_names = True
-
     param_class = SequenceReverseParam
     test = OpTest(shapes={"data": (4, 3, 2)}, params={})
     axes = (0,)
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _SequenceOp(self, ctx.xp)

@@ -209,10 +209,6 @@ class _SoftmaxBaseProp(OperatorProperty):
 
 
 class _SoftmaxOp(Operator):
-    def __init__(self, prop: _SoftmaxBaseProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _mask(self, x: Any, length: Any, axis: int) -> Any:
         xp = self.xp
         shape = [1] * x.ndim

@@ -122,6 +122,17 @@ def _check_target(prop: OperatorProperty, target: tuple) -> None:
         )
 
 
+class _SamplingProp(FloatDataProp):
+    """What GridGenerator, BilinearSampler and SpatialTransformer share: float data, named
+    inputs and outputs, and one visible output (the others keep the grids for backward)."""
+
+    lists_output_names = True
+    lists_input_names = True
+
+    def num_visible_outputs(self) -> int:
+        return 1
+
+
 # ---------------------------------------------------------------------------------------------
 # GridGenerator
 
@@ -173,20 +184,13 @@ class _GridGeneratorOp(Operator):
 
 
 @register("GridGenerator")
-class GridGeneratorProp(FloatDataProp):
+class GridGeneratorProp(_SamplingProp):
     """Make a sampling grid from an affine matrix (batch, 6) or an optical flow (batch, 2, h, w)."""
-
-    lists_output_names = True
-
-    lists_input_names = True
 
     param_class = GridGeneratorParam
 
     def list_outputs(self) -> list[str]:
         return ["output", "grid_dst"]
-
-    def num_visible_outputs(self) -> int:
-        return 1
 
     def infer_shape(self, in_shape, out_shape=None):
         self.check_num_inputs(in_shape)
@@ -257,12 +261,8 @@ class _BilinearSamplerOp(Operator):
 
 
 @register("BilinearSampler")
-class BilinearSamplerProp(FloatDataProp):
+class BilinearSamplerProp(_SamplingProp):
     """Sample ``data`` (N, C, H, W) bilinearly at ``grid`` (N, 2, h, w) of normalised (x, y)."""
-
-    lists_output_names = True
-
-    lists_input_names = True
 
     param_class = BilinearSamplerParam
 
@@ -271,9 +271,6 @@ class BilinearSamplerProp(FloatDataProp):
 
     def list_outputs(self) -> list[str]:
         return ["output", "tmp"]
-
-    def num_visible_outputs(self) -> int:
-        return 1
 
     def infer_shape(self, in_shape, out_shape=None):
         self.check_num_inputs(in_shape)
@@ -346,12 +343,8 @@ class _SpatialTransformerOp(Operator):
 
 
 @register("SpatialTransformer")
-class SpatialTransformerProp(FloatDataProp):
+class SpatialTransformerProp(_SamplingProp):
     """Warp ``data`` by the affine transform ``loc`` (N, 6) onto a ``target_shape`` grid."""
-
-    lists_output_names = True
-
-    lists_input_names = True
 
     param_class = SpatialTransformerParam
 
@@ -360,9 +353,6 @@ class SpatialTransformerProp(FloatDataProp):
 
     def list_outputs(self) -> list[str]:
         return ["output", "grid_dst", "grid_src"]
-
-    def num_visible_outputs(self) -> int:
-        return 1
 
     def infer_shape(self, in_shape, out_shape=None):
         self.check_num_inputs(in_shape)

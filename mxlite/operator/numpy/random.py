@@ -39,10 +39,6 @@ def _unbroadcast(xp: Any, g: Any, shape: Shape) -> Any:
 
 
 class _NpSamplerOp(Operator):
-    def __init__(self, prop: _NpSamplerProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _values(self, in_data: list) -> list:
         it = iter(in_data)
         return [next(it) if getattr(self.prop.param, n) is None else getattr(self.prop.param, n)

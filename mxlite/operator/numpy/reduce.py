@@ -82,10 +82,6 @@ def _out_shape(ishape: tuple, red: tuple[int, ...], keepdims: bool) -> tuple:
 
 
 class _NpReduceOperator(Operator):
-    def __init__(self, prop: _NpReduceProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         if req[0] == OpReq.NULL:
             return
@@ -331,10 +327,6 @@ class NpAnyProp(_NpBoolReduceProp):
 
 
 class _NpSearchOperator(Operator):
-    def __init__(self, prop: _NpSearchProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         p = self.prop.param
         fn = getattr(self.xp, self.prop.fn_name)

@@ -29,7 +29,7 @@ from ...context import Context
 from ..contrib.quantized_ops import _I8, _I32, _INT8_RANGE, _INT32_MAX, _U8, _max_abs, _range_scale
 from ..parallel import over_rows
 from ..param import Param, field
-from ..registry import OpContext, OperatorProperty
+from ..registry import OpContext, OperatorProperty, dtype_assign
 from ..req import OpReq, assign
 
 __all__: list[str] = []
@@ -206,6 +206,21 @@ class FusedProp(OperatorProperty):
                 f"{self.op_name}: this operator holds a subgraph; it is made by "
                 "Symbol.get_backend_symbol('MKLDNN') or read from a symbol file."
             )
+
+    def infer_type(self, in_type: list, out_type: list | None = None):
+        self._check_graph()
+        f = np.dtype(np.float32)
+        names = self.list_arguments()
+        if not self.param.quantized:
+            return [dtype_assign(self, names[i], t, f) for i, t in enumerate(in_type)], [f], []
+        if in_type[0] is None:
+            return None
+        ins, outs = self.quantized_types(in_type, names)
+        return ins, outs, []
+
+    def quantized_types(self, in_type: list, names: list[str]) -> tuple[list, list]:
+        """The input and output dtypes of the quantized operator (``in_type[0]`` is known)."""
+        raise NotImplementedError
 
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         return []

@@ -157,16 +157,9 @@ class SgMKLDNNConvProp(mc.FusedProp):
             post = None
         return np.dtype(np.uint8) if mc.output_unsigned(post) else np.dtype(np.int8)
 
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        self._check_graph()
+    def quantized_types(self, in_type: list, names: list[str]) -> tuple[list, list]:
         p = self.param
         f = np.dtype(np.float32)
-        names = self.list_arguments()
-        if not p.quantized:
-            ts = [dtype_assign(self, names[i], t, f) for i, t in enumerate(in_type)]
-            return ts, [f], []
-        if in_type[0] is None:
-            return None
         ts = [mc.check_int8(self, in_type[0])]
         sum_at = self._base() + 4 * p.with_bn
         for i, t in enumerate(in_type[1:], 1):
@@ -174,7 +167,7 @@ class SgMKLDNNConvProp(mc.FusedProp):
                 ts.append(np.dtype(np.int8) if t is None else np.dtype(t))
             else:
                 ts.append(dtype_assign(self, names[i], t, f))
-        return ts, [self.output_dtype(), f, f], []
+        return ts, [self.output_dtype(), f, f]
 
     def create_operator(self, ctx: Any) -> Operator:
         return _SgConvOp(self)

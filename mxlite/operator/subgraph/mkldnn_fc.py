@@ -132,21 +132,14 @@ class SgMKLDNNFCProp(mc.FusedProp):
         post = self.post if p.with_eltwise else None
         return np.dtype(np.uint8) if mc.output_unsigned(post) else np.dtype(np.int8)
 
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        self._check_graph()
-        p = self.param
+    def quantized_types(self, in_type: list, names: list[str]) -> tuple[list, list]:
         f = np.dtype(np.float32)
-        names = self.list_arguments()
-        if not p.quantized:
-            return [dtype_assign(self, names[i], t, f) for i, t in enumerate(in_type)], [f], []
-        if in_type[0] is None:
-            return None
         k = 2 if self.fc.param.no_bias else 3
         wt = f if self._channel_wise() else np.dtype(np.int8)
         ts = [mc.check_int8(self, in_type[0])]
         ts += [dtype_assign(self, names[i], in_type[i], wt if i < k else f)
                for i in range(1, len(in_type))]  # fmt: skip
-        return ts, [self.output_dtype()] + [f, f] * (self.num_outputs() > 1), []
+        return ts, [self.output_dtype()] + [f, f] * (self.num_outputs() > 1)
 
     def create_operator(self, ctx: Any) -> Operator:
         return _SgFCOp(self)

@@ -127,12 +127,6 @@ def norm_axis(prop: OperatorProperty, arg: str, axis: int, ndim: int) -> int:
 
 
 class _ArrayOperator(Operator):
-    __slots__ = ("prop", "xp")
-
-    def __init__(self, prop: ArrayOp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         if all(r == OpReq.NULL for r in req):
             return

@@ -119,6 +119,40 @@ class _DotOperatorBase(Operator):
                 "supports float32 and float64, as in MXNet."
             )
 
+    def _operands(self, lhs: Any, rhs: Any) -> tuple[Any, Any]:
+        """The matrices (or stacks of matrices) A, B with output = A @ B."""
+        raise NotImplementedError
+
+    def forward(
+        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
+    ) -> None:
+        lhs, rhs = in_data
+        self._check_dtype(lhs)
+        a, b = self._operands(lhs, rhs)
+        _matmul_into(self.xp, a, b, out_data[0], req[0])
+
+    def backward(
+        self,
+        op_ctx: OpContext,
+        out_grad: list,
+        in_data: list,
+        out_data: list,
+        req: list,
+        in_grad: list,
+        aux: list,
+    ) -> None:
+        lhs, rhs = in_data
+        a, b = self._operands(lhs, rhs)
+        g = out_grad[0].reshape(a.shape[:-1] + b.shape[-1:])
+        p, xp = self.param, self.xp
+        # dA = g @ B.T, dB = A.T @ g; an operand used transposed gets the transposed gradient
+        if req[0] != OpReq.NULL:
+            dlhs = matmul(xp, b, _swap(g)) if p.transpose_a else matmul(xp, g, _swap(b))
+            assign(in_grad[0], req[0], dlhs.reshape(lhs.shape))
+        if req[1] != OpReq.NULL:
+            drhs = matmul(xp, _swap(g), a) if p.transpose_b else matmul(xp, _swap(a), g)
+            assign(in_grad[1], req[1], drhs.reshape(rhs.shape))
+
 
 # ---- dot ------------------------------------------------------------------------------------
 
@@ -214,36 +248,6 @@ class _DotOperator(_DotOperatorBase):
             b = rhs.reshape(rv).T if p.transpose_b else rhs.reshape(rv)
         return a, b
 
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
-        lhs, rhs = in_data
-        self._check_dtype(lhs)
-        a, b = self._operands(lhs, rhs)
-        _matmul_into(self.xp, a, b, out_data[0], req[0])
-
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
-        lhs, rhs = in_data
-        a, b = self._operands(lhs, rhs)
-        g = out_grad[0].reshape(a.shape[0], b.shape[1])
-        p, xp = self.param, self.xp
-        # dA = g @ B.T, dB = A.T @ g; an operand used transposed gets the transposed gradient
-        if req[0] != OpReq.NULL:
-            dlhs = matmul(xp, b, g.T) if p.transpose_a else matmul(xp, g, b.T)
-            assign(in_grad[0], req[0], dlhs.reshape(lhs.shape))
-        if req[1] != OpReq.NULL:
-            drhs = matmul(xp, g.T, a) if p.transpose_b else matmul(xp, a.T, g)
-            assign(in_grad[1], req[1], drhs.reshape(rhs.shape))
-
 
 # ---- batch_dot ------------------------------------------------------------------------------
 
@@ -306,35 +310,10 @@ class BatchDotProp(_DotBase):
 
 
 class _BatchDotOperator(_DotOperatorBase):
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
-        lhs, rhs = in_data
-        self._check_dtype(lhs)
+    def _operands(self, lhs: Any, rhs: Any) -> tuple[Any, Any]:
         a = _swap(lhs) if self.param.transpose_a else lhs
         b = _swap(rhs) if self.param.transpose_b else rhs
-        _matmul_into(self.xp, a, b, out_data[0], req[0])
-
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
-        lhs, rhs = in_data
-        p, xp, g = self.param, self.xp, out_grad[0]
-        a = _swap(lhs) if p.transpose_a else lhs
-        b = _swap(rhs) if p.transpose_b else rhs
-        if req[0] != OpReq.NULL:
-            dlhs = xp.matmul(b, _swap(g)) if p.transpose_a else xp.matmul(g, _swap(b))
-            assign(in_grad[0], req[0], dlhs)
-        if req[1] != OpReq.NULL:
-            drhs = xp.matmul(_swap(g), a) if p.transpose_b else xp.matmul(_swap(a), g)
-            assign(in_grad[1], req[1], drhs)
+        return a, b
 
 
 # ---- the BLAS-3 operators of mx.nd.linalg -----------------------------------------------

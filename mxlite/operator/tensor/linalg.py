@@ -196,12 +196,6 @@ class _LaProp(OperatorProperty):
 
 
 class _LaOperator(Operator):
-    __slots__ = ("prop", "xp")
-
-    def __init__(self, prop: _LaProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _run(self, fn: Any, *args: Any) -> tuple:
         try:
             return fn(self.xp, *args)

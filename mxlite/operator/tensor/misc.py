@@ -397,10 +397,6 @@ class LinspaceParam(Param):
 
 
 class _InitOp(Operator):
-    def __init__(self, prop: _InitProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(
         self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
     ) -> None:
@@ -453,26 +449,29 @@ class _InitProp(OperatorProperty):
         return _InitOp(self, ctx.xp)
 
 
-@register("_zeros")
-class ZerosProp(_InitProp):
-    """An array of zeros (``mx.sym.zeros``)."""
+class _ConstantProp(_InitProp):
+    """An array of one constant, ``constant``."""
 
     param_class = InitOpParam
     test = OpTest(params={"shape": (2, 3)}, grad=False)
+    constant = 0
 
     def values(self, xp: Any, shape: Shape, dtype: np.dtype) -> Any:
-        return 0
+        return self.constant
+
+
+@register("_zeros")
+class ZerosProp(_ConstantProp):
+    """An array of zeros (``mx.sym.zeros``)."""
+
+    constant = 0
 
 
 @register("_ones")
-class OnesProp(_InitProp):
+class OnesProp(_ConstantProp):
     """An array of ones (``mx.sym.ones``)."""
 
-    param_class = InitOpParam
-    test = OpTest(params={"shape": (2, 3)}, grad=False)
-
-    def values(self, xp: Any, shape: Shape, dtype: np.dtype) -> Any:
-        return 1
+    constant = 1
 
 
 @register("_full")

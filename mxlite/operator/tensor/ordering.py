@@ -321,10 +321,6 @@ class CumsumParam(Param):
 
 
 class _CumsumOperator(Operator):
-    def __init__(self, prop: CumsumProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] == OpReq.NULL:
             return
@@ -403,10 +399,6 @@ class HistogramParam(Param):
 
 
 class _HistogramOperator(Operator):
-    def __init__(self, prop: HistogramProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp, p = self.xp, self.prop.param
         x = in_data[0].reshape(-1)

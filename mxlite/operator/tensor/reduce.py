@@ -242,10 +242,6 @@ _REDUCE: dict[str, tuple[Any, Any, bool, bool, bool, tuple[str, ...]]] = {
 
 
 class _ReduceOperator(Operator):
-    def __init__(self, prop: _ReduceAxesProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def _axes(self, ishape: Shape) -> tuple[int, ...]:
         p = self.prop.param
         return reduce_axes(self.prop.op_name, ishape, p.axis, p.keepdims, p.exclude)[0]
@@ -332,10 +328,6 @@ def _int_nrm2(xp: Any, x: Any, red: tuple) -> Any:
 
 
 class _NormOperator(Operator):
-    def __init__(self, prop: NormProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] == OpReq.NULL:
             return
@@ -419,10 +411,6 @@ def reduce_axis_shape(op: str, ishape: Shape, axis: int | None, keepdims: bool) 
 
 
 class _SearchOperator(Operator):
-    def __init__(self, prop: _SearchProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] == OpReq.NULL:
             return
@@ -512,10 +500,6 @@ class ArgmaxChannelProp(_SearchProp):
 
 
 class _MomentsOperator(Operator):
-    def __init__(self, prop: MomentsProp, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp, x = self.xp, in_data[0]
         red = reduce_axes("moments", x.shape, self.prop.param.axes, True, False)[0]
