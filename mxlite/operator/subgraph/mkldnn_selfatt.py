@@ -94,16 +94,12 @@ class _SelfAttProp(mc.FusedProp):
             return _F32
         return _I8 if mc.calibrated(p) else mc.I32
 
-    def infer_type(self, in_type: list, out_type: list | None = None):
-        self._check_graph()
-        names = self.list_arguments()
-        if not self.param.quantized:
-            return [dtype_assign(self, n, t, _F32) for n, t in zip(names, in_type)], [_F32], []
+    def quantized_types(self, in_type: list, names: list[str]) -> tuple[list, list]:
         k = len(self.data_args)
         ts = [dtype_assign(self, n, t, want)
               for n, t, want in zip(names, in_type, self.int_types)]  # fmt: skip
         ts += [dtype_assign(self, names[i], in_type[i], _F32) for i in range(k, len(in_type))]
-        return ts, [self.output_dtype()] + [_F32, _F32] * (self.num_outputs() > 1), []
+        return ts, [self.output_dtype()] + [_F32, _F32] * (self.num_outputs() > 1)
 
 
 def _int_products(a: np.ndarray, b: np.ndarray) -> np.ndarray:
