@@ -92,3 +92,26 @@ def test_quantized_layers_equal_on_either_path(monkeypatch, dtype) -> None:
     for g, v in zip(got, want):
         for a, b in zip(g, v):
             np.testing.assert_array_equal(a, b)
+
+
+def _bound_fc(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    data = mx.sym.var("qdata", shape=x.shape, dtype="int8")
+    sym = mx.sym.contrib.quantized_fully_connected(data, num_hidden=len(w), no_bias=True)
+    names = sym.list_arguments()
+    exe = sym.simple_bind(mx.cpu(), grad_req="null", type_dict={names[1]: "int8"})
+    exe.arg_dict[names[0]][:] = mx.nd.array(x, dtype=np.int8)
+    exe.arg_dict[names[1]][:] = mx.nd.array(w, dtype=np.int8)
+    for name, v in zip(names[2:], (-1.0, 1.0, -0.5, 0.5)):
+        exe.arg_dict[name][:] = v
+    return exe.forward()[0].asnumpy()
+
+
+def test_a_new_weight_is_never_taken_for_a_cached_one(monkeypatch) -> None:
+    """Executors bound one after another, each dropped before the next (whose weights' engine
+    vars may then stand where the last ones stood), each use their own weight."""
+    monkeypatch.setenv("MXLITE_INT8_GEMM", "auto")
+    rng = np.random.default_rng(11)
+    for features in (444, 8192, 444, 8192):
+        x = rng.integers(-128, 127, (3, features), endpoint=True).astype(np.int8)
+        w = rng.integers(-127, 127, (5, features), endpoint=True).astype(np.int8)
+        np.testing.assert_array_equal(_bound_fc(x, w), x.astype(np.int64) @ w.T.astype(np.int64))

@@ -325,7 +325,7 @@ class _LayerOp(Operator):
         if (geom is not None and not ig.Int8Conv.supports(geom)) or not ig.available():
             return None
         vars_ = op_ctx.in_vars
-        key = None if vars_ is None else (id(vars_[1]), vars_[1].version)
+        key = None if vars_ is None else (vars_[1], vars_[1].version)
         if key is None or key != self._key:
             w = np.asarray(weight)
             self._kernel = (

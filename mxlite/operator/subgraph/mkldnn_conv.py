@@ -201,7 +201,7 @@ class _SgConvOp(Operator):
         p, k = self.prop.param, self.prop._base()
         n = k + 4 * p.with_bn
         vars_ = op_ctx.in_vars
-        key = None if vars_ is None else tuple((id(v), v.version) for v in vars_[1:n])
+        key = None if vars_ is None else tuple((v, v.version) for v in vars_[1:n])
         if key is not None and key == self._key:
             return self._cache
         w = np.asarray(in_data[1], np.float32)

@@ -175,7 +175,7 @@ class _SgFCOp(Operator):
             assign(out, req[0], y.reshape(out.shape))
             return
         ranges = [_scalar(a) for a in in_data[k:]]
-        key = (x.dtype, *ranges, *((id(v), v.version) for v in (op_ctx.in_vars or ())[1:k]))
+        key = (x.dtype, *ranges, *((v, v.version) for v in (op_ctx.in_vars or ())[1:k]))
         if op_ctx.in_vars is None or key != self._key:
             self._key, self._cache = key, self._scaled(x.dtype, in_data[1:k], ranges)
         qw, qb, out_scale, lo, hi = self._cache
