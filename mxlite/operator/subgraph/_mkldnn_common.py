@@ -29,7 +29,7 @@ from ...context import Context
 from ..contrib.quantized_ops import _I8, _I32, _INT8_RANGE, _INT32_MAX, _U8, _max_abs, _range_scale
 from ..parallel import over_rows
 from ..param import Param, field
-from ..registry import OpContext, OperatorProperty, dtype_assign
+from ..registry import OpContext, OperatorProperty, dtype_assign, shape_assign
 from ..req import OpReq, assign
 
 __all__: list[str] = []
@@ -227,6 +227,34 @@ class FusedProp(OperatorProperty):
 
     def range_outputs(self) -> list[str]:
         return ["output", "output_min", "output_max"]
+
+
+class ProductProp(FusedProp):
+    """A fused product whose quantized form may give float output (the fully connected layer,
+    the self-attention products): its first inputs are its inner operator's, then ``(1,)``
+    ranges; its outputs the product and, quantized without float output, its range."""
+
+    def inner_inputs(self) -> tuple[OperatorProperty, int]:
+        """The inner operator whose shapes the node takes, and how many inputs are its."""
+        raise NotImplementedError
+
+    def list_outputs(self) -> list[str]:
+        p = self.param
+        if p.quantized and not p.enable_float_output:
+            return ["output", "min_output", "max_output"]
+        return ["output"]
+
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        self._check_graph()
+        inner, k = self.inner_inputs()
+        res = inner.infer_shape(list(in_shape[:k]), None)
+        if res is None:
+            return None
+        ins, outs, _ = res
+        names = self.list_arguments()
+        rest = [shape_assign(self, "input", names[i], in_shape[i], (1,))
+                for i in range(k, len(in_shape))]  # fmt: skip
+        return list(ins) + rest, [outs[0]] + [(1,), (1,)] * (self.num_outputs() - 1), []
 
 
 def check_int8(prop: FusedProp, dtype: Any) -> np.dtype:

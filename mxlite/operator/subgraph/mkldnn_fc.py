@@ -17,7 +17,7 @@ import numpy as np
 
 from ..nn import _int8_gemm as ig
 from ..param import field
-from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
+from ..registry import Operator, dtype_assign, register, register_onnx
 from ..req import assign
 from . import _mkldnn_common as mc
 
@@ -57,7 +57,7 @@ class MKLDNNFCParam(mc.CalibParam):
 
 
 @register("_sg_mkldnn_fully_connected")
-class SgMKLDNNFCProp(mc.FusedProp):
+class SgMKLDNNFCProp(mc.ProductProp):
     """The fused fully connected layer (see the module note)."""
 
     param_class = MKLDNNFCParam
@@ -105,23 +105,9 @@ class SgMKLDNNFCProp(mc.FusedProp):
                 names += [] if no_bias else ["min_bias", "max_bias"]
         return names
 
-    def list_outputs(self) -> list[str]:
-        p = self.param
-        if p.quantized and not p.enable_float_output:
-            return ["output", "min_output", "max_output"]
-        return ["output"]
-
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+    def inner_inputs(self) -> tuple[Any, int]:
         self._check_graph()
-        k = 2 if self.fc.param.no_bias else 3
-        res = self.fc.infer_shape(list(in_shape[:k]), None)
-        if res is None:
-            return None
-        ins, outs, _ = res
-        names = self.list_arguments()
-        rest = [shape_assign(self, "input", names[i], in_shape[i], (1,))
-                for i in range(k, len(in_shape))]  # fmt: skip
-        return list(ins) + rest, [outs[0]] + [(1,), (1,)] * (self.num_outputs() - 1), []
+        return self.fc, 2 if self.fc.param.no_bias else 3
 
     def output_dtype(self) -> np.dtype:
         p = self.param

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..contrib.tensor import _heads_out, _split
 from ..param import field
-from ..registry import Operator, dtype_assign, register, register_onnx, shape_assign
+from ..registry import Operator, dtype_assign, register, register_onnx
 from ..req import assign
 from . import _mkldnn_common as mc
 
@@ -46,7 +46,7 @@ class MKLDNNSelfAttParam(mc.CalibParam):
     enable_float_output: bool = field(default=False, doc="Whether to enable float32 output")
 
 
-class _SelfAttProp(mc.FusedProp):
+class _SelfAttProp(mc.ProductProp):
     param_class = MKLDNNSelfAttParam
     test = None
     quantizable = "must"
@@ -70,23 +70,8 @@ class _SelfAttProp(mc.FusedProp):
     def list_arguments(self) -> list[str]:
         return list(self.data_args + (self.range_args if self.param.quantized else ()))
 
-    def list_outputs(self) -> list[str]:
-        p = self.param
-        if p.quantized and not p.enable_float_output:
-            return ["output", "min_output", "max_output"]
-        return ["output"]
-
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        self._check_graph()
-        k = len(self.data_args)
-        res = self.inner.infer_shape(list(in_shape[:k]), None)
-        if res is None:
-            return None
-        ins, outs, _ = res
-        names = self.list_arguments()
-        rest = [shape_assign(self, "input", names[i], in_shape[i], (1,))
-                for i in range(k, len(in_shape))]  # fmt: skip
-        return list(ins) + rest, [outs[0]] + [(1,), (1,)] * (self.num_outputs() - 1), []
+    def inner_inputs(self) -> tuple[Any, int]:
+        return self.inner, len(self.data_args)
 
     def output_dtype(self) -> np.dtype:
         p = self.param
