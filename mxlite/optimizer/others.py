@@ -12,12 +12,13 @@ from typing import Any, ClassVar
 
 from .. import ndarray as nd
 from .optimizer import Optimizer, _FusedOptimizer, register
+from .sgd import _MomentumState
 
 __all__ = ["NAG", "Signum", "LAMB", "DCASGD", "SGLD"]
 
 
 @register
-class NAG(_FusedOptimizer):
+class NAG(_MomentumState, _FusedOptimizer):
     """Nesterov accelerated gradient (``nag_mom_update``).
 
     Parameters
@@ -34,11 +35,6 @@ class NAG(_FusedOptimizer):
 
     _state_then_master: ClassVar[bool] = True
     _warn_name: ClassVar[str] = "NAG"
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def _update_impl(
         self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
@@ -65,7 +61,7 @@ class NAG(_FusedOptimizer):
 
 
 @register
-class Signum(Optimizer):
+class Signum(_MomentumState, Optimizer):
     """The Signum optimizer (``signum_update``; ``signsgd_update`` without momentum).
 
     Parameters
@@ -82,11 +78,6 @@ class Signum(Optimizer):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
