@@ -114,6 +114,14 @@ class _SubgraphProp(OperatorProperty):
         return [*out_grad, *in_data]
 
 
+class _SubgraphOp(Operator):
+    """The operator of a :class:`_SubgraphProp`: runs the prop's bodies on ``ctx``."""
+
+    def __init__(self, prop: _SubgraphProp, ctx: Context) -> None:
+        self.prop = prop
+        self.ctx = ctx
+
+
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
@@ -195,10 +203,8 @@ class ForeachProp(_SubgraphProp):
         return _ForeachOp(self, ctx)
 
 
-class _ForeachOp(Operator):
-    def __init__(self, prop: ForeachProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _ForeachOp(_SubgraphOp):
+    prop: ForeachProp
 
     def _run(self, in_data: list, is_train: bool, keep: bool):
         prop, p = self.prop, self.prop.param
@@ -332,10 +338,8 @@ def _truth(x: Any) -> bool:
     return bool(arr.reshape(-1)[0])
 
 
-class _WhileLoopOp(Operator):
-    def __init__(self, prop: WhileLoopProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _WhileLoopOp(_SubgraphOp):
+    prop: WhileLoopProp
 
     def _run(self, in_data: list, is_train: bool, keep: bool):
         prop, p = self.prop, self.prop.param
@@ -441,10 +445,8 @@ class CondProp(_SubgraphProp):
         return _CondOp(self, ctx)
 
 
-class _CondOp(Operator):
-    def __init__(self, prop: CondProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _CondOp(_SubgraphOp):
+    prop: CondProp
 
     def _branch(self, in_data: list, is_train: bool) -> tuple[SubgraphRunner, tuple]:
         p = self.prop.param
