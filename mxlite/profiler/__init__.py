@@ -274,6 +274,14 @@ def dumps(
     return _profiler.dumps(bool(reset), format, sort_by, bool(ascending))
 
 
+def _set_paused(func: str, profile_process: str, paused: bool) -> None:
+    """:func:`pause` (``paused``) or :func:`resume`, here or on the kvstore servers."""
+    if _check_process(func, profile_process) == "server":
+        _to_server(func, "pause", "1" if paused else "0")
+    else:
+        _profiler.set_paused(paused)
+
+
 def pause(profile_process: str = "worker") -> None:
     """Pause profiling: nothing is recorded until :func:`resume`.
 
@@ -282,10 +290,7 @@ def pause(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    if _check_process("pause", profile_process) == "server":
-        _to_server("pause", "pause", "1")
-    else:
-        _profiler.set_paused(True)
+    _set_paused("pause", profile_process, True)
 
 
 def resume(profile_process: str = "worker") -> None:
@@ -296,10 +301,7 @@ def resume(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    if _check_process("resume", profile_process) == "server":
-        _to_server("resume", "pause", "0")
-    else:
-        _profiler.set_paused(False)
+    _set_paused("resume", profile_process, False)
 
 
 atexit.register(_profiler.dump_at_exit)
