@@ -122,6 +122,13 @@ class _SubgraphOp(Operator):
         self.ctx = ctx
 
 
+def _known(ins: list, outs: list) -> tuple | None:
+    """The inference result: the inputs and outputs, or None while one is still unknown."""
+    if any(v is None for v in outs) or any(v is None for v in ins):
+        return None
+    return ins, outs, []
+
+
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
@@ -148,11 +155,25 @@ class ForeachProp(_SubgraphProp):
             body[loc] = ins[nd_ + ns + k]
         return body
 
+    def _node_inputs(self, ins: list, body: list, data_of: Any) -> list:
+        """The node's inputs from what the body's inputs ``body`` tell (the inverse of
+        :meth:`_body_inputs`): data input k becomes ``data_of(ins[k], body value)``."""
+        p = self.param
+        out = list(ins)
+        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
+        for k, loc in enumerate(p.in_data_locs):
+            out[k] = data_of(ins[k], body[loc])
+        for k, loc in enumerate(p.in_state_locs):
+            out[nd_ + k] = body[loc]
+        for k, loc in enumerate(p.remain_locs):
+            out[nd_ + ns + k] = body[loc]
+        return out
+
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self._check_graphs()
         p = self.param
         run = self.runners[0]
-        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
+        nd_ = len(p.in_data_locs)
         steps = _first(*[s[0] if s else None for s in in_shape[:nd_]])
         out_shape = list(out_shape) if out_shape else [None] * p.num_outputs
         step_out = [s[1:] if s else None for s in out_shape[: p.num_out_data]]
@@ -163,20 +184,13 @@ class ForeachProp(_SubgraphProp):
         b_in, b_out = run.infer_shape(body_in, step_out + out_shape[p.num_out_data :])
         for k, loc in enumerate(p.in_state_locs):
             b_in[loc] = _first(b_in[loc], b_out[p.num_out_data + k])
-        ins = list(in_shape)
-        for k, loc in enumerate(p.in_data_locs):
-            if b_in[loc] is not None and steps is not None:
-                ins[k] = (steps, *b_in[loc])
-        for k, loc in enumerate(p.in_state_locs):
-            ins[nd_ + k] = b_in[loc]
-        for k, loc in enumerate(p.remain_locs):
-            ins[nd_ + ns + k] = b_in[loc]
+        ins = self._node_inputs(
+            in_shape, b_in, lambda s, b: s if b is None or steps is None else (steps, *b)
+        )
         outs = [
             None if s is None or steps is None else (steps, *s) for s in b_out[: p.num_out_data]
         ] + [b_in[loc] for loc in p.in_state_locs]
-        if any(s is None for s in outs) or any(s is None for s in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         self._check_graphs()
@@ -185,18 +199,9 @@ class ForeachProp(_SubgraphProp):
         b_in, b_out = self.runners[0].infer_type(body_in)
         for k, loc in enumerate(p.in_state_locs):
             b_in[loc] = _first(b_in[loc], b_out[p.num_out_data + k])
-        ins = list(in_type)
-        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
-        for k, loc in enumerate(p.in_data_locs):
-            ins[k] = b_in[loc]
-        for k, loc in enumerate(p.in_state_locs):
-            ins[nd_ + k] = b_in[loc]
-        for k, loc in enumerate(p.remain_locs):
-            ins[nd_ + ns + k] = b_in[loc]
+        ins = self._node_inputs(in_type, b_in, lambda t, b: b)
         outs = list(b_out[: p.num_out_data]) + [b_in[loc] for loc in p.in_state_locs]
-        if any(t is None for t in outs) or any(t is None for t in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def create_operator(self, ctx: Context) -> Operator:
         self._check_graphs()
@@ -304,9 +309,7 @@ class WhileLoopProp(_SubgraphProp):
             ins[i] = _first(ins[i], c_in[k])
         outs = [None if s is None else (p.max_iterations, *s) for s in b_out[: p.num_out_data]]
         outs += [ins[self._var_input(j)] for j in range(nv)]
-        if any(s is None for s in outs) or any(s is None for s in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         self._check_graphs()
@@ -320,9 +323,7 @@ class WhileLoopProp(_SubgraphProp):
             ins[i] = _first(ins[i], c_in[k])
         outs = list(b_out[: p.num_out_data])
         outs += [ins[self._var_input(j)] for j in range(len(p.func_var_locs))]
-        if any(t is None for t in outs) or any(t is None for t in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def create_operator(self, ctx: Context) -> Operator:
         self._check_graphs()
@@ -428,9 +429,7 @@ class CondProp(_SubgraphProp):
                 ins[i] = _first(ins[i], b_in[k])
             branch_outs.append(b_out)
         outs = [_first(a, b) for a, b in zip(branch_outs[1], branch_outs[2])]
-        if any(v is None for v in outs) or any(v is None for v in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self._check_graphs()
