@@ -129,6 +129,18 @@ def _known(ins: list, outs: list) -> tuple | None:
     return ins, outs, []
 
 
+def _sum(total: Any, grad: Any) -> Any:
+    """A gradient summed into ``total`` (None: nothing so far)."""
+    return grad if total is None else total + grad
+
+
+def _assign_grads(in_grad: list, req: list, grads: list) -> None:
+    """Write each input's gradient as its ``req`` asks (None: no gradient reached it, zero)."""
+    for i, g in enumerate(grads):
+        if req[i] != OpReq.NULL:
+            assign(in_grad[i], req[i], 0 if g is None else g)
+
+
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
@@ -266,12 +278,8 @@ class _ForeachOp(_SubgraphOp):
             d_state = [g[loc] for loc in p.in_state_locs]
             for k, loc in enumerate(p.remain_locs):
                 if g[loc] is not None:
-                    d_remain[k] = g[loc] if d_remain[k] is None else d_remain[k] + g[loc]
-        grads = d_data + d_state + d_remain
-        for i, g in enumerate(grads):
-            if req[i] == OpReq.NULL:
-                continue
-            assign(in_grad[i], req[i], 0 if g is None else g)
+                    d_remain[k] = _sum(d_remain[k], g[loc])
+        _assign_grads(in_grad, req, d_data + d_state + d_remain)
 
 
 # ---- _while_loop ------------------------------------------------------------------------------
@@ -397,13 +405,11 @@ class _WhileLoopOp(_SubgraphOp):
             for k, i in enumerate(p.func_input_locs):
                 if k in p.func_var_locs or g[k] is None:
                     continue
-                grads[i] = g[k] if grads[i] is None else grads[i] + g[k]
+                grads[i] = _sum(grads[i], g[k])
         for j, i in enumerate(var_inputs):
             if d_var[j] is not None:
-                grads[i] = d_var[j] if grads[i] is None else grads[i] + d_var[j]
-        for i, g in enumerate(grads):
-            if req[i] != OpReq.NULL:
-                assign(in_grad[i], req[i], 0 if g is None else g)
+                grads[i] = _sum(grads[i], d_var[j])
+        _assign_grads(in_grad, req, grads)
 
 
 # ---- _cond ------------------------------------------------------------------------------------
@@ -466,7 +472,5 @@ class _CondOp(_SubgraphOp):
         grads: list[Any] = [None] * len(in_data)
         for k, i in enumerate(locs):
             if g[k] is not None:
-                grads[i] = g[k] if grads[i] is None else grads[i] + g[k]
-        for i, gi in enumerate(grads):
-            if req[i] != OpReq.NULL:
-                assign(in_grad[i], req[i], 0 if gi is None else gi)
+                grads[i] = _sum(grads[i], g[k])
+        _assign_grads(in_grad, req, grads)
