@@ -23,6 +23,7 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import MXNetError, ParamError
 from .io import DataBatch, DataDesc, DataIter
+from .utils import RoundBatchCursor
 
 __all__ = ["LibSVMIter"]
 
@@ -175,30 +176,16 @@ class LibSVMIter(DataIter):
             )
         self.provide_data = [DataDesc(data_name, (self.batch_size, dim), np.float32)]
         self.provide_label = [DataDesc(label_name, (self.batch_size,) + label_batch, np.float32)]
-        self._pos = 0
-        self._overflow = 0
+        self._cursor = RoundBatchCursor(num, self.batch_size)
         self._rows: np.ndarray | None = None
 
     def reset(self) -> None:
-        if self._overflow == 0:
-            self._pos = 0
-        self._overflow = 0
+        self._cursor.reset()
         self._rows = None
 
     def iter_next(self) -> bool:
-        self._rows = None
-        num = self._data.shape[0]
-        if self._overflow or self._pos >= num:
-            return False
-        take = min(self.batch_size, num - self._pos)
-        rows = np.arange(self._pos, self._pos + take)
-        self._pos += take
-        if take < self.batch_size:
-            rest = self.batch_size - take
-            rows = np.concatenate([rows, np.arange(rest)])
-            self._pos = self._overflow = rest
-        self._rows = rows
-        return True
+        self._rows = self._cursor.next_rows()
+        return self._rows is not None
 
     def next(self) -> DataBatch:
         if self.iter_next():
@@ -228,5 +215,5 @@ class LibSVMIter(DataIter):
 
     def getpad(self) -> int:
         """The number of examples at the end of the current batch that only fill it up."""
-        rows = self._current("getpad")
-        return self._overflow if len(rows) and self._overflow else 0
+        self._current("getpad")
+        return self._cursor.pad

@@ -81,3 +81,42 @@ def _getdata_by_idx(data: list[tuple[str, NDArray]], idx: np.ndarray) -> list[tu
         else:
             out.append((name, nd_array(arr.asnumpy()[idx], arr.context)))
     return out
+
+
+class RoundBatchCursor:
+    """Which examples each batch of an iterator over ``num`` in-memory examples holds, as
+    MXNet's batch loader (CSVIter, LibSVMIter) walks them: ``batch_size`` at a time, in order.
+    A short last batch is completed with the first examples when ``round_batch``, and the
+    epoch then ends; the ``reset`` that follows does not rewind, so the next epoch starts after
+    the examples borrowed (the loader's "overflow"). Without ``round_batch`` the short batch
+    stays short. ``pad`` is the number of rows of the last batch that only fill it up.
+    """
+
+    def __init__(self, num: int, batch_size: int, round_batch: bool = True) -> None:
+        self.num = num
+        self.batch_size = batch_size
+        self.round_batch = round_batch
+        self.pos = 0  # the next example to read
+        self.overflow = 0  # examples borrowed from the start by the last round batch
+        self.pad = 0
+
+    def reset(self) -> None:
+        if not self.round_batch or self.overflow == 0:
+            self.pos = 0
+        self.overflow = 0
+
+    def next_rows(self) -> np.ndarray | None:
+        """The indices of the next batch's examples, or None at the end of the epoch."""
+        if self.overflow or self.pos >= self.num:
+            return None
+        take = min(self.batch_size, self.num - self.pos)
+        rows = np.arange(self.pos, self.pos + take)
+        self.pos += take
+        self.pad = 0
+        if take < self.batch_size:
+            rest = self.batch_size - take
+            if self.round_batch:
+                rows = np.concatenate([rows, np.arange(rest)])
+                self.pos = self.overflow = rest
+            self.pad = rest
+        return rows
