@@ -20,7 +20,6 @@ construction, where MXNet's prefetcher reports it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -28,28 +27,18 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import MXNetError, ParamError
 from .io import DataBatch, DataDesc, DataIter
-from .utils import RoundBatchCursor
+from .utils import RoundBatchCursor, checked_batch_size, data_files
 
 __all__ = ["CSVIter"]
 
 _DTYPES = {"float32": np.float32, "int32": np.int32, "int64": np.int64}
 
 
-def _files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return sorted(
-            os.path.join(path, f) for f in os.listdir(path) if os.path.isfile(os.path.join(path, f))
-        )
-    if not os.path.isfile(path):
-        raise MXNetError(f"CSVIter: file {path!r} does not exist.")
-    return [path]
-
-
 def _parse(path: str, shape: tuple[int, ...], dtype: Any, what: str) -> np.ndarray:
     """All rows of the CSV file(s) at ``path`` as an array of shape ``(rows,) + shape``."""
     size = int(np.prod(shape))
     rows: list[list[str]] = []
-    for fname in _files(path):
+    for fname in data_files(path, "CSVIter"):
         with open(fname) as f:
             for line in f:
                 line = line.strip()
@@ -133,11 +122,7 @@ class CSVIter(DataIter):
         label_name: str = "softmax_label",
         **kwargs: Any,
     ) -> None:
-        if not isinstance(batch_size, int | np.integer) or batch_size <= 0:
-            raise ParamError(
-                f"CSVIter: argument 'batch_size' must be an int > 0, got {batch_size!r}."
-            )
-        super().__init__(int(batch_size))
+        super().__init__(checked_batch_size("CSVIter", batch_size))
         if dtype is None:
             dtype = "float32"
         dtype_name = np.dtype(dtype).name if not isinstance(dtype, str) else dtype

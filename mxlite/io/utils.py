@@ -1,16 +1,19 @@
 """Helpers of the in-memory iterators: naming the input arrays and reordering them.
 
 MXNet exports these from ``mx.io`` under the same private names, and some user iterators
-built on ``NDArrayIter`` call them, so they keep MXNet's names and results.
+built on ``NDArrayIter`` call them, so they keep MXNet's names and results. The file-reading
+iterators (CSVIter, LibSVMIter) share the rest: their files, their batch size check and the
+order in which they batch their examples (:class:`RoundBatchCursor`).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
-from ..base import DTypeError, MXNetError
+from ..base import DTypeError, MXNetError, ParamError
 
 try:  # NDArrayIter reads h5py datasets when h5py is installed (MXNet's name for the module)
     import h5py
@@ -81,6 +84,25 @@ def _getdata_by_idx(data: list[tuple[str, NDArray]], idx: np.ndarray) -> list[tu
         else:
             out.append((name, nd_array(arr.asnumpy()[idx], arr.context)))
     return out
+
+
+def data_files(path: str, where: str) -> list[str]:
+    """The file at ``path``, or every file in the folder ``path`` (sorted by name), as MXNet's
+    text iterators read them; ``where`` begins the error for a missing path."""
+    if os.path.isdir(path):
+        return sorted(
+            os.path.join(path, f) for f in os.listdir(path) if os.path.isfile(os.path.join(path, f))
+        )
+    if not os.path.isfile(path):
+        raise MXNetError(f"{where}: file {path!r} does not exist.")
+    return [path]
+
+
+def checked_batch_size(where: str, batch_size: Any) -> int:
+    """``batch_size`` as an int, which must be > 0."""
+    if not isinstance(batch_size, int | np.integer) or batch_size <= 0:
+        raise ParamError(f"{where}: argument 'batch_size' must be an int > 0, got {batch_size!r}.")
+    return int(batch_size)
 
 
 class RoundBatchCursor:
