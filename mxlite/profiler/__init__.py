@@ -283,12 +283,6 @@ def dumps(
     return _profiler.dumps(bool(reset), format, sort_by, bool(ascending))
 
 
-def _set_paused(func: str, profile_process: str, paused: bool) -> None:
-    """:func:`pause` (``paused``) or :func:`resume`, here or on the kvstore servers."""
-    body = "1" if paused else "0"
-    _here_or_server(func, profile_process, body, lambda: _profiler.set_paused(paused), "pause")
-
-
 def pause(profile_process: str = "worker") -> None:
     """Pause profiling: nothing is recorded until :func:`resume`.
 
@@ -297,7 +291,7 @@ def pause(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    _set_paused("pause", profile_process, True)
+    _here_or_server("pause", profile_process, "1", lambda: _profiler.set_paused(True))
 
 
 def resume(profile_process: str = "worker") -> None:
@@ -308,7 +302,7 @@ def resume(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    _set_paused("resume", profile_process, False)
+    _here_or_server("resume", profile_process, "0", lambda: _profiler.set_paused(False), "pause")
 
 
 atexit.register(_profiler.dump_at_exit)
