@@ -11,6 +11,7 @@ import os
 from typing import Any, ClassVar
 
 from .. import ndarray as nd
+from .adaptive import _clipped
 from .optimizer import Optimizer, _FusedOptimizer, register
 from .sgd import _MomentumState
 
@@ -205,9 +206,7 @@ class DCASGD(Optimizer):
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
-        grad = grad * self.rescale_grad
-        if self.clip_gradient is not None:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         mom, previous_weight = state
         step = -lr * (grad + wd * weight + self.lamda * grad * grad * (weight - previous_weight))
         if mom is not None:
@@ -232,9 +231,7 @@ class SGLD(Optimizer):
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
-        grad = grad * self.rescale_grad
-        if self.clip_gradient is not None:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         weight[:] += -lr / 2 * (grad + wd * weight)
         weight[:] += nd.random.normal(
             0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype, ctx=weight.context
