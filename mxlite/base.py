@@ -532,3 +532,16 @@ def add_members(namespace: dict[str, Any], where: str, owner: str, members: dict
         if name in namespace:
             raise ParamError(f"{where}.{name}: exists already; {owner} cannot add it.")
         namespace[name] = value
+
+
+def extend_class(cls: type, added_by: dict[str, str], owner: str, members: dict[str, Any]) -> None:
+    """Give the class ``cls`` the ``members`` that ``owner``, a module above it, implements:
+    what each lower layer's ``extend()`` does. ``added_by`` (kept beside ``cls``) records which
+    module added each name; a name another module already added is an error, so two modules
+    cannot silently replace each other's methods."""
+    for name, value in members.items():
+        prev = added_by.get(name)
+        if prev is not None and prev != owner:
+            raise MXNetError(f"{cls.__name__}.{name}: added by {prev}, and again by {owner}.")
+        added_by[name] = owner
+        setattr(cls, name, value)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -69,18 +69,28 @@ def _literal(value: Any) -> Any:
     return ast.literal_eval(value) if isinstance(value, str) else value
 
 
-def _no_gradient(name: str) -> None:
-    raise NotImplementedError(f"{name}: the operator has no gradient (as in MXNet).")
+def _shape_literal(value: Any) -> tuple:
+    """A shape attribute (an int or a tuple of ints, or its string) as a tuple."""
+    shape = _literal(value)
+    return (shape,) if isinstance(shape, int) else tuple(shape)
 
 
-class EmptyLike(CustomOp):
-    def forward(self, is_train: bool, req: list, in_data: list, out_data: list,
-                aux: list) -> None:  # fmt: skip
-        pass  # uninitialised, as np.empty_like's result
+class _NoGradientOp(CustomOp):
+    """A fallback operator without a gradient, as in MXNet; ``_what`` names it."""
+
+    _what: ClassVar[str]
 
     def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
                  aux: list) -> None:  # fmt: skip
-        _no_gradient("empty_like")
+        raise NotImplementedError(f"{self._what}: the operator has no gradient (as in MXNet).")
+
+
+class EmptyLike(_NoGradientOp):
+    _what = "empty_like"
+
+    def forward(self, is_train: bool, req: list, in_data: list, out_data: list,
+                aux: list) -> None:  # fmt: skip
+        pass  # uninitialised, as np.empty_like's result
 
 
 @register("empty_like_fallback")
@@ -105,7 +115,9 @@ class EmptyLikeProp(CustomOpProp):
         return EmptyLike()
 
 
-class Resize(CustomOp):
+class Resize(_NoGradientOp):
+    _what = "resize"
+
     def __init__(self, new_shape: Any) -> None:
         super().__init__()
         self._new_shape = new_shape
@@ -114,10 +126,6 @@ class Resize(CustomOp):
                 aux: list) -> None:  # fmt: skip
         self.assign(out_data[0], req[0], np.resize(in_data[0].asnumpy(), self._new_shape))
 
-    def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
-                 aux: list) -> None:  # fmt: skip
-        _no_gradient("resize")
-
 
 @register("resize_fallback")
 class ResizeProp(CustomOpProp):
@@ -125,8 +133,7 @@ class ResizeProp(CustomOpProp):
 
     def __init__(self, new_shape: Any) -> None:
         super().__init__(need_top_grad=True)
-        shape = _literal(new_shape)
-        self._new_shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._new_shape = _shape_literal(new_shape)
 
     def list_arguments(self) -> list[str]:
         return ["a"]
@@ -138,7 +145,9 @@ class ResizeProp(CustomOpProp):
         return Resize(self._new_shape)
 
 
-class Unravel_index(CustomOp):  # noqa: N801  (MXNet's name)
+class Unravel_index(_NoGradientOp):  # noqa: N801  (MXNet's name)
+    _what = "unravel_index"
+
     def __init__(self, shape: Any) -> None:
         super().__init__()
         self._shape = shape
@@ -148,10 +157,6 @@ class Unravel_index(CustomOp):  # noqa: N801  (MXNet's name)
         idx = np.unravel_index(in_data[0].asnumpy(), self._shape)  # integer indices only
         self.assign(out_data[0], req[0], np.stack(idx).reshape(out_data[0].shape))
 
-    def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
-                 aux: list) -> None:  # fmt: skip
-        _no_gradient("unravel_index")
-
 
 @register("unravel_index_fallback")
 class Unravel_indexProp(CustomOpProp):  # noqa: N801  (MXNet's name)
@@ -159,8 +164,7 @@ class Unravel_indexProp(CustomOpProp):  # noqa: N801  (MXNet's name)
 
     def __init__(self, shape: Any) -> None:
         super().__init__(need_top_grad=True)
-        shape = _literal(shape)
-        self._shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._shape = _shape_literal(shape)
 
     def list_arguments(self) -> list[str]:
         return ["indices"]
@@ -172,7 +176,9 @@ class Unravel_indexProp(CustomOpProp):  # noqa: N801  (MXNet's name)
         return Unravel_index(self._shape)
 
 
-class MultivariateNormal(CustomOp):
+class MultivariateNormal(_NoGradientOp):
+    _what = "random.multivariate_normal"
+
     def __init__(self, size: Any = None) -> None:
         super().__init__()
         self._size = size
@@ -187,10 +193,6 @@ class MultivariateNormal(CustomOp):
         shape = out_data[0].shape
         z = _random.normal(size=shape, dtype=mean.dtype, ctx=mean.context)
         self.assign(out_data[0], req[0], mean + (chol @ z.reshape(shape + (1,))).reshape(shape))
-
-    def backward(self, req: list, out_grad: list, in_data: list, out_data: list, in_grad: list,
-                 aux: list) -> None:  # fmt: skip
-        _no_gradient("random.multivariate_normal")
 
 
 @register("mvn_fallback")

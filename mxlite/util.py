@@ -133,6 +133,18 @@ def reset_np() -> None:
     set_np(shape=False, array=False)
 
 
+def _run_within(scope: Callable[[bool], Any], func: Callable) -> Callable:
+    """``func`` run inside ``with scope(True)`` (the semantics switch of :func:`np_shape` or
+    :func:`np_array`)."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        with scope(True):
+            return func(*args, **kwargs)
+
+    return wrapper
+
+
 def use_np_shape(func: Callable) -> Callable:
     """Decorate a function (or every method of a class) to run with NumPy shape semantics."""
     if isinstance(func, type):
@@ -141,12 +153,7 @@ def use_np_shape(func: Callable) -> Callable:
                 setattr(func, name, use_np_shape(attr))
         return func
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with np_shape(True):
-            return func(*args, **kwargs)
-
-    return wrapper
+    return _run_within(np_shape, func)
 
 
 def use_np(func: Callable) -> Callable:
@@ -182,12 +189,7 @@ def use_np_array(func: Callable) -> Callable:
                 setattr(func, name, use_np_array(attr))
         return func
 
-    @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with np_array(True):
-            return func(*args, **kwargs)
-
-    return wrapper
+    return _run_within(np_array, func)
 
 
 def getenv(name: str) -> str | None:

@@ -442,6 +442,21 @@ def test_server_profiling_needs_a_distributed_kvstore():
         profiler.set_state("run", profile_process="server")
 
 
+def test_server_commands_go_to_the_kvstore_handle(monkeypatch):
+    sent = []
+
+    class Handle:
+        def set_server_profiler_command(self, command, body):
+            sent.append((command, body))
+
+    monkeypatch.setattr(profiler, "profiler_kvstore_handle", Handle())
+    profiler.set_state("run", profile_process="server")
+    profiler.pause(profile_process="server")
+    profiler.resume(profile_process="server")
+    profiler.dump(False, profile_process="server")
+    assert sent == [("set_state", "1"), ("pause", "1"), ("pause", "0"), ("dump", "0")]
+
+
 def test_engine_sink_is_installed_only_while_recording(trace, monkeypatch):
     eng = engine.get()
     installed = []

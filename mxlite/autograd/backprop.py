@@ -77,6 +77,19 @@ def _accumulate(store: dict, key: tuple[int, int], value: NDArray, owned: set[in
         store[key] = dst
 
 
+def _blobs(arrays: list[NDArray | None], reads: list) -> list:
+    """The data of ``arrays`` (a missing one stays None); each one's var is added to
+    ``reads``."""
+    blobs: list = []
+    for a in arrays:
+        if a is None:
+            blobs.append(None)
+        else:
+            blobs.append(a._data)
+            reads.append(a._chunk.var)
+    return blobs
+
+
 def _run_backward(
     node: _Node, out_grads: list[NDArray], train: bool, direct: dict[int, NDArray] | None = None
 ) -> list[NDArray | None]:
@@ -133,19 +146,8 @@ def _run_backward(
     for g in out_grads:
         og.append(g._data)
         reads.append(g._chunk.var)
-    ind, outd = [], []
-    for x in node.in_data:
-        if x is None:
-            ind.append(None)
-        else:
-            ind.append(x._data)
-            reads.append(x._chunk.var)
-    for o in node.out_data:
-        if o is None:
-            outd.append(None)
-        else:
-            outd.append(o._data)
-            reads.append(o._chunk.var)
+    ind = _blobs(node.in_data, reads)
+    outd = _blobs(node.out_data, reads)
     if use_direct:  # a .grad buffer that the graph also reads gets a fresh array instead
         for i, g in enumerate(in_grads):
             if g is not None and g._chunk.var in reads:

@@ -114,6 +114,33 @@ class _SubgraphProp(OperatorProperty):
         return [*out_grad, *in_data]
 
 
+class _SubgraphOp(Operator):
+    """The operator of a :class:`_SubgraphProp`: runs the prop's bodies on ``ctx``."""
+
+    def __init__(self, prop: _SubgraphProp, ctx: Context) -> None:
+        self.prop = prop
+        self.ctx = ctx
+
+
+def _known(ins: list, outs: list) -> tuple | None:
+    """The inference result: the inputs and outputs, or None while one is still unknown."""
+    if any(v is None for v in outs) or any(v is None for v in ins):
+        return None
+    return ins, outs, []
+
+
+def _sum(total: Any, grad: Any) -> Any:
+    """A gradient summed into ``total`` (None: nothing so far)."""
+    return grad if total is None else total + grad
+
+
+def _assign_grads(in_grad: list, req: list, grads: list) -> None:
+    """Write each input's gradient as its ``req`` asks (None: no gradient reached it, zero)."""
+    for i, g in enumerate(grads):
+        if req[i] != OpReq.NULL:
+            assign(in_grad[i], req[i], 0 if g is None else g)
+
+
 def _first(*values: Any) -> Any:
     return next((v for v in values if v is not None), None)
 
@@ -140,11 +167,25 @@ class ForeachProp(_SubgraphProp):
             body[loc] = ins[nd_ + ns + k]
         return body
 
+    def _node_inputs(self, ins: list, body: list, data_of: Any) -> list:
+        """The node's inputs from what the body's inputs ``body`` tell (the inverse of
+        :meth:`_body_inputs`): data input k becomes ``data_of(ins[k], body value)``."""
+        p = self.param
+        out = list(ins)
+        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
+        for k, loc in enumerate(p.in_data_locs):
+            out[k] = data_of(ins[k], body[loc])
+        for k, loc in enumerate(p.in_state_locs):
+            out[nd_ + k] = body[loc]
+        for k, loc in enumerate(p.remain_locs):
+            out[nd_ + ns + k] = body[loc]
+        return out
+
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self._check_graphs()
         p = self.param
         run = self.runners[0]
-        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
+        nd_ = len(p.in_data_locs)
         steps = _first(*[s[0] if s else None for s in in_shape[:nd_]])
         out_shape = list(out_shape) if out_shape else [None] * p.num_outputs
         step_out = [s[1:] if s else None for s in out_shape[: p.num_out_data]]
@@ -155,20 +196,13 @@ class ForeachProp(_SubgraphProp):
         b_in, b_out = run.infer_shape(body_in, step_out + out_shape[p.num_out_data :])
         for k, loc in enumerate(p.in_state_locs):
             b_in[loc] = _first(b_in[loc], b_out[p.num_out_data + k])
-        ins = list(in_shape)
-        for k, loc in enumerate(p.in_data_locs):
-            if b_in[loc] is not None and steps is not None:
-                ins[k] = (steps, *b_in[loc])
-        for k, loc in enumerate(p.in_state_locs):
-            ins[nd_ + k] = b_in[loc]
-        for k, loc in enumerate(p.remain_locs):
-            ins[nd_ + ns + k] = b_in[loc]
+        ins = self._node_inputs(
+            in_shape, b_in, lambda s, b: s if b is None or steps is None else (steps, *b)
+        )
         outs = [
             None if s is None or steps is None else (steps, *s) for s in b_out[: p.num_out_data]
         ] + [b_in[loc] for loc in p.in_state_locs]
-        if any(s is None for s in outs) or any(s is None for s in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         self._check_graphs()
@@ -177,28 +211,17 @@ class ForeachProp(_SubgraphProp):
         b_in, b_out = self.runners[0].infer_type(body_in)
         for k, loc in enumerate(p.in_state_locs):
             b_in[loc] = _first(b_in[loc], b_out[p.num_out_data + k])
-        ins = list(in_type)
-        nd_, ns = len(p.in_data_locs), len(p.in_state_locs)
-        for k, loc in enumerate(p.in_data_locs):
-            ins[k] = b_in[loc]
-        for k, loc in enumerate(p.in_state_locs):
-            ins[nd_ + k] = b_in[loc]
-        for k, loc in enumerate(p.remain_locs):
-            ins[nd_ + ns + k] = b_in[loc]
+        ins = self._node_inputs(in_type, b_in, lambda t, b: b)
         outs = list(b_out[: p.num_out_data]) + [b_in[loc] for loc in p.in_state_locs]
-        if any(t is None for t in outs) or any(t is None for t in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def create_operator(self, ctx: Context) -> Operator:
         self._check_graphs()
         return _ForeachOp(self, ctx)
 
 
-class _ForeachOp(Operator):
-    def __init__(self, prop: ForeachProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _ForeachOp(_SubgraphOp):
+    prop: ForeachProp
 
     def _run(self, in_data: list, is_train: bool, keep: bool):
         prop, p = self.prop, self.prop.param
@@ -255,12 +278,8 @@ class _ForeachOp(Operator):
             d_state = [g[loc] for loc in p.in_state_locs]
             for k, loc in enumerate(p.remain_locs):
                 if g[loc] is not None:
-                    d_remain[k] = g[loc] if d_remain[k] is None else d_remain[k] + g[loc]
-        grads = d_data + d_state + d_remain
-        for i, g in enumerate(grads):
-            if req[i] == OpReq.NULL:
-                continue
-            assign(in_grad[i], req[i], 0 if g is None else g)
+                    d_remain[k] = _sum(d_remain[k], g[loc])
+        _assign_grads(in_grad, req, d_data + d_state + d_remain)
 
 
 # ---- _while_loop ------------------------------------------------------------------------------
@@ -298,9 +317,7 @@ class WhileLoopProp(_SubgraphProp):
             ins[i] = _first(ins[i], c_in[k])
         outs = [None if s is None else (p.max_iterations, *s) for s in b_out[: p.num_out_data]]
         outs += [ins[self._var_input(j)] for j in range(nv)]
-        if any(s is None for s in outs) or any(s is None for s in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         self._check_graphs()
@@ -314,9 +331,7 @@ class WhileLoopProp(_SubgraphProp):
             ins[i] = _first(ins[i], c_in[k])
         outs = list(b_out[: p.num_out_data])
         outs += [ins[self._var_input(j)] for j in range(len(p.func_var_locs))]
-        if any(t is None for t in outs) or any(t is None for t in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def create_operator(self, ctx: Context) -> Operator:
         self._check_graphs()
@@ -332,10 +347,8 @@ def _truth(x: Any) -> bool:
     return bool(arr.reshape(-1)[0])
 
 
-class _WhileLoopOp(Operator):
-    def __init__(self, prop: WhileLoopProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _WhileLoopOp(_SubgraphOp):
+    prop: WhileLoopProp
 
     def _run(self, in_data: list, is_train: bool, keep: bool):
         prop, p = self.prop, self.prop.param
@@ -392,13 +405,11 @@ class _WhileLoopOp(Operator):
             for k, i in enumerate(p.func_input_locs):
                 if k in p.func_var_locs or g[k] is None:
                     continue
-                grads[i] = g[k] if grads[i] is None else grads[i] + g[k]
+                grads[i] = _sum(grads[i], g[k])
         for j, i in enumerate(var_inputs):
             if d_var[j] is not None:
-                grads[i] = d_var[j] if grads[i] is None else grads[i] + d_var[j]
-        for i, g in enumerate(grads):
-            if req[i] != OpReq.NULL:
-                assign(in_grad[i], req[i], 0 if g is None else g)
+                grads[i] = _sum(grads[i], d_var[j])
+        _assign_grads(in_grad, req, grads)
 
 
 # ---- _cond ------------------------------------------------------------------------------------
@@ -424,9 +435,7 @@ class CondProp(_SubgraphProp):
                 ins[i] = _first(ins[i], b_in[k])
             branch_outs.append(b_out)
         outs = [_first(a, b) for a, b in zip(branch_outs[1], branch_outs[2])]
-        if any(v is None for v in outs) or any(v is None for v in ins):
-            return None
-        return ins, outs, []
+        return _known(ins, outs)
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         self._check_graphs()
@@ -441,10 +450,8 @@ class CondProp(_SubgraphProp):
         return _CondOp(self, ctx)
 
 
-class _CondOp(Operator):
-    def __init__(self, prop: CondProp, ctx: Context) -> None:
-        self.prop = prop
-        self.ctx = ctx
+class _CondOp(_SubgraphOp):
+    prop: CondProp
 
     def _branch(self, in_data: list, is_train: bool) -> tuple[SubgraphRunner, tuple]:
         p = self.prop.param
@@ -465,7 +472,5 @@ class _CondOp(Operator):
         grads: list[Any] = [None] * len(in_data)
         for k, i in enumerate(locs):
             if g[k] is not None:
-                grads[i] = g[k] if grads[i] is None else grads[i] + g[k]
-        for i, gi in enumerate(grads):
-            if req[i] != OpReq.NULL:
-                assign(in_grad[i], req[i], 0 if gi is None else gi)
+                grads[i] = _sum(grads[i], g[k])
+        _assign_grads(in_grad, req, grads)

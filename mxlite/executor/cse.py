@@ -24,27 +24,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..resource import ResourceRequest
+from ..symbol.compose import copy_graph
 from ..symbol.graph import Entry, Node, topo_order
 
 __all__ = ["eliminate_common_expr", "repeatable"]
-
-
-def _copy_ops(outputs: list[Entry]) -> list[Entry]:
-    mapping: dict[int, Node] = {}
-    for node in topo_order(outputs):
-        if node.is_variable():
-            mapping[id(node)] = node
-            continue
-        new = Node(
-            node.op,
-            node.name,
-            node.attrs,
-            [(mapping[id(s)], i) for s, i in node.inputs],
-            node.subgraphs,
-        )
-        new._prop = node._prop
-        mapping[id(node)] = new
-    return [(mapping[id(n)], i) for n, i in outputs]
 
 
 def repeatable(prop: Any, in_shapes: list[Any]) -> bool:
@@ -106,7 +89,7 @@ def eliminate_common_expr(outputs: list[Entry]) -> list[Entry]:
     list of (Node, int)
         The output entries of the new graph (its variable nodes are the original ones).
     """
-    outs = _copy_ops(outputs)
+    outs = copy_graph(outputs, keep_variables=True)
     merged_any = False
     while True:
         pairs = _common_pairs(outs)

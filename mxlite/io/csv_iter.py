@@ -20,7 +20,6 @@ construction, where MXNet's prefetcher reports it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -28,27 +27,18 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import MXNetError, ParamError
 from .io import DataBatch, DataDesc, DataIter
+from .utils import RoundBatchCursor, checked_batch_size, data_files
 
 __all__ = ["CSVIter"]
 
 _DTYPES = {"float32": np.float32, "int32": np.int32, "int64": np.int64}
 
 
-def _files(path: str) -> list[str]:
-    if os.path.isdir(path):
-        return sorted(
-            os.path.join(path, f) for f in os.listdir(path) if os.path.isfile(os.path.join(path, f))
-        )
-    if not os.path.isfile(path):
-        raise MXNetError(f"CSVIter: file {path!r} does not exist.")
-    return [path]
-
-
 def _parse(path: str, shape: tuple[int, ...], dtype: Any, what: str) -> np.ndarray:
     """All rows of the CSV file(s) at ``path`` as an array of shape ``(rows,) + shape``."""
     size = int(np.prod(shape))
     rows: list[list[str]] = []
-    for fname in _files(path):
+    for fname in data_files(path, "CSVIter"):
         with open(fname) as f:
             for line in f:
                 line = line.strip()
@@ -132,11 +122,7 @@ class CSVIter(DataIter):
         label_name: str = "softmax_label",
         **kwargs: Any,
     ) -> None:
-        if not isinstance(batch_size, int | np.integer) or batch_size <= 0:
-            raise ParamError(
-                f"CSVIter: argument 'batch_size' must be an int > 0, got {batch_size!r}."
-            )
-        super().__init__(int(batch_size))
+        super().__init__(checked_batch_size("CSVIter", batch_size))
         if dtype is None:
             dtype = "float32"
         dtype_name = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
@@ -177,46 +163,27 @@ class CSVIter(DataIter):
         self._buf_data = np.zeros((self.batch_size,) + data_shape, self.dtype)
         self._buf_label = np.zeros((self.batch_size,) + self._label_batch_shape, self.dtype)
         self._buf_index = np.zeros(self.batch_size, np.uint64)
-        self._pos = 0  # the next example to read
-        self._overflow = 0  # examples borrowed from the start by the last round batch
-        self._pad = 0
+        self._cursor = RoundBatchCursor(num, self.batch_size, self.round_batch)
         self._batch: tuple[Any, Any] | None = None
 
     def reset(self) -> None:
-        if not self.round_batch or self._overflow == 0:
-            self._pos = 0
-        self._overflow = 0
+        self._cursor.reset()
         self._batch = None
 
     def iter_next(self) -> bool:
         self._batch = None
-        if self._overflow:
+        rows = self._cursor.next_rows()
+        if rows is None:
             return False
-        num = len(self._data)
-        if self._pos >= num:
-            return False
-        take = min(self.batch_size, num - self._pos)
-        self._fill(0, self._pos, take)
-        self._pos += take
-        self._pad = 0
-        if take < self.batch_size:
-            rest = self.batch_size - take
-            if self.round_batch:
-                self._fill(take, 0, rest)
-                self._pos = rest
-                self._overflow = rest
-            self._pad = rest
+        n = len(rows)
+        self._buf_data[:n] = self._data[rows]
+        self._buf_label[:n] = self._label[rows].reshape((n,) + self._label_batch_shape)
+        self._buf_index[:n] = rows
         self._batch = (
             nd.array(self._buf_data, dtype=self.dtype),
             nd.array(self._buf_label, dtype=self.dtype),
         )
         return True
-
-    def _fill(self, at: int, start: int, count: int) -> None:
-        self._buf_data[at : at + count] = self._data[start : start + count]
-        label = self._label[start : start + count]
-        self._buf_label[at : at + count] = label.reshape((count,) + self._label_batch_shape)
-        self._buf_index[at : at + count] = np.arange(start, start + count)
 
     def next(self) -> DataBatch:
         if self.iter_next():
@@ -247,4 +214,4 @@ class CSVIter(DataIter):
 
     def getpad(self) -> int:
         """The number of examples at the end of the current batch that only fill it up."""
-        return self._pad
+        return self._cursor.pad

@@ -15,7 +15,6 @@ goes on after the borrowed examples. ``round_batch=False`` is refused, as in MXN
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import numpy as np
@@ -23,25 +22,17 @@ import numpy as np
 from .. import ndarray as nd
 from ..base import MXNetError, ParamError
 from .io import DataBatch, DataDesc, DataIter
+from .utils import RoundBatchCursor, checked_batch_size, data_files
 
 __all__ = ["LibSVMIter"]
 
 
-def _files(path: str, what: str) -> list[str]:
-    if os.path.isdir(path):
-        return sorted(
-            os.path.join(path, f) for f in os.listdir(path) if os.path.isfile(os.path.join(path, f))
-        )
-    if not os.path.isfile(path):
-        raise MXNetError(f"LibSVMIter: argument {what!r}: file {path!r} does not exist.")
-    return [path]
-
-
 def _part_lines(path: str, what: str, num_parts: int, part_index: int) -> list[bytes]:
     """The lines of part ``part_index`` of ``num_parts`` of the files at ``path``."""
+    files = data_files(path, f"LibSVMIter: argument {what!r}")
     blob = b"".join(
         (raw if raw.endswith(b"\n") or not raw else raw + b"\n")
-        for raw in (open(f, "rb").read() for f in _files(path, what))
+        for raw in (open(f, "rb").read() for f in files)
     )
     size = len(blob)
     lo, hi = size * part_index // num_parts, size * (part_index + 1) // num_parts
@@ -135,10 +126,7 @@ class LibSVMIter(DataIter):
         label_name: str = "softmax_label",
         **kwargs: Any,
     ) -> None:
-        if not isinstance(batch_size, int | np.integer) or batch_size <= 0:
-            raise ParamError(
-                f"LibSVMIter: argument 'batch_size' must be an int > 0, got {batch_size!r}."
-            )
+        batch_size = checked_batch_size("LibSVMIter", batch_size)
         if not round_batch:
             raise MXNetError("LibSVMIter: round_batch=False is not supported for sparse data.")
         if num_parts <= 0 or not 0 <= part_index < num_parts:
@@ -146,7 +134,7 @@ class LibSVMIter(DataIter):
                 f"LibSVMIter: need num_parts > 0 and 0 <= part_index < num_parts, got "
                 f"num_parts={num_parts}, part_index={part_index}."
             )
-        super().__init__(int(batch_size))
+        super().__init__(batch_size)
         dim = _dim("data_shape", data_shape)
         lines = _part_lines(str(data_libsvm), "data_libsvm", num_parts, part_index)
         self._data, labels = _parse(lines, dim, "data_libsvm")
@@ -175,30 +163,16 @@ class LibSVMIter(DataIter):
             )
         self.provide_data = [DataDesc(data_name, (self.batch_size, dim), np.float32)]
         self.provide_label = [DataDesc(label_name, (self.batch_size,) + label_batch, np.float32)]
-        self._pos = 0
-        self._overflow = 0
+        self._cursor = RoundBatchCursor(num, self.batch_size)
         self._rows: np.ndarray | None = None
 
     def reset(self) -> None:
-        if self._overflow == 0:
-            self._pos = 0
-        self._overflow = 0
+        self._cursor.reset()
         self._rows = None
 
     def iter_next(self) -> bool:
-        self._rows = None
-        num = self._data.shape[0]
-        if self._overflow or self._pos >= num:
-            return False
-        take = min(self.batch_size, num - self._pos)
-        rows = np.arange(self._pos, self._pos + take)
-        self._pos += take
-        if take < self.batch_size:
-            rest = self.batch_size - take
-            rows = np.concatenate([rows, np.arange(rest)])
-            self._pos = self._overflow = rest
-        self._rows = rows
-        return True
+        self._rows = self._cursor.next_rows()
+        return self._rows is not None
 
     def next(self) -> DataBatch:
         if self.iter_next():
@@ -228,5 +202,5 @@ class LibSVMIter(DataIter):
 
     def getpad(self) -> int:
         """The number of examples at the end of the current batch that only fill it up."""
-        rows = self._current("getpad")
-        return self._overflow if len(rows) and self._overflow else 0
+        self._current("getpad")
+        return self._cursor.pad

@@ -269,15 +269,23 @@ def _vars(arrays: list[NDArray]) -> list:
     return list({id(a._chunk.var): a._chunk.var for a in arrays}.values())
 
 
-class _SyncTransport:
-    """``dist_sync``: all-reduce among the workers; each worker keeps every value."""
-
-    asynchronous = False
+class _Transport:
+    """What both transports share: the communicator, this worker's rank and the number of
+    workers, and the barrier among the workers."""
 
     def __init__(self, c: Comm) -> None:
         self.c = c
         self.rank = c.rank
         self.num_workers = c.num_workers
+
+    def barrier(self) -> None:
+        self.c.call(self.c.workers.Barrier)
+
+
+class _SyncTransport(_Transport):
+    """``dist_sync``: all-reduce among the workers; each worker keeps every value."""
+
+    asynchronous = False
 
     def init(self, pairs: list[tuple[Any, NDArray]]) -> None:
         arrays = [a for _, a in pairs]
@@ -310,9 +318,6 @@ class _SyncTransport:
         writes = _vars(dsts)
         reads = [v for v in _vars(srcs) if v not in writes]
         self.c.submit(run, dsts[0].context, reads, writes, priority, "KVStoreDistPush")
-
-    def barrier(self) -> None:
-        self.c.call(self.c.workers.Barrier)
 
     def set_compression(self, params: dict) -> None:
         """Compression runs on each worker's merged value (``push``); nothing to send."""
@@ -374,15 +379,13 @@ def _allgather_compressed(
         np.copyto(d, total.reshape(d.shape), casting="unsafe")
 
 
-class _AsyncTransport:
+class _AsyncTransport(_Transport):
     """``dist_async``: servers own the keys (whole or in slices) and update them at once."""
 
     asynchronous = True
 
     def __init__(self, c: Comm) -> None:
-        self.c = c
-        self.rank = c.rank
-        self.num_workers = c.num_workers
+        super().__init__(c)
         self.bound = env_int("MXNET_KVSTORE_BIGARRAY_BOUND", 1000 * 1000, minimum=1)
         self.compression: Any = None
         self._residuals: dict[Any, np.ndarray] = {}
@@ -473,9 +476,6 @@ class _AsyncTransport:
 
     def set_compression(self, params: dict) -> None:
         """Workers compress before sending (``push``); the servers get plain values."""
-
-    def barrier(self) -> None:
-        self.c.call(self.c.workers.Barrier)
 
 
 def _check_replies(replies: list) -> None:

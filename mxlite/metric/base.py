@@ -32,8 +32,10 @@ import numpy
 from ..base import ShapeError, numeric_types
 from ..registry import Registry
 
-# The shared tail of the concrete metrics' Parameters sections.
+# The shared tail of the metrics' Parameters sections.
 _NAMES_DOC = """
+    name : str
+        Name of this metric instance for display.
     output_names : list of str, or None
         Name of predictions that should be used when updating with update_dict. By default
         include all predictions.
@@ -92,9 +94,7 @@ class EvalMetric:
     directly, but instead create new metric classes that extend it.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 
@@ -296,9 +296,7 @@ class CompositeEvalMetric(EvalMetric):
     Parameters
     ----------
     metrics : list of EvalMetric
-        List of child metrics.
-    name : str
-        Name of this metric instance for display."""
+        List of child metrics."""
 
     __doc__ += _NAMES_DOC
 

@@ -24,9 +24,7 @@ class Accuracy(EvalMetric):
     Parameters
     ----------
     axis : int, default=1
-        The axis that represents classes
-    name : str
-        Name of this metric instance for display."""
+        The axis that represents classes"""
 
     __doc__ += _NAMES_DOC
 
@@ -77,9 +75,7 @@ class TopKAccuracy(EvalMetric):
     Parameters
     ----------
     top_k : int
-        Whether targets are in top k predictions.
-    name : str
-        Name of this metric instance for display."""
+        Whether targets are in top k predictions."""
 
     __doc__ += _NAMES_DOC
 
@@ -313,9 +309,7 @@ class PCC(EvalMetric):
     the K x K confusion matrix (K grows with the largest class seen).
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 

@@ -25,9 +25,7 @@ class Perplexity(EvalMetric):
         include all entries.
     axis : int (default -1)
         The axis from prediction that was used to compute softmax. By default use the last
-        axis.
-    name : str
-        Name of this metric instance for display."""
+        axis."""
 
     __doc__ += _NAMES_DOC
 
@@ -129,9 +127,7 @@ class MAE(_Regression):
     """Computes Mean Absolute Error (MAE) loss.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 
@@ -153,9 +149,7 @@ class MSE(_Regression):
     """Computes Mean Squared Error (MSE) loss.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 
@@ -177,9 +171,7 @@ class RMSE(_Regression):
     """Computes Root Mean Squred Error (RMSE) loss.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 
@@ -238,9 +230,7 @@ class CrossEntropy(_LabelLogLoss):
     ----------
     eps : float
         Cross Entropy loss is undefined for predicted value is 0 or 1, so predicted values
-        are added with the small constant.
-    name : str
-        Name of this metric instance for display."""
+        are added with the small constant."""
 
     __doc__ += _NAMES_DOC
 
@@ -263,9 +253,7 @@ class NegativeLogLikelihood(_LabelLogLoss):
     ----------
     eps : float
         Negative log-likelihood loss is undefined for predicted value is 0, so predicted
-        values are added with the small constant.
-    name : str
-        Name of this metric instance for display."""
+        values are added with the small constant."""
 
     __doc__ += _NAMES_DOC
 
@@ -374,9 +362,7 @@ class Loss(EvalMetric):
     """Dummy metric for directly printing loss: the mean of the predictions' elements.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display."""
+    ----------"""
 
     __doc__ += _NAMES_DOC
 

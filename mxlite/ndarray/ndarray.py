@@ -34,6 +34,7 @@ from ..base import (
 )
 from ..base import NO_C_LIBRARY as _NO_C
 from ..base import absent_names as _absent_names
+from ..base import extend_class as _extend_class
 from ..context import Context
 from ..engine import Var, small_enough_inline
 from ..engine import get as _engine
@@ -389,12 +390,7 @@ def extend(owner: str, members: dict[str, Any]) -> None:
     (its methods need operators, autograd or files, which import this module): the one place
     where NDArray is given members from outside this file. A name that another module already
     added is an error, so two modules cannot silently replace each other's methods."""
-    for name, value in members.items():
-        prev = _EXTENDED_BY.get(name)
-        if prev is not None and prev != owner:
-            raise MXNetError(f"NDArray.{name}: added by {prev}, and again by {owner}.")
-        _EXTENDED_BY[name] = owner
-        setattr(NDArray, name, value)
+    _extend_class(NDArray, _EXTENDED_BY, owner, members)
 
 
 def waitall() -> None:

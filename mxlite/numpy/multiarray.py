@@ -37,7 +37,7 @@ from ..ndarray.ndarray import array_from_numpy
 from ..operator import registry
 from ..operator.numpy.dtypes import FLOAT32
 from ..operator.numpy.elemwise_binary import PY_OPERATORS
-from ..symbol.numpy import np_symbol_call
+from ..symbol.numpy import _clip_bounds, np_symbol_call
 from ..symbol.symbol import Symbol
 from .dispatch import array_function, array_ufunc
 
@@ -407,11 +407,7 @@ class ndarray(NDArray):  # noqa: N801  (MXNet's name)
         return call("_npi_take", src, indices, axis=0 if axis is None else axis, mode=mode)
 
     def clip(self, min: Any = None, max: Any = None) -> ndarray:  # type: ignore[override]  # noqa: A002
-        if min is None and max is None:
-            raise ValueError("clip: array_clip: must set either max or min")
-        lo = float("-inf") if min is None else float(min)
-        hi = float("inf") if max is None else float(max)
-        return call("_npi_clip", self, a_min=lo, a_max=hi)
+        return call("_npi_clip", self, **_clip_bounds(min, max))
 
     def dot(self, b: Any) -> ndarray:  # type: ignore[override]
         return call("_np_dot", self, b)

@@ -6,6 +6,7 @@ from typing import Any
 
 from .. import ndarray as nd
 from ..base import ParamError
+from .adaptive import _clipped
 from .optimizer import Optimizer, register
 
 __all__ = ["GroupAdaGrad"]
@@ -56,8 +57,6 @@ class GroupAdaGrad(Optimizer):
                 kwargs["clip_gradient"] = self.clip_gradient
             nd.contrib.group_adagrad_update(weight, grad, state, out=weight, lr=lr, **kwargs)
             return
-        grad = grad * self.rescale_grad
-        if self.clip_gradient is not None:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         state[:] += nd.mean(nd.square(grad), axis=1, keepdims=True)
         weight[:] -= lr * grad / nd.sqrt(state + self.float_stable_eps)

@@ -11,13 +11,15 @@ import os
 from typing import Any, ClassVar
 
 from .. import ndarray as nd
+from .adaptive import _clipped
 from .optimizer import Optimizer, _FusedOptimizer, register
+from .sgd import _MomentumState
 
 __all__ = ["NAG", "Signum", "LAMB", "DCASGD", "SGLD"]
 
 
 @register
-class NAG(_FusedOptimizer):
+class NAG(_MomentumState, _FusedOptimizer):
     """Nesterov accelerated gradient (``nag_mom_update``).
 
     Parameters
@@ -34,11 +36,6 @@ class NAG(_FusedOptimizer):
 
     _state_then_master: ClassVar[bool] = True
     _warn_name: ClassVar[str] = "NAG"
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def _update_impl(
         self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False
@@ -65,7 +62,7 @@ class NAG(_FusedOptimizer):
 
 
 @register
-class Signum(Optimizer):
+class Signum(_MomentumState, Optimizer):
     """The Signum optimizer (``signum_update``; ``signsgd_update`` without momentum).
 
     Parameters
@@ -82,11 +79,6 @@ class Signum(Optimizer):
         super().__init__(learning_rate=learning_rate, **kwargs)
         self.momentum = momentum
         self.wd_lh = wd_lh
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
@@ -214,9 +206,7 @@ class DCASGD(Optimizer):
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
-        grad = grad * self.rescale_grad
-        if self.clip_gradient is not None:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         mom, previous_weight = state
         step = -lr * (grad + wd * weight + self.lamda * grad * grad * (weight - previous_weight))
         if mom is not None:
@@ -241,9 +231,7 @@ class SGLD(Optimizer):
 
     def update(self, index: Any, weight: Any, grad: Any, state: Any) -> None:
         lr, wd = self._begin(index)
-        grad = grad * self.rescale_grad
-        if self.clip_gradient is not None:
-            grad = nd.clip(grad, -self.clip_gradient, self.clip_gradient)
+        grad = _clipped(grad * self.rescale_grad, self.clip_gradient)
         weight[:] += -lr / 2 * (grad + wd * weight)
         weight[:] += nd.random.normal(
             0, math.sqrt(lr), shape=weight.shape, dtype=weight.dtype, ctx=weight.context

@@ -18,8 +18,20 @@ from .optimizer import _FusedOptimizer, register
 __all__ = ["SGD", "ccSGD"]
 
 
+class _MomentumState:
+    """SGD's, NAG's and Signum's state: a momentum buffer of the weight's dtype, or None when
+    ``momentum`` is 0."""
+
+    momentum: float
+
+    def create_state(self, index: Any, weight: Any) -> Any:
+        if self.momentum == 0.0:
+            return None
+        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
+
+
 @register
-class SGD(_FusedOptimizer):
+class SGD(_MomentumState, _FusedOptimizer):
     """The SGD optimizer with momentum and weight decay.
 
     ``state = momentum * state - lr * (rescale_grad * grad + wd * weight)``;
@@ -47,11 +59,6 @@ class SGD(_FusedOptimizer):
 
     _state_then_master: ClassVar[bool] = True
     _warn_name: ClassVar[str] = "SGD"
-
-    def create_state(self, index: Any, weight: Any) -> Any:
-        if self.momentum == 0.0:
-            return None
-        return nd.zeros(weight.shape, weight.context, dtype=weight.dtype)
 
     def _update_impl(
         self, index: Any, weight: Any, grad: Any, state: Any, multi_precision: bool = False

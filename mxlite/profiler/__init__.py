@@ -41,6 +41,7 @@ from __future__ import annotations
 import atexit
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -99,6 +100,17 @@ def _to_server(func: str, command: str, body: str) -> None:
             f"mx.kv.create('dist_...') first, or use profile_process='worker'."
         )
     send(command, body)
+
+
+def _here_or_server(
+    func: str, profile_process: str, body: str, here: Callable[[], None], command: str = ""
+) -> None:
+    """Run ``here()`` for profile_process='worker', or send the servers ``command`` (default:
+    ``func``) with ``body`` for 'server'."""
+    if _check_process(func, profile_process) == "server":
+        _to_server(func, command or func, body)
+    else:
+        here()
 
 
 # -- module API, as mx.profiler of MXNet 1.9.1 ----------------------------------------------
@@ -190,10 +202,8 @@ def set_state(state: str = "stop", profile_process: str = "worker") -> None:
     """
     if state not in _STATES:
         raise ParamError(f"set_state: argument 'state' must be 'stop' or 'run', got {state!r}.")
-    if _check_process("set_state", profile_process) == "server":
-        _to_server("set_state", "set_state", str(_STATES.index(state)))
-    else:
-        _profiler.set_state(state)
+    body = str(_STATES.index(state))
+    _here_or_server("set_state", profile_process, body, lambda: _profiler.set_state(state))
 
 
 def profiler_set_state(state: str = "stop") -> None:
@@ -225,10 +235,9 @@ def dump(finished: bool = True, profile_process: str = "worker") -> None:
     """
     if finished not in (False, True):
         raise ParamError(f"dump: argument 'finished' must be False or True, got {finished!r}.")
-    if _check_process("dump", profile_process) == "server":
-        _to_server("dump", "dump", str(int(finished)))
-    else:
-        _profiler.dump(bool(finished))
+    _here_or_server(
+        "dump", profile_process, str(int(finished)), lambda: _profiler.dump(bool(finished))
+    )
 
 
 def dump_profile() -> None:
@@ -282,10 +291,7 @@ def pause(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    if _check_process("pause", profile_process) == "server":
-        _to_server("pause", "pause", "1")
-    else:
-        _profiler.set_paused(True)
+    _here_or_server("pause", profile_process, "1", lambda: _profiler.set_paused(True))
 
 
 def resume(profile_process: str = "worker") -> None:
@@ -296,10 +302,7 @@ def resume(profile_process: str = "worker") -> None:
     profile_process : string, optional
         Whether to profile kvstore `server` or `worker`. Default is `worker`.
     """
-    if _check_process("resume", profile_process) == "server":
-        _to_server("resume", "pause", "0")
-    else:
-        _profiler.set_paused(False)
+    _here_or_server("resume", profile_process, "0", lambda: _profiler.set_paused(False), "pause")
 
 
 atexit.register(_profiler.dump_at_exit)

@@ -181,10 +181,14 @@ def create(op_name: str, func_name: str, args: tuple, kwargs: dict[str, Any]) ->
     return [(node, k) for k in range(prop.num_visible_outputs())]
 
 
-def copy_graph(entries: list[Entry]) -> list[Entry]:
-    """A deep copy of the graph behind ``entries`` (every node, variables included)."""
+def copy_graph(entries: list[Entry], keep_variables: bool = False) -> list[Entry]:
+    """A deep copy of the graph behind ``entries``: every node, variables included, or with
+    ``keep_variables`` every operator node only (the variable nodes are the original ones)."""
     mapping: dict[int, Node] = {}
     for node in topo_order(entries):
+        if keep_variables and node.is_variable():
+            mapping[id(node)] = node
+            continue
         new = Node(
             node.op,
             node.name,

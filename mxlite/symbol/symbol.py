@@ -33,6 +33,7 @@ from ..base import (
     storage_dtype,
 )
 from ..base import absent_names as _absent_names
+from ..base import extend_class as _extend_class
 from ..fileio import atomic_write
 from ..util import is_np_shape
 from . import compose as _compose
@@ -516,12 +517,7 @@ def extend(owner: str, members: dict[str, Any]) -> None:
     """Add to :class:`Symbol` the members that ``owner``, a module above this layer, implements
     (``bind``/``simple_bind``/``eval`` from the executor): the one place where Symbol is given
     members from outside this file. Two modules adding one name is an error."""
-    for name, value in members.items():
-        prev = _EXTENDED_BY.get(name)
-        if prev is not None and prev != owner:
-            raise MXNetError(f"Symbol.{name}: added by {prev}, and again by {owner}.")
-        _EXTENDED_BY[name] = owner
-        setattr(Symbol, name, value)
+    _extend_class(Symbol, _EXTENDED_BY, owner, members)
 
 
 def _with_plain_keys(attrs: dict[str, str]) -> dict[str, str]:

@@ -4,6 +4,7 @@ activations, softmax and the ``*Output`` heads (exported as their inference comp
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -15,34 +16,52 @@ def _spatial(value: tuple, n: int, default: int) -> list[int]:
     return list(value) if value else [default] * n
 
 
-@register_onnx("Convolution")
-def _convolution(ctx: NodeContext) -> None:
+def _conv_common(ctx: NodeContext, layout_hint: str) -> tuple[Any, list[int], list[int]]:
+    """Convolution's and Deconvolution's parameters, their strides and dilations; a layout
+    other than channels-first cannot be exported."""
     p = ctx.param
     if p.layout not in (None, "NCW", "NCHW", "NCDHW"):
-        raise ctx.fail(f"layout={p.layout!r}", "ONNX Conv takes channels-first data only.")
+        raise ctx.fail(f"layout={p.layout!r}", layout_hint)
     n = len(p.kernel)
-    pad = _spatial(p.pad, n, 0)
+    return p, _spatial(p.stride, n, 1), _spatial(p.dilate, n, 1)
+
+
+def _conv_node(
+    ctx: NodeContext,
+    onnx_op: str,
+    stride: list[int],
+    dilate: list[int],
+    pad: list[int],
+    output_padding: list[int] | None = None,
+) -> None:
+    """The ONNX ``Conv`` or ``ConvTranspose`` node of a (de)convolution, bias included unless
+    ``no_bias``; ``pad`` is each spatial axis's padding, at its start and at its end."""
+    p = ctx.param
     ctx.op1(
-        "Conv",
+        onnx_op,
         ctx.inputs[: 2 if p.no_bias else 3],
         ctx.out(),
         kernel_shape=list(p.kernel),
-        strides=_spatial(p.stride, n, 1),
-        dilations=_spatial(p.dilate, n, 1),
+        strides=stride,
+        dilations=dilate,
         pads=pad + pad,
+        output_padding=output_padding,
         group=p.num_group,
     )
 
 
+@register_onnx("Convolution")
+def _convolution(ctx: NodeContext) -> None:
+    p, stride, dilate = _conv_common(ctx, "ONNX Conv takes channels-first data only.")
+    pad = _spatial(p.pad, len(p.kernel), 0)
+    _conv_node(ctx, "Conv", stride, dilate, pad)
+
+
 @register_onnx("Deconvolution")
 def _deconvolution(ctx: NodeContext) -> None:
-    p = ctx.param
-    if p.layout not in (None, "NCW", "NCHW", "NCDHW"):
-        raise ctx.fail(f"layout={p.layout!r}", "ONNX ConvTranspose takes channels-first data.")
-    n = len(p.kernel)
-    stride, dilate = _spatial(p.stride, n, 1), _spatial(p.dilate, n, 1)
+    p, stride, dilate = _conv_common(ctx, "ONNX ConvTranspose takes channels-first data.")
     pads, adj = [], []
-    for i in range(n):
+    for i in range(len(p.kernel)):
         size_in, size_out = ctx.in_shapes[0][2 + i], ctx.out_shapes[0][2 + i]
         full = (size_in - 1) * stride[i] + dilate[i] * (p.kernel[i] - 1) + 1
         if p.target_shape:
@@ -51,17 +70,7 @@ def _deconvolution(ctx: NodeContext) -> None:
             pad = p.pad[i] if p.pad else 0
         pads.append(pad)
         adj.append(size_out - (full - 2 * pad))
-    ctx.op1(
-        "ConvTranspose",
-        ctx.inputs[: 2 if p.no_bias else 3],
-        ctx.out(),
-        kernel_shape=list(p.kernel),
-        strides=stride,
-        dilations=dilate,
-        pads=pads + pads,
-        output_padding=adj if any(adj) else None,
-        group=p.num_group,
-    )
+    _conv_node(ctx, "ConvTranspose", stride, dilate, pads, adj if any(adj) else None)
 
 
 @register_onnx("FullyConnected")

@@ -63,6 +63,17 @@ def _axes(axis: Any) -> Any:
     return (int(axis),) if isinstance(axis, (int, _onp.integer)) else tuple(axis)
 
 
+def _clip_bounds(a_min: Any, a_max: Any) -> dict[str, float]:
+    """``_npi_clip``'s bounds for the method ``clip(min, max)`` of ``np`` arrays and symbols:
+    a missing one is infinite; both missing is an error, as in MXNet."""
+    if a_min is None and a_max is None:
+        raise ValueError("clip: array_clip: must set either max or min")
+    return {
+        "a_min": float("-inf") if a_min is None else float(a_min),
+        "a_max": float("inf") if a_max is None else float(a_max),
+    }
+
+
 def _make(op: str, *args: Any, **kwargs: Any) -> _Symbol:
     # a None is kept, as MXNet does: compose skips it for a dtype or an input and writes it
     # for a parameter whose default is not None (concatenate's axis=None)
@@ -179,11 +190,7 @@ class _Symbol(Symbol):
         return _make("_npi_sort", src, axis=-1 if axis is None else axis)
 
     def clip(self, min: Any = None, max: Any = None) -> _Symbol:  # type: ignore[override]  # noqa: A002
-        if min is None and max is None:
-            raise ValueError("clip: array_clip: must set either max or min")
-        lo = float("-inf") if min is None else float(min)
-        hi = float("inf") if max is None else float(max)
-        return _make("_npi_clip", self, a_min=lo, a_max=hi)
+        return _make("_npi_clip", self, **_clip_bounds(min, max))
 
     def round(self, decimals: int = 0, out: Any = None) -> _Symbol:  # type: ignore[override]
         return _make("_npi_around", self, decimals=decimals)
