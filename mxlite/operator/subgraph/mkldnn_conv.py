@@ -195,6 +195,9 @@ class _SgConvOp(Operator):
         # stands for the engine var of the weight this operator derives (folded, quantized):
         # Winograd's transformed kernel is cached under it while its version stays
         self._wkey = _KernelKey()
+        # the integer products of the weight's version, by its int8 scales: an uncalibrated
+        # node's data range changes every batch, its int8 weight only with the weight
+        self._int_convs: dict[bytes, ig.Int8Conv] = {}
 
     def _weights(self, op_ctx: Any, in_data: list) -> tuple:
         """The (folded) float weight and bias, cached under the versions of their inputs."""
@@ -210,6 +213,7 @@ class _SgConvOp(Operator):
             bn = [np.asarray(a, np.float32) for a in in_data[k : k + 4]]
             w, b = fold_bn(w, b, self.prop.bn, *bn)
         self._key, self._cache = key, (w, b, {})
+        self._int_convs.clear()
         self._wkey.version += 1
         return self._cache
 
@@ -332,7 +336,12 @@ class _SgConvOp(Operator):
             qb = (np.zeros(len(w), np.float32) if qb is None else qb) + np.float32(0.5)
         if ig.Int8Conv.supports(self.geom) and ig.available():
             per_channel = np.broadcast_to(rescale, (len(w),)).astype(np.float32)
-            kernel = _IntKernel(ig.Int8Conv(qw.astype(np.int8), self.geom), per_channel)
+            conv = self._int_convs.get(ws.tobytes())
+            if conv is None:
+                if len(self._int_convs) >= 8:  # scales that move with the data's range
+                    self._int_convs.clear()
+                conv = self._int_convs[ws.tobytes()] = ig.Int8Conv(qw.astype(np.int8), self.geom)
+            kernel = _IntKernel(conv, per_channel)
         else:
             kernel = (qw * rescale.reshape(shape)).astype(np.float32)
         return kernel, qb, out_scale, lo, hi
