@@ -286,27 +286,35 @@ class _SgConvOp(Operator):
         assign(out_data[2], req[2], np.float32(hi))
 
     def _int8_products(self, op_ctx, x, s, s_scale, kernel, qb, act, post, half, req, out):
-        """The integer path: the exact int32 sums (:mod:`_int8_gemm`), then per block of
-        images the output scale per channel, the bias, MKLDNN's post-operations in its order
-        and the saturating store."""
+        """The integer path: the exact int32 sums (:mod:`_int8_gemm`, channels last), then per
+        block of images, still channels last (the scales and the bias broadcast along rows),
+        the output scale per channel, the bias, MKLDNN's post-operations in its order (all
+        element-wise) and the saturating store into the channels-first output."""
         acc = kernel.conv(x, out.shape[2:])
         f = out.shape[1]
-        rescale = kernel.rescale.reshape(f, 1)
-        bias = None if qb is None else qb.reshape(f, 1)
         space = op_ctx.requested[0].get_space((out.size,), np.float32)
-        buf = space.reshape(len(out), f, -1)
+        buf = space.reshape(acc.shape)
+
+        # a uint8 output after a relu (``half``): the relu, the saturation and the rounding
+        # are one clip to [0, 255] of values already plus one half, then truncation
+        direct = half and req in (OpReq.WRITE, OpReq.INPLACE)
+        last = post if post is not None else act
 
         def block(acc_b: np.ndarray, y: np.ndarray, out_b: np.ndarray, *sum_b: np.ndarray):
-            np.multiply(acc_b.transpose(0, 2, 1), rescale, out=y)
-            if bias is not None:
-                y += bias
-            if act is not None:
+            np.multiply(acc_b, kernel.rescale, out=y)
+            if qb is not None:
+                y += qb
+            if act is not None and not (direct and act is last):
                 np.copyto(y, act(y))
             if sum_b:
-                y += sum_b[0].reshape(y.shape) * s_scale
-            if post is not None:
+                y += sum_b[0].reshape(len(y), f, -1).transpose(0, 2, 1) * s_scale
+            if post is not None and not direct:
                 np.copyto(y, post(y))
-            mc.saturate_to(y, out_b.reshape(y.shape), req, rounded=half)
+            dest = out_b.reshape(len(y), f, -1).transpose(0, 2, 1)
+            if direct:
+                np.copyto(dest, np.clip(y, 0, 255, out=y), casting="unsafe")
+            else:
+                mc.saturate_to(y, dest, req, rounded=half)
 
         arrays = (acc, buf, out) if s is None else (acc, buf, out, s)
         over_rows(block, len(out), out.size * 4, *arrays)
