@@ -30,6 +30,8 @@ from .sparse_grad import (
     sum_grads_into,
 )
 
+_NULL, _WRITE, _ADD = OpReq.NULL, OpReq.WRITE, OpReq.ADD  # quicker than OpReq.X (req.py)
+
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
 
@@ -107,14 +109,14 @@ def _run_backward(
         if e is None:
             in_grads.append(None)
             igd.append(None)
-            req.append(OpReq.NULL)
+            req.append(_NULL)
         else:
             g = direct.get(id(e[0])) if use_direct else None
             if g is None:
                 g = _new(shape, dtype, ctx)
             in_grads.append(g)
             igd.append(g._data)
-            req.append(OpReq.WRITE)
+            req.append(_WRITE)
             writes.append(g._chunk.var)
     if prop.runs_on_caller:
         scratch = [
@@ -259,7 +261,7 @@ def _backward(
             if node.var_array is None:
                 continue
             target = node.var_array._grad
-            if target is None or node.grad_req == OpReq.NULL:
+            if target is None or node.grad_req == _NULL:
                 continue
             if id(node) in written:
                 node.var_array._fresh_grad = True
@@ -269,15 +271,15 @@ def _backward(
             if g is not None:
                 ps = [g, *ps]
             if target.__class__ is not NDArray:  # a sparse buffer (attach_grad(stype=...))
-                if ps or node.grad_req == OpReq.WRITE:
-                    sum_grads_into(target, ps, node.grad_req == OpReq.ADD)
+                if ps or node.grad_req == _WRITE:
+                    sum_grads_into(target, ps, node.grad_req == _ADD)
                     node.var_array._fresh_grad = bool(ps)
                 continue
             if not ps:
-                if node.grad_req == OpReq.WRITE:
+                if node.grad_req == _WRITE:
                     target[:] = 0
                 continue
-            _sum_into(target, [densify(p) for p in ps], node.grad_req == OpReq.ADD)
+            _sum_into(target, [densify(p) for p in ps], node.grad_req == _ADD)
             node.var_array._fresh_grad = True
     if not retain_graph:
         for node in order:
@@ -308,7 +310,7 @@ def _direct_targets(order: list[_Node], grads: dict) -> dict[int, NDArray]:
         if node.var_array is None or uses.get(id(node)) != 1 or (id(node), 0) in grads:
             continue
         target = node.var_array._grad
-        if node.grad_req != OpReq.WRITE or target is None or target.__class__ is not NDArray:
+        if node.grad_req != _WRITE or target is None or target.__class__ is not NDArray:
             continue
         shape, dtype = meta[id(node)]
         if target.shape == tuple(shape) and target._data.dtype == dtype:

@@ -27,6 +27,7 @@ __all__ = [
     "ProfileSink",
     "INLINE_BYTES",
     "small_enough_inline",
+    "inline_limit",
     "inline_up_to",
     "in_engine_function",
 ]
@@ -50,6 +51,11 @@ def small_enough_inline(ctx: Context, *groups: Sequence[Any]) -> bool:
             if d is not None and d.nbytes > limit:
                 return False
     return True
+
+
+def inline_limit() -> int:
+    """The largest array (bytes) a function made on this thread may use and run ``inline``."""
+    return getattr(_tls, "inline_bytes", INLINE_BYTES)
 
 
 @contextlib.contextmanager

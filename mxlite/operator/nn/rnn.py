@@ -40,6 +40,8 @@ from ..registry import Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
 from .activation import check_float
 
+_NULL = OpReq.NULL  # quicker than OpReq.X (req.py)
+
 __all__ = ["RNNParam"]
 
 _GATES = {"rnn_relu": 1, "rnn_tanh": 1, "lstm": 4, "gru": 3}
@@ -329,7 +331,7 @@ class _RNNOp(Operator):
             # no reserve was kept: rerun the (deterministic, dropout-free) forward to rebuild it
             flat = xp.empty((size,), x.dtype)
             outs = [None] * (len(out_data) - 1) + [flat]
-            self.forward(op_ctx, in_data, [OpReq.NULL] * len(out_data), outs, aux)
+            self.forward(op_ctx, in_data, [_NULL] * len(out_data), outs, aux)
         res = _views(flat, table)
         h0 = in_data[2]
         c0 = in_data[3] if lstm else None
@@ -362,15 +364,15 @@ class _RNNOp(Operator):
                 if d.dropout:
                     dinp *= res[("mask", layer)]
                 dy = dinp
-            elif req[0] != OpReq.NULL:
+            elif req[0] != _NULL:
                 assign(in_grad[0], req[0], dinp)
-        if req[1] != OpReq.NULL:
+        if req[1] != _NULL:
             assign(in_grad[1], req[1], dflat)
-        if req[2] != OpReq.NULL:
+        if req[2] != _NULL:
             assign(in_grad[2], req[2], dh0)
-        if lstm and req[3] != OpReq.NULL:
+        if lstm and req[3] != _NULL:
             assign(in_grad[3], req[3], dc0)
-        if p.use_sequence_length and req[-1] != OpReq.NULL:
+        if p.use_sequence_length and req[-1] != _NULL:
             assign(in_grad[-1], req[-1], 0)
 
     def _layer_backward(self, d, layer, direc, inp, dinp, dy, dh, dc, w, dw, res, h0, c0, masks):

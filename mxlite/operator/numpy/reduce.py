@@ -23,6 +23,8 @@ from ..registry import Operator, OperatorProperty, OpTest, register
 from ..req import OpReq, assign
 from .dtypes import BOOL, FLOAT32, INT64
 
+_NULL = OpReq.NULL  # quicker than OpReq.X (req.py)
+
 _AXIS_DOC = "Axis or axes along which to reduce; None reduces all of them."
 _KEEP_DOC = "Keep the reduced axes in the result as dimensions of size one."
 
@@ -87,7 +89,7 @@ class _NpReduceOperator(Operator):
         self.xp = xp
 
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
-        if req[0] == OpReq.NULL:
+        if req[0] == _NULL:
             return
         x, out = in_data[0], out_data[0]
         red = self.prop.axes(x.shape)
@@ -99,7 +101,7 @@ class _NpReduceOperator(Operator):
         self, op_ctx: Any, out_grad: list, in_data: list, out_data: list, req: list,
         in_grad: list, aux: list,
     ) -> None:  # fmt: skip
-        if req[0] == OpReq.NULL:
+        if req[0] == _NULL:
             return
         x, y, dx = in_data[0], out_data[0], in_grad[0]
         red = self.prop.axes(x.shape)
