@@ -97,14 +97,19 @@ def _run_backward(
         return backward_recorded(node, out_grads, train)
     if prop.passes_sparse_grad and out_grads[0].__class__ is not NDArray:
         return [out_grads[0]]  # a recorded densify of a sparse variable: keep MXNet's rows
-    sparse = sparse_backward(node, out_grads)
-    if sparse is not None:
-        return sparse
-    out_grads = [densify(g) for g in out_grads]
+    if prop.sparse_backward is not None:
+        sparse = sparse_backward(node, out_grads)
+        if sparse is not None:
+            return sparse
+    for g in out_grads:
+        if g.__class__ is not NDArray:
+            out_grads = [densify(g) for g in out_grads]
+            break
     ctx = node.ctx
     in_grads: list[NDArray | None] = []
     igd, req, writes = [], [], []
-    use_direct = bool(direct) and not prop.runs_on_caller and not may_give_sparse_grads(prop)
+    sparse_grads = may_give_sparse_grads(prop)
+    use_direct = bool(direct) and not prop.runs_on_caller and not sparse_grads
     for e, (shape, dtype) in zip(node.inputs, node.in_meta):
         if e is None:
             in_grads.append(None)
@@ -154,9 +159,12 @@ def _run_backward(
                 in_grads[i] = g = _new(g.shape, g._data.dtype, ctx)
                 igd[i] = g._data
                 writes[sum(x is not None for x in in_grads[:i])] = g._chunk.var
-    auxd = [a._data for a in node.aux]
-    writes += [a._chunk.var for a in node.aux]
-    writes += [r.var for r in resources]
+    auxd = []
+    if node.aux:
+        auxd = [a._data for a in node.aux]
+        writes += [a._chunk.var for a in node.aux]
+    if resources:
+        writes += [r.var for r in resources]
     backward_fn = op.backward
 
     def run(rctx: Any) -> None:
@@ -165,7 +173,7 @@ def _run_backward(
     # the writes are fresh gradient buffers, aux states and resources: none is also read;
     # the arrays have the sizes of the recorded call's, which decided node.inline
     _engine().push_sync_trusted(run, ctx, reads, writes, f"_backward_{prop.op_name}", node.inline)
-    return sparse_input_grads(node, in_grads)
+    return sparse_input_grads(node, in_grads) if sparse_grads else in_grads
 
 
 def _backward(
@@ -354,7 +362,10 @@ def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
 
 def _ones_like(x: NDArray) -> NDArray:
     out = _new(x.shape, x._data.dtype, x.context)
-    out[...] = 1  # a zero-dim array too
+    if out.context.device_typeid != 2:  # a fresh array nothing else uses yet: fill it here
+        out._data.fill(1)
+    else:
+        out[...] = 1  # a zero-dim array too
     return out
 
 

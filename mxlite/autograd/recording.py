@@ -184,10 +184,14 @@ def mark_variables(
 
 def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]:
     """Which inputs and outputs the backward of ``prop`` reads (by position)."""
+    hit = prop._saved.get((n_in, n_out))
+    if hit is not None:
+        return hit
     simple = isinstance(prop, _SimpleProp)
     if simple:
         hit = _deps_cache.get((type(prop), n_in, n_out))
         if hit is not None:
+            prop._saved[(n_in, n_out)] = hit
             return hit
     if prop.runs_on_caller:
         res = ((True,) * n_in, (True,) * n_out)
@@ -205,6 +209,7 @@ def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]
         )
     if simple:  # a SimpleOp's dependencies follow from its class (GradNeeds) alone
         _deps_cache[(type(prop), n_in, n_out)] = res
+    prop._saved[(n_in, n_out)] = res  # a property's parameters are fixed: so are they
     return res
 
 
