@@ -175,6 +175,13 @@ def _views(flat: Any, table: dict) -> dict[tuple, Any]:
     return {k: flat[o : o + math.prod(s)].reshape(s) for k, (o, s) in table.items()}
 
 
+def _step_product(xp: Any, dtype: Any) -> Any:
+    """The 2-D matrix product of one time step, ``f(a, b, out=c)``: NumPy's ``dot`` for float32
+    and float64 (the same BLAS call as ``matmul``, bit for bit, without the ufunc machinery:
+    1.1 against 2.1 us for 32x32 matrices), else ``matmul``."""
+    return xp.dot if xp is np and dtype in (np.float32, np.float64) else xp.matmul
+
+
 def _sigmoid(xp: Any, x: Any) -> Any:
     with np.errstate(over="ignore"):
         return 1 / (1 + xp.exp(-x))
@@ -270,9 +277,10 @@ class _RNNOp(Operator):
         if d.mode in ("rnn_tanh", "rnn_relu") and masks is None:
             # each step in place in its row of the reserve: h_t = act(h_{t-1} Wh^T + (xw_t + bh))
             xw += bh
+            mm, whT = _step_product(xp, wh.dtype), wh.T
             for t in self._steps(d, direc):
                 ht = hs[t]
-                xp.matmul(h, wh.T, out=ht)
+                mm(h, whT, out=ht)
                 ht += xw[t]
                 if d.mode == "rnn_tanh":
                     xp.tanh(ht, out=ht)
@@ -409,11 +417,12 @@ class _RNNOp(Operator):
             # dgx_t = (dh + dy_t) * act'(h_t), dh = dgx_t Wh
             fac = 1 - hs * hs if d.mode == "rnn_tanh" else (hs > 0).astype(hs.dtype)
             dh = dh.copy()
+            mm = _step_product(xp, wh.dtype)
             for t in reversed(steps):
                 da = dgx[t]
                 xp.add(dh, dy[t], out=da)
                 da *= fac[t]
-                xp.matmul(da, wh, out=dh)
+                mm(da, wh, out=dh)
         else:
             for t in reversed(steps):
                 m = masks[t] if masks is not None else None
