@@ -40,7 +40,7 @@ from ..registry import Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
 from .activation import check_float
 
-_NULL = OpReq.NULL  # quicker than OpReq.X (req.py)
+_NULL, _WRITE = OpReq.NULL, OpReq.WRITE  # quicker than OpReq.X (req.py)
 
 __all__ = ["RNNParam"]
 
@@ -241,7 +241,9 @@ class _RNNOp(Operator):
                 elif d.dropout:
                     res[("mask", layer)][...] = 1
                 res[("x", layer)][...] = inp
-            y = xp.empty((T, N, d.D * d.Hout), x.dtype)
+            y = out_data[0]  # the last layer writes its states straight into the output
+            if layer < d.L - 1 or req[0] != _WRITE or y is None or y.dtype != x.dtype:
+                y = xp.empty((T, N, d.D * d.Hout), x.dtype)
             for direc in range(d.D):
                 k = layer * d.D + direc
                 cell = self._layer_forward(d, layer, direc, inp, w, res, h0[k], c0, masks)
@@ -354,7 +356,8 @@ class _RNNOp(Operator):
         dy = out_grad[0]
         for layer in range(d.L - 1, -1, -1):
             inp = x if layer == 0 else res[("x", layer)]
-            dinp = xp.zeros(inp.shape, x.dtype)
+            # the data's gradient only where asked for (d2l's one-hot input needs none)
+            dinp = xp.zeros(inp.shape, x.dtype) if layer > 0 or req[0] != _NULL else None
             for direc in range(d.D):
                 k = layer * d.D + direc
                 dy_d = dy[:, :, direc * d.Hout : (direc + 1) * d.Hout]
@@ -397,16 +400,21 @@ class _RNNOp(Operator):
         steps = list(self._steps(d, direc))
         # the state each step started from
         hprev = xp.empty_like(hs)
-        prev_idx = steps[:-1]
         hprev[steps[0]] = h0
-        hprev[steps[1:]] = hs[prev_idx]
+        if direc == 0:
+            hprev[1:] = hs[:-1]
+        else:
+            hprev[:-1] = hs[1:]
         dgx = xp.empty((T, N, d.G * H), dy.dtype)  # gradient of the input-side pre-activations
         dgh = dgx if d.mode != "gru" else xp.empty_like(dgx)  # and of the recurrent side
         if d.mode == "lstm":
             gates, cs = res[("gates", *key)], res[("c", *key)]
             cprev = xp.empty_like(cs)
             cprev[steps[0]] = c0[k]
-            cprev[steps[1:]] = cs[prev_idx]
+            if direc == 0:
+                cprev[1:] = cs[:-1]
+            else:
+                cprev[:-1] = cs[1:]
             wr = w.get(("wr", *key))
             hrs = res.get(("hr", *key))
             dhnew_all = xp.empty((T, N, d.Hout), dy.dtype) if wr is not None else None
@@ -472,10 +480,12 @@ class _RNNOp(Operator):
         dw[("wx", *key)][...] = gx2.T @ inp.reshape(T * N, -1)
         dw[("bx", *key)][...] = gx2.sum(axis=0)
         dw[("wh", *key)][...] = gh2.T @ hprev.reshape(T * N, -1)
-        dw[("bh", *key)][...] = gh2.sum(axis=0)
+        # the two biases share their gradient unless GRU keeps the recurrent side apart
+        dw[("bh", *key)][...] = dw[("bx", *key)] if dgh is dgx else gh2.sum(axis=0)
         if d.mode == "lstm" and wr is not None:
             dw[("wr", *key)][...] = dhnew_all.reshape(T * N, -1).T @ hrs.reshape(T * N, -1)
-        dinp += (gx2 @ w[("wx", *key)]).reshape(dinp.shape)
+        if dinp is not None:
+            dinp += (gx2 @ w[("wx", *key)]).reshape(dinp.shape)
         return dh, dc
 
 
