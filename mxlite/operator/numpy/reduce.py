@@ -12,6 +12,7 @@ give int64; all/any give bool.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -226,7 +227,7 @@ class NpMeanProp(_NpReduceProp):
         return y if acc == dtype else y.astype(dtype)
 
     def gradient(self, xp: Any, g: Any, x: Any, y: Any, red: tuple) -> Any:
-        n = int(np.prod([x.shape[i] for i in red]))
+        n = math.prod([x.shape[i] for i in red])
         return g / max(n, 1)
 
 
