@@ -188,7 +188,9 @@ class NpSumProp(_NpReduceProp):
 
     def compute(self, xp: Any, x: Any, red: tuple, dtype: np.dtype) -> Any:
         acc = _acc_dtype(x, dtype)
-        y = xp.sum(x, axis=red, dtype=acc, keepdims=True, **_initial(self.param))
+        # NumPy's sum is this reduction behind two Python wrappers (~2 us on a small array)
+        total = np.add.reduce if xp is np else xp.sum
+        y = total(x, axis=red, dtype=acc, keepdims=True, **_initial(self.param))
         return y if acc == dtype else y.astype(dtype)
 
     def gradient(self, xp: Any, g: Any, x: Any, y: Any, red: tuple) -> Any:
