@@ -54,7 +54,8 @@ class Env:
 
     def __init__(self, param: Any, resource: Sequence[Any] = (), is_train: bool = False) -> None:
         self.param = param
-        self.scalar = getattr(param, "scalar", None)
+        # (most operators have no parameters: a getattr that misses costs seven times more)
+        self.scalar = None if param is None else getattr(param, "scalar", None)
         self.resource = resource
         self.is_train = is_train
 
