@@ -103,9 +103,13 @@ def invoke(
         if res is not NotImplemented:
             return res
     if out is None and ctx is None and inputs:
-        shapes = tuple([x._data.shape for x in inputs])
-        dtypes = tuple([x._data.dtype for x in inputs])
-        plan = prop._plans.get((shapes, dtypes, is_np_shape()))
+        # (loops, not comprehensions: quicker for the one or two inputs of most calls)
+        shape_list, dtype_list = [], []
+        for x in inputs:
+            d = x._data
+            shape_list.append(d.shape)
+            dtype_list.append(d.dtype)
+        plan = prop._plans.get((tuple(shape_list), tuple(dtype_list), is_np_shape()))
         if plan is not None:
             ctx = plan.ctx
             for x in inputs:
@@ -228,13 +232,17 @@ _PLANS_PER_PROP = 64
 def _run_plan(prop: OperatorProperty, plan: _Plan, inputs: Sequence[Any]) -> Any:
     """``invoke`` on fresh outputs along a plan made by an earlier call."""
     ctx = plan.ctx
-    if plan.small:
-        outputs = [_wrap(_Chunk(ctx), np.empty(s, t)) for s, t in plan.outs]
-    else:
-        outputs = [_new(s, t, ctx) for s, t in plan.outs]
-    in_data = [x._data for x in inputs]
-    out_data = [o._data for o in outputs]
-    reads = [x._chunk.var for x in inputs]
+    small = plan.small
+    outputs, out_data, writes = [], [], []
+    for s, t in plan.outs:
+        o = _wrap(_Chunk(ctx), np.empty(s, t)) if small else _new(s, t, ctx)
+        outputs.append(o)
+        out_data.append(o._data)
+        writes.append(o._chunk.var)
+    in_data, reads = [], []
+    for x in inputs:
+        in_data.append(x._data)
+        reads.append(x._chunk.var)
     req = [_WRITE] * len(outputs)
     forward = plan.forward
     is_train = _state[1]
@@ -243,7 +251,7 @@ def _run_plan(prop: OperatorProperty, plan: _Plan, inputs: Sequence[Any]) -> Any
         forward(OpContext(is_train, rctx, (), reads), in_data, req, out_data, [])
 
     inline = plan.nbytes is not None and plan.nbytes <= inline_limit()
-    _engine().push_sync_trusted(run, ctx, reads, [o._chunk.var for o in outputs], plan.name, inline)
+    _engine().push_sync_trusted(run, ctx, reads, writes, plan.name, inline)
     if _state[0] and _record_hook is not None:
         _record_hook(prop, list(inputs), outputs, [], inline)
     if plan.nvis == 1:
