@@ -18,6 +18,8 @@ from __future__ import annotations
 from math import prod
 from typing import Any
 
+import numpy as np
+
 from ...base import ShapeError
 from ..parallel import matmul
 from ..param import Param, field
@@ -177,7 +179,8 @@ class _FullyConnectedOp(Operator):
         if not self.no_bias and req[2] != _NULL:
             gb = in_grad[2]
             if req[2] == _WRITE and gb.ndim == 1:
-                dy.sum(axis=0, out=gb)
+                # (NumPy: the reduction behind ndarray.sum's Python wrapper)
+                (np.add.reduce if xp is np else xp.sum)(dy, axis=0, out=gb)
             else:
                 assign(gb, req[2], dy.sum(axis=0).reshape(gb.shape))
         if req[0] == _WRITE and in_grad[0].flags.c_contiguous:

@@ -399,7 +399,7 @@ class _RNNOp(Operator):
         hs = res[("h", *key)]
         steps = list(self._steps(d, direc))
         # the state each step started from
-        hprev = xp.empty_like(hs)
+        hprev = xp.empty(hs.shape, hs.dtype)
         hprev[steps[0]] = h0
         if direc == 0:
             hprev[1:] = hs[:-1]
@@ -478,10 +478,11 @@ class _RNNOp(Operator):
         gx2 = dgx.reshape(T * N, -1)
         gh2 = dgh.reshape(T * N, -1)
         dw[("wx", *key)][...] = gx2.T @ inp.reshape(T * N, -1)
-        dw[("bx", *key)][...] = gx2.sum(axis=0)
+        # (NumPy: the reduction behind ndarray.sum's Python wrapper)
+        dw[("bx", *key)][...] = (np.add.reduce if xp is np else xp.sum)(gx2, axis=0)
         dw[("wh", *key)][...] = gh2.T @ hprev.reshape(T * N, -1)
         # the two biases share their gradient unless GRU keeps the recurrent side apart
-        dw[("bh", *key)][...] = dw[("bx", *key)] if dgh is dgx else gh2.sum(axis=0)
+        dw[("bh", *key)][...] = dw[("bx", *key)] if dgh is dgx else xp.sum(gh2, axis=0)
         if d.mode == "lstm" and wr is not None:
             dw[("wr", *key)][...] = dhnew_all.reshape(T * N, -1).T @ hrs.reshape(T * N, -1)
         if dinp is not None:

@@ -112,7 +112,7 @@ class _NpReduceOperator(Operator):
             g = g.astype(dx.dtype)
         with np.errstate(divide="ignore", invalid="ignore"):
             grad = self.prop.gradient(self.xp, g, x, y.reshape(keep), red)
-        assign(dx, req[0], self.xp.broadcast_to(grad, x.shape))
+        assign(dx, req[0], grad)  # the write broadcasts it to x's shape
 
 
 class _NpReduceProp(OperatorProperty):
