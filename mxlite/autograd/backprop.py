@@ -30,6 +30,8 @@ from .sparse_grad import (
     sum_grads_into,
 )
 
+_NULL, _WRITE, _ADD = OpReq.NULL, OpReq.WRITE, OpReq.ADD  # quicker than OpReq.X (req.py)
+
 # MXNet runs backward with engine bulking (consecutive gradient functions as one engine push).
 _BWD_BULK = exec_bulk_size("bwd")
 
@@ -108,26 +110,31 @@ def _run_backward(
         return backward_recorded(node, out_grads, train)
     if prop.passes_sparse_grad and out_grads[0].__class__ is not NDArray:
         return [out_grads[0]]  # a recorded densify of a sparse variable: keep MXNet's rows
-    sparse = sparse_backward(node, out_grads)
-    if sparse is not None:
-        return sparse
-    out_grads = [densify(g) for g in out_grads]
+    if prop.sparse_backward is not None:
+        sparse = sparse_backward(node, out_grads)
+        if sparse is not None:
+            return sparse
+    for g in out_grads:
+        if g.__class__ is not NDArray:
+            out_grads = [densify(g) for g in out_grads]
+            break
     ctx = node.ctx
     in_grads: list[NDArray | None] = []
     igd, req, writes = [], [], []
-    use_direct = bool(direct) and not prop.runs_on_caller and not may_give_sparse_grads(prop)
+    sparse_grads = may_give_sparse_grads(prop)
+    use_direct = bool(direct) and not prop.runs_on_caller and not sparse_grads
     for e, (shape, dtype) in zip(node.inputs, node.in_meta):
         if e is None:
             in_grads.append(None)
             igd.append(None)
-            req.append(OpReq.NULL)
+            req.append(_NULL)
         else:
             g = direct.get(id(e[0])) if use_direct else None
             if g is None:
                 g = _new(shape, dtype, ctx)
             in_grads.append(g)
             igd.append(g._data)
-            req.append(OpReq.WRITE)
+            req.append(_WRITE)
             writes.append(g._chunk.var)
     if prop.runs_on_caller:
         scratch = [
@@ -154,9 +161,12 @@ def _run_backward(
                 in_grads[i] = g = _new(g.shape, g._data.dtype, ctx)
                 igd[i] = g._data
                 writes[sum(x is not None for x in in_grads[:i])] = g._chunk.var
-    auxd = [a._data for a in node.aux]
-    writes += [a._chunk.var for a in node.aux]
-    writes += [r.var for r in resources]
+    auxd = []
+    if node.aux:
+        auxd = [a._data for a in node.aux]
+        writes += [a._chunk.var for a in node.aux]
+    if resources:
+        writes += [r.var for r in resources]
     backward_fn = op.backward
 
     def run(rctx: Any) -> None:
@@ -165,7 +175,7 @@ def _run_backward(
     # the writes are fresh gradient buffers, aux states and resources: none is also read;
     # the arrays have the sizes of the recorded call's, which decided node.inline
     _engine().push_sync_trusted(run, ctx, reads, writes, f"_backward_{prop.op_name}", node.inline)
-    return sparse_input_grads(node, in_grads)
+    return sparse_input_grads(node, in_grads) if sparse_grads else in_grads
 
 
 def _backward(
@@ -261,7 +271,7 @@ def _backward(
             if node.var_array is None:
                 continue
             target = node.var_array._grad
-            if target is None or node.grad_req == OpReq.NULL:
+            if target is None or node.grad_req == _NULL:
                 continue
             if id(node) in written:
                 node.var_array._fresh_grad = True
@@ -271,15 +281,15 @@ def _backward(
             if g is not None:
                 ps = [g, *ps]
             if target.__class__ is not NDArray:  # a sparse buffer (attach_grad(stype=...))
-                if ps or node.grad_req == OpReq.WRITE:
-                    sum_grads_into(target, ps, node.grad_req == OpReq.ADD)
+                if ps or node.grad_req == _WRITE:
+                    sum_grads_into(target, ps, node.grad_req == _ADD)
                     node.var_array._fresh_grad = bool(ps)
                 continue
             if not ps:
-                if node.grad_req == OpReq.WRITE:
+                if node.grad_req == _WRITE:
                     target[:] = 0
                 continue
-            _sum_into(target, [densify(p) for p in ps], node.grad_req == OpReq.ADD)
+            _sum_into(target, [densify(p) for p in ps], node.grad_req == _ADD)
             node.var_array._fresh_grad = True
     if not retain_graph:
         for node in order:
@@ -310,7 +320,7 @@ def _direct_targets(order: list[_Node], grads: dict) -> dict[int, NDArray]:
         if node.var_array is None or uses.get(id(node)) != 1 or (id(node), 0) in grads:
             continue
         target = node.var_array._grad
-        if node.grad_req != OpReq.WRITE or target is None or target.__class__ is not NDArray:
+        if node.grad_req != _WRITE or target is None or target.__class__ is not NDArray:
             continue
         shape, dtype = meta[id(node)]
         if target.shape == tuple(shape) and target._data.dtype == dtype:
@@ -354,7 +364,10 @@ def _var_grad(grads: dict, parts: dict, node: _Node) -> NDArray | None:
 
 def _ones_like(x: NDArray) -> NDArray:
     out = _new(x.shape, x._data.dtype, x.context)
-    out[...] = 1  # a zero-dim array too
+    if out.context.device_typeid != 2:  # a fresh array nothing else uses yet: fill it here
+        out._data.fill(1)
+    else:
+        out[...] = 1  # a zero-dim array too
     return out
 
 

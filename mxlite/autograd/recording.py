@@ -184,10 +184,14 @@ def mark_variables(
 
 def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]:
     """Which inputs and outputs the backward of ``prop`` reads (by position)."""
+    hit = prop._saved.get((n_in, n_out))
+    if hit is not None:
+        return hit
     simple = isinstance(prop, _SimpleProp)
     if simple:
         hit = _deps_cache.get((type(prop), n_in, n_out))
         if hit is not None:
+            prop._saved[(n_in, n_out)] = hit
             return hit
     if prop.runs_on_caller:
         res = ((True,) * n_in, (True,) * n_out)
@@ -205,6 +209,7 @@ def _saved(prop: OperatorProperty, n_in: int, n_out: int) -> tuple[tuple, tuple]
         )
     if simple:  # a SimpleOp's dependencies follow from its class (GradNeeds) alone
         _deps_cache[(type(prop), n_in, n_out)] = res
+    prop._saved[(n_in, n_out)] = res  # a property's parameters are fixed: so are they
     return res
 
 
@@ -248,16 +253,23 @@ def _record(
             o._ag = (node, i)
         return
     save_in, save_out = _saved(prop, n_in, n_out)
-    node.in_data = [_wrap(x._chunk, x._data) if k else None for x, k in zip(args, save_in)]
-    node.out_data = [_wrap(o._chunk, o._data) if k else None for o, k in zip(outputs, save_out)]
+    # (loops, not comprehensions: quicker for the few arrays of a call)
+    in_data, in_meta = [], []
+    for x, keep in zip(args, save_in):
+        d = x._data
+        in_data.append(_wrap(x._chunk, d) if keep else None)
+        in_meta.append((d.shape, d.dtype))
+    out_data, out_meta = [], []
+    for i, (o, keep) in enumerate(zip(outputs, save_out)):
+        d = o._data
+        out_data.append(_wrap(o._chunk, d) if keep else None)
+        out_meta.append((d.shape, d.dtype))
+        o._ag = (node, i)
+    node.in_data, node.in_meta, node.out_data, node.out_meta = in_data, in_meta, out_data, out_meta
     if aux:
         node.aux = [_wrap(a._chunk, a._data) for a in aux]
-    node.in_meta = [(x._data.shape, x._data.dtype) for x in args]
-    node.out_meta = [(o._data.shape, o._data.dtype) for o in outputs]
     node.n_out = n_out
     node.inline = inline
-    for i, o in enumerate(outputs):
-        o._ag = (node, i)
 
 
 _invoke.set_record_hook(_record)

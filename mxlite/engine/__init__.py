@@ -31,6 +31,7 @@ from .objects import (
     SyncFn,
     Var,
     in_engine_function,
+    inline_limit,
     inline_up_to,
     small_enough_inline,
 )
@@ -55,6 +56,7 @@ __all__ = [
     "in_engine_function",
     "INLINE_BYTES",
     "small_enough_inline",
+    "inline_limit",
     "inline_up_to",
 ]
 

@@ -27,6 +27,7 @@ __all__ = [
     "ProfileSink",
     "INLINE_BYTES",
     "small_enough_inline",
+    "inline_limit",
     "inline_up_to",
     "in_engine_function",
 ]
@@ -44,12 +45,19 @@ def small_enough_inline(ctx: Context, *groups: Sequence[Any]) -> bool:
     the limit of an enclosing :func:`inline_up_to` on this thread)."""
     if ctx.device_typeid == 2:
         return False
-    limit = getattr(_tls, "inline_bytes", INLINE_BYTES)
+    limit = _tls.__dict__.get("inline_bytes", INLINE_BYTES)
     for group in groups:
         for d in group:
             if d is not None and d.nbytes > limit:
                 return False
     return True
+
+
+def inline_limit() -> int:
+    """The largest array (bytes) a function made on this thread may use and run ``inline``."""
+    # (this thread's dict: getattr on a thread-local raises inside when the name is missing,
+    # the common case here, at seven times the cost)
+    return _tls.__dict__.get("inline_bytes", INLINE_BYTES)
 
 
 @contextlib.contextmanager

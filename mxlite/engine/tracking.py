@@ -49,7 +49,11 @@ class Tracker:
         self._failures: list[_Failure] = []
         self._live_failures = 0  # failures recorded and not yet raised; 0 skips the checks
         self._rctx: dict[Context, RunContext] = {}
-        self._last_rctx = RunContext(None)  # type: ignore[arg-type]  # _run_if_free's cache
+        # _run_if_free's cache: the last context object it saw and its run context (whose
+        # ctx may be another, equal object: programs make many equal Contexts, and a dict
+        # lookup of one costs two Python calls, __hash__ and __eq__); one tuple, so that
+        # threads pushing at once never pair one's context with another's run context
+        self._last_rctx: tuple[Context | None, RunContext | None] = (None, None)
         self._profile_sink: ProfileSink | None = None
         self._profile_namer: Callable[[str], str] | None = None  # see set_profile_sink
         # push_delete may be called by a garbage-collector finalizer while this thread holds
@@ -178,9 +182,10 @@ class Tracker:
             self._pending += 1
         finally:
             lock.release()
-        rctx = self._last_rctx
-        if rctx.ctx is not ctx:
-            rctx = self._last_rctx = self.run_context(ctx)
+        last_ctx, rctx = self._last_rctx
+        if last_ctx is not ctx:
+            rctx = self.run_context(ctx)
+            self._last_rctx = (ctx, rctx)
         tls = _tls
         outer = getattr(tls, "in_engine", False)
         tls.in_engine = True  # a wait from inside the function must raise, as on a worker

@@ -15,17 +15,21 @@ Autograd (when recording) sees each call through ``_record_hook``.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from ..base import DTypeError, MXNetError
+import numpy as np
+
+from ..base import DTypeError, MXNetError, storage_dtype
 from ..context import Context, current_context
 from ..engine import get as _engine
-from ..engine import small_enough_inline
+from ..engine import inline_limit, small_enough_inline
 from ..operator.modes import STATE
 from ..operator.registry import OpContext, OperatorProperty
 from ..operator.req import OpReq
-from .ndarray import NDArray, _new
+from ..util import is_np_shape
+from .ndarray import SMALL_ARRAY_BYTES, NDArray, _Chunk, _new, _wrap
 
 __all__ = [
     "invoke",
@@ -98,6 +102,22 @@ def invoke(
         res = _sparse_hook(prop, inputs, out, name, ctx)
         if res is not NotImplemented:
             return res
+    if out is None and ctx is None and inputs:
+        # (loops, not comprehensions: quicker for the one or two inputs of most calls)
+        shape_list, dtype_list = [], []
+        for x in inputs:
+            d = x._data
+            shape_list.append(d.shape)
+            dtype_list.append(d.dtype)
+        plan = prop._plans.get((tuple(shape_list), tuple(dtype_list), is_np_shape()))
+        if plan is not None:
+            ctx = plan.ctx
+            for x in inputs:
+                if x._chunk.ctx is not ctx:
+                    break
+            else:
+                return _run_plan(prop, plan, inputs)
+            ctx = None
     n_aux = len(prop.list_auxiliary_states()) if prop._has_aux else 0
     args = inputs[: len(inputs) - n_aux] if n_aux else inputs
     aux = inputs[len(inputs) - n_aux :] if n_aux else ()
@@ -154,6 +174,10 @@ def invoke(
         forward(OpContext(is_train, rctx, resources, in_vars), in_data, req, out_data, aux_data)
 
     inline = small_enough_inline(ctx, in_data, out_data, aux_data)
+    if out is None and inputs and not (aux or resources or prop._mutates or prop.dynamic_shape):
+        key = (shapes, dtypes, is_np_shape())
+        if key not in prop._plans and len(prop._plans) < _PLANS_PER_PROP:
+            prop._plans[key] = _Plan(prop, ctx, operator, key, out_shapes, out_dtypes)
     if prop._mutates:  # states updated in place (FMutateInputs): written, not only read
         mutated = [args[i]._chunk.var for i in prop._mutates]
         mutate += mutated
@@ -164,6 +188,75 @@ def invoke(
     else:
         _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
     return _finish(prop, args, outputs, aux, out, inline)
+
+
+class _Plan:
+    """What an imperative call of one property on inputs of given shapes and dtypes on one
+    context always does: its outputs, kernel, whether it may run inline, its visible outputs
+    (an operator without auxiliary states, resources, mutated inputs or data-dependent
+    shapes). :func:`invoke` keeps one per input set and then skips inference and checks."""
+
+    __slots__ = ("ctx", "outs", "forward", "nbytes", "nvis", "name", "small")
+
+    def __init__(
+        self,
+        prop: OperatorProperty,
+        ctx: Context,
+        operator: Any,
+        key: tuple,
+        shapes: list,
+        dtypes: list,
+    ) -> None:
+        self.ctx = ctx
+        self.outs = tuple(zip([tuple(s) for s in shapes], dtypes))
+        self.forward = operator.forward
+        stored = [storage_dtype(t) for t in dtypes]
+        sizes = [math.prod(s) * t.itemsize for (s, _), t in zip(self.outs, stored)]
+        in_sizes = [math.prod(s) * t.itemsize for s, t in zip(key[0], key[1])]
+        self.nvis = prop.num_visible_outputs()
+        self.name = prop.op_name
+        # outputs NumPy allocates itself, as _new does (plain dtypes, not bfloat16's record)
+        self.small = ctx.device_typeid != 2 and all(
+            n < SMALL_ARRAY_BYTES and isinstance(t, np.dtype) and t.names is None
+            for n, t in zip(sizes, dtypes)
+        )
+        # the largest array of the call, inputs included (small_enough_inline's test); a GPU
+        # call never runs inline
+        self.nbytes = max(sizes + in_sizes, default=0) if ctx.device_typeid != 2 else None
+
+
+# properties that see many input sets (one per sequence length, say) keep that many plans
+_PLANS_PER_PROP = 64
+
+
+def _run_plan(prop: OperatorProperty, plan: _Plan, inputs: Sequence[Any]) -> Any:
+    """``invoke`` on fresh outputs along a plan made by an earlier call."""
+    ctx = plan.ctx
+    small = plan.small
+    outputs, out_data, writes = [], [], []
+    for s, t in plan.outs:
+        o = _wrap(_Chunk(ctx), np.empty(s, t)) if small else _new(s, t, ctx)
+        outputs.append(o)
+        out_data.append(o._data)
+        writes.append(o._chunk.var)
+    in_data, reads = [], []
+    for x in inputs:
+        in_data.append(x._data)
+        reads.append(x._chunk.var)
+    req = [_WRITE] * len(outputs)
+    forward = plan.forward
+    is_train = _state[1]
+
+    def run(rctx: Any) -> None:
+        forward(OpContext(is_train, rctx, (), reads), in_data, req, out_data, [])
+
+    inline = plan.nbytes is not None and plan.nbytes <= inline_limit()
+    _engine().push_sync_trusted(run, ctx, reads, writes, plan.name, inline)
+    if _state[0] and _record_hook is not None:
+        _record_hook(prop, list(inputs), outputs, [], inline)
+    if plan.nvis == 1:
+        return outputs[0]
+    return outputs[: plan.nvis]
 
 
 def _finish(

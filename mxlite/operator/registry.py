@@ -255,6 +255,10 @@ class OperatorProperty(QuantizationFacts, SparseStorageFacts):
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
         self._infer_cache: dict[tuple, tuple] = {}
+        # imperative calls' plans (ndarray/invoke.py), keyed as _infer_cache
+        self._plans: dict[tuple, Any] = {}
+        # (n_in, n_out) -> which inputs and outputs its backward reads (autograd's recording)
+        self._saved: dict[tuple[int, int], tuple] = {}
         self._operators: dict[Any, Any] = {}  # by Context, or (Context, "bfloat16")
         # fast-path flags for imperative calls
         self._has_aux = bool(self.list_auxiliary_states())

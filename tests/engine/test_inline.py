@@ -134,3 +134,14 @@ def test_inline_up_to_raises_the_limit_on_this_thread_only():
         assert not small_enough_inline(mx.gpu(0), [big])
     assert seen == [False]
     assert not small_enough_inline(mx.cpu(), [big])
+
+
+def test_inline_functions_get_the_run_context_of_their_own_context(eng):
+    # the caller's cache of the last run context: equal Context objects share one, different
+    # ones never get each other's
+    seen = []
+    ctxs = [mx.cpu(0), mx.cpu(1), mx.Context("cpu", 0), mx.cpu(1), mx.cpu(0)]
+    for ctx in ctxs:
+        eng.push_sync(lambda rctx: seen.append(rctx.ctx), ctx, [], [eng.new_var()], inline=True)
+    eng.wait_for_all()
+    assert seen == ctxs

@@ -6,7 +6,9 @@ import pytest
 import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError, ShapeError
 from mxlite.operator import registry
+from mxlite.operator.registry import OpContext
 from mxlite.operator.req import OpReq
+from tests.operator import opcheck
 from tests.operator.opcheck import backward, forward, golden, numeric_grad, prop_of
 
 _GOLD = golden("nn_rnn")
@@ -280,3 +282,41 @@ def test_reserve_is_kept_unless_large_and_not_needed_for_dropout(
     reserve = prop.infer_shape(shapes)[1][-1]
     assert (reserve[0] > 1) is full and len(reserve) == 1
     assert full or rnn._layout(rnn._Dims(prop.param, steps, 2, 5))[1] > rnn._KEPT_RESERVE
+
+
+@pytest.mark.parametrize("params", _NUMERIC, ids=range(len(_NUMERIC)))
+def test_gradients_without_the_data_gradient(params):
+    # backward skips the data's gradient when it is not asked for (req null, as for d2l's
+    # one-hot input): every other gradient is the same, bit for bit
+    ins = _inputs(params, dtype=np.float32)
+    outs = forward("RNN", ins, **params)
+    rng = np.random.default_rng(2)
+    heads = [rng.standard_normal(o.shape).astype(o.dtype) for o in outs[:-1]]
+    heads.append(np.zeros_like(outs[-1]))
+    full = backward("RNN", ins, heads, **params)
+    prop = prop_of("RNN", **params)
+    args, aux, outs = opcheck._alloc(prop, ins)
+    op = prop.create_operator(mx.cpu())
+    op.forward(OpContext(True, None, []), args, [OpReq.WRITE] * len(outs), outs, aux)
+    grads = [np.full_like(a, 7) for a in args]
+    req = [OpReq.NULL] + [OpReq.WRITE] * (len(args) - 1)
+    op.backward(OpContext(True, None, []), heads, args, outs, req, grads, aux)
+    assert np.all(grads[0] == 7)  # untouched
+    n = len(ins) - (1 if params.get("use_sequence_length") else 0)
+    for g, f in zip(grads[1:n], full[1:n]):
+        np.testing.assert_array_equal(g, f)
+
+
+@pytest.mark.parametrize("mode", ["rnn_relu", "rnn_tanh", "lstm", "gru"])
+def test_output_written_in_place_equals_a_fresh_output(mode):
+    # the last layer writes its states straight into the output: the same values as through a
+    # scratch array (req 'add' keeps the scratch path)
+    params = dict(mode=mode, state_size=3, num_layers=2, bidirectional=True)
+    ins = _inputs(params, dtype=np.float32)
+    written = forward("RNN", ins, **params)[0]
+    prop = prop_of("RNN", **params)
+    args, aux, outs = opcheck._alloc(prop, ins)
+    op = prop.create_operator(mx.cpu())
+    req = [OpReq.ADD] + [OpReq.WRITE] * (len(outs) - 1)
+    op.forward(OpContext(True, None, []), args, req, outs, aux)  # onto zeros
+    np.testing.assert_array_equal(outs[0], written)

@@ -32,6 +32,8 @@ from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
 
+_NULL = OpReq.NULL  # quicker than OpReq.X (req.py)
+
 __all__ = ["SoftmaxParam", "SoftmaxActivationParam", "softmax_lastaxis", "softmax_axis"]
 
 
@@ -222,7 +224,7 @@ class _SoftmaxOp(Operator):
         return 1.0 if t is None else t
 
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        if req[0] == OpReq.NULL:
+        if req[0] == _NULL:
             return
         xp, prop = self.xp, self.prop
         x = _work(in_data[0])
@@ -249,9 +251,9 @@ class _SoftmaxOp(Operator):
 
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         xp, prop = self.xp, self.prop
-        if prop._use_length() and len(in_grad) > 1 and req[1] != OpReq.NULL:
+        if prop._use_length() and len(in_grad) > 1 and req[1] != _NULL:
             assign(in_grad[1], req[1], 0)
-        if req[0] == OpReq.NULL:
+        if req[0] == _NULL:
             return
         y = _work(out_data[0])
         g = _work(out_grad[0]).astype(y.dtype, copy=False)
@@ -359,7 +361,7 @@ class _SoftmaxActivationOp(Operator):
         assign(out_data[0], req[0], y.astype(out_data[0].dtype, copy=False))
 
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        if req[0] == OpReq.NULL:
+        if req[0] == _NULL:
             return
         xp = self.xp
         y = _work(out_data[0])
