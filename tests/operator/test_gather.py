@@ -221,3 +221,15 @@ def test_slice_like_backward_with_data_bound_without_gradient() -> None:
     exe.forward(is_train=True)
     exe.backward(mx.nd.ones((2, 3)))
     np.testing.assert_array_equal(grads["like"].asnumpy(), np.ones((2, 3)))
+
+
+@pytest.mark.parametrize("index", [7, -3, 1])
+def test_take_and_pick_clip_a_zero_dim_index(index: int) -> None:
+    """mode='clip' with an index of no dimensions (mx.np's take of a scalar index)."""
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    got = mx.np.take(mx.np.array(a), mx.np.array(index, dtype="int64"), axis=0, mode="clip")
+    np.testing.assert_array_equal(got.asnumpy(), np.take(a, index, axis=0, mode="clip"))
+    got = mx.nd.take(mx.nd.array(a), mx.nd.array([index]), mode="clip")
+    np.testing.assert_array_equal(got.asnumpy(), np.take(a, [index], axis=0, mode="clip"))
+    picked = mx.nd.pick(mx.nd.array(a), mx.nd.array([index] * 3), axis=1, mode="clip")
+    np.testing.assert_array_equal(picked.asnumpy(), a[:, min(max(index, 0), 3)])

@@ -32,7 +32,8 @@ def _ints(xp: Any, a: Any) -> Any:
 def _clip_ints(xp: Any, idx: Any, n: int) -> Any:
     """Integer indices clipped to [0, n - 1] (``xp.clip``'s values; NumPy's clip checks its
     bounds in Python first, twice the time of these two passes on a (1120,) index)."""
-    out = xp.maximum(idx, 0)
+    out = xp.empty_like(idx)  # an array also for a zero-dim index (a ufunc returns a scalar)
+    xp.maximum(idx, 0, out=out)
     return xp.minimum(out, n - 1, out=out)
 
 
