@@ -173,7 +173,13 @@ def invoke(
     def run(rctx: Any) -> None:
         forward(OpContext(is_train, rctx, resources, in_vars), in_data, req, out_data, aux_data)
 
-    inline = small_enough_inline(ctx, in_data, out_data, aux_data)
+    # inline: all arrays are small (the backward's test too); run_inline: also a gather from
+    # a large input
+    inline = run_inline = small_enough_inline(ctx, in_data, out_data, aux_data)
+    g = prop.gathered_input
+    if not inline and g is not None and g < len(in_data):
+        others = in_data[:g] + in_data[g + 1 :]
+        run_inline = small_enough_inline(ctx, others, out_data, aux_data)
     if out is None and inputs and not (aux or resources or prop._mutates or prop.dynamic_shape):
         key = (shapes, dtypes, is_np_shape())
         if key not in prop._plans and len(prop._plans) < _PLANS_PER_PROP:
@@ -182,11 +188,11 @@ def invoke(
         mutated = [args[i]._chunk.var for i in prop._mutates]
         mutate += mutated
         reads = [v for v in reads if v not in mutated]
-        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=run_inline)
     elif out is None:  # fresh outputs: no var is both read and written
-        _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name, inline)
+        _engine().push_sync_trusted(run, ctx, reads, mutate, prop.op_name, run_inline)
     else:
-        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=inline)
+        _engine().push_sync(run, ctx, reads, mutate, 0, prop.op_name, inline=run_inline)
     return _finish(prop, args, outputs, aux, out, inline)
 
 
@@ -196,7 +202,7 @@ class _Plan:
     (an operator without auxiliary states, resources, mutated inputs or data-dependent
     shapes). :func:`invoke` keeps one per input set and then skips inference and checks."""
 
-    __slots__ = ("ctx", "outs", "forward", "nbytes", "nvis", "name", "small")
+    __slots__ = ("ctx", "outs", "forward", "nbytes", "run_nbytes", "nvis", "name", "small")
 
     def __init__(
         self,
@@ -223,6 +229,11 @@ class _Plan:
         # the largest array of the call, inputs included (small_enough_inline's test); a GPU
         # call never runs inline
         self.nbytes = max(sizes + in_sizes, default=0) if ctx.device_typeid != 2 else None
+        # the same without the operator's gathered input (gathered_input)
+        self.run_nbytes = self.nbytes
+        g = prop.gathered_input
+        if self.nbytes is not None and g is not None and g < len(in_sizes):
+            self.run_nbytes = max(sizes + in_sizes[:g] + in_sizes[g + 1 :], default=0)
 
 
 # properties that see many input sets (one per sequence length, say) keep that many plans
@@ -250,8 +261,10 @@ def _run_plan(prop: OperatorProperty, plan: _Plan, inputs: Sequence[Any]) -> Any
     def run(rctx: Any) -> None:
         forward(OpContext(is_train, rctx, (), reads), in_data, req, out_data, [])
 
-    inline = plan.nbytes is not None and plan.nbytes <= inline_limit()
-    _engine().push_sync_trusted(run, ctx, reads, writes, plan.name, inline)
+    limit = inline_limit()
+    inline = plan.nbytes is not None and plan.nbytes <= limit
+    run_inline = inline or (plan.run_nbytes is not None and plan.run_nbytes <= limit)
+    _engine().push_sync_trusted(run, ctx, reads, writes, plan.name, run_inline)
     if _state[0] and _record_hook is not None:
         _record_hook(prop, list(inputs), outputs, [], inline)
     if plan.nvis == 1:

@@ -1,13 +1,14 @@
 """Facts an operator declares for one pass each, kept beside :class:`~.registry.
 OperatorProperty`'s own (it inherits them): what ``mx.contrib.quantization``'s graph pass and
-the sparse storage dispatch read. Override them on the operator's property.
+the sparse storage dispatch read, and how the front ends and plots show it. Override them on
+the operator's property.
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-__all__ = ["QuantizationFacts", "SparseStorageFacts"]
+__all__ = ["FrontEndFacts", "QuantizationFacts", "SparseStorageFacts"]
 
 
 class QuantizationFacts:
@@ -66,3 +67,24 @@ class SparseStorageFacts:
     # Its input's gradient is its head gradient in whatever storage it comes (cast_storage):
     # autograd hands a sparse head gradient back unchanged, keeping MXNet's rows.
     passes_sparse_grad: ClassVar[bool] = False
+
+
+class FrontEndFacts:
+    """How the front ends and ``mx.viz`` show an operator: its fluent methods, ``mx.np``
+    functions and signature, its look in plots."""
+
+    # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
+    # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
+    fluent: ClassVar[tuple[str, ...]] = ()
+    # The ``mx.np`` element-wise functions of one array it computes (``np.exp``; ``np.abs`` and
+    # ``np.absolute`` for ``_npi_absolute``), as MXNet's mx.np calls it for them.
+    np_unary: ClassVar[tuple[str, ...]] = ()
+    # The signature MXNet documents for the mx.np/mx.npx function of its ``_np_``/``_npx_``
+    # name (``mx._numpy_op_doc``; MXNet gives that function this ``__signature__``), as text:
+    # ``"(a, axis=None, out=None)"``.
+    np_signature: ClassVar[str | None] = None
+    # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
+    # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
+    # (``plot_label``) and how many of its inputs get an edge (None: all).
+    plot_kind: ClassVar[str] = "other"
+    plot_inputs: ClassVar[int | None] = None

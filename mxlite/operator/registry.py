@@ -43,7 +43,7 @@ from ..base import DTypeError, MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
 from . import bfloat16 as _bf16
-from .facts import QuantizationFacts, SparseStorageFacts
+from .facts import FrontEndFacts, QuantizationFacts, SparseStorageFacts
 
 __all__ = [
     "OperatorProperty",
@@ -176,7 +176,7 @@ class Operator:
         raise NotImplementedError
 
 
-class OperatorProperty(QuantizationFacts, SparseStorageFacts):
+class OperatorProperty(QuantizationFacts, SparseStorageFacts, FrontEndFacts):
     """The semantics of one operator (MXNet's ``OperatorProperty``); see the module note.
 
     Subclasses set ``param_class`` (a Param subclass, or None for no parameters) and override
@@ -196,6 +196,9 @@ class OperatorProperty(QuantizationFacts, SparseStorageFacts):
     # Operators whose output shape depends on input values (boolean_mask): shape inference
     # leaves those dimensions 0 and ``dynamic_output_shapes`` gives them once the inputs exist.
     dynamic_shape: ClassVar[bool] = False
+    # The input the operator reads only the part it returns of (take's data, Embedding's
+    # weight): its size does not keep a call off the caller's thread (engine INLINE_BYTES).
+    gathered_input: ClassVar[int | None] = None
 
     # ---- facts the graph passes, autograd and the front ends read (MXNet's NNVM attributes)
     # How gradients cross the operator (MXNet's FGradient): "backward" runs its backward;
@@ -223,21 +226,6 @@ class OperatorProperty(QuantizationFacts, SparseStorageFacts):
     # It keeps state from call to call (MXNet's FCreateOpState: Custom), so two of its nodes
     # with the same inputs are not one (common-subexpression elimination keeps both).
     stateful: ClassVar[bool] = False
-    # The names of the NDArray and Symbol methods that call it with the array first (MXNet's
-    # fluent methods: ``x.sum(axis=1)``, ``x.flip(0)`` for ``reverse``).
-    fluent: ClassVar[tuple[str, ...]] = ()
-    # The ``mx.np`` element-wise functions of one array it computes (``np.exp``; ``np.abs`` and
-    # ``np.absolute`` for ``_npi_absolute``), as MXNet's mx.np calls it for them.
-    np_unary: ClassVar[tuple[str, ...]] = ()
-    # The signature MXNet documents for the mx.np/mx.npx function of its ``_np_``/``_npx_``
-    # name (``mx._numpy_op_doc``; MXNet gives that function this ``__signature__``), as text:
-    # ``"(a, axis=None, out=None)"``.
-    np_signature: ClassVar[str | None] = None
-    # How ``mx.viz.plot_network`` draws its nodes: the kind that picks the fill colour
-    # ("layer", "activation", "norm", "pooling", "shape" or "other"), the label
-    # (``plot_label``) and how many of its inputs get an edge (None: all).
-    plot_kind: ClassVar[str] = "other"
-    plot_inputs: ClassVar[int | None] = None
     # Its gradient as recorded operator calls, for higher-order autograd (create_graph=True):
     # a staticmethod ``(prop, op, out_grad, inputs, outputs) -> one gradient per input``,
     # where ``op(name, inputs, **params)`` records one operator call and ``op.constant(x)``
@@ -254,10 +242,10 @@ class OperatorProperty(QuantizationFacts, SparseStorageFacts):
 
     def __init__(self, param: Any = None, attrs: dict[str, str] | None = None) -> None:
         self.param = param
+        # inference, imperative calls' plans (ndarray/invoke.py) keyed alike, and which inputs
+        # and outputs its backward reads by (n_in, n_out) (autograd's recording)
         self._infer_cache: dict[tuple, tuple] = {}
-        # imperative calls' plans (ndarray/invoke.py), keyed as _infer_cache
         self._plans: dict[tuple, Any] = {}
-        # (n_in, n_out) -> which inputs and outputs its backward reads (autograd's recording)
         self._saved: dict[tuple[int, int], tuple] = {}
         self._operators: dict[Any, Any] = {}  # by Context, or (Context, "bfloat16")
         # fast-path flags for imperative calls

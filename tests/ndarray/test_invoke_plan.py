@@ -80,3 +80,19 @@ def test_plan_under_autograd_records_the_call():
             y = mx.nd.elemwise_mul(w, w)
         y.backward()
         np.testing.assert_array_equal(w.grad.asnumpy(), [2.0, 4.0, 6.0])
+
+
+def test_a_gather_from_a_large_array_runs_on_the_caller(inline_flags):
+    """take and Embedding read only the rows they return: a table over the inline limit keeps
+    neither off the caller's thread (first call and along the plan); other large inputs do."""
+    rows = INLINE_BYTES // 16 + 1  # a (rows, 4) float32 table just over the limit
+    table = mx.nd.array(np.arange(rows * 4, dtype=np.float32).reshape(rows, 4))
+    idx = mx.nd.array([0, rows - 1, 3])
+    for _ in range(2):
+        got = mx.nd.take(table, idx)
+    emb = mx.nd.Embedding(idx, table, input_dim=rows, output_dim=4)
+    mx.nd.elemwise_add(table, table)
+    assert inline_flags == [True, True, True, False]
+    want = table.asnumpy()[[0, rows - 1, 3]]
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    np.testing.assert_array_equal(emb.asnumpy(), want)

@@ -44,6 +44,7 @@ class EmbeddingProp(OperatorProperty):
     sparse_backward = EMBEDDING_BACKWARD
     grad_rows_from = "indices"
     quantized_name = "_contrib_quantized_embedding"
+    gathered_input = 1
 
     def quantized_op(self, granularity: str) -> tuple[str, dict[str, str]] | None:
         """Fact for quantization: a float32 table has a quantized form."""

@@ -100,8 +100,14 @@ def _partial_infer(prop: ArrayOp, in_shape: list, out_shape: list | None) -> Any
     return list(in_shape), [out], []
 
 
+class _Gather(ArrayOp):
+    """An operator reading only the part of its data (input 0) it returns."""
+
+    gathered_input = 0
+
+
 @register("slice", aliases=("crop", "_npi_slice", "_npx_slice"))
-class SliceProp(ArrayOp):
+class SliceProp(_Gather):
     """Take a (strided) block of the input: data[begin:end:step] on the leading axes."""
 
     fluent = ("slice",)
@@ -192,7 +198,7 @@ class SliceAxisParam(Param):
 
 
 @register("slice_axis")
-class SliceAxisProp(ArrayOp):
+class SliceAxisProp(_Gather):
     """data[begin:end] along one axis."""
 
     fluent = ("slice_axis",)
@@ -295,7 +301,7 @@ class TakeParam(Param):
 
 
 @register("take", aliases=("_npi_take",))
-class TakeProp(ArrayOp):
+class TakeProp(_Gather):
     """Entries of ``a`` along ``axis`` at ``indices``: the axis is replaced by indices' shape."""
 
     fluent = ("take",)
@@ -343,7 +349,7 @@ class TakeProp(ArrayOp):
 
 
 @register("batch_take")
-class BatchTakeProp(ArrayOp):
+class BatchTakeProp(_Gather):
     """out[i] = a[i, indices[i]] for a 2-D view of ``a`` (indices clipped; int32 indices)."""
 
     test = OpTest(shapes={"a": (4, 3), "indices": (4,)}, grad=False)
@@ -387,7 +393,7 @@ class PickParam(Param):
 
 
 @register("pick", aliases=("choose_element_0index", "_npx_pick"))
-class PickProp(ArrayOp):
+class PickProp(_Gather):
     """One entry along ``axis`` per position of the other axes, chosen by ``index``."""
 
     fluent = ("pick",)
@@ -527,7 +533,7 @@ class _NdIndexBase(ArrayOp):
 
 
 @register("gather_nd", aliases=("_npi_gather_nd", "_npx_gather_nd"))
-class GatherNDProp(_NdIndexBase):
+class GatherNDProp(_NdIndexBase, _Gather):
     """out[i...] = data[indices[0, i...], ..., indices[M-1, i...]] (then the remaining axes)."""
 
     test = OpTest(shapes={"data": (3, 4), "indices": (2, 2)}, low=0.0)
