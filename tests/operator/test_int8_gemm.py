@@ -67,7 +67,7 @@ def test_setting_float_turns_the_integer_products_off(monkeypatch) -> None:
         ig.available()
 
 
-def _quantized_conv(data: np.ndarray, weight: np.ndarray, op: str, **params) -> list:
+def _quantized_layer(data: np.ndarray, weight: np.ndarray, op: str, **params) -> list:
     args = [mx.nd.array(data, dtype=data.dtype), mx.nd.array(weight, dtype=np.int8)]
     bias = mx.nd.array(np.arange(weight.shape[0]) - 2, dtype=np.int8)
     ranges = [mx.nd.array([v]) for v in (-1.0, 1.0, -0.5, 0.5, -0.25, 0.25)]
@@ -86,9 +86,9 @@ def test_quantized_layers_equal_on_either_path(monkeypatch, dtype) -> None:
     conv = dict(op="quantized_conv", kernel=(3, 3), pad=(1, 1), num_filter=4)
     fc = dict(op="quantized_fully_connected", num_hidden=4)
     wfc = rng.integers(-127, 127, (4, 180), endpoint=True).astype(np.int8)
-    got = [_quantized_conv(x, w, **conv), _quantized_conv(x, wfc, **fc)]
+    got = [_quantized_layer(x, w, **conv), _quantized_layer(x, wfc, **fc)]
     monkeypatch.setenv("MXLITE_INT8_GEMM", "float")
-    want = [_quantized_conv(x, w, **conv), _quantized_conv(x, wfc, **fc)]
+    want = [_quantized_layer(x, w, **conv), _quantized_layer(x, wfc, **fc)]
     for g, v in zip(got, want):
         for a, b in zip(g, v):
             np.testing.assert_array_equal(a, b)

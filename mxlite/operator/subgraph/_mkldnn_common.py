@@ -20,7 +20,7 @@ saturated.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 
@@ -255,6 +255,14 @@ class ProductProp(FusedProp):
         rest = [shape_assign(self, "input", names[i], in_shape[i], (1,))
                 for i in range(k, len(in_shape))]  # fmt: skip
         return list(ins) + rest, [outs[0]] + [(1,), (1,)] * (self.num_outputs() - 1), []
+
+
+class IntKernel(NamedTuple):
+    """An int8 weight on the integer products (``nn/_int8_gemm.py``: an ``Int8Conv`` or
+    ``Int8Matmul``), and the scale of each output channel (None: the int32 levels as they are)."""
+
+    product: Any
+    scale: np.ndarray | None
 
 
 def check_int8(prop: FusedProp, dtype: Any) -> np.dtype:

@@ -13,7 +13,7 @@ Which operators fuse as what is declared here too (:func:`conv_role`), for the b
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -259,14 +259,14 @@ class _SgConvOp(Operator):
             derived[key] = self._int8_weights(w, b, x.dtype, ds, d_lo, d_hi, odt, calib, half)
             self._wkey.version += 1
         kernel, qb, out_scale, lo, hi = derived[key]
-        s = None
+        s = s_scale = None
         if p.with_sum:
             s = in_data[sum_at]
             s_lo, s_hi = np.asarray(rng[2]).ravel()[0], np.asarray(rng[3]).ravel()[0]
             s_scale = mc._F(out_scale / mc.data_scale(s.dtype, s_lo, s_hi))
-        if isinstance(kernel, _IntKernel):
-            self._int8_products(op_ctx, x, s, s_scale if s is not None else None, kernel, qb,
-                                act, post, half, req[0], out_data[0])  # fmt: skip
+        if isinstance(kernel, mc.IntKernel):
+            self._int8_products(op_ctx, x, s, s_scale, kernel, qb, act, post, half, req[0],
+                                out_data[0])  # fmt: skip
         else:
             # the float32 copies of the data and of the result share the temporary space
             nx, ny = x.size, out_data[0].size
@@ -290,7 +290,7 @@ class _SgConvOp(Operator):
         block of images, still channels last (the scales and the bias broadcast along rows),
         the output scale per channel, the bias, MKLDNN's post-operations in its order (all
         element-wise) and the saturating store into the channels-first output."""
-        acc = kernel.conv(x, out.shape[2:])
+        acc = kernel.product(x, out.shape[2:])
         f = out.shape[1]
         space = op_ctx.requested[0].get_space((out.size,), np.float32)
         buf = space.reshape(acc.shape)
@@ -301,7 +301,7 @@ class _SgConvOp(Operator):
         last = post if post is not None else act
 
         def block(acc_b: np.ndarray, y: np.ndarray, out_b: np.ndarray, *sum_b: np.ndarray):
-            np.multiply(acc_b, kernel.rescale, out=y)
+            np.multiply(acc_b, kernel.scale, out=y)
             if qb is not None:
                 y += qb
             if act is not None and not (direct and act is last):
@@ -323,8 +323,8 @@ class _SgConvOp(Operator):
         """The kernel, the int32 bias as a float32 array already multiplied by the output scale
         per channel (so the convolution yields output levels; ``half``: plus 0.5, so truncation
         rounds), the output's scale and range. The kernel: the int8 weight on the integer
-        products with the scale of each channel (:class:`_IntKernel`), or, without them, the
-        int8 weight as float32 already multiplied by the scales."""
+        products with the scale of each channel (``_mkldnn_common.IntKernel``), or, without
+        them, the int8 weight as float32 already multiplied by the scales."""
         p = self.prop.param
         ws, w_lo, w_hi = mc.weight_scales(w, b, ds, calib)
         shape = (-1,) + (1,) * (w.ndim - 1)
@@ -349,17 +349,10 @@ class _SgConvOp(Operator):
                 if len(self._int_convs) >= 8:  # scales that move with the data's range
                     self._int_convs.clear()
                 conv = self._int_convs[ws.tobytes()] = ig.Int8Conv(qw.astype(np.int8), self.geom)
-            kernel = _IntKernel(conv, per_channel)
+            kernel = mc.IntKernel(conv, per_channel)
         else:
             kernel = (qw * rescale.reshape(shape)).astype(np.float32)
         return kernel, qb, out_scale, lo, hi
-
-
-class _IntKernel(NamedTuple):
-    """An int8 weight on the integer products, and the output scale of each channel."""
-
-    conv: ig.Int8Conv
-    rescale: np.ndarray
 
 
 class _KernelKey:

@@ -165,9 +165,9 @@ class _SgFCOp(Operator):
         if op_ctx.in_vars is None or key != self._key:
             self._key, self._cache = key, self._scaled(x.dtype, in_data[1:k], ranges)
         qw, qb, out_scale, lo, hi = self._cache
-        if isinstance(qw, tuple):  # the integer products, then the scale of each channel
-            matmul, deq = qw
-            acc = matmul(*ig.as_uint8(np.ascontiguousarray(x2)))
+        if isinstance(qw, mc.IntKernel):  # the integer products, then each channel's scale
+            acc = qw.product(*ig.as_uint8(np.ascontiguousarray(x2)))
+            deq = qw.scale
             y = acc.astype(np.float64) if deq is None else np.multiply(acc, deq, dtype=np.float32)
         else:
             y = x2.astype(np.float32) @ qw.T
@@ -222,7 +222,11 @@ class _SgFCOp(Operator):
         if requant:
             # the GEMM's integer levels times 1 / (data scale x weight scale): float values
             deq = (mc._F(1) / mc._F(ds) / ws).astype(np.float32)
-            qw = (matmul, deq) if integer else (qw * deq.reshape(-1, 1)).astype(np.float32)
+            qw = (
+                mc.IntKernel(matmul, deq)
+                if integer
+                else (qw * deq.reshape(-1, 1)).astype(np.float32)
+            )
             qb = None if qb is None else (qb * deq).astype(np.float32)
             out_scale = None
             lo = hi = mc._F(0)
@@ -231,7 +235,7 @@ class _SgFCOp(Operator):
                 out_scale = mc.data_scale(odt, lo, hi)
             return qw, qb, out_scale, lo, hi
         lo, hi = mc.mult_range(ranges[0], ranges[1], dtype, w_lo, w_hi, data_first=True)
-        return ((matmul, None) if integer else qw), qb, None, lo, hi
+        return (mc.IntKernel(matmul, None) if integer else qw), qb, None, lo, hi
 
 
 register_onnx(

@@ -122,9 +122,6 @@ class SgMKLDNNSelfAttQKProp(_SelfAttProp):
 
 
 class _QKOp(Operator):
-    def __init__(self, prop: SgMKLDNNSelfAttQKProp) -> None:
-        self.prop = prop
-
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         p = self.prop.param
         x = np.asarray(in_data[0])
@@ -164,9 +161,6 @@ class SgMKLDNNSelfAttValAttProp(_SelfAttProp):
 
 
 class _ValAttOp(Operator):
-    def __init__(self, prop: SgMKLDNNSelfAttValAttProp) -> None:
-        self.prop = prop
-
     def forward(self, op_ctx: Any, in_data: list, req: list, out_data: list, aux: list) -> None:
         p = self.prop.param
         x, att = np.asarray(in_data[0]), np.asarray(in_data[1])
