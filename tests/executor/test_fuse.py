@@ -142,11 +142,13 @@ def _residual_block(projection: bool) -> mx.sym.Symbol:
     return mx.sym.Activation(body + shortcut, act_type="relu")
 
 
-@pytest.mark.parametrize("algo", ["im2col", "winograd2", "winograd4"])
+@pytest.mark.parametrize("algo", ["im2col", "winograd2", "winograd4", "onnxruntime"])
 @pytest.mark.parametrize("projection", [False, True])
 def test_residual_block_adds_and_relus_in_the_convolution(
     projection: bool, algo: str, folded: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if algo == "onnxruntime":
+        pytest.importorskip("onnxruntime")
     monkeypatch.setenv("MXLITE_CONV_ALGO", algo)
     sym = _residual_block(projection)
     shape = (2, 3 if projection else 8, 9, 9)

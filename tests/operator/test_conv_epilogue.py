@@ -1,7 +1,8 @@
 """The convolution epilogue that ``executor/fuse.py`` fuses (``Operator.forward_epilogue``):
 ``max(conv(x) + bias + residual, 0)`` in the output pass, by every algorithm and kernel path
-(1x1, im2col with the bias in the product, grouped, depthwise, Winograd), with the residual a
-separate array or the output itself, equal to the separate passes within float32 rounding."""
+(1x1, im2col with the bias in the product, grouped, depthwise, Winograd, onnxruntime), with
+the residual a separate array or the output itself, equal to the separate passes within
+float32 rounding."""
 
 from __future__ import annotations
 
@@ -23,7 +24,13 @@ CASES = {
 }
 
 
-@pytest.mark.parametrize("algo", ["im2col", "winograd2", "winograd4", "auto"])
+class _WeightVar:
+    """Stands for a weight's engine var: an inference forward that may keep what it derives."""
+
+    version = 0
+
+
+@pytest.mark.parametrize("algo", ["im2col", "winograd2", "winograd4", "onnxruntime", "auto"])
 @pytest.mark.parametrize("alias", [False, True])
 @pytest.mark.parametrize("bias", [False, True])
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -31,6 +38,9 @@ def test_epilogue_equals_separate_passes(
     case: str, bias: bool, alias: bool, algo: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("MXLITE_CONV_ALGO", algo)
+    if algo == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    var = _WeightVar()
     xs, ws, kernel, pad, groups = CASES[case]
     rng = np.random.default_rng(0)
     x = rng.uniform(-1, 1, xs).astype(np.float32)
@@ -43,8 +53,10 @@ def test_epilogue_equals_separate_passes(
     want = np.maximum(y + residual, 0)
     out = residual.copy() if alias else np.empty_like(y)
     res = out if alias else residual
-    got = _conv_algo.conv_forward(np, x, w, geom, spatial, out=out, bias=b, residual=res, relu=True)
+    got = _conv_algo.conv_forward(
+        np, x, w, geom, spatial, out=out, bias=b, weight_var=var, residual=res, relu=True
+    )
     assert got is out
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
-    relu_only = _conv_algo.conv_forward(np, x, w, geom, spatial, bias=b, relu=True)
+    relu_only = _conv_algo.conv_forward(np, x, w, geom, spatial, bias=b, weight_var=var, relu=True)
     assert np.abs(relu_only - np.maximum(y, 0)).max() <= TOL * np.abs(y).max()

@@ -1,11 +1,13 @@
-"""Winograd's transformed kernel kept across inference forwards (``_conv_algo._kernels``):
-made once while the weight is unchanged, made again after every kind of write to the weight,
-never kept in training, gone with the weight; results equal im2col's within 1e-5 of the
-output scale."""
+"""What an algorithm derives from a weight, kept across inference forwards
+(``_conv_algo._kernels``): Winograd's transformed kernel and onnxruntime's session are made
+once while the weight is unchanged, made again after every kind of write to the weight, never
+kept in training, gone with the weight; results equal im2col's within 1e-5 of the output
+scale."""
 
 from __future__ import annotations
 
 import gc
+import os
 
 import numpy as np
 import pytest
@@ -13,30 +15,37 @@ import pytest
 import mxlite as mx
 from mxlite import autograd, gluon
 from mxlite.operator.nn import _conv_algo, _winograd
+from mxlite.operator.nn import _onnxruntime as _ort
 
 TOL = 1e-5
 
 
-@pytest.fixture
-def transforms(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Winograd forced, the cache empty, and a list that grows by one per kernel transform."""
-    monkeypatch.setenv("MXLITE_CONV_ALGO", "winograd4")
+@pytest.fixture(params=["winograd4", "onnxruntime"])
+def transforms(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """An algorithm that derives from the weight forced, the cache empty, and a list that grows
+    by one per derivation (kernel transform or session)."""
+    algo = request.param
+    if algo == "onnxruntime":
+        pytest.importorskip("onnxruntime")
+    monkeypatch.setenv("MXLITE_CONV_ALGO", algo)
     monkeypatch.setattr(_conv_algo, "_kernels", type(_conv_algo._kernels)())
     made: list[int] = []
-    real = _winograd.kernel_transform
+    owner, name = (_winograd, "kernel_transform") if algo == "winograd4" else (_ort, "ConvSession")
+    real = getattr(owner, name)
 
     def counting(*args, **kwargs):
         made.append(1)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(_winograd, "kernel_transform", counting)
+    monkeypatch.setattr(owner, name, counting)
     return made
 
 
 def _direct(x: mx.nd.NDArray, w: mx.nd.NDArray, b: mx.nd.NDArray, mp: pytest.MonkeyPatch):
+    algo = os.environ["MXLITE_CONV_ALGO"]
     mp.setenv("MXLITE_CONV_ALGO", "im2col")
     y = mx.nd.Convolution(x, w, b, kernel=(3, 3), pad=(1, 1), num_filter=w.shape[0]).asnumpy()
-    mp.setenv("MXLITE_CONV_ALGO", "winograd4")
+    mp.setenv("MXLITE_CONV_ALGO", algo)
     return y
 
 
@@ -107,7 +116,8 @@ def test_imperative_calls_cache_and_training_does_not(transforms: list[int]) -> 
     for _ in range(2):
         with autograd.record():
             mx.nd.Convolution(x, w, **kw).wait_to_read()
-    assert len(transforms) == 3
+    # training transforms on every call (Winograd) or leaves onnxruntime (inference only)
+    assert len(transforms) == (3 if os.environ["MXLITE_CONV_ALGO"] == "winograd4" else 1)
     assert w._chunk.var in _conv_algo._kernels
     del w
     gc.collect()
@@ -130,5 +140,5 @@ def test_auto_tunes_cached_calls_apart_and_keeps_one_tile(
         mx.nd.Convolution(x, w, **kw).wait_to_read()
     assert sorted(k[-1] for k in _conv_algo._chosen) == [False, True]
     chosen = next(a for k, a in _conv_algo._chosen.items() if k[-1])
-    tiles = {k[0] for k in _conv_algo._kernels.get(w._chunk.var, {})}
-    assert tiles == ({_conv_algo._TILE[chosen]} if chosen in _conv_algo._TILE else set())
+    kept = {k[0][0] for k in _conv_algo._kernels.get(w._chunk.var, {})}
+    assert kept == (set() if chosen == "im2col" else {chosen})

@@ -1,6 +1,7 @@
-"""Which algorithm computes each convolution: im2col (``_conv_util``) or Winograd F(2x2,3x3) /
-F(4x4,3x3) (``_winograd``), chosen once per shape by timing them, as MXNet's
-``cudnn_tune='fastest'`` does on GPU.
+"""Which algorithm computes each convolution: im2col (``_conv_util``), Winograd F(2x2,3x3) /
+F(4x4,3x3) (``_winograd``) or, for float32 inference forwards, onnxruntime's convolution
+(``_onnxruntime``), chosen once per shape by timing them, as MXNet's ``cudnn_tune='fastest'``
+does on GPU.
 
 Design note
 -----------
@@ -31,6 +32,19 @@ one. Auto tunes such calls separately (a ``cached`` flag in the key): of its two
 per candidate, the second finds the kernel made, so the choice weighs Winograd without the
 transform, which is what later calls pay. At batch 1 that moves ResNet-50's 128-512 channel
 layers to Winograd.
+
+onnxruntime: with the ``[onnx]`` extra installed, a float32 inference forward (channels first,
+any kernel, stride, dilation, padding, groups, 1-D to 3-D) may run on an onnxruntime session
+that holds the weight as a constant (packed once; kept in :data:`_kernels` like Winograd's
+kernel, so a written weight makes a new one) and the fused epilogue, writing into the output
+array. Its MLAS kernels run a single image's layers at about half the time of NumPy's BLAS
+(ResNet-50 at batch 1 on 2 cores: 79 -> 55-62 ms), where the products are thin and split
+poorly; with as many images as threads they ran the network slower than im2col and Winograd
+(batch 16: 780 against 726 ms: they write the output, then add the residual and relu in more
+passes over it), so ``auto`` offers it only below the thread count, while
+``MXLITE_CONV_ALGO=onnxruntime`` forces it at any batch. Its sessions have their own threads,
+which sleep between calls: onnxruntime's one shared pool spins for some 100 ms after each call
+and slowed NumPy's kernels 3x (batch 16: 1,130 ms).
 """
 
 from __future__ import annotations
@@ -44,12 +58,14 @@ from typing import Any
 import numpy as np
 
 from ...base import Shape, env_str
+from ..parallel import num_threads
 from . import _conv_util as cu
+from . import _onnxruntime as ort
 from . import _winograd as wg
 
 __all__ = ["ALGORITHMS", "conv_forward", "conv_data_grad", "conv_weight_grad"]
 
-ALGORITHMS = ("auto", "im2col", "winograd2", "winograd4")
+ALGORITHMS = ("auto", "im2col", "winograd2", "winograd4", "onnxruntime")
 _TILE = {"winograd2": 2, "winograd4": 4}
 # (kernel, geometry, shapes) -> the fastest algorithm measured. Written by whichever engine
 # worker first runs a shape (a dict store is atomic; two workers tuning the same shape at once
@@ -88,31 +104,32 @@ def _applies(
     )
 
 
-def _kernel(var: Any, w: Any, m: int, groups: int) -> Any:
-    """Winograd's transformed ``w`` (float32, NumPy), from :data:`_kernels` when ``var`` (the
-    engine var of ``w``'s chunk, held for reading by the caller) has not been written since."""
+def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any]) -> Any:
+    """What ``make()`` builds from ``w`` (Winograd's transformed kernel, tagged by its tile, or
+    an onnxruntime session), from :data:`_kernels` when ``var`` (the engine var of ``w``'s
+    chunk, held for reading by the caller) has not been written since."""
     version = var.version
-    key = (m, groups, w.shape, w.strides, w.__array_interface__["data"][0])
+    key = (tag, w.shape, w.strides, w.__array_interface__["data"][0])
     with _kernels_lock:
         entries = _kernels.get(var)
         hit = None if entries is None else entries.get(key)
     if hit is not None and hit[0] == version:
         return hit[1]
-    u = wg.kernel_transform(np, wg.transform(m), w, groups)
+    made = make()
     with _kernels_lock:
         entries = _kernels.setdefault(var, {})
         for k in [k for k, e in entries.items() if e[0] != version]:
             del entries[k]  # made from contents overwritten since
-        entries[key] = (version, u)
-    return u
+        entries[key] = (version, made)
+    return made
 
 
-def _drop_other_tiles(var: Any, m: int | None) -> None:
-    """Keep only the tile auto chose (``m``; None: im2col, no kernel) for ``var``'s weight."""
+def _drop_others(var: Any, algo: str) -> None:
+    """Keep only what the algorithm auto chose (``algo``) made for ``var``'s weight."""
     with _kernels_lock:
         entries = _kernels.get(var)
         if entries is not None:
-            for k in [k for k in entries if k[0] != m]:
+            for k in [k for k in entries if k[0][0] != algo]:
                 del entries[k]
 
 
@@ -146,6 +163,34 @@ def _run(setting: str, key: tuple, runs: dict[str, Run], out: Any, add: bool) ->
     return out
 
 
+def _onnxruntime_applies(
+    setting: str, xp: Any, geom: cu.Geometry, x: Any, weight_var: Any, out: Shape
+) -> bool:
+    """Whether onnxruntime may compute this forward: float32 on NumPy, channels first, an
+    inference forward whose weight's engine var is known (its session holds the weight packed,
+    kept while the var is unchanged), onnxruntime installed; under ``auto`` only for fewer
+    images than threads (see the design note)."""
+    if setting not in ("auto", "onnxruntime"):
+        return False
+    if setting == "onnxruntime" and ort.modules() is None:
+        raise ImportError(
+            "MXLITE_CONV_ALGO=onnxruntime needs onnxruntime and onnx: pip install mxlite[onnx]"
+        )
+    return (
+        xp is np
+        and weight_var is not None
+        and x.dtype == np.float32
+        and not geom.channels_last
+        and x.shape[0] > 0
+        and (setting == "onnxruntime" or x.shape[0] < max(2, num_threads()))
+        and all(
+            o == (s + 2 * p - k) // st + 1
+            for o, s, p, k, st in zip(out, x.shape[2:], geom.pad, geom.dilated(), geom.stride)
+        )
+        and ort.modules() is not None
+    )
+
+
 def conv_forward(
     xp: Any,
     x: Any,
@@ -159,8 +204,9 @@ def conv_forward(
     relu: bool = False,
 ) -> Any:
     """:func:`_conv_util.conv_forward` by the algorithm chosen for its shape; ``weight_var``:
-    the engine var of ``w``'s chunk when its transformed kernel may be cached (an inference
-    forward, see the design note); ``residual`` and ``relu``: the fused epilogue."""
+    the engine var of ``w``'s chunk when what an algorithm derives from the weight may be
+    cached (an inference forward, see the design note); ``residual`` and ``relu``: the fused
+    epilogue."""
 
     def im2col(out: Any, add: bool) -> Any:
         return cu.conv_forward(
@@ -168,25 +214,49 @@ def conv_forward(
         )
 
     setting = _setting()
-    if not _applies(xp, geom, x.dtype, w.shape, x.shape[0], x.shape[2:], tuple(out_spatial)):
-        return im2col(out, False)
     runs: dict[str, Run] = {"im2col": im2col}
-    for name, m in _TILE.items():
+    if _applies(xp, geom, x.dtype, w.shape, x.shape[0], x.shape[2:], tuple(out_spatial)):
+        for name, m in _TILE.items():
 
-        def winograd(out: Any, add: bool, m: int = m) -> Any:
+            def winograd(out: Any, add: bool, name: str = name, m: int = m) -> Any:
+                if out is None:
+                    out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
+                u = None
+                if weight_var is not None:
+                    groups = geom.groups
+                    u = _kernel(
+                        weight_var,
+                        w,
+                        (name, groups),
+                        lambda: wg.kernel_transform(np, wg.transform(m), w, groups),
+                    )
+                return wg.forward(
+                    xp, x, w, geom.pad, m, out, bias, kernel=u, residual=residual, relu=relu
+                )
+
+            runs[name] = winograd
+    if _onnxruntime_applies(setting, xp, geom, x, weight_var, tuple(out_spatial)):
+
+        def onnxruntime(out: Any, add: bool) -> Any:
+            flags = (bias is not None, residual is not None, relu)
+            conv = _kernel(
+                weight_var,
+                w,
+                ("onnxruntime", geom, flags),
+                lambda: ort.ConvSession(w, geom, *flags),
+            )
             if out is None:
                 out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
-            u = None if weight_var is None else _kernel(weight_var, w, m, geom.groups)
-            return wg.forward(
-                xp, x, w, geom.pad, m, out, bias, kernel=u, residual=residual, relu=relu
-            )
+            return conv(x, bias, residual, out)
 
-        runs[name] = winograd
+        runs["onnxruntime"] = onnxruntime
+    if len(runs) == 1:
+        return im2col(out, False)
     key = ("forward", geom, x.shape, w.shape, bias is None, weight_var is not None)
     tuned = setting == "auto" and key in _chosen
     result = _run(setting, key, runs, out, False)
     if weight_var is not None and setting == "auto" and not tuned:
-        _drop_other_tiles(weight_var, _TILE.get(_chosen[key]))
+        _drop_others(weight_var, _chosen[key])
     return result
 
 

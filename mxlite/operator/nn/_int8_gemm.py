@@ -14,15 +14,14 @@ turned to channels-last once, ``int8`` data shifted by 128 into ``uint8`` (a zer
 
 from __future__ import annotations
 
-import functools
 import os
-from typing import Any
 
 import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
-from ..parallel import num_threads, over_rows
+from ..parallel import over_rows
 from . import _conv_util as cu
+from . import _onnxruntime as ort
 
 _ENV = "MXLITE_INT8_GEMM"
 _SETTINGS = ("auto", "onnxruntime", "float")
@@ -35,23 +34,13 @@ def _setting() -> str:
     return value
 
 
-@functools.lru_cache(maxsize=1)
-def _ort() -> Any:
-    try:
-        import onnxruntime
-        from onnx import TensorProto, helper, numpy_helper
-    except ImportError:
-        return None
-    return onnxruntime, helper, numpy_helper, TensorProto
-
-
 def available() -> bool:
     """Whether the quantized layers compute their products in integers (onnxruntime is
     installed and ``MXLITE_INT8_GEMM`` is not ``float``)."""
     setting = _setting()
     if setting == "float":
         return False
-    if _ort() is None:
+    if ort.modules() is None:
         if setting == "onnxruntime":
             raise ImportError(
                 f"{_ENV}=onnxruntime needs onnxruntime and onnx: pip install mxlite[onnx]"
@@ -65,28 +54,16 @@ class Int8Matmul:
     (0, or 128 for ``int8`` data shifted into ``uint8``); ``w`` is fixed."""
 
     def __init__(self, w: np.ndarray) -> None:
-        ort, helper, numpy_helper, tp = _ort()
+        _, helper, numpy_helper, tp = ort.modules()
         k, n = w.shape
-        node = helper.make_node("MatMulInteger", ["a", "w", "a_zero"], ["y"])
-        graph = helper.make_graph(
-            [node],
-            "int8_matmul",
+        self._session = ort.session(
+            [helper.make_node("MatMulInteger", ["a", "w", "a_zero"], ["y"])],
             [
                 helper.make_tensor_value_info("a", tp.UINT8, ["m", k]),
                 helper.make_tensor_value_info("a_zero", tp.UINT8, []),
             ],
             [helper.make_tensor_value_info("y", tp.INT32, ["m", n])],
             [numpy_helper.from_array(np.ascontiguousarray(w, np.int8), "w")],
-        )
-        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
-        model.ir_version = 8
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = max(1, num_threads())
-        opts.inter_op_num_threads = 1
-        # spinning workers would take the cores from NumPy's kernels between calls
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = ort.InferenceSession(
-            model.SerializeToString(), opts, providers=["CPUExecutionProvider"]
         )
         self._zero = {z: np.array(z, np.uint8) for z in (0, 128)}
 
