@@ -13,9 +13,11 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import numpy as np
+
 from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "matmul"]
+__all__ = ["num_threads", "over_rows", "elementwise", "matmul"]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 # multiply-adds below which a product runs in one call: splitting the products of a small MLP
@@ -92,6 +94,19 @@ def over_rows(fn: Callable[..., Any], rows: int, work: int, *arrays: Any) -> lis
 
     _spread([(lambda i=i, lo=lo, hi=hi: call(i, lo, hi)) for i, (lo, hi) in enumerate(bounds)])
     return results
+
+
+def elementwise(fn: Callable[..., Any], *arrays: Any) -> None:
+    """Call ``fn(*blocks)`` on matching blocks of arrays of one shape (an element-wise kernel
+    writing its last array), split over the kernel threads when they are large and
+    C-contiguous; a memory-bound pass runs nearly twice as fast on two cores."""
+    size = arrays[0].size
+    if size < 2 * _MIN_ELEMENTS or not all(
+        isinstance(a, np.ndarray) and a.flags.c_contiguous for a in arrays
+    ):
+        fn(*arrays)
+        return
+    over_rows(fn, size, size * len(arrays), *[a.reshape(-1) for a in arrays])
 
 
 def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:

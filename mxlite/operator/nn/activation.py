@@ -25,6 +25,7 @@ import numpy as np
 from ...base import DTypeError, Shape, ShapeError
 from ...context import Context
 from ...resource import ResourceRequest
+from ..parallel import elementwise
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
@@ -106,7 +107,7 @@ class _ActivationOp(Operator):
         xp = self.xp
         if req[0] != OpReq.ADD:
             if self.act_type == "relu":
-                xp.maximum(x, 0, out=out)
+                elementwise(lambda a, o: xp.maximum(a, 0, out=o), x, out)
                 return
             if self.act_type == "sigmoid":  # 1 / (1 + exp(-x)) in out: no temporaries
                 xp.negative(x, out=out)
@@ -121,7 +122,7 @@ class _ActivationOp(Operator):
         if req[0] == OpReq.WRITE or req[0] == OpReq.INPLACE:
             dy, y, dx = out_grad[0], out_data[0], in_grad[0]
             if act == "relu":
-                xp.multiply(dy, y > 0, out=dx)
+                elementwise(lambda g, a, o: xp.multiply(g, a > 0, out=o), dy, y, dx)
                 return
             if act in ("sigmoid", "tanh") and not xp.may_share_memory(dx, y):
                 # dy * (y * (1 - y)) or dy * (1 - y * y), the factor built in dx (a copy of
