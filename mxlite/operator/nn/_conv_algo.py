@@ -10,10 +10,11 @@ Winograd applies to 2-D 3x3 kernels at stride 1 without dilation, float32 on Num
 groups other than depthwise, and batch; the data gradient, a convolution padded by 2 - pad,
 needs ``pad <= 2``); float64 stays on im2col, whose error is the direct sum's. Which one
 runs is decided by ``MXLITE_CONV_ALGO`` (``auto``, the default; ``im2col``, ``winograd2``,
-``winograd4`` force one, where it applies, else im2col). Under ``auto`` the first call of a
-(kernel, shapes, geometry) runs every candidate twice (interleaved) on fresh outputs, times it,
-keeps the fastest in :data:`_chosen` for the rest of the process and hands its result on; later
-calls run only that one. Measured on a 2-core VM (forward and both gradients, batch 32,
+``winograd4``, ``onnxruntime`` force one, where it applies, else im2col). Under ``auto`` the
+first call of a (kernel, shapes, geometry) runs every candidate three times (interleaved) on
+fresh outputs, times the last two (the first makes what the candidate keeps), keeps the
+fastest in :data:`_chosen` for the rest of the process and hands its result on; later calls
+run only that one. Measured on a 2-core VM (forward and both gradients, batch 32,
 ``benchmarks/conv_layers.py``), Winograd ran ResNet's 3x3 layers 1.4-2.1x faster than im2col (64
 to 512 channels on 56 to 7 px) and DenseNet's 128->32 1.4x, while im2col stayed ahead for
 128-512 channels at batch 1 (ResNet-50 inference: the transformed kernel, 4x the weights, is
@@ -28,10 +29,11 @@ Winograd's ``U = G g G^T`` in :data:`_kernels` under the var, the view of the we
 strides, address) and the tile, and reuses it while the var's version (its count of completed
 writes: ``set_data``, an optimizer update, ``w[:] = ...``) is unchanged. The entry goes with
 the var (a weak key: a weight's chunk dies, so does its cache); a new version replaces the old
-one. Auto tunes such calls separately (a ``cached`` flag in the key): of its two timed runs
-per candidate, the second finds the kernel made, so the choice weighs Winograd without the
-transform, which is what later calls pay. At batch 1 that moves ResNet-50's 128-512 channel
-layers to Winograd.
+one. Auto tunes such calls separately (a ``cached`` flag in the key): its timed runs find the
+kernel made, so the choice weighs Winograd without the transform, which is what later calls
+pay (and onnxruntime without making its session: timing that run too had MobileNet v2's
+small layers chosen by one noisy run, 16-25 ms a call from one process to the next). At
+batch 1 that moves ResNet-50's 128-512 channel layers to Winograd.
 
 onnxruntime: with the ``[onnx]`` extra installed, a float32 inference forward (channels first,
 any kernel, stride, dilation, padding, groups, 1-D to 3-D) may run on an onnxruntime session
@@ -146,12 +148,13 @@ def _run(setting: str, key: tuple, runs: dict[str, Run], out: Any, add: bool) ->
         return runs[algo](out, add)
     results: dict[str, Any] = {}
     times: dict[str, float] = {}
-    for _ in range(_TIMINGS):
+    for timing in range(_TIMINGS + 1):
         for name, fn in runs.items():
             start = time.perf_counter()
             results[name] = fn(None, False)
             spent = time.perf_counter() - start
-            times[name] = min(times.get(name, spent), spent)
+            if timing:  # the first run of each makes what it keeps (a kernel, a session)
+                times[name] = min(times.get(name, spent), spent)
     best = min(times, key=times.__getitem__)
     _chosen[key] = best
     if out is None:
