@@ -22,7 +22,8 @@ call; a training step: forward under ``autograd.record``, backward and ``Trainer
 SGD and momentum, as ``gluon_train``; the least of ``--repeat`` runs, wall and CPU) and
 ``ratio`` = measured / floor (``cpu_ratio`` of the CPU times). mxlite's 3x3 stride-1
 convolutions run Winograd (``MXLITE_CONV_ALGO``), which does fewer multiplies than these
-products: a ratio below 1 is possible there.
+products, and inference below the thread count may run onnxruntime's MLAS kernels, faster than
+NumPy's BLAS on thin products: a ratio below 1 is possible there.
 Networks: resnet50_v1 inference at batch 1 and 16, resnet18_v1 training steps at batch 8 and
 32 and 112 and 224 px (10 classes, as ``gluon_train``), mobilenetv2_1.0 inference at batch 1
 and 16, GluonCV's resnet50_v1b inference at batch 1 and 16 when GluonCV is installed; all at
