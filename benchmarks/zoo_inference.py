@@ -1,10 +1,10 @@
 """Milliseconds per hybridized inference call of a Gluon model-zoo network (``resnet50_v1`` by
 default, 3x224x224, ``pretrained=False``, waiting for the output) at batch 1 and 16, mxlite vs
 MXNet 1.9.1 in one run. The first calls (warm-up, not timed) let mxlite's convolutions choose
-their algorithm and make their cached Winograd kernels. Issue 28 asks for <= 0.9x MXNet's time
-for resnet50_v1 at batch 1 and 16 (goal 0.8x). ``b<N>_cpu_ms`` is the process's CPU time per
-call (all threads), steadier than wall time on a shared machine for comparing two mxlite trees
-(not against MXNet, whose OpenMP threads spin while they wait).
+their algorithm and make their cached Winograd kernels and onnxruntime sessions. Issue 28 asks
+for <= 0.9x MXNet's time for resnet50_v1 at batch 1 and 16 (goal 0.8x). ``b<N>_cpu_ms`` is the
+process's CPU time per call (all threads), steadier than wall time on a shared machine for
+comparing two mxlite trees (not against MXNet, whose OpenMP threads spin while they wait).
 ``--fold-ab`` measures mxlite alone, its inference passes on against off
 (``MXLITE_INFERENCE_FOLD``): two copies of the network in one process, planned one with and
 one without them, called alternately (so both see the same load and the same algorithm
