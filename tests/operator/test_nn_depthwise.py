@@ -33,6 +33,7 @@ def _reference(x: np.ndarray, w: np.ndarray, stride: int, pad: int) -> np.ndarra
 def small_blocks(monkeypatch: pytest.MonkeyPatch):
     """Blocks of two channels, spread over three threads for any size of work."""
     monkeypatch.setattr(_depthwise, "_ELEMENTS", 1)
+    monkeypatch.setattr(_depthwise, "_BLOCK", 1)
     monkeypatch.setattr(_parallel, "_MIN_ELEMENTS", 1)
     monkeypatch.setattr(_parallel, "num_threads", lambda: 3)
 

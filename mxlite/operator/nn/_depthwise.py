@@ -30,10 +30,17 @@ if TYPE_CHECKING:  # _conv_util calls this module and hands it its im2col class 
 
 __all__ = ["splits", "forward", "weight_grad"]
 
-# im2col entries per block of channels (4 MiB of float32): against blocks of 1, 2 and 8 MiB
-# (and whole images) measured best or near it on MobileNet's shapes, batch 1 and 16, strides
-# 1 and 2 (a stride-2 block of 2 MiB ran 20% slower than whole images)
+# im2col entries of one image from which its channels go in blocks (4 MiB of float32):
+# against 1, 2 and 8 MiB (and whole images) measured best or near it on MobileNet's shapes,
+# batch 1 and 16, strides 1 and 2 (a stride-2 block of 2 MiB ran 20% slower than whole images)
 _ELEMENTS = 1 << 20
+# im2col entries per block of channels (2 MiB of float32): forward and both gradients under
+# mx.autograd, one thread, CPU time, medians of 5 alternating rounds (busy machine), against
+# 4 MiB blocks: (32, 64, 56, 56) 45.1 -> 40.5 ms and 42.9 -> 39.8 ms, (16, 144, 56, 56) 48.1 ->
+# 42.8 and 43.9 -> 43.4, (1, 192, 56, 56) 4.1 -> 3.9, (16, 96, 56, 56) and (8, 32, 112, 112)
+# alike; stride 2: (1, 96, 112, 112) 7.5 -> 6.6, (16, 96, 112, 112) and (16, 144, 56, 56) alike;
+# 1 MiB blocks were no better
+_BLOCK = 1 << 19
 
 
 def splits(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
@@ -64,7 +71,7 @@ def forward(
     ``_conv_util.conv_forward``; ``cols``: its im2col class, ``_Cols``."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
-    step = max(1, _ELEMENTS // (nk * grid.span))
+    step = max(1, _BLOCK // (nk * grid.span))
     crop = (slice(None), *grid.out_cells[1:])
     wk = w.reshape(c, 1, nk)
     b = None if bias is None else bias.reshape(c, *(1,) * (out.ndim - 2))
@@ -110,7 +117,7 @@ def weight_grad(
     ``cols``: the im2col class, as for :func:`forward`."""
     n, c = x.shape[:2]
     nk = len(grid.offsets)
-    step = max(1, _ELEMENTS // (nk * grid.span))
+    step = max(1, _BLOCK // (nk * grid.span))
     crop = (slice(None), *grid.out_cells[1:])
     dw = xp.empty((c, 1, nk), dy.dtype)
 

@@ -268,9 +268,14 @@ class _PoolingOp(Operator):
         return grid
 
     def _grid_counts(self, xp: Any, g: _Geometry, grid: PhaseGrid, spatial: Shape, dt: Any) -> Any:
-        """The average's divisors on the grid's cells, flat (1 off the output cells)."""
+        """The average's divisors: one scalar where every window counts alike (the windows of
+        ``valid`` pooling with ``count_include_pad``), else on the grid's cells, flat (1 off
+        the output cells)."""
+        counts = _counts(np, g, spatial, self.include_pad, dt)
+        if counts.min() == counts.max():
+            return counts.reshape(-1)[0]
         cnt = xp.ones(grid.rows, dt)
-        cnt[grid.out_cells] = _counts(xp, g, spatial, self.include_pad, dt)
+        cnt[grid.out_cells] = xp.asarray(counts)
         return cnt.reshape(-1)
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
@@ -322,8 +327,10 @@ class _PoolingOp(Operator):
                 elif p == 3:
                     xp.cbrt(s, out=s)
 
+            scalar = cnt is not None and np.ndim(cnt) == 0
+
             def pool_sum(a: Any, b: Any) -> None:
-                pk.sum_forward(xp, grid, a, p, acc, b, post)
+                pk.sum_forward(xp, grid, a, p, acc, b, post, cnt if scalar else None)
 
             over_rows(pool_sum, rows, work, x2, y2)
         if not direct:
