@@ -79,12 +79,16 @@ def test_hybridized_inference_reuses_the_kernel_until_the_weight_changes(
         lambda w: w.__setitem__(slice(None), mx.nd.array(rng.standard_normal(w.shape))),
         lambda w: mx.nd.array(rng.standard_normal(w.shape)).copyto(w),
     ]
+    # onnxruntime packs a written weight at its second inference call, not its first (a
+    # weight written between calls, as in inference between training steps, is never packed)
+    late = os.environ["MXLITE_CONV_ALGO"] == "onnxruntime"
     for write in writes:
         before = len(transforms)
         write(conv.weight.data())
         got = net(x).asnumpy()
-        assert len(transforms) == before + 1
+        assert len(transforms) == before + (not late)
         _close(got, _direct(x, conv.weight.data(), conv.bias.data(), monkeypatch))
+        _close(net(x).asnumpy(), got)
         net(x).wait_to_read()
         assert len(transforms) == before + 1
 

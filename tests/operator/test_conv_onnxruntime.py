@@ -1,8 +1,9 @@
 """Float32 inference convolutions on onnxruntime (``_onnxruntime.ConvSession``, chosen by
 ``_conv_algo``): equal to the direct sum (float64) within 1e-5 of the output scale at every
 geometry Convolution takes (1-D to 3-D, stride, dilation, padding 0 to 2, groups, depthwise,
-odd sizes, one channel, batch 1 and more), written into the given output; training and
-float64 stay on NumPy; forcing it without onnxruntime names the extra."""
+odd sizes, one channel, batch 1 and more), written into the given output; a weight is packed
+at its second inference call of one version; training and float64 stay on NumPy; forcing it
+without onnxruntime names the extra."""
 
 from __future__ import annotations
 
@@ -89,11 +90,36 @@ def test_forced_inference_equals_the_direct_sum(
         num_filter=filters,
         no_bias=not bias,
     )
-    got = mx.nd.Convolution(*args, **kw).asnumpy()
     want = _direct(x, w, b, CASES[case])
+    for calls in (1, 2):  # the second call with the weight unchanged makes the session
+        got = mx.nd.Convolution(*args, **kw).asnumpy()
+        assert made == [1] * (calls - 1)
+        assert got.dtype == np.float32 and got.shape == want.shape
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_a_weight_written_between_inference_calls_is_never_packed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MXLITE_CONV_ALGO", "onnxruntime")
+    made: list[int] = []
+    real = _ort.ConvSession
+    monkeypatch.setattr(_ort, "ConvSession", lambda *a: made.append(1) or real(*a))
+    rng = np.random.default_rng(1)
+    x = mx.nd.array(rng.uniform(-1, 1, (1, 3, 6, 6)))
+    w = mx.nd.array(rng.uniform(-1, 1, (4, 3, 3, 3)))
+    kw = dict(kernel=(3, 3), num_filter=4, no_bias=True)
+    for _ in range(3):  # inference, then an update, as between training steps
+        got = mx.nd.Convolution(x, w, **kw).asnumpy()
+        want = _direct(
+            x.asnumpy(), w.asnumpy(), None, ((1, 3, 6, 6), 4, (3, 3), (1, 1), (1, 1), (0, 0), 1)
+        )
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+        w += 0.5
+    assert made == []
+    mx.nd.Convolution(x, w, **kw).wait_to_read()
+    mx.nd.Convolution(x, w, **kw).wait_to_read()
     assert made == [1]
-    assert got.dtype == np.float32 and got.shape == want.shape
-    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
 def test_training_and_float64_stay_on_numpy(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -39,16 +39,18 @@ onnxruntime: with the ``[onnx]`` extra installed, a float32 inference forward (c
 any kernel, stride, dilation, padding, groups, 1-D to 3-D) may run on an onnxruntime session
 that holds the weight as a constant (packed once; kept in :data:`_kernels` like Winograd's
 kernel, so a written weight makes a new one) and the fused epilogue, writing into the output
-array. Its MLAS kernels run a single image's layers at about half the time of NumPy's BLAS
-(ResNet-50 at batch 1 on 2 cores: 79 -> 55-62 ms), where the products are thin and split
-poorly; with as many images as threads they ran the network slower than im2col and Winograd
-(batch 16: 780 against 726 ms: they write the output, then add the residual and relu in more
-passes over it), so ``auto`` offers it only below the thread count, while
+array; the session is made at the second inference call that finds the weight unchanged, so a
+weight written between calls (inference between training steps) runs im2col instead of paying
+1-60 ms a layer to pack it each time. Its MLAS kernels run a single image's layers at about half
+the time of NumPy's BLAS (ResNet-50 at batch 1 on 2 cores: 79 -> 55-62 ms), where the products
+are thin and split poorly; with as many images as threads they ran the network slower than
+im2col and Winograd (batch 16: 780 against 726 ms: they write the output, then add the residual
+and relu in more passes over it), so ``auto`` offers it only below the thread count, while
 ``MXLITE_CONV_ALGO=onnxruntime`` forces it at any batch. Its sessions have their own threads,
 which sleep between calls: onnxruntime's one shared pool spins for some 100 ms after each call
 and slowed NumPy's kernels 3x (batch 16: 1,130 ms). The cost is memory and threads: a session
-holds its weight packed and one thread; ResNet-50 at batch 1 peaked at 796 MB of resident
-memory instead of 589 MB (MXNet: 494 MB), with 31 more threads.
+holds its weight packed and one thread; ResNet-50 at batch 1 peaked at 796 MB of resident memory
+instead of 589 MB (MXNet: 494 MB), with 31 more threads.
 """
 
 from __future__ import annotations
@@ -78,6 +80,8 @@ _chosen: dict[tuple, str] = {}
 
 # weight var -> {(tile, groups, shape, strides, address): (version, U)}; see the design note
 _kernels: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# weight var -> the version its last inference forward on onnxruntime's path saw (_steady)
+_seen: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _kernels_lock = threading.Lock()
 
 # runs of each candidate, interleaved, whose fastest counts: on a machine shared with other
@@ -108,10 +112,11 @@ def _applies(
     )
 
 
-def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any]) -> Any:
+def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any] | None) -> Any:
     """What ``make()`` builds from ``w`` (Winograd's transformed kernel, tagged by its tile, or
     an onnxruntime session), from :data:`_kernels` when ``var`` (the engine var of ``w``'s
-    chunk, held for reading by the caller) has not been written since."""
+    chunk, held for reading by the caller) has not been written since; ``make`` None: only
+    look (None where nothing is kept)."""
     version = var.version
     key = (tag, w.shape, w.strides, w.__array_interface__["data"][0])
     with _kernels_lock:
@@ -119,6 +124,8 @@ def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any]) -> Any:
         hit = None if entries is None else entries.get(key)
     if hit is not None and hit[0] == version:
         return hit[1]
+    if make is None:
+        return None
     made = make()
     with _kernels_lock:
         entries = _kernels.setdefault(var, {})
@@ -126,6 +133,16 @@ def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any]) -> Any:
             del entries[k]  # made from contents overwritten since
         entries[key] = (version, made)
     return made
+
+
+def _steady(var: Any) -> bool:
+    """Whether ``var``'s weight held this version at its previous inference forward too (and
+    note this one): onnxruntime packs a weight only then, not one written between calls."""
+    version = var.version
+    with _kernels_lock:
+        steady = _seen.get(var) == version
+        _seen[var] = version
+    return steady
 
 
 def _drop_others(var: Any, algo: str) -> None:
@@ -244,12 +261,13 @@ def conv_forward(
 
         def onnxruntime(out: Any, add: bool) -> Any:
             flags = (bias is not None, residual is not None, relu)
-            conv = _kernel(
-                weight_var,
-                w,
-                ("onnxruntime", geom, flags),
-                lambda: ort.ConvSession(w, geom, *flags),
-            )
+            tag = ("onnxruntime", geom, flags)
+            steady = _steady(weight_var)
+            if not steady and _kernel(weight_var, w, tag, None) is None:
+                # a weight written since its last inference call (inference between training
+                # steps): packing it (1-60 ms a layer) would cost more than the call saves
+                return im2col(out, add)
+            conv = _kernel(weight_var, w, tag, lambda: ort.ConvSession(w, geom, *flags))
             if out is None:
                 out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
             return conv(x, bias, residual, out)
