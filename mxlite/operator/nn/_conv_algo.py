@@ -47,9 +47,10 @@ are thin and split poorly; with as many images as threads they ran the network s
 im2col and Winograd (batch 16: 780 against 726 ms: they write the output, then add the residual
 and relu in more passes over it), so ``auto`` offers it only below the thread count, while
 ``MXLITE_CONV_ALGO=onnxruntime`` forces it at any batch. Its sessions have their own threads,
-which sleep between calls: onnxruntime's one shared pool spins for some 100 ms after each call
-and slowed NumPy's kernels 3x (batch 16: 1,130 ms). The cost is memory and threads: a session
-holds its weight packed and one thread; ResNet-50 at batch 1 peaked at 796 MB of resident memory
+which sleep between calls: onnxruntime's one shared pool spins after each call (a spinning pool
+burnt 39 ms of CPU in the 300 ms after one call) and took the cores from NumPy's kernels
+(ResNet-50 at batch 16: 1,130 ms against 726). The cost is memory and threads: a session holds
+its weight packed and one thread; ResNet-50 at batch 1 peaked at 796 MB of resident memory
 instead of 589 MB (MXNet: 494 MB), with 31 more threads.
 """
 
