@@ -39,6 +39,16 @@ CASES = {
 }
 
 
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """onnxruntime forced, and a list that grows by one per session made."""
+    monkeypatch.setenv("MXLITE_CONV_ALGO", "onnxruntime")
+    sessions: list[int] = []
+    real = _ort.ConvSession
+    monkeypatch.setattr(_ort, "ConvSession", lambda *a: sessions.append(1) or real(*a))
+    return sessions
+
+
 def _direct(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, case: tuple) -> np.ndarray:
     """The convolution as its defining sum, in float64."""
     _, filters, kernel, stride, dilate, pad, groups = case
@@ -68,13 +78,7 @@ def _direct(x: np.ndarray, w: np.ndarray, b: np.ndarray | None, case: tuple) -> 
 
 @pytest.mark.parametrize("bias", [True, False])
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_forced_inference_equals_the_direct_sum(
-    case: str, bias: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("MXLITE_CONV_ALGO", "onnxruntime")
-    made: list[int] = []
-    real = _ort.ConvSession
-    monkeypatch.setattr(_ort, "ConvSession", lambda *a: made.append(1) or real(*a))
+def test_forced_inference_equals_the_direct_sum(case: str, bias: bool, made: list[int]) -> None:
     shape, filters, kernel, stride, dilate, pad, groups = CASES[case]
     rng = np.random.default_rng(len(case))
     x = rng.uniform(-1, 1, shape).astype(np.float32)
@@ -98,13 +102,7 @@ def test_forced_inference_equals_the_direct_sum(
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
-def test_a_weight_written_between_inference_calls_is_never_packed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setenv("MXLITE_CONV_ALGO", "onnxruntime")
-    made: list[int] = []
-    real = _ort.ConvSession
-    monkeypatch.setattr(_ort, "ConvSession", lambda *a: made.append(1) or real(*a))
+def test_a_weight_written_between_inference_calls_is_never_packed(made: list[int]) -> None:
     rng = np.random.default_rng(1)
     x = mx.nd.array(rng.uniform(-1, 1, (1, 3, 6, 6)))
     w = mx.nd.array(rng.uniform(-1, 1, (4, 3, 3, 3)))
@@ -122,11 +120,7 @@ def test_a_weight_written_between_inference_calls_is_never_packed(
     assert made == [1]
 
 
-def test_training_and_float64_stay_on_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MXLITE_CONV_ALGO", "onnxruntime")
-    made: list[int] = []
-    real = _ort.ConvSession
-    monkeypatch.setattr(_ort, "ConvSession", lambda *a: made.append(1) or real(*a))
+def test_training_and_float64_stay_on_numpy(made: list[int]) -> None:
     rng = np.random.default_rng(0)
     x = mx.nd.array(rng.uniform(-1, 1, (1, 3, 6, 6)))
     w = mx.nd.array(rng.uniform(-1, 1, (4, 3, 3, 3)))

@@ -67,6 +67,15 @@ def test_setting_float_turns_the_integer_products_off(monkeypatch) -> None:
         ig.available()
 
 
+def test_forcing_onnxruntime_without_it_names_the_extra(monkeypatch) -> None:
+    monkeypatch.setenv("MXLITE_INT8_GEMM", "onnxruntime")
+    monkeypatch.setattr(ig.ort, "modules", lambda: None)
+    with pytest.raises(ImportError, match=r"MXLITE_INT8_GEMM=onnxruntime .*mxlite\[onnx\]"):
+        ig.available()
+    monkeypatch.setenv("MXLITE_INT8_GEMM", "auto")
+    assert not ig.available()
+
+
 def _quantized_layer(data: np.ndarray, weight: np.ndarray, op: str, **params) -> list:
     args = [mx.nd.array(data, dtype=data.dtype), mx.nd.array(weight, dtype=np.int8)]
     bias = mx.nd.array(np.arange(weight.shape[0]) - 2, dtype=np.int8)

@@ -137,8 +137,9 @@ def _kernel(var: Any, w: Any, tag: Any, make: Callable[[], Any] | None) -> Any:
 
 
 def _steady(var: Any) -> bool:
-    """Whether ``var``'s weight held this version at its previous inference forward too (and
-    note this one): onnxruntime packs a weight only then, not one written between calls."""
+    """Whether ``var``'s weight held this version at its previous inference forward without a
+    session too (and note this one): onnxruntime packs a weight only then, not one written
+    between calls."""
     version = var.version
     with _kernels_lock:
         steady = _seen.get(var) == version
@@ -195,10 +196,8 @@ def _onnxruntime_applies(
     images than threads (see the design note)."""
     if setting not in ("auto", "onnxruntime"):
         return False
-    if setting == "onnxruntime" and ort.modules() is None:
-        raise ImportError(
-            "MXLITE_CONV_ALGO=onnxruntime needs onnxruntime and onnx: pip install mxlite[onnx]"
-        )
+    if setting == "onnxruntime":
+        ort.require("MXLITE_CONV_ALGO=onnxruntime")
     return (
         xp is np
         and weight_var is not None
@@ -263,12 +262,13 @@ def conv_forward(
         def onnxruntime(out: Any, add: bool) -> Any:
             flags = (bias is not None, residual is not None, relu)
             tag = ("onnxruntime", geom, flags)
-            steady = _steady(weight_var)
-            if not steady and _kernel(weight_var, w, tag, None) is None:
-                # a weight written since its last inference call (inference between training
-                # steps): packing it (1-60 ms a layer) would cost more than the call saves
-                return im2col(out, add)
-            conv = _kernel(weight_var, w, tag, lambda: ort.ConvSession(w, geom, *flags))
+            conv = _kernel(weight_var, w, tag, None)
+            if conv is None:
+                if not _steady(weight_var):
+                    # a weight written since its last inference call (inference between
+                    # training steps): packing it (1-60 ms a layer) costs more than it saves
+                    return im2col(out, add)
+                conv = _kernel(weight_var, w, tag, lambda: ort.ConvSession(w, geom, *flags))
             if out is None:
                 out = xp.empty((x.shape[0], w.shape[0], *out_spatial), x.dtype)
             return conv(x, bias, residual, out)

@@ -40,13 +40,9 @@ def available() -> bool:
     setting = _setting()
     if setting == "float":
         return False
-    if ort.modules() is None:
-        if setting == "onnxruntime":
-            raise ImportError(
-                f"{_ENV}=onnxruntime needs onnxruntime and onnx: pip install mxlite[onnx]"
-            )
-        return False
-    return True
+    if setting == "onnxruntime":
+        ort.require(f"{_ENV}=onnxruntime")
+    return ort.modules() is not None
 
 
 class Int8Matmul:

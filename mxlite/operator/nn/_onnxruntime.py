@@ -6,12 +6,9 @@ Design note
 -----------
 Each kernel is a small ONNX graph whose fixed weight is a constant of the graph, so that
 onnxruntime packs it once when the session is made; the session is kept while the weight is
-unchanged (the caller's cache). All sessions share one pool of ``kernel_threads()`` threads
-(onnxruntime's global pool, made at the first session), so a network of fifty layers does not
-hold fifty pools whose idle workers would take the cores from each other and from NumPy's
-BLAS. Where the process made onnxruntime's environment before mxlite did (a user's own session
-came first), the global pool cannot be made any more: each session then gets its own threads,
-which sleep instead of spinning between calls.
+unchanged (the caller's cache). Each session runs on ``kernel_threads()`` threads of its own,
+which sleep between calls: onnxruntime's one shared pool spins after every call and took the
+cores from NumPy's kernels between them (see ``_conv_algo``'s design note for the figures).
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ import numpy as np
 
 from ..parallel import num_threads
 
-__all__ = ["modules", "session", "ConvSession"]
+__all__ = ["modules", "require", "session", "ConvSession"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -38,19 +35,24 @@ def modules() -> Any:
     return onnxruntime, helper, numpy_helper, TensorProto
 
 
-def session(
-    nodes: list, inputs: list, outputs: list, constants: list, threads: int | None = None
-) -> Any:
+def require(setting: str) -> None:
+    """Raise ImportError, naming the extra, where ``setting`` (an environment variable's
+    value that forces onnxruntime) cannot be honoured."""
+    if modules() is None:
+        raise ImportError(f"{setting} needs onnxruntime and onnx: pip install mxlite[onnx]")
+
+
+def session(nodes: list, inputs: list, outputs: list, constants: list) -> Any:
     """An onnxruntime session (CPU) of the graph ``nodes`` (opset 13) with ``constants``
-    (``onnx`` tensors) as its initializers, on ``threads`` threads of its own (default: the
-    kernel threads), which sleep between calls."""
+    (``onnx`` tensors) as its initializers, on the kernel threads, which sleep between
+    calls."""
     ort, helper, _, _ = modules()
     graph = helper.make_graph(nodes, "mxlite_kernel", inputs, outputs, constants)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
     model.ir_version = 8
     opts = ort.SessionOptions()
     opts.log_severity_level = 3  # its warnings are about its own graph rewrites
-    opts.intra_op_num_threads = threads or max(1, num_threads())
+    opts.intra_op_num_threads = max(1, num_threads())
     opts.inter_op_num_threads = 1
     # spinning workers would take the cores from the other kernels between calls
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
@@ -124,5 +126,5 @@ def _writable_apart(out: Any, inputs: Any) -> bool:
         and out.dtype == np.float32
         and out.flags.c_contiguous
         and out.flags.writeable
-        and not any(a is not None and np.shares_memory(out, a) for a in inputs)
+        and not any(np.shares_memory(out, a) for a in inputs)
     )
