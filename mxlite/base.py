@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -203,6 +204,35 @@ def build_param_doc(
         if desc:
             lines.append("    " + desc)
     return "\n".join(lines) + "\n"
+
+
+def op_doc_builder(doc_base: type, kind: str, tail: str, var_args_note: bool) -> Callable[..., str]:
+    """The ``_build_doc`` of ``ndarray_doc`` (``kind`` 'NDArray') and ``symbol_doc`` ('Symbol'):
+    it writes an operator function's docstring from its description, its Parameters section,
+    ``tail`` (the front end's own parameter and the Returns section) and the examples of the
+    ``<func_name>Doc`` subclass of ``doc_base``, if any; with ``var_args_note``, a function
+    taking a variable number of inputs says so after its description."""
+
+    def build_doc(
+        func_name: str,
+        desc: str,
+        arg_names: Sequence[str],
+        arg_types: Sequence[str],
+        arg_desc: Sequence[str],
+        key_var_num_args: str | None = None,
+        ret_type: str | None = None,
+    ) -> str:
+        if key_var_num_args and var_args_note:
+            desc += "\nThis function support variable length of positional input."
+        param_str = build_param_doc(arg_names, arg_types, arg_desc)
+        doc_str = f"{desc}\n\n{param_str}\n{tail}"
+        extra = [
+            c.__doc__ or "" for c in doc_base.__subclasses__() if c.__name__ == f"{func_name}Doc"
+        ]
+        doc_str += re.sub("    ", "", "\n" + "\n".join(extra))
+        return re.sub("NDArray-or-Symbol", kind, doc_str)
+
+    return build_doc
 
 
 def add_fileline_to_docstring(module: Any, incursive: bool = True) -> None:

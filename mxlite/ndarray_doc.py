@@ -6,10 +6,7 @@ appends the examples of its ``Doc`` class. The examples run as doctests with ``m
 
 from __future__ import annotations
 
-import re as _re
-from collections.abc import Sequence
-
-from .base import build_param_doc as _build_param_doc
+from .base import op_doc_builder as _op_doc_builder
 
 __all__ = ["NDArrayDoc"]
 
@@ -85,25 +82,10 @@ class CustomDoc(NDArrayDoc):
     """
 
 
-def _build_doc(
-    func_name: str,
-    desc: str,
-    arg_names: Sequence[str],
-    arg_types: Sequence[str],
-    arg_desc: Sequence[str],
-    key_var_num_args: str | None = None,
-    ret_type: str | None = None,
-) -> str:
-    """Build docstring for imperative functions: the description, the parameters (and
-    ``out``), what it returns, then the examples of the ``<func_name>Doc`` class, if any."""
-    param_str = _build_param_doc(arg_names, arg_types, arg_desc)
-    doc_str = (
-        f"{desc}\n\n{param_str}\n"
-        "out : NDArray, optional\n    The output NDArray to hold the result.\n\n"
-        "Returns\n-------\nout : NDArray or list of NDArrays\n    The output of this function."
-    )
-    extra = [
-        c.__doc__ or "" for c in NDArrayDoc.__subclasses__() if c.__name__ == f"{func_name}Doc"
-    ]
-    doc_str += _re.sub("    ", "", "\n" + "\n".join(extra))
-    return _re.sub("NDArray-or-Symbol", "NDArray", doc_str)
+_build_doc = _op_doc_builder(
+    NDArrayDoc,
+    "NDArray",
+    "out : NDArray, optional\n    The output NDArray to hold the result.\n\n"
+    "Returns\n-------\nout : NDArray or list of NDArrays\n    The output of this function.",
+    var_args_note=False,
+)

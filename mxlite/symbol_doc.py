@@ -9,11 +9,9 @@ and ``SymbolDoc`` (tests/test_symbol_doc.py).
 
 from __future__ import annotations
 
-import re as _re
-from collections.abc import Sequence
 from typing import Any
 
-from .base import build_param_doc as _build_param_doc
+from .base import op_doc_builder as _op_doc_builder
 
 __all__ = ["SymbolDoc"]
 
@@ -123,25 +121,10 @@ class BroadcastPlusDoc(SymbolDoc):
     """
 
 
-def _build_doc(
-    func_name: str,
-    desc: str,
-    arg_names: Sequence[str],
-    arg_types: Sequence[str],
-    arg_desc: Sequence[str],
-    key_var_num_args: str | None = None,
-    ret_type: str | None = None,
-) -> str:
-    """Build docstring for symbolic functions: the description, the parameters (and
-    ``name``), what it returns, then the examples of the ``<func_name>Doc`` class, if any."""
-    param_str = _build_param_doc(arg_names, arg_types, arg_desc)
-    if key_var_num_args:
-        desc += "\nThis function support variable length of positional input."
-    doc_str = (
-        f"{desc}\n\n{param_str}\n"
-        "name : string, optional.\n    Name of the resulting symbol.\n\n"
-        "Returns\n-------\nSymbol\n    The result symbol."
-    )
-    extra = [c.__doc__ or "" for c in SymbolDoc.__subclasses__() if c.__name__ == f"{func_name}Doc"]
-    doc_str += _re.sub("    ", "", "\n" + "\n".join(extra))
-    return _re.sub("NDArray-or-Symbol", "Symbol", doc_str)
+_build_doc = _op_doc_builder(
+    SymbolDoc,
+    "Symbol",
+    "name : string, optional.\n    Name of the resulting symbol.\n\n"
+    "Returns\n-------\nSymbol\n    The result symbol.",
+    var_args_note=True,
+)
