@@ -25,12 +25,20 @@ def _flatten(im: Importer) -> Any:
     return im.sym.Reshape(im.x(0), shape=(-1, out[1]), name=im.name())
 
 
-@_importer("Reshape")
-def _reshape(im: Importer) -> Any:
+def _shape_input(im: Importer, like_op: str) -> tuple[Any, list[int]]:
+    """Reshape's and Expand's input 1, the target shape: when it is the ``Shape`` of a tensor
+    known here, ``like_op`` of input 0 and that tensor (and no list), else the constant."""
     src = im.shape_of.get(im.node.input[1])
     if src is not None:
-        return im.sym.reshape_like(im.x(0), im.get(src), name=im.name())
-    shape = [int(d) for d in im.const(1)]
+        return getattr(im.sym, like_op)(im.x(0), im.get(src), name=im.name()), []
+    return None, [int(d) for d in im.const(1)]
+
+
+@_importer("Reshape")
+def _reshape(im: Importer) -> Any:
+    like, shape = _shape_input(im, "reshape_like")
+    if like is not None:
+        return like
     if im.attr("allowzero", 0) and 0 in shape:
         raise im.fail("allowzero=1 with a 0 in the shape has no MXNet equivalent.")
     return im.sym.Reshape(im.x(0), shape=tuple(shape), name=im.name())
@@ -212,10 +220,9 @@ def _tile(im: Importer) -> Any:
 
 @_importer("Expand")
 def _expand(im: Importer) -> Any:
-    src = im.shape_of.get(im.node.input[1])
-    if src is not None:
-        return im.sym.broadcast_like(im.x(0), im.get(src), name=im.name())
-    shape = [int(d) for d in im.const(1)]
+    like, shape = _shape_input(im, "broadcast_like")
+    if like is not None:
+        return like
     x, rank = im.x(0), im.rank()
     if len(shape) > rank:
         x = im.sym.Reshape(x, shape=(1,) * (len(shape) - rank) + (0,) * rank, name=im.name("_r"))

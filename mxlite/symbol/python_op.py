@@ -76,26 +76,31 @@ class PythonOp:
         return Symbol(create("Custom", "Custom", args, {**kwargs, "op_type": op_type}))
 
 
-class NumpyOp(PythonOp):
+class _DeprecatedPythonOp(PythonOp):
+    """NumpyOp and NDArrayOp: a PythonOp whose ``get_symbol`` runs it as a Custom operator on
+    NumPy arrays (``_as_numpy``) or on NDArrays; creating one warns, as in MXNet."""
+
+    _as_numpy: bool
+
+    def __init__(self, need_top_grad: bool = True) -> None:
+        super().__init__(need_top_grad)
+        kind = "NumpyOp" if self._as_numpy else "NDArrayOp"
+        warnings.warn(f"{kind} has been deprecated. Please use CustomOp", stacklevel=2)
+
+    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
+        return self._symbol(self._as_numpy, args, kwargs)
+
+
+class NumpyOp(_DeprecatedPythonOp):
     """Base class for operators whose forward and backward compute on NumPy arrays."""
 
-    def __init__(self, need_top_grad: bool = True) -> None:
-        super().__init__(need_top_grad)
-        warnings.warn("NumpyOp has been deprecated. Please use CustomOp", stacklevel=2)
-
-    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
-        return self._symbol(True, args, kwargs)
+    _as_numpy = True
 
 
-class NDArrayOp(PythonOp):
+class NDArrayOp(_DeprecatedPythonOp):
     """Base class for operators whose forward and backward compute on NDArrays."""
 
-    def __init__(self, need_top_grad: bool = True) -> None:
-        super().__init__(need_top_grad)
-        warnings.warn("NDArrayOp has been deprecated. Please use CustomOp", stacklevel=2)
-
-    def get_symbol(self, *args: Any, **kwargs: Any) -> Any:
-        return self._symbol(False, args, kwargs)
+    _as_numpy = False
 
 
 def _adapter(pyop: PythonOp, as_numpy: bool) -> type[CustomOpProp]:
