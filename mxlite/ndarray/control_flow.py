@@ -15,6 +15,68 @@ from .ndarray import NDArray
 __all__ = ["foreach", "while_loop", "cond"]
 
 
+# The docstrings of foreach, while_loop and cond, shared with mx.sym.contrib's: ``a`` is
+# "an NDArray" or "a Symbol", ``kind`` the class, ``traced`` and ``name`` what the symbolic
+# version adds (a note after the summary, the ``name`` parameter).
+FOREACH_DOC = """Run a for loop with user-defined computation over {kind}s on dimension 0.
+{traced}
+    Parameters
+    ----------
+    body : a Python function.
+        Define computation in an iteration: ``body(data, states) -> (outputs, states)``.
+    data: {a} or a list of {kind}s.
+        The input data.
+    init_states: {a} or nested lists of {kind}s.
+        The initial values of the loop states.{name}
+
+    Returns
+    -------
+    outputs: {a} or nested lists of {kind}s.
+        The output data concatenated from the output of all iterations.
+    states: {a} or nested lists of {kind}s.
+        The loop states in the last iteration.
+    """
+
+WHILE_LOOP_DOC = """Run a while loop with user-defined computation and loop condition.
+
+    Parameters
+    ----------
+    cond: a Python function.
+        The loop condition, {cond}.
+    func: a Python function.
+        The loop body, ``func(*loop_vars) -> (step_output, new_loop_vars)``.
+    loop_vars: {a} or nested lists of {kind}s.
+        The initial values of the loop variables.
+    max_iterations: a python int.
+        Maximum number of iterations.{name}
+
+    Returns
+    -------
+    outputs: {a} or nested lists of {kind}s
+        stacked output from each step, padded to ``max_iterations`` rows
+    states: {a} or nested lists of {kind}s
+        final state
+    """
+
+COND_DOC = """Run an if-then-else using user-defined condition and computation.
+
+    Parameters
+    ----------
+    pred: a MXNet {kind} representing a scalar.
+        The branch condition.
+    then_func: a Python function.
+        The computation to be executed if `pred` is true.
+    else_func: a Python function.
+        The computation to be executed if `pred` is false.{name}
+
+    Returns
+    -------
+    outputs: {a} or nested lists of {kind}s, representing the result of computation.
+    """
+
+_DOC = {"a": "an NDArray", "kind": "NDArray", "traced": "", "name": ""}
+
+
 def _flatten(args: Any, what: str) -> tuple[list, Any]:
     def bad(item: Any) -> Exception:
         return MXNetError(
@@ -40,24 +102,6 @@ def _scalar(value: Any, kind: type, what: str) -> Any:
 
 
 def foreach(body: Callable[..., Any], data: Any, init_states: Any) -> tuple[Any, Any]:
-    """Run a for loop with user-defined computation over NDArrays on dimension 0.
-
-    Parameters
-    ----------
-    body : a Python function.
-        Define computation in an iteration: ``body(data, states) -> (outputs, states)``.
-    data: an NDArray or a list of NDArrays.
-        The input data.
-    init_states: an NDArray or nested lists of NDArrays.
-        The initial values of the loop states.
-
-    Returns
-    -------
-    outputs: an NDArray or nested lists of NDArrays.
-        The output data concatenated from the output of all iterations.
-    states: an NDArray or nested lists of NDArrays.
-        The loop states in the last iteration.
-    """
     flat, _ = _flatten(data, "foreach input")
     _check(flat, "data")
     flat_states, _ = _flatten(init_states, "foreach states")
@@ -78,32 +122,15 @@ def foreach(body: Callable[..., Any], data: Any, init_states: Any) -> tuple[Any,
     return stacked, states
 
 
+foreach.__doc__ = FOREACH_DOC.format(**_DOC)
+
+
 def while_loop(
     cond: Callable[..., Any],
     func: Callable[..., Any],
     loop_vars: Any,
     max_iterations: int | None = None,
 ) -> tuple[Any, Any]:
-    """Run a while loop with user-defined computation and loop condition.
-
-    Parameters
-    ----------
-    cond: a Python function.
-        The loop condition, ``cond(*loop_vars)``, a scalar NDArray or Python value.
-    func: a Python function.
-        The loop body, ``func(*loop_vars) -> (step_output, new_loop_vars)``.
-    loop_vars: an NDArray or nested lists of NDArrays.
-        The initial values of the loop variables.
-    max_iterations: a python int.
-        Maximum number of iterations.
-
-    Returns
-    -------
-    outputs: an NDArray or nested lists of NDArrays
-        stacked output from each step, padded to ``max_iterations`` rows
-    states: an NDArray or nested lists of NDArrays
-        final state
-    """
     if max_iterations is None:
         raise ValueError("max_iterations should be specified")
     max_iterations = _scalar(max_iterations, int, "max_iteration")
@@ -147,20 +174,13 @@ def while_loop(
     return stacked, (loop_vars[0] if single else loop_vars)
 
 
+while_loop.__doc__ = WHILE_LOOP_DOC.format(
+    **_DOC, cond="``cond(*loop_vars)``, a scalar NDArray or Python value"
+)
+
+
 def cond(pred: Any, then_func: Callable[[], Any], else_func: Callable[[], Any]) -> Any:
-    """Run an if-then-else using user-defined condition and computation.
-
-    Parameters
-    ----------
-    pred: a MXNet NDArray representing a scalar.
-        The branch condition.
-    then_func: a Python function.
-        The computation to be executed if `pred` is true.
-    else_func: a Python function.
-        The computation to be executed if `pred` is false.
-
-    Returns
-    -------
-    outputs: an NDArray or nested lists of NDArrays, representing the result of computation.
-    """
     return then_func() if _scalar(pred, bool, "pred") else else_func()
+
+
+cond.__doc__ = COND_DOC.format(**_DOC)

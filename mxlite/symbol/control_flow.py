@@ -18,6 +18,7 @@ from typing import Any
 from ..attribute import AttrScope
 from ..base import MXNetError, flatten_nested, regroup_nested
 from ..name import NameManager
+from ..ndarray.control_flow import COND_DOC, FOREACH_DOC, WHILE_LOOP_DOC
 from .graph import Entry, Node, entry_name, topo_order
 from .symbol import Symbol, var
 
@@ -28,6 +29,15 @@ _SUBG = "__subgraph_name__"
 
 class UnusedInputError(MXNetError, AssertionError):
     """A loop's data or state is not used by its body (MXNet raises AssertionError here)."""
+
+
+_DOC = {
+    "a": "a Symbol",
+    "kind": "Symbol",
+    "traced": "\n    The body is traced once into a subgraph; the loop runs when the graph"
+    " executes.\n",
+    "name": "\n    name: string.\n        The name of the operator.",
+}
 
 
 def _symbol_format(x: Any) -> int | None:
@@ -151,28 +161,6 @@ def _check(items: list, what: str) -> None:
 def foreach(
     body: Callable[..., Any], data: Any, init_states: Any, name: str = "foreach"
 ) -> tuple[Any, Any]:
-    """Run a for loop with user-defined computation over Symbols on dimension 0.
-
-    The body is traced once into a subgraph; the loop runs when the graph executes.
-
-    Parameters
-    ----------
-    body : a Python function.
-        Define computation in an iteration: ``body(data, states) -> (outputs, states)``.
-    data: a symbol or a list of symbols.
-        The input data.
-    init_states: a Symbol or nested lists of symbols.
-        The initial values of the loop states.
-    name: string.
-        The name of the operator.
-
-    Returns
-    -------
-    outputs: a Symbol or nested lists of Symbols.
-        The output data concatenated from the output of all iterations.
-    states: a Symbol or nested lists of Symbols.
-        The loop states in the last iteration.
-    """
     flat_data, data_fmt = _flatten(data, "foreach input")
     _check(flat_data, "data")
     flat_states, state_fmt = _flatten(init_states, "foreach states")
@@ -230,6 +218,9 @@ def foreach(
     return outs, final
 
 
+foreach.__doc__ = FOREACH_DOC.format(**_DOC)
+
+
 def _trace(graph_vars: list[Symbol], func: Callable, name: str, var_name: Callable) -> tuple:
     """Trace ``func`` on new variables for ``graph_vars`` in a new subgraph scope; return the
     body's entries, its subgraph name, the number of data outputs and their format."""
@@ -248,26 +239,6 @@ def while_loop(
     max_iterations: int | None = None,
     name: str = "while_loop",
 ) -> tuple[Any, Any]:
-    """Run a while loop with user-defined computation and loop condition.
-
-    Parameters
-    ----------
-    cond: a Python function.
-        The loop condition, ``cond(*loop_vars) -> Symbol`` of one element.
-    func: a Python function.
-        The loop body, ``func(*loop_vars) -> (step_output, new_loop_vars)``.
-    loop_vars: a Symbol or nested lists of Symbol.
-        The initial values of the loop variables.
-    max_iterations: a python int.
-        Maximum number of iterations.
-
-    Returns
-    -------
-    outputs: a Symbol or nested lists of Symbols
-        stacked output from each step, padded to ``max_iterations`` rows
-    states: a Symbol or nested lists of Symbols
-        final state
-    """
     if max_iterations is None:
         raise ValueError("max_iterations should be specified")
     try:
@@ -351,24 +322,14 @@ def while_loop(
     return outs, final
 
 
+while_loop.__doc__ = WHILE_LOOP_DOC.format(
+    **_DOC, cond="``cond(*loop_vars) -> Symbol`` of one element"
+)
+
+
 def cond(
     pred: Symbol, then_func: Callable[[], Any], else_func: Callable[[], Any], name: str = "cond"
 ) -> Any:
-    """Run an if-then-else using user-defined condition and computation.
-
-    Parameters
-    ----------
-    pred: a MXNet Symbol representing a scalar.
-        The branch condition.
-    then_func: a Python function.
-        The computation to be executed if `pred` is true.
-    else_func: a Python function.
-        The computation to be executed if `pred` is false.
-
-    Returns
-    -------
-    outputs: a Symbol or nested lists of Symbols, representing the result of computation.
-    """
 
     def branch(func: Callable) -> Callable:
         def body(_: list) -> tuple:
@@ -413,3 +374,6 @@ def cond(
     node = _make_node("_cond", "_cond", attrs, inputs, subs)
     outs, _ = regroup_nested([Symbol([(node, i)]) for i in range(counts[1])], fmts[1])
     return outs
+
+
+cond.__doc__ = COND_DOC.format(**_DOC)
