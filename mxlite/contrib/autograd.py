@@ -109,8 +109,8 @@ def compute_gradient(outputs: Sequence[NDArray]) -> None:
     backward(outputs)
 
 
-def grad_and_loss(func: Callable[..., Any], argnum: int | list[int] | None = None) -> Callable:
-    """Return a function that computes both the gradients of the arguments and the loss.
+# The Parameters of grad_and_loss and grad
+_GRAD_PARAMS_DOC = """
 
     Parameters
     ----------
@@ -119,6 +119,9 @@ def grad_and_loss(func: Callable[..., Any], argnum: int | list[int] | None = Non
     argnum: an int or a list of int
         The index of argument to calculate gradient for.
     """
+
+
+def grad_and_loss(func: Callable[..., Any], argnum: int | list[int] | None = None) -> Callable:
 
     @functools.wraps(func)
     def wrapped(*args: Any) -> tuple[list[NDArray], Any]:
@@ -142,16 +145,13 @@ def grad_and_loss(func: Callable[..., Any], argnum: int | list[int] | None = Non
     return wrapped
 
 
-def grad(func: Callable[..., Any], argnum: int | list[int] | None = None) -> Callable:
-    """Return a function that computes the gradients of the arguments of ``func``.
+grad_and_loss.__doc__ = (
+    "Return a function that computes both the gradients of the arguments and the loss."
+    + _GRAD_PARAMS_DOC
+)
 
-    Parameters
-    ----------
-    func: a python function
-        The forward (loss) function.
-    argnum: an int or a list of int
-        The index of argument to calculate gradient for.
-    """
+
+def grad(func: Callable[..., Any], argnum: int | list[int] | None = None) -> Callable:
     with_loss = grad_and_loss(func, argnum)
 
     @functools.wraps(with_loss)
@@ -159,3 +159,8 @@ def grad(func: Callable[..., Any], argnum: int | list[int] | None = None) -> Cal
         return with_loss(*args)[0]
 
     return wrapped
+
+
+grad.__doc__ = (
+    "Return a function that computes the gradients of the arguments of ``func``." + _GRAD_PARAMS_DOC
+)

@@ -28,9 +28,8 @@ def _host_array(data: NDArray, where: str) -> np.ndarray:
     return data._data
 
 
-def to_dlpack_for_read(data: NDArray) -> Any:
-    """Returns a reference view of NDArray that represents as DLManagedTensor until all
-    previous write operations on the current array are finished.
+# The rest of both to_dlpack_* docstrings
+_TO_DLPACK_DOC = """
 
     Parameters
     ----------
@@ -42,30 +41,32 @@ def to_dlpack_for_read(data: NDArray) -> Any:
     PyCapsule (the pointer of DLManagedTensor)
         a reference view of NDArray that represents as DLManagedTensor.
     """
+
+
+def to_dlpack_for_read(data: NDArray) -> Any:
     host = _host_array(data, "to_dlpack_for_read")
     data.wait_to_read()
     return host.__dlpack__()
 
 
+to_dlpack_for_read.__doc__ = (
+    "Returns a reference view of NDArray that represents as DLManagedTensor until all\n"
+    "    previous write operations on the current array are finished." + _TO_DLPACK_DOC
+)
+
+
 def to_dlpack_for_write(data: NDArray) -> Any:
-    """Returns a reference view of NDArray that represents as DLManagedTensor until all
-    previous read/write operations on the current array are finished.
-
-    Parameters
-    ----------
-    data: NDArray
-        input data.
-
-    Returns
-    -------
-    PyCapsule (the pointer of DLManagedTensor)
-        a reference view of NDArray that represents as DLManagedTensor.
-    """
     from ..engine import get as _engine
 
     host = _host_array(data, "to_dlpack_for_write")
     _engine().wait_for_all()
     return host.__dlpack__()
+
+
+to_dlpack_for_write.__doc__ = (
+    "Returns a reference view of NDArray that represents as DLManagedTensor until all\n"
+    "    previous read/write operations on the current array are finished." + _TO_DLPACK_DOC
+)
 
 
 class _Capsule:
