@@ -92,44 +92,47 @@ class _Duration:
         return self.name
 
 
-class Task(_Duration):
+class _InDomain(_Duration):
+    """Task and Frame: an interval named in a domain, recorded under the domain's name and
+    ``_suffix``."""
+
+    _suffix = ""
+
+    def __init__(self, domain: Domain, name: str) -> None:
+        what = self._kind.capitalize()
+        domain = _check_domain(what, domain)
+        super().__init__(_check_name(what, name), domain.name + self._suffix)
+
+
+# The Parameters section of Task and Frame, formatted with the kind
+_IN_DOMAIN_DOC = """
+
+    Parameters
+    ----------
+    domain : Domain object
+        Domain to which this object belongs
+    name : string
+        Name of the {}
+    """
+
+
+class Task(_InDomain):
     """Profiling Task: a logical unit of work performed by a particular thread; tasks can nest.
 
-    Aggregated under the domain's name; an async ('b'/'e') slice in the trace.
+    Aggregated under the domain's name; an async ('b'/'e') slice in the trace."""
 
-    Parameters
-    ----------
-    domain : Domain object
-        Domain to which this object belongs
-    name : string
-        Name of the task
-    """
-
+    __doc__ += _IN_DOMAIN_DOC.format("task")
     _kind = "task"
 
-    def __init__(self, domain: Domain, name: str) -> None:
-        domain = _check_domain("Task", domain)
-        super().__init__(_check_name("Task", name), domain.name)
 
-
-class Frame(_Duration):
+class Frame(_InDomain):
     """Profiling Frame: the time between frame begin and end points, such as one iteration.
 
-    Aggregated under '<domain>,frame'; a complete ('X') slice in the trace.
+    Aggregated under '<domain>,frame'; a complete ('X') slice in the trace."""
 
-    Parameters
-    ----------
-    domain : Domain object
-        Domain to which this object belongs
-    name : string
-        Name of the frame
-    """
-
+    __doc__ += _IN_DOMAIN_DOC.format("frame")
     _kind = "frame"
-
-    def __init__(self, domain: Domain, name: str) -> None:
-        domain = _check_domain("Frame", domain)
-        super().__init__(_check_name("Frame", name), domain.name + ",frame")
+    _suffix = ",frame"
 
 
 class Event(_Duration):
