@@ -110,22 +110,43 @@ def scipy_issparse(x: Any) -> bool:
     return scipy_sparse().issparse(x)
 
 
-def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None):
-    """Create a :class:`CSRNDArray` (MXNet's ``mx.nd.sparse.csr_matrix``).
-
-    ``arg1`` is one of: a shape ``(M, N)`` (an all-zero matrix); ``(data, indices, indptr)``;
-    ``(data, (row, col))`` (COO); a dense ``NDArray``, NumPy array or nested list; a
-    ``CSRNDArray``; a ``scipy.sparse`` matrix.
+# The Parameters section of csr_matrix and row_sparse_array, formatted with "matrix"/"array"
+_CREATE_PARAMS_DOC = """
 
     Parameters
     ----------
     shape : tuple of int, optional
-        The matrix shape; inferred from ``arg1`` when left out.
+        The {} shape; inferred from ``arg1`` when left out.
     ctx : Context, optional
         Device context (default is the current default context).
     dtype : str or numpy.dtype, optional
         The data type (default: the source's dtype, float32 for lists).
     """
+
+
+def _create_common(
+    where: str, cls: type, other: type, arg1: Any, shape: Any, ctx: Context, dtype: Any
+) -> Any:
+    """What csr_matrix and row_sparse_array do alike with ``arg1``: a copy of an array of
+    their own class ``cls``, an error for one of the ``other`` sparse class, the sparse form
+    of anything else (dense)."""
+    if isinstance(arg1, cls):
+        v = _copy_value(arg1._value())
+        _check_shape(shape, v.shape)
+        return from_value(v, ctx, dtype or arg1.dtype)
+    if isinstance(arg1, other):
+        raise ValueError(f"{where}: unexpected {other.__name__}; use tostype({cls._stype!r}).")
+    dense = _np_of(arg1, _src_dtype(arg1, dtype))
+    _check_shape(shape, dense.shape)
+    return from_value(to_stype(dense, cls._stype), ctx)
+
+
+def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None):
+    """Create a :class:`CSRNDArray` (MXNet's ``mx.nd.sparse.csr_matrix``).
+
+    ``arg1`` is one of: a shape ``(M, N)`` (an all-zero matrix); ``(data, indices, indptr)``;
+    ``(data, (row, col))`` (COO); a dense ``NDArray``, NumPy array or nested list; a
+    ``CSRNDArray``; a ``scipy.sparse`` matrix."""
     ctx = ctx or current_context()
     shape = _shape_arg("csr_matrix", shape)
     sp = scipy_sparse()
@@ -149,12 +170,6 @@ def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: 
         dt = np.dtype(dtype) if dtype is not None else _np_of(data).dtype
         m = sp.coo_matrix((_np_of(data, dt), (_np_of(row), _np_of(col))), shape=shape)
         return from_value(to_stype(m.tocsr(), "csr"), ctx, dt)
-    if isinstance(arg1, CSRNDArray):
-        v = _copy_value(arg1._value())
-        _check_shape(shape, v.shape)
-        return from_value(v, ctx, dtype or arg1.dtype)
-    if isinstance(arg1, RowSparseNDArray):
-        raise ValueError("csr_matrix: unexpected RowSparseNDArray; use tostype('csr').")
     if scipy_issparse(arg1):
         dt = _src_dtype(arg1, dtype)
         m = arg1.tocsr().copy()
@@ -162,26 +177,17 @@ def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: 
         m.sort_indices()
         _check_shape(shape, m.shape)
         return from_value(csr_from_parts(m.data.astype(dt), m.indices, m.indptr, m.shape), ctx)
-    dense = _np_of(arg1, _src_dtype(arg1, dtype))
-    _check_shape(shape, dense.shape)
-    return from_value(to_stype(dense, "csr"), ctx)
+    return _create_common("csr_matrix", CSRNDArray, RowSparseNDArray, arg1, shape, ctx, dtype)
+
+
+csr_matrix.__doc__ += _CREATE_PARAMS_DOC.format("matrix")
 
 
 def row_sparse_array(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None):
     """Create a :class:`RowSparseNDArray` (MXNet's ``mx.nd.sparse.row_sparse_array``).
 
     ``arg1`` is one of: a shape (all zeros); ``(data, indices)``; a dense ``NDArray``, NumPy
-    array or nested list; a ``RowSparseNDArray``.
-
-    Parameters
-    ----------
-    shape : tuple of int, optional
-        The array shape; inferred from ``arg1`` when left out.
-    ctx : Context, optional
-        Device context (default is the current default context).
-    dtype : str or numpy.dtype, optional
-        The data type (default: the source's dtype, float32 for lists).
-    """
+    array or nested list; a ``RowSparseNDArray``."""
     ctx = ctx or current_context()
     shape = _shape_arg("row_sparse_array", shape)
     if _is_shape(arg1):
@@ -199,15 +205,10 @@ def row_sparse_array(arg1: Any, shape: Any = None, ctx: Context | None = None, d
         if data.ndim == 1 and len(shape) > 1:
             data = data.reshape((len(indices),) + tuple(shape[1:]))
         return from_value(rsp_from_parts(data, indices, shape), ctx)
-    if isinstance(arg1, RowSparseNDArray):
-        v = _copy_value(arg1._value())
-        _check_shape(shape, v.shape)
-        return from_value(v, ctx, dtype or arg1.dtype)
-    if isinstance(arg1, CSRNDArray):
-        raise ValueError("row_sparse_array: unexpected CSRNDArray; use tostype('row_sparse').")
-    dense = _np_of(arg1, _src_dtype(arg1, dtype))
-    _check_shape(shape, dense.shape)
-    return from_value(to_stype(dense, "row_sparse"), ctx)
+    return _create_common("row_sparse_array", RowSparseNDArray, CSRNDArray, arg1, shape, ctx, dtype)
+
+
+row_sparse_array.__doc__ += _CREATE_PARAMS_DOC.format("array")
 
 
 def _check_shape(want: Any, have: tuple) -> None:
