@@ -22,6 +22,7 @@ import numpy as np
 
 from ..base import ParamError
 from .image import (
+    SIZE_CROP_PARAMS_DOC,
     _get_interp_method,
     _is_nd,
     center_crop,
@@ -194,17 +195,9 @@ class RandomSizedCropAug(Augmenter):
     """Make random crop with random resizing and random aspect ratio jitter augmenter.
 
     Parameters
-    ----------
-    size : tuple of (int, int)
-        Size of the crop formatted as (width, height).
-    area : float in (0, 1] or tuple of (float, float)
-        If tuple, minimum area and maximum area to be maintained after cropping
-        If float, minimum area to be maintained after cropping, maximum area is set to 1.0
-    ratio : tuple of (float, float)
-        Aspect ratio range as (min_aspect_ratio, max_aspect_ratio)
-    interp: int, optional, default=2
-        Interpolation method. See resize_short for details.
-    """
+    ----------"""
+
+    __doc__ += SIZE_CROP_PARAMS_DOC + "\n    "
 
     def __init__(
         self, size: tuple, area: Any, ratio: tuple, interp: int = 2, **kwargs: Any

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numbers
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -73,6 +74,26 @@ def _decode_rgb(func: str, data: Any, flag: int, to_rgb: bool) -> np.ndarray:
     return img
 
 
+# The end of imread's and imdecode's docstrings
+_DECODE_OUT_DOC = """
+    out : NDArray, optional
+        Output buffer. Use `None` for automatic allocation.
+
+    Returns
+    -------
+    NDArray
+        An `NDArray` containing the image (height, width, channels), uint8.
+    """
+
+
+def _decoded(img: np.ndarray, out: Any) -> Any:
+    """The decoded ``img`` written into ``out``, or a new array when ``out`` is None."""
+    if out is not None:
+        out[:] = img
+        return out
+    return _nd(img)
+
+
 def imread(filename: str, flag: int = 1, to_rgb: bool = True, out: Any = None) -> Any:
     """Read and decode an image to an NDArray.
 
@@ -83,25 +104,16 @@ def imread(filename: str, flag: int = 1, to_rgb: bool = True, out: Any = None) -
     flag : {0, 1}, default 1
         1 for three channel color output. 0 for grayscale output.
     to_rgb : bool, default True
-        True for RGB formatted output (MXNet default). False for BGR formatted output.
-    out : NDArray, optional
-        Output buffer. Use `None` for automatic allocation.
-
-    Returns
-    -------
-    NDArray
-        An `NDArray` containing the image (height, width, channels), uint8.
-    """
+        True for RGB formatted output (MXNet default). False for BGR formatted output."""
     try:
         with open(filename, "rb") as f:
             data = f.read()
     except OSError as exc:
         raise MXNetError(f"imread: cannot read image file {filename!r}: {exc.strerror}") from exc
-    img = _decode_rgb(f"imread({filename!r})", data, flag, to_rgb)
-    if out is not None:
-        out[:] = img
-        return out
-    return _nd(img)
+    return _decoded(_decode_rgb(f"imread({filename!r})", data, flag, to_rgb), out)
+
+
+imread.__doc__ += _DECODE_OUT_DOC
 
 
 def _nd(arr: np.ndarray) -> Any:
@@ -128,15 +140,7 @@ def imdecode(buf: Any, flag: int = 1, to_rgb: bool = True, out: Any = None) -> A
     flag : int, optional, default=1
         1 for three channel color output. 0 for grayscale output.
     to_rgb : int, optional, default=True
-        1 for RGB formatted output (MXNet default). 0 for BGR formatted output.
-    out : NDArray, optional
-        Output buffer. Use `None` for automatic allocation.
-
-    Returns
-    -------
-    NDArray
-        An `NDArray` containing the image (height, width, channels), uint8.
-    """
+        1 for RGB formatted output (MXNet default). 0 for BGR formatted output."""
     if _is_nd(buf):
         buf = buf.asnumpy().astype(np.uint8)
     elif not isinstance(buf, (bytes, bytearray, memoryview, np.ndarray)):
@@ -144,11 +148,10 @@ def imdecode(buf: Any, flag: int = 1, to_rgb: bool = True, out: Any = None) -> A
             "imdecode: buf must be of type bytes, bytearray or numpy.ndarray, got "
             f"{type(buf).__name__}; convert a str to bytes first"
         )
-    img = _decode_rgb("imdecode", buf, flag, to_rgb)
-    if out is not None:
-        out[:] = img
-        return out
-    return _nd(img)
+    return _decoded(_decode_rgb("imdecode", buf, flag, to_rgb), out)
+
+
+imdecode.__doc__ += _DECODE_OUT_DOC
 
 
 def imresize(src: Any, w: int, h: int, interp: int = 1, out: Any = None) -> Any:
@@ -331,8 +334,8 @@ def fixed_crop(
     return like(src, np.ascontiguousarray(out))
 
 
-def random_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
-    """Randomly crop `src` with `size` (width, height); upsample the result if `src` is smaller.
+# The Returns section of random_crop and random_size_crop
+_CROP_RETURNS_DOC = """
 
     Returns
     -------
@@ -342,12 +345,28 @@ def random_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
         A tuple (x, y, width, height) where (x, y) is top-left position of the crop in the
         original image and (width, height) are the dimensions of the cropped image.
     """
+
+
+def _scaled_crop(
+    src: Any, size: tuple, interp: int, corner: Callable[[int, int], tuple[int, int]]
+) -> tuple[Any, tuple]:
+    """random_crop and center_crop: the largest box of ``size``'s aspect ratio that fits, with
+    its top-left corner at ``corner(room_x, room_y)``, resized to ``size``."""
     h, w = src.shape[:2]
     new_w, new_h = scale_down((w, h), size)
-    x0 = random.randint(0, w - new_w)
-    y0 = random.randint(0, h - new_h)
+    x0, y0 = corner(w - new_w, h - new_h)
     out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
     return out, (x0, y0, new_w, new_h)
+
+
+def random_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
+    """Randomly crop `src` with `size` (width, height); upsample the result if `src` is smaller."""
+    return _scaled_crop(
+        src, size, interp, lambda dx, dy: (random.randint(0, dx), random.randint(0, dy))
+    )
+
+
+random_crop.__doc__ += _CROP_RETURNS_DOC
 
 
 def center_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
@@ -362,12 +381,7 @@ def center_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
         (x, y, width, height) where x, y are the positions of the crop in the original image
         and width, height the dimensions of the crop.
     """
-    h, w = src.shape[:2]
-    new_w, new_h = scale_down((w, h), size)
-    x0 = int((w - new_w) / 2)
-    y0 = int((h - new_h) / 2)
-    out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
-    return out, (x0, y0, new_w, new_h)
+    return _scaled_crop(src, size, interp, lambda dx, dy: (int(dx / 2), int(dy / 2)))
 
 
 def color_normalize(src: Any, mean: Any, std: Any = None) -> Any:
@@ -394,15 +408,8 @@ def color_normalize(src: Any, mean: Any, std: Any = None) -> Any:
     return src
 
 
-def random_size_crop(
-    src: Any, size: tuple, area: Any, ratio: tuple, interp: int = 2, **kwargs: Any
-) -> tuple[Any, tuple]:
-    """Randomly crop src with size. Randomize area and aspect ratio.
-
-    Parameters
-    ----------
-    src : NDArray
-        Input image
+# random_size_crop's parameters, which RandomSizedCropAug takes too
+SIZE_CROP_PARAMS_DOC = """
     size : tuple of (int, int)
         Size of the crop formatted as (width, height).
     area : float in (0, 1] or tuple of (float, float)
@@ -411,16 +418,18 @@ def random_size_crop(
     ratio : tuple of (float, float)
         Aspect ratio range as (min_aspect_ratio, max_aspect_ratio)
     interp: int, optional, default=2
-        Interpolation method. See resize_short for details.
+        Interpolation method. See resize_short for details."""
 
-    Returns
-    -------
-    NDArray
-        An `NDArray` containing the cropped image.
-    Tuple
-        A tuple (x, y, width, height) where (x, y) is top-left position of the crop in the
-        original image and (width, height) are the dimensions of the cropped image.
-    """
+
+def random_size_crop(
+    src: Any, size: tuple, area: Any, ratio: tuple, interp: int = 2, **kwargs: Any
+) -> tuple[Any, tuple]:
+    """Randomly crop src with size. Randomize area and aspect ratio.
+
+    Parameters
+    ----------
+    src : NDArray
+        Input image"""
     h, w = src.shape[:2]
     src_area = h * w
     if "min_area" in kwargs:
@@ -441,6 +450,9 @@ def random_size_crop(
             out = fixed_crop(src, x0, y0, new_w, new_h, size, interp)
             return out, (x0, y0, new_w, new_h)
     return center_crop(src, size, interp)
+
+
+random_size_crop.__doc__ += SIZE_CROP_PARAMS_DOC + _CROP_RETURNS_DOC
 
 
 def imrotate(src: Any, rotation_degrees: Any, zoom_in: bool = False, zoom_out: bool = False) -> Any:
