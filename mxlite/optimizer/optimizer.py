@@ -167,12 +167,7 @@ class Optimizer:
     def set_lr_mult(self, args_lr_mult: dict) -> None:
         """Set per-parameter learning-rate multipliers (by name or index); symbol attributes
         ``__lr_mult__`` come first, then these."""
-        self.lr_mult = {}
-        if self.sym_info:
-            attr, arg_names = self.sym_info
-            for name in arg_names:
-                if name in attr and "__lr_mult__" in attr[name]:
-                    self.lr_mult[name] = float(attr[name]["__lr_mult__"])
+        self.lr_mult = self._symbol_mults("__lr_mult__")
         self.lr_mult.update(args_lr_mult)
 
     # the parameter names that keep weight decay by default (LARS: only "_weight")
@@ -182,12 +177,19 @@ class Optimizer:
         """Set per-parameter weight-decay multipliers (by name or index); names given by
         ``param_idx2name`` that end neither in ``_weight`` nor ``_gamma`` get 0."""
         self.wd_mult = {n: 0.0 for n in self.idx2name.values() if not n.endswith(self._decayed)}
+        self.wd_mult.update(self._symbol_mults("__wd_mult__"))
+        self.wd_mult.update(args_wd_mult)
+
+    def _symbol_mults(self, key: str) -> dict[str, float]:
+        """The multipliers the symbol's arguments carry as attribute ``key`` (``__lr_mult__``
+        or ``__wd_mult__``), by argument name."""
+        found: dict[str, float] = {}
         if self.sym_info:
             attr, arg_names = self.sym_info
             for name in arg_names:
-                if name in attr and "__wd_mult__" in attr[name]:
-                    self.wd_mult[name] = float(attr[name]["__wd_mult__"])
-        self.wd_mult.update(args_wd_mult)
+                if name in attr and key in attr[name]:
+                    found[name] = float(attr[name][key])
+        return found
 
     def _set_current_context(self, device_id: int) -> None:
         if device_id not in self._all_index_update_counts:
@@ -204,29 +206,26 @@ class Optimizer:
 
     def _get_lrs(self, indices: list) -> list[float]:
         lr = self.lr_scheduler(self.num_update) if self.lr_scheduler is not None else self.lr
-        lrs = [lr for _ in indices]
-        for i, index in enumerate(indices):
-            if index in self.param_dict:
-                lrs[i] *= self.param_dict[index].lr_mult
-            elif index in self.lr_mult:
-                lrs[i] *= self.lr_mult[index]
-            elif index in self.idx2name:
-                lrs[i] *= self.lr_mult.get(self.idx2name[index], 1.0)
-        return lrs
+        return self._scaled(lr, indices, self.lr_mult, "lr_mult")
 
     def _get_lr(self, index: Any) -> float:
         return self._get_lrs([index])[0]
 
     def _get_wds(self, indices: list) -> list[float]:
-        wds = [self.wd for _ in indices]
+        return self._scaled(self.wd, indices, self.wd_mult, "wd_mult")
+
+    def _scaled(self, value: float, indices: list, mults: dict, field: str) -> list[float]:
+        """``value`` times each index's multiplier: its Gluon Parameter's ``field``
+        (``lr_mult``/``wd_mult``), else ``mults`` by index, else by name (default 1)."""
+        values = [value for _ in indices]
         for i, index in enumerate(indices):
             if index in self.param_dict:
-                wds[i] *= self.param_dict[index].wd_mult
-            elif index in self.wd_mult:
-                wds[i] *= self.wd_mult[index]
+                values[i] *= getattr(self.param_dict[index], field)
+            elif index in mults:
+                values[i] *= mults[index]
             elif index in self.idx2name:
-                wds[i] *= self.wd_mult.get(self.idx2name[index], 1.0)
-        return wds
+                values[i] *= mults.get(self.idx2name[index], 1.0)
+        return values
 
     def _get_wd(self, index: Any) -> float:
         return self._get_wds([index])[0]
