@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import warnings
+from collections.abc import Iterator
 from math import sqrt
 from typing import Any
 
@@ -167,6 +168,22 @@ class _RegionAug(_KeepArgs, DetAugmenter):
         else:
             self.enabled = True
 
+    def _draws(self, height: int, width: int) -> Iterator[tuple[float, int, int, float, float]]:
+        """One draw per attempt (none when disabled or the image is empty): the aspect ratio,
+        the heights giving the bottom and the top of ``area_range`` at that ratio, and the
+        area bounds in pixels. A draw with a ratio <= 0 is skipped, as MXNet does."""
+        if not self.enabled or height <= 0 or width <= 0:
+            return
+        min_area = self.area_range[0] * height * width
+        max_area = self.area_range[1] * height * width
+        for _ in range(self.max_attempts):
+            ratio = random.uniform(*self.aspect_ratio_range)
+            if ratio <= 0:
+                continue
+            h = int(round(sqrt(min_area / ratio)))
+            max_h = int(round(sqrt(max_area / ratio)))
+            yield ratio, h, max_h, min_area, max_area
+
 
 class DetRandomCropAug(_RegionAug):
     """Random cropping with constraints
@@ -255,16 +272,7 @@ class DetRandomCropAug(_RegionAug):
         return out[valid]
 
     def _random_crop_proposal(self, label: np.ndarray, height: int, width: int) -> tuple:
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h, min_area, max_area in self._draws(height, width):
             if round(max_h * ratio) > width:
                 max_h = int(
                     (width + 0.4999999) / ratio
@@ -337,16 +345,7 @@ class DetRandomPadAug(_RegionAug):
         return src, label
 
     def _random_pad_proposal(self, label: np.ndarray, height: int, width: int) -> tuple:
-        if not self.enabled or height <= 0 or width <= 0:
-            return ()
-        min_area = self.area_range[0] * height * width
-        max_area = self.area_range[1] * height * width
-        for _ in range(self.max_attempts):
-            ratio = random.uniform(*self.aspect_ratio_range)
-            if ratio <= 0:
-                continue
-            h = int(round(sqrt(min_area / ratio)))
-            max_h = int(round(sqrt(max_area / ratio)))
+        for ratio, h, max_h, _, _ in self._draws(height, width):
             if round(h * ratio) < width:
                 h = int((width + 0.499999) / ratio)
             h = min(max(h, height), max_h)
