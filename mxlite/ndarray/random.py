@@ -184,8 +184,9 @@ class SamplerKind:
     """What a front end's sampling functions differ in: the API name (for errors), the array
     type of array parameters, the arguments after ``dtype`` (name, default, and the docstring
     entry: its first line, a newline, its description) and
-    ``call(dist, params, shape, dtype, extra, kwargs)``, which runs the chosen operator
-    (``extra`` holds the values of ``extra_args``, whose type hints are ``extra_types``)."""
+    ``call(dist, params, shape, dtype, kwargs)``, which runs the chosen operator (``kwargs``
+    holds the values of ``extra_args``, whose type hints are ``extra_types``, with the other
+    keyword arguments)."""
 
     api: str
     array_type: type
@@ -263,8 +264,8 @@ def make_sampler(dist: Distribution, kind: SamplerKind, module: str) -> Callable
             missing = next(name for name in order if name not in values)
             raise TypeError(f"{where}: missing required argument {missing!r}.")
         params = dist.to_op([values[n] for n in names])
-        extra = {n: values[n] for n in extras}
-        return kind.call(dist, params, values["shape"], values["dtype"], extra, rest)
+        rest.update((n, values[n]) for n in extras)
+        return kind.call(dist, params, values["shape"], values["dtype"], rest)
 
     sampler.__name__ = sampler.__qualname__ = dist.func
     sampler.__module__ = module
@@ -336,16 +337,12 @@ def randn_args(api: str, kwargs: dict[str, Any], array_type: type) -> tuple[Any,
 
 
 def _nd_call(
-    dist: Distribution,
-    params: list[Any],
-    shape: Any,
-    dtype: Any,
-    extra: dict[str, Any],
-    kwargs: dict[str, Any],
+    dist: Distribution, params: list[Any], shape: Any, dtype: Any, kwargs: dict[str, Any]
 ) -> Any:
-    """Call ``_random_X`` with scalar ``params`` or ``_sample_X`` with NDArray ``params``."""
-    ctx: Context | None = extra["ctx"]
-    out: NDArray | None = extra["out"]
+    """Call ``_random_X`` with scalar ``params`` or ``_sample_X`` with NDArray ``params``
+    (``ctx`` and ``out`` come in ``kwargs``)."""
+    ctx: Context | None = kwargs.pop("ctx", None)
+    out: NDArray | None = kwargs.pop("out", None)
     if dtype is not _Null:
         # MXNet's front end passes np.dtype(dtype).name, so dtype=None means float64 there
         kwargs["dtype"] = dtype if isinstance(dtype, str) else np.dtype(dtype).name
@@ -414,8 +411,7 @@ def randn(*shape: int, **kwargs: Any) -> NDArray:
     (2, 3)
     """
     loc, scale, dtype = randn_args("mx.nd.random", kwargs, NDArray)
-    extra = {"ctx": kwargs.pop("ctx", None), "out": kwargs.pop("out", None)}
-    return _nd_call(RANDN, [loc, scale], shape, dtype, extra, kwargs)
+    return _nd_call(RANDN, [loc, scale], shape, dtype, kwargs)
 
 
 def multinomial(

@@ -29,12 +29,7 @@ __all__ = list(_NDARRAY_RANDOM)  # the same functions as mx.nd.random
 
 
 def _sym_call(
-    dist: Distribution,
-    params: list[Any],
-    shape: Any,
-    dtype: Any,
-    extra: dict[str, Any],
-    kwargs: dict[str, Any],
+    dist: Distribution, params: list[Any], shape: Any, dtype: Any, kwargs: dict[str, Any]
 ) -> Symbol:
     name, is_array = pick_operator("mx.sym.random", dist, params, Symbol)
     if shape is not _Null:
@@ -64,7 +59,7 @@ def randn(*shape: int, **kwargs: Any) -> Symbol:
     """Samples from a normal distribution; the positional arguments are the shape
     (``loc``, ``scale`` and ``dtype`` go by keyword)."""
     loc, scale, dtype = randn_args("mx.sym.random", kwargs, Symbol)
-    return _sym_call(RANDN, [loc, scale], shape, dtype, {}, kwargs)
+    return _sym_call(RANDN, [loc, scale], shape, dtype, kwargs)
 
 
 def multinomial(data: Symbol, shape: Any = _Null, get_prob: bool = True, dtype: Any = "int32",
