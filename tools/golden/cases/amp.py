@@ -16,7 +16,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden, isolated, load_module
+from core import ROOT, Golden, infer, isolated, last_line, load_module, nd_arrays
 
 FILE = "tests/contrib/amp/golden/amp.npz"
 SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
@@ -27,11 +27,8 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
 
     data, args, aux = c.params(mx, graph)
     sym = c.GRAPHS[graph](mx)
-    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
-    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
-    feed = {k: mx.nd.array(v) for k, v in data.items()}
-    ref = sym.bind(mx.cpu(), {**feed, **nd_args}, aux_states=nd_aux, grad_req="null")
-    refs = [o.asnumpy() for o in ref.forward(is_train=False)]
+    nd_args, nd_aux, feed = nd_arrays(args), nd_arrays(aux), nd_arrays(data)
+    refs = [o.asnumpy() for o in infer(sym, {**feed, **nd_args}, nd_aux)]
     conv, cargs, caux = amp.convert_model(sym, nd_args, nd_aux, target_dtype=target, **kwargs)
     meta: dict = {
         "json": conv.tojson(remove_amp_cast=False),
@@ -47,12 +44,10 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
     arrays.update({f"aux:{k}": v for k, v in aux.items()})
     arrays.update({f"ref{i}": v for i, v in enumerate(refs)})
     try:
-        exe = conv.bind(mx.cpu(), {**feed, **cargs}, aux_states=caux, grad_req="null")
-        outs = exe.forward(is_train=False)
-        for i, o in enumerate(outs):
+        for i, o in enumerate(infer(conv, {**feed, **cargs}, caux)):
             arrays[f"out{i}"] = mx.nd.amp_cast(o, dtype="float32").asnumpy()
     except mx.base.MXNetError as e:  # MXNet's CPU build runs no float16 FullyConnected
-        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+        meta["skipped"] = last_line(e)
     if case in SAVED:
         tag = "" if target == "float16" else "_bf16"
         prefix = ROOT / "tests/contrib/amp/golden" / f"mxnet_{case}{tag}"
@@ -85,7 +80,7 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
         out = mx.nd.amp_cast(conv(mx.nd.array(c.block_input())), dtype="float32")
         arrays["out0"] = out.asnumpy()
     except mx.base.MXNetError as e:
-        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+        meta["skipped"] = last_line(e)
     if target == "bfloat16" and kwargs.get("cast_optional_params"):
         # exported with its casts: without them MXNet itself cannot run it again
         conv.export(str(ROOT / "tests/contrib/amp/golden/mxnet_block_bf16"), remove_amp_cast=False)
