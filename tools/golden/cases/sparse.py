@@ -42,12 +42,17 @@ FILE = "tests/ndarray/golden/sparse/sparse.npz"
 t = load_module("tests/sparse_training_cases.py")
 
 
-def dense(shape, seed, density=0.4, kind="normal"):
+def dense(shape, seed, density=0.4, kind="normal", empty="row"):
+    """Values of ``kind`` ("normal", or "pos": uniform in [0.5, 1.5)), each kept with
+    probability ``density``; row 1 (of a matrix of three rows or more) or column 1 (``empty``)
+    all zeros: a row not stored, or a column no row uses (its gradient row not stored)."""
     rng = np.random.RandomState(seed)
     x = rng.uniform(0.5, 1.5, size=shape) if kind == "pos" else rng.normal(size=shape)
     x = x * (rng.uniform(size=shape) < density)
-    if len(shape) == 2 and shape[0] > 2:
-        x[1] = 0  # an empty row
+    if empty == "col":
+        x[:, 1] = 0
+    elif len(shape) == 2 and shape[0] > 2:
+        x[1] = 0
     return x.astype("float32")
 
 
@@ -245,13 +250,6 @@ def record_linear(golden: Golden) -> None:
     golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
 
 
-def csr_value(shape, seed, density=0.3):
-    rng = np.random.RandomState(seed)
-    x = rng.normal(size=shape) * (rng.uniform(size=shape) < density)
-    x[:, 1] = 0  # a column no row uses: its gradient row is not stored
-    return x.astype("float32")
-
-
 def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -> None:
     rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
     arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
@@ -260,7 +258,7 @@ def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -
 
 
 def autograd_cases(golden: Golden) -> None:
-    x = csr_value((4, 6), 1)
+    x = dense((4, 6), 1, density=0.3, empty="col")
     w = seeded((6, 3), seed=2)
     og = seeded((4, 3), seed=3)
     zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
@@ -296,7 +294,7 @@ def autograd_cases(golden: Golden) -> None:
 
 
 def executor_cases(golden: Golden) -> None:
-    x = csr_value((4, 6), 6)
+    x = dense((4, 6), 6, density=0.3, empty="col")
     w = seeded((6, 3), seed=7)
     og = seeded((4, 3), seed=8)
     req = {"data": "null", "weight": "write"}
@@ -338,7 +336,7 @@ def executor_cases(golden: Golden) -> None:
 
 
 def iter_case(golden: Golden) -> None:
-    x = csr_value((7, 5), 11, density=0.5)
+    x = dense((7, 5), 11, density=0.5, empty="col")
     lab = np.arange(7, dtype="float32")
     np.random.seed(3)
     it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
