@@ -219,21 +219,9 @@ def record_libsvm(golden: Golden) -> None:
     label_f = golden.path.parent / "sparse_libsvm_label.t"
     data_f.write_text("\n".join(lines) + "\n")
     label_f.write_text("\n".join(llines) + "\n")
-    configs = {
-        "plain": dict(data_shape=(6,), batch_size=4),
-        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=str(label_f), label_shape=(3,)),
-        "part0": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=0),
-        "part1": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=1),
-    }
-    for name, cfg in configs.items():
-        it, out = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg), {}
-        for epoch in range(2):
-            for b, batch in enumerate(it):
-                out[f"{epoch}_{b}_data"] = batch.data[0].asnumpy()
-                out[f"{epoch}_{b}_label"] = batch.label[0].asnumpy()
-                out[f"{epoch}_{b}_pad"] = np.array(batch.pad)
-            it.reset()
-        golden.put(f"libsvm_{name}", {}, **out)
+    for name, cfg in t.libsvm_configs(str(label_f)).items():
+        it = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg)
+        golden.put(f"libsvm_{name}", {}, **t.libsvm_batches(it))
 
 
 def record_linear(golden: Golden) -> None:
@@ -379,18 +367,9 @@ def gluon_cases(golden: Golden) -> None:
     batches = [rng.randint(0, 10, size=(4, 2)).astype("float32") for _ in range(3)]
     golden.put("gluon", {"kind": "gluon"}, **{f"idx{k}": b for k, b in enumerate(batches)})
     for opt in ("sgd", "adam", "adagrad", "ftrl"):
-        net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
-        net.initialize(mx.init.Constant(0.5))
-        trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
-        for k, b in enumerate(batches):
-            with mx.autograd.record():
-                loss = (net(mx.nd.array(b)) ** 2).sum()
-            loss.backward()
-            if k == 0:
-                rows = net.weight.grad().indices.asnumpy()
-            trainer.step(4)
+        _, rows, weight = t.embedding_training(mx, batches, opt)
         meta = {"kind": "gluon", "stype": "row_sparse"}
-        golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
+        golden.put(f"gluon_{opt}", meta, rows=rows, weight=weight.asnumpy())
 
 
 def record(golden: Golden) -> None:
