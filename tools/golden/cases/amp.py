@@ -15,7 +15,6 @@ upper-case name), which mxlite/contrib/amp/lists holds."""
 from typing import Any
 
 import mxnet as mx
-import numpy as np
 from core import ROOT, Golden, infer, isolated, last_line, load_module, nd_arrays
 
 FILE = "tests/contrib/amp/golden/amp.npz"
@@ -37,8 +36,7 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
         "target": target,
         "kwargs": kwargs,
     }
-    meta["dtypes"] = {k: "bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name
-                      for k, v in {**cargs, **caux}.items()}  # fmt: skip
+    meta["dtypes"] = c.dtype_names(amp, {**cargs, **caux})
     arrays = {f"data:{k}": v for k, v in data.items()}
     arrays.update({f"arg:{k}": v for k, v in args.items()})
     arrays.update({f"aux:{k}": v for k, v in aux.items()})
@@ -58,12 +56,7 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
 def _casting(c: Any, target: str) -> dict:
     from mxnet.contrib import amp
 
-    low = amp.amp.bfloat16 if target == "bfloat16" else np.float16
-    out = {}
-    for name, sym, kwargs in c.casting_graphs(mx, low):
-        conv = amp.convert_symbol(sym, target_dtype=target, **kwargs)
-        out[name] = conv.tojson(remove_amp_cast=False)
-    return out
+    return c.converted_casting_graphs(mx, amp, target)
 
 
 def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
@@ -73,8 +66,7 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
     ref = net(mx.nd.array(c.block_input())).asnumpy()
     conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **kwargs)
     meta = {"json": conv._cached_graph[1].tojson(remove_amp_cast=False), "kwargs": kwargs}
-    meta["dtypes"] = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
-                      for k, p in conv.collect_params().items()}  # fmt: skip
+    meta["dtypes"] = c.dtype_names(amp, conv.collect_params())
     arrays = {"ref0": ref}
     try:
         out = mx.nd.amp_cast(conv(mx.nd.array(c.block_input())), dtype="float32")
