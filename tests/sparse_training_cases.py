@@ -72,3 +72,45 @@ def train_module(mod: Any, it: Any, epochs: int = 2) -> None:
             mod.prepare(batch, sparse_row_id_fn=lambda b: {"weight": b.data[0].indices})
             mod.forward_backward(batch)
             mod.update()
+
+
+def libsvm_configs(label: str) -> dict:
+    """The LibSVMIter arguments of each run over the LibSVM file (``label``: the label file's
+    path), besides ``data_libsvm``."""
+    return {
+        "plain": dict(data_shape=(6,), batch_size=4),
+        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=label, label_shape=(3,)),
+        "part0": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=0),
+        "part1": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=1),
+    }
+
+
+def libsvm_batches(it: Any) -> dict:
+    """Two epochs of a LibSVMIter, reset after each: ``<epoch>_<b>_data``, ``_label`` (dense
+    values) and ``_pad``."""
+    out = {}
+    for epoch in range(2):
+        for b, batch in enumerate(it):
+            out[f"{epoch}_{b}_data"] = batch.data[0].asnumpy()
+            out[f"{epoch}_{b}_label"] = batch.label[0].asnumpy()
+            out[f"{epoch}_{b}_pad"] = np.array(batch.pad)
+        it.reset()
+    return out
+
+
+def embedding_training(mx: Any, batches: list, opt: str) -> tuple:
+    """``gluon.nn.Embedding(20, 3, sparse_grad=True)`` (all 0.5) trained by a Trainer (``opt``,
+    learning rate 0.1) one step per batch of indices, on the sum of squares of its output: the
+    first step's gradient's storage type and stored rows, and the final weight."""
+    net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
+    net.initialize(mx.init.Constant(0.5))
+    trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
+    for k, b in enumerate(batches):
+        with mx.autograd.record():
+            loss = (net(mx.nd.array(b)) ** 2).sum()
+        loss.backward()
+        if k == 0:
+            grad = net.weight.grad()
+            stype, rows = grad.stype, grad.indices.asnumpy()
+        trainer.step(4)
+    return stype, rows, net.weight.data()

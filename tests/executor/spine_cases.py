@@ -1,5 +1,5 @@
-"""The networks, initial values and summaries of tests/executor/test_bind_dtypes.py, shared
-with tools/golden/cases/spine.py, which records what MXNet 1.9.1 computes from them
+"""The networks, initial values, summaries and runs of tests/executor/test_bind_dtypes.py,
+shared with tools/golden/cases/spine.py, which records what MXNet 1.9.1 computes from them
 (tests/executor/golden/spine.npz). Plain NumPy and functions of ``mx``: nothing here imports
 either implementation.
 
@@ -115,3 +115,68 @@ def names_dtypes(exe: Any) -> dict[str, Any]:
         "aux": {k: np.dtype(v.dtype).name for k, v in exe.aux_dict.items()},
         "outputs": [np.dtype(o.dtype).name for o in exe.outputs],
     }
+
+
+def train_network(mx: Any, sym: Any, data_shape: tuple[int, ...]) -> tuple[Any, dict]:
+    """``sym`` bound by ``simple_bind`` with float64 data (every other dtype inferred), its
+    arrays made by :func:`init_array`, run forward for inference and then for training with a
+    backward pass: the executor, and the dtypes, the outputs of both forwards, and summaries of
+    every gradient and of the auxiliary states after training."""
+    exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=tuple(data_shape))
+    for k, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
+        arr[:] = init_array(k, arr.shape)
+    infer = [o.asnumpy().tolist() for o in exe.forward(is_train=False)]
+    exe.forward(is_train=True)
+    exe.backward()
+    return exe, {
+        "dtypes": names_dtypes(exe),
+        "infer_outputs": infer,
+        "train_outputs": [o.asnumpy().tolist() for o in exe.outputs],
+        "grads": {k: summary(k, g.asnumpy()) for k, g in exe.grad_dict.items() if g is not None},
+        "aux_after": {k: summary(k, a.asnumpy()) for k, a in exe.aux_dict.items()},
+    }
+
+
+def train_module(mx: Any, build: Any, shape: tuple[int, ...], dtype: str, n: int) -> dict:
+    """A Module run of :data:`MODULE_RUNS`: the network ``build`` makes, bound to ``dtype``
+    data and labels, parameters from :func:`init_array`, ``n`` SGD steps on
+    :func:`module_batches`: the executor's dtypes, each batch's output, and the parameters and
+    auxiliary states after training (summaries and dtypes)."""
+    mod = mx.mod.Module(build(mx), context=mx.cpu())
+    mod.bind(data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
+             label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)])  # fmt: skip
+    exe = mod._exec_group.execs[0]
+    arg_types = names_dtypes(exe)
+    params = {k: mx.nd.array(init_array(k, a.shape), dtype=arg_types["args"][k])
+              for k, a in exe.arg_dict.items() if k not in ("data", "softmax_label")}  # fmt: skip
+    aux = {k: mx.nd.array(init_array(k, a.shape), dtype=arg_types["aux"][k])
+           for k, a in exe.aux_dict.items()}  # fmt: skip
+    mod.init_params(arg_params=params, aux_params=aux)
+    mod.init_optimizer(optimizer="sgd", optimizer_params=SGD)
+    outputs = []
+    for data, label in module_batches(shape, dtype, n):
+        batch = mx.io.DataBatch([mx.nd.array(data, dtype=dtype)], [mx.nd.array(label, dtype=dtype)])
+        mod.forward_backward(batch)
+        mod.update()
+        outputs.append(mod.get_outputs()[0].asnumpy().astype(np.float64).tolist())
+    arg_params, aux_params = mod.get_params()
+    return {
+        "dtypes": arg_types,
+        "outputs": outputs,
+        "params": {k: summary(k, v.asnumpy()) for k, v in arg_params.items()},
+        "param_dtypes": {k: np.dtype(v.dtype).name for k, v in arg_params.items()},
+        "aux": {k: summary(k, v.asnumpy()) for k, v in aux_params.items()},
+        "aux_dtypes": {k: np.dtype(v.dtype).name for k, v in aux_params.items()},
+    }
+
+
+def bind_dtypes(mx: Any) -> dict:
+    """The dtypes ``simple_bind`` gives :func:`conv_bn_fc`'s arrays, outputs and gradients
+    with float64 and float16 data."""
+    out = {}
+    for dt in ("float64", "float16"):
+        exe = conv_bn_fc(mx).simple_bind(mx.cpu(), type_dict={"data": dt}, data=(2, 2, 5, 5))
+        out[dt] = names_dtypes(exe)
+        grads = {k: g for k, g in exe.grad_dict.items() if g is not None}
+        out[dt]["grads"] = {k: np.dtype(g.dtype).name for k, g in grads.items()}
+    return out

@@ -34,79 +34,43 @@ def _close(got: list, want: list, what: str, rtol: float) -> None:
     np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * scale + 1e-12, err_msg=what)
 
 
-def _dtypes(exe) -> dict:
-    return tool.names_dtypes(exe)
-
-
 @pytest.mark.parametrize("net", [n for n, *_ in tool.NETWORKS])
 def test_example_network_trains_in_float64_as_mxnet(golden: dict, net: str) -> None:
-    rec = golden["networks"][net]
-    sym = mx.sym.load_json(rec["symbol"])
-    exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=tuple(rec["data_shape"]))
-    assert _dtypes(exe) == rec["dtypes"]
-    for name, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
-        arr[:] = tool.init_array(name, arr.shape)
-    for got, want in zip(exe.forward(is_train=False), rec["infer_outputs"]):
-        _close(got.asnumpy(), want, f"{net}: inference output", 1e-9)
-    exe.forward(is_train=True)
-    exe.backward()
-    for got, want in zip(exe.outputs, rec["train_outputs"]):
-        _close(got.asnumpy(), want, f"{net}: training output", 1e-9)
-    grads = {k: g for k, g in exe.grad_dict.items() if g is not None}
-    assert sorted(grads) == sorted(rec["grads"])
-    for k, g in grads.items():
-        assert g.dtype == np.float64, k
-        _close(tool.summary(k, g.asnumpy()), rec["grads"][k], f"{net}: gradient of {k}", 1e-8)
-    for k, a in exe.aux_dict.items():
-        _close(tool.summary(k, a.asnumpy()), rec["aux_after"][k], f"{net}: aux {k}", 1e-9)
+    want = golden["networks"][net]
+    exe, got = tool.train_network(mx, mx.sym.load_json(want["symbol"]), want["data_shape"])
+    assert got["dtypes"] == want["dtypes"]
+    assert all(g.dtype == np.float64 for g in exe.grad_dict.values() if g is not None)
+    for key in ("infer_outputs", "train_outputs"):
+        for i, (g, w) in enumerate(zip(got[key], want[key], strict=True)):
+            _close(g, w, f"{net}: {key} {i}", 1e-9)
+    assert sorted(got["grads"]) == sorted(want["grads"])
+    for k, g in got["grads"].items():
+        _close(g, want["grads"][k], f"{net}: gradient of {k}", 1e-8)
+    for k, a in got["aux_after"].items():
+        _close(a, want["aux_after"][k], f"{net}: aux {k}", 1e-9)
 
 
 @pytest.mark.parametrize("run", sorted(tool.MODULE_RUNS))
 def test_module_trains_in_float64_and_float16_as_mxnet(golden: dict, run: str) -> None:
-    rec = golden["module"][run]
-    build, shape, dtype, n = tool.MODULE_RUNS[run]
-    mod = mx.mod.Module(build(mx), context=mx.cpu())
-    mod.bind(
-        data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
-        label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)],
-    )
-    exe = mod._exec_group.execs[0]
-    assert _dtypes(exe) == rec["dtypes"]
-    params = {
-        k: mx.nd.array(tool.init_array(k, a.shape), dtype=a.dtype)
-        for k, a in exe.arg_dict.items()
-        if k not in ("data", "softmax_label")
-    }
-    aux = {
-        k: mx.nd.array(tool.init_array(k, a.shape), dtype=a.dtype) for k, a in exe.aux_dict.items()
-    }
-    mod.init_params(arg_params=params, aux_params=aux)
-    mod.init_optimizer(optimizer="sgd", optimizer_params=tool.SGD)
-    rtol = 1e-9 if dtype == "float64" else 2e-3
-    for i, (data, label) in enumerate(tool.module_batches(shape, dtype, n)):
-        batch = mx.io.DataBatch([mx.nd.array(data, dtype=dtype)], [mx.nd.array(label, dtype=dtype)])
-        mod.forward_backward(batch)
-        mod.update()
-        _close(mod.get_outputs()[0].asnumpy(), rec["outputs"][i], f"{run}: batch {i}", rtol)
-    arg_params, aux_params = mod.get_params()
-    assert {k: np.dtype(v.dtype).name for k, v in arg_params.items()} == rec["param_dtypes"]
-    assert {k: np.dtype(v.dtype).name for k, v in aux_params.items()} == rec["aux_dtypes"]
-    for k, v in arg_params.items():
-        _close(tool.summary(k, v.asnumpy()), rec["params"][k], f"{run}: param {k}", rtol)
-    for k, v in aux_params.items():
-        _close(tool.summary(k, v.asnumpy()), rec["aux"][k], f"{run}: aux {k}", rtol)
+    want = golden["module"][run]
+    got = tool.train_module(mx, *tool.MODULE_RUNS[run])
+    assert got["dtypes"] == want["dtypes"]
+    assert got["param_dtypes"] == want["param_dtypes"]
+    assert got["aux_dtypes"] == want["aux_dtypes"]
+    rtol = 1e-9 if tool.MODULE_RUNS[run][2] == "float64" else 2e-3
+    for i, (g, w) in enumerate(zip(got["outputs"], want["outputs"], strict=True)):
+        _close(g, w, f"{run}: batch {i}", rtol)
+    for key in ("params", "aux"):
+        assert sorted(got[key]) == sorted(want[key])
+        for k, g in got[key].items():
+            _close(g, want[key][k], f"{run}: {key} {k}", rtol)
 
 
 def test_simple_bind_infers_weight_dtypes_as_mxnet(golden: dict) -> None:
-    rec = golden["bind_dtypes"]
-    sym = tool.conv_bn_fc(mx)
+    got = tool.bind_dtypes(mx)
     for dt in ("float64", "float16"):
-        exe = sym.simple_bind(mx.cpu(), type_dict={"data": dt}, data=(2, 2, 5, 5))
-        got = _dtypes(exe)
-        got["grads"] = {
-            k: np.dtype(g.dtype).name for k, g in exe.grad_dict.items() if g is not None
-        }
-        assert got == rec[dt], dt  # float16 data: BatchNorm keeps gamma, beta, stats float32
+        # float16 data: BatchNorm keeps gamma, beta, stats float32
+        assert got[dt] == golden["bind_dtypes"][dt], dt
 
 
 def test_conflicting_dtypes_are_refused_as_mxnet(golden: dict) -> None:

@@ -1,6 +1,6 @@
 """The small Gluon networks built the same way on MXNet 1.9.1 and on mxlite (``mx`` is either):
-``tools/golden/cases/gluon.py`` records what MXNet names and computes, test_block.py,
-test_hybrid_block.py and test_trainer.py compare."""
+``tools/golden/cases/gluon.py`` records what MXNet names and computes (the training run of
+:func:`train` too), test_block.py, test_hybrid_block.py and test_trainer.py compare."""
 
 from __future__ import annotations
 
@@ -18,6 +18,28 @@ def make_mlp(mx: Any) -> Any:
     with net.name_scope():
         net.add(nn.Dense(8, activation="relu"), nn.BatchNorm(), nn.Dense(3))
     return net
+
+
+def train(
+    mx: Any, params: str, x: Any, label: Any, opt: str, hybrid: bool, steps: int = 8
+) -> tuple:
+    """The short training run: the MLP from the parameter file ``params``, hybridized or not,
+    ``steps`` full-batch steps of ``opt`` (:data:`OPTIMIZERS`) on softmax cross-entropy:
+    the network, its Trainer and each step's mean loss (before the update)."""
+    net = make_mlp(mx)
+    net.load_parameters(params)
+    if hybrid:
+        net.hybridize()
+    trainer = mx.gluon.Trainer(net.collect_params(), opt, OPTIMIZERS[opt])
+    loss_fn = mx.gluon.loss.SoftmaxCrossEntropyLoss()
+    values = []
+    for _ in range(steps):
+        with mx.autograd.record():
+            loss = loss_fn(net(mx.nd.array(x)), mx.nd.array(label))
+        loss.backward()
+        trainer.step(x.shape[0])
+        values.append(float(loss.mean().asscalar()))
+    return net, trainer, values
 
 
 def inner_class(mx: Any) -> type:

@@ -19,22 +19,10 @@ def make_mlp():
     return mlp_cases.make_mlp(mx)
 
 
-def _train(opt, hybrid, steps=8):
+def _train(opt, hybrid):
     data = load("gluon/golden/gluon.npz").arrays("train")
-    x, label = mx.nd.array(data["x"]), mx.nd.array(data["label"])
-    net = make_mlp()
-    net.load_parameters(str(GOLDEN / "train_init.params"))
-    if hybrid:
-        net.hybridize()
-    trainer = gluon.Trainer(net.collect_params(), opt, OPTIMIZERS[opt])
-    loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-    values = []
-    for _ in range(steps):
-        with autograd.record():
-            loss = loss_fn(net(x), label)
-        loss.backward()
-        trainer.step(x.shape[0])
-        values.append(float(loss.mean().asscalar()))
+    params = str(GOLDEN / "train_init.params")
+    net, trainer, values = mlp_cases.train(mx, params, data["x"], data["label"], opt, hybrid)
     return net, trainer, np.array(values), data
 
 

@@ -13,25 +13,12 @@ import pytest
 import mxlite as mx
 from mxlite import recordio
 from mxlite.base import MXNetError
-from mxlite.recordio import IRHeader, MXIndexedRecordIO, MXRecordIO, pack, unpack
+from mxlite.recordio import IRHeader, MXIndexedRecordIO, MXRecordIO, unpack
 from tests.golden_file import load
+from tests.recordio import recordio_cases
+from tests.recordio.recordio_cases import LABELS, TRICKY
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
-MAGIC = struct.pack("<I", 0xCED7230A)
-
-# The same records tools/golden/cases/data.py wrote with MXNet.
-TRICKY = [
-    b"",
-    b"a",
-    b"abcd",
-    b"hello world",
-    MAGIC,
-    MAGIC * 3,
-    b"xy" + MAGIC + b"zw",
-    b"1234" + MAGIC + b"5678" + MAGIC,
-    MAGIC + b"tail",
-    bytes(range(256)) * 3,
-]
 
 
 def _read(path: str) -> bytes:
@@ -65,11 +52,9 @@ def test_reads_mxnets_files_sequentially_and_by_key():
 
 def test_pack_equals_mxnet_and_unpack_round_trips():
     want = [bytes.fromhex(h) for h in load("io/golden/data.npz").cases["packed"]["hex"]]
-    labels = [3.0, 0.5, [1.0, 2.0, 3.5], np.arange(5, dtype=np.float32)]
-    got = [pack(IRHeader(0, lab, i * 7, 1), b"payload%d" % i) for i, lab in enumerate(labels)]
-    assert got == want
+    assert recordio_cases.packed(recordio) == want
     reader = MXRecordIO(os.path.join(GOLDEN, "packed.rec"), "r")
-    for i, lab in enumerate(labels):
+    for i, lab in enumerate(LABELS):
         header, payload = unpack(reader.read())
         assert payload == b"payload%d" % i and header.id == i * 7 and header.id2 == 1
         np.testing.assert_array_equal(header.label, np.asarray(lab, np.float32))

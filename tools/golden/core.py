@@ -127,10 +127,43 @@ def row(op: str, *inputs: np.ndarray, wrt: Any = (0,), **params: Any) -> tuple:
     return (op, list(inputs), params, wrt if wrt is None else list(wrt))
 
 
+def last_line(e: Exception) -> str:
+    """The last non-blank line of an exception's message, stripped (at most 200 characters)."""
+    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
+    return lines[-1][:200] if lines else ""
+
+
 def refusal(e: Exception) -> str:
     """Why MXNet refused a case: the exception's class and its message's last line."""
-    lines = [ln.strip() for ln in str(e).splitlines() if ln.strip()]
-    return f"{type(e).__name__}: {lines[-1][:200] if lines else ''}"
+    return f"{type(e).__name__}: {last_line(e)}"
+
+
+def nd_arrays(arrays: dict) -> dict:
+    """``arrays`` (name -> value) as ``mx.nd.array`` makes them (float32 unless NDArrays)."""
+    return {k: mx.nd.array(v) for k, v in arrays.items()}
+
+
+def infer(sym: Any, args: dict, aux: dict | None = None) -> list:
+    """The outputs (NDArrays) of an inference forward of ``sym`` bound on the CPU to ``args``
+    and ``aux`` (name -> NDArray), with no gradients."""
+    return sym.bind(mx.cpu(), args, aux_states=aux, grad_req="null").forward(is_train=False)
+
+
+def quantize_mkldnn(sym: Any, args: dict, aux: dict, data: np.ndarray, **kwargs: Any) -> tuple:
+    """``quantize_model_mkldnn`` step by step: ``quantize_model`` (``quantize_mode="full"``,
+    ``quantized_dtype="auto"``, calibrated on all of ``data`` as one batch; ``kwargs`` pick the
+    calibration mode) of the ``MKLDNN_QUANTIZE`` partition of ``sym`` with NDArray parameters:
+    the calibrated graph before the post-quantize passes, after them, and its parameters and
+    auxiliary states."""
+    from mxnet.contrib import quantization as q
+
+    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
+    qsym, qargs, qaux = q.quantize_model(
+        sym.get_backend_symbol("MKLDNN_QUANTIZE"), args, aux, ctx=mx.cpu(), calib_data=calib,
+        num_calib_examples=len(data), quantized_dtype="auto", quantize_mode="full", logger=None,
+        **kwargs,
+    )  # fmt: skip
+    return qsym, qsym.get_backend_symbol("MKLDNN_QUANTIZE"), qargs, qaux
 
 
 def isolated(fn: Any, *args: Any) -> Any:

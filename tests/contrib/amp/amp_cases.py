@@ -113,6 +113,21 @@ def casting_graphs(mx: Any, low: Any) -> list[tuple[str, Any, dict]]:
     ]  # fmt: skip
 
 
+def converted_casting_graphs(mx: Any, amp: Any, target: str) -> dict[str, str]:
+    """name -> the JSON (casts kept) ``amp.convert_symbol`` makes of each casting graph for
+    ``target`` ("float16" or "bfloat16"); ``amp`` is ``mx``'s ``contrib.amp``."""
+    low = amp.amp.bfloat16 if target == "bfloat16" else np.float16
+    return {name: amp.convert_symbol(sym, target_dtype=target, **kw).tojson(remove_amp_cast=False)
+            for name, sym, kw in casting_graphs(mx, low)}  # fmt: skip
+
+
+def dtype_names(amp: Any, arrays: dict) -> dict[str, str]:
+    """name -> the dtype's name of each NDArray or Parameter of ``arrays`` ("bfloat16" for
+    AMP's bfloat16); ``amp`` is ``mx``'s ``contrib.amp``."""
+    return {k: "bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name
+            for k, v in arrays.items()}  # fmt: skip
+
+
 # ---- a Gluon network for convert_hybrid_block ----------------------------------------------------
 
 BLOCK_CASES = [

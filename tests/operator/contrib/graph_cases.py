@@ -1,8 +1,30 @@
 """The control-flow graphs of tests/operator/contrib/test_golden.py, built from a ``sym``
 module so that the test builds them with mxlite and tools/golden/cases/contrib.py with MXNet
-1.9.1 (whose outputs, gradients and symbol JSON the test compares with)."""
+1.9.1 (whose outputs, gradients and symbol JSON the test compares with); and the AdamW updates
+both run (:func:`adamw`)."""
 
 from __future__ import annotations
+
+from typing import Any
+
+
+def adamw(mx: Any, name: str, ins: list, params: dict) -> list:
+    """``mx.nd.contrib.<name>_update`` (adamw, mp_adamw, multi_adamw with two weights) on
+    ``ins`` (weights, gradients, means, variances and for mp_adamw the float32 weight, in the
+    call's order), in place, with the rescale_grad of the golden cases: the arrays it
+    updates."""
+    c = mx.nd.contrib
+    if name == "adamw":
+        w, g, m, v = ins
+        c.adamw_update(w, g, m, v, 0.9, out=w, **params)
+        return [w, m, v]
+    if name == "mp_adamw":
+        w, g, m, v, w32 = ins
+        c.mp_adamw_update(w, g, m, v, w32, 1.0, out=w, **params)
+        return [w, m, v, w32]
+    ws, gs, ms, vs = ins[0:2], ins[2:4], ins[4:6], ins[6:8]
+    c.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
+    return ws + ms + vs
 
 
 def _foreach(sym):

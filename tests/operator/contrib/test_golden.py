@@ -60,27 +60,12 @@ def test_operator_matches_mxnet(meta):
         np.testing.assert_allclose(ins[i].grad.asnumpy(), want, **_tol(want, name))
 
 
-def _opt_call(name, ins, params):
-    c = mx.nd.contrib
-    if name == "adamw":
-        w, g, m, v = ins
-        c.adamw_update(w, g, m, v, 0.9, out=w, **params)
-        return [w, m, v]
-    if name == "mp_adamw":
-        w, g, m, v, w32 = ins
-        c.mp_adamw_update(w, g, m, v, w32, 1.0, out=w, **params)
-        return [w, m, v, w32]
-    ws, gs, ms, vs = ins[0:2], ins[2:4], ins[4:6], ins[6:8]
-    c.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
-    return ws + ms + vs
-
-
 @pytest.mark.parametrize("meta", _OPT, ids=[m["name"] for m in _OPT])
 def test_optimizer_update_matches_mxnet(meta):
     name = meta["name"]
     ins = [_nd(_GOLD[f"{name}/in{i}"]) for i in range(meta["n_in"])]
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in meta["params"].items()}
-    after = _opt_call(name, ins, params)
+    after = graph_cases.adamw(mx, name, ins, params)
     for i, a in enumerate(after):
         want = _GOLD[f"{name}/after{i}"]
         np.testing.assert_allclose(a.asnumpy(), want, **_tol(want))

@@ -15,8 +15,7 @@ upper-case name), which mxlite/contrib/amp/lists holds."""
 from typing import Any
 
 import mxnet as mx
-import numpy as np
-from core import ROOT, Golden, isolated, load_module
+from core import ROOT, Golden, infer, isolated, last_line, load_module, nd_arrays
 
 FILE = "tests/contrib/amp/golden/amp.npz"
 SAVED = ("mlp", "convnet_optional")  # the cases also saved as MXNet checkpoints
@@ -27,11 +26,8 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
 
     data, args, aux = c.params(mx, graph)
     sym = c.GRAPHS[graph](mx)
-    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
-    nd_aux = {k: mx.nd.array(v) for k, v in aux.items()}
-    feed = {k: mx.nd.array(v) for k, v in data.items()}
-    ref = sym.bind(mx.cpu(), {**feed, **nd_args}, aux_states=nd_aux, grad_req="null")
-    refs = [o.asnumpy() for o in ref.forward(is_train=False)]
+    nd_args, nd_aux, feed = nd_arrays(args), nd_arrays(aux), nd_arrays(data)
+    refs = [o.asnumpy() for o in infer(sym, {**feed, **nd_args}, nd_aux)]
     conv, cargs, caux = amp.convert_model(sym, nd_args, nd_aux, target_dtype=target, **kwargs)
     meta: dict = {
         "json": conv.tojson(remove_amp_cast=False),
@@ -40,19 +36,16 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
         "target": target,
         "kwargs": kwargs,
     }
-    meta["dtypes"] = {k: "bfloat16" if v.dtype == amp.amp.bfloat16 else np.dtype(v.dtype).name
-                      for k, v in {**cargs, **caux}.items()}  # fmt: skip
+    meta["dtypes"] = c.dtype_names(amp, {**cargs, **caux})
     arrays = {f"data:{k}": v for k, v in data.items()}
     arrays.update({f"arg:{k}": v for k, v in args.items()})
     arrays.update({f"aux:{k}": v for k, v in aux.items()})
     arrays.update({f"ref{i}": v for i, v in enumerate(refs)})
     try:
-        exe = conv.bind(mx.cpu(), {**feed, **cargs}, aux_states=caux, grad_req="null")
-        outs = exe.forward(is_train=False)
-        for i, o in enumerate(outs):
+        for i, o in enumerate(infer(conv, {**feed, **cargs}, caux)):
             arrays[f"out{i}"] = mx.nd.amp_cast(o, dtype="float32").asnumpy()
     except mx.base.MXNetError as e:  # MXNet's CPU build runs no float16 FullyConnected
-        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+        meta["skipped"] = last_line(e)
     if case in SAVED:
         tag = "" if target == "float16" else "_bf16"
         prefix = ROOT / "tests/contrib/amp/golden" / f"mxnet_{case}{tag}"
@@ -63,12 +56,7 @@ def _convert(c: Any, case: str, graph: str, kwargs: dict, target: str) -> tuple[
 def _casting(c: Any, target: str) -> dict:
     from mxnet.contrib import amp
 
-    low = amp.amp.bfloat16 if target == "bfloat16" else np.float16
-    out = {}
-    for name, sym, kwargs in c.casting_graphs(mx, low):
-        conv = amp.convert_symbol(sym, target_dtype=target, **kwargs)
-        out[name] = conv.tojson(remove_amp_cast=False)
-    return out
+    return c.converted_casting_graphs(mx, amp, target)
 
 
 def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
@@ -78,14 +66,13 @@ def _block(c: Any, kwargs: dict, target: str) -> tuple[dict, dict]:
     ref = net(mx.nd.array(c.block_input())).asnumpy()
     conv = amp.convert_hybrid_block(net, target, ctx=mx.cpu(), **kwargs)
     meta = {"json": conv._cached_graph[1].tojson(remove_amp_cast=False), "kwargs": kwargs}
-    meta["dtypes"] = {k: "bfloat16" if p.dtype == amp.amp.bfloat16 else np.dtype(p.dtype).name
-                      for k, p in conv.collect_params().items()}  # fmt: skip
+    meta["dtypes"] = c.dtype_names(amp, conv.collect_params())
     arrays = {"ref0": ref}
     try:
         out = mx.nd.amp_cast(conv(mx.nd.array(c.block_input())), dtype="float32")
         arrays["out0"] = out.asnumpy()
     except mx.base.MXNetError as e:
-        meta["skipped"] = [ln for ln in str(e).splitlines() if ln.strip()][-1][:200]
+        meta["skipped"] = last_line(e)
     if target == "bfloat16" and kwargs.get("cast_optional_params"):
         # exported with its casts: without them MXNet itself cannot run it again
         conv.export(str(ROOT / "tests/contrib/amp/golden/mxnet_block_bf16"), remove_amp_cast=False)

@@ -13,7 +13,7 @@ from typing import Any
 
 import mxnet as mx
 import numpy as np
-from core import Golden, isolated, load_module
+from core import Golden, infer, isolated, load_module, nd_arrays
 
 FILE = "tests/operator/golden/bf16.npz"
 
@@ -47,13 +47,10 @@ def _convert() -> dict:
     a = load_module("tests/contrib/amp/amp_cases.py")
     data, args, aux = a.params(mx, "mlp")
     sym = a.GRAPHS["mlp"](mx)
-    nd_args = {k: mx.nd.array(v) for k, v in args.items()}
-    conv, cargs, caux = amp.convert_model(sym, nd_args, {}, target_dtype="bfloat16",
+    conv, cargs, caux = amp.convert_model(sym, nd_arrays(args), {}, target_dtype="bfloat16",
                                           cast_optional_params=True)  # fmt: skip
     out = {f"arg:{k}": _bits(v) for k, v in cargs.items() if v.dtype == amp.amp.bfloat16}
-    feed = {k: mx.nd.array(v) for k, v in data.items()}
-    exe = conv.bind(mx.cpu(), {**feed, **cargs}, grad_req="null")
-    out["out0"] = exe.forward(is_train=False)[0].asnumpy()
+    out["out0"] = infer(conv, {**nd_arrays(data), **cargs})[0].asnumpy()
     return out
 
 

@@ -140,29 +140,26 @@ def cases(_rng: Any):
 # ---- optimizer updates: the states they update in place, after one call -------------------------
 
 
+ADAMW = dict(beta1=0.9, beta2=0.99, epsilon=1e-6, clip_gradient=0.5)
+# (name, the inputs in the call's order as (low, high, dtype) of a uniform draw, params)
+U01, U11 = (0, 1, "float32"), (-1, 1, "float32")
+OPTIMIZERS = [
+    ("adamw", [U01, U11, U01, U01], dict(lr=0.1, eta=0.5, wd=0.01, **ADAMW)),
+    ("mp_adamw", [(0, 1, "float16"), (-1, 1, "float16"), U01, U01, U01],
+     dict(lr=0.1, eta=1.0, **ADAMW)),
+    ("multi_adamw", [U01] * 2 + [U11] * 2 + [U01] * 4,
+     dict(lrs=(0.1, 0.2), wds=(0.0, 0.01), etas=(1.0, 0.5), **ADAMW)),
+]  # fmt: skip
+
+
 def record_optimizers(golden: Golden) -> None:
     rng = np.random.default_rng(7)
-    shape = (3, 4)
-
-    def arr(lo=0.0, hi=1.0, dtype="float32"):
-        return mx.nd.array(rng.uniform(lo, hi, shape), dtype=dtype)
-
-    kw = dict(beta1=0.9, beta2=0.99, epsilon=1e-6, clip_gradient=0.5)
-    w, g, m, v = arr(), arr(-1, 1), arr(), arr()
-    saved = [a.asnumpy() for a in (w, g, m, v)]
-    mx.nd.contrib.adamw_update(w, g, m, v, 0.9, out=w, lr=0.1, eta=0.5, wd=0.01, **kw)
-    golden.updated("adamw", saved, [w, m, v], dict(lr=0.1, eta=0.5, wd=0.01, **kw))
-    w16, g16, m, v, w32 = arr(dtype="float16"), arr(-1, 1, "float16"), arr(), arr(), arr()
-    w32[:] = w16.astype("float32")
-    saved = [a.asnumpy() for a in (w16, g16, m, v, w32)]
-    mx.nd.contrib.mp_adamw_update(w16, g16, m, v, w32, 1.0, out=w16, lr=0.1, eta=1.0, **kw)
-    golden.updated("mp_adamw", saved, [w16, m, v, w32], dict(lr=0.1, eta=1.0, **kw))
-    ws, gs, ms, vs = ([arr() for _ in range(2)], [arr(-1, 1) for _ in range(2)],
-                      [arr() for _ in range(2)], [arr() for _ in range(2)])  # fmt: skip
-    saved = [a.asnumpy() for grp in (ws, gs, ms, vs) for a in grp]
-    params = dict(lrs=(0.1, 0.2), wds=(0.0, 0.01), etas=(1.0, 0.5), **kw)
-    mx.nd.contrib.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
-    golden.updated("multi_adamw", saved, ws + ms + vs, params)
+    for name, draws, params in OPTIMIZERS:
+        ins = [mx.nd.array(rng.uniform(lo, hi, (3, 4)), dtype=dt) for lo, hi, dt in draws]
+        if name == "mp_adamw":
+            ins[4][:] = ins[0].astype("float32")  # the float32 copy of the float16 weight
+        saved = [a.asnumpy() for a in ins]
+        golden.updated(name, saved, c.adamw(mx, name, ins, params), params)
 
 
 # ---- control flow: graphs, their JSON, outputs and gradients ------------------------------------

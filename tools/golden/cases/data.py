@@ -26,20 +26,16 @@ from typing import Any
 import cv2
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden, mxnet_source
+from core import ROOT, Golden, load_module, mxnet_source
 from mxnet.gluon.data import ArrayDataset, DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 
 FILE = "tests/io/golden/data.npz"
 SEED = 7
 IO_DIR = ROOT / "tests" / "io" / "golden"
-MAGIC = struct.pack("<I", 0xCED7230A)
+records = load_module("tests/recordio/recordio_cases.py")
 # (h, w) of the test images: portrait, landscape, square, odd sizes
 SIZES = [(48, 64), (64, 48), (50, 50), (37, 71), (80, 60), (60, 90), (45, 45), (70, 40)]
-TRICKY = [b"", b"a", b"abcd", b"hello world", MAGIC, MAGIC * 3,
-          b"xy" + MAGIC + b"zw",  # magic at an unaligned offset: not split
-          b"1234" + MAGIC + b"5678" + MAGIC,  # aligned: split into parts
-          MAGIC + b"tail", bytes(range(256)) * 3]  # fmt: skip
 # im2rec runs: (list arguments, pack arguments or None)
 IM2REC = {
     "plain": (["--list", "--recursive"], []),
@@ -96,12 +92,10 @@ def make_images(rng: np.random.RandomState, folder: str) -> list[str]:
 def record_recordio(golden: Golden) -> None:
     rec_dir = ROOT / "tests" / "recordio" / "golden"
     w = mx.recordio.MXIndexedRecordIO(str(rec_dir / "tricky.idx"), str(rec_dir / "tricky.rec"), "w")
-    for i, r in enumerate(TRICKY):
-        w.write_idx(i, r)
+    for i, record in enumerate(records.TRICKY):
+        w.write_idx(i, record)
     w.close()
-    labels = [3.0, 0.5, [1.0, 2.0, 3.5], np.arange(5, dtype=np.float32)]  # scalar and multi
-    packed = [mx.recordio.pack(mx.recordio.IRHeader(0, lab, i * 7, 1), b"payload%d" % i)
-              for i, lab in enumerate(labels)]  # fmt: skip
+    packed = records.packed(mx.recordio)
     w = mx.recordio.MXRecordIO(str(rec_dir / "packed.rec"), "w")
     for p in packed:
         w.write(p)

@@ -21,8 +21,8 @@ import contextlib
 import mxnet as mx
 import numpy as np
 from core import Golden, load_module
-from mxnet import autograd, gluon
-from mxnet.gluon import nn  # noqa: F401 (the constructors of the tables are evaluated)
+from mxnet import autograd, gluon  # noqa: F401 (gluon: the tables' constructors are evaluated)
+from mxnet.gluon import nn  # noqa: F401
 
 FILE = "tests/gluon/golden/gluon.npz"
 c = load_module("tests/gluon/mlp_cases.py")
@@ -195,21 +195,9 @@ def make_training(golden: Golden, rs: np.random.RandomState) -> None:
     init(mx.nd.array(x))
     init.save_parameters(out + "/train_init.params")
     curves = {}
-    for opt, params in c.OPTIMIZERS.items():
+    for opt in c.OPTIMIZERS:
         for hybrid in (False, True):
-            net = c.make_mlp(mx)
-            net.load_parameters(out + "/train_init.params")
-            if hybrid:
-                net.hybridize()
-            trainer = gluon.Trainer(net.collect_params(), opt, params)
-            loss_fn = gluon.loss.SoftmaxCrossEntropyLoss()
-            values = []
-            for _ in range(8):
-                with autograd.record():
-                    loss = loss_fn(net(mx.nd.array(x)), mx.nd.array(label))
-                loss.backward()
-                trainer.step(x.shape[0])
-                values.append(float(loss.mean().asscalar()))
+            net, trainer, values = c.train(mx, out + "/train_init.params", x, label, opt, hybrid)
             curves[f"{opt}_{int(hybrid)}"] = np.array(values, "float32")
             if opt == "sgd" and not hybrid:
                 trainer.save_states(out + "/train_sgd.states")

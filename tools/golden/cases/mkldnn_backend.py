@@ -6,7 +6,7 @@ calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), 
 and MXNet's outputs of the quantized model."""
 
 import mxnet as mx
-from core import ROOT, Golden
+from core import ROOT, Golden, infer, nd_arrays, quantize_mkldnn
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
@@ -84,16 +84,11 @@ def _params(sym, rng, shape):
     return args, aux
 
 
-def _nd(arrays: dict) -> dict:
-    return {k: mx.nd.array(v) for k, v in arrays.items()}
-
-
 def _float(golden, name, sym, args, aux, data, partitions) -> None:
     """The float graph: its output ``ref`` on ``data`` and its JSON, with the partitions of the
     backends ``partitions`` names (metadata key -> backend)."""
-    exe = sym.bind(mx.cpu(), {"data": mx.nd.array(data), **_nd(args)}, aux_states=_nd(aux),
-                   grad_req="null")  # fmt: skip
-    arrays = {"data": data, "ref": exe.forward(is_train=False)[0].asnumpy()}
+    ref = infer(sym, {"data": mx.nd.array(data), **nd_arrays(args)}, nd_arrays(aux))[0]
+    arrays = {"data": data, "ref": ref.asnumpy()}
     arrays.update({f"arg:{k}": v for k, v in args.items()})
     arrays.update({f"aux:{k}": v for k, v in aux.items()})
     meta = {"json": sym.tojson()}
@@ -102,22 +97,13 @@ def _float(golden, name, sym, args, aux, data, partitions) -> None:
 
 
 def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
-    """``quantize_model_mkldnn`` step by step: the calibrated graph before the post-quantize
-    passes (``pre``), after them (``final``), parameters and outputs. The ``saved`` model
-    (the one written as MXNet's checkpoint) keeps its first layout: output ``out``, no
-    ``data``. Returns the final graph and its parameters."""
-    from mxnet.contrib import quantization as q
-
-    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
-    pre = sym.get_backend_symbol("MKLDNN_QUANTIZE")
-    qsym, qargs, qaux = q.quantize_model(
-        pre, _nd(args), _nd(aux), ctx=mx.cpu(), calib_data=calib, num_calib_examples=len(data),
-        quantized_dtype="auto", quantize_mode="full", logger=None, **kwargs,
-    )  # fmt: skip
-    final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
-    qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data), **qargs}, aux_states=qaux,
-                      grad_req="null")  # fmt: skip
-    outs = [o.asnumpy() for o in qexe.forward(is_train=False)]
+    """:func:`core.quantize_mkldnn` of the float graph: the calibrated graph before the
+    post-quantize passes (``pre``), after them (``final``), parameters and outputs. The
+    ``saved`` model (the one written as MXNet's checkpoint) keeps its first layout: output
+    ``out``, no ``data``. Returns the final graph and its parameters."""
+    qsym, final, qargs, qaux = quantize_mkldnn(sym, nd_arrays(args), nd_arrays(aux), data,
+                                               **kwargs)  # fmt: skip
+    outs = [o.asnumpy() for o in infer(final, {"data": mx.nd.array(data), **qargs}, qaux)]
     arrays = {"out": outs[0]} if saved else {**{f"out{i}": o for i, o in enumerate(outs)},
                                              "data": data}  # fmt: skip
     arrays.update({f"qarg:{k}": v.asnumpy() for k, v in qargs.items()})

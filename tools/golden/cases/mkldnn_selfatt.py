@@ -8,6 +8,7 @@ own stride)."""
 from __future__ import annotations
 
 import mxnet as mx
+from core import infer, quantize_mkldnn
 
 FILE = "tests/symbol/golden/mkldnn_selfatt.npz"
 SEED = 3
@@ -21,25 +22,14 @@ def attention_symbol(F, heads: int = 2):  # noqa: N803 (mx or mxlite)
 
 
 def record(golden) -> None:
-    from mxnet.contrib import quantization as q
-
     data = golden.rng.uniform(-1, 1, (5, 2, 24)).astype("float32")
     sym = attention_symbol(mx)
     part = sym.get_backend_symbol("MKLDNN")
-    fused = part.bind(mx.cpu(), {"data": mx.nd.array(data)}, grad_req="null")
-    golden.put("float", {"partitioned": part.tojson()}, data=data,
-               out=fused.forward(is_train=False)[0].asnumpy())  # fmt: skip
-
-    calib = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
-    qsym, qargs, qaux = q.quantize_model(
-        sym.get_backend_symbol("MKLDNN_QUANTIZE"), {}, {}, ctx=mx.cpu(), calib_mode="naive",
-        calib_data=calib, num_calib_examples=len(data), quantized_dtype="auto",
-        quantize_mode="full", logger=None,
-    )  # fmt: skip
-    final = qsym.get_backend_symbol("MKLDNN_QUANTIZE")
-    qexe = final.bind(mx.cpu(), {"data": mx.nd.array(data)}, grad_req="null")
-    golden.put("quant", {"final": final.tojson()}, out=qexe.forward(is_train=False)[0].asnumpy())
-
+    fused = infer(part, {"data": mx.nd.array(data)})[0]
+    golden.put("float", {"partitioned": part.tojson()}, data=data, out=fused.asnumpy())
+    _, final, _, _ = quantize_mkldnn(sym, {}, {}, data, calib_mode="naive")
+    quant = infer(final, {"data": mx.nd.array(data)})[0]
+    golden.put("quant", {"final": final.tojson()}, out=quant.asnumpy())
     uneven = golden.rng.uniform(-1, 1, (4, 2, 20)).astype("float32")
     out = mx.nd.contrib.interleaved_matmul_selfatt_qk(mx.nd.array(uneven), heads=3)
     golden.put("uneven", {"heads": 3}, data=uneven, out=out.asnumpy())

@@ -17,7 +17,7 @@ from functools import partial
 
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden, mxnet_example
+from core import ROOT, Golden, infer, mxnet_example
 
 FILE = "tests/onnx/golden/onnx.npz"
 
@@ -70,10 +70,8 @@ def random_params(sym, data_shape, rng):
 
 
 def outputs(sym, args, aux, data):
-    exe = sym.bind(mx.cpu(), {**args, "data": mx.nd.array(data),
-                              "softmax_label": mx.nd.zeros((data.shape[0],))},
-                   aux_states=aux, grad_req="null")  # fmt: skip
-    return exe.forward(is_train=False)[0].asnumpy()
+    feed = {"data": mx.nd.array(data), "softmax_label": mx.nd.zeros((data.shape[0],))}
+    return infer(sym, {**args, **feed}, aux)[0].asnumpy()
 
 
 def inputs_outputs(run, data_shape, rng) -> dict:

@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 import mxnet as mx
-from core import Golden, isolated, load_module
+from core import Golden, isolated, load_module, nd_arrays
 
 FILE = "tests/contrib/golden/quantization.npz"
 os.environ["MXNET_SUBGRAPH_BACKEND"] = "NONE"
@@ -32,8 +32,7 @@ def _forward(c: Any, graph: str, kwargs: dict) -> dict:
 def _float(c: Any, graph: str) -> dict:
     args, aux = c.params(graph)
     sym = c.GRAPHS[graph](mx)
-    nd = {k: mx.nd.array(v) for k, v in args.items()}
-    return {"out0": c.forward(mx, sym, nd, {k: mx.nd.array(v) for k, v in aux.items()})}
+    return {"out0": c.forward(mx, sym, nd_arrays(args), nd_arrays(aux))}
 
 
 def record(golden: Golden) -> None:

@@ -4,15 +4,14 @@ by MXNet (``twelve.rec``/``twelve.idx`` beside the golden file) and, in case ``t
 ``MXRecordIO.read()`` returns a record that was never written, on a copy of the file cut at that
 position and extended by the stray bytes."""
 
-import struct
 import tempfile
 from pathlib import Path
 
 import mxnet as mx
-from core import Golden
+from core import Golden, load_module
 
 FILE = "tests/recordio/golden/recordio_cuts.npz"
-MAGIC = struct.pack("<I", 0xCED7230A)
+MAGIC = load_module("tests/recordio/recordio_cases.py").MAGIC
 RECORDS = [b"", b"a", b"abcd", b"hello world", MAGIC, b"xy" + MAGIC + b"zw", b"12345",
            b"record seven", b"1234" + MAGIC + b"5678", b"nine!", b"ten ten ten",
            b"twelfth rec"]  # fmt: skip

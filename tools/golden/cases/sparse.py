@@ -42,12 +42,17 @@ FILE = "tests/ndarray/golden/sparse/sparse.npz"
 t = load_module("tests/sparse_training_cases.py")
 
 
-def dense(shape, seed, density=0.4, kind="normal"):
+def dense(shape, seed, density=0.4, kind="normal", empty="row"):
+    """Values of ``kind`` ("normal", or "pos": uniform in [0.5, 1.5)), each kept with
+    probability ``density``; row 1 (of a matrix of three rows or more) or column 1 (``empty``)
+    all zeros: a row not stored, or a column no row uses (its gradient row not stored)."""
     rng = np.random.RandomState(seed)
     x = rng.uniform(0.5, 1.5, size=shape) if kind == "pos" else rng.normal(size=shape)
     x = x * (rng.uniform(size=shape) < density)
-    if len(shape) == 2 and shape[0] > 2:
-        x[1] = 0  # an empty row
+    if empty == "col":
+        x[:, 1] = 0
+    elif len(shape) == 2 and shape[0] > 2:
+        x[1] = 0
     return x.astype("float32")
 
 
@@ -214,21 +219,9 @@ def record_libsvm(golden: Golden) -> None:
     label_f = golden.path.parent / "sparse_libsvm_label.t"
     data_f.write_text("\n".join(lines) + "\n")
     label_f.write_text("\n".join(llines) + "\n")
-    configs = {
-        "plain": dict(data_shape=(6,), batch_size=4),
-        "labels": dict(data_shape=(6,), batch_size=3, label_libsvm=str(label_f), label_shape=(3,)),
-        "part0": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=0),
-        "part1": dict(data_shape=(6,), batch_size=2, num_parts=2, part_index=1),
-    }
-    for name, cfg in configs.items():
-        it, out = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg), {}
-        for epoch in range(2):
-            for b, batch in enumerate(it):
-                out[f"{epoch}_{b}_data"] = batch.data[0].asnumpy()
-                out[f"{epoch}_{b}_label"] = batch.label[0].asnumpy()
-                out[f"{epoch}_{b}_pad"] = np.array(batch.pad)
-            it.reset()
-        golden.put(f"libsvm_{name}", {}, **out)
+    for name, cfg in t.libsvm_configs(str(label_f)).items():
+        it = mx.io.LibSVMIter(data_libsvm=str(data_f), **cfg)
+        golden.put(f"libsvm_{name}", {}, **t.libsvm_batches(it))
 
 
 def record_linear(golden: Golden) -> None:
@@ -245,13 +238,6 @@ def record_linear(golden: Golden) -> None:
     golden.put("linear", {"grad_stype": exe.grad_dict["weight"].stype}, **res)
 
 
-def csr_value(shape, seed, density=0.3):
-    rng = np.random.RandomState(seed)
-    x = rng.normal(size=shape) * (rng.uniform(size=shape) < density)
-    x[:, 1] = 0  # a column no row uses: its gradient row is not stored
-    return x.astype("float32")
-
-
 def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -> None:
     rows = grad.indices.asnumpy() if grad.stype != "default" else np.zeros(0, "int64")
     arrays = {f"in{j}": np.asarray(x) for j, x in enumerate(inputs)}
@@ -260,7 +246,7 @@ def grad_case(golden: Golden, name: str, kind: str, inputs: list, grad, ograd) -
 
 
 def autograd_cases(golden: Golden) -> None:
-    x = csr_value((4, 6), 1)
+    x = dense((4, 6), 1, density=0.3, empty="col")
     w = seeded((6, 3), seed=2)
     og = seeded((4, 3), seed=3)
     zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
@@ -296,7 +282,7 @@ def autograd_cases(golden: Golden) -> None:
 
 
 def executor_cases(golden: Golden) -> None:
-    x = csr_value((4, 6), 6)
+    x = dense((4, 6), 6, density=0.3, empty="col")
     w = seeded((6, 3), seed=7)
     og = seeded((4, 3), seed=8)
     req = {"data": "null", "weight": "write"}
@@ -338,7 +324,7 @@ def executor_cases(golden: Golden) -> None:
 
 
 def iter_case(golden: Golden) -> None:
-    x = csr_value((7, 5), 11, density=0.5)
+    x = dense((7, 5), 11, density=0.5, empty="col")
     lab = np.arange(7, dtype="float32")
     np.random.seed(3)
     it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
@@ -381,18 +367,9 @@ def gluon_cases(golden: Golden) -> None:
     batches = [rng.randint(0, 10, size=(4, 2)).astype("float32") for _ in range(3)]
     golden.put("gluon", {"kind": "gluon"}, **{f"idx{k}": b for k, b in enumerate(batches)})
     for opt in ("sgd", "adam", "adagrad", "ftrl"):
-        net = mx.gluon.nn.Embedding(20, 3, sparse_grad=True)
-        net.initialize(mx.init.Constant(0.5))
-        trainer = mx.gluon.Trainer(net.collect_params(), opt, {"learning_rate": 0.1})
-        for k, b in enumerate(batches):
-            with mx.autograd.record():
-                loss = (net(mx.nd.array(b)) ** 2).sum()
-            loss.backward()
-            if k == 0:
-                rows = net.weight.grad().indices.asnumpy()
-            trainer.step(4)
+        _, rows, weight = t.embedding_training(mx, batches, opt)
         meta = {"kind": "gluon", "stype": "row_sparse"}
-        golden.put(f"gluon_{opt}", meta, rows=rows, weight=net.weight.data().asnumpy())
+        golden.put(f"gluon_{opt}", meta, rows=rows, weight=weight.asnumpy())
 
 
 def record(golden: Golden) -> None:

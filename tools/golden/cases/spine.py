@@ -19,7 +19,6 @@ What it records (issue 12):
 import os
 from typing import Any
 
-import numpy as np
 from core import Golden, load_module, mxnet_example
 
 FILE = "tests/executor/golden/spine.npz"
@@ -29,66 +28,17 @@ c = load_module("tests/executor/spine_cases.py")
 
 def _run_network(mx: Any, name: str, file: str, function: str, kwargs: dict, shape: tuple):
     sym = getattr(mxnet_example(file), function)(num_classes=c.NUM_CLASSES, **kwargs)
-    exe = sym.simple_bind(mx.cpu(), type_dict={"data": "float64"}, data=(c.BATCH, *shape))
-    for k, arr in [*exe.arg_dict.items(), *exe.aux_dict.items()]:
-        arr[:] = c.init_array(k, arr.shape)
-    infer = [o.asnumpy().tolist() for o in exe.forward(is_train=False)]
-    exe.forward(is_train=True)
-    exe.backward()
-    rec = {
-        "symbol": sym.tojson(),
-        "data_shape": [c.BATCH, *shape],
-        "dtypes": c.names_dtypes(exe),
-        "infer_outputs": infer,
-        "train_outputs": [o.asnumpy().tolist() for o in exe.outputs],
-        "grads": {k: c.summary(k, g.asnumpy()) for k, g in exe.grad_dict.items() if g is not None},
-        "aux_after": {k: c.summary(k, a.asnumpy()) for k, a in exe.aux_dict.items()},
-    }
+    _, run = c.train_network(mx, sym, (c.BATCH, *shape))
+    rec = {"symbol": sym.tojson(), "data_shape": [c.BATCH, *shape], **run}
     print(f"{name}: {len(rec['grads'])} gradients, output {rec['train_outputs'][0][0][:3]}")
     return rec
 
 
-def _run_module(mx: Any, build: Any, shape: tuple, dtype: str, n: int) -> dict:
-    sym = build(mx)
-    mod = mx.mod.Module(sym, context=mx.cpu())
-    mod.bind(data_shapes=[mx.io.DataDesc("data", shape, dtype=dtype)],
-             label_shapes=[mx.io.DataDesc("softmax_label", (shape[0],), dtype=dtype)])  # fmt: skip
-    exe = mod._exec_group.execs[0]
-    arg_types = c.names_dtypes(exe)
-    params = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["args"][k])
-              for k, a in exe.arg_dict.items() if k not in ("data", "softmax_label")}  # fmt: skip
-    aux = {k: mx.nd.array(c.init_array(k, a.shape), dtype=arg_types["aux"][k])
-           for k, a in exe.aux_dict.items()}  # fmt: skip
-    mod.init_params(arg_params=params, aux_params=aux)
-    mod.init_optimizer(optimizer="sgd", optimizer_params=c.SGD)
-    outputs = []
-    for data, label in c.module_batches(shape, dtype, n):
-        batch = mx.io.DataBatch([mx.nd.array(data, dtype=dtype)], [mx.nd.array(label, dtype=dtype)])
-        mod.forward_backward(batch)
-        mod.update()
-        outputs.append(mod.get_outputs()[0].asnumpy().astype(np.float64).tolist())
-    arg_params, aux_params = mod.get_params()
-    return {
-        "dtypes": arg_types,
-        "outputs": outputs,
-        "params": {k: c.summary(k, v.asnumpy()) for k, v in arg_params.items()},
-        "param_dtypes": {k: np.dtype(v.dtype).name for k, v in arg_params.items()},
-        "aux": {k: c.summary(k, v.asnumpy()) for k, v in aux_params.items()},
-        "aux_dtypes": {k: np.dtype(v.dtype).name for k, v in aux_params.items()},
-    }
-
-
 def _bind_dtypes(mx: Any) -> dict:
-    sym = c.conv_bn_fc(mx)
-    out = {}
-    for dt in ("float64", "float16"):
-        exe = sym.simple_bind(mx.cpu(), type_dict={"data": dt}, data=(2, 2, 5, 5))
-        out[dt] = c.names_dtypes(exe)
-        grads = {k: g for k, g in exe.grad_dict.items() if g is not None}
-        out[dt]["grads"] = {k: np.dtype(g.dtype).name for k, g in grads.items()}
+    out = c.bind_dtypes(mx)
     try:
-        sym.simple_bind(mx.cpu(), type_dict={"data": "float32", "fc_weight": "float16"},
-                        data=(2, 2, 5, 5))  # fmt: skip
+        types = {"data": "float32", "fc_weight": "float16"}
+        c.conv_bn_fc(mx).simple_bind(mx.cpu(), type_dict=types, data=(2, 2, 5, 5))
         out["conflict_error"] = None
     except RuntimeError as exc:  # simple_bind re-raises MXNetError as RuntimeError
         out["conflict_error"] = str(exc).strip().splitlines()[-1]
@@ -99,5 +49,5 @@ def record(golden: Golden) -> None:
     import mxnet as mx
 
     golden.put("networks", {n: _run_network(mx, n, *spec) for n, *spec in c.NETWORKS})
-    golden.put("module", {k: _run_module(mx, *spec) for k, spec in c.MODULE_RUNS.items()})
+    golden.put("module", {k: c.train_module(mx, *spec) for k, spec in c.MODULE_RUNS.items()})
     golden.put("bind_dtypes", _bind_dtypes(mx))
