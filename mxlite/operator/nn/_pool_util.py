@@ -30,6 +30,7 @@ float16 in float32.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -58,56 +59,96 @@ _MAX_CELLS = 1 << 19
 
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> None:
-    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
-    in-place maximum per offset measured faster here than reducing axis by axis as the sums
-    do, whose first operation per axis writes a third array). With ``where`` (uint8, of
-    ``out``'s shape), also the argmax: the row-major index of each window's first maximum,
-    or :data:`NO_ROUTE` where the maximum is NaN or ``-inf`` (no position gets a gradient),
-    for :func:`max_backward_routed`."""
+    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, one spatial axis at a
+    time (:func:`_max_axes`). With ``where`` (uint8, of ``out``'s shape), also the argmax: the
+    row-major index of each window's first maximum, or :data:`NO_ROUTE` where the maximum is
+    NaN or ``-inf`` (no position gets a gradient), for :func:`max_backward_routed`."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
-    acc = xp.empty(step * g.cell, x.dtype)
-    if where is not None:
-        idx = xp.empty(step * g.cell, np.uint8)
-        upd = xp.empty(step * g.cell, np.uint8)
-        gt = xp.empty(step * g.cell, bool)
+    scratch: dict = {}
+    gt = xp.empty(step * g.cell, bool) if where is not None else None
     for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
-        n = g.length(hi - lo)
-        head = acc[:n]
-        for t, (i, sh) in enumerate(g.offsets):
-            src = ph[i, sh : sh + n]
-            if t == 0:
-                xp.copyto(head, src)
-                if where is not None:
-                    idx[:n] = 0
-                continue
-            if where is not None:
-                # strictly greater: a later equal value leaves the first maximum; offsets
-                # rise, so the largest offset index that raised the maximum is the argmax
-                xp.greater(src, head, out=gt[:n])
-                xp.multiply(gt[:n].view(np.uint8), t, out=upd[:n])
-                xp.maximum(idx[:n], upd[:n], out=idx[:n])
-            xp.maximum(head, src, out=head)
+        rows = hi - lo
+        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt)
+        dst = out[lo:hi]
+        dst[...] = g.real(acc, rows)
         if where is not None:
-            # NaN and -inf maxima (a window of padding, or of -inf) route nothing: 1 - 1 = 0
-            # leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
-            xp.greater(head, -np.inf, out=gt[:n])
-            xp.subtract(gt[:n].view(np.uint8), 1, out=upd[:n])
-            xp.bitwise_or(idx[:n], upd[:n], out=idx[:n])
-            where[lo:hi] = g.real(idx, hi - lo)
-        _floored(xp, g.real(acc, hi - lo), lowest, out[lo:hi])
+            where[lo:hi] = 0 if idx is None else g.real(idx, rows)  # (None: one position)
+        # the floor, and the argmax of NaN or -inf maxima, only where a block has one: a
+        # window of padding or of -inf gives the lowest finite value and, as a NaN, routes
+        # nothing. (Out of the grid into (2048, 28, 28) float32 outputs the strided
+        # ``maximum`` took 0.94 ms, the copy and the ``min`` 0.43.)
+        if dst.size and not dst.min() >= lowest:
+            if where is not None:
+                # 1 - 1 = 0 leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
+                routed = (dst > -np.inf).view(np.uint8)
+                xp.bitwise_or(where[lo:hi], routed - np.uint8(1), out=where[lo:hi])
+            xp.maximum(dst, lowest, out=dst)
 
 
-def _floored(xp: Any, src: Any, lowest: Any, dst: Any) -> None:
-    """``dst = max(src, lowest)``: a copy, and the floor only where a block has a maximum
-    below the lowest finite value (-inf: a window of padding or of -inf) or a NaN. Out of
-    the grid into (2048, 28, 28) float32 outputs the strided ``maximum`` took 0.94 ms, the
-    copy and the ``min`` 0.43."""
-    dst[...] = src
-    if dst.size and not dst.min() >= lowest:
-        xp.maximum(dst, lowest, out=dst)
+def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any) -> tuple:
+    """Window maxima on the flat grid from the phases ``ph``, one spatial axis at a time (last
+    first), phases of an axis merging as it is reduced: ``kernel - 1`` maxima per axis, 4 for
+    a 3x3 window where walking it offset by offset takes 8. With ``gt`` (a bool buffer), also
+    each window's first maximum in row-major order: along each axis, the first offset whose
+    maximum over the later axes is strictly the greatest, composed with the argmax that
+    maximum came from (a later equal value never replaces an earlier one, so the first
+    maximal row holds the first maximum at its own first maximal column). Returns the flat
+    maxima and argmax (uint8, None without ``gt`` or for a window of one position), valid on
+    the first :meth:`PhaseGrid.length` cells."""
+    size = rows * g.cell
+    # per key: (maxima, argmax or None, whether the planes are scratch this pass may write)
+    planes = {key: (ph[g.index[key], :size], None, False) for key in g.phases}
+    length = size
+    for axis in reversed(range(len(g.kernel))):
+        terms = g.axis_terms(axis)
+        length -= max(sh for _, sh in terms)
+        weight = math.prod(g.kernel[axis + 1 :])  # argmax steps of one offset on this axis
+        merged = {}
+        for prefix in sorted({k[:axis] for k in planes}):
+            srcs = [(planes[prefix + (r,)], sh) for r, sh in terms]
+            if len(srcs) == 1:
+                merged[prefix] = srcs[0][0]
+                continue
+            (f1, a1, own), s1 = srcs[1]
+            if own and not s1 and all(f is not f1 for (f, *_), _ in srcs[:1] + srcs[2:]):
+                acc, idx = f1, a1  # the planes of offset 1, read only by its own update
+            else:
+                acc = _scratch(xp, scratch, ("max", axis, prefix), size, ph.dtype)
+                idx = _scratch(xp, scratch, ("arg", axis, prefix), size, np.uint8)
+            head = acc[:length]
+            if gt is None:
+                idx = None
+            else:
+                cmp = gt[:length]
+                val = _scratch(xp, scratch, "val", length, np.uint8)
+            (f0, a0, _), s0 = srcs[0]
+            for j, ((f, a, _), sh) in enumerate(srcs[1:], 1):
+                src = f[sh : sh + length]
+                prev = f0[s0 : s0 + length] if j == 1 else head
+                if idx is not None:
+                    # strictly greater: a later equal value leaves the first maximum. Later
+                    # offsets take larger indices, so the argmax is the maximum of the
+                    # indices of the offsets that raised the maximum
+                    if a is None and j == 1:  # the last axis: offset 1 is index 1
+                        xp.greater(src, prev, out=idx[:length].view(bool))
+                        xp.maximum(prev, src, out=head)
+                        continue
+                    xp.greater(src, prev, out=cmp)
+                    if a is None:  # the last axis: offset j is index j
+                        xp.multiply(cmp.view(np.uint8), j, out=val)
+                    else:
+                        xp.add(a[sh : sh + length], j * weight, out=val)
+                        xp.multiply(val, cmp.view(np.uint8), out=val)
+                    base = idx[:length] if j > 1 else a0[s0 : s0 + length]
+                    xp.maximum(base, val, out=idx[:length])
+                xp.maximum(prev, src, out=head)
+            merged[prefix] = (acc, idx, True)
+        planes = merged
+    acc, idx, _ = planes[()]
+    return acc, idx
 
 
 def max_backward_routed(xp: Any, g: PhaseGrid, where: Any, dy: Any, dx: Any, add: bool) -> None:
