@@ -3,23 +3,32 @@
 Design note
 -----------
 Rows (batch * channels) are processed in cache-sized blocks (``PhaseGrid.blocks``) with their
-buffers allocated once per call. Max pooling walks the window offset by offset (one in-place
-``maximum`` each), in training also keeping each window's argmax (a strict ``greater`` and
-two uint8 passes per offset), by which its backward routes: per offset one uint8 comparison
-and one product, where comparing the input with the output took a second split of the input
-and about twice the passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel -
-1`` shifted additions per axis, and their gradient is the transpose of that reduction; the
-roots and an average's division by counts that differ run on the flat grid, a division by one
-count as the sums are copied out of (or onto) the grid.
+buffers allocated once per call. Max pooling reduces one spatial axis at a time (last first),
+as the sums do: ``kernel - 1`` in-place ``maximum`` passes per axis and phase, 4 for a 3x3
+stride-2 window where walking its 9 offsets took 8. In training it also keeps each window's
+argmax, composed axis by axis (a strict ``greater`` per pass and two or three uint8 passes),
+by which its backward routes: per offset one uint8 comparison and one product, where
+comparing the input with the output took a second split of the input and about twice the
+passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel - 1`` shifted
+additions per axis, and their gradient is the transpose of that reduction; the roots and an
+average's division by counts that differ run on the flat grid, a division by one count as the
+sums are copied out of (or onto) the grid.
 
-Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, ~19 ms forward
-and backward): the split into phases (3.4 ms) and the merge of gradient phases (3.8 ms) are
-strided copies whose inner loops are one output row long; the rest is about 40 float and 30
-uint8 contiguous passes over grids a quarter of the input's size. Tried and measured no
-faster: max axis by axis on the grid with the argmax composed (6 comparisons of 8; 8.7 ms
-forward either way), a column-only split with flat shifts and fixed-up edge columns (10-13
-ms), smaller blocks, masked copies (``copyto`` with ``where`` runs ~4 ns per element on
-random masks, a product by the mask ~0.25).
+Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, CPU time; MXNet
+1.9.1 takes 10.7-12 ms forward and backward): forward in training 8.1 ms (the split into
+phases 3.2, 12 float and 12 uint8 passes on the grid 3.5, copies out 1.3), backward 10 ms (the
+products by the 9 offsets' masks 4.1, a float32 product by a bool mask costs twice a product
+of two float32 arrays, the cast included; the merge of gradient phases 3.4; additions 1.1;
+placing dy and the argmax on the grid 0.85). The split and the merge are strided copies at
+about one cycle per element, plus the input's or gradient's trip to memory. Tried and
+measured no faster: a column-only split with flat shifts and fixed-up edge columns (10-13
+ms), smaller or larger blocks (2^16 to 2^23 cells), splitting or merging in sub-blocks,
+routing and merging one phase at a time (one gradient plane), the merge as uint64 pairs
+(2.2x slower), ufuncs writing straight into the strided input layout (3.8x a contiguous
+product), masked ufuncs and copies (``where=``, ``putmask``: 3-13x a product by the mask),
+float16 or float32 masks (the cast moves, not vanishes), scatters (``add.at`` 6.5 ms, the
+gather of target indices alone 6.5 ms), onnxruntime's Pad and Slice for the split (3x slower
+per block). onnxruntime's MaxPool forward takes 1.9 ms but keeps no argmax.
 
 MXNet's rules: max pooling ignores padding (padding cells hold ``-inf``; the result is floored
 at the lowest finite value, which a window lying wholly in padding gives) and routes each
