@@ -108,8 +108,12 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
     maxima and argmax (uint8, None without ``gt`` or for a window of one position), valid on
     the first :meth:`PhaseGrid.length` cells."""
     size = rows * g.cell
-    # per key: (maxima, argmax or None, whether the planes are scratch this pass may write)
-    planes = {key: (ph[g.index[key], :size], None, False) for key in g.phases}
+    # per key: (maxima, argmax or None, whether this pass may write the maxima): a phase
+    # whose every cell the next split writes again may be, one with padding cells may not
+    planes = {}
+    for key in g.phases:
+        cp = g.copies[g.index[key]]
+        planes[key] = (ph[g.index[key], :size], None, cp is not None and cp[2])
     length = size
     for axis in reversed(range(len(g.kernel))):
         terms = g.axis_terms(axis)
@@ -126,11 +130,11 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
                 acc, idx = f1, a1  # the planes of offset 1, read only by its own update
             else:
                 acc = _scratch(xp, scratch, ("max", axis, prefix), size, ph.dtype)
+                idx = None
+            if idx is None and gt is not None:
                 idx = _scratch(xp, scratch, ("arg", axis, prefix), size, np.uint8)
             head = acc[:length]
-            if gt is None:
-                idx = None
-            else:
+            if gt is not None:
                 cmp = gt[:length]
                 val = _scratch(xp, scratch, "val", length, np.uint8)
             (f0, a0, _), s0 = srcs[0]
