@@ -16,7 +16,7 @@ sums are copied out of (or onto) the grid.
 
 Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, CPU time; MXNet
 1.9.1 takes 10.7-12 ms forward and backward): forward in training 8.1 ms (the split into
-phases 3.2, 12 float and 12 uint8 passes on the grid 3.5, copies out 1.3), backward 10 ms (the
+phases 3.2, 12 float and 10 uint8 passes on the grid 3.5-4, copies out 1), backward 10 ms (the
 products by the 9 offsets' masks 4.1, a float32 product by a bool mask costs twice a product
 of two float32 arrays, the cast included; the merge of gradient phases 3.4; additions 1.1;
 placing dy and the argmax on the grid 0.85). The split and the merge are strided copies at
