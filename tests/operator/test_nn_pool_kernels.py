@@ -117,3 +117,87 @@ def test_max_floors_only_what_needs_it(k, s, p, special, dtype) -> None:
             "Pooling", [x], is_train=train, kernel=(k, k), stride=(s, s), pad=(p, p)
         )[0]
         np.testing.assert_array_equal(y, _window_max(x, k, s, p))
+
+
+def _offset_walk(g: PhaseGrid, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Max pooling by walking the window offset by offset in row-major order (the kernel's
+    former form): the maxima (floored at the lowest finite value) and the argmax, the first
+    offset that strictly raised the maximum, 255 where the maximum is NaN or -inf."""
+    rows = x.shape[0]
+    ph = g.phase_buffer(np, rows, -np.inf, x.dtype)
+    g.split(x, ph)
+    n = g.length(rows)
+    i0, s0 = g.offsets[0]
+    head = ph[i0, s0 : s0 + n].copy()
+    idx = np.zeros(rows * g.cell, np.uint8)
+    for t, (i, sh) in enumerate(g.offsets[1:], 1):
+        src = ph[i, sh : sh + n]
+        idx[:n][src > head] = t
+        head = np.maximum(head, src)
+    idx[:n][~(head > -np.inf)] = pk.NO_ROUTE
+    acc = np.zeros(rows * g.cell, x.dtype)
+    acc[:n] = head
+    y = np.maximum(g.real(acc, rows), np.finfo(x.dtype).min)
+    return y, g.real(idx, rows)
+
+
+def _values(kind: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
+    if kind == "normal":
+        return rng.normal(size=shape)
+    # a ReLU's zeros and repeated levels: ties within windows and across their overlaps
+    x = np.maximum(rng.integers(-3, 4, size=shape), 0).astype(np.float64)
+    flat = x.reshape(-1)
+    if kind == "signed-zeros":
+        x = np.where(rng.random(shape) < 0.5, -0.0, 0.0)
+    elif kind == "nan":
+        flat[rng.integers(flat.size, size=5)] = np.nan
+    elif kind == "-inf":
+        flat[rng.integers(flat.size, size=9)] = -np.inf
+        x[0] = -np.inf  # windows of -inf only
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("kind", ["normal", "ties", "signed-zeros", "nan", "-inf"])
+@pytest.mark.parametrize(
+    "spatial,k,s,p,convention",
+    [
+        ((12, 12), (3, 3), (2, 2), (1, 1), "valid"),  # ResNet's stem pool
+        ((11, 11), (3, 3), (2, 2), (0, 0), "full"),
+        ((9, 10), (3, 3), (2, 2), (1, 1), "full"),
+        ((8, 8), (2, 2), (2, 2), (0, 0), "valid"),
+        ((7, 9), (3, 3), (1, 1), (1, 1), "valid"),
+        ((7, 6), (5, 5), (1, 1), (2, 2), "valid"),
+        ((9, 7), (3, 2), (2, 3), (1, 0), "valid"),
+        ((13, 13), (2, 2), (3, 3), (0, 0), "valid"),
+        ((6, 5), (1, 1), (1, 1), (0, 0), "valid"),
+        ((11,), (4,), (3,), (2,), "valid"),
+        ((5, 6, 5), (2, 3, 2), (2, 1, 2), (1, 1, 0), "valid"),
+    ],
+)
+def test_max_by_axes_gives_the_bits_of_the_offset_walk(
+    spatial, k, s, p, convention, kind, dtype, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The maxima (signs of zero included) and the first-maximum argmax, reduced one axis at
+    a time, equal the offset-by-offset walk's: ties, NaN, -inf and windows of padding, in
+    blocks of one row and of several (a short last one)."""
+    rng = np.random.default_rng(4)
+    size = (
+        (lambda n, kk, ss, pp: 1 + math.ceil((n + 2 * pp - kk) / ss))
+        if convention == "full"
+        else (lambda n, kk, ss, pp: 1 + (n + 2 * pp - kk) // ss)
+    )
+    out = tuple(size(n, kk, ss, pp) for n, kk, ss, pp in zip(spatial, k, s, p))
+    for rows, cells in ((1, 1 << 19), (11, 3 * math.prod(spatial) * 2 ** len(k))):
+        monkeypatch.setattr(pk, "_MAX_CELLS", cells)
+        x = _values(kind, (rows, *spatial), rng).astype(dtype)
+        g = PhaseGrid(spatial, k, s, p, out)
+        want_y, want_where = _offset_walk(g, x)
+        y = np.empty((rows, *out), dtype)
+        where = np.empty((rows, *out), np.uint8)
+        pk.max_forward(np, g, x, y, where)
+        assert y.tobytes() == want_y.tobytes()
+        np.testing.assert_array_equal(where, want_where)
+        y_inference = np.empty_like(y)
+        pk.max_forward(np, g, x, y_inference)
+        assert y_inference.tobytes() == want_y.tobytes()

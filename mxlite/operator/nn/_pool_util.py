@@ -3,23 +3,32 @@
 Design note
 -----------
 Rows (batch * channels) are processed in cache-sized blocks (``PhaseGrid.blocks``) with their
-buffers allocated once per call. Max pooling walks the window offset by offset (one in-place
-``maximum`` each), in training also keeping each window's argmax (a strict ``greater`` and
-two uint8 passes per offset), by which its backward routes: per offset one uint8 comparison
-and one product, where comparing the input with the output took a second split of the input
-and about twice the passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel -
-1`` shifted additions per axis, and their gradient is the transpose of that reduction; the
-roots and an average's division by counts that differ run on the flat grid, a division by one
-count as the sums are copied out of (or onto) the grid.
+buffers allocated once per call. Max pooling reduces one spatial axis at a time (last first),
+as the sums do: ``kernel - 1`` in-place ``maximum`` passes per axis and phase, 4 for a 3x3
+stride-2 window where walking its 9 offsets took 8. In training it also keeps each window's
+argmax, composed axis by axis (a strict ``greater`` per pass and two or three uint8 passes),
+by which its backward routes: per offset one uint8 comparison and one product, where
+comparing the input with the output took a second split of the input and about twice the
+passes. Sums (avg, sum, lp) reduce one spatial axis at a time, ``kernel - 1`` shifted
+additions per axis, and their gradient is the transpose of that reduction; the roots and an
+average's division by counts that differ run on the flat grid, a division by one count as the
+sums are copied out of (or onto) the grid.
 
-Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, ~19 ms forward
-and backward): the split into phases (3.4 ms) and the merge of gradient phases (3.8 ms) are
-strided copies whose inner loops are one output row long; the rest is about 40 float and 30
-uint8 contiguous passes over grids a quarter of the input's size. Tried and measured no
-faster: max axis by axis on the grid with the argmax composed (6 comparisons of 8; 8.7 ms
-forward either way), a column-only split with flat shifts and fixed-up edge columns (10-13
-ms), smaller blocks, masked copies (``copyto`` with ``where`` runs ~4 ns per element on
-random masks, a product by the mask ~0.25).
+Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, CPU time; MXNet
+1.9.1 takes 10.7-12 ms forward and backward): forward in training 8.1 ms (the split into
+phases 3.2, 12 float and 10 uint8 passes on the grid 3.5-4, copies out 1), backward 10 ms (the
+products by the 9 offsets' masks 4.1, a float32 product by a bool mask costs twice a product
+of two float32 arrays, the cast included; the merge of gradient phases 3.4; additions 1.1;
+placing dy and the argmax on the grid 0.85). The split and the merge are strided copies at
+about one cycle per element, plus the input's or gradient's trip to memory. Tried and
+measured no faster: a column-only split with flat shifts and fixed-up edge columns (10-13
+ms), smaller or larger blocks (2^16 to 2^23 cells), splitting or merging in sub-blocks,
+routing and merging one phase at a time (one gradient plane), the merge as uint64 pairs
+(2.2x slower), ufuncs writing straight into the strided input layout (3.8x a contiguous
+product), masked ufuncs and copies (``where=``, ``putmask``: 3-13x a product by the mask),
+float16 or float32 masks (the cast moves, not vanishes), scatters (``add.at`` 6.5 ms, the
+gather of target indices alone 6.5 ms), onnxruntime's Pad and Slice for the split (3x slower
+per block). onnxruntime's MaxPool forward takes 1.9 ms but keeps no argmax.
 
 MXNet's rules: max pooling ignores padding (padding cells hold ``-inf``; the result is floored
 at the lowest finite value, which a window lying wholly in padding gives) and routes each
@@ -30,6 +39,7 @@ float16 in float32.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -58,56 +68,100 @@ _MAX_CELLS = 1 << 19
 
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> None:
-    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, offset by offset (one
-    in-place maximum per offset measured faster here than reducing axis by axis as the sums
-    do, whose first operation per axis writes a third array). With ``where`` (uint8, of
-    ``out``'s shape), also the argmax: the row-major index of each window's first maximum,
-    or :data:`NO_ROUTE` where the maximum is NaN or ``-inf`` (no position gets a gradient),
-    for :func:`max_backward_routed`."""
+    """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, one spatial axis at a
+    time (:func:`_max_axes`). With ``where`` (uint8, of ``out``'s shape), also the argmax: the
+    row-major index of each window's first maximum, or :data:`NO_ROUTE` where the maximum is
+    NaN or ``-inf`` (no position gets a gradient), for :func:`max_backward_routed`."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
-    acc = xp.empty(step * g.cell, x.dtype)
-    if where is not None:
-        idx = xp.empty(step * g.cell, np.uint8)
-        upd = xp.empty(step * g.cell, np.uint8)
-        gt = xp.empty(step * g.cell, bool)
+    scratch: dict = {}
+    gt = xp.empty(step * g.cell, bool) if where is not None else None
     for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
-        n = g.length(hi - lo)
-        head = acc[:n]
-        for t, (i, sh) in enumerate(g.offsets):
-            src = ph[i, sh : sh + n]
-            if t == 0:
-                xp.copyto(head, src)
-                if where is not None:
-                    idx[:n] = 0
-                continue
-            if where is not None:
-                # strictly greater: a later equal value leaves the first maximum; offsets
-                # rise, so the largest offset index that raised the maximum is the argmax
-                xp.greater(src, head, out=gt[:n])
-                xp.multiply(gt[:n].view(np.uint8), t, out=upd[:n])
-                xp.maximum(idx[:n], upd[:n], out=idx[:n])
-            xp.maximum(head, src, out=head)
+        rows = hi - lo
+        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt)
+        dst = out[lo:hi]
+        dst[...] = g.real(acc, rows)
         if where is not None:
-            # NaN and -inf maxima (a window of padding, or of -inf) route nothing: 1 - 1 = 0
-            # leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
-            xp.greater(head, -np.inf, out=gt[:n])
-            xp.subtract(gt[:n].view(np.uint8), 1, out=upd[:n])
-            xp.bitwise_or(idx[:n], upd[:n], out=idx[:n])
-            where[lo:hi] = g.real(idx, hi - lo)
-        _floored(xp, g.real(acc, hi - lo), lowest, out[lo:hi])
+            where[lo:hi] = 0 if idx is None else g.real(idx, rows)  # (None: one position)
+        # the floor, and the argmax of NaN or -inf maxima, only where a block has one: a
+        # window of padding or of -inf gives the lowest finite value and, as a NaN, routes
+        # nothing. (Out of the grid into (2048, 28, 28) float32 outputs the strided
+        # ``maximum`` took 0.94 ms, the copy and the ``min`` 0.43.)
+        if dst.size and not dst.min() >= lowest:
+            if where is not None:
+                # 1 - 1 = 0 leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
+                routed = (dst > -np.inf).view(np.uint8)
+                xp.bitwise_or(where[lo:hi], routed - np.uint8(1), out=where[lo:hi])
+            xp.maximum(dst, lowest, out=dst)
 
 
-def _floored(xp: Any, src: Any, lowest: Any, dst: Any) -> None:
-    """``dst = max(src, lowest)``: a copy, and the floor only where a block has a maximum
-    below the lowest finite value (-inf: a window of padding or of -inf) or a NaN. Out of
-    the grid into (2048, 28, 28) float32 outputs the strided ``maximum`` took 0.94 ms, the
-    copy and the ``min`` 0.43."""
-    dst[...] = src
-    if dst.size and not dst.min() >= lowest:
-        xp.maximum(dst, lowest, out=dst)
+def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any) -> tuple:
+    """Window maxima on the flat grid from the phases ``ph``, one spatial axis at a time (last
+    first), phases of an axis merging as it is reduced: ``kernel - 1`` maxima per axis, 4 for
+    a 3x3 window where walking it offset by offset takes 8. With ``gt`` (a bool buffer), also
+    each window's first maximum in row-major order: along each axis, the first offset whose
+    maximum over the later axes is strictly the greatest, composed with the argmax that
+    maximum came from (a later equal value never replaces an earlier one, so the first
+    maximal row holds the first maximum at its own first maximal column). Returns the flat
+    maxima and argmax (uint8, None without ``gt`` or for a window of one position), valid on
+    the first :meth:`PhaseGrid.length` cells."""
+    size = rows * g.cell
+    # per key: (maxima, argmax or None, whether this pass may write the maxima): a phase
+    # whose every cell the next split writes again may be, one with padding cells may not
+    planes = {}
+    for key in g.phases:
+        cp = g.copies[g.index[key]]
+        planes[key] = (ph[g.index[key], :size], None, cp is not None and cp[2])
+    length = size
+    for axis in reversed(range(len(g.kernel))):
+        terms = g.axis_terms(axis)
+        length -= max(sh for _, sh in terms)
+        weight = math.prod(g.kernel[axis + 1 :])  # argmax steps of one offset on this axis
+        merged = {}
+        for prefix in sorted({k[:axis] for k in planes}):
+            srcs = [(planes[prefix + (r,)], sh) for r, sh in terms]
+            if len(srcs) == 1:
+                merged[prefix] = srcs[0][0]
+                continue
+            (f1, a1, own), s1 = srcs[1]
+            if own and not s1 and all(f is not f1 for (f, *_), _ in srcs[:1] + srcs[2:]):
+                acc, idx = f1, a1  # the planes of offset 1, read only by its own update
+            else:
+                acc = _scratch(xp, scratch, ("max", axis, prefix), size, ph.dtype)
+                idx = None
+            if idx is None and gt is not None:
+                idx = _scratch(xp, scratch, ("arg", axis, prefix), size, np.uint8)
+            head = acc[:length]
+            if gt is not None:
+                cmp = gt[:length]
+                val = _scratch(xp, scratch, "val", length, np.uint8)
+            (f0, a0, _), s0 = srcs[0]
+            for j, ((f, a, _), sh) in enumerate(srcs[1:], 1):
+                src = f[sh : sh + length]
+                prev = f0[s0 : s0 + length] if j == 1 else head
+                if idx is not None:
+                    # strictly greater: a later equal value leaves the first maximum. Later
+                    # offsets take larger indices, so the argmax is the maximum of the
+                    # indices of the offsets that raised the maximum
+                    if a is None and j == 1:  # the last axis: offset 1 is index 1
+                        xp.greater(src, prev, out=idx[:length].view(bool))
+                        xp.maximum(prev, src, out=head)
+                        continue
+                    xp.greater(src, prev, out=cmp)
+                    if a is None:  # the last axis: offset j is index j
+                        xp.multiply(cmp.view(np.uint8), j, out=val)
+                    else:
+                        xp.add(a[sh : sh + length], j * weight, out=val)
+                        xp.multiply(val, cmp.view(np.uint8), out=val)
+                    base = idx[:length] if j > 1 else a0[s0 : s0 + length]
+                    xp.maximum(base, val, out=idx[:length])
+                xp.maximum(prev, src, out=head)
+            merged[prefix] = (acc, idx, True)
+        planes = merged
+    acc, idx, _ = planes[()]
+    return acc, idx
 
 
 def max_backward_routed(xp: Any, g: PhaseGrid, where: Any, dy: Any, dx: Any, add: bool) -> None:

@@ -3,11 +3,11 @@
 Design note
 -----------
 Kernels work on channel-first arrays (a channel-last ``layout`` is a ``moveaxis`` view, so the
-output is written in place through that view). The input is padded once (with the lowest
-finite value for max pooling, with zeros otherwise) and the window is walked *by kernel
-offset*: for each of the ``prod(kernel)`` offsets one strided slice of the padded input covers
-that offset of every window at once, so the Python loop runs over kernel elements only, never
-over pixels or batch items. Global pooling reduces over the spatial axes directly.
+output is written in place through that view). Rows (batch * channels) are split into the
+phases of the stride (``_phase_grid``), padding cells holding ``-inf`` for max pooling and
+zeros otherwise, and the windows are reduced one spatial axis at a time on that grid
+(``_pool_util``), so the Python loop runs over kernel elements only, never over pixels or
+batch items. Global pooling reduces over the spatial axes directly.
 
 MXNet's rules kept here: a window that lies wholly in padding gives the lowest finite value
 (max); the average divides by the window clipped to ``input + pad`` (``count_include_pad``,
