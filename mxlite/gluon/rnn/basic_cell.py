@@ -212,6 +212,11 @@ class RecurrentCell(Block):
             The new state of this RNN after this unrolling.
         """
         self.reset()
+        return self._unroll(length, inputs, begin_state, layout, merge_outputs, valid_length)
+
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
+        """What ``unroll`` does after ``reset()``: step the cell ``length`` times (overridden by
+        the cells that unroll otherwise)."""
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         outputs, all_states = [], []

@@ -27,6 +27,14 @@ __all__ = [
 ]  # fmt: skip
 
 
+def _holds_bidirectional(cell: Any) -> bool:
+    """Whether ``cell`` is a BidirectionalCell or a stack with one (a cell that cannot step)."""
+    return isinstance(cell, BidirectionalCell) or (
+        isinstance(cell, (SequentialRNNCell, HybridSequentialRNNCell))
+        and any(isinstance(c, BidirectionalCell) for c in cell._children.values())
+    )
+
+
 class _StackMixin:
     """What the plain and the hybrid sequential stacks share."""
 
@@ -65,16 +73,7 @@ class _StackMixin:
             next_states.extend(state)
         return inputs, next_states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
         num_cells = len(self._children)
         begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
@@ -158,22 +157,11 @@ class DropoutCell(HybridRecurrentCell):
             )
         return inputs, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, tensor_types):
             return self.hybrid_forward(F, inputs, begin_state if begin_state else [])
-        return super().unroll(
-            length, inputs, begin_state=begin_state, layout=layout, merge_outputs=merge_outputs
-        )
+        return super()._unroll(length, inputs, begin_state, layout, merge_outputs, None)
 
 
 class ModifierCell(HybridRecurrentCell):
@@ -228,11 +216,7 @@ class ZoneoutCell(ModifierCell):
     def __init__(
         self, base_cell: Any, zoneout_outputs: float = 0.0, zoneout_states: float = 0.0
     ) -> None:
-        stepped = isinstance(base_cell, BidirectionalCell) or (
-            isinstance(base_cell, (SequentialRNNCell, HybridSequentialRNNCell))
-            and any(isinstance(c, BidirectionalCell) for c in base_cell._children.values())
-        )
-        if stepped:
+        if _holds_bidirectional(base_cell):
             raise ParamError(
                 "ZoneoutCell: a bidirectional cell cannot take zoneout (it cannot be stepped). "
                 "Please add ZoneoutCell to the cells underneath instead."
@@ -286,16 +270,7 @@ class ResidualCell(ModifierCell):
         output, states = self.base_cell(inputs, states)
         return F.elemwise_add(output, inputs, name=f"t{self._counter}_fwd"), states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         self.base_cell._modified = False
         try:
             outputs, states = self.base_cell.unroll(
@@ -351,16 +326,7 @@ class BidirectionalCell(HybridRecurrentCell):
         self._check_not_modified()
         return _cells_begin_state(self._children.values(), **kwargs)
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         reversed_inputs = _reverse_sequences(inputs, length, valid_length)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)

@@ -13,12 +13,7 @@ from ...rnn.basic_cell import (
     _get_begin_state,
     _mask_sequence_variable_length,
 )
-from ...rnn.container_cell import (
-    BidirectionalCell,
-    HybridSequentialRNNCell,
-    ModifierCell,
-    SequentialRNNCell,
-)
+from ...rnn.container_cell import ModifierCell, _holds_bidirectional
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell"]
 
@@ -28,6 +23,8 @@ class VariationalDropoutCell(ModifierCell):
     same dropout mask at every time step, separate masks for inputs, states and outputs.
 
     The mask is drawn at the first step and kept until ``reset()`` (which ``unroll`` calls).
+    Without state dropout, ``unroll`` runs the input and output dropout once on the whole
+    sequence.
 
     Parameters
     ----------
@@ -49,11 +46,7 @@ class VariationalDropoutCell(ModifierCell):
         drop_states: float = 0.0,
         drop_outputs: float = 0.0,
     ) -> None:
-        bidirectional = isinstance(base_cell, BidirectionalCell) or (
-            isinstance(base_cell, (SequentialRNNCell, HybridSequentialRNNCell))
-            and any(isinstance(c, BidirectionalCell) for c in base_cell._children.values())
-        )
-        if drop_states and bidirectional:
+        if drop_states and _holds_bidirectional(base_cell):
             raise ParamError(
                 "VariationalDropoutCell: a bidirectional cell cannot take variational state "
                 "dropout. Please add VariationalDropoutCell to the cells underneath instead."
@@ -95,22 +88,9 @@ class VariationalDropoutCell(ModifierCell):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(p_out = {self.drop_outputs}, p_state = {self.drop_states})"
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        """Unrolls an RNN cell across time steps (see ``RecurrentCell.unroll``). Without state
-        dropout, the input and output dropout run once on the whole sequence."""
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         if self.drop_states:
-            return super().unroll(
-                length, inputs, begin_state, layout, merge_outputs, valid_length=valid_length
-            )
-        self.reset()
+            return super()._unroll(length, inputs, begin_state, layout, merge_outputs, valid_length)
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         if self.drop_inputs:
