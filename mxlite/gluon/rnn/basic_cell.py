@@ -278,7 +278,24 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
         raise NotImplementedError
 
 
-class _GatedCell(HybridRecurrentCell):
+class _MappedCell(HybridRecurrentCell):
+    """A cell whose step maps the input (i2h) and the first state (h2h) with its four weights
+    (``_maps``: fully connected here, convolutions in ``contrib.rnn``) and combines them
+    (``_step``)."""
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        prefix = f"t{self._counter}_"
+        i2h, h2h = self._maps(F, prefix, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        return self._step(F, prefix, i2h, h2h, states)
+
+    def _maps(self, F: Any, prefix: str, inputs: Any, states: Any, *weights: Any) -> tuple:
+        raise NotImplementedError
+
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
+        raise NotImplementedError
+
+
+class _GatedCell(_MappedCell):
     """The weights i2h/h2h (``gates * hidden_size`` rows) shared by RNN, LSTM and GRU cells;
     its parameters and defaults are GRUCell's, which has no others."""
 
@@ -329,8 +346,7 @@ class _GatedCell(HybridRecurrentCell):
         extra = f", {act}" if isinstance(self, RNNCell) else ""
         return f"{type(self).__name__}({mapping}{extra})"
 
-    def _fc(self, F: Any, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b) -> tuple:
-        prefix = f"t{self._counter}_"
+    def _maps(self, F: Any, prefix: str, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b):
         n = self._num_gates * self._hidden_size
         i2h = F.FullyConnected(
             data=inputs, weight=i2h_w, bias=i2h_b, num_hidden=n, name=prefix + "i2h"
@@ -338,7 +354,7 @@ class _GatedCell(HybridRecurrentCell):
         h2h = F.FullyConnected(
             data=states[0], weight=h2h_w, bias=h2h_b, num_hidden=n, name=prefix + "h2h"
         )
-        return prefix, i2h, h2h
+        return i2h, h2h
 
 
 class RNNCell(_GatedCell):
@@ -394,8 +410,7 @@ class RNNCell(_GatedCell):
     def _alias(self) -> str:
         return "rnn"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         total = F.elemwise_add(i2h, h2h, name=prefix + "plus0")
         output = self._get_activation(F, total, self._activation, name=prefix + "out")
         return output, [output]
@@ -460,8 +475,7 @@ class LSTMCell(_GatedCell):
     def _alias(self) -> str:
         return "lstm"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         gates = F.elemwise_add(i2h, h2h, name=prefix + "plus0")
         sliced = F.SliceChannel(gates, num_outputs=4, name=prefix + "slice")
         act, rec = self._activation, self._recurrent_activation
@@ -516,8 +530,7 @@ class GRUCell(_GatedCell):
     def _alias(self) -> str:
         return "gru"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         prev_h = states[0]
         i2h_r, i2h_z, i2h = F.SliceChannel(i2h, num_outputs=3, name=prefix + "i2h_slice")
         h2h_r, h2h_z, h2h = F.SliceChannel(h2h, num_outputs=3, name=prefix + "h2h_slice")
