@@ -100,6 +100,17 @@ def _mask_sequence_variable_length(F: Any, data: Any, length: int, valid_length:
     return outputs
 
 
+def _format_like_outputs(outputs, seq, length, layout, merge, valid_length) -> tuple:
+    """``seq`` as ``unroll`` returns it: merged as asked (if ``merge`` is None, as ``outputs``
+    came), steps past ``valid_length`` zeroed; with the merge flag and the namespace."""
+    if merge is None:
+        merge = isinstance(outputs, tensor_types)
+    seq, axis, F, _ = _format_sequence(length, seq, layout, merge)
+    if valid_length is not None:
+        seq = _mask_sequence_variable_length(F, seq, length, valid_length, axis, merge)
+    return seq, merge, F
+
+
 def _reverse_sequences(sequences: list, unroll_step: int, valid_length: Any = None) -> list:
     F = symbol if isinstance(sequences[0], symbol.Symbol) else ndarray
     if valid_length is None:

@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....base import ParamError, _as_list
-from ...parameter import tensor_types
+from ....base import _as_list
 from ...rnn.basic_cell import (
     HybridRecurrentCell,
+    _format_like_outputs,
     _format_sequence,
     _get_begin_state,
-    _mask_sequence_variable_length,
 )
-from ...rnn.container_cell import ModifierCell, _holds_bidirectional
+from ...rnn.container_cell import ModifierCell, _refuse_bidirectional
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell"]
 
@@ -46,18 +45,12 @@ class VariationalDropoutCell(ModifierCell):
         drop_states: float = 0.0,
         drop_outputs: float = 0.0,
     ) -> None:
-        if drop_states and _holds_bidirectional(base_cell):
-            raise ParamError(
-                "VariationalDropoutCell: a bidirectional cell cannot take variational state "
-                "dropout. Please add VariationalDropoutCell to the cells underneath instead."
-            )
-        super().__init__(base_cell)
+        if drop_states:
+            _refuse_bidirectional(base_cell, "VariationalDropoutCell", "variational state dropout")
+        super().__init__(base_cell)  # its reset() clears the masks
         self.drop_inputs = drop_inputs
         self.drop_states = drop_states
         self.drop_outputs = drop_outputs
-        self.drop_inputs_mask = None
-        self.drop_states_mask = None
-        self.drop_outputs_mask = None
 
     def _alias(self) -> str:
         return "vardrop"
@@ -95,22 +88,15 @@ class VariationalDropoutCell(ModifierCell):
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         if self.drop_inputs:
             inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
-        self.base_cell._modified = False
-        try:
-            outputs, states = self.base_cell.unroll(
+        with self._base() as base:
+            outputs, states = base.unroll(
                 length, inputs, states, layout, merge_outputs=True, valid_length=valid_length
             )
-        finally:
-            self.base_cell._modified = True
         if self.drop_outputs:
             outputs = F.Dropout(outputs, p=self.drop_outputs, axes=(axis,))
-        if merge_outputs is None:
-            merge_outputs = isinstance(outputs, tensor_types)
-        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
-        if valid_length is not None:
-            outputs = _mask_sequence_variable_length(
-                F, outputs, length, valid_length, axis, merge_outputs
-            )
+        outputs, _, _ = _format_like_outputs(
+            outputs, outputs, length, layout, merge_outputs, valid_length
+        )
         return outputs, states
 
 
