@@ -22,6 +22,7 @@ from ...base import ParamError, _as_list
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
 from ..parameter import tensor_types
+from ..parameter_dict import _deferred
 
 __all__ = [
     "RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -328,21 +329,11 @@ class _GatedCell(_MappedCell):
         self._hidden_size = hidden_size
         self._input_size = input_size
         n = self._num_gates * hidden_size
-        get = self.params.get
-        self.i2h_weight = get(
-            "i2h_weight", shape=(n, input_size), init=i2h_weight_initializer,
-            allow_deferred_init=True,
-        )  # fmt: skip
-        self.h2h_weight = get(
-            "h2h_weight", shape=(n, hidden_size), init=h2h_weight_initializer,
-            allow_deferred_init=True,
-        )  # fmt: skip
-        self.i2h_bias = get(
-            "i2h_bias", shape=(n,), init=i2h_bias_initializer, allow_deferred_init=True
-        )
-        self.h2h_bias = get(
-            "h2h_bias", shape=(n,), init=h2h_bias_initializer, allow_deferred_init=True
-        )
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", (n, input_size), i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", (n, hidden_size), h2h_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (n,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (n,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         return [

@@ -9,6 +9,7 @@ from numbers import Number
 from typing import Any
 
 from ....base import ParamError
+from ...parameter_dict import _deferred
 from ...rnn.basic_cell import _MappedCell
 
 __all__ = [
@@ -119,14 +120,11 @@ class _BaseConvRNNCell(_MappedCell):
             i2h_shape = (total, *self._i2h_kernel, in_channels)
             h2h_shape = (total, *self._h2h_kernel, hidden_channels)
             self._state_shape = (*out, hidden_channels)
-
-        def get(name: str, shape: tuple, init: Any) -> Any:
-            return self.params.get(name, shape=shape, init=init, allow_deferred_init=True)
-
-        self.i2h_weight = get("i2h_weight", i2h_shape, i2h_weight_initializer)
-        self.h2h_weight = get("h2h_weight", h2h_shape, h2h_weight_initializer)
-        self.i2h_bias = get("i2h_bias", (total,), i2h_bias_initializer)
-        self.h2h_bias = get("h2h_bias", (total,), h2h_bias_initializer)
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", i2h_shape, i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", h2h_shape, h2h_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (total,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (total,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         info = {"shape": (batch_size, *self._state_shape), "__layout__": self._conv_layout}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....base import _as_list
+from ...parameter_dict import _deferred
 from ...rnn.basic_cell import (
     HybridRecurrentCell,
     _format_like_outputs,
@@ -150,15 +151,12 @@ class LSTMPCell(HybridRecurrentCell):
         self._input_size = input_size
         self._projection_size = projection_size
         nh, npj = 4 * hidden_size, projection_size
-
-        def get(name: str, shape: tuple, init: Any) -> Any:
-            return self.params.get(name, shape=shape, init=init, allow_deferred_init=True)
-
-        self.i2h_weight = get("i2h_weight", (nh, input_size), i2h_weight_initializer)
-        self.h2h_weight = get("h2h_weight", (nh, npj), h2h_weight_initializer)
-        self.h2r_weight = get("h2r_weight", (npj, hidden_size), h2r_weight_initializer)
-        self.i2h_bias = get("i2h_bias", (nh,), i2h_bias_initializer)
-        self.h2h_bias = get("h2h_bias", (nh,), h2h_bias_initializer)
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", (nh, input_size), i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", (nh, npj), h2h_weight_initializer)
+        self.h2r_weight = _deferred(p, "h2r_weight", (npj, hidden_size), h2r_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (nh,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (nh,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         return [
