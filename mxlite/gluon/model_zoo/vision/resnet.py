@@ -9,8 +9,8 @@ from typing import Any
 from ....context import Context
 from ... import nn
 from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = [
     "ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1", "BottleneckV2",
@@ -159,7 +159,7 @@ def _stage(block: type, layers: int, channels: int, stride: int, index: int, in_
     return stage
 
 
-class _ResNet(HybridBlock):
+class _ResNet(_Classifier):
     """The stem, stages and classifier of ResNet V1 and V2; V2 (``preact``) adds a BatchNorm
     before the stem and BatchNorm, ReLU and Flatten after the last stage."""
 
@@ -194,9 +194,6 @@ class _ResNet(HybridBlock):
             if preact:
                 self.features.add(nn.Flatten())
             self.output = nn.Dense(classes, in_units=channels[-1])
-
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
 
 
 _RESNET_PARAMS_DOC = """
@@ -272,10 +269,13 @@ def get_resnet(
         raise ValueError(f"Invalid resnet version: {version}. Options are 1 and 2.")
     kind, layers, channels = resnet_spec[num_layers]
     net_class, blocks = resnet_net_versions[version - 1], resnet_block_versions[version - 1]
-    net = net_class(blocks[kind], layers, channels, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"resnet{num_layers}_v{version}", root, ctx)
-    return net
+    return with_pretrained(
+        net_class(blocks[kind], layers, channels, **kwargs),
+        pretrained,
+        f"resnet{num_layers}_v{version}",
+        root,
+        ctx,
+    )
 
 
 resnet18_v1, resnet34_v1, resnet50_v1, resnet101_v1, resnet152_v1 = (
