@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ....base import _as_list
+from ...parameter import tensor_types as tensor_types  # MXNet's module has the name
 from ...parameter_dict import _deferred
 from ...rnn.basic_cell import (
     HybridRecurrentCell,
