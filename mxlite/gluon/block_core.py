@@ -36,6 +36,13 @@ from .utils import HookHandle, _indent
 __all__ = ["Block"]
 
 
+def _attached(hooks: dict, hook: Any) -> HookHandle:
+    """A new handle holding ``hook`` in ``hooks``."""
+    handle = HookHandle()
+    handle.attach(hooks, hook)
+    return handle
+
+
 def _unregistered(data: Any, children: set) -> bool:
     """Whether the container ``data`` holds a Block that is not one of ``children`` (a module
     function: a recursive closure would be a cycle keeping the children alive)."""
@@ -281,9 +288,7 @@ class Block(BlockFiles):
         -------
         :class:`mxnet.gluon.utils.HookHandle`
         """
-        handle = HookHandle()
-        handle.attach(self._forward_pre_hooks, hook)
-        return handle
+        return _attached(self._forward_pre_hooks, hook)
 
     def register_forward_hook(self, hook: Any) -> HookHandle:
         """Registers a forward hook on the block, called as ``hook(block, input, output)``
@@ -293,9 +298,7 @@ class Block(BlockFiles):
         -------
         :class:`mxnet.gluon.utils.HookHandle`
         """
-        handle = HookHandle()
-        handle.attach(self._forward_hooks, hook)
-        return handle
+        return _attached(self._forward_hooks, hook)
 
     def apply(self, fn: Any) -> Block:
         """Applies ``fn`` recursively to every child block as well as self.

@@ -38,6 +38,14 @@ __all__ = [
 ]
 
 
+# The parameters every loss but CTCLoss documents; appended to (or set into) their docstrings.
+_WEIGHT_DOC = """weight : float or None
+        Global scalar weight for loss.
+    batch_axis : int, default 0
+        The axis that represents mini-batch.
+    """
+
+
 def _apply_weighting(F: Any, loss: Any, weight: Any = None, sample_weight: Any = None) -> Any:
     """Scale ``loss`` by ``sample_weight`` (broadcast) and the number ``weight``."""
     if sample_weight is not None:
@@ -61,11 +69,9 @@ class Loss(HybridBlock):
 
     Parameters
     ----------
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(self, weight: float | None, batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -104,17 +110,25 @@ class _PointwiseLoss(Loss):
         return self._mean(F, loss)
 
 
+class _MarginLoss(Loss):
+    """A loss whose only parameter besides ``weight`` and ``batch_axis`` is ``margin``."""
+
+    def __init__(
+        self, margin: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
+    ) -> None:
+        super().__init__(weight, batch_axis, **kwargs)
+        self._margin = margin
+
+
 class L2Loss(_PointwiseLoss):
     r"""Calculates the mean squared error between `label` and `pred`:
     :math:`L = \frac{1}{2} \sum_i \vert {label}_i - {pred}_i \vert^2.`
 
     Parameters
     ----------
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(self, weight: float = 1.0, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
@@ -132,11 +146,9 @@ class L1Loss(_PointwiseLoss):
 
     Parameters
     ----------
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(self, weight: float | None = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
@@ -157,11 +169,9 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         Whether the input is from the output of sigmoid. Set this to false will make
         the loss calculate sigmoid and BCE together, which is more numerically
         stable through log-sum-exp trick.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(
         self,
@@ -216,11 +226,9 @@ class SoftmaxCrossEntropyLoss(Loss):
     from_logits : bool, default False
         Whether input is a log probability (usually from log_softmax) instead
         of unnormalized numbers.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(
         self,
@@ -266,11 +274,9 @@ class KLDivLoss(Loss):
     axis : int, default -1
         The dimension along with to compute softmax. Only used when `from_logits`
         is False.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(
         self,
@@ -361,11 +367,9 @@ class HuberLoss(_PointwiseLoss):
     ----------
     rho : float, default 1
         Threshold for trimmed mean estimator.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(
         self, rho: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
@@ -378,49 +382,37 @@ class HuberLoss(_PointwiseLoss):
         return F.where(loss > self._rho, loss - 0.5 * self._rho, (0.5 / self._rho) * F.square(loss))
 
 
-class HingeLoss(_PointwiseLoss):
+_HINGE_DOC = (
+    """margin : float
+        The margin in hinge loss. Defaults to 1.0
+    """
+    + _WEIGHT_DOC
+)
+
+
+class HingeLoss(_MarginLoss, _PointwiseLoss):
     r"""Calculates the hinge loss function often used in SVMs:
     :math:`L = \sum_i max(0, {margin} - {pred}_i \cdot {label}_i)`.
 
     Parameters
     ----------
-    margin : float
-        The margin in hinge loss. Defaults to 1.0
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
 
-    def __init__(
-        self, margin: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
-    ) -> None:
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
+    __doc__ += _HINGE_DOC
 
     def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         return F.relu(self._margin - pred * label)
 
 
-class SquaredHingeLoss(_PointwiseLoss):
+class SquaredHingeLoss(_MarginLoss, _PointwiseLoss):
     r"""Calculates the soft-margin loss function used in SVMs:
     :math:`L = \sum_i max(0, {margin} - {pred}_i \cdot {label}_i)^2`.
 
     Parameters
     ----------
-    margin : float
-        The margin in hinge loss. Defaults to 1.0
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
 
-    def __init__(
-        self, margin: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
-    ) -> None:
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
+    __doc__ += _HINGE_DOC
 
     def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         return F.square(F.relu(self._margin - pred * label))
@@ -432,15 +424,16 @@ class LogisticLoss(_PointwiseLoss):
 
     Parameters
     ----------
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
-    label_format : str, default 'signed'
+    """
+
+    __doc__ += (
+        _WEIGHT_DOC
+        + """label_format : str, default 'signed'
         Can be either 'signed' or 'binary'. If the label_format is 'signed', all label values
         should be either -1 or 1. If the label_format is 'binary', all label values should be
         either 0 or 1.
     """
+    )
 
     def __init__(
         self,
@@ -460,7 +453,7 @@ class LogisticLoss(_PointwiseLoss):
         return F.relu(pred) - pred * label + F.Activation(-F.abs(pred), act_type="softrelu")
 
 
-class TripletLoss(Loss):
+class TripletLoss(_MarginLoss):
     r"""Calculates triplet loss given three input tensors and a positive margin:
     :math:`L = \max(\Vert {pos}_i - {pred} \Vert^2 - \Vert {neg}_i - {pred} \Vert^2 + {margin},
     0)`.
@@ -469,17 +462,9 @@ class TripletLoss(Loss):
     ----------
     margin : float
         Margin of separation between correct and incorrect pair.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
 
-    def __init__(
-        self, margin: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
-    ) -> None:
-        super().__init__(weight, batch_axis, **kwargs)
-        self._margin = margin
+    __doc__ += _WEIGHT_DOC
 
     def hybrid_forward(self, F: Any, pred: Any, positive: Any, negative: Any) -> Any:
         positive = _reshape_like(F, positive, pred)
@@ -505,14 +490,15 @@ class PoissonNLLLoss(Loss):
         is computed as :math:`\exp(\text{pred}) - \text{target} * \text{pred}`, and if False,
         then loss is computed as :math:`\text{pred} - \text{target} * \log(\text{pred}+
         \text{epsilon})`.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
-    compute_full: boolean, default False
+    """
+
+    __doc__ += (
+        _WEIGHT_DOC
+        + """compute_full: boolean, default False
         Indicates whether to add an approximation(Stirling factor) for the Factorial term in
         the formula for the loss.
     """
+    )
 
     def __init__(
         self,
@@ -548,13 +534,14 @@ class CosineEmbeddingLoss(Loss):
 
     Parameters
     ----------
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
-    margin : float
+    """
+
+    __doc__ += (
+        _WEIGHT_DOC
+        + """margin : float
         Margin of separation between correct and incorrect pair.
     """
+    )
 
     def __init__(
         self, weight: float | None = None, batch_axis: int = 0, margin: float = 0, **kwargs: Any
@@ -593,11 +580,9 @@ class SDMLLoss(Loss):
     ----------
     smoothing_parameter : float
         Probability mass to be distributed over the minibatch. Must be < 1.0.
-    weight : float or None
-        Global scalar weight for loss.
-    batch_axis : int, default 0
-        The axis that represents mini-batch.
     """
+
+    __doc__ += _WEIGHT_DOC
 
     def __init__(
         self,

@@ -470,11 +470,17 @@ class Parameter:
     def row_sparse_data(self, row_id: NDArray) -> NDArray:
         """Returns a copy of the 'row_sparse' parameter on the same context as row_id's."""
         if self._stype != "row_sparse":
-            raise RuntimeError(
-                f"Cannot return a copy of Parameter {self.name} via row_sparse_data() because "
-                f"its storage type is {self._stype}. Please use data() instead."
-            )
+            self._wrong_stype(f"a copy of Parameter {self.name}", "row_sparse_data")
         return self._get_row_sparse(self._data, row_id.context, row_id)
+
+    def _wrong_stype(self, what: str, method: str) -> None:
+        """Raises the error of asking ``method`` for ``what`` of a parameter of the other
+        storage type."""
+        other = "data" if "row_sparse" in method else "row_sparse_data"
+        raise RuntimeError(
+            f"Cannot return {what} via {method}() because its storage type is {self._stype}. "
+            f"Please use {other}() instead."
+        )
 
     def _get_row_sparse(self, arr_list: list | None, ctx: Any, row_id: NDArray) -> Any:
         """The rows ``row_id`` pulled from the trainer's store into this parameter's copy."""
@@ -492,10 +498,8 @@ class Parameter:
     def list_row_sparse_data(self, row_id: NDArray) -> list[NDArray]:
         """Returns copies of the 'row_sparse' parameter on all contexts."""
         if self._stype != "row_sparse":
-            raise RuntimeError(
-                f"Cannot return copies of Parameter '{self.name}' on all contexts via "
-                f"list_row_sparse_data() because its storage type is {self._stype}. Please "
-                "use data() instead."
+            self._wrong_stype(
+                f"copies of Parameter '{self.name}' on all contexts", "list_row_sparse_data"
             )
         return self._get_row_sparse(self._data, list, row_id)
 
@@ -510,21 +514,13 @@ class Parameter:
             Desired context.
         """
         if self._stype != "default":
-            raise RuntimeError(
-                f"Cannot return a copy of Parameter '{self.name}' on ctx {ctx} via data() "
-                f"because its storage type is {self._stype}. Please use row_sparse_data() "
-                "instead."
-            )
+            self._wrong_stype(f"a copy of Parameter '{self.name}' on ctx {ctx}", "data")
         return self._check_and_get(self._data, ctx)
 
     def list_data(self) -> list[NDArray]:
         """Returns copies of this parameter on all contexts, in the same order as creation."""
         if self._stype != "default":
-            raise RuntimeError(
-                f"Cannot return copies of Parameter '{self.name}' on all contexts via "
-                f"list_data() because its storage type is {self._stype}. Please use "
-                "row_sparse_data() instead."
-            )
+            self._wrong_stype(f"copies of Parameter '{self.name}' on all contexts", "list_data")
         return self._check_and_get(self._data, list)
 
     def grad(self, ctx: Context | None = None) -> NDArray:

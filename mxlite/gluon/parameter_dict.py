@@ -26,6 +26,12 @@ from .parameter_core import (
 __all__ = ["ParameterDict"]
 
 
+def _deferred(params: ParameterDict, name: str, shape: Any, init: Any, **kwargs: Any) -> Parameter:
+    """``params.get(name)`` of a parameter created with deferred initialization: the first
+    forward fills in the unknown (0) dimensions of ``shape``."""
+    return params.get(name, shape=shape, init=init, allow_deferred_init=True, **kwargs)
+
+
 class ParameterDict:
     """A dictionary managing a set of parameters.
 

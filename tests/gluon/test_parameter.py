@@ -74,3 +74,35 @@ def test_parameter_dict_get_share_and_save_load(tmp_path):
     np.testing.assert_array_equal(other["net_weight"].data().asnumpy(), w.data().asnumpy())
     with pytest.raises(AssertionError, match="net_weight|weight"):
         gluon.ParameterDict("x_").load(f, restore_prefix="x_")
+
+
+def test_asking_for_the_other_storage_type_names_the_method_and_the_way_out():
+    dense = gluon.Parameter("d", shape=(2, 2))
+    dense.initialize()
+    rows = mx.nd.array([0])
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Cannot return a copy of Parameter d via row_sparse_data\(\) because its "
+        r"storage type is default\. Please use data\(\) instead\.$",
+    ):
+        dense.row_sparse_data(rows)
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Cannot return copies of Parameter 'd' on all contexts via "
+        r"list_row_sparse_data\(\) because its storage type is default\. Please use data\(\)",
+    ):
+        dense.list_row_sparse_data(rows)
+    sparse = gluon.Parameter("s", shape=(2, 2), stype="row_sparse")
+    sparse.initialize()
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Cannot return a copy of Parameter 's' on ctx cpu\(0\) via data\(\) because its "
+        r"storage type is row_sparse\. Please use row_sparse_data\(\) instead\.$",
+    ):
+        sparse.data(mx.cpu(0))
+    with pytest.raises(
+        RuntimeError,
+        match=r"^Cannot return copies of Parameter 's' on all contexts via list_data\(\) because "
+        r"its storage type is row_sparse\. Please use row_sparse_data\(\) instead\.$",
+    ):
+        sparse.list_data()

@@ -292,7 +292,17 @@ def _load_batch(data: bytes, np_array: bool) -> Any:
         return _np_if_np_mode(batch)
 
 
-class _MultiWorkerIter:
+class _SelfIter:
+    """Iteration over an iterator object, with the ``next()`` MXNet's iterators keep."""
+
+    def next(self) -> Any:
+        return self.__next__()  # type: ignore[attr-defined]
+
+    def __iter__(self) -> Any:
+        return self
+
+
+class _MultiWorkerIter(_SelfIter):
     """Iterator over a pool of workers; batches come back in order."""
 
     def __init__(self, loader: DataLoader) -> None:
@@ -342,12 +352,6 @@ class _MultiWorkerIter:
         self._received += 1
         return batch
 
-    def next(self) -> Any:
-        return self.__next__()
-
-    def __iter__(self) -> _MultiWorkerIter:
-        return self
-
     def __del__(self) -> None:
         # Batches made but never taken (a loop left early) free their shared blocks now; the
         # resource tracker frees those still being made when the program ends.
@@ -387,8 +391,7 @@ def _batch_sampler(
     return _sampler.BatchSampler(sampler, batch_size, last_batch or "keep")
 
 
-class DataLoader:
-    """Loads data from a dataset and returns mini-batches of data.
+_LOADER_PARAMS_DOC = """
 
     Parameters
     ----------
@@ -418,7 +421,44 @@ class DataLoader:
         before returning them.
     pin_device_id : int, default 0
         The device id to use for allocating pinned memory if pin_memory is ``True``
-    prefetch : int, default is `num_workers * 2`
+    """
+
+
+class _Loader:
+    """What ``DataLoader`` and ``DataLoaderV1`` share: the batch sampler and batchify function
+    their arguments ask for, the batches made on the calling thread, and the length."""
+
+    def _setup(
+        self, dataset, batch_size, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+        num_workers, pin_memory, pin_device_id,
+    ) -> None:  # fmt: skip
+        self._dataset = dataset
+        self._pin_memory = pin_memory
+        self._pin_device_id = pin_device_id
+        self._batch_sampler = _batch_sampler(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
+        )
+        self._num_workers = max(0, num_workers)
+        if batchify_fn is None:
+            batchify_fn = default_mp_batchify_fn if self._num_workers > 0 else default_batchify_fn
+        self._batchify_fn = batchify_fn
+
+    def _same_process_iter(self) -> Any:
+        return _same_process_batches(
+            self._dataset, self._batch_sampler, self._batchify_fn, self._pin_memory,
+            self._pin_device_id,
+        )  # fmt: skip
+
+    def __len__(self) -> int:
+        return len(self._batch_sampler)
+
+
+class DataLoader(_Loader):
+    """Loads data from a dataset and returns mini-batches of data."""
+
+    __doc__ += (
+        _LOADER_PARAMS_DOC
+        + """prefetch : int, default is `num_workers * 2`
         The number of prefetching batches only works if `num_workers` > 0.
     thread_pool : bool, default False
         If ``True``, use threading pool instead of multiprocessing pool.
@@ -427,6 +467,7 @@ class DataLoader:
     auto_reload : bool, default is False
         Start the next epoch's prefetching as soon as one epoch ends.
     """
+    )
 
     def __init__(
         self,
@@ -445,17 +486,14 @@ class DataLoader:
         timeout: int = 120,
         auto_reload: bool = False,
     ) -> None:
-        self._dataset = dataset
-        self._pin_memory = pin_memory
-        self._pin_device_id = pin_device_id
         self._thread_pool = thread_pool
         if not timeout > 0:
             raise ParamError(f"DataLoader: timeout must be positive, got {timeout}")
         self._timeout = timeout
-        self._batch_sampler = _batch_sampler(
-            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
-        )
-        self._num_workers = max(0, int(num_workers))
+        self._setup(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+            int(num_workers), pin_memory, pin_device_id,
+        )  # fmt: skip
         self._worker_pool: Any = None
         self._prefetch = max(0, int(prefetch) if prefetch is not None else 2 * self._num_workers)
         self._np_flags = (is_np_shape(), is_np_array())
@@ -472,9 +510,6 @@ class DataLoader:
                     initializer=_worker_initializer,
                     initargs=(dataset, *self._np_flags),
                 )
-        if batchify_fn is None:
-            batchify_fn = default_mp_batchify_fn if self._num_workers > 0 else default_batchify_fn
-        self._batchify_fn = batchify_fn
         self.auto_reload = auto_reload
         self._iter: Any = None
         if auto_reload:
@@ -492,15 +527,6 @@ class DataLoader:
         if self._num_workers == 0:
             return self._same_process_iter()
         return _MultiWorkerIter(self)
-
-    def _same_process_iter(self) -> Any:
-        return _same_process_batches(
-            self._dataset, self._batch_sampler, self._batchify_fn, self._pin_memory,
-            self._pin_device_id,
-        )  # fmt: skip
-
-    def __len__(self) -> int:
-        return len(self._batch_sampler)
 
     def refresh(self) -> None:
         """Refresh its iter, fetch data again from its dataset"""

@@ -27,14 +27,13 @@ from ... import ndarray as _nd
 from ... import numpy as _mx_np
 from ...base import MXNetError
 from .dataloader import (
+    _LOADER_PARAMS_DOC,
     _as_in_context,
-    _batch_sampler,
     _fork_context,
-    _same_process_batches,
+    _Loader,
+    _SelfIter,
     _share,
     _unpack,
-    default_batchify_fn,
-    default_mp_batchify_fn,
 )
 
 __all__ = ["DataLoaderV1"]
@@ -149,7 +148,7 @@ def fetcher_loop_v1(
                 data_buffer_lock.notify_all()
 
 
-class _MultiWorkerIterV1:
+class _MultiWorkerIterV1(_SelfIter):
     """Internal multi-worker iterator for DataLoaderV1: ``2 * num_workers`` batches in flight,
     returned in order."""
 
@@ -222,12 +221,6 @@ class _MultiWorkerIterV1:
         self._push_next()
         return batch
 
-    def next(self) -> Any:
-        return self.__next__()
-
-    def __iter__(self) -> _MultiWorkerIterV1:
-        return self
-
     def shutdown(self) -> None:
         """Shutdown internal workers by pushing terminate signals."""
         if getattr(self, "_shutdown", True):
@@ -243,38 +236,11 @@ class _MultiWorkerIterV1:
         self._shutdown = True
 
 
-class DataLoaderV1:
+class DataLoaderV1(_Loader):
     """Loads data from a dataset and returns mini-batches of data (MXNet's first
-    multi-process loader: one process per worker fed through queues).
+    multi-process loader: one process per worker fed through queues)."""
 
-    Parameters
-    ----------
-    dataset : Dataset
-        Source dataset. Note that numpy and mxnet arrays can be directly used
-        as a Dataset.
-    batch_size : int
-        Size of mini-batch.
-    shuffle : bool
-        Whether to shuffle the samples.
-    sampler : Sampler
-        The sampler to use. Either specify sampler or shuffle, not both.
-    last_batch : {'keep', 'discard', 'rollover'}
-        How to handle the last batch if batch_size does not evenly divide
-        `len(dataset)`.
-    batch_sampler : Sampler
-        A sampler that returns mini-batches. Do not specify batch_size,
-        shuffle, sampler, and last_batch if batch_sampler is specified.
-    batchify_fn : callable
-        Callback function to allow users to specify how to merge samples
-        into a batch. Defaults to `default_batchify_fn`.
-    num_workers : int, default 0
-        The number of multiprocessing workers to use for data preprocessing.
-    pin_memory : boolean, default False
-        If ``True``, the dataloader will copy NDArrays into pinned memory
-        before returning them.
-    pin_device_id : int, default 0
-        The device id to use for allocating pinned memory if pin_memory is ``True``
-    """
+    __doc__ += _LOADER_PARAMS_DOC
 
     def __init__(
         self,
@@ -289,19 +255,10 @@ class DataLoaderV1:
         pin_memory: bool = False,
         pin_device_id: int = 0,
     ) -> None:
-        self._dataset = dataset
-        self._pin_memory = pin_memory
-        self._pin_device_id = pin_device_id
-        self._batch_sampler = _batch_sampler(
-            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler
-        )
-        self._num_workers = max(num_workers, 0)
-        if batchify_fn is not None:
-            self._batchify_fn = batchify_fn
-        elif num_workers > 0:
-            self._batchify_fn = default_mp_batchify_fn
-        else:
-            self._batchify_fn = default_batchify_fn
+        self._setup(
+            dataset, batch_size, shuffle, sampler, last_batch, batch_sampler, batchify_fn,
+            num_workers, pin_memory, pin_device_id,
+        )  # fmt: skip
 
     def __iter__(self) -> Any:
         if self._num_workers == 0:
@@ -309,12 +266,3 @@ class DataLoaderV1:
         return _MultiWorkerIterV1(self._num_workers, self._dataset, self._batchify_fn,
                                   self._batch_sampler, self._pin_memory,
                                   self._pin_device_id)  # fmt: skip
-
-    def _same_process_iter(self) -> Any:
-        return _same_process_batches(
-            self._dataset, self._batch_sampler, self._batchify_fn, self._pin_memory,
-            self._pin_device_id,
-        )  # fmt: skip
-
-    def __len__(self) -> int:
-        return len(self._batch_sampler)

@@ -12,11 +12,14 @@ import logging
 import os
 import tempfile
 import zipfile
+from typing import TypeVar
 
 from ...base import MXNetError, data_dir
 from ..utils import _get_repo_file_url, check_sha1, download, replace_file
 
 __all__ = ["get_model_file", "purge", "short_hash"]
+
+_Net = TypeVar("_Net")
 
 # MXNet's default repository and file names (``MXNET_GLUON_REPO`` overrides the repository)
 apache_repo_url = "https://apache-mxnet.s3-accelerate.dualstack.amazonaws.com/"
@@ -120,10 +123,12 @@ def purge(root: str | None = None) -> None:
             os.remove(os.path.join(root, f))
 
 
-def load_pretrained(net: object, name: str, root: str | None, ctx: object) -> None:
-    """Load model ``name``'s pretrained parameters into ``net`` (a model zoo network), onto
-    ``ctx`` (default: the CPU)."""
-    from ...context import cpu
+def with_pretrained(net: _Net, pretrained: bool, name: str, root: str | None, ctx: object) -> _Net:
+    """``net`` (a model zoo network), with model ``name``'s pretrained parameters loaded onto
+    ``ctx`` (default: the CPU) when ``pretrained``: the last step of each family's ``get_*``."""
+    if pretrained:
+        from ...context import cpu
 
-    path = get_model_file(name, root=root)
-    net.load_parameters(path, ctx=ctx if ctx is not None else cpu())  # type: ignore[attr-defined]
+        path = get_model_file(name, root=root)
+        net.load_parameters(path, ctx=ctx if ctx is not None else cpu())  # type: ignore[attr-defined]
+    return net

@@ -112,24 +112,28 @@ class ELU(HybridBlock):
         return _leaky_relu(F)(x, act_type="elu", slope=self._alpha)
 
 
-class SELU(HybridBlock):
+class _FixedLeakyReLU(HybridBlock):
+    """A LeakyReLU ``act_type`` without parameters (``_leaky_type``)."""
+
+    _leaky_type = ""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:
+        return _leaky_relu(F)(x, act_type=self._leaky_type, name="fwd")
+
+
+class SELU(_FixedLeakyReLU):
     r"""Scaled Exponential Linear Unit (SELU), Klambauer et al, 2017."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return _leaky_relu(F)(x, act_type="selu", name="fwd")
+    _leaky_type = "selu"
 
 
-class GELU(HybridBlock):
+class GELU(_FixedLeakyReLU):
     r"""Gaussian Exponential Linear Unit (GELU), Hendrycks et al, 2016."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return _leaky_relu(F)(x, act_type="gelu", name="fwd")
+    _leaky_type = "gelu"
 
 
 class Swish(HybridBlock):

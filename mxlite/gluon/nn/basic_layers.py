@@ -79,17 +79,22 @@ class _SequentialMixin:
         return len(self._children)  # type: ignore[attr-defined]
 
 
-class Sequential(_SequentialMixin, Block):
-    """Stacks Blocks sequentially.
+_SEQUENTIAL_EXAMPLE = """
 
     Example::
 
-        net = nn.Sequential()
+        net = nn.{}()
         # use net's name_scope to give child Blocks appropriate names.
         with net.name_scope():
             net.add(nn.Dense(10, activation='relu'))
             net.add(nn.Dense(20))
     """
+
+
+class Sequential(_SequentialMixin, Block):
+    """Stacks Blocks sequentially."""
+
+    __doc__ += _SEQUENTIAL_EXAMPLE.format("Sequential")
 
     def forward(self, x: Any) -> Any:
         for block in self._children.values():
@@ -109,17 +114,9 @@ class Sequential(_SequentialMixin, Block):
 
 
 class HybridSequential(_SequentialMixin, HybridBlock):
-    """Stacks HybridBlocks sequentially.
+    """Stacks HybridBlocks sequentially."""
 
-    Example::
-
-        net = nn.HybridSequential()
-        # use net's name_scope to give child Blocks appropriate names.
-        with net.name_scope():
-            net.add(nn.Dense(10, activation='relu'))
-            net.add(nn.Dense(20))
-        net.hybridize()
-    """
+    __doc__ += _SEQUENTIAL_EXAMPLE.format("HybridSequential") + "    net.hybridize()\n    "
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         for block in self._children.values():
@@ -312,21 +309,27 @@ class Flatten(HybridBlock):
         return self.__class__.__name__
 
 
-class Lambda(Block):
-    r"""Wraps an operator or an expression as a Block object.
+_LAMBDA_DOC = """Wraps an operator or an expression as a {} object.
 
     Parameters
     ----------
     function : str or function
         Function used in lambda must be one of the following:
-        1) the name of an operator that is available in ndarray. For example::
+        {}"""
+
+
+class Lambda(Block):
+    __doc__ = _LAMBDA_DOC.format(
+        "Block",
+        """1) the name of an operator that is available in ndarray. For example::
 
             block = Lambda('tanh')
 
         2) a function that conforms to ``def function(*args)``. For example::
 
             block = Lambda(lambda x: nd.LeakyReLU(x, slope=0.1))
-    """
+    """,
+    )
 
     def __init__(self, function: Any, prefix: str | None = None) -> None:
         super().__init__(prefix=prefix)
@@ -349,13 +352,9 @@ class Lambda(Block):
 
 
 class HybridLambda(HybridBlock):
-    r"""Wraps an operator or an expression as a HybridBlock object.
-
-    Parameters
-    ----------
-    function : str or function
-        Function used in lambda must be one of the following:
-        1) The name of an operator that is available in both symbol and ndarray. For
+    __doc__ = _LAMBDA_DOC.format(
+        "HybridBlock",
+        """1) The name of an operator that is available in both symbol and ndarray. For
         example::
 
             block = HybridLambda('tanh')
@@ -363,7 +362,8 @@ class HybridLambda(HybridBlock):
         2) A function that conforms to ``def function(F, data, *args)``. For example::
 
             block = HybridLambda(lambda F, x: F.LeakyReLU(x, slope=0.1))
-    """
+    """,
+    )
 
     def __init__(self, function: Any, prefix: str | None = None) -> None:
         super().__init__(prefix=prefix)
@@ -388,9 +388,15 @@ class HybridLambda(HybridBlock):
         return f"{self.__class__.__name__}({self._func_name})"
 
 
-class Concatenate(Sequential):
-    """Lays `Block` s concurrently: each child gets the same input and their outputs are
-    concatenated along ``axis``.
+class _ConcatMixin:
+    """The ``axis`` constructor shared by the concatenating containers."""
+
+    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
+        super().__init__(prefix=prefix, params=params)  # type: ignore[call-arg]
+        self.axis = axis
+
+
+_CONCAT_PARAMS_DOC = """
 
     Parameters
     ----------
@@ -398,27 +404,22 @@ class Concatenate(Sequential):
         The axis on which to concatenate the outputs.
     """
 
-    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
+
+class Concatenate(_ConcatMixin, Sequential):
+    """Lays `Block` s concurrently: each child gets the same input and their outputs are
+    concatenated along ``axis``."""
+
+    __doc__ += _CONCAT_PARAMS_DOC
 
     def forward(self, x: Any) -> Any:
         return nd.concat(*(block(x) for block in self._children.values()), dim=self.axis)
 
 
-class HybridConcatenate(HybridSequential):
+class HybridConcatenate(_ConcatMixin, HybridSequential):
     """Lays `HybridBlock` s concurrently: each child gets the same input and their outputs
-    are concatenated along ``axis``.
+    are concatenated along ``axis``."""
 
-    Parameters
-    ----------
-    axis : int, default -1
-        The axis on which to concatenate the outputs.
-    """
-
-    def __init__(self, axis: int = -1, prefix: str | None = None, params: Any = None) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self.axis = axis
+    __doc__ += _CONCAT_PARAMS_DOC
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         outs = [block(x) for block in self._children.values()]

@@ -11,6 +11,7 @@ from ... import symbol
 from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import GluonCheckError
+from ..parameter_dict import _deferred
 from .basic_layers import _bias_and_act
 
 __all__ = [
@@ -103,9 +104,7 @@ class _Conv(HybridBlock):
             dshape[layout.find("N")] = 1
             dshape[layout.find("C")] = in_channels
             wshapes = _infer_weight_shape(op_name, dshape, self._kwargs)
-            self.weight = self.params.get(
-                "weight", shape=wshapes[1], init=weight_initializer, allow_deferred_init=True
-            )
+            self.weight = _deferred(self.params, "weight", wshapes[1], weight_initializer)
             bias_shape = wshapes[2] if use_bias else None  # no bias, no third shape
             _bias_and_act(self, use_bias, activation, shape=bias_shape, init=bias_initializer)
 

@@ -22,6 +22,7 @@ from ...base import ParamError, _as_list
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
 from ..parameter import tensor_types
+from ..parameter_dict import _deferred
 
 __all__ = [
     "RecurrentCell", "HybridRecurrentCell", "RNNCell", "LSTMCell", "GRUCell",
@@ -98,6 +99,17 @@ def _mask_sequence_variable_length(F: Any, data: Any, length: int, valid_length:
     if not merge:
         outputs = _as_list(F.split(outputs, num_outputs=length, axis=axis, squeeze_axis=True))
     return outputs
+
+
+def _format_like_outputs(outputs, seq, length, layout, merge, valid_length) -> tuple:
+    """``seq`` as ``unroll`` returns it: merged as asked (if ``merge`` is None, as ``outputs``
+    came), steps past ``valid_length`` zeroed; with the merge flag and the namespace."""
+    if merge is None:
+        merge = isinstance(outputs, tensor_types)
+    seq, axis, F, _ = _format_sequence(length, seq, layout, merge)
+    if valid_length is not None:
+        seq = _mask_sequence_variable_length(F, seq, length, valid_length, axis, merge)
+    return seq, merge, F
 
 
 def _reverse_sequences(sequences: list, unroll_step: int, valid_length: Any = None) -> list:
@@ -212,6 +224,11 @@ class RecurrentCell(Block):
             The new state of this RNN after this unrolling.
         """
         self.reset()
+        return self._unroll(length, inputs, begin_state, layout, merge_outputs, valid_length)
+
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
+        """What ``unroll`` does after ``reset()``: step the cell ``length`` times (overridden by
+        the cells that unroll otherwise)."""
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         outputs, all_states = [], []
@@ -273,7 +290,24 @@ class HybridRecurrentCell(RecurrentCell, HybridBlock):
         raise NotImplementedError
 
 
-class _GatedCell(HybridRecurrentCell):
+class _MappedCell(HybridRecurrentCell):
+    """A cell whose step maps the input (i2h) and the first state (h2h) with its four weights
+    (``_maps``: fully connected here, convolutions in ``contrib.rnn``) and combines them
+    (``_step``)."""
+
+    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
+        prefix = f"t{self._counter}_"
+        i2h, h2h = self._maps(F, prefix, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+        return self._step(F, prefix, i2h, h2h, states)
+
+    def _maps(self, F: Any, prefix: str, inputs: Any, states: Any, *weights: Any) -> tuple:
+        raise NotImplementedError
+
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
+        raise NotImplementedError
+
+
+class _GatedCell(_MappedCell):
     """The weights i2h/h2h (``gates * hidden_size`` rows) shared by RNN, LSTM and GRU cells;
     its parameters and defaults are GRUCell's, which has no others."""
 
@@ -295,21 +329,11 @@ class _GatedCell(HybridRecurrentCell):
         self._hidden_size = hidden_size
         self._input_size = input_size
         n = self._num_gates * hidden_size
-        get = self.params.get
-        self.i2h_weight = get(
-            "i2h_weight", shape=(n, input_size), init=i2h_weight_initializer,
-            allow_deferred_init=True,
-        )  # fmt: skip
-        self.h2h_weight = get(
-            "h2h_weight", shape=(n, hidden_size), init=h2h_weight_initializer,
-            allow_deferred_init=True,
-        )  # fmt: skip
-        self.i2h_bias = get(
-            "i2h_bias", shape=(n,), init=i2h_bias_initializer, allow_deferred_init=True
-        )
-        self.h2h_bias = get(
-            "h2h_bias", shape=(n,), init=h2h_bias_initializer, allow_deferred_init=True
-        )
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", (n, input_size), i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", (n, hidden_size), h2h_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (n,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (n,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         return [
@@ -324,8 +348,7 @@ class _GatedCell(HybridRecurrentCell):
         extra = f", {act}" if isinstance(self, RNNCell) else ""
         return f"{type(self).__name__}({mapping}{extra})"
 
-    def _fc(self, F: Any, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b) -> tuple:
-        prefix = f"t{self._counter}_"
+    def _maps(self, F: Any, prefix: str, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b):
         n = self._num_gates * self._hidden_size
         i2h = F.FullyConnected(
             data=inputs, weight=i2h_w, bias=i2h_b, num_hidden=n, name=prefix + "i2h"
@@ -333,7 +356,7 @@ class _GatedCell(HybridRecurrentCell):
         h2h = F.FullyConnected(
             data=states[0], weight=h2h_w, bias=h2h_b, num_hidden=n, name=prefix + "h2h"
         )
-        return prefix, i2h, h2h
+        return i2h, h2h
 
 
 class RNNCell(_GatedCell):
@@ -389,8 +412,7 @@ class RNNCell(_GatedCell):
     def _alias(self) -> str:
         return "rnn"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         total = F.elemwise_add(i2h, h2h, name=prefix + "plus0")
         output = self._get_activation(F, total, self._activation, name=prefix + "out")
         return output, [output]
@@ -455,8 +477,7 @@ class LSTMCell(_GatedCell):
     def _alias(self) -> str:
         return "lstm"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         gates = F.elemwise_add(i2h, h2h, name=prefix + "plus0")
         sliced = F.SliceChannel(gates, num_outputs=4, name=prefix + "slice")
         act, rec = self._activation, self._recurrent_activation
@@ -511,8 +532,7 @@ class GRUCell(_GatedCell):
     def _alias(self) -> str:
         return "gru"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._fc(F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias)
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         prev_h = states[0]
         i2h_r, i2h_z, i2h = F.SliceChannel(i2h, num_outputs=3, name=prefix + "i2h_slice")
         h2h_r, h2h_z, h2h = F.SliceChannel(h2h, num_outputs=3, name=prefix + "h2h_slice")

@@ -3,6 +3,8 @@ residual) and the bidirectional pair. Re-exported by ``rnn_cell``, where MXNet d
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from numbers import Number
 from typing import Any
 
@@ -15,6 +17,7 @@ from .basic_cell import (
     RecurrentCell,
     _cells_begin_state,
     _cells_state_info,
+    _format_like_outputs,
     _format_sequence,
     _get_begin_state,
     _mask_sequence_variable_length,
@@ -25,6 +28,19 @@ __all__ = [
     "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell",
     "ZoneoutCell", "ResidualCell", "BidirectionalCell",
 ]  # fmt: skip
+
+
+def _refuse_bidirectional(cell: Any, modifier: str, what: str) -> None:
+    """Raises if ``cell`` is a BidirectionalCell or a stack with one (a cell that cannot step),
+    which the ``modifier`` cell cannot wrap to apply ``what``."""
+    if isinstance(cell, BidirectionalCell) or (
+        isinstance(cell, (SequentialRNNCell, HybridSequentialRNNCell))
+        and any(isinstance(c, BidirectionalCell) for c in cell._children.values())
+    ):
+        raise ParamError(
+            f"{modifier}: a bidirectional cell cannot take {what}. Please add {modifier} to the "
+            "cells underneath instead."
+        )
 
 
 class _StackMixin:
@@ -65,16 +81,7 @@ class _StackMixin:
             next_states.extend(state)
         return inputs, next_states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
         num_cells = len(self._children)
         begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
@@ -158,22 +165,11 @@ class DropoutCell(HybridRecurrentCell):
             )
         return inputs, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, _, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, tensor_types):
             return self.hybrid_forward(F, inputs, begin_state if begin_state else [])
-        return super().unroll(
-            length, inputs, begin_state=begin_state, layout=layout, merge_outputs=merge_outputs
-        )
+        return super()._unroll(length, inputs, begin_state, layout, merge_outputs, None)
 
 
 class ModifierCell(HybridRecurrentCell):
@@ -199,9 +195,15 @@ class ModifierCell(HybridRecurrentCell):
 
     def begin_state(self, func: Any = symbol.zeros, **kwargs: Any) -> list:
         self._check_not_modified()
+        with self._base() as base:
+            return base.begin_state(func=func, **kwargs)
+
+    @contextmanager
+    def _base(self) -> Iterator[Any]:
+        """The base cell, callable (not marked modified) while in the block."""
         self.base_cell._modified = False
         try:
-            return self.base_cell.begin_state(func=func, **kwargs)
+            yield self.base_cell
         finally:
             self.base_cell._modified = True
 
@@ -228,19 +230,10 @@ class ZoneoutCell(ModifierCell):
     def __init__(
         self, base_cell: Any, zoneout_outputs: float = 0.0, zoneout_states: float = 0.0
     ) -> None:
-        stepped = isinstance(base_cell, BidirectionalCell) or (
-            isinstance(base_cell, (SequentialRNNCell, HybridSequentialRNNCell))
-            and any(isinstance(c, BidirectionalCell) for c in base_cell._children.values())
-        )
-        if stepped:
-            raise ParamError(
-                "ZoneoutCell: a bidirectional cell cannot take zoneout (it cannot be stepped). "
-                "Please add ZoneoutCell to the cells underneath instead."
-            )
-        super().__init__(base_cell)
+        _refuse_bidirectional(base_cell, "ZoneoutCell", "zoneout (it cannot be stepped)")
+        super().__init__(base_cell)  # its reset() clears _prev_output
         self.zoneout_outputs = zoneout_outputs
         self.zoneout_states = zoneout_states
-        self._prev_output = None
 
     def __repr__(self) -> str:
         return (
@@ -286,19 +279,9 @@ class ResidualCell(ModifierCell):
         output, states = self.base_cell(inputs, states)
         return F.elemwise_add(output, inputs, name=f"t{self._counter}_fwd"), states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
-        self.base_cell._modified = False
-        try:
-            outputs, states = self.base_cell.unroll(
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
+        with self._base() as base:
+            outputs, states = base.unroll(
                 length,
                 inputs=inputs,
                 begin_state=begin_state,
@@ -306,15 +289,9 @@ class ResidualCell(ModifierCell):
                 merge_outputs=merge_outputs,
                 valid_length=valid_length,
             )
-        finally:
-            self.base_cell._modified = True
-        if merge_outputs is None:
-            merge_outputs = isinstance(outputs, tensor_types)
-        inputs, axis, F, _ = _format_sequence(length, inputs, layout, merge_outputs)
-        if valid_length is not None:
-            inputs = _mask_sequence_variable_length(
-                F, inputs, length, valid_length, axis, merge_outputs
-            )
+        inputs, merge_outputs, F = _format_like_outputs(
+            outputs, inputs, length, layout, merge_outputs, valid_length
+        )
         if merge_outputs:
             return F.elemwise_add(outputs, inputs), states
         return [F.elemwise_add(i, j) for i, j in zip(outputs, inputs)], states
@@ -351,16 +328,7 @@ class BidirectionalCell(HybridRecurrentCell):
         self._check_not_modified()
         return _cells_begin_state(self._children.values(), **kwargs)
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        self.reset()
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, False)
         reversed_inputs = _reverse_sequences(inputs, length, valid_length)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)

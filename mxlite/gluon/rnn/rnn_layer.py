@@ -21,6 +21,7 @@ from ...base import ParamError
 from ...util import is_np_array
 from ..block import HybridBlock
 from ..parameter import tensor_types
+from ..parameter_dict import _deferred
 from . import rnn_cell
 
 __all__ = ["RNN", "LSTM", "GRU"]
@@ -93,7 +94,7 @@ class _RNNLayer(HybridBlock):
             ni = nr * self._dir
 
     def _register_param(self, name: str, shape: tuple, init: Any, dtype: Any) -> Any:
-        p = self.params.get(name, shape=shape, init=init, allow_deferred_init=True, dtype=dtype)
+        p = _deferred(self.params, name, shape, init, dtype=dtype)
         setattr(self, name, p)
         return p
 

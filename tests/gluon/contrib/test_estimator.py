@@ -75,3 +75,36 @@ def test_argument_checks():
         Estimator(net, gluon.loss.L2Loss(), trainer="sgd", context=mx.cpu())
     with pytest.raises(ValueError, match="Batch Processor"):
         Estimator(net, gluon.loss.L2Loss(), batch_processor=object(), context=mx.cpu())
+
+
+class _CountBatches(event_handler.BatchEnd, event_handler.EpochEnd):
+    """Counts batch ends per epoch and asks to stop after the second batch."""
+
+    def __init__(self):
+        self.per_epoch = [0]
+
+    def batch_end(self, estimator, *args, **kwargs):
+        self.per_epoch[-1] += 1
+        return self.per_epoch[-1] == 2
+
+    def epoch_end(self, estimator, *args, **kwargs):
+        self.per_epoch.append(0)
+        return False
+
+
+def test_a_batch_end_handler_ends_a_training_epoch_but_not_an_evaluation():
+    est, data = _estimator(), _data(16)  # 4 batches an epoch
+    counter = _CountBatches()
+    est.fit(data, epochs=2, event_handlers=[counter])
+    assert counter.per_epoch == [2, 2, 0]
+    counter = _CountBatches()
+    est.evaluate(data, event_handlers=[counter])
+    assert counter.per_epoch == [4, 0]
+
+
+@pytest.mark.parametrize("call", ["fit", "evaluate"])
+def test_data_must_be_a_dataloader(call):
+    est, x = _estimator(), mx.nd.ones((4, 3))
+    where = "gluon.data.dataloader" if call == "fit" else "gluon.data.DataLoader"
+    with pytest.raises(ValueError, match=rf"only support input as Gluon DataLoader\. .* {where}$"):
+        est.fit(x, epochs=1) if call == "fit" else est.evaluate(x)

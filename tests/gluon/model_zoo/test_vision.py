@@ -82,3 +82,33 @@ def test_inception_make_aux_has_mxnets_layers() -> None:
     assert [(k, v.shape) for k, v in net.collect_params().items()] == [
         ("aux_" + k, s) for k, s in want
     ]
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "name"),
+    [
+        ("alexnet", "", "alexnet"),
+        ("get_vgg", "11, batch_norm=True,", "vgg11_bn"),
+        ("get_vgg", "13,", "vgg13"),
+        ("squeezenet1_1", "", "squeezenet1.1"),
+        ("mobilenet0_25", "", "mobilenet0.25"),
+        ("mobilenet_v2_0_5", "", "mobilenetv2_0.5"),
+        ("get_resnet", "2, 18,", "resnet18_v2"),
+        ("densenet121", "", "densenet121"),
+        ("inception_v3", "", "inceptionv3"),
+    ],
+)
+def test_pretrained_loads_mxnets_file_of_that_name_onto_ctx(make, args, name, monkeypatch):
+    from mxlite.gluon import Block
+    from mxlite.gluon.model_zoo import model_store
+
+    loaded = []
+    monkeypatch.setattr(model_store, "get_model_file", lambda n, root=None: f"{root}/{n}")
+    monkeypatch.setattr(Block, "load_parameters", lambda net, f, ctx: loaded.append((f, ctx)))
+    # our own table of calls
+    eval(f"vision.{make}({args} pretrained=True, root='R', ctx=mx.cpu(1))")
+    assert loaded == [(f"R/{name}", mx.cpu(1))]
+    eval(f"vision.{make}({args} pretrained=True)")
+    assert loaded[1:] == [(f"None/{name}", mx.cpu())]
+    eval(f"vision.{make}({args} pretrained=False)")
+    assert len(loaded) == 2

@@ -108,3 +108,31 @@ def test_symbolic_unroll_names():
     out, states = cell.unroll(2, mx.sym.var("data"), merge_outputs=True)
     assert "gru_t1_out_output" in out.get_internals().list_outputs()
     assert out.infer_shape(data=(4, 2, 5))[1] == [(4, 2, 3)]
+
+
+def test_a_cell_that_cannot_step_refuses_zoneout_and_variational_state_dropout():
+    from mxlite.gluon import contrib
+
+    def bidirectional():
+        return rnn.BidirectionalCell(rnn.RNNCell(2), rnn.RNNCell(2))
+
+    stack = rnn.HybridSequentialRNNCell()
+    stack.add(bidirectional())
+    for cell in (bidirectional(), stack):
+        with pytest.raises(
+            mx.base.MXNetError,
+            match=r"^ZoneoutCell: a bidirectional cell cannot take zoneout \(it cannot be "
+            r"stepped\)\. Please add ZoneoutCell to the cells underneath instead\.$",
+        ):
+            rnn.ZoneoutCell(cell, 0.5, 0.5)
+    with pytest.raises(
+        mx.base.MXNetError,
+        match=r"^VariationalDropoutCell: a bidirectional cell cannot take variational state "
+        r"dropout\. Please add VariationalDropoutCell to the cells underneath instead\.$",
+    ):
+        contrib.rnn.VariationalDropoutCell(stack, drop_states=0.5)
+    # without state dropout it needs no stepping
+    assert (
+        contrib.rnn.VariationalDropoutCell(bidirectional(), drop_inputs=0.5).drop_inputs_mask
+        is None
+    )

@@ -9,6 +9,7 @@ from typing import Any
 from ...block import HybridBlock
 from ...nn.activations import Activation
 from ...nn.conv_layers import _check_layout, _infer_weight_shape, _tuple
+from ...parameter_dict import _deferred
 
 __all__ = ["DeformableConvolution", "ModulatedDeformableConvolution"]
 
@@ -123,33 +124,23 @@ class _DeformableBase(HybridBlock):
             dshape[layout.find("N")] = 1
             dshape[layout.find("C")] = in_channels
             offset_shapes = _infer_weight_shape("Convolution", dshape, self._kwargs_offset)
-            self.offset_weight = self.params.get(
-                "offset_weight",
-                shape=offset_shapes[1],
-                init=offset_weight_initializer,
-                allow_deferred_init=True,
+            p = self.params
+            self.offset_weight = _deferred(
+                p, "offset_weight", offset_shapes[1], offset_weight_initializer
             )
             self.offset_bias = None
             if offset_use_bias:
-                self.offset_bias = self.params.get(
-                    "offset_bias",
-                    shape=offset_shapes[2],
-                    init=offset_bias_initializer,
-                    allow_deferred_init=True,
+                self.offset_bias = _deferred(
+                    p, "offset_bias", offset_shapes[2], offset_bias_initializer
                 )
-            self.deformable_conv_weight = self.params.get(
-                "deformable_conv_weight",
-                shape=(channels, in_channels // groups, *kernel),
-                init=weight_initializer,
-                allow_deferred_init=True,
+            wshape = (channels, in_channels // groups, *kernel)
+            self.deformable_conv_weight = _deferred(
+                p, "deformable_conv_weight", wshape, weight_initializer
             )
             self.deformable_conv_bias = None
             if use_bias:
-                self.deformable_conv_bias = self.params.get(
-                    "deformable_conv_bias",
-                    shape=(channels,),
-                    init=bias_initializer,
-                    allow_deferred_init=True,
+                self.deformable_conv_bias = _deferred(
+                    p, "deformable_conv_bias", (channels,), bias_initializer
                 )
             self.act = Activation(activation, prefix=activation + "_") if activation else None
 

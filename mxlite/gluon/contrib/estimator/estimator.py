@@ -35,6 +35,14 @@ from .utils import _check_handler_metric_ref, _check_metrics, _suggest_metric_fo
 __all__ = ["Estimator"]
 
 
+def _require_loader(data: Any, see: str) -> None:
+    if not isinstance(data, DataLoader):
+        raise ValueError(
+            "Estimator only support input as Gluon DataLoader. Alternatively, you can "
+            f"transform your DataIter or any NDArray into Gluon DataLoader. Refer to {see}"
+        )
+
+
 class Estimator:
     """Estimator Class for easy model training
 
@@ -213,24 +221,13 @@ class Estimator:
         event_handlers : EventHandler or list of EventHandler
             List of :py:class:`EventHandlers` to apply during validation.
         """
-        if not isinstance(val_data, DataLoader):
-            raise ValueError(
-                "Estimator only support input as Gluon DataLoader. Alternatively, you can "
-                "transform your DataIter or any NDArray into Gluon DataLoader. Refer to "
-                "gluon.data.DataLoader"
-            )
+        _require_loader(val_data, "gluon.data.DataLoader")
         for m in self.val_metrics:
             m.reset()
         handlers = self._prepare_default_validation_handlers(event_handlers)
         _, epoch_begin, batch_begin, batch_end, epoch_end, _ = self._categorize_handlers(handlers)
-        for h in epoch_begin:
-            h.epoch_begin(self)
-        for batch in val_data:
-            for h in batch_begin:
-                h.batch_begin(self, batch=batch)
-            _, label, pred, loss = self.batch_processor.evaluate_batch(self, batch, batch_axis)
-            for h in batch_end:
-                h.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
+        step = self.batch_processor.evaluate_batch
+        self._epoch(val_data, step, batch_axis, epoch_begin, batch_begin, batch_end, False)
         for h in epoch_end:
             h.epoch_end(self)
 
@@ -261,12 +258,7 @@ class Estimator:
         batch_axis : int, default 0
             Batch axis to split the training data into devices.
         """
-        if not isinstance(train_data, DataLoader):
-            raise ValueError(
-                "Estimator only support input as Gluon DataLoader. Alternatively, you can "
-                "transform your DataIter or any NDArray into Gluon DataLoader. Refer to "
-                "gluon.data.dataloader"
-            )
+        _require_loader(train_data, "gluon.data.dataloader")
         if (not epochs) == (not batches):
             raise ValueError(
                 "Fit only support exactly one type of iteration, train by number of epochs or "
@@ -281,23 +273,29 @@ class Estimator:
         )
         for h in train_begin:
             h.train_begin(self)
+        step = self.batch_processor.fit_batch
         while True:
-            for h in epoch_begin:
-                h.epoch_begin(self)
-            for batch in train_data:
-                for h in batch_begin:
-                    h.batch_begin(self, batch=batch)
-                _, label, pred, loss = self.batch_processor.fit_batch(self, batch, batch_axis)
-                stop = [
-                    h.batch_end(self, batch=batch, pred=pred, label=label, loss=loss)
-                    for h in batch_end
-                ]
-                if any(stop):
-                    break
+            self._epoch(train_data, step, batch_axis, epoch_begin, batch_begin, batch_end, True)
             if any([h.epoch_end(self) for h in epoch_end]):
                 break
         for h in train_end:
             h.train_end(self)
+
+    def _epoch(self, data, step, batch_axis, epoch_begin, batch_begin, batch_end, stoppable):
+        """One pass over ``data``: ``step`` (the batch processor's fit or evaluate) on each
+        batch between the epoch-begin, batch-begin and batch-end handlers; with ``stoppable``,
+        the pass ends at a batch whose batch-end handlers return True."""
+        for h in epoch_begin:
+            h.epoch_begin(self)
+        for batch in data:
+            for h in batch_begin:
+                h.batch_begin(self, batch=batch)
+            _, label, pred, loss = step(self, batch, batch_axis)
+            stop = [
+                h.batch_end(self, batch=batch, pred=pred, label=label, loss=loss) for h in batch_end
+            ]
+            if stoppable and any(stop):
+                return
 
     def _with_defaults(self, event_handlers: Any, defaults: list, known: set) -> list:
         handlers = _check_event_handlers(event_handlers)

@@ -9,7 +9,7 @@ from .... import ndarray
 from ...block import Block, HybridBlock
 from ...nn import Concatenate as _Concatenate
 from ...nn import HybridConcatenate, Identity, SyncBatchNorm
-from ...nn.basic_layers import _embedding_repr, _embedding_weight
+from ...nn.basic_layers import _CONCAT_PARAMS_DOC, _embedding_repr, _embedding_weight
 
 __all__ = [
     "Concurrent", "HybridConcurrent", "Identity", "SparseEmbedding", "SyncBatchNorm",
@@ -19,24 +19,16 @@ __all__ = [
 
 class Concurrent(_Concatenate):
     """Lays `Block` s concurrently: feeds its input to all children blocks and concatenates
-    their outputs on the specified axis.
+    their outputs on the specified axis."""
 
-    Parameters
-    ----------
-    axis : int, default -1
-        The axis on which to concatenate the outputs.
-    """
+    __doc__ += _CONCAT_PARAMS_DOC
 
 
 class HybridConcurrent(HybridConcatenate):
     """Lays `HybridBlock` s concurrently: feeds its input to all children blocks and
-    concatenates their outputs on the specified axis.
+    concatenates their outputs on the specified axis."""
 
-    Parameters
-    ----------
-    axis : int, default -1
-        The axis on which to concatenate the outputs.
-    """
+    __doc__ += _CONCAT_PARAMS_DOC
 
 
 class SparseEmbedding(Block):

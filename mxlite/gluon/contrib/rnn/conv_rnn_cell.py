@@ -9,7 +9,8 @@ from numbers import Number
 from typing import Any
 
 from ....base import ParamError
-from ...rnn.basic_cell import HybridRecurrentCell
+from ...parameter_dict import _deferred
+from ...rnn.basic_cell import _MappedCell
 
 __all__ = [
     "Conv1DRNNCell", "Conv2DRNNCell", "Conv3DRNNCell",
@@ -26,7 +27,7 @@ def _conv_out_size(dims: tuple, kernels: tuple, pads: tuple, dilates: tuple) -> 
     )
 
 
-class _BaseConvRNNCell(HybridRecurrentCell):
+class _BaseConvRNNCell(_MappedCell):
     """Convolutional recurrent cell of ``_dims`` spatial dimensions.
 
     Parameters
@@ -119,14 +120,11 @@ class _BaseConvRNNCell(HybridRecurrentCell):
             i2h_shape = (total, *self._i2h_kernel, in_channels)
             h2h_shape = (total, *self._h2h_kernel, hidden_channels)
             self._state_shape = (*out, hidden_channels)
-
-        def get(name: str, shape: tuple, init: Any) -> Any:
-            return self.params.get(name, shape=shape, init=init, allow_deferred_init=True)
-
-        self.i2h_weight = get("i2h_weight", i2h_shape, i2h_weight_initializer)
-        self.h2h_weight = get("h2h_weight", h2h_shape, h2h_weight_initializer)
-        self.i2h_bias = get("i2h_bias", (total,), i2h_bias_initializer)
-        self.h2h_bias = get("h2h_bias", (total,), h2h_bias_initializer)
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", i2h_shape, i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", h2h_shape, h2h_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (total,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (total,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         info = {"shape": (batch_size, *self._state_shape), "__layout__": self._conv_layout}
@@ -138,8 +136,7 @@ class _BaseConvRNNCell(HybridRecurrentCell):
         mapping = f"{in_channels if in_channels else None} -> {shape[0]}"
         return f"{type(self).__name__}({mapping}, {self._activation}, {self._conv_layout})"
 
-    def _convs(self, F: Any, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b) -> tuple:
-        prefix = f"t{self._counter}_"
+    def _maps(self, F: Any, prefix: str, inputs: Any, states: Any, i2h_w, h2h_w, i2h_b, h2h_b):
         n = self._hidden_channels * self._num_gates
         common = {"num_filter": n, "stride": self._stride, "layout": self._conv_layout}
         i2h = F.Convolution(
@@ -150,17 +147,14 @@ class _BaseConvRNNCell(HybridRecurrentCell):
             data=states[0], kernel=self._h2h_kernel, pad=self._h2h_pad, dilate=self._h2h_dilate,
             weight=h2h_w, bias=h2h_b, name=prefix + "h2h", **common,
         )  # fmt: skip
-        return prefix, i2h, h2h
+        return i2h, h2h
 
 
 class _ConvRNNCell(_BaseConvRNNCell):
     def _alias(self) -> str:
         return "conv_rnn"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._convs(
-            F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias
-        )
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         output = self._get_activation(F, i2h + h2h, self._activation, name=prefix + "out")
         return output, [output]
 
@@ -172,10 +166,7 @@ class _ConvLSTMCell(_BaseConvRNNCell):
     def _alias(self) -> str:
         return "conv_lstm"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._convs(
-            F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias
-        )
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         gates = F.SliceChannel(
             i2h + h2h, num_outputs=4, name=prefix + "slice", axis=self._channel_axis
         )
@@ -198,10 +189,7 @@ class _ConvGRUCell(_BaseConvRNNCell):
     def _alias(self) -> str:
         return "conv_gru"
 
-    def hybrid_forward(self, F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias):
-        prefix, i2h, h2h = self._convs(
-            F, inputs, states, i2h_weight, h2h_weight, i2h_bias, h2h_bias
-        )
+    def _step(self, F: Any, prefix: str, i2h: Any, h2h: Any, states: Any) -> tuple:
         axis = self._channel_axis
         i2h_r, i2h_z, i2h = F.SliceChannel(i2h, num_outputs=3, name=prefix + "i2h_slice", axis=axis)
         h2h_r, h2h_z, h2h = F.SliceChannel(h2h, num_outputs=3, name=prefix + "h2h_slice", axis=axis)

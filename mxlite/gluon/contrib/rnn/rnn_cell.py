@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from ....base import ParamError, _as_list
-from ...parameter import tensor_types
+from ....base import _as_list
+from ...parameter import tensor_types as tensor_types  # MXNet's module has the name
+from ...parameter_dict import _deferred
 from ...rnn.basic_cell import (
     HybridRecurrentCell,
+    _format_like_outputs,
     _format_sequence,
     _get_begin_state,
-    _mask_sequence_variable_length,
 )
-from ...rnn.container_cell import (
-    BidirectionalCell,
-    HybridSequentialRNNCell,
-    ModifierCell,
-    SequentialRNNCell,
-)
+from ...rnn.container_cell import ModifierCell, _refuse_bidirectional
 
 __all__ = ["VariationalDropoutCell", "LSTMPCell"]
 
@@ -28,6 +24,8 @@ class VariationalDropoutCell(ModifierCell):
     same dropout mask at every time step, separate masks for inputs, states and outputs.
 
     The mask is drawn at the first step and kept until ``reset()`` (which ``unroll`` calls).
+    Without state dropout, ``unroll`` runs the input and output dropout once on the whole
+    sequence.
 
     Parameters
     ----------
@@ -49,22 +47,12 @@ class VariationalDropoutCell(ModifierCell):
         drop_states: float = 0.0,
         drop_outputs: float = 0.0,
     ) -> None:
-        bidirectional = isinstance(base_cell, BidirectionalCell) or (
-            isinstance(base_cell, (SequentialRNNCell, HybridSequentialRNNCell))
-            and any(isinstance(c, BidirectionalCell) for c in base_cell._children.values())
-        )
-        if drop_states and bidirectional:
-            raise ParamError(
-                "VariationalDropoutCell: a bidirectional cell cannot take variational state "
-                "dropout. Please add VariationalDropoutCell to the cells underneath instead."
-            )
-        super().__init__(base_cell)
+        if drop_states:
+            _refuse_bidirectional(base_cell, "VariationalDropoutCell", "variational state dropout")
+        super().__init__(base_cell)  # its reset() clears the masks
         self.drop_inputs = drop_inputs
         self.drop_states = drop_states
         self.drop_outputs = drop_outputs
-        self.drop_inputs_mask = None
-        self.drop_states_mask = None
-        self.drop_outputs_mask = None
 
     def _alias(self) -> str:
         return "vardrop"
@@ -95,42 +83,22 @@ class VariationalDropoutCell(ModifierCell):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(p_out = {self.drop_outputs}, p_state = {self.drop_states})"
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: Any = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
-        valid_length: Any = None,
-    ) -> tuple:
-        """Unrolls an RNN cell across time steps (see ``RecurrentCell.unroll``). Without state
-        dropout, the input and output dropout run once on the whole sequence."""
+    def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         if self.drop_states:
-            return super().unroll(
-                length, inputs, begin_state, layout, merge_outputs, valid_length=valid_length
-            )
-        self.reset()
+            return super()._unroll(length, inputs, begin_state, layout, merge_outputs, valid_length)
         inputs, axis, F, batch_size = _format_sequence(length, inputs, layout, True)
         states = _get_begin_state(self, F, begin_state, inputs, batch_size)
         if self.drop_inputs:
             inputs = F.Dropout(inputs, p=self.drop_inputs, axes=(axis,))
-        self.base_cell._modified = False
-        try:
-            outputs, states = self.base_cell.unroll(
+        with self._base() as base:
+            outputs, states = base.unroll(
                 length, inputs, states, layout, merge_outputs=True, valid_length=valid_length
             )
-        finally:
-            self.base_cell._modified = True
         if self.drop_outputs:
             outputs = F.Dropout(outputs, p=self.drop_outputs, axes=(axis,))
-        if merge_outputs is None:
-            merge_outputs = isinstance(outputs, tensor_types)
-        outputs, _, _, _ = _format_sequence(length, outputs, layout, merge_outputs)
-        if valid_length is not None:
-            outputs = _mask_sequence_variable_length(
-                F, outputs, length, valid_length, axis, merge_outputs
-            )
+        outputs, _, _ = _format_like_outputs(
+            outputs, outputs, length, layout, merge_outputs, valid_length
+        )
         return outputs, states
 
 
@@ -184,15 +152,12 @@ class LSTMPCell(HybridRecurrentCell):
         self._input_size = input_size
         self._projection_size = projection_size
         nh, npj = 4 * hidden_size, projection_size
-
-        def get(name: str, shape: tuple, init: Any) -> Any:
-            return self.params.get(name, shape=shape, init=init, allow_deferred_init=True)
-
-        self.i2h_weight = get("i2h_weight", (nh, input_size), i2h_weight_initializer)
-        self.h2h_weight = get("h2h_weight", (nh, npj), h2h_weight_initializer)
-        self.h2r_weight = get("h2r_weight", (npj, hidden_size), h2r_weight_initializer)
-        self.i2h_bias = get("i2h_bias", (nh,), i2h_bias_initializer)
-        self.h2h_bias = get("h2h_bias", (nh,), h2h_bias_initializer)
+        p = self.params
+        self.i2h_weight = _deferred(p, "i2h_weight", (nh, input_size), i2h_weight_initializer)
+        self.h2h_weight = _deferred(p, "h2h_weight", (nh, npj), h2h_weight_initializer)
+        self.h2r_weight = _deferred(p, "h2r_weight", (npj, hidden_size), h2r_weight_initializer)
+        self.i2h_bias = _deferred(p, "i2h_bias", (nh,), i2h_bias_initializer)
+        self.h2h_bias = _deferred(p, "h2h_bias", (nh,), h2h_bias_initializer)
 
     def state_info(self, batch_size: int = 0) -> list:
         return [

@@ -1,10 +1,20 @@
-"""The named constructors of the model zoo (``resnet18_v1``, ``vgg16_bn``, ...): each is its
-family's ``get_*`` with the variant's arguments fixed."""
+"""What the model zoo's families share: the named constructors (``resnet18_v1``,
+``vgg16_bn``, ...), each its family's ``get_*`` with the variant's arguments fixed, and the
+classifier's forward."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+
+from ...block import HybridBlock
+
+
+class _Classifier(HybridBlock):
+    """A network whose ``features`` block feeds its ``output`` block."""
+
+    def hybrid_forward(self, F: Any, x: Any) -> Any:
+        return self.output(self.features(x))
 
 
 def variant(

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ....context import Context
 from ... import nn
-from ...block import HybridBlock
-from ..model_store import load_pretrained
+from ..model_store import with_pretrained
+from ._variant import _Classifier
 
 __all__ = ["AlexNet", "alexnet"]
 
 
-class AlexNet(HybridBlock):
+class AlexNet(_Classifier):
     """AlexNet ("One weird trick for parallelizing convolutional neural networks").
 
     Parameters
@@ -38,16 +36,10 @@ class AlexNet(HybridBlock):
                 f.add(nn.Dense(4096, activation="relu"), nn.Dropout(0.5))
             self.output = nn.Dense(classes)
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 def alexnet(
     pretrained: bool = False, ctx: Context | None = None, root: str | None = None, **kwargs
 ) -> AlexNet:
     """AlexNet; ``pretrained`` loads MXNet's weights from ``root`` (default
     '$MXNET_HOME/models') onto ``ctx``."""
-    net = AlexNet(**kwargs)
-    if pretrained:
-        load_pretrained(net, "alexnet", root, ctx)
-    return net
+    return with_pretrained(AlexNet(**kwargs), pretrained, "alexnet", root, ctx)

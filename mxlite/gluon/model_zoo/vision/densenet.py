@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ....context import Context
 from ... import nn
-from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201"]
 
@@ -43,7 +40,7 @@ def _transition(channels: int) -> nn.HybridSequential:
     return out
 
 
-class DenseNet(HybridBlock):
+class DenseNet(_Classifier):
     """DenseNet ("Densely Connected Convolutional Networks").
 
     Parameters
@@ -83,9 +80,6 @@ class DenseNet(HybridBlock):
             f.add(nn.BatchNorm(), nn.Activation("relu"), nn.AvgPool2D(pool_size=7), nn.Flatten())
             self.output = nn.Dense(classes)
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 densenet_spec = {
     121: (64, 32, [6, 12, 24, 16]),
@@ -106,10 +100,9 @@ def get_densenet(
             f"Invalid number of layers: {num_layers}. Options are {sorted(densenet_spec)}"
         )
     init, growth, config = densenet_spec[num_layers]
-    net = DenseNet(init, growth, config, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"densenet{num_layers}", root, ctx)
-    return net
+    return with_pretrained(
+        DenseNet(init, growth, config, **kwargs), pretrained, f"densenet{num_layers}", root, ctx
+    )
 
 
 densenet121, densenet161, densenet169, densenet201 = (

@@ -7,8 +7,8 @@ from typing import Any
 
 from ....context import Context
 from ... import nn
-from ...block import HybridBlock
-from ..model_store import load_pretrained
+from ..model_store import with_pretrained
+from ._variant import _Classifier
 
 __all__ = ["Inception3", "inception_v3", "make_aux"]
 
@@ -134,7 +134,7 @@ def _make_e(prefix: str) -> nn.HybridConcatenate:
     return out
 
 
-class Inception3(HybridBlock):
+class Inception3(_Classifier):
     """Inception v3 ("Rethinking the Inception Architecture for Computer Vision").
 
     Parameters
@@ -160,16 +160,10 @@ class Inception3(HybridBlock):
             f.add(nn.AvgPool2D(pool_size=8), nn.Dropout(0.5))
             self.output = nn.Dense(classes)
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 def inception_v3(
     pretrained: bool = False, ctx: Context | None = None, root: str | None = None, **kwargs
 ) -> Inception3:
     """Inception v3 (299x299 inputs); ``pretrained`` loads MXNet's weights from ``root``
     (default '$MXNET_HOME/models') onto ``ctx``."""
-    net = Inception3(**kwargs)
-    if pretrained:
-        load_pretrained(net, "inceptionv3", root, ctx)
-    return net
+    return with_pretrained(Inception3(**kwargs), pretrained, "inceptionv3", root, ctx)

@@ -7,8 +7,8 @@ from typing import Any
 from ....context import Context
 from ... import nn
 from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = [
     "MobileNet", "MobileNetV2", "mobilenet1_0", "mobilenet_v2_1_0", "mobilenet0_75",
@@ -71,7 +71,7 @@ class LinearBottleneck(HybridBlock):
         return F.elemwise_add(out, x) if self.use_shortcut else out
 
 
-class MobileNet(HybridBlock):
+class MobileNet(_Classifier):
     """MobileNet ("Efficient Convolutional Neural Networks for Mobile Vision Applications").
 
     Parameters
@@ -98,11 +98,8 @@ class MobileNet(HybridBlock):
                 self.features.add(nn.GlobalAvgPool2D(), nn.Flatten())
             self.output = nn.Dense(classes)
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
 
-
-class MobileNetV2(HybridBlock):
+class MobileNetV2(_Classifier):
     """MobileNetV2 ("Inverted Residuals and Linear Bottlenecks").
 
     Parameters
@@ -142,9 +139,6 @@ class MobileNetV2(HybridBlock):
             with self.output.name_scope():
                 self.output.add(nn.Conv2D(classes, 1, use_bias=False, prefix="pred_"), nn.Flatten())
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 def _suffix(multiplier: float) -> str:
     text = f"{multiplier:.2f}"
@@ -157,10 +151,9 @@ def get_mobilenet(
 ) -> MobileNet:  # fmt: skip
     """MobileNet with width ``multiplier``; ``pretrained`` loads MXNet's weights from ``root``
     (default '$MXNET_HOME/models') onto ``ctx``."""
-    net = MobileNet(multiplier, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"mobilenet{_suffix(multiplier)}", root, ctx)
-    return net
+    return with_pretrained(
+        MobileNet(multiplier, **kwargs), pretrained, f"mobilenet{_suffix(multiplier)}", root, ctx
+    )
 
 
 def get_mobilenet_v2(
@@ -169,10 +162,13 @@ def get_mobilenet_v2(
 ) -> MobileNetV2:  # fmt: skip
     """MobileNetV2 with width ``multiplier``; ``pretrained`` loads MXNet's weights from
     ``root`` (default '$MXNET_HOME/models') onto ``ctx``."""
-    net = MobileNetV2(multiplier, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"mobilenetv2_{_suffix(multiplier)}", root, ctx)
-    return net
+    return with_pretrained(
+        MobileNetV2(multiplier, **kwargs),
+        pretrained,
+        f"mobilenetv2_{_suffix(multiplier)}",
+        root,
+        ctx,
+    )
 
 
 mobilenet1_0, mobilenet0_75, mobilenet0_5, mobilenet0_25 = (

@@ -9,8 +9,8 @@ from typing import Any
 from ....context import Context
 from ... import nn
 from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = [
     "ResNetV1", "ResNetV2", "BasicBlockV1", "BasicBlockV2", "BottleneckV1", "BottleneckV2",
@@ -48,15 +48,23 @@ _BLOCK_PARAMS_DOC = """
     """
 
 
-class BasicBlockV1(HybridBlock):
-    """Two 3x3 convolutions with BatchNorm, plus the shortcut (ResNet V1, 18 and 34 layers)."""
-
-    __doc__ += _BLOCK_PARAMS_DOC
+class _ResidualBlock(HybridBlock):
+    """What the four residual blocks share: MXNet's constructor, which builds the block's layers
+    with ``_layers``."""
 
     def __init__(
         self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
     ) -> None:
         super().__init__(**kwargs)
+        self._layers(channels, stride, downsample, in_channels)
+
+
+class BasicBlockV1(_ResidualBlock):
+    """Two 3x3 convolutions with BatchNorm, plus the shortcut (ResNet V1, 18 and 34 layers)."""
+
+    __doc__ += _BLOCK_PARAMS_DOC
+
+    def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.body = nn.HybridSequential(prefix="")
         self.body.add(_conv3x3(channels, stride, in_channels), nn.BatchNorm())
         self.body.add(nn.Activation("relu"), _conv3x3(channels, 1, channels), nn.BatchNorm())
@@ -67,16 +75,13 @@ class BasicBlockV1(HybridBlock):
         return F.Activation(residual + self.body(x), act_type="relu")
 
 
-class BottleneckV1(HybridBlock):
+class BottleneckV1(_ResidualBlock):
     """1x1, 3x3 and 1x1 convolutions with BatchNorm, plus the shortcut (ResNet V1, 50 layers
     and more). As in MXNet, the two 1x1 convolutions have a bias."""
 
     __doc__ += _BLOCK_PARAMS_DOC
 
-    def __init__(
-        self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
-    ) -> None:
-        super().__init__(**kwargs)
+    def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.body = nn.HybridSequential(prefix="")
         self.body.add(nn.Conv2D(channels // 4, kernel_size=1, strides=stride), nn.BatchNorm())
         self.body.add(nn.Activation("relu"), _conv3x3(channels // 4, 1, channels // 4))
@@ -89,7 +94,7 @@ class BottleneckV1(HybridBlock):
         return F.Activation(self.body(x) + residual, act_type="relu")
 
 
-class _PreActBlock(HybridBlock):
+class _PreActBlock(_ResidualBlock):
     """ResNet V2's blocks: BatchNorm and ReLU before each convolution ``conv1``, ``conv2``, ...
     (``bn1``, ``bn2``, ...), the shortcut taken after the first ReLU."""
 
@@ -119,10 +124,7 @@ class BasicBlockV2(_PreActBlock):
 
     __doc__ += _BLOCK_PARAMS_DOC
 
-    def __init__(
-        self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
-    ) -> None:
-        super().__init__(**kwargs)
+    def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.bn1 = nn.BatchNorm()
         self.conv1 = _conv3x3(channels, stride, in_channels)
         self.bn2 = nn.BatchNorm()
@@ -136,10 +138,7 @@ class BottleneckV2(_PreActBlock):
     __doc__ += _BLOCK_PARAMS_DOC
     _convs = 3
 
-    def __init__(
-        self, channels: int, stride: int, downsample: bool = False, in_channels: int = 0, **kwargs
-    ) -> None:
-        super().__init__(**kwargs)
+    def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.bn1 = nn.BatchNorm()
         self.conv1 = nn.Conv2D(channels // 4, kernel_size=1, strides=1, use_bias=False)
         self.bn2 = nn.BatchNorm()
@@ -160,14 +159,18 @@ def _stage(block: type, layers: int, channels: int, stride: int, index: int, in_
     return stage
 
 
-class _ResNet(HybridBlock):
+class _ResNet(_Classifier):
     """The stem, stages and classifier of ResNet V1 and V2; V2 (``preact``) adds a BatchNorm
     before the stem and BatchNorm, ReLU and Flatten after the last stage."""
 
-    def _build(
-        self, block: type, layers: list, channels: list, classes: int, thumbnail: bool,
-        preact: bool,
+    _preact = False
+
+    def __init__(
+        self, block: type, layers: list, channels: list, classes: int = 1000,
+        thumbnail: bool = False, **kwargs,
     ) -> None:  # fmt: skip
+        super().__init__(**kwargs)
+        preact = self._preact
         if len(layers) != len(channels) - 1:
             raise ValueError(
                 f"ResNetV{2 if preact else 1}: 'channels' must have one entry more than 'layers'."
@@ -192,9 +195,6 @@ class _ResNet(HybridBlock):
                 self.features.add(nn.Flatten())
             self.output = nn.Dense(classes, in_units=channels[-1])
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 _RESNET_PARAMS_DOC = """
 
@@ -218,25 +218,13 @@ class ResNetV1(_ResNet):
 
     __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV1 or BottleneckV1")
 
-    def __init__(
-        self, block: type, layers: list, channels: list, classes: int = 1000,
-        thumbnail: bool = False, **kwargs,
-    ) -> None:  # fmt: skip
-        super().__init__(**kwargs)
-        self._build(block, layers, channels, classes, thumbnail, preact=False)
-
 
 class ResNetV2(_ResNet):
     """ResNet V2 ("Identity Mappings in Deep Residual Networks")."""
 
     __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV2 or BottleneckV2")
 
-    def __init__(
-        self, block: type, layers: list, channels: list, classes: int = 1000,
-        thumbnail: bool = False, **kwargs,
-    ) -> None:  # fmt: skip
-        super().__init__(**kwargs)
-        self._build(block, layers, channels, classes, thumbnail, preact=True)
+    _preact = True
 
 
 # MXNet's tables, under its names (libraries build their variants from them)
@@ -281,10 +269,13 @@ def get_resnet(
         raise ValueError(f"Invalid resnet version: {version}. Options are 1 and 2.")
     kind, layers, channels = resnet_spec[num_layers]
     net_class, blocks = resnet_net_versions[version - 1], resnet_block_versions[version - 1]
-    net = net_class(blocks[kind], layers, channels, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"resnet{num_layers}_v{version}", root, ctx)
-    return net
+    return with_pretrained(
+        net_class(blocks[kind], layers, channels, **kwargs),
+        pretrained,
+        f"resnet{num_layers}_v{version}",
+        root,
+        ctx,
+    )
 
 
 resnet18_v1, resnet34_v1, resnet50_v1, resnet101_v1, resnet152_v1 = (

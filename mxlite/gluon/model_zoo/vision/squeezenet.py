@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from ....context import Context
 from ... import nn
-from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1", "get_squeezenet"]
 
@@ -32,7 +29,7 @@ def _pool() -> nn.MaxPool2D:
     return nn.MaxPool2D(pool_size=3, strides=2, ceil_mode=True)
 
 
-class SqueezeNet(HybridBlock):
+class SqueezeNet(_Classifier):
     """SqueezeNet ("AlexNet-level accuracy with 50x fewer parameters").
 
     Parameters
@@ -65,9 +62,6 @@ class SqueezeNet(HybridBlock):
             self.output.add(nn.Conv2D(classes, kernel_size=1), nn.Activation("relu"))
             self.output.add(nn.AvgPool2D(13), nn.Flatten())
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 def get_squeezenet(
     version: str, pretrained: bool = False, ctx: Context | None = None, root: str | None = None,
@@ -75,10 +69,9 @@ def get_squeezenet(
 ) -> SqueezeNet:  # fmt: skip
     """SqueezeNet ``version`` ('1.0' or '1.1'); ``pretrained`` loads MXNet's weights from
     ``root`` (default '$MXNET_HOME/models') onto ``ctx``."""
-    net = SqueezeNet(version, **kwargs)
-    if pretrained:
-        load_pretrained(net, f"squeezenet{version}", root, ctx)
-    return net
+    return with_pretrained(
+        SqueezeNet(version, **kwargs), pretrained, f"squeezenet{version}", root, ctx
+    )
 
 
 squeezenet1_0, squeezenet1_1 = (

@@ -3,14 +3,11 @@ as MXNet 1.9.1's."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from ....context import Context
 from ....initializer import Xavier
 from ... import nn
-from ...block import HybridBlock
-from ..model_store import load_pretrained
-from ._variant import variant
+from ..model_store import with_pretrained
+from ._variant import _Classifier, variant
 
 __all__ = [
     "VGG", "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn", "vgg16_bn", "vgg19_bn",
@@ -18,7 +15,7 @@ __all__ = [
 ]  # fmt: skip
 
 
-class VGG(HybridBlock):
+class VGG(_Classifier):
     """VGG ("Very Deep Convolutional Networks for Large-Scale Image Recognition").
 
     Parameters
@@ -70,9 +67,6 @@ class VGG(HybridBlock):
                 self.features.add(nn.Dropout(rate=0.5))
             self.output = nn.Dense(classes, weight_initializer="normal", bias_initializer="zeros")
 
-    def hybrid_forward(self, F: Any, x: Any) -> Any:
-        return self.output(self.features(x))
-
 
 vgg_spec = {
     11: ([1, 1, 2, 2, 2], [64, 128, 256, 512, 512]),
@@ -91,11 +85,8 @@ def get_vgg(
     if num_layers not in vgg_spec:
         raise ValueError(f"Invalid number of layers: {num_layers}. Options are {sorted(vgg_spec)}")
     layers, filters = vgg_spec[num_layers]
-    net = VGG(layers, filters, **kwargs)
-    if pretrained:
-        suffix = "_bn" if kwargs.get("batch_norm") else ""
-        load_pretrained(net, f"vgg{num_layers}{suffix}", root, ctx)
-    return net
+    name = f"vgg{num_layers}{'_bn' if kwargs.get('batch_norm') else ''}"
+    return with_pretrained(VGG(layers, filters, **kwargs), pretrained, name, root, ctx)
 
 
 vgg11, vgg13, vgg16, vgg19 = (variant(get_vgg, f"vgg{n}", f"VGG-{n}", n) for n in (11, 13, 16, 19))
