@@ -30,7 +30,7 @@ import numpy as np
 from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
-from .registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from .registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
 
 _NULL, _ADD = OpReq.NULL, OpReq.ADD  # quicker than OpReq.X (req.py)
@@ -73,9 +73,7 @@ def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
 
 
 class _SimpleOperator(Operator):
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         r = req[0]
         if r == _NULL:
             return
@@ -84,16 +82,7 @@ class _SimpleOperator(Operator):
         value = self.prop.fwd(self.xp, *in_data, env, None if r == _ADD else out)
         assign(out, r, value)
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         prop, xp = self.prop, self.xp
         env = Env(prop.param, op_ctx.requested, op_ctx.is_train)
         needs = prop.grad_needs

@@ -37,7 +37,7 @@ import numpy as np
 from ...base import DTypeError, MXNetError, Shape, ShapeError
 from ...util import is_np_shape
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, dtype_assign, register
+from ..registry import Operator, OperatorProperty, OpTest, dtype_assign, register
 from ..req import OpReq, assign
 
 try:
@@ -204,23 +204,12 @@ class _LaOperator(Operator):
                 f"{self.prop.op_name}: argument 'A': {exc} (LAPACK failed on the input matrix)."
             ) from None
 
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if any(r != OpReq.NULL for r in req):
             for o, r, v in zip(out_data, req, self._run(self.prop.compute, *in_data)):
                 assign(o, r, v)
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if any(r != OpReq.NULL for r in req):
             grads = self._run(self.prop.gradient, out_grad, in_data, out_data)
             for g, r, v in zip(in_grad, req, grads):
