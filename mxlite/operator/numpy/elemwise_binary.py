@@ -16,14 +16,10 @@ import numpy as np
 
 from ..registry import OpTest
 from ..simple_op import GradNeeds, simple_op
-from ..tensor.elemwise_binary import ScalarParam, broadcast_shape
+from ..tensor.elemwise_binary import ScalarParam, broadcast_op
 from .dtypes import BOOL, binary_result, scalar_result, true_divide_result
 
 _G = GradNeeds
-
-
-def _bshape(name: str):
-    return lambda a, b, p: broadcast_shape(name, a, b)
 
 
 def _out_ok(out: Any, *xs: Any) -> bool:
@@ -140,13 +136,11 @@ _BINARY = [
 ]
 
 for _name, _fwd, _grad, _needs, _rule in _BINARY:
-    simple_op(
+    broadcast_op(
         f"_npi_{_name}",
         forward=_fwd,
         gradient=_grad,
         grad_needs=_needs,
-        arity=2,
-        shape=_bshape(f"_npi_{_name}"),
         dtype=(lambda r: lambda a, b, p: r(a, b))(_rule),
         test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, low=0.5, high=2.0),
         doc=f"NumPy's {_name} of two arrays, with broadcasting and mixed dtypes.",
@@ -186,12 +180,10 @@ _NO_GRADIENT = (
 
 for _names, _dtype, _dtypes, _what in _NO_GRADIENT:
     for _name in _names.split():
-        simple_op(
+        broadcast_op(
             f"_npi_{_name}",
             forward=_compare(_name),
             gradient=_zero2,
-            arity=2,
-            shape=_bshape(f"_npi_{_name}"),
             dtype=_dtype,
             test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, dtypes=_dtypes, grad=False),
             doc=f"NumPy's {_name} of {_what}.",
