@@ -217,11 +217,21 @@ class _LaOperator(Operator):
                     assign(g, r, v)
 
 
+class _SquareOp(_LaProp):
+    """A function of square matrices whose result has their shape and may overwrite them."""
+
+    inplace = ((0, 0),)
+
+    def shapes(self, a: Shape) -> list[Shape]:
+        _square(self, "A", a)
+        return [tuple(a)]
+
+
 # ---- factorizations -------------------------------------------------------------------------
 
 
 @register("_linalg_potrf", aliases=("linalg_potrf",))
-class PotrfProp(_LaProp):
+class PotrfProp(_SquareOp):
     """Cholesky factorization of symmetric positive-definite matrices: ``B`` triangular with
     positive diagonal and ``A = B * B^T`` (``lower``) or ``A = B^T * B``; only that triangle of
     ``A`` is read."""
@@ -230,12 +240,7 @@ class PotrfProp(_LaProp):
 
     param_class = LaCholeskyParam
     grad_reads = "out"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 1, 1)}, low=0.5, high=2.0)
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         chol = xp.linalg.cholesky(_sym_from(xp, a, self.param.lower))
@@ -251,7 +256,7 @@ class PotrfProp(_LaProp):
 
 
 @register("_linalg_potri", aliases=("linalg_potri",))
-class PotriProp(_LaProp):
+class PotriProp(_SquareOp):
     """Inverse from a Cholesky factor: ``out = A^-T * A^-1`` (``lower``) or ``A^-1 * A^-T``,
     i.e. the inverse of the matrix whose ``potrf`` factor is ``A``."""
 
@@ -259,12 +264,7 @@ class PotriProp(_LaProp):
 
     param_class = LaCholeskyParam
     grad_reads = "inout"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 3, 3)}, low=0.5, high=2.0)
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -363,18 +363,13 @@ class SyevdProp(_LaProp):
 
 
 @register("_linalg_inverse", aliases=("linalg_inverse", "_npi_inv"))
-class InverseProp(_LaProp):
+class InverseProp(_SquareOp):
     """Inverse of square matrices."""
 
     lists_input_names = True
 
     grad_reads = "out"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 3, 3)})
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         return (xp.linalg.inv(a),)
