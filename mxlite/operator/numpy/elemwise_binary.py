@@ -298,14 +298,7 @@ _SCALAR = [
 
 
 def _scalar_op(
-    name: str,
-    fn: Any,
-    grad: Any,
-    needs: GradNeeds,
-    doc: str,
-    floating: bool = False,
-    low: float = 0.5,
-    high: float = 2.0,
+    name: str, fn: Any, grad: Any, needs: GradNeeds, doc: str, floating: bool, test_range: tuple
 ) -> None:
     """Register ``_npi_<name>_scalar``; ``floating``: computed in floating point, integer
     arrays giving float32 (true division, arctan2), never in place."""
@@ -317,13 +310,15 @@ def _scalar_op(
         param_class=ScalarParam,
         dtype=_scalar_div_dtype if floating else _scalar_dtype,
         forward_inplace=not floating and needs is _G.OUT_GRAD,
-        test=OpTest(params={"scalar": 1.5, "is_int": False}, low=low, high=high),
+        test=OpTest(params={"scalar": 1.5, "is_int": False}, low=test_range[0], high=test_range[1]),
         doc=doc,
     )
 
 
 for _name, _fn, _grad, _needs in _SCALAR:
-    _scalar_op(_name, _fn, _grad, _needs, f"NumPy's {_name} of an array and a scalar.")
+    _scalar_op(
+        _name, _fn, _grad, _needs, f"NumPy's {_name} of an array and a scalar.", False, (0.5, 2.0)
+    )
 
 # computed in floating point, integer arrays giving float32: name, forward on (xp, array,
 # scalar), gradient, what it reads, input range for the tests, what it is
@@ -362,8 +357,8 @@ _SCALAR_FLOAT = [
     ),
 ]
 
-for _name, _fn, _grad, _needs, (_lo, _hi), _what in _SCALAR_FLOAT:
-    _scalar_op(_name, _fn, _grad, _needs, f"NumPy's {_what}.", True, _lo, _hi)
+for _name, _fn, _grad, _needs, _range, _what in _SCALAR_FLOAT:
+    _scalar_op(_name, _fn, _grad, _needs, f"NumPy's {_what}.", True, _range)
 
 
 def _compare_scalar(fn_name: str):
