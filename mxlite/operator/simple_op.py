@@ -35,7 +35,7 @@ from .req import OpReq, assign
 
 _NULL, _ADD = OpReq.NULL, OpReq.ADD  # quicker than OpReq.X (req.py)
 
-__all__ = ["GradNeeds", "Env", "simple_op", "unbroadcast"]
+__all__ = ["GradNeeds", "Env", "identity_op", "simple_op", "unbroadcast"]
 
 
 class GradNeeds(Enum):
@@ -280,3 +280,27 @@ def simple_op(
         body[key] = value
     cls = type(f"{name}_prop", (base,), body)
     return register(name, aliases)(cls)
+
+
+def _input(xp: Any, x: Any, env: Any, out: Any) -> Any:
+    return x
+
+
+def _out_grad(xp: Any, g: Any, env: Any) -> Any:
+    return g
+
+
+def identity_op(
+    name: str, gradient: Callable[..., Any] = _out_grad, **kwargs: Any
+) -> type[OperatorProperty]:
+    """Register ``name`` as a SimpleOp whose output is its input, written in place where the
+    planner allows, with ``gradient`` (by default ``out_grad`` itself) in place too; ``kwargs``
+    as :func:`simple_op`'s."""
+    return simple_op(
+        name,
+        forward=_input,
+        gradient=gradient,
+        forward_inplace=True,
+        gradient_inplace=True,
+        **kwargs,
+    )
