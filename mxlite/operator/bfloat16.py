@@ -140,16 +140,7 @@ class Float32Kernel:
         _round_into(aux, aux32, None)
         self._write_back(in_data, ins)
 
-    def backward(
-        self,
-        op_ctx: Any,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         og = [_widen(g) for g in out_grad]
         ind = [_widen(x) for x in in_data]
         outd = [_widen(y) for y in out_data]

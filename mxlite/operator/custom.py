@@ -23,7 +23,7 @@ from ..base import MXNetError
 from ..context import Context
 from .modes import STATE
 from .param import Param, field
-from .registry import OperatorProperty
+from .registry import DefaultSignature, OperatorProperty
 from .registry import register as register_op
 
 __all__ = ["CustomOp", "CustomOpProp", "register", "get_registered"]
@@ -90,7 +90,7 @@ class CustomOp:
             )
 
 
-class CustomOpProp:
+class CustomOpProp(DefaultSignature):
     """Base class of a custom operator's description (MXNet's ``CustomOpProp``).
 
     Parameters
@@ -118,15 +118,6 @@ class CustomOpProp:
             ["default"] * len(self.list_outputs()),
             ["default"] * len(self.list_auxiliary_states()),
         )
-
-    def list_outputs(self) -> list[str]:
-        return ["output"]
-
-    def list_arguments(self) -> list[str]:
-        return ["data"]
-
-    def list_auxiliary_states(self) -> list[str]:
-        return []
 
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list) -> list:
         deps = list(out_grad) if self.need_top_grad_ else []

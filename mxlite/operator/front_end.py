@@ -100,30 +100,64 @@ def replace_function(module: ModuleType, name: str, wrap: Callable[[Any], Any]) 
     _put(module, name, wrap(getattr(module, name)))
 
 
-def _place(
-    kind: FrontEnd,
-    reg_name: str,
-    root: ModuleType,
-    submodules: dict[str, ModuleType],
-    prefixes: tuple[tuple[str, str], ...],
-) -> None:
-    cls = registry.get(reg_name)
-    internal, op = submodules["_internal"], submodules.get("op")
-    # the full name stays the function's name: a symbol's default node name comes from it
-    fn = make_function(kind, cls, reg_name, reg_name)
-    for prefix, mod in prefixes:
-        if reg_name.startswith(prefix):
-            short, target = reg_name[len(prefix) :], submodules[mod]
-            if short not in target.__dict__:
-                _put(target, short, make_function(kind, cls, reg_name, short))
+@dataclass(frozen=True)
+class _Namespace:
+    """What :func:`populate` fills: the root module and its submodules (``_internal``, ``op``,
+    one per prefix), with the front end, the prefixes and the names it takes."""
+
+    kind: FrontEnd
+    root: ModuleType
+    submodules: dict[str, ModuleType]
+    prefixes: tuple[tuple[str, str], ...]
+    include: Callable[[str], bool] | None
+
+    def place(self, reg_name: str) -> None:
+        kind, submodules = self.kind, self.submodules
+        cls = registry.get(reg_name)
+        internal, op = submodules["_internal"], submodules.get("op")
+        # the full name stays the function's name: a symbol's default node name comes from it
+        fn = make_function(kind, cls, reg_name, reg_name)
+        for prefix, mod in self.prefixes:
+            if reg_name.startswith(prefix):
+                short, target = reg_name[len(prefix) :], submodules[mod]
+                if short not in target.__dict__:
+                    _put(target, short, make_function(kind, cls, reg_name, short))
+                _put(internal, reg_name, fn)
+                return
+        if reg_name.startswith("_"):
             _put(internal, reg_name, fn)
             return
-    if reg_name.startswith("_"):
-        _put(internal, reg_name, fn)
-        return
-    if op is not None:
-        _put(op, reg_name, fn)
-    _put(root, reg_name, fn, replace=False)
+        if op is not None:
+            _put(op, reg_name, fn)
+        _put(self.root, reg_name, fn, replace=False)
+
+    def late_lookup(self, mod_name: str) -> Any:
+        """The ``__getattr__`` of submodule ``mod_name`` ("" for the root): it places an
+        operator registered after :func:`populate` on first access."""
+        prefix = {mod: p for p, mod in self.prefixes}.get(mod_name, "")
+        module = self.submodules.get(mod_name, self.root)
+        # the module's own __getattr__ (names MXNet has there that mxlite lacks) answers the rest
+        own = module.__dict__.get("__getattr__")
+        include = self.include
+
+        def __getattr__(attr: str) -> Any:
+            name = prefix + attr
+            if mod_name == "_internal" and registry.find(name) is None:
+                name = attr  # _internal holds the full names beside the short ones
+            if (
+                attr.startswith("__")
+                or registry.find(name) is None
+                or (include is not None and not include(name))
+            ):
+                if own is not None and not attr.startswith("__"):
+                    return own(attr)
+                raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+            self.place(name)
+            if attr not in module.__dict__:  # e.g. an internal name asked of the root module
+                raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
+            return module.__dict__[attr]
+
+        return __getattr__
 
 
 def populate(
@@ -137,42 +171,9 @@ def populate(
     ``include`` accepts, if given) into ``root`` and its ``submodules`` (which hold
     ``_internal``, ``op`` and one per prefix); operators registered later are placed on first
     attribute access."""
+    namespace = _Namespace(kind, root, submodules, prefixes, include)
     for reg_name in registry.all_ops():
         if include is None or include(reg_name):
-            _place(kind, reg_name, root, submodules, prefixes)
+            namespace.place(reg_name)
     for mod_name, module in [("", root), *submodules.items()]:
-        lookup = _late_lookup(kind, mod_name, root, submodules, prefixes, include)
-        module.__getattr__ = lookup  # type: ignore[attr-defined]
-
-
-def _late_lookup(
-    kind: FrontEnd,
-    mod_name: str,
-    root: ModuleType,
-    submodules: dict[str, ModuleType],
-    prefixes: tuple[tuple[str, str], ...],
-    include: Callable[[str], bool] | None,
-) -> Any:
-    prefix = {mod: p for p, mod in prefixes}.get(mod_name, "")
-    module = submodules.get(mod_name, root)
-    # the module's own __getattr__ (names MXNet has there that mxlite lacks) answers the rest
-    own = module.__dict__.get("__getattr__")
-
-    def __getattr__(attr: str) -> Any:
-        name = prefix + attr
-        if mod_name == "_internal" and registry.find(name) is None:
-            name = attr  # _internal holds the full names beside the short ones
-        if (
-            attr.startswith("__")
-            or registry.find(name) is None
-            or (include is not None and not include(name))
-        ):
-            if own is not None and not attr.startswith("__"):
-                return own(attr)
-            raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
-        _place(kind, name, root, submodules, prefixes)
-        if attr not in module.__dict__:  # e.g. an internal name asked of the root module
-            raise AttributeError(f"module {module.__name__!r} has no attribute {attr!r}")
-        return module.__dict__[attr]
-
-    return __getattr__
+        module.__getattr__ = namespace.late_lookup(mod_name)  # type: ignore[attr-defined]

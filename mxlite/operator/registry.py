@@ -176,7 +176,21 @@ class Operator:
         raise NotImplementedError
 
 
-class OperatorProperty(QuantizationFacts, SparseStorageFacts, FrontEndFacts):
+class DefaultSignature:
+    """MXNet's default inputs and outputs of an operator, custom ones too: one argument
+    ``data``, one output ``output``, no auxiliary states."""
+
+    def list_arguments(self) -> list[str]:
+        return ["data"]
+
+    def list_outputs(self) -> list[str]:
+        return ["output"]
+
+    def list_auxiliary_states(self) -> list[str]:
+        return []
+
+
+class OperatorProperty(DefaultSignature, QuantizationFacts, SparseStorageFacts, FrontEndFacts):
     """The semantics of one operator (MXNet's ``OperatorProperty``); see the module note.
 
     Subclasses set ``param_class`` (a Param subclass, or None for no parameters) and override
@@ -307,15 +321,6 @@ class OperatorProperty(QuantizationFacts, SparseStorageFacts, FrontEndFacts):
         return {} if self.param is None else self.param.to_attrs()
 
     # ---- description ---------------------------------------------------------------------
-
-    def list_arguments(self) -> list[str]:
-        return ["data"]
-
-    def list_outputs(self) -> list[str]:
-        return ["output"]
-
-    def list_auxiliary_states(self) -> list[str]:
-        return []
 
     def num_outputs(self) -> int:
         return len(self.list_outputs())

@@ -30,12 +30,12 @@ import numpy as np
 from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
-from .registry import OpContext, Operator, OperatorProperty, OpTest, register, shape_assign
+from .registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
 
 _NULL, _ADD = OpReq.NULL, OpReq.ADD  # quicker than OpReq.X (req.py)
 
-__all__ = ["GradNeeds", "Env", "simple_op", "unbroadcast"]
+__all__ = ["GradNeeds", "Env", "identity_op", "simple_op", "unbroadcast"]
 
 
 class GradNeeds(Enum):
@@ -73,9 +73,7 @@ def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
 
 
 class _SimpleOperator(Operator):
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         r = req[0]
         if r == _NULL:
             return
@@ -84,16 +82,7 @@ class _SimpleOperator(Operator):
         value = self.prop.fwd(self.xp, *in_data, env, None if r == _ADD else out)
         assign(out, r, value)
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         prop, xp = self.prop, self.xp
         env = Env(prop.param, op_ctx.requested, op_ctx.is_train)
         needs = prop.grad_needs
@@ -291,3 +280,27 @@ def simple_op(
         body[key] = value
     cls = type(f"{name}_prop", (base,), body)
     return register(name, aliases)(cls)
+
+
+def _input(xp: Any, x: Any, env: Any, out: Any) -> Any:
+    return x
+
+
+def _out_grad(xp: Any, g: Any, env: Any) -> Any:
+    return g
+
+
+def identity_op(
+    name: str, gradient: Callable[..., Any] = _out_grad, **kwargs: Any
+) -> type[OperatorProperty]:
+    """Register ``name`` as a SimpleOp whose output is its input, written in place where the
+    planner allows, with ``gradient`` (by default ``out_grad`` itself) in place too; ``kwargs``
+    as :func:`simple_op`'s."""
+    return simple_op(
+        name,
+        forward=_input,
+        gradient=gradient,
+        forward_inplace=True,
+        gradient_inplace=True,
+        **kwargs,
+    )

@@ -277,16 +277,7 @@ class _ConvolutionOp(Operator):
                 y = y + residual
             assign(out, req[0], cu.to_channels_last(xp.maximum(y, 0) if relu else y, g))
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         xp, g = self.xp, self.geom
         cu.check_dtype(self.op_name, xp, in_data[0].dtype)
         dy = cu.to_channels_first(out_grad[0], g)

@@ -216,16 +216,7 @@ class _DeconvolutionOp(Operator):
             y = y + in_data[2].reshape((1, -1) + (1,) * g.nd)
         assign(out_data[0], req[0], cu.to_channels_last(y, g))
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         xp, prop = self.xp, self.prop
         cu.check_dtype(prop.op_name, xp, in_data[0].dtype)
         dy = cu.to_channels_first(out_grad[0], prop.geom)

@@ -154,16 +154,7 @@ class _FullyConnectedOp(Operator):
         if not direct:
             assign(out, req[0], y.reshape(out.shape))
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         xp = self.xp
         cu.check_dtype(self.op_name, xp, in_data[0].dtype)
         x = self._matrix(in_data[0])

@@ -16,14 +16,10 @@ import numpy as np
 
 from ..registry import OpTest
 from ..simple_op import GradNeeds, simple_op
-from ..tensor.elemwise_binary import ScalarParam, broadcast_shape
+from ..tensor.elemwise_binary import ScalarParam, broadcast_op
 from .dtypes import BOOL, binary_result, scalar_result, true_divide_result
 
 _G = GradNeeds
-
-
-def _bshape(name: str):
-    return lambda a, b, p: broadcast_shape(name, a, b)
 
 
 def _out_ok(out: Any, *xs: Any) -> bool:
@@ -140,13 +136,11 @@ _BINARY = [
 ]
 
 for _name, _fwd, _grad, _needs, _rule in _BINARY:
-    simple_op(
+    broadcast_op(
         f"_npi_{_name}",
         forward=_fwd,
         gradient=_grad,
         grad_needs=_needs,
-        arity=2,
-        shape=_bshape(f"_npi_{_name}"),
         dtype=(lambda r: lambda a, b, p: r(a, b))(_rule),
         test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, low=0.5, high=2.0),
         doc=f"NumPy's {_name} of two arrays, with broadcasting and mixed dtypes.",
@@ -167,39 +161,33 @@ def _bool_out(a: Any, b: Any, p: Any) -> Any:
     return BOOL
 
 
-for _name in (
-    "equal",
-    "not_equal",
-    "greater",
-    "greater_equal",
-    "less",
-    "less_equal",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-):
-    simple_op(
-        f"_npi_{_name}",
-        forward=_compare(_name),
-        gradient=_zero2,
-        arity=2,
-        shape=_bshape(f"_npi_{_name}"),
-        dtype=_bool_out,
-        test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, grad=False),
-        doc=f"NumPy's {_name} of two arrays, with broadcasting: a bool array.",
-    )
+# no gradient (zeros): comparisons and logical operators give bool, the bitwise ones and lcm
+# the operands' integer dtype. Names, dtype rule, dtypes the tests use, what it takes and gives
+_NO_GRADIENT = (
+    (
+        "equal not_equal greater greater_equal less less_equal logical_and logical_or logical_xor",
+        _bool_out,
+        ("float32", "float64"),
+        "two arrays, with broadcasting: a bool array",
+    ),
+    (
+        "bitwise_and bitwise_or bitwise_xor lcm",
+        lambda a, b, p: binary_result(a, b),
+        ("int32",),
+        "two integer or bool arrays, with broadcasting",
+    ),
+)
 
-for _name in ("bitwise_and", "bitwise_or", "bitwise_xor", "lcm"):
-    simple_op(
-        f"_npi_{_name}",
-        forward=_compare(_name),
-        gradient=_zero2,
-        arity=2,
-        shape=_bshape(f"_npi_{_name}"),
-        dtype=lambda a, b, p: binary_result(a, b),
-        test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, dtypes=("int32",), grad=False),
-        doc=f"NumPy's {_name} of two integer or bool arrays, with broadcasting.",
-    )
+for _names, _dtype, _dtypes, _what in _NO_GRADIENT:
+    for _name in _names.split():
+        broadcast_op(
+            f"_npi_{_name}",
+            forward=_compare(_name),
+            gradient=_zero2,
+            dtype=_dtype,
+            test=OpTest(shapes={"lhs": (2, 3), "rhs": (1, 3)}, dtypes=_dtypes, grad=False),
+            doc=f"NumPy's {_name} of {_what}.",
+        )
 
 
 # ---- array and scalar -----------------------------------------------------------------------
@@ -308,58 +296,69 @@ _SCALAR = [
     ("rfloor_divide", lambda xp, a, s: xp.floor_divide(s, a), lambda xp, g, e: g * 0, _G.OUT_GRAD),
 ]
 
-for _name, _fn, _grad, _needs in _SCALAR:
+
+def _scalar_op(
+    name: str, fn: Any, grad: Any, needs: GradNeeds, doc: str, floating: bool, test_range: tuple
+) -> None:
+    """Register ``_npi_<name>_scalar``; ``floating``: computed in floating point, integer
+    arrays giving float32 (true division, arctan2), never in place."""
     simple_op(
-        f"_npi_{_name}_scalar",
-        forward=_scalar_fwd(_fn),
-        gradient=_grad,
-        grad_needs=_needs,
+        f"_npi_{name}_scalar",
+        forward=(_div_fwd if floating else _scalar_fwd)(fn),
+        gradient=grad,
+        grad_needs=needs,
         param_class=ScalarParam,
-        dtype=_scalar_dtype,
-        forward_inplace=_needs is _G.OUT_GRAD,
-        test=OpTest(params={"scalar": 1.5, "is_int": False}, low=0.5, high=2.0),
-        doc=f"NumPy's {_name} of an array and a scalar.",
+        dtype=_scalar_div_dtype if floating else _scalar_dtype,
+        forward_inplace=not floating and needs is _G.OUT_GRAD,
+        test=OpTest(params={"scalar": 1.5, "is_int": False}, low=test_range[0], high=test_range[1]),
+        doc=doc,
     )
 
-simple_op(
-    "_npi_true_divide_scalar",
-    forward=_div_fwd(lambda xp, a, s: a / s),
-    gradient=lambda xp, g, e: g / g.dtype.type(e.scalar),
-    param_class=ScalarParam,
-    dtype=_scalar_div_dtype,
-    test=OpTest(params={"scalar": 1.5, "is_int": False}, low=0.5, high=2.0),
-    doc="NumPy's true division of an array by a scalar (integers give float32).",
-)
-simple_op(
-    "_npi_rtrue_divide_scalar",
-    forward=_div_fwd(lambda xp, a, s: s / a),
-    gradient=lambda xp, g, x, e: -g * e.scalar / (_fx(g, x) * _fx(g, x)),
-    grad_needs=_G.INPUT,
-    param_class=ScalarParam,
-    dtype=_scalar_div_dtype,
-    test=OpTest(params={"scalar": 1.5, "is_int": False}, low=0.5, high=2.0),
-    doc="NumPy's true division of a scalar by an array (integers give float32).",
-)
-simple_op(
-    "_npi_arctan2_scalar",
-    forward=_div_fwd(lambda xp, a, s: xp.arctan2(a, s)),
-    gradient=lambda xp, g, x, e: g * e.scalar / (_fx(g, x) ** 2 + e.scalar**2),
-    grad_needs=_G.INPUT,
-    param_class=ScalarParam,
-    dtype=_scalar_div_dtype,
-    test=OpTest(params={"scalar": 1.5, "is_int": False}),
-    doc="NumPy's arctan2 of an array and a scalar.",
-)
-simple_op(
-    "_npi_rarctan2_scalar",
-    forward=_div_fwd(lambda xp, a, s: xp.arctan2(s, a)),
-    gradient=lambda xp, g, x, e: -g * e.scalar / (_fx(g, x) ** 2 + e.scalar**2),
-    grad_needs=_G.INPUT,
-    param_class=ScalarParam,
-    dtype=_scalar_div_dtype,
-    test=OpTest(params={"scalar": 1.5, "is_int": False}),
-    doc="NumPy's arctan2 of a scalar and an array.",
-)
+
+for _name, _fn, _grad, _needs in _SCALAR:
+    _scalar_op(
+        _name, _fn, _grad, _needs, f"NumPy's {_name} of an array and a scalar.", False, (0.5, 2.0)
+    )
+
+# computed in floating point, integer arrays giving float32: name, forward on (xp, array,
+# scalar), gradient, what it reads, input range for the tests, what it is
+_SCALAR_FLOAT = [
+    (
+        "true_divide",
+        lambda xp, a, s: a / s,
+        lambda xp, g, e: g / g.dtype.type(e.scalar),
+        _G.OUT_GRAD,
+        (0.5, 2.0),
+        "true division of an array by a scalar (integers give float32)",
+    ),
+    (
+        "rtrue_divide",
+        lambda xp, a, s: s / a,
+        lambda xp, g, x, e: -g * e.scalar / (_fx(g, x) * _fx(g, x)),
+        _G.INPUT,
+        (0.5, 2.0),
+        "true division of a scalar by an array (integers give float32)",
+    ),
+    (
+        "arctan2",
+        lambda xp, a, s: xp.arctan2(a, s),
+        lambda xp, g, x, e: g * e.scalar / (_fx(g, x) ** 2 + e.scalar**2),
+        _G.INPUT,
+        (-1.0, 1.0),
+        "arctan2 of an array and a scalar",
+    ),
+    (
+        "rarctan2",
+        lambda xp, a, s: xp.arctan2(s, a),
+        lambda xp, g, x, e: -g * e.scalar / (_fx(g, x) ** 2 + e.scalar**2),
+        _G.INPUT,
+        (-1.0, 1.0),
+        "arctan2 of a scalar and an array",
+    ),
+]
+
+for _name, _fn, _grad, _needs, _range, _what in _SCALAR_FLOAT:
+    _scalar_op(_name, _fn, _grad, _needs, f"NumPy's {_what}.", True, _range)
 
 
 def _compare_scalar(fn_name: str):

@@ -94,10 +94,7 @@ class _NpReduceOperator(Operator):
             y = self.prop.compute(self.xp, x, red, out.dtype)
         assign(out, req[0], y.reshape(out.shape))
 
-    def backward(
-        self, op_ctx: Any, out_grad: list, in_data: list, out_data: list, req: list,
-        in_grad: list, aux: list,
-    ) -> None:  # fmt: skip
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if req[0] == _NULL:
             return
         x, y, dx = in_data[0], out_data[0], in_grad[0]
@@ -338,10 +335,7 @@ class _NpSearchOperator(Operator):
         y = fn(in_data[0], axis=p.axis, keepdims=p.keepdims)
         assign(out_data[0], req[0], y.reshape(out_data[0].shape))
 
-    def backward(
-        self, op_ctx: Any, out_grad: list, in_data: list, out_data: list, req: list,
-        in_grad: list, aux: list,
-    ) -> None:  # fmt: skip
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         assign(in_grad[0], req[0], 0)
 
 

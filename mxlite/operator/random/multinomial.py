@@ -59,9 +59,6 @@ def _rows(data_shape: Shape, out_shape: Shape) -> tuple[int, int, int]:
 
 
 class _MultinomialOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp, data = self.xp, in_data[0]
         n, k, m = _rows(data.shape, out_data[0].shape)
@@ -150,7 +147,7 @@ class SampleMultinomialProp(OperatorProperty):
         return []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _MultinomialOp(ctx.xp)
+        return _MultinomialOp(xp=ctx.xp)
 
 
 class _ShuffleOp(Operator):

@@ -2,11 +2,13 @@
 
 Design note
 -----------
-One table (:data:`PDFS`) lists each distribution once: its parameter names, its density in
-MXNet's own formulas (so edge values, such as ``0 * log(0)``, come out as MXNet's kernels give
-them), and the derivatives of the *log* density with respect to the sample and to each
-parameter. Both forms share them: the gradient of the density is the density times the
-gradient of its log, so backward scales by ``out_grad`` (log form) or ``out_grad * output``.
+One table (:data:`PDFS`) lists each distribution once: its parameters (the inputs of its
+``_sample_*`` operator, read from sample.py's table; Dirichlet, which has none, names its
+own), its density in MXNet's own formulas (so edge values, such as ``0 * log(0)``, come out
+as MXNet's kernels give them), and the derivatives of the *log* density with respect to the
+sample and to each parameter. Both forms share them: the gradient of the density is the
+density times the gradient of its log, so backward scales by ``out_grad`` (log form) or
+``out_grad * output``.
 
 Parameter arrays share one shape ``P``, the leading axes of ``sample`` (``sample.shape[:len(P)]``);
 each parameter set applies to the samples below it, so the kernels simply broadcast ``P``
@@ -35,6 +37,7 @@ from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register, shape_assign
 from ..req import OpReq, assign
 from ..tensor.special import digamma, gammaln
+from .sample import DISTRIBUTIONS
 
 __all__ = ["PDFS", "PdfParam"]
 
@@ -116,13 +119,13 @@ class Pdf:
     reads_sample: bool = True  # whether the gradient reads the sample
 
 
+# the parameters are the inputs of the distribution's _sample_* operator
+_INPUTS = {dist.name: dist.inputs for dist in DISTRIBUTIONS}
+
 PDFS: tuple[Pdf, ...] = (
     Pdf(
         "uniform",
-        (
-            ("low", "Lower bounds of the distributions."),
-            ("high", "Upper bounds of the distributions."),
-        ),
+        _INPUTS["uniform"],
         logpdf=lambda xp, x, lo, hi: xp.broadcast_to(-xp.log(hi - lo), x.shape),
         pdf=lambda xp, x, lo, hi: xp.broadcast_to(1 / (hi - lo), x.shape),
         grad=lambda xp, x, lo, hi: (None, 1 / (hi - lo), 1 / (lo - hi)),
@@ -130,51 +133,39 @@ PDFS: tuple[Pdf, ...] = (
     ),
     Pdf(
         "normal",
-        (
-            ("mu", "Means of the distributions."),
-            ("sigma", "Standard deviations of the distributions."),
-        ),
+        _INPUTS["normal"],
         logpdf=_normal_lpdf,
         pdf=_normal_pdf,
         grad=_normal_grad,
     ),
     Pdf(
         "gamma",
-        (
-            ("alpha", "Alpha (shape) parameters of the distributions."),
-            ("beta", "Beta (scale) parameters of the distributions."),
-        ),
+        _INPUTS["gamma"],
         logpdf=_gamma_lpdf,
         grad=_gamma_grad,
     ),
     Pdf(
         "exponential",
-        (("lam", "Lambda (rate) parameters of the distributions."),),
+        _INPUTS["exponential"],
         logpdf=lambda xp, x, lam: xp.log(lam) - lam * x,
         pdf=lambda xp, x, lam: lam * xp.exp(-lam * x),
         grad=lambda xp, x, lam: (-lam, 1 / lam - x),
     ),
     Pdf(
         "poisson",
-        (("lam", "Lambda (rate) parameters of the distributions."),),
+        _INPUTS["poisson"],
         logpdf=lambda xp, x, lam: x * xp.log(lam) - gammaln(xp, x + 1) - lam,
         grad=lambda xp, x, lam: (None, x / lam - 1),
     ),
     Pdf(
         "negative_binomial",
-        (
-            ("k", "Limits of unsuccessful experiments."),
-            ("p", "Failure probabilities in each experiment."),
-        ),
+        _INPUTS["negative_binomial"],
         logpdf=_nb_lpdf,
         grad=_nb_grad,
     ),
     Pdf(
         "generalized_negative_binomial",
-        (
-            ("mu", "Means of the distributions."),
-            ("alpha", "Alpha (dispersion) parameters of the distributions."),
-        ),
+        _INPUTS["generalized_negative_binomial"],
         logpdf=lambda xp, x, mu, alpha: _nb_lpdf(xp, x, *_gnb_kp(mu, alpha)),
         grad=_gnb_grad,
     ),

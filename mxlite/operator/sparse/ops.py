@@ -19,7 +19,7 @@ from ..optimizer_ops import _define, _f
 from ..param import Param, field
 from ..registry import OpTest, register
 from ..req import assign
-from ..simple_op import GradNeeds, simple_op
+from ..simple_op import GradNeeds, identity_op, simple_op
 from ..tensor.reduce import ReduceAxesParam
 from .forms import SCATTER_DIV, SCATTER_SCALAR, SparseForm
 from .forms_tensor import (
@@ -38,15 +38,11 @@ class CastStorageParam(Param):
     stype: str = field(choices=("default", "row_sparse", "csr"), doc="Output storage type.")
 
 
-simple_op(
+identity_op(
     "cast_storage",
-    forward=lambda xp, x, env, out: x,
-    gradient=lambda xp, dy, env: dy,
     param_class=CastStorageParam,
     sparse_form=CAST_STORAGE,
     facts={"passes_sparse_grad": True},
-    forward_inplace=True,
-    gradient_inplace=True,
     test=OpTest(shapes={"data": (3, 4)}, params={"stype": "default"}),
     doc="Casts tensor storage type to the new type (a copy on dense arrays).",
 )

@@ -137,16 +137,7 @@ class _ArrayOperator(Operator):
             if r != _NULL:
                 assign(o, r, v)
 
-    def backward(
-        self,
-        op_ctx: Any,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if all(r == _NULL for r in req):
             return
         # An input bound without a gradient comes as None; take its shape from in_data when

@@ -38,7 +38,7 @@ from ...base import DTypeError, Shape, ShapeError
 from ...util import is_np_shape
 from ..parallel import matmul
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, merge_shape, register
+from ..registry import Operator, OperatorProperty, OpTest, merge_shape, register
 from ..req import OpReq, assign
 from ..sparse.forms_tensor import DOT, DOT_BACKWARD
 from .linalg import _LOWER_DOC, _LaProp, _square, _t, _tri, solve_triangular
@@ -123,24 +123,13 @@ class _DotOperatorBase(Operator):
         """The matrices (or stacks of matrices) A, B with output = A @ B."""
         raise NotImplementedError
 
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         lhs, rhs = in_data
         self._check_dtype(lhs)
         a, b = self._operands(lhs, rhs)
         _matmul_into(self.xp, a, b, out_data[0], req[0])
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         lhs, rhs = in_data
         a, b = self._operands(lhs, rhs)
         g = out_grad[0].reshape(a.shape[:-1] + b.shape[-1:])

@@ -8,6 +8,7 @@ array's dtype (``int32 * 2.5`` multiplies by 2) and division truncates.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -19,7 +20,7 @@ from ..simple_op import GradNeeds, simple_op
 from ..sparse import forms as _sp
 from ..sparse.forms_tensor import all_row_sparse
 
-__all__ = ["ScalarParam", "broadcast_shape"]
+__all__ = ["ScalarParam", "broadcast_op", "broadcast_shape"]
 
 
 class ScalarParam(Param):
@@ -41,6 +42,12 @@ def broadcast_shape(op: str, lhs: Shape, rhs: Shape, param: Any = None) -> Shape
             )
         out.append(y if x == 1 else x)
     return tuple(out)
+
+
+def broadcast_op(name: str, **kwargs: Any) -> Any:
+    """Register ``name`` as a binary SimpleOp whose operands broadcast as NumPy's do
+    (``kwargs`` as :func:`simple_op`'s)."""
+    return simple_op(name, arity=2, shape=partial(broadcast_shape, name), **kwargs)
 
 
 def _int_div(xp: Any, a: Any, b: Any, out: Any) -> Any:
@@ -201,45 +208,32 @@ _BROADCAST_FORMS = {
 _QUANTIZED = {"add": "_contrib_quantized_elemwise_add", "mul": "_contrib_quantized_elemwise_mul"}
 
 for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
-    _elemwise = f"elemwise_{_name}" if _name in ("add", "sub", "mul", "div") else None
-    if _elemwise is not None:
-        simple_op(
-            _elemwise,
-            forward=_fwd,
-            gradient=_grad,
-            grad_needs=_needs,
-            arity=2,
-            forward_inplace=True,
-            sparse_form=_SAME_SHAPE_FORMS[_name],
-            # the sum or difference of row-sparse arrays has row-sparse gradients
-            grad_stypes=all_row_sparse if _name in ("add", "sub") else None,
-            facts={
-                "epilogue": "add" if _name == "add" else None,
-                "quantized_name": _QUANTIZED.get(_name),
-            },
-            aliases=_same_aliases,
-            test=OpTest(low=0.5, high=2.0),
-            doc=f"Element-wise {_name} of equal shapes.",
-        )
-    else:
-        simple_op(
-            _same_aliases[0],
-            forward=_fwd,
-            gradient=_grad,
-            grad_needs=_needs,
-            arity=2,
-            sparse_form=_SAME_SHAPE_FORMS.get(_name),
-            aliases=_same_aliases[1:],
-            test=OpTest(low=0.5, high=2.0),
-            doc=f"Element-wise {_name} of equal shapes.",
-        )
+    # add, sub, mul and div are elemwise_*, computed in place, with sparse gradients for add/sub
+    _elemwise = _name in ("add", "sub", "mul", "div")
+    _names = (f"elemwise_{_name}",) + _same_aliases if _elemwise else _same_aliases
     simple_op(
-        f"broadcast_{_name}",
+        _names[0],
         forward=_fwd,
         gradient=_grad,
         grad_needs=_needs,
         arity=2,
-        shape=(lambda n: lambda a, b, p: broadcast_shape(n, a, b))(f"broadcast_{_name}"),
+        forward_inplace=_elemwise,
+        sparse_form=_SAME_SHAPE_FORMS.get(_name),
+        # the sum or difference of row-sparse arrays has row-sparse gradients
+        grad_stypes=all_row_sparse if _name in ("add", "sub") else None,
+        facts={
+            "epilogue": "add" if _name == "add" else None,
+            "quantized_name": _QUANTIZED.get(_name),
+        },
+        aliases=_names[1:],
+        test=OpTest(low=0.5, high=2.0),
+        doc=f"Element-wise {_name} of equal shapes.",
+    )
+    broadcast_op(
+        f"broadcast_{_name}",
+        forward=_fwd,
+        gradient=_grad,
+        grad_needs=_needs,
         sparse_form=_BROADCAST_FORMS.get(_name),
         facts={"epilogue": "add" if _name == "add" else None},
         aliases=_bc_aliases,
@@ -248,25 +242,20 @@ for _name, _fwd, _grad, _needs, _same_aliases, _bc_aliases in _BINARY:
     )
 
 for _name, _ufunc in _COMPARE:
+    _kw = {"forward": _cmp(_ufunc), "gradient": _zero_grads, "grad_flow": "zeros"}
     simple_op(
         f"_{_name}",
-        forward=_cmp(_ufunc),
-        gradient=_zero_grads,
-        grad_flow="zeros",
         arity=2,
         aliases=(f"_{''.join(p.title() for p in _name.split('_'))}",),
         test=OpTest(grad=False),
         doc=f"Element-wise {_name}: 1 where true, else 0.",
+        **_kw,
     )
-    simple_op(
+    broadcast_op(
         f"broadcast_{_name}",
-        forward=_cmp(_ufunc),
-        gradient=_zero_grads,
-        grad_flow="zeros",
-        arity=2,
-        shape=(lambda n: lambda a, b, p: broadcast_shape(n, a, b))(f"broadcast_{_name}"),
         test=OpTest(grad=False),
         doc=f"Element-wise {_name} with broadcasting: 1 or 0.",
+        **_kw,
     )
 
 

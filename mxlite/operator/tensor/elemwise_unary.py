@@ -33,7 +33,7 @@ import numpy as np
 from ...base import DTypeError
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import OperatorProperty, OpTest
-from ..simple_op import GradNeeds, simple_op
+from ..simple_op import GradNeeds, identity_op, simple_op
 from ..sparse.forms import DENSE_RESULT, KEEP_ZERO
 from . import special
 from .elemwise_binary import ScalarParam
@@ -513,12 +513,8 @@ for _name, _fwd, _grad, _needs, (_lo, _hi), _doc in _UNARY:
 
 # ---- identity, BlockGrad, Cast -------------------------------------------------------------
 
-simple_op(
+identity_op(
     "_copy",
-    forward=lambda xp, x, env, out: x,
-    gradient=lambda xp, g, env: g,
-    forward_inplace=True,
-    gradient_inplace=True,
     sparse_form=KEEP_ZERO,
     aliases=("identity",),
     test=OpTest(),
@@ -535,14 +531,11 @@ simple_op(
     test=OpTest(),
     doc="Return a copy of lhs, whose shape and dtype must equal rhs's (for inference).",
 )
-simple_op(
+identity_op(
     "BlockGrad",
-    forward=lambda xp, x, env, out: x,
     gradient=_zero_grad,
     grad_flow="none",
     sparse_form=KEEP_ZERO,
-    forward_inplace=True,
-    gradient_inplace=True,
     aliases=("stop_gradient",),
     test=OpTest(grad=False),  # the gradient is zero by design, not the derivative
     doc="Pass the input through; stop the gradient (it is zero).",

@@ -37,7 +37,7 @@ import numpy as np
 from ...base import DTypeError, MXNetError, Shape, ShapeError
 from ...util import is_np_shape
 from ..param import Param, field
-from ..registry import OpContext, Operator, OperatorProperty, OpTest, dtype_assign, register
+from ..registry import Operator, OperatorProperty, OpTest, dtype_assign, register
 from ..req import OpReq, assign
 
 try:
@@ -204,23 +204,12 @@ class _LaOperator(Operator):
                 f"{self.prop.op_name}: argument 'A': {exc} (LAPACK failed on the input matrix)."
             ) from None
 
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if any(r != OpReq.NULL for r in req):
             for o, r, v in zip(out_data, req, self._run(self.prop.compute, *in_data)):
                 assign(o, r, v)
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if any(r != OpReq.NULL for r in req):
             grads = self._run(self.prop.gradient, out_grad, in_data, out_data)
             for g, r, v in zip(in_grad, req, grads):
@@ -228,11 +217,21 @@ class _LaOperator(Operator):
                     assign(g, r, v)
 
 
+class _SquareOp(_LaProp):
+    """A function of square matrices whose result has their shape and may overwrite them."""
+
+    inplace = ((0, 0),)
+
+    def shapes(self, a: Shape) -> list[Shape]:
+        _square(self, "A", a)
+        return [tuple(a)]
+
+
 # ---- factorizations -------------------------------------------------------------------------
 
 
 @register("_linalg_potrf", aliases=("linalg_potrf",))
-class PotrfProp(_LaProp):
+class PotrfProp(_SquareOp):
     """Cholesky factorization of symmetric positive-definite matrices: ``B`` triangular with
     positive diagonal and ``A = B * B^T`` (``lower``) or ``A = B^T * B``; only that triangle of
     ``A`` is read."""
@@ -241,12 +240,7 @@ class PotrfProp(_LaProp):
 
     param_class = LaCholeskyParam
     grad_reads = "out"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 1, 1)}, low=0.5, high=2.0)
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         chol = xp.linalg.cholesky(_sym_from(xp, a, self.param.lower))
@@ -262,7 +256,7 @@ class PotrfProp(_LaProp):
 
 
 @register("_linalg_potri", aliases=("linalg_potri",))
-class PotriProp(_LaProp):
+class PotriProp(_SquareOp):
     """Inverse from a Cholesky factor: ``out = A^-T * A^-1`` (``lower``) or ``A^-1 * A^-T``,
     i.e. the inverse of the matrix whose ``potrf`` factor is ``A``."""
 
@@ -270,12 +264,7 @@ class PotriProp(_LaProp):
 
     param_class = LaCholeskyParam
     grad_reads = "inout"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 3, 3)}, low=0.5, high=2.0)
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         eye = xp.broadcast_to(xp.eye(a.shape[-1], dtype=a.dtype), a.shape)
@@ -374,18 +363,13 @@ class SyevdProp(_LaProp):
 
 
 @register("_linalg_inverse", aliases=("linalg_inverse", "_npi_inv"))
-class InverseProp(_LaProp):
+class InverseProp(_SquareOp):
     """Inverse of square matrices."""
 
     lists_input_names = True
 
     grad_reads = "out"
-    inplace = ((0, 0),)
     test = OpTest(shapes={"A": (2, 3, 3)})
-
-    def shapes(self, a: Shape) -> list[Shape]:
-        _square(self, "A", a)
-        return [tuple(a)]
 
     def compute(self, xp: Any, a: Any) -> tuple:
         return (xp.linalg.inv(a),)

@@ -34,7 +34,6 @@ from ...base import DTypeError, MXNetError, ParamError, Shape, ShapeError
 from ...context import Context
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import (
-    OpContext,
     Operator,
     OperatorProperty,
     OpTest,
@@ -166,27 +165,13 @@ def _cond_mask(cond: Any, ndim: int) -> Any:
 
 
 class _WhereOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] == OpReq.NULL:
             return
         cond, x, y = in_data
         assign(out_data[0], req[0], self.xp.where(_cond_mask(cond, x.ndim), x, y))
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         xp, g = self.xp, out_grad[0]
         mask = _cond_mask(in_data[0], g.ndim)
         if req[0] != OpReq.NULL:
@@ -257,7 +242,7 @@ class WhereProp(OperatorProperty):
         return [out_grad[0], in_data[0]]  # only the condition is read
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _WhereOp(ctx.xp)
+        return _WhereOp(xp=ctx.xp)
 
 
 # ---- add_n ----------------------------------------------------------------------------------
@@ -268,12 +253,7 @@ class ElementWiseSumParam(Param):
 
 
 class _AddNOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         r, out = req[0], out_data[0]
         if r == OpReq.NULL:
             return
@@ -286,16 +266,7 @@ class _AddNOp(Operator):
             acc += a
         assign(out, r, acc)
 
-    def backward(
-        self,
-        op_ctx: OpContext,
-        out_grad: list,
-        in_data: list,
-        out_data: list,
-        req: list,
-        in_grad: list,
-        aux: list,
-    ) -> None:
+    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         for r, gi in zip(req, in_grad):
             if r != OpReq.NULL:
                 assign(gi, r, out_grad[0])
@@ -334,7 +305,7 @@ class AddNProp(OperatorProperty):
         return [(out_grad[0], in_grad[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _AddNOp(ctx.xp)
+        return _AddNOp(xp=ctx.xp)
 
 
 # ---- creation operators ---------------------------------------------------------------------
@@ -397,9 +368,7 @@ class LinspaceParam(Param):
 
 
 class _InitOp(Operator):
-    def forward(
-        self, op_ctx: OpContext, in_data: list, req: list, out_data: list, aux: list
-    ) -> None:
+    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] != OpReq.NULL:
             out = out_data[0]
             assign(out, req[0], self.prop.values(self.xp, out.shape, out.dtype))

@@ -151,10 +151,6 @@ def _restore(xp: Any, a: Any, axis: int | None) -> Any:
 class _OrderOperator(Operator):
     """Runs sort, argsort and topk: ``prop.mode()`` says which outputs to write."""
 
-    def __init__(self, prop: Any, xp: Any) -> None:
-        self.prop = prop
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp, prop, x = self.xp, self.prop, in_data[0]
         axis, k, _ = prop.layout(x.shape)
@@ -518,9 +514,6 @@ class KhatriRaoParam(Param):
 
 
 class _KhatriRaoOperator(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         out = in_data[0]
         cols = out.shape[1]
@@ -570,4 +563,4 @@ class KhatriRaoProp(OperatorProperty):
         return []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _KhatriRaoOperator(ctx.xp)
+        return _KhatriRaoOperator(xp=ctx.xp)

@@ -207,6 +207,17 @@ def _quiet(fn: Any) -> Any:
     return run
 
 
+def _extremum(name: str) -> Any:
+    def kernel(xp: Any, x: Any, red: tuple) -> Any:
+        return getattr(xp, name)(x, axis=red, keepdims=True)
+
+    return kernel
+
+
+def _extremum_grad(xp: Any, g: Any, x: Any, y: Any, n: int) -> Any:
+    return g * (x == y)  # to every element equal to the max (min), as MXNet's
+
+
 # name -> (forward(xp, x, axes), gradient(xp, og, x, y, n) broadcastable to x, reads x,
 #          reads y, infers only from a fully known input shape (max/min), aliases)
 _REDUCE: dict[str, tuple[Any, Any, bool, bool, bool, tuple[str, ...]]] = {
@@ -222,22 +233,8 @@ _REDUCE: dict[str, tuple[Any, Any, bool, bool, bool, tuple[str, ...]]] = {
         False,
         (),
     ),
-    "max": (
-        lambda xp, x, red: xp.max(x, axis=red, keepdims=True),
-        lambda xp, g, x, y, n: g * (x == y),
-        True,
-        True,
-        True,
-        ("max_axis",),
-    ),
-    "min": (
-        lambda xp, x, red: xp.min(x, axis=red, keepdims=True),
-        lambda xp, g, x, y, n: g * (x == y),
-        True,
-        True,
-        True,
-        ("min_axis",),
-    ),
+    "max": (_extremum("max"), _extremum_grad, True, True, True, ("max_axis",)),
+    "min": (_extremum("min"), _extremum_grad, True, True, True, ("min_axis",)),
 }
 
 
