@@ -52,21 +52,13 @@ class DropoutCell(BaseRNNCell):
             inputs = symbol.Dropout(data=inputs, p=self.dropout)
         return inputs, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         inputs, _ = _normalize_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, symbol.Symbol):
             return self(inputs, [])
-        return super().unroll(
-            length, inputs, begin_state=begin_state, layout=layout, merge_outputs=merge_outputs
-        )
+        return super()._unroll(length, inputs, begin_state, layout, merge_outputs)
 
 
 class ModifierCell(BaseRNNCell):
@@ -192,15 +184,9 @@ class ResidualCell(ModifierCell):
         output = symbol.elemwise_add(output, inputs, name=f"{output.name}_plus_residual")
         return output, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         self.base_cell._modified = False
         try:
             outputs, states = self.base_cell.unroll(

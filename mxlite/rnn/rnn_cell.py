@@ -344,20 +344,14 @@ class FusedRNNCell(BaseRNNCell):
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
         raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         inputs, axis = _normalize_sequence(length, inputs, layout, True)
         if axis == 1:
             warnings.warn(
                 "NTC layout detected. Consider using TNC for FusedRNNCell for faster speed",
-                stacklevel=2,
+                stacklevel=3,
             )
             inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
         elif axis != 0:
