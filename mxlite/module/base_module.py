@@ -12,7 +12,10 @@ written against that interface only, as MXNet 1.9.1's BaseModule is, and logs th
 
 Organisation: one class, one concern (the small checks it shares with the subclasses are in
 ``checks.py``): the high-level API (``fit``, ``score``, ``predict`` and their iterators), then the
-interface the subclasses implement (symbol and names, parameters, computation).
+interface the subclasses implement (symbol and names, parameters, computation). The set-up
+steps ``bind``, ``init_params`` and ``init_optimizer`` are its base class ``SetupSteps`` in
+``setup_steps.py``: their checks written once, the work done by each subclass's ``_bind``,
+``_init_params`` and ``_init_optimizer``.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ from .checks import _check_input_names as _check_input_names  # MXNet has these 
 from .checks import _check_names_match as _check_names_match
 from .checks import _check_state
 from .checks import _parse_data_desc as _parse_data_desc
+from .setup_steps import SetupSteps
 
 __all__ = ["BaseModule"]
 
 
-class BaseModule:
+class BaseModule(SetupSteps):
     """The base class of modules: computation that can be bound, initialised, run and trained.
 
     Parameters
@@ -58,6 +62,7 @@ class BaseModule:
         self.params_initialized = False
         self.optimizer_initialized = False
         self._symbol: Any = None
+        self._label_shapes: Any = None
         self._total_exec_bytes = 0
 
     # ---- high-level API --------------------------------------------------------------------
@@ -430,8 +435,10 @@ class BaseModule:
 
     @property
     def label_shapes(self) -> list | None:
-        """A list of (name, shape) pairs specifying the label inputs to this module."""
-        raise NotImplementedError()
+        """A list of (name, shape) pairs specifying the label inputs to this module (None
+        when it was bound without labels, or none of its modules takes them)."""
+        _check_state(self, "label_shapes", "binded")
+        return self._label_shapes
 
     @property
     def output_shapes(self) -> list:
@@ -448,18 +455,6 @@ class BaseModule:
     def get_params(self) -> tuple[dict, dict]:
         """Gets parameters, those are potentially copies of the actual parameters used
         to do computation on the device."""
-        raise NotImplementedError()
-
-    def init_params(
-        self,
-        initializer: Any = None,
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
-        """Initializes the parameters and auxiliary states."""
         raise NotImplementedError()
 
     def set_params(
@@ -583,27 +578,4 @@ class BaseModule:
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward
         computation."""
-        raise NotImplementedError()
-
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
-    ) -> None:
-        """Binds the symbols to construct executors."""
-        raise NotImplementedError()
-
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
-    ) -> None:
-        """Installs and initializes optimizers."""
         raise NotImplementedError()

@@ -22,14 +22,13 @@ in ``module_optimizer.py``.
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any
 
 from .. import model as _model
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, cpu
-from ..initializer import InitDesc, Uniform
+from ..initializer import InitDesc
 from .base_module import BaseModule
 from .checks import _check_inputs, _check_state, _parse_data_desc
 from .executor_group import DataParallelExecutorGroup
@@ -121,7 +120,6 @@ class Module(OptimizerMixin, BaseModule):
         self._grad_req: Any = None
         self._exec_group: DataParallelExecutorGroup | None = None
         self._data_shapes: Any = None
-        self._label_shapes: Any = None
 
     @staticmethod
     def load(prefix: str, epoch: int, load_optimizer_states: bool = False, **kwargs: Any) -> Module:
@@ -211,12 +209,6 @@ class Module(OptimizerMixin, BaseModule):
         return self._data_shapes
 
     @property
-    def label_shapes(self) -> list | None:
-        """Gets label shapes (a list of DataDesc, or None when not bound with labels)."""
-        _check_state(self, "label_shapes", "binded")
-        return self._label_shapes
-
-    @property
     def output_shapes(self) -> list:
         """Gets output shapes: a list of (name, shape) pairs."""
         _check_state(self, "output_shapes", "binded")
@@ -231,44 +223,13 @@ class Module(OptimizerMixin, BaseModule):
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
 
-    def init_params(
-        self,
-        initializer: Any = Uniform(0.01),  # noqa: B008 (MXNet's default object)
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
-        """Initializes the parameters and auxiliary states.
+    _warn_ignored_init_params = True
+    _optimizer_set_note = "ignoring..."
 
-        Parameters
-        ----------
-        initializer : Initializer
-            Called to initialize parameters if needed.
-        arg_params : dict
-            If not ``None``, should be a dictionary of existing arg_params. Initialization
-            will be copied from that.
-        aux_params : dict
-            If not ``None``, should be a dictionary of existing aux_params. Initialization
-            will be copied from that.
-        allow_missing : bool
-            If ``True``, params could contain missing values, and the initializer will be
-            called to fill those missing params.
-        force_init : bool
-            If ``True``, will force re-initialize even if already initialized.
-        allow_extra : boolean, optional
-            Whether allow extra parameters that are not needed by symbol.
-            If this is True, no error will be thrown when arg_params or aux_params
-            contain extra parameters that is not needed by the executor.
-        """
-        if self.params_initialized and not force_init:
-            warnings.warn(
-                "Parameters already initialized and force_init=False. init_params call ignored.",
-                stacklevel=2,
-            )
-            return
-        _check_state(self, "init_params", "binded")
+    def _init_params(
+        self, initializer: Any, arg_params: dict | None, aux_params: dict | None,
+        allow_missing: bool, force_init: bool, allow_extra: bool,
+    ) -> None:  # fmt: skip
 
         def _impl(name: Any, arr: Any, cache: dict | None) -> None:
             if cache is not None:
@@ -333,52 +294,13 @@ class Module(OptimizerMixin, BaseModule):
 
     # ---- binding ---------------------------------------------------------------------------
 
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Module | None = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
-        """Binds the symbols to construct executors. This is necessary before one
-        can perform computation with the module.
-
-        Parameters
-        ----------
-        data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``.
-        for_training : bool
-            Default is ``True``. Whether the executors should be bound for training.
-        inputs_need_grad : bool
-            Default is ``False``. Whether the gradients to the input data need to be computed.
-            Typically this is not needed. But this might be needed when implementing composition
-            of modules.
-        force_rebind : bool
-            Default is ``False``. This function does nothing if the executors are already
-            bound. But with this ``True``, the executors will be forced to rebind.
-        shared_module : Module
-            Default is ``None``. This is used in bucketing. When not ``None``, the shared module
-            essentially corresponds to a different bucket -- a module with different symbol
-            but with the same sets of parameters (e.g. unrolled RNNs with different lengths).
-        grad_req : str, list of str, dict of str to str
-            Requirement for gradient accumulation. Can be 'write', 'add', or 'null'
-            (default to 'write').
-        """
         if force_rebind:
             self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
-        if not for_training and inputs_need_grad:
+        if not self.for_training and self.inputs_need_grad:
             raise MXNetError("bind: inputs_need_grad=True needs for_training=True.")
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self._grad_req = grad_req
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self.data_names, self.label_names, data_shapes, label_shapes
         )
@@ -400,12 +322,12 @@ class Module(OptimizerMixin, BaseModule):
             self._data_shapes,
             self._label_shapes,
             self._param_names,
-            for_training,
-            inputs_need_grad,
+            self.for_training,
+            self.inputs_need_grad,
             shared_group,
             logger=self.logger,
             fixed_param_names=self._fixed_param_names,
-            grad_req=grad_req,
+            grad_req=self._grad_req,
             group2ctxs=self._group2ctxs,
             state_names=self._state_names,
         )

@@ -124,22 +124,16 @@ class SVRGModule(Module):
         params["param_idx2name"] = idx2name
         return opt.create(optimizer, **params)
 
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
         """Binds this module and, for training, the snapshot module."""
-        args = (data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind,
-                shared_module, grad_req)  # fmt: skip
-        super().bind(*args)
-        if for_training:
-            self._mod_aux.bind(*args)
+        super()._bind(data_shapes, label_shapes, force_rebind, shared_module)
+        if self.for_training:
+            self._mod_aux.bind(
+                data_shapes, label_shapes, self.for_training, self.inputs_need_grad,
+                force_rebind, shared_module, self._grad_req,
+            )  # fmt: skip
 
     def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
         """Forward on this module and, when training, on the snapshot module."""
