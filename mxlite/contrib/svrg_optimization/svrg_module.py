@@ -77,12 +77,8 @@ class SVRGModule(Module):
         super().reshape(data_shapes, label_shapes=label_shapes)
         self._mod_aux.reshape(data_shapes, label_shapes=label_shapes)
 
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
+    def _init_optimizer(
+        self, kvstore: Any, optimizer: Any, optimizer_params: Any, force_init: bool
     ) -> None:
         """Installs an _SVRGOptimizer wrapping ``optimizer``; with a KVStore, also creates the
         ``<name>_full`` keys that accumulate the full gradients."""
@@ -97,12 +93,7 @@ class SVRGModule(Module):
             kvstore=kvstore,
             optimizer_params=optimizer_params,
         )
-        super().init_optimizer(
-            kvstore=kvstore,
-            optimizer=svrg,
-            optimizer_params=optimizer_params,
-            force_init=force_init,
-        )
+        super()._init_optimizer(kvstore, svrg, optimizer_params, force_init)
         if self._kvstore:
             for idx, on_devs in enumerate(self._exec_group.param_arrays):
                 name = self._exec_group.param_names[idx]
