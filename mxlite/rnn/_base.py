@@ -35,6 +35,18 @@ from ..base import MXNetError, ShapeError
 
 __all__ = ["BaseRNNCell", "RNNParams"]
 
+# How MXNet documents the ``prefix`` and ``params`` arguments: for the step cells (with the
+# default ``{prefix}`` filled in) and, after the ``prefix`` line, for the other cells
+_STEP_PREFIX_DOC = """prefix : str, default ``'{prefix}'``
+        Prefix for name of layers (and name of weight if params is None).
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None."""
+_PREFIX_PARAMS_DOC = """Prefix for names of layers
+        (this prefix is also used for names of weights if `params` is None
+        i.e. if `params` are being created and not reused)
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None."""
+
 
 def _normalize_sequence(
     length: int | None,
@@ -144,6 +156,11 @@ class BaseRNNCell:
         self._iB = self.params.get("i2h_bias")
         self._hW = self.params.get("h2h_weight")
         self._hB = self.params.get("h2h_bias")
+
+    def _next_step(self) -> str:
+        """Count a step of the current unroll; the prefix of its node names (``lstm_t0_``)."""
+        self._counter += 1
+        return f"{self._prefix}t{self._counter}_"
 
     def reset(self) -> None:
         """Reset before re-using the cell for another graph."""

@@ -12,13 +12,13 @@ from typing import Any
 
 from .. import symbol
 from ..base import MXNetError
-from ._base import BaseRNNCell, RNNParams, _normalize_sequence
+from ._base import _PREFIX_PARAMS_DOC, BaseRNNCell, RNNParams, _normalize_sequence
 
 __all__ = ["DropoutCell", "ModifierCell", "ResidualCell", "ZoneoutCell"]
 
 
 class DropoutCell(BaseRNNCell):
-    """Apply dropout on input.
+    __doc__ = f"""Apply dropout on input.
 
     Parameters
     ----------
@@ -26,11 +26,7 @@ class DropoutCell(BaseRNNCell):
         Percentage of elements to drop out, which
         is 1 - percentage to retain.
     prefix : str, default ``'dropout_'``
-        Prefix for names of layers
-        (this prefix is also used for names of weights if `params` is None
-        i.e. if `params` are being created and not reused)
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+        {_PREFIX_PARAMS_DOC}
     """
 
     def __init__(

@@ -205,3 +205,16 @@ def test_default_begin_state_binds_and_runs():
     out, _ = cell.unroll(3, mx.sym.Variable("data"), merge_outputs=True)
     ex = out.simple_bind(mx.cpu(), data=(2, 3, 5))
     assert ex.forward()[0].shape == (2, 3, 4)
+
+
+def test_cell_docs_share_the_prefix_and_params_text():
+    rnn = mx.rnn
+    cases = [(rnn.RNNCell, "rnn_"), (rnn.LSTMCell, "lstm_"), (rnn.GRUCell, "gru_"),
+             (rnn.ConvLSTMCell, "ConvLSTM_"), (rnn.DropoutCell, "dropout_")]  # fmt: skip
+    for cls, default in cases:
+        assert "{" not in cls.__doc__ and f"default ``'{default}'``" in cls.__doc__
+        assert "Container for weight sharing between cells. Created if None." in cls.__doc__
+    assert "i.e. if `params` are being created and not reused" in rnn.FusedRNNCell.__doc__
+    lstm = rnn.LSTMCell(3, prefix="l_")
+    assert lstm.state_info == [{"shape": (0, 3), "__layout__": "NC"}] * 2
+    assert lstm.state_info[0] is not lstm.state_info[1]
