@@ -113,17 +113,12 @@ class BaseModule(SetupSteps):
             The metric names and values.
         """
         _check_state(self, "score", "binded", "params_initialized")
-        if reset:
-            eval_data.reset()
+        batches = self._forward_batches(eval_data, num_batch, reset, sparse_row_id_fn)
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
         eval_metric.reset()
         actual_num_batch = 0
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in batches:
             if isinstance(eval_batch, list):
                 self.update_metric(eval_metric, [eb.label for eb in eval_batch], pre_sliced=True)
             else:
@@ -138,6 +133,20 @@ class BaseModule(SetupSteps):
             for callback in _as_list(score_end_callback):
                 callback(params)
         return eval_metric.get_global_name_value()
+
+    def _forward_batches(
+        self, eval_data: DataIter, num_batch: int | None, reset: bool, sparse_row_id_fn: Any
+    ) -> Iterator[tuple[int, DataBatch]]:
+        """``(nbatch, batch)`` for the first ``num_batch`` batches of ``eval_data`` (reset
+        first if ``reset``), each prepared and run forward for inference before it is given."""
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            yield nbatch, eval_batch
 
     def iter_predict(
         self,
@@ -162,13 +171,9 @@ class BaseModule(SetupSteps):
             Accepted for compatibility.
         """
         _check_state(self, "iter_predict", "binded", "params_initialized")
-        if reset:
-            eval_data.reset()
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in self._forward_batches(
+            eval_data, num_batch, reset, sparse_row_id_fn
+        ):
             pad = eval_batch.pad or 0
             outputs = [out[0 : out.shape[0] - pad] for out in self.get_outputs()]
             yield outputs, nbatch, eval_batch
@@ -218,14 +223,8 @@ class BaseModule(SetupSteps):
                 f"predict: argument 'eval_data' must be an NDArray or a DataIter, "
                 f"got {type(eval_data).__name__}."
             )
-        if reset:
-            eval_data.reset()
         output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for _, eval_batch in self._forward_batches(eval_data, num_batch, reset, sparse_row_id_fn):
             pad = eval_batch.pad or 0
             output_list.append([out[0 : out.shape[0] - pad].copy() for out in self.get_outputs()])
         if not output_list:
