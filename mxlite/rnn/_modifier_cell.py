@@ -97,9 +97,6 @@ class ModifierCell(BaseRNNCell):
     def pack_weights(self, args: dict) -> dict:
         return self.base_cell.pack_weights(args)
 
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        raise NotImplementedError(f"{type(self).__name__} does not define one step")
-
 
 def _unsteppable(cell: BaseRNNCell) -> str | None:
     """The class name of the first cell in ``cell`` (itself included) that cannot step."""
