@@ -54,6 +54,11 @@ class BaseModule(SetupSteps):
         Where progress is logged; default the ``logging`` module.
     """
 
+    # the names a subclass keeps for data_names and output_names (Module, PythonModule); the
+    # containers ask their modules instead
+    _data_names: list[str]
+    _output_names: list[str]
+
     def __init__(self, logger: Any = logging) -> None:
         self.logger = logger
         self.binded = False
@@ -420,12 +425,12 @@ class BaseModule(SetupSteps):
     @property
     def data_names(self) -> list[str]:
         """A list of names for data required by this module."""
-        raise NotImplementedError()
+        return self._data_names
 
     @property
     def output_names(self) -> list[str]:
         """A list of names for the outputs of this module."""
-        raise NotImplementedError()
+        return self._output_names
 
     @property
     def data_shapes(self) -> list:

@@ -188,19 +188,9 @@ class Module(OptimizerMixin, BaseModule):
     # ---- names and shapes ------------------------------------------------------------------
 
     @property
-    def data_names(self) -> list[str]:
-        """A list of names for data required by this module."""
-        return self._data_names
-
-    @property
     def label_names(self) -> list[str]:
         """A list of names for labels required by this module."""
         return self._label_names
-
-    @property
-    def output_names(self) -> list[str]:
-        """A list of names for the outputs of this module."""
-        return self._output_names
 
     @property
     def data_shapes(self) -> list:

@@ -51,16 +51,6 @@ class PythonModule(BaseModule):
         self._output_shapes: Any = None
 
     @property
-    def data_names(self) -> list[str]:
-        """A list of names for data required by this module."""
-        return self._data_names
-
-    @property
-    def output_names(self) -> list[str]:
-        """A list of names for the outputs of this module."""
-        return self._output_names
-
-    @property
     def data_shapes(self) -> Any:
         """A list of (name, shape) pairs specifying the data inputs to this module."""
         return self._data_shapes
