@@ -21,14 +21,14 @@ from .. import ndarray as nd
 from .. import symbol as _sym
 from ..base import MXNetError
 from ..name import NameManager
-from .base_module import BaseModule
 from .checks import _check_inputs, _check_state
+from .delegating import DelegatingModule
 from .module import Module
 
 __all__ = ["BucketingModule"]
 
 
-class BucketingModule(BaseModule):
+class BucketingModule(DelegatingModule):
     """This module helps to deal efficiently with varying-length inputs.
 
     Parameters
@@ -87,6 +87,10 @@ class BucketingModule(BaseModule):
     def _new_module(self, bucket_key: Any) -> Module:
         symbol, data_names, label_names = self._call_sym_gen(bucket_key)
         return Module(symbol, data_names, label_names, **self._module_kwargs)
+
+    @property
+    def _delegate(self) -> Module | None:
+        return self._curr_module
 
     def _reset_bind(self) -> None:
         self.binded = False
@@ -159,16 +163,6 @@ class BucketingModule(BaseModule):
             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra,
         )  # fmt: skip
         self._params_dirty = False
-
-    def get_states(self, merge_multi_context: bool = True) -> list:
-        """Gets states of the current bucket."""
-        _check_state(self, "get_states", "binded", "params_initialized")
-        return self._curr_module.get_states(merge_multi_context=merge_multi_context)
-
-    def set_states(self, states: Any = None, value: Any = None) -> None:
-        """Sets states of the current bucket."""
-        _check_state(self, "set_states", "binded", "params_initialized")
-        self._curr_module.set_states(states, value)
 
     def _bind(
         self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
@@ -255,27 +249,12 @@ class BucketingModule(BaseModule):
         self.switch_bucket(key, data_batch.provide_data, data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
-    def backward(self, out_grads: Any = None) -> None:
-        """Backward computation."""
-        _check_state(self, "backward", "binded", "params_initialized")
-        self._curr_module.backward(out_grads=out_grads)
-
     def update(self) -> None:
         """Updates parameters according to installed optimizer and the gradient computed
         in the previous forward-backward cycle."""
         _check_state(self, "update", "binded", "params_initialized", "optimizer_initialized")
         self._params_dirty = True
         self._curr_module.update()
-
-    def get_outputs(self, merge_multi_context: bool = True) -> list:
-        """Gets outputs from a previous forward computation."""
-        _check_state(self, "get_outputs", "binded", "params_initialized")
-        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context: bool = True) -> list:
-        """Gets the gradients with respect to the inputs of the module."""
-        _check_state(self, "get_input_grads", "binded", "params_initialized")
-        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward

@@ -29,8 +29,8 @@ from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, cpu
 from ..initializer import InitDesc
-from .base_module import BaseModule
 from .checks import _check_inputs, _check_state, _parse_data_desc
+from .delegating import DelegatingModule
 from .executor_group import DataParallelExecutorGroup
 from .module_optimizer import OptimizerMixin
 from .sparse_params import pull_all_rows, pull_rows
@@ -38,7 +38,7 @@ from .sparse_params import pull_all_rows, pull_rows
 __all__ = ["Module"]
 
 
-class Module(OptimizerMixin, BaseModule):
+class Module(OptimizerMixin, DelegatingModule):
     """Module is a basic module that wrap a `Symbol`. It is functionally the same
     as the `FeedForward` model, except under the module API.
 
@@ -178,6 +178,10 @@ class Module(OptimizerMixin, BaseModule):
             state_name = f"{prefix}-{int(epoch):04d}.states"
             self.save_optimizer_states(state_name)
             logging.info('Saved optimizer state to "%s"', state_name)
+
+    @property
+    def _delegate(self) -> DataParallelExecutorGroup | None:
+        return self._exec_group
 
     def _reset_bind(self) -> None:
         self.binded = False
@@ -398,54 +402,6 @@ class Module(OptimizerMixin, BaseModule):
                 new_lshape = None
             self.reshape(new_dshape, new_lshape)
         self._exec_group.forward(data_batch, is_train)
-
-    def backward(self, out_grads: Any = None) -> None:
-        """Backward computation.
-
-        Parameters
-        ----------
-        out_grads : NDArray or list of NDArray, optional
-            Gradient on the outputs to be propagated back.
-            This parameter is only needed when bind is called
-            on outputs that are not a loss function.
-        """
-        _check_state(self, "backward", "binded", "params_initialized")
-        self._exec_group.backward(out_grads=out_grads)
-
-    def get_outputs(self, merge_multi_context: bool = True) -> list:
-        """Gets outputs of the previous forward computation.
-
-        Parameters
-        ----------
-        merge_multi_context : bool
-            Default is ``True``. In the case when data-parallelism is used, the outputs
-            will be collected from multiple devices. A ``True`` value indicate that we
-            should merge the collected results so that they look like from a single
-            executor.
-        """
-        _check_state(self, "get_outputs", "binded", "params_initialized")
-        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context: bool = True) -> list:
-        """Gets the gradients with respect to the inputs of the module.
-
-        Parameters
-        ----------
-        merge_multi_context : bool
-            Default is ``True``; merge the per-device gradients along the batch axis.
-        """
-        _check_state(self, "get_input_grads", "binded", "params_initialized")
-        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
-
-    def get_states(self, merge_multi_context: bool = True) -> list:
-        """Gets states from all devices (per device; merging is not supported)."""
-        _check_state(self, "get_states", "binded", "params_initialized")
-        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
-
-    def set_states(self, states: Any = None, value: Any = None) -> None:
-        """Sets value for states. Only one of the states & value can be specified."""
-        _check_state(self, "set_states", "binded", "params_initialized")
-        self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward

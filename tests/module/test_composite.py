@@ -172,3 +172,19 @@ def test_setup_steps_are_one_signature_and_one_set_of_checks(caplog) -> None:
         )
     with pytest.raises(MXNetError, match="SequentialModule.init_params: call bind"):
         mx.mod.SequentialModule().init_params()
+
+
+def test_module_and_bucketing_hand_their_computation_on_one_way() -> None:
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    bm = mx.mod.BucketingModule(lambda key: (net, ("data",), None), default_bucket_key=1)
+    for name in ("backward", "get_outputs", "get_input_grads", "get_states", "set_states"):
+        assert getattr(mx.mod.Module, name) is getattr(mx.mod.BucketingModule, name)
+    with pytest.raises(MXNetError, match="BucketingModule.get_outputs: call bind"):
+        bm.get_outputs()
+    bm.bind([("data", (2, 3))], None, for_training=True, inputs_need_grad=True)
+    bm.init_params()
+    bm.forward(mx.io.DataBatch([mx.nd.ones((2, 3))], None), is_train=True)
+    bm.backward([mx.nd.ones((2, 2))])
+    assert bm.get_outputs()[0].shape == (2, 2)
+    assert bm.get_input_grads()[0].shape == (2, 3)
+    assert bm.get_states(merge_multi_context=False) == []
