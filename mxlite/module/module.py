@@ -16,7 +16,10 @@ name, as MXNet does; either way MXNet's ``.states`` files load here and ours loa
 Organisation: one class, one concern (MXNet's own module.py is longer), in sections:
 construction and checkpoints, names and shapes, parameters, binding, computation; the
 optimizer (installing it, its states files, ``update``) is its base class ``OptimizerMixin``
-in ``module_optimizer.py``.
+in ``module_optimizer.py``. The public ``bind``, ``init_params`` and ``init_optimizer`` with
+their checks are every module's (``setup_steps.py``); the work is here, in ``_bind`` and
+``_init_params``. ``backward``, ``get_outputs`` and the other methods that hand on to the
+executor group are ``DelegatingModule``'s (``delegating.py``), which BucketingModule shares.
 """
 
 from __future__ import annotations
