@@ -63,99 +63,6 @@ def _multiple_callbacks(callbacks: Any, *args: Any, **kwargs: Any) -> None:
         callbacks(*args, **kwargs)
 
 
-def _train_multi_device(
-    symbol: Any,
-    ctx: list[Any],
-    arg_names: list[str],
-    param_names: list[str],
-    aux_names: list[str],
-    arg_params: dict[str, Any],
-    aux_params: dict[str, Any],
-    begin_epoch: int,
-    end_epoch: int,
-    epoch_size: int | None,
-    optimizer: Any,
-    kvstore: Any,
-    update_on_kvstore: bool,
-    train_data: Any,
-    eval_data: Any = None,
-    eval_metric: Any = None,
-    epoch_end_callback: Any = None,
-    batch_end_callback: Any = None,
-    logger: Any = None,
-    work_load_list: list[float] | None = None,
-    monitor: Any = None,
-    eval_end_callback: Any = None,
-    eval_batch_end_callback: Any = None,
-    sym_gen: Any = None,
-) -> None:
-    """Train on the devices ``ctx`` (one works too) from ``begin_epoch`` to ``end_epoch``;
-    ``arg_params`` and ``aux_params`` are updated in place at the end of each epoch that has an
-    ``epoch_end_callback``, and at the last one."""
-    logger = logging if logger is None else logger
-    manager = DataParallelExecutorManager(
-        symbol=symbol, sym_gen=sym_gen, ctx=ctx, train_data=train_data, param_names=param_names,
-        arg_names=arg_names, aux_names=aux_names, work_load_list=work_load_list, logger=logger,
-    )  # fmt: skip
-    if monitor:
-        manager.install_monitor(monitor)
-    manager.set_params(arg_params, aux_params)
-    updater = None
-    if update_on_kvstore:
-        kvstore.set_optimizer(optimizer)
-    else:
-        updater = get_updater(optimizer)
-    if kvstore:
-        _initialize_kvstore(kvstore, manager.param_arrays, arg_params, manager.param_names,
-                            update_on_kvstore)  # fmt: skip
-    train_data.reset()
-    for epoch in range(begin_epoch, end_epoch):
-        tic = time.time()
-        eval_metric.reset()
-        nbatch = 0
-        while True:  # an epoch of epoch_size batches may span several passes over the data
-            do_reset = True
-            for data_batch in train_data:
-                manager.load_data_batch(data_batch)
-                if monitor is not None:
-                    monitor.tic()
-                manager.forward(is_train=True)
-                manager.backward()
-                if update_on_kvstore:
-                    _update_params_on_kvstore(manager.param_arrays, manager.grad_arrays,
-                                              kvstore, manager.param_names)  # fmt: skip
-                else:
-                    _update_params(manager.param_arrays, manager.grad_arrays, updater=updater,
-                                   num_device=len(ctx), kvstore=kvstore,
-                                   param_names=manager.param_names)  # fmt: skip
-                if monitor is not None:
-                    monitor.toc_print()
-                manager.update_metric(eval_metric, data_batch.label)
-                nbatch += 1
-                if batch_end_callback is not None:
-                    _multiple_callbacks(
-                        batch_end_callback,
-                        BatchEndParam(
-                            epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()
-                        ),
-                    )
-                if epoch_size is not None and nbatch >= epoch_size:
-                    do_reset = False
-                    break
-            if do_reset:
-                logger.info("Epoch[%d] Resetting Data Iterator", epoch)
-                train_data.reset()
-            if epoch_size is None or nbatch >= epoch_size:
-                break
-        logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
-        if epoch_end_callback or epoch + 1 == end_epoch:
-            manager.copy_to(arg_params, aux_params)
-        _multiple_callbacks(epoch_end_callback, epoch, symbol, arg_params, aux_params)
-        if eval_data:
-            _evaluate(manager, epoch, eval_data, eval_metric, eval_end_callback,
-                      eval_batch_end_callback)  # fmt: skip
-
-
 def _evaluate(manager: Any, epoch: int, eval_data: Any, eval_metric: Any, end_cb: Any,
               batch_cb: Any) -> None:  # fmt: skip
     eval_metric.reset()
@@ -513,18 +420,91 @@ class FeedForward(_Base):
         eval_end_callback, eval_batch_end_callback : callable, optional
             Called at the end of the evaluation and after each evaluation batch.
         """
-        data = self._init_iter(X, y, is_train=True)
+        train_data = self._init_iter(X, y, is_train=True)
         eval_data = self._init_eval_iter(eval_data)
         if self.sym_gen:
-            self.symbol = self.sym_gen(data.default_bucket_key)
+            self.symbol = self.sym_gen(train_data.default_bucket_key)
             self._check_arguments()
         self.kwargs["sym"] = self.symbol
         arg_names, param_names, aux_names = self._init_params(
-            list(data.provide_data) + list(data.provide_label)
+            list(train_data.provide_data) + list(train_data.provide_label)
         )
         if not isinstance(eval_metric, metric_mod.EvalMetric):
             eval_metric = metric_mod.create(eval_metric)
         kvstore, update_on_kvstore = _create_kvstore(kvstore, len(self.ctx), self.arg_params)
+        optimizer = self._fit_optimizer(train_data, kvstore, update_on_kvstore, param_names)
+        logger = logging if logger is None else logger
+        manager = DataParallelExecutorManager(
+            symbol=self.symbol, sym_gen=self.sym_gen, ctx=self.ctx, train_data=train_data,
+            param_names=param_names, arg_names=arg_names, aux_names=aux_names,
+            work_load_list=work_load_list, logger=logger,
+        )  # fmt: skip
+        if monitor:
+            manager.install_monitor(monitor)
+        arg_params, aux_params = self.arg_params, self.aux_params  # updated in place
+        manager.set_params(arg_params, aux_params)
+        updater = None
+        if update_on_kvstore:
+            kvstore.set_optimizer(optimizer)
+        else:
+            updater = get_updater(optimizer)
+        if kvstore:
+            _initialize_kvstore(kvstore, manager.param_arrays, arg_params, manager.param_names,
+                                update_on_kvstore)  # fmt: skip
+        train_data.reset()
+        epoch_size = self.epoch_size
+        for epoch in range(self.begin_epoch, self.num_epoch):
+            tic = time.time()
+            eval_metric.reset()
+            nbatch = 0
+            while True:  # an epoch of epoch_size batches may span several passes over the data
+                do_reset = True
+                for data_batch in train_data:
+                    manager.load_data_batch(data_batch)
+                    if monitor is not None:
+                        monitor.tic()
+                    manager.forward(is_train=True)
+                    manager.backward()
+                    if update_on_kvstore:
+                        _update_params_on_kvstore(manager.param_arrays, manager.grad_arrays,
+                                                  kvstore, manager.param_names)  # fmt: skip
+                    else:
+                        _update_params(manager.param_arrays, manager.grad_arrays, updater=updater,
+                                       num_device=len(self.ctx), kvstore=kvstore,
+                                       param_names=manager.param_names)  # fmt: skip
+                    if monitor is not None:
+                        monitor.toc_print()
+                    manager.update_metric(eval_metric, data_batch.label)
+                    nbatch += 1
+                    if batch_end_callback is not None:
+                        _multiple_callbacks(
+                            batch_end_callback,
+                            BatchEndParam(
+                                epoch=epoch, nbatch=nbatch, eval_metric=eval_metric, locals=locals()
+                            ),
+                        )
+                    if epoch_size is not None and nbatch >= epoch_size:
+                        do_reset = False
+                        break
+                if do_reset:
+                    logger.info("Epoch[%d] Resetting Data Iterator", epoch)
+                    train_data.reset()
+                if epoch_size is None or nbatch >= epoch_size:
+                    break
+            logger.info("Epoch[%d] Time cost=%.3f", epoch, time.time() - tic)
+            if epoch_end_callback or epoch + 1 == self.num_epoch:
+                manager.copy_to(arg_params, aux_params)
+            _multiple_callbacks(epoch_end_callback, epoch, self.symbol, arg_params, aux_params)
+            if eval_data:
+                _evaluate(manager, epoch, eval_data, eval_metric, eval_end_callback,
+                          eval_batch_end_callback)  # fmt: skip
+
+    def _fit_optimizer(
+        self, train_data: Any, kvstore: Any, update_on_kvstore: bool, param_names: list[str]
+    ) -> opt.Optimizer:
+        """The optimizer of :meth:`fit`: made from a name with ``rescale_grad`` = 1 / (batch
+        size, times the workers of a synchronous dist store), or the one given; its index to
+        name map is a parameter's index on the store, else ``index * num_device + device``."""
         n = len(self.ctx)
         if update_on_kvstore:
             param_idx2name = dict(enumerate(param_names))
@@ -533,7 +513,7 @@ class FeedForward(_Base):
                               for k in range(n)}  # fmt: skip
         self.kwargs["param_idx2name"] = param_idx2name
         if isinstance(self.optimizer, str):
-            batch_size = data.batch_size
+            batch_size = train_data.batch_size
             if kvstore and "dist" in kvstore.type and "_async" not in kvstore.type:
                 batch_size *= kvstore.num_workers
             optimizer = opt.create(self.optimizer, rescale_grad=1.0 / batch_size, **self.kwargs)
@@ -546,16 +526,7 @@ class FeedForward(_Base):
                 "FeedForward.fit: 'optimizer' must be a name or an Optimizer, got "
                 f"{type(self.optimizer).__name__}."
             )
-        _train_multi_device(
-            self.symbol, self.ctx, arg_names, param_names, aux_names,
-            self.arg_params, self.aux_params,
-            begin_epoch=self.begin_epoch, end_epoch=self.num_epoch, epoch_size=self.epoch_size,
-            optimizer=optimizer, train_data=data, eval_data=eval_data, eval_metric=eval_metric,
-            epoch_end_callback=epoch_end_callback, batch_end_callback=batch_end_callback,
-            kvstore=kvstore, update_on_kvstore=update_on_kvstore, logger=logger,
-            work_load_list=work_load_list, monitor=monitor, eval_end_callback=eval_end_callback,
-            eval_batch_end_callback=eval_batch_end_callback, sym_gen=self.sym_gen,
-        )  # fmt: skip
+        return optimizer
 
     def save(self, prefix: str, epoch: int | None = None, remove_amp_cast: bool = True) -> None:
         """Checkpoint the model into ``prefix-symbol.json`` and ``prefix-%04d.params``

@@ -29,7 +29,46 @@ BatchEndParam = namedtuple("BatchEndParams", ["epoch", "nbatch", "eval_metric", 
 
 __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params"]
 
+# The parts of the checkpoint functions' documentation that MXNet repeats in them and in
+# mx.rnn's, written once; ``_checkpoint_doc`` fills them into a docstring's ``{...}``.
+_DOC_PARTS = {
+    "prefix_epoch": """prefix : str
+        Prefix of model name.
+    epoch : int
+        Epoch number of model we would like to load.""",
+    "arg_aux": """arg_params : dict of str to NDArray
+        Model parameter, dict of name to NDArray of net's weights.
+    aux_params : dict of str to NDArray
+        Model parameter, dict of name to NDArray of net's auxiliary states.""",
+    "saved": """Notes
+    -----
+    - ``prefix-symbol.json`` will be saved for symbol.
+    - ``prefix-epoch.params`` will be saved for parameters.""",
+}
+_DOC_PARTS["loaded"] = f"""Returns
+    -------
+    symbol : Symbol
+        The symbol configuration of computation network.
+    {_DOC_PARTS["arg_aux"]}
 
+    Notes
+    -----
+    - Symbol will be loaded from ``prefix-symbol.json``.
+    - Parameters will be loaded from ``prefix-epoch.params``."""
+
+
+def _checkpoint_doc(**more: str) -> Any:
+    """A decorator that fills the shared parts, and ``more``, into a function's docstring."""
+
+    def fill(fn: Any) -> Any:
+        if fn.__doc__:  # None under python -OO
+            fn.__doc__ = fn.__doc__.format(**_DOC_PARTS, **more)
+        return fn
+
+    return fill
+
+
+@_checkpoint_doc()
 def save_checkpoint(
     prefix: str,
     epoch: int,
@@ -48,17 +87,11 @@ def save_checkpoint(
         The epoch number of the model.
     symbol : Symbol
         The input Symbol (not saved when None).
-    arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.
+    {arg_aux}
     remove_amp_cast : bool, optional
         Whether to remove the amp_cast and amp_multicast operators, before saving the model.
 
-    Notes
-    -----
-    - ``prefix-symbol.json`` will be saved for symbol.
-    - ``prefix-epoch.params`` will be saved for parameters.
+    {saved}
     """
     if symbol is not None:
         symbol.save(f"{prefix}-symbol.json", remove_amp_cast=remove_amp_cast)
@@ -69,22 +102,17 @@ def save_checkpoint(
     logging.info('Saved checkpoint to "%s"', param_name)
 
 
+@_checkpoint_doc()
 def load_params(prefix: str, epoch: int) -> tuple[dict[str, Any], dict[str, Any]]:
     """Load the parameters of a checkpoint.
 
     Parameters
     ----------
-    prefix : str
-        Prefix of model name.
-    epoch : int
-        Epoch number of model we would like to load.
+    {prefix_epoch}
 
     Returns
     -------
-    arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.
+    {arg_aux}
     """
     return _load_params_file(f"{prefix}-{int(epoch):04d}.params")
 
@@ -110,29 +138,15 @@ def _load_params_file(fname: str, strict: bool = False) -> tuple[dict[str, Any],
     return arg_params, aux_params
 
 
+@_checkpoint_doc()
 def load_checkpoint(prefix: str, epoch: int) -> tuple[Any, dict[str, Any], dict[str, Any]]:
     """Load model checkpoint from file.
 
     Parameters
     ----------
-    prefix : str
-        Prefix of model name.
-    epoch : int
-        Epoch number of model we would like to load.
+    {prefix_epoch}
 
-    Returns
-    -------
-    symbol : Symbol
-        The symbol configuration of computation network.
-    arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.
-
-    Notes
-    -----
-    - Symbol will be loaded from ``prefix-symbol.json``.
-    - Parameters will be loaded from ``prefix-epoch.params``.
+    {loaded}
     """
     symbol = sym.load(f"{prefix}-symbol.json")
     arg_params, aux_params = load_params(prefix, epoch)

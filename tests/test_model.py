@@ -68,3 +68,18 @@ def test_one_update_on_the_store_or_one_per_device():
     _update_params(weights, grads, updater, 2, kvstore=kv, param_names=["w"])
     assert seen == [[0], [1]]
     assert all((w.asnumpy() == -3).all() for w in weights[0])  # -1 - (1 + 1)
+
+
+def test_checkpoint_docs_share_their_parts() -> None:
+    """The parts MXNet repeats in the checkpoint functions' docs are written once (model.py's
+    _DOC_PARTS) and filled in, mx.rnn's included."""
+    model, rnn = mx.model, mx.rnn
+    funcs = [model.save_checkpoint, model.load_checkpoint, model.load_params,
+             rnn.save_rnn_checkpoint, rnn.load_rnn_checkpoint, rnn.do_rnn_checkpoint]  # fmt: skip
+    for fn in funcs:
+        doc = fn.__doc__ or ""
+        assert "{" not in doc and "prefix : str" in doc, fn.__name__
+    for fn in funcs[:5]:
+        assert "aux_params : dict of str to NDArray" in fn.__doc__, fn.__name__
+    for fn in funcs[3:]:
+        assert "cells : mxnet.rnn.RNNCell or list of RNNCells" in fn.__doc__, fn.__name__

@@ -509,15 +509,7 @@ class KVStore(KVStoreBase):
         raise ValueError(f"Unknown capability: {capability}")
 
     def save_optimizer_states(self, fname: str, dump_optimizer: bool = False) -> None:
-        """Saves the optimizer (updater) state to a file, in MXNet 1.9.1's format.
-
-        Parameters
-        ----------
-        fname : str
-            Path to the output states file.
-        dump_optimizer : bool, default False
-            Whether to also save the optimizer itself.
-        """
+        # documented on KVStoreBase; the file is in MXNet 1.9.1's format
         updater = self._local_updater("save_optimizer_states")
         data = updater.get_states(dump_optimizer)
         with atomic_write(fname, "wb", self._where("save_optimizer_states")) as f:

@@ -12,7 +12,10 @@ written against that interface only, as MXNet 1.9.1's BaseModule is, and logs th
 
 Organisation: one class, one concern (the small checks it shares with the subclasses are in
 ``checks.py``): the high-level API (``fit``, ``score``, ``predict`` and their iterators), then the
-interface the subclasses implement (symbol and names, parameters, computation).
+interface the subclasses implement (symbol and names, parameters, computation). The set-up
+steps ``bind``, ``init_params`` and ``init_optimizer`` are its base class ``SetupSteps`` in
+``setup_steps.py``: their checks written once, the work done by each subclass's ``_bind``,
+``_init_params`` and ``_init_optimizer``.
 """
 
 from __future__ import annotations
@@ -37,11 +40,12 @@ from .checks import _check_input_names as _check_input_names  # MXNet has these 
 from .checks import _check_names_match as _check_names_match
 from .checks import _check_state
 from .checks import _parse_data_desc as _parse_data_desc
+from .setup_steps import SetupSteps
 
 __all__ = ["BaseModule"]
 
 
-class BaseModule:
+class BaseModule(SetupSteps):
     """The base class of modules: computation that can be bound, initialised, run and trained.
 
     Parameters
@@ -49,6 +53,11 @@ class BaseModule:
     logger : Logger, optional
         Where progress is logged; default the ``logging`` module.
     """
+
+    # the names a subclass keeps for data_names and output_names (Module, PythonModule); the
+    # containers ask their modules instead
+    _data_names: list[str]
+    _output_names: list[str]
 
     def __init__(self, logger: Any = logging) -> None:
         self.logger = logger
@@ -58,6 +67,7 @@ class BaseModule:
         self.params_initialized = False
         self.optimizer_initialized = False
         self._symbol: Any = None
+        self._label_shapes: Any = None
         self._total_exec_bytes = 0
 
     # ---- high-level API --------------------------------------------------------------------
@@ -108,17 +118,12 @@ class BaseModule:
             The metric names and values.
         """
         _check_state(self, "score", "binded", "params_initialized")
-        if reset:
-            eval_data.reset()
+        batches = self._forward_batches(eval_data, num_batch, reset, sparse_row_id_fn)
         if not isinstance(eval_metric, metric.EvalMetric):
             eval_metric = metric.create(eval_metric)
         eval_metric.reset()
         actual_num_batch = 0
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in batches:
             if isinstance(eval_batch, list):
                 self.update_metric(eval_metric, [eb.label for eb in eval_batch], pre_sliced=True)
             else:
@@ -133,6 +138,20 @@ class BaseModule:
             for callback in _as_list(score_end_callback):
                 callback(params)
         return eval_metric.get_global_name_value()
+
+    def _forward_batches(
+        self, eval_data: DataIter, num_batch: int | None, reset: bool, sparse_row_id_fn: Any
+    ) -> Iterator[tuple[int, DataBatch]]:
+        """``(nbatch, batch)`` for the first ``num_batch`` batches of ``eval_data`` (reset
+        first if ``reset``), each prepared and run forward for inference before it is given."""
+        if reset:
+            eval_data.reset()
+        for nbatch, eval_batch in enumerate(eval_data):
+            if num_batch is not None and nbatch == num_batch:
+                break
+            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
+            self.forward(eval_batch, is_train=False)
+            yield nbatch, eval_batch
 
     def iter_predict(
         self,
@@ -157,13 +176,9 @@ class BaseModule:
             Accepted for compatibility.
         """
         _check_state(self, "iter_predict", "binded", "params_initialized")
-        if reset:
-            eval_data.reset()
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for nbatch, eval_batch in self._forward_batches(
+            eval_data, num_batch, reset, sparse_row_id_fn
+        ):
             pad = eval_batch.pad or 0
             outputs = [out[0 : out.shape[0] - pad] for out in self.get_outputs()]
             yield outputs, nbatch, eval_batch
@@ -213,14 +228,8 @@ class BaseModule:
                 f"predict: argument 'eval_data' must be an NDArray or a DataIter, "
                 f"got {type(eval_data).__name__}."
             )
-        if reset:
-            eval_data.reset()
         output_list = []
-        for nbatch, eval_batch in enumerate(eval_data):
-            if num_batch is not None and nbatch == num_batch:
-                break
-            self.prepare(eval_batch, sparse_row_id_fn=sparse_row_id_fn)
-            self.forward(eval_batch, is_train=False)
+        for _, eval_batch in self._forward_batches(eval_data, num_batch, reset, sparse_row_id_fn):
             pad = eval_batch.pad or 0
             output_list.append([out[0 : out.shape[0] - pad].copy() for out in self.get_outputs()])
         if not output_list:
@@ -416,12 +425,12 @@ class BaseModule:
     @property
     def data_names(self) -> list[str]:
         """A list of names for data required by this module."""
-        raise NotImplementedError()
+        return self._data_names
 
     @property
     def output_names(self) -> list[str]:
         """A list of names for the outputs of this module."""
-        raise NotImplementedError()
+        return self._output_names
 
     @property
     def data_shapes(self) -> list:
@@ -430,8 +439,10 @@ class BaseModule:
 
     @property
     def label_shapes(self) -> list | None:
-        """A list of (name, shape) pairs specifying the label inputs to this module."""
-        raise NotImplementedError()
+        """A list of (name, shape) pairs specifying the label inputs to this module (None
+        when it was bound without labels, or none of its modules takes them)."""
+        _check_state(self, "label_shapes", "binded")
+        return self._label_shapes
 
     @property
     def output_shapes(self) -> list:
@@ -448,18 +459,6 @@ class BaseModule:
     def get_params(self) -> tuple[dict, dict]:
         """Gets parameters, those are potentially copies of the actual parameters used
         to do computation on the device."""
-        raise NotImplementedError()
-
-    def init_params(
-        self,
-        initializer: Any = None,
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
-        """Initializes the parameters and auxiliary states."""
         raise NotImplementedError()
 
     def set_params(
@@ -583,27 +582,4 @@ class BaseModule:
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward
         computation."""
-        raise NotImplementedError()
-
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
-    ) -> None:
-        """Binds the symbols to construct executors."""
-        raise NotImplementedError()
-
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
-    ) -> None:
-        """Installs and initializes optimizers."""
         raise NotImplementedError()

@@ -20,16 +20,15 @@ from .. import model as _model
 from .. import ndarray as nd
 from .. import symbol as _sym
 from ..base import MXNetError
-from ..initializer import Uniform
 from ..name import NameManager
-from .base_module import BaseModule
-from .checks import _check_inputs, _check_state, _optimizer_is_set
+from .checks import _check_inputs, _check_state
+from .delegating import DelegatingModule
 from .module import Module
 
 __all__ = ["BucketingModule"]
 
 
-class BucketingModule(BaseModule):
+class BucketingModule(DelegatingModule):
     """This module helps to deal efficiently with varying-length inputs.
 
     Parameters
@@ -88,6 +87,10 @@ class BucketingModule(BaseModule):
     def _new_module(self, bucket_key: Any) -> Module:
         symbol, data_names, label_names = self._call_sym_gen(bucket_key)
         return Module(symbol, data_names, label_names, **self._module_kwargs)
+
+    @property
+    def _delegate(self) -> Module | None:
+        return self._curr_module
 
     def _reset_bind(self) -> None:
         self.binded = False
@@ -151,68 +154,23 @@ class BucketingModule(BaseModule):
             allow_extra=allow_extra,
         )  # fmt: skip
 
-    def init_params(
-        self,
-        initializer: Any = Uniform(0.01),  # noqa: B008 (MXNet's default object)
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
-        """Initializes parameters (see :meth:`Module.init_params`)."""
-        if self.params_initialized and not force_init:
-            return
-        _check_state(self, "init_params", "binded")
+    def _init_params(
+        self, initializer: Any, arg_params: dict | None, aux_params: dict | None,
+        allow_missing: bool, force_init: bool, allow_extra: bool,
+    ) -> None:  # fmt: skip
         self._curr_module.init_params(
             initializer=initializer, arg_params=arg_params, aux_params=aux_params,
             allow_missing=allow_missing, force_init=force_init, allow_extra=allow_extra,
         )  # fmt: skip
         self._params_dirty = False
-        self.params_initialized = True
 
-    def get_states(self, merge_multi_context: bool = True) -> list:
-        """Gets states of the current bucket."""
-        _check_state(self, "get_states", "binded", "params_initialized")
-        return self._curr_module.get_states(merge_multi_context=merge_multi_context)
-
-    def set_states(self, states: Any = None, value: Any = None) -> None:
-        """Sets states of the current bucket."""
-        _check_state(self, "set_states", "binded", "params_initialized")
-        self._curr_module.set_states(states, value)
-
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
         """Binding for a `BucketingModule` means setting up the buckets and binding the
-        executor for the default bucket key. Executors corresponding to other keys are
-        bound afterwards with `switch_bucket`.
-
-        Parameters
-        ----------
-        data_shapes : list of (str, tuple)
-            This should correspond to the symbol for the default bucket.
-        label_shapes : list of (str, tuple)
-            This should correspond to the symbol for the default bucket.
-        for_training : bool
-            Default is ``True``.
-        inputs_need_grad : bool
-            Default is ``False``.
-        force_rebind : bool
-            Default is ``False``.
-        shared_module : BucketingModule
-            Default is ``None``. This value is currently not used.
-        grad_req : str, list of str, dict of str to str
-            Requirement for gradient accumulation. Can be 'write', 'add', or 'null'
-            (default to 'write').
-        """
+        executor for the default bucket key (``data_shapes`` and ``label_shapes`` are those of
+        its symbol). Executors corresponding to other keys are bound afterwards with
+        `switch_bucket`. ``shared_module`` is not supported."""
         arg_params = aux_params = None
         if self.params_initialized:
             curr = self._curr_module
@@ -222,18 +180,12 @@ class BucketingModule(BaseModule):
                 arg_params, aux_params = curr._arg_params, curr._aux_params
         if force_rebind:
             self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
         if shared_module is not None:
             raise MXNetError("BucketingModule.bind: shared_module is not supported.")
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self._grad_req = grad_req
         module = self._new_module(self._default_bucket_key)
         module.bind(
-            data_shapes, label_shapes, for_training, inputs_need_grad,
-            force_rebind=False, shared_module=None, grad_req=grad_req,
+            data_shapes, label_shapes, self.for_training, self.inputs_need_grad,
+            force_rebind=False, shared_module=None, grad_req=self._grad_req,
         )  # fmt: skip
         self._curr_module = module
         self._curr_bucket_key = self._default_bucket_key
@@ -269,23 +221,16 @@ class BucketingModule(BaseModule):
         self._curr_module = self._buckets[bucket_key]
         self._curr_bucket_key = bucket_key
 
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
+    def _init_optimizer(
+        self, kvstore: Any, optimizer: Any, optimizer_params: Any, force_init: bool
     ) -> None:
-        """Installs and initializes optimizers (shared by every bucket)."""
-        if _optimizer_is_set(self, force_init):
-            return
+        """Installs the optimizer on the current bucket; every bucket shares it."""
         self._curr_module.init_optimizer(
             kvstore, optimizer, optimizer_params, force_init=force_init
         )
         for mod in self._buckets.values():
             if mod is not self._curr_module:
                 mod.borrow_optimizer(self._curr_module)
-        self.optimizer_initialized = True
 
     def prepare(self, data_batch: Any, sparse_row_id_fn: Any = None) -> None:
         """Binds the batch's bucket ahead of its forward (the current bucket is kept)."""
@@ -304,27 +249,12 @@ class BucketingModule(BaseModule):
         self.switch_bucket(key, data_batch.provide_data, data_batch.provide_label)
         self._curr_module.forward(data_batch, is_train=is_train)
 
-    def backward(self, out_grads: Any = None) -> None:
-        """Backward computation."""
-        _check_state(self, "backward", "binded", "params_initialized")
-        self._curr_module.backward(out_grads=out_grads)
-
     def update(self) -> None:
         """Updates parameters according to installed optimizer and the gradient computed
         in the previous forward-backward cycle."""
         _check_state(self, "update", "binded", "params_initialized", "optimizer_initialized")
         self._params_dirty = True
         self._curr_module.update()
-
-    def get_outputs(self, merge_multi_context: bool = True) -> list:
-        """Gets outputs from a previous forward computation."""
-        _check_state(self, "get_outputs", "binded", "params_initialized")
-        return self._curr_module.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context: bool = True) -> list:
-        """Gets the gradients with respect to the inputs of the module."""
-        _check_state(self, "get_input_grads", "binded", "params_initialized")
-        return self._curr_module.get_input_grads(merge_multi_context=merge_multi_context)
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward

@@ -16,22 +16,24 @@ name, as MXNet does; either way MXNet's ``.states`` files load here and ours loa
 Organisation: one class, one concern (MXNet's own module.py is longer), in sections:
 construction and checkpoints, names and shapes, parameters, binding, computation; the
 optimizer (installing it, its states files, ``update``) is its base class ``OptimizerMixin``
-in ``module_optimizer.py``.
+in ``module_optimizer.py``. The public ``bind``, ``init_params`` and ``init_optimizer`` with
+their checks are every module's (``setup_steps.py``); the work is here, in ``_bind`` and
+``_init_params``. ``backward``, ``get_outputs`` and the other methods that hand on to the
+executor group are ``DelegatingModule``'s (``delegating.py``), which BucketingModule shares.
 """
 
 from __future__ import annotations
 
 import logging
-import warnings
 from typing import Any
 
 from .. import model as _model
 from .. import ndarray as nd
 from ..base import MXNetError
 from ..context import Context, cpu
-from ..initializer import InitDesc, Uniform
-from .base_module import BaseModule
+from ..initializer import InitDesc
 from .checks import _check_inputs, _check_state, _parse_data_desc
+from .delegating import DelegatingModule
 from .executor_group import DataParallelExecutorGroup
 from .module_optimizer import OptimizerMixin
 from .sparse_params import pull_all_rows, pull_rows
@@ -39,7 +41,7 @@ from .sparse_params import pull_all_rows, pull_rows
 __all__ = ["Module"]
 
 
-class Module(OptimizerMixin, BaseModule):
+class Module(OptimizerMixin, DelegatingModule):
     """Module is a basic module that wrap a `Symbol`. It is functionally the same
     as the `FeedForward` model, except under the module API.
 
@@ -121,7 +123,6 @@ class Module(OptimizerMixin, BaseModule):
         self._grad_req: Any = None
         self._exec_group: DataParallelExecutorGroup | None = None
         self._data_shapes: Any = None
-        self._label_shapes: Any = None
 
     @staticmethod
     def load(prefix: str, epoch: int, load_optimizer_states: bool = False, **kwargs: Any) -> Module:
@@ -181,6 +182,10 @@ class Module(OptimizerMixin, BaseModule):
             self.save_optimizer_states(state_name)
             logging.info('Saved optimizer state to "%s"', state_name)
 
+    @property
+    def _delegate(self) -> DataParallelExecutorGroup | None:
+        return self._exec_group
+
     def _reset_bind(self) -> None:
         self.binded = False
         self._exec_group = None
@@ -190,31 +195,15 @@ class Module(OptimizerMixin, BaseModule):
     # ---- names and shapes ------------------------------------------------------------------
 
     @property
-    def data_names(self) -> list[str]:
-        """A list of names for data required by this module."""
-        return self._data_names
-
-    @property
     def label_names(self) -> list[str]:
         """A list of names for labels required by this module."""
         return self._label_names
-
-    @property
-    def output_names(self) -> list[str]:
-        """A list of names for the outputs of this module."""
-        return self._output_names
 
     @property
     def data_shapes(self) -> list:
         """Gets data shapes (a list of DataDesc)."""
         _check_state(self, "data_shapes", "binded")
         return self._data_shapes
-
-    @property
-    def label_shapes(self) -> list | None:
-        """Gets label shapes (a list of DataDesc, or None when not bound with labels)."""
-        _check_state(self, "label_shapes", "binded")
-        return self._label_shapes
 
     @property
     def output_shapes(self) -> list:
@@ -231,44 +220,13 @@ class Module(OptimizerMixin, BaseModule):
             self._sync_params_from_devices()
         return self._arg_params, self._aux_params
 
-    def init_params(
-        self,
-        initializer: Any = Uniform(0.01),  # noqa: B008 (MXNet's default object)
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
-        """Initializes the parameters and auxiliary states.
+    _warn_ignored_init_params = True
+    _optimizer_set_note = "ignoring..."
 
-        Parameters
-        ----------
-        initializer : Initializer
-            Called to initialize parameters if needed.
-        arg_params : dict
-            If not ``None``, should be a dictionary of existing arg_params. Initialization
-            will be copied from that.
-        aux_params : dict
-            If not ``None``, should be a dictionary of existing aux_params. Initialization
-            will be copied from that.
-        allow_missing : bool
-            If ``True``, params could contain missing values, and the initializer will be
-            called to fill those missing params.
-        force_init : bool
-            If ``True``, will force re-initialize even if already initialized.
-        allow_extra : boolean, optional
-            Whether allow extra parameters that are not needed by symbol.
-            If this is True, no error will be thrown when arg_params or aux_params
-            contain extra parameters that is not needed by the executor.
-        """
-        if self.params_initialized and not force_init:
-            warnings.warn(
-                "Parameters already initialized and force_init=False. init_params call ignored.",
-                stacklevel=2,
-            )
-            return
-        _check_state(self, "init_params", "binded")
+    def _init_params(
+        self, initializer: Any, arg_params: dict | None, aux_params: dict | None,
+        allow_missing: bool, force_init: bool, allow_extra: bool,
+    ) -> None:  # fmt: skip
 
         def _impl(name: Any, arr: Any, cache: dict | None) -> None:
             if cache is not None:
@@ -333,52 +291,13 @@ class Module(OptimizerMixin, BaseModule):
 
     # ---- binding ---------------------------------------------------------------------------
 
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Module | None = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
-        """Binds the symbols to construct executors. This is necessary before one
-        can perform computation with the module.
-
-        Parameters
-        ----------
-        data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``.
-        for_training : bool
-            Default is ``True``. Whether the executors should be bound for training.
-        inputs_need_grad : bool
-            Default is ``False``. Whether the gradients to the input data need to be computed.
-            Typically this is not needed. But this might be needed when implementing composition
-            of modules.
-        force_rebind : bool
-            Default is ``False``. This function does nothing if the executors are already
-            bound. But with this ``True``, the executors will be forced to rebind.
-        shared_module : Module
-            Default is ``None``. This is used in bucketing. When not ``None``, the shared module
-            essentially corresponds to a different bucket -- a module with different symbol
-            but with the same sets of parameters (e.g. unrolled RNNs with different lengths).
-        grad_req : str, list of str, dict of str to str
-            Requirement for gradient accumulation. Can be 'write', 'add', or 'null'
-            (default to 'write').
-        """
         if force_rebind:
             self._reset_bind()
-        if self.binded:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
-        if not for_training and inputs_need_grad:
+        if not self.for_training and self.inputs_need_grad:
             raise MXNetError("bind: inputs_need_grad=True needs for_training=True.")
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
-        self._grad_req = grad_req
         self._data_shapes, self._label_shapes = _parse_data_desc(
             self.data_names, self.label_names, data_shapes, label_shapes
         )
@@ -400,12 +319,12 @@ class Module(OptimizerMixin, BaseModule):
             self._data_shapes,
             self._label_shapes,
             self._param_names,
-            for_training,
-            inputs_need_grad,
+            self.for_training,
+            self.inputs_need_grad,
             shared_group,
             logger=self.logger,
             fixed_param_names=self._fixed_param_names,
-            grad_req=grad_req,
+            grad_req=self._grad_req,
             group2ctxs=self._group2ctxs,
             state_names=self._state_names,
         )
@@ -486,54 +405,6 @@ class Module(OptimizerMixin, BaseModule):
                 new_lshape = None
             self.reshape(new_dshape, new_lshape)
         self._exec_group.forward(data_batch, is_train)
-
-    def backward(self, out_grads: Any = None) -> None:
-        """Backward computation.
-
-        Parameters
-        ----------
-        out_grads : NDArray or list of NDArray, optional
-            Gradient on the outputs to be propagated back.
-            This parameter is only needed when bind is called
-            on outputs that are not a loss function.
-        """
-        _check_state(self, "backward", "binded", "params_initialized")
-        self._exec_group.backward(out_grads=out_grads)
-
-    def get_outputs(self, merge_multi_context: bool = True) -> list:
-        """Gets outputs of the previous forward computation.
-
-        Parameters
-        ----------
-        merge_multi_context : bool
-            Default is ``True``. In the case when data-parallelism is used, the outputs
-            will be collected from multiple devices. A ``True`` value indicate that we
-            should merge the collected results so that they look like from a single
-            executor.
-        """
-        _check_state(self, "get_outputs", "binded", "params_initialized")
-        return self._exec_group.get_outputs(merge_multi_context=merge_multi_context)
-
-    def get_input_grads(self, merge_multi_context: bool = True) -> list:
-        """Gets the gradients with respect to the inputs of the module.
-
-        Parameters
-        ----------
-        merge_multi_context : bool
-            Default is ``True``; merge the per-device gradients along the batch axis.
-        """
-        _check_state(self, "get_input_grads", "binded", "params_initialized")
-        return self._exec_group.get_input_grads(merge_multi_context=merge_multi_context)
-
-    def get_states(self, merge_multi_context: bool = True) -> list:
-        """Gets states from all devices (per device; merging is not supported)."""
-        _check_state(self, "get_states", "binded", "params_initialized")
-        return self._exec_group.get_states(merge_multi_context=merge_multi_context)
-
-    def set_states(self, states: Any = None, value: Any = None) -> None:
-        """Sets value for states. Only one of the states & value can be specified."""
-        _check_state(self, "set_states", "binded", "params_initialized")
-        self._exec_group.set_states(states, value)
 
     def update_metric(self, eval_metric: Any, labels: Any, pre_sliced: bool = False) -> None:
         """Evaluates and accumulates evaluation metric on outputs of the last forward

@@ -1,5 +1,5 @@
-"""Module's optimizer: installing it (with its KVStore), sharing it, its states files, and
-the update step.
+"""Module's optimizer: installing it (with its KVStore, as ``init_optimizer``'s work), sharing
+it, its states files, and the update step.
 
 A part of :class:`~.module.Module` (its base class), in a file of its own; it works on the
 module's state, described in ``module.py``'s design note: the executor group, the master
@@ -20,7 +20,7 @@ from ..model import (
     _update_params,
     _update_params_on_kvstore,
 )
-from .checks import _check_state, _optimizer_is_set
+from .checks import _check_state
 
 __all__ = ["OptimizerMixin"]
 
@@ -28,33 +28,9 @@ __all__ = ["OptimizerMixin"]
 class OptimizerMixin:
     """The optimizer methods of :class:`~.module.Module`."""
 
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
+    def _init_optimizer(
+        self, kvstore: Any, optimizer: Any, optimizer_params: Any, force_init: bool
     ) -> None:
-        """Installs and initializes optimizers.
-
-        Parameters
-        ----------
-        kvstore : str or KVStore
-            Default `'local'`. On several devices, 'local' and 'device' sum the gradients over
-            them and (unless ``MXNET_UPDATE_ON_KVSTORE=0``) update each parameter once; the
-            'dist_*' types do so over all the workers of an MPI job; with None every device
-            updates its own copy with its own gradient.
-        optimizer : str or Optimizer
-            Default `'sgd'`
-        optimizer_params : dict
-            Default `(('learning_rate', 0.01),)`. The default value is not a dictionary,
-            just to avoid pylint warning of dangerous default values.
-        force_init : bool
-            Default ``False``, indicating whether we should force re-initializing the
-            optimizer in the case an optimizer is already installed.
-        """
-        if _optimizer_is_set(self, force_init, "ignoring..."):
-            return
         if self._params_dirty:
             self._sync_params_from_devices()
         store, update_on_store, rescale_grad, idx2name = self._store_and_indexing(kvstore)
@@ -77,7 +53,7 @@ class OptimizerMixin:
                     "Optimizer created manually outside Module but rescale_grad is not "
                     f"normalized to 1.0/batch_size/num_workers ({optimizer.rescale_grad} vs. "
                     f"{rescale_grad}). Is this intended?",
-                    stacklevel=2,
+                    stacklevel=3,
                 )
             if not optimizer.idx2name:
                 optimizer.idx2name = idx2name.copy()

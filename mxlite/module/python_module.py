@@ -48,18 +48,7 @@ class PythonModule(BaseModule):
         self._label_names = list(label_names) if isinstance(label_names, tuple) else label_names
         self._output_names = output_names
         self._data_shapes: Any = None
-        self._label_shapes: Any = None
         self._output_shapes: Any = None
-
-    @property
-    def data_names(self) -> list[str]:
-        """A list of names for data required by this module."""
-        return self._data_names
-
-    @property
-    def output_names(self) -> list[str]:
-        """A list of names for the outputs of this module."""
-        return self._output_names
 
     @property
     def data_shapes(self) -> Any:
@@ -111,42 +100,16 @@ class PythonModule(BaseModule):
             raise RuntimeError("PythonModule does not support presliced labels")
         eval_metric.update(labels, self.get_outputs())
 
-    def bind(
-        self,
-        data_shapes: list[Any],
-        label_shapes: list[Any] | None = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
-        """Records the input shapes and computes the output shapes.
-
-        Parameters
-        ----------
-        data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``; the names must be ``data_names``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``; the names must be ``label_names``.
-        for_training : bool
-            Default is ``True``. Whether the module is bound for training.
-        inputs_need_grad : bool
-            Default is ``False``. Whether the gradients to the input data need to be computed.
-        force_rebind : bool
-            Default is ``False``. Bind again even if already bound.
-        shared_module : Module
-            Ignored.
-        grad_req : str
-            Only 'write'.
-        """
-        if self.binded and not force_rebind:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
-        if grad_req != "write":
-            raise MXNetError(f"PythonModule.bind: grad_req must be 'write', got {grad_req!r}.")
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
+        """Records the input shapes (their names must be ``data_names`` and ``label_names``)
+        and computes the output shapes; ``shared_module`` is ignored, ``grad_req`` must be
+        'write'."""
+        if self._grad_req != "write":
+            raise MXNetError(
+                f"PythonModule.bind: grad_req must be 'write', got {self._grad_req!r}."
+            )
         got = [x[0] for x in data_shapes]
         if got != self._data_names:
             raise MXNetError(

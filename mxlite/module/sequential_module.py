@@ -16,9 +16,8 @@ import logging
 from typing import Any
 
 from ..base import MXNetError
-from ..initializer import Uniform
 from .base_module import BaseModule
-from .checks import _check_state, _optimizer_is_set
+from .checks import _check_state
 
 __all__ = ["SequentialModule"]
 
@@ -39,7 +38,6 @@ class SequentialModule(BaseModule):
         super().__init__(logger=logger)
         self._modules: list[BaseModule] = []
         self._metas: list[dict] = []
-        self._label_shapes: Any = None
         self._data_shapes: Any = None
         self._meta_keys = {self.META_TAKE_LABELS, self.META_AUTO_WIRING}
 
@@ -99,12 +97,6 @@ class SequentialModule(BaseModule):
         return self._modules[0].data_shapes
 
     @property
-    def label_shapes(self) -> list | None:
-        """Gets label shapes (None when no module takes labels)."""
-        _check_state(self, "label_shapes", "binded")
-        return self._label_shapes
-
-    @property
     def output_shapes(self) -> list:
         """Gets output shapes (those of the last module)."""
         _check_state(self, "output_shapes", "binded")
@@ -121,19 +113,11 @@ class SequentialModule(BaseModule):
             aux_params.update(aux)
         return arg_params, aux_params
 
-    def init_params(
-        self,
-        initializer: Any = Uniform(0.01),  # noqa: B008 (MXNet's default object)
-        arg_params: dict | None = None,
-        aux_params: dict | None = None,
-        allow_missing: bool = False,
-        force_init: bool = False,
-        allow_extra: bool = False,
-    ) -> None:
+    def _init_params(
+        self, initializer: Any, arg_params: dict | None, aux_params: dict | None,
+        allow_missing: bool, force_init: bool, allow_extra: bool,
+    ) -> None:  # fmt: skip
         """Initializes parameters of every module; names must not repeat across modules."""
-        if self.params_initialized and not force_init:
-            return
-        _check_state(self, "init_params", "binded")
         for module in self._modules:
             module.init_params(
                 initializer=initializer, arg_params=arg_params, aux_params=aux_params,
@@ -152,31 +136,18 @@ class SequentialModule(BaseModule):
                             f"layer {seen[name]}."
                         )
                     seen[name] = i
-        self.params_initialized = True
 
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
-        """Binds the symbols to construct executors (see :meth:`Module.bind`)."""
-        if self.binded and not force_rebind:
-            self.logger.warning("Already bound, ignoring bind()")
-            return
-        if inputs_need_grad and not for_training:
+        """Binds the modules in order, each one's output shapes the next one's data shapes."""
+        if self.inputs_need_grad and not self.for_training:
             raise MXNetError("SequentialModule.bind: inputs_need_grad needs for_training.")
         if shared_module is not None:
             raise MXNetError("SequentialModule.bind: shared_module is not supported.")
         if not self._modules:
             raise MXNetError("SequentialModule.bind: add modules before binding.")
         self.binded = True
-        self.for_training = for_training
-        self.inputs_need_grad = inputs_need_grad
         self._label_shapes = label_shapes
         my_data_shapes = data_shapes
         anybody_needs_label = False
@@ -186,7 +157,7 @@ class SequentialModule(BaseModule):
                 anybody_needs_label = True
             else:
                 my_label_shapes = None
-            my_inputs_need_grad = bool(inputs_need_grad or (for_training and i > 0))
+            my_inputs_need_grad = bool(self.inputs_need_grad or (self.for_training and i > 0))
             if meta.get(self.META_AUTO_WIRING, False):
                 names = module.data_names
                 if len(names) != len(my_data_shapes):
@@ -197,29 +168,22 @@ class SequentialModule(BaseModule):
                 my_data_shapes = [(n, d[1]) for n, d in zip(names, my_data_shapes)]
             module.bind(
                 data_shapes=my_data_shapes, label_shapes=my_label_shapes,
-                for_training=for_training, inputs_need_grad=my_inputs_need_grad,
-                force_rebind=force_rebind, shared_module=None, grad_req=grad_req,
+                for_training=self.for_training, inputs_need_grad=my_inputs_need_grad,
+                force_rebind=force_rebind, shared_module=None, grad_req=self._grad_req,
             )  # fmt: skip
             my_data_shapes = module.output_shapes
         if not anybody_needs_label:
             self._label_shapes = None
 
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
+    def _init_optimizer(
+        self, kvstore: Any, optimizer: Any, optimizer_params: Any, force_init: bool
     ) -> None:
         """Installs and initializes optimizers of every module."""
-        if _optimizer_is_set(self, force_init):
-            return
         for module in self._modules:
             module.init_optimizer(
                 kvstore=kvstore, optimizer=optimizer, optimizer_params=optimizer_params,
                 force_init=force_init,
             )  # fmt: skip
-        self.optimizer_initialized = True
 
     def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
         """Forward computation through the chain."""

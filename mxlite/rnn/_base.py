@@ -10,8 +10,10 @@ MXNet's (``lstm_i2h_weight``) so checkpoints move between the two.
 
 State kept per cell: ``_counter`` numbers the steps of the current unroll (node names carry
 ``t0_``, ``t1_``, ...) and ``_init_counter`` numbers the begin states; ``reset()`` zeroes both,
-and every ``unroll`` starts with it. ``_modified`` is set on a cell wrapped by a modifier
-(Zoneout, Residual), which must then be called through its wrapper.
+and every ``unroll`` starts with it, then hands on to ``_unroll`` (step by step here; the
+cells that unroll otherwise, stacks, fused and modifier cells, override that). ``_modified``
+is set on a cell wrapped by a modifier (Zoneout, Residual), which must then be called through
+its wrapper.
 
 A sequence is either one Symbol with a time axis (``layout`` 'NTC' or 'TNC') or a list of
 per-step symbols; ``_normalize_sequence`` converts between the two.
@@ -32,6 +34,18 @@ from .. import ndarray, symbol
 from ..base import MXNetError, ShapeError
 
 __all__ = ["BaseRNNCell", "RNNParams"]
+
+# How MXNet documents the ``prefix`` and ``params`` arguments: for the step cells (with the
+# default ``{prefix}`` filled in) and, after the ``prefix`` line, for the other cells
+_STEP_PREFIX_DOC = """prefix : str, default ``'{prefix}'``
+        Prefix for name of layers (and name of weight if params is None).
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None."""
+_PREFIX_PARAMS_DOC = """Prefix for names of layers
+        (this prefix is also used for names of weights if `params` is None
+        i.e. if `params` are being created and not reused)
+    params : RNNParams, default None
+        Container for weight sharing between cells. Created if None."""
 
 
 def _normalize_sequence(
@@ -142,6 +156,11 @@ class BaseRNNCell:
         self._iB = self.params.get("i2h_bias")
         self._hW = self.params.get("h2h_weight")
         self._hB = self.params.get("h2h_bias")
+
+    def _next_step(self) -> str:
+        """Count a step of the current unroll; the prefix of its node names (``lstm_t0_``)."""
+        self._counter += 1
+        return f"{self._prefix}t{self._counter}_"
 
     def reset(self) -> None:
         """Reset before re-using the cell for another graph."""
@@ -330,6 +349,13 @@ class BaseRNNCell:
             The type of this symbol is same as the output of begin_state().
         """
         self.reset()
+        return self._unroll(length, inputs, begin_state, layout, merge_outputs)
+
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
+    ) -> tuple[Any, list]:
+        """:meth:`unroll` after ``reset()`` (which every cell's unroll starts with): here one
+        call of the cell per step; the cells that unroll otherwise override this."""
         inputs, _ = _normalize_sequence(length, inputs, layout, False)
         states = self.begin_state() if begin_state is None else begin_state
         outputs = []
@@ -344,23 +370,3 @@ class BaseRNNCell:
         if isinstance(activation, str):
             return symbol.Activation(inputs, act_type=activation, **kwargs)
         return activation(inputs, **kwargs)
-
-
-def _cells_state_info(cells: list) -> list:
-    return sum([c.state_info for c in cells], [])
-
-
-def _cells_begin_state(cells: list, **kwargs: Any) -> list:
-    return sum([c.begin_state(**kwargs) for c in cells], [])
-
-
-def _cells_unpack_weights(cells: list, args: dict) -> dict:
-    for cell in cells:
-        args = cell.unpack_weights(args)
-    return args
-
-
-def _cells_pack_weights(cells: list, args: dict) -> dict:
-    for cell in cells:
-        args = cell.pack_weights(args)
-    return args

@@ -10,20 +10,52 @@ from typing import Any
 
 from .. import symbol
 from ..base import MXNetError
-from ._base import (
-    BaseRNNCell,
-    RNNParams,
-    _cells_begin_state,
-    _cells_pack_weights,
-    _cells_state_info,
-    _cells_unpack_weights,
-    _normalize_sequence,
-)
+from ._base import BaseRNNCell, RNNParams, _normalize_sequence
 
 __all__ = ["SequentialRNNCell", "BidirectionalCell"]
 
 
-class SequentialRNNCell(BaseRNNCell):
+class _CellGroup(BaseRNNCell):
+    """A cell made of the cells in ``_cells``: their states one after another, their weights
+    packed and unpacked each in turn, one ``RNNParams`` shared with them."""
+
+    _cells: list[BaseRNNCell]
+
+    def _share_params(self, cells: list[BaseRNNCell], where: str) -> None:
+        """Share this cell's ``RNNParams`` with ``cells``: given to this cell, they go to the
+        children (as MXNet, a child that has used its own container cannot take them), and the
+        children's variables come back into it."""
+        if self._override_cell_params:
+            if not all(cell._own_params for cell in cells):
+                raise MXNetError(
+                    f"{where}: give params to the {type(self).__name__} or to its child cells, "
+                    "not both."
+                )
+            for cell in cells:
+                cell.params._params.update(self.params._params)
+        for cell in cells:
+            self.params._params.update(cell.params._params)
+
+    @property
+    def state_info(self) -> list:
+        return sum([c.state_info for c in self._cells], [])
+
+    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
+        self._check_not_modified("begin_state")
+        return sum([c.begin_state(**kwargs) for c in self._cells], [])
+
+    def unpack_weights(self, args: dict) -> dict:
+        for cell in self._cells:
+            args = cell.unpack_weights(args)
+        return args
+
+    def pack_weights(self, args: dict) -> dict:
+        for cell in self._cells:
+            args = cell.pack_weights(args)
+        return args
+
+
+class SequentialRNNCell(_CellGroup):
     """Sequantially stacking multiple RNN cells.
 
     Parameters
@@ -46,31 +78,8 @@ class SequentialRNNCell(BaseRNNCell):
             The cell to be appended. During unroll, previous cell's output (or raw inputs if
             no previous cell) is used as the input to this cell.
         """
-        if self._override_cell_params:
-            # as MXNet: a cell that has used its own container (every step cell does while
-            # it is built) cannot take the stack's
-            if not cell._own_params:
-                raise MXNetError(
-                    "SequentialRNNCell.add: give params to the SequentialRNNCell or to its "
-                    "child cells, not both."
-                )
-            cell.params._params.update(self.params._params)
+        self._share_params([cell], "SequentialRNNCell.add")
         self._cells.append(cell)
-        self.params._params.update(cell.params._params)
-
-    @property
-    def state_info(self) -> list:
-        return _cells_state_info(self._cells)
-
-    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
-        self._check_not_modified("begin_state")
-        return _cells_begin_state(self._cells, **kwargs)
-
-    def unpack_weights(self, args: dict) -> dict:
-        return _cells_unpack_weights(self._cells, args)
-
-    def pack_weights(self, args: dict) -> dict:
-        return _cells_pack_weights(self._cells, args)
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
         self._counter += 1
@@ -88,15 +97,9 @@ class SequentialRNNCell(BaseRNNCell):
             next_states.extend(state)
         return inputs, next_states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         num_cells = len(self._cells)
         if begin_state is None:
             begin_state = self.begin_state()
@@ -116,7 +119,7 @@ class SequentialRNNCell(BaseRNNCell):
         return inputs, next_states
 
 
-class BidirectionalCell(BaseRNNCell):
+class BidirectionalCell(_CellGroup):
     """Bidirectional RNN cell.
 
     Parameters
@@ -142,46 +145,17 @@ class BidirectionalCell(BaseRNNCell):
         super().__init__("", params=params)
         self._output_prefix = output_prefix
         self._override_cell_params = params is not None
-        if self._override_cell_params:
-            if not (l_cell._own_params and r_cell._own_params):
-                raise MXNetError(
-                    "BidirectionalCell: give params to the BidirectionalCell or to its child "
-                    "cells, not both."
-                )
-            l_cell.params._params.update(self.params._params)
-            r_cell.params._params.update(self.params._params)
-        self.params._params.update(l_cell.params._params)
-        self.params._params.update(r_cell.params._params)
+        self._share_params([l_cell, r_cell], "BidirectionalCell")
         self._cells = [l_cell, r_cell]
-
-    def unpack_weights(self, args: dict) -> dict:
-        return _cells_unpack_weights(self._cells, args)
-
-    def pack_weights(self, args: dict) -> dict:
-        return _cells_pack_weights(self._cells, args)
 
     _steppable = False
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
         raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
 
-    @property
-    def state_info(self) -> list:
-        return _cells_state_info(self._cells)
-
-    def begin_state(self, **kwargs: Any) -> list:  # type: ignore[override]
-        self._check_not_modified("begin_state")
-        return _cells_begin_state(self._cells, **kwargs)
-
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         inputs, axis = _normalize_sequence(length, inputs, layout, False)
         states = self.begin_state() if begin_state is None else begin_state
         l_cell, r_cell = self._cells

@@ -12,13 +12,13 @@ from typing import Any
 
 from .. import symbol
 from ..base import MXNetError
-from ._base import BaseRNNCell, RNNParams, _normalize_sequence
+from ._base import _PREFIX_PARAMS_DOC, BaseRNNCell, RNNParams, _normalize_sequence
 
 __all__ = ["DropoutCell", "ModifierCell", "ResidualCell", "ZoneoutCell"]
 
 
 class DropoutCell(BaseRNNCell):
-    """Apply dropout on input.
+    __doc__ = f"""Apply dropout on input.
 
     Parameters
     ----------
@@ -26,11 +26,7 @@ class DropoutCell(BaseRNNCell):
         Percentage of elements to drop out, which
         is 1 - percentage to retain.
     prefix : str, default ``'dropout_'``
-        Prefix for names of layers
-        (this prefix is also used for names of weights if `params` is None
-        i.e. if `params` are being created and not reused)
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+        {_PREFIX_PARAMS_DOC}
     """
 
     def __init__(
@@ -52,21 +48,13 @@ class DropoutCell(BaseRNNCell):
             inputs = symbol.Dropout(data=inputs, p=self.dropout)
         return inputs, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         inputs, _ = _normalize_sequence(length, inputs, layout, merge_outputs)
         if isinstance(inputs, symbol.Symbol):
             return self(inputs, [])
-        return super().unroll(
-            length, inputs, begin_state=begin_state, layout=layout, merge_outputs=merge_outputs
-        )
+        return super()._unroll(length, inputs, begin_state, layout, merge_outputs)
 
 
 class ModifierCell(BaseRNNCell):
@@ -108,9 +96,6 @@ class ModifierCell(BaseRNNCell):
 
     def pack_weights(self, args: dict) -> dict:
         return self.base_cell.pack_weights(args)
-
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        raise NotImplementedError(f"{type(self).__name__} does not define one step")
 
 
 def _unsteppable(cell: BaseRNNCell) -> str | None:
@@ -192,15 +177,9 @@ class ResidualCell(ModifierCell):
         output = symbol.elemwise_add(output, inputs, name=f"{output.name}_plus_residual")
         return output, states
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         self.base_cell._modified = False
         try:
             outputs, states = self.base_cell.unroll(

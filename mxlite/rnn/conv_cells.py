@@ -13,7 +13,7 @@ from typing import Any
 
 from .. import symbol
 from ..base import MXNetError
-from ._base import BaseRNNCell, RNNParams
+from ._base import _STEP_PREFIX_DOC, BaseRNNCell, RNNParams
 
 __all__ = ["BaseConvRNNCell", "ConvRNNCell", "ConvLSTMCell", "ConvGRUCell"]
 
@@ -88,8 +88,7 @@ class BaseConvRNNCell(BaseRNNCell):
 
     def _conv_forward(self, inputs: Any, states: list) -> tuple[str, Any, Any]:
         """Starts a step: its name prefix and the input and state convolutions."""
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
+        name = self._next_step()
         n = self._num_hidden * self._num_gates
         i2h = symbol.Convolution(
             name=f"{name}i2h", data=inputs, num_filter=n, kernel=self._i2h_kernel,
@@ -107,7 +106,8 @@ class BaseConvRNNCell(BaseRNNCell):
         raise NotImplementedError("BaseConvRNNCell is abstract class for convolutional RNN")
 
 
-_DOC_PARAMS = """
+_DOC_PARAMS = (
+    """
     Parameters
     ----------
     input_shape : tuple of int
@@ -139,13 +139,13 @@ _DOC_PARAMS = """
     activation : str or Symbol,
         default functools.partial(symbol.LeakyReLU, act_type='leaky', slope=0.2)
         Type of activation function.
-    prefix : str, default ``'{prefix}'``
-        Prefix for name of layers (and name of weight if params is None).
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+    """
+    + _STEP_PREFIX_DOC
+    + """
     conv_layout : str, , default 'NCHW'
         Layout of ConvolutionOp
 """
+)
 
 
 def _cell_init(cls_name: str) -> Any:

@@ -13,10 +13,16 @@ from collections.abc import Callable
 from typing import Any
 
 from ..callback import _every_period
-from ..model import load_checkpoint, save_checkpoint
+from ..model import _checkpoint_doc, load_checkpoint, save_checkpoint
 from ._base import BaseRNNCell
 
 __all__ = ["do_rnn_checkpoint", "load_rnn_checkpoint", "rnn_unroll", "save_rnn_checkpoint"]
+
+
+_CELLS = _checkpoint_doc(
+    cells="""cells : mxnet.rnn.RNNCell or list of RNNCells
+        The RNN cells used by this symbol."""
+)
 
 
 def _as_list(cells: Any) -> list:
@@ -37,6 +43,7 @@ def rnn_unroll(
     return cell.unroll(length=length, inputs=inputs, begin_state=begin_state, layout=layout)
 
 
+@_CELLS
 def save_rnn_checkpoint(
     cells: Any, prefix: str, epoch: int, symbol: Any, arg_params: dict, aux_params: dict
 ) -> None:
@@ -45,55 +52,33 @@ def save_rnn_checkpoint(
 
     Parameters
     ----------
-    cells : mxnet.rnn.RNNCell or list of RNNCells
-        The RNN cells used by this symbol.
+    {cells}
     prefix : str
         Prefix of model name.
     epoch : int
         The epoch number of the model.
     symbol : Symbol
         The input symbol
-    arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.
+    {arg_aux}
 
-    Notes
-    -----
-    - ``prefix-symbol.json`` will be saved for symbol.
-    - ``prefix-epoch.params`` will be saved for parameters.
+    {saved}
     """
     for cell in _as_list(cells):
         arg_params = cell.unpack_weights(arg_params)
     save_checkpoint(prefix, epoch, symbol, arg_params, aux_params)
 
 
+@_CELLS
 def load_rnn_checkpoint(cells: Any, prefix: str, epoch: int) -> tuple[Any, dict, dict]:
     """Load model checkpoint from file.
     Pack weights after loading.
 
     Parameters
     ----------
-    cells : mxnet.rnn.RNNCell or list of RNNCells
-        The RNN cells used by this symbol.
-    prefix : str
-        Prefix of model name.
-    epoch : int
-        Epoch number of model we would like to load.
+    {cells}
+    {prefix_epoch}
 
-    Returns
-    -------
-    symbol : Symbol
-        The symbol configuration of computation network.
-    arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.
-
-    Notes
-    -----
-    - symbol will be loaded from ``prefix-symbol.json``.
-    - parameters will be loaded from ``prefix-epoch.params``.
+    {loaded}
     """
     sym, arg, aux = load_checkpoint(prefix, epoch)
     for cell in _as_list(cells):
@@ -101,14 +86,14 @@ def load_rnn_checkpoint(cells: Any, prefix: str, epoch: int) -> tuple[Any, dict,
     return sym, arg, aux
 
 
+@_CELLS
 def do_rnn_checkpoint(cells: Any, prefix: str, period: int = 1) -> Callable[..., None]:
     """Make a callback to checkpoint Module to prefix every epoch.
     unpacks weights used by cells before saving.
 
     Parameters
     ----------
-    cells : mxnet.rnn.RNNCell or list of RNNCells
-        The RNN cells used by this symbol.
+    {cells}
     prefix : str
         The file prefix to checkpoint to
     period : int

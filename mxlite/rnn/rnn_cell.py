@@ -24,6 +24,8 @@ from .. import ndarray, symbol
 from ..base import MXNetError
 from ..initializer import FusedRNN, LSTMBias, fused_rnn_layout
 from ._base import (
+    _PREFIX_PARAMS_DOC,
+    _STEP_PREFIX_DOC,
     BaseRNNCell,
     RNNParams,
     _normalize_sequence,
@@ -52,8 +54,24 @@ __all__ = [
 ]
 
 
-class RNNCell(BaseRNNCell):
-    """Simple recurrent neural network cell.
+class _FCStepCell(BaseRNNCell):
+    """A step cell of fully connected gates: ``num_hidden`` units, ``_num_states`` states of
+    shape (batch, num_hidden)."""
+
+    _num_states = 1
+
+    def __init__(self, num_hidden: int, prefix: str, params: RNNParams | None) -> None:
+        super().__init__(prefix=prefix, params=params)
+        self._num_hidden = num_hidden
+
+    @property
+    def state_info(self) -> list:
+        info = {"shape": (0, self._num_hidden), "__layout__": "NC"}
+        return [dict(info) for _ in range(self._num_states)]
+
+
+class RNNCell(_FCStepCell):
+    __doc__ = f"""Simple recurrent neural network cell.
 
     Parameters
     ----------
@@ -61,10 +79,7 @@ class RNNCell(BaseRNNCell):
         Number of units in output symbol.
     activation : str or Symbol, default 'tanh'
         Type of activation function. Options are 'relu' and 'tanh'.
-    prefix : str, default ``'rnn_'``
-        Prefix for name of layers (and name of weight if params is None).
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+    {_STEP_PREFIX_DOC.format(prefix="rnn_")}
     """
 
     def __init__(
@@ -74,22 +89,16 @@ class RNNCell(BaseRNNCell):
         prefix: str = "rnn_",
         params: RNNParams | None = None,
     ) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self._num_hidden = num_hidden
+        super().__init__(num_hidden, prefix, params)
         self._activation = activation
         self._fc_params()
-
-    @property
-    def state_info(self) -> list:
-        return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
 
     @property
     def _gate_names(self) -> tuple:
         return ("",)
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
+        name = self._next_step()
         i2h = symbol.FullyConnected(
             data=inputs, weight=self._iW, bias=self._iB, num_hidden=self._num_hidden,
             name=f"{name}i2h",
@@ -102,17 +111,14 @@ class RNNCell(BaseRNNCell):
         return output, [output]
 
 
-class LSTMCell(BaseRNNCell):
-    """Long-Short Term Memory (LSTM) network cell.
+class LSTMCell(_FCStepCell):
+    __doc__ = f"""Long-Short Term Memory (LSTM) network cell.
 
     Parameters
     ----------
     num_hidden : int
         Number of units in output symbol.
-    prefix : str, default ``'lstm_'``
-        Prefix for name of layers (and name of weight if params is None).
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+    {_STEP_PREFIX_DOC.format(prefix="lstm_")}
     forget_bias : bias added to forget gate, default 1.0.
         Jozefowicz et al. 2015 recommends setting this to 1.0
     """
@@ -124,25 +130,21 @@ class LSTMCell(BaseRNNCell):
         params: RNNParams | None = None,
         forget_bias: float = 1.0,
     ) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self._num_hidden = num_hidden
+        super().__init__(num_hidden, prefix, params)
         self._iW = self.params.get("i2h_weight")
         self._hW = self.params.get("h2h_weight")
         # the forget bias lives in i2h_bias, through its initializer
         self._iB = self.params.get("i2h_bias", init=LSTMBias(forget_bias=forget_bias))
         self._hB = self.params.get("h2h_bias")
 
-    @property
-    def state_info(self) -> list:
-        return [{"shape": (0, self._num_hidden), "__layout__": "NC"} for _ in range(2)]
+    _num_states = 2
 
     @property
     def _gate_names(self) -> list:
         return ["_i", "_f", "_c", "_o"]
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
+        name = self._next_step()
         n = self._num_hidden * 4
         i2h = symbol.FullyConnected(
             data=inputs, weight=self._iW, bias=self._iB, num_hidden=n, name=f"{name}i2h"
@@ -164,8 +166,8 @@ class LSTMCell(BaseRNNCell):
         return next_h, [next_h, next_c]
 
 
-class GRUCell(BaseRNNCell):
-    """Gated Rectified Unit (GRU) network cell.
+class GRUCell(_FCStepCell):
+    __doc__ = f"""Gated Rectified Unit (GRU) network cell.
 
     Note: this is an implementation of the cuDNN version of GRUs
     (slight modification compared to Cho et al. 2014).
@@ -174,30 +176,21 @@ class GRUCell(BaseRNNCell):
     ----------
     num_hidden : int
         Number of units in output symbol.
-    prefix : str, default ``'gru_'``
-        Prefix for name of layers (and name of weight if params is None).
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+    {_STEP_PREFIX_DOC.format(prefix="gru_")}
     """
 
     def __init__(
         self, num_hidden: int, prefix: str = "gru_", params: RNNParams | None = None
     ) -> None:
-        super().__init__(prefix=prefix, params=params)
-        self._num_hidden = num_hidden
+        super().__init__(num_hidden, prefix, params)
         self._fc_params()
-
-    @property
-    def state_info(self) -> list:
-        return [{"shape": (0, self._num_hidden), "__layout__": "NC"}]
 
     @property
     def _gate_names(self) -> list:
         return ["_r", "_z", "_o"]
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        self._counter += 1
-        name = f"{self._prefix}t{self._counter}_"
+        name = self._next_step()
         prev_h = states[0]
         n = self._num_hidden * 3
         i2h = symbol.FullyConnected(
@@ -226,7 +219,7 @@ _FUSED_GATES = {
 
 
 class FusedRNNCell(BaseRNNCell):
-    """Fusing RNN layers across time step into one kernel.
+    __doc__ = f"""Fusing RNN layers across time step into one kernel.
 
     Improves speed but is less flexible (it cannot be stepped).
 
@@ -247,11 +240,7 @@ class FusedRNNCell(BaseRNNCell):
     forget_bias : bias added to forget gate, default 1.0.
         Jozefowicz et al. 2015 recommends setting this to 1.0
     prefix : str, default ``'$mode_'`` such as ``'lstm_'``
-        Prefix for names of layers
-        (this prefix is also used for names of weights if `params` is None
-        i.e. if `params` are being created and not reused)
-    params : RNNParams, default None
-        Container for weight sharing between cells. Created if None.
+        {_PREFIX_PARAMS_DOC}
     """
 
     def __init__(
@@ -344,20 +333,14 @@ class FusedRNNCell(BaseRNNCell):
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
         raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
 
-    def unroll(
-        self,
-        length: int,
-        inputs: Any,
-        begin_state: list | None = None,
-        layout: str = "NTC",
-        merge_outputs: bool | None = None,
+    def _unroll(
+        self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        self.reset()
         inputs, axis = _normalize_sequence(length, inputs, layout, True)
         if axis == 1:
             warnings.warn(
                 "NTC layout detected. Consider using TNC for FusedRNNCell for faster speed",
-                stacklevel=2,
+                stacklevel=3,
             )
             inputs = symbol.swapaxes(inputs, dim1=0, dim2=1)
         elif axis != 0:

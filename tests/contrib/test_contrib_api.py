@@ -48,6 +48,28 @@ def test_svrg_module_trains_linear_regression():
     assert type(mod._optimizer).__name__ == "_SVRGOptimizer"
 
 
+def test_svrg_setup_steps_are_the_module_family_s(caplog):
+    """bind and init_optimizer go through BaseModule's steps: the snapshot module is bound
+    for training, and a second init_optimizer is skipped (the full gradients are kept)."""
+    it, net = _linreg()
+    mod = SVRGModule(net, data_names=["data"], label_names=["lin_reg_label"], update_freq=2)
+    mod.bind(it.provide_data, it.provide_label)
+    assert mod._mod_aux.binded and mod._mod_aux.for_training
+    mod.init_params()
+    mod.init_optimizer(kvstore="local")
+    mod.update_full_grads(it)
+    full = [d.copy() for d in mod._param_dict]
+    with caplog.at_level("WARNING"):
+        mod.init_optimizer(kvstore="local")
+    assert "optimizer already initialized, ignoring..." in caplog.text
+    for before, after in zip(full, mod._param_dict):
+        for name, value in before.items():
+            np.testing.assert_array_equal(after[name].asnumpy(), value.asnumpy())
+    with pytest.raises(mx.MXNetError, match="SVRGModule.init_optimizer: call bind"):
+        SVRGModule(net, data_names=["data"], label_names=["lin_reg_label"], update_freq=2
+                   ).init_optimizer()  # fmt: skip
+
+
 def test_svrg_fit_refreshes_full_gradients_every_update_freq_epochs(caplog):
     """BaseModule's loop with SVRG's hooks: a full-gradient pass at epochs 0, 2, 4 for
     update_freq=2, every batch of every epoch, and (as MXNet's SVRGModule.fit does) the

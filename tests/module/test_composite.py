@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -128,3 +129,62 @@ def test_init_optimizer_twice_is_skipped_in_every_module_kind(caplog) -> None:
     assert "optimizer already initialized, ignoring." in caplog.text
     with pytest.raises(mx.MXNetError, match="SequentialModule.init_optimizer: call bind"):
         mx.mod.SequentialModule().init_optimizer()
+
+
+def test_setup_steps_are_one_signature_and_one_set_of_checks(caplog) -> None:
+    """bind, init_params and init_optimizer are written once (setup_steps.py) with MXNet's
+    signatures; each kind keeps MXNet's answer to a step asked for twice."""
+    import inspect
+
+    for step in ("bind", "init_params", "init_optimizer"):
+        want = inspect.signature(getattr(mx.mod.BaseModule, step))
+        for kind in (mx.mod.Module, mx.mod.BucketingModule, mx.mod.SequentialModule):
+            assert inspect.signature(getattr(kind, step)) == want, (kind, step)
+    assert inspect.signature(mx.mod.BaseModule.init_params).parameters["initializer"].default
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    mod = mx.mod.Module(net, label_names=None)
+    seq = mx.mod.SequentialModule().add(mx.mod.Module(net, label_names=None))
+    bm = mx.mod.BucketingModule(lambda key: (net, ("data",), None), default_bucket_key=1)
+    for m in (mod, seq, bm):
+        m.bind([("data", (1, 3))], None)
+        m.init_params()
+        m.init_optimizer()
+        caplog.clear()
+        with caplog.at_level("WARNING"):
+            m.bind([("data", (1, 3))], None)
+        assert "Already bound, ignoring bind()" in caplog.text
+        assert m.label_shapes is None
+    with pytest.warns(UserWarning, match="init_params call ignored"):
+        mod.init_params()
+    for m in (seq, bm):  # silent, as MXNet's containers
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            m.init_params()
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        mod.init_optimizer()
+    assert "optimizer already initialized, ignoring..." in caplog.text
+    with pytest.raises(MXNetError, match="inputs_need_grad"):
+        mx.mod.Module(net, label_names=None).bind([("data", (1, 3))], None, False, True)
+    with pytest.raises(MXNetError, match="SequentialModule.bind: inputs_need_grad"):
+        mx.mod.SequentialModule().add(mx.mod.Module(net, label_names=None)).bind(
+            [("data", (1, 3))], None, for_training=False, inputs_need_grad=True
+        )
+    with pytest.raises(MXNetError, match="SequentialModule.init_params: call bind"):
+        mx.mod.SequentialModule().init_params()
+
+
+def test_module_and_bucketing_hand_their_computation_on_one_way() -> None:
+    net = mx.sym.FullyConnected(mx.sym.var("data"), num_hidden=2, name="fc")
+    bm = mx.mod.BucketingModule(lambda key: (net, ("data",), None), default_bucket_key=1)
+    for name in ("backward", "get_outputs", "get_input_grads", "get_states", "set_states"):
+        assert getattr(mx.mod.Module, name) is getattr(mx.mod.BucketingModule, name)
+    with pytest.raises(MXNetError, match="BucketingModule.get_outputs: call bind"):
+        bm.get_outputs()
+    bm.bind([("data", (2, 3))], None, for_training=True, inputs_need_grad=True)
+    bm.init_params()
+    bm.forward(mx.io.DataBatch([mx.nd.ones((2, 3))], None), is_train=True)
+    bm.backward([mx.nd.ones((2, 2))])
+    assert bm.get_outputs()[0].shape == (2, 2)
+    assert bm.get_input_grads()[0].shape == (2, 3)
+    assert bm.get_states(merge_multi_context=False) == []

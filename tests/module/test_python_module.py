@@ -74,3 +74,14 @@ def test_bad_use_fails_with_a_clear_error() -> None:
         mx.mod.PythonLossModule(data_names=("a", "b"))
     with pytest.raises(NotImplementedError):
         mx.mod.PythonModule(["data"], None, ["out"]).bind([("data", (1,))])
+
+
+def test_bind_keeps_mxnet_s_python_module_rules() -> None:
+    # as MXNet: never marked bound, bound again without force_rebind, and no check that
+    # inputs_need_grad comes with for_training
+    loss = mx.mod.PythonLossModule()
+    loss.bind([("data", (2, 3))], None, for_training=False, inputs_need_grad=True)
+    assert not loss.binded and not loss.for_training and loss.inputs_need_grad
+    loss.bind([("data", (4, 3))], [("softmax_label", (4,))])
+    assert loss.output_shapes == [("pyloss_output", (4, 3))]
+    assert loss.label_shapes == [("softmax_label", (4,))]

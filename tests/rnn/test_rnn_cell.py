@@ -144,6 +144,27 @@ def test_sequential_params_and_child_params_conflict():
     assert stack.state_info == []
 
 
+def test_bidirectional_params_and_child_params_conflict():
+    # the same rule for both children of a BidirectionalCell given params; children with
+    # their own containers share them into the pair's
+    with pytest.raises(MXNetError, match="BidirectionalCell: give params.*not both"):
+        mx.rnn.BidirectionalCell(
+            mx.rnn.GRUCell(2, prefix="l_"), mx.rnn.GRUCell(2, prefix="r_"),
+            params=mx.rnn.RNNParams("b_"),
+        )  # fmt: skip
+    bi = mx.rnn.BidirectionalCell(mx.rnn.GRUCell(2, prefix="l_"), mx.rnn.GRUCell(2, prefix="r_"))
+    assert sorted(bi.params._params) == sorted(
+        f"{s}_{g}_{k}" for s in "lr" for g in ("i2h", "h2h") for k in ("weight", "bias")
+    )
+
+
+def test_fused_ntc_warning_points_at_the_unroll_call():
+    cell = mx.rnn.FusedRNNCell(4, prefix="f_")
+    with pytest.warns(UserWarning, match="NTC layout detected") as record:
+        cell.unroll(3, mx.sym.Variable("data"), layout="NTC")
+    assert record[0].filename == __file__
+
+
 def test_lstm_forget_bias_initializer_attr():
     cell = mx.rnn.LSTMCell(4, prefix="l_", forget_bias=2.0)
     out, _ = cell(mx.sym.Variable("x"), cell.begin_state())
@@ -184,3 +205,16 @@ def test_default_begin_state_binds_and_runs():
     out, _ = cell.unroll(3, mx.sym.Variable("data"), merge_outputs=True)
     ex = out.simple_bind(mx.cpu(), data=(2, 3, 5))
     assert ex.forward()[0].shape == (2, 3, 4)
+
+
+def test_cell_docs_share_the_prefix_and_params_text():
+    rnn = mx.rnn
+    cases = [(rnn.RNNCell, "rnn_"), (rnn.LSTMCell, "lstm_"), (rnn.GRUCell, "gru_"),
+             (rnn.ConvLSTMCell, "ConvLSTM_"), (rnn.DropoutCell, "dropout_")]  # fmt: skip
+    for cls, default in cases:
+        assert "{" not in cls.__doc__ and f"default ``'{default}'``" in cls.__doc__
+        assert "Container for weight sharing between cells. Created if None." in cls.__doc__
+    assert "i.e. if `params` are being created and not reused" in rnn.FusedRNNCell.__doc__
+    lstm = rnn.LSTMCell(3, prefix="l_")
+    assert lstm.state_info == [{"shape": (0, 3), "__layout__": "NC"}] * 2
+    assert lstm.state_info[0] is not lstm.state_info[1]

@@ -77,12 +77,8 @@ class SVRGModule(Module):
         super().reshape(data_shapes, label_shapes=label_shapes)
         self._mod_aux.reshape(data_shapes, label_shapes=label_shapes)
 
-    def init_optimizer(
-        self,
-        kvstore: Any = "local",
-        optimizer: Any = "sgd",
-        optimizer_params: Any = (("learning_rate", 0.01),),
-        force_init: bool = False,
+    def _init_optimizer(
+        self, kvstore: Any, optimizer: Any, optimizer_params: Any, force_init: bool
     ) -> None:
         """Installs an _SVRGOptimizer wrapping ``optimizer``; with a KVStore, also creates the
         ``<name>_full`` keys that accumulate the full gradients."""
@@ -97,12 +93,7 @@ class SVRGModule(Module):
             kvstore=kvstore,
             optimizer_params=optimizer_params,
         )
-        super().init_optimizer(
-            kvstore=kvstore,
-            optimizer=svrg,
-            optimizer_params=optimizer_params,
-            force_init=force_init,
-        )
+        super()._init_optimizer(kvstore, svrg, optimizer_params, force_init)
         if self._kvstore:
             for idx, on_devs in enumerate(self._exec_group.param_arrays):
                 name = self._exec_group.param_names[idx]
@@ -124,22 +115,16 @@ class SVRGModule(Module):
         params["param_idx2name"] = idx2name
         return opt.create(optimizer, **params)
 
-    def bind(
-        self,
-        data_shapes: Any,
-        label_shapes: Any = None,
-        for_training: bool = True,
-        inputs_need_grad: bool = False,
-        force_rebind: bool = False,
-        shared_module: Any = None,
-        grad_req: Any = "write",
+    def _bind(
+        self, data_shapes: Any, label_shapes: Any, force_rebind: bool, shared_module: Any
     ) -> None:
         """Binds this module and, for training, the snapshot module."""
-        args = (data_shapes, label_shapes, for_training, inputs_need_grad, force_rebind,
-                shared_module, grad_req)  # fmt: skip
-        super().bind(*args)
-        if for_training:
-            self._mod_aux.bind(*args)
+        super()._bind(data_shapes, label_shapes, force_rebind, shared_module)
+        if self.for_training:
+            self._mod_aux.bind(
+                data_shapes, label_shapes, self.for_training, self.inputs_need_grad,
+                force_rebind, shared_module, self._grad_req,
+            )  # fmt: skip
 
     def forward(self, data_batch: Any, is_train: bool | None = None) -> None:
         """Forward on this module and, when training, on the snapshot module."""
