@@ -26,7 +26,16 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError
 from ...context import Context
-from ..contrib.quantized_ops import _I8, _I32, _INT8_RANGE, _INT32_MAX, _U8, _max_abs, _range_scale
+from ..contrib.quantized_ops import (
+    _I8,
+    _I32,
+    _INT8_RANGE,
+    _INT32_MAX,
+    _U8,
+    _max_abs,
+    _range_scale,
+    calib_range_field,
+)
 from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import OpContext, OperatorProperty, dtype_assign, shape_assign
@@ -42,20 +51,17 @@ _CPU = Context("cpu", 0)
 _NON_NEGATIVE = ("relu", "sigmoid", "softrelu", "clip", "square", "sqrt", "exp", "abs")
 
 
+_CALIB_USE = (
+    "If present, it will be used to by quantized convolution op to calculate primitive scale"
+)
+
+
 class CalibParam(Param):
     """The fields both fused operators share."""
 
     quantized: bool = field(default=False, doc="enable quantization")
-    min_calib_range: float | None = field(
-        default=None,
-        doc="The minimum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to by quantized convolution op to calculate primitive scale",
-    )
-    max_calib_range: float | None = field(
-        default=None,
-        doc="The maximum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to by quantized convolution op to calculate primitive scale",
-    )
+    min_calib_range: float | None = calib_range_field("minimum", _CALIB_USE)
+    max_calib_range: float | None = calib_range_field("maximum", _CALIB_USE)
 
 
 def identity_role(node: Any) -> bool:
