@@ -19,9 +19,9 @@ from ..nn.embedding import EmbeddingParam
 from ..nn.normalization import BatchNormParam
 from ..nn.pooling import PoolingParam
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, get, register, shape_assign
+from ..registry import Operator, OpTest, get, register, shape_assign
 from ..req import OpReq
-from ..tensor.array_op import _ArrayOperator
+from ._computed import ComputedProp
 
 __all__: list[str] = []
 
@@ -75,9 +75,9 @@ def _mult_range(lo_a: Any, hi_a: Any, lo_b: Any, hi_b: Any) -> np.float32:
     return _F(_one_level(lo_a, hi_a) * _one_level(lo_b, hi_b) * _F(_INT32_MAX))
 
 
-class _QuantProp(OperatorProperty):
-    """An operator over quantized arrays: data inputs then their (min, max) pairs. Its kernel
-    is ``compute(xp, ins, outs)``, the list of its outputs' values (as ``ArrayOp``'s)."""
+class _QuantProp(ComputedProp):
+    """An operator over quantized arrays: data inputs then their (min, max) pairs; no
+    gradient. Its kernel is ``compute`` (see ComputedProp)."""
 
     differentiable = False
     data_names: tuple[str, ...] = ("data",)
@@ -88,15 +88,6 @@ class _QuantProp(OperatorProperty):
 
     def list_outputs(self) -> list[str]:
         return list(_RANGE_OUTS)
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ArrayOperator(self, ctx.xp)
-
-    def compute(self, xp: Any, ins: list, outs: list) -> list:
-        raise NotImplementedError
 
     def _ranges(self, in_shape: list) -> list:
         n = len(self.data_names)
