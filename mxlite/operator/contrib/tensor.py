@@ -19,6 +19,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from ._computed import ComputedProp
 
 __all__: list[str] = []
 
@@ -102,11 +103,12 @@ class IndexArrayParam(Param):
 
 
 @register("_contrib_index_array", aliases=("_npx_index_array",))
-class IndexArrayProp(OperatorProperty):
+class IndexArrayProp(ComputedProp):
     """For every element of ``data``, its index (along ``axes``, default all) as int64."""
 
     param_class = IndexArrayParam
     test = OpTest(shapes={"data": (2, 3)}, grad=False)
+    zero_grad = True
 
     def _axes(self, ndim: int) -> list[int]:
         axes = self.param.axes
@@ -130,25 +132,13 @@ class IndexArrayProp(OperatorProperty):
         t = in_type[0]
         return [t], [np.dtype(np.int64)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _IndexArrayOp(self, ctx.xp)
-
-
-class _IndexArrayOp(Operator):
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp = self.xp
-        shape = in_data[0].shape
-        axes = self.prop._axes(len(shape))
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        shape = ins[0].shape
+        axes = self._axes(len(shape))
         grids = xp.indices(shape, dtype=np.int64) if shape else xp.zeros((0,), np.int64)
         out = xp.stack([grids[a] for a in axes], axis=-1) if axes else xp.zeros(
             (*shape, 0), np.int64)  # fmt: skip
-        assign(out_data[0], req[0], out.reshape(out_data[0].shape))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        _zero(in_grad, req)
+        return [out.reshape(outs[0].shape)]
 
 
 # ---- allclose ---------------------------------------------------------------------------------
@@ -165,7 +155,7 @@ class AllCloseParam(Param):
 
 
 @register("_contrib_allclose", aliases=("_npi_allclose",))
-class AllCloseProp(OperatorProperty):
+class AllCloseProp(ComputedProp):
     """1 (uint8, shape ()) when ``|a - b| <= atol + rtol * |b|`` everywhere, else 0."""
 
     param_class = AllCloseParam
@@ -190,28 +180,16 @@ class AllCloseProp(OperatorProperty):
             return None
         return [t, t], [np.dtype(np.uint8)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _AllCloseOp(self.param, ctx.xp)
-
-
-class _AllCloseOp(Operator):
-    def __init__(self, param: AllCloseParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp, p = self.xp, self.param
-        a, b = in_data
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p = self.param
+        a, b = ins
         rtol, atol = np.float32(p.rtol), np.float32(p.atol)
         with np.errstate(invalid="ignore"):
             close = (a == b) | (xp.abs(a - b) <= atol + rtol * xp.abs(b))
         if a.dtype.kind == "f":
             na, nb = xp.isnan(a), xp.isnan(b)
             close = xp.where(na | nb, p.equal_nan & (na == nb), close)
-        assign(out_data[0], req[0], xp.asarray(close.all(), dtype=np.uint8))
+        return [xp.asarray(close.all(), dtype=np.uint8)]
 
 
 # ---- count_sketch -----------------------------------------------------------------------------
