@@ -222,16 +222,12 @@ class CTCLossProp(OperatorProperty):
         return [out_grad[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CTCLossOp(self.param, ctx.xp)
+        return _CTCLossOp(self, ctx.xp)
 
 
 class _CTCLossOp(Operator):
-    def __init__(self, param: CTCLossParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        xp, p = self.xp, self.param
+        xp, p = self.xp, self.prop.param
         data, labels = in_data[0], in_data[1]
         T, N, C = data.shape
         blank = 0 if p.blank_label == "first" else C - 1
