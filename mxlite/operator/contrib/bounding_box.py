@@ -155,7 +155,7 @@ class BoxNMSProp(OperatorProperty):
         return [out_grad[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _BoxNMSOp(self.param)
+        return _BoxNMSOp(self)
 
 
 def nms_keep(boxes: np.ndarray, ids: np.ndarray | None, thresh: float, fmt: str) -> np.ndarray:
@@ -181,11 +181,8 @@ def nms_keep(boxes: np.ndarray, ids: np.ndarray | None, thresh: float, fmt: str)
 
 
 class _BoxNMSOp(Operator):
-    def __init__(self, param: BoxNMSParam) -> None:
-        self.param = param
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p = self.param
+        p = self.prop.param
         data = np.asarray(in_data[0])
         shape = data.shape
         n, w = shape[-2], shape[-1]

@@ -226,26 +226,22 @@ class CountSketchProp(OperatorProperty):
         return [out_grad[0], in_data[1], in_data[2]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CountSketchOp(self.param.out_dim, ctx.xp)
+        return _CountSketchOp(self, ctx.xp)
 
 
 class _CountSketchOp(Operator):
-    def __init__(self, out_dim: int, xp: Any) -> None:
-        self.out_dim = out_dim
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp = self.xp
         data, h, s = in_data
         idx = h.reshape(-1).astype(np.int64)
         flat = data.reshape(-1, data.shape[-1]) * s.reshape(1, -1)
-        out = xp.zeros((flat.shape[0], self.out_dim), dtype=data.dtype)
+        out = xp.zeros((flat.shape[0], self.prop.param.out_dim), dtype=data.dtype)
         xp.add.at(out, (slice(None), idx), flat)
         assign(out_data[0], req[0], out.reshape(out_data[0].shape))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         _, h, s = in_data
-        g = out_grad[0].reshape(-1, self.out_dim)
+        g = out_grad[0].reshape(-1, self.prop.param.out_dim)
         if req[0] != OpReq.NULL:
             dg = g[:, h.reshape(-1).astype(np.int64)] * s.reshape(1, -1)
             assign(in_grad[0], req[0], dg.reshape(in_grad[0].shape))
@@ -330,15 +326,13 @@ class SelfAttQKProp(_InterleavedProp):
         return [tuple(q)], [(self.param.heads * q[1], q[0], q[0])], []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SelfAttQKOp(self.param.heads)
+        return _SelfAttQKOp(self)
 
 
 class _SelfAttQKOp(Operator):
-    def __init__(self, heads: int) -> None:
-        self.heads = heads
-
     def _qk(self, x: Any) -> tuple[Any, Any, float]:
-        q, k = _split(x, self.heads, 3, 0), _split(x, self.heads, 3, 1)
+        heads = self.prop.param.heads
+        q, k = _split(x, heads, 3, 0), _split(x, heads, 3, 1)
         return q, k, 1.0 / math.sqrt(q.shape[-1])
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
@@ -354,7 +348,8 @@ class _SelfAttQKOp(Operator):
         g = out_grad[0]
         dq = np.matmul(g, k) * x.dtype.type(scale)
         dk = np.matmul(g.transpose(0, 2, 1), q * x.dtype.type(scale))
-        d = _merge(dq, self.heads, 3, 0, x) + _merge(dk, self.heads, 3, 1, x)
+        heads = self.prop.param.heads
+        d = _merge(dq, heads, 3, 0, x) + _merge(dk, heads, 3, 1, x)
         assign(in_grad[0], req[0], d)
 
 
@@ -423,31 +418,28 @@ class EncDecQKProp(_InterleavedProp):
         return [q, kv], [(q[1] * self.param.heads, q[0], kv[0])], []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _EncDecQKOp(self.param.heads)
+        return _EncDecQKOp(self)
 
 
 class _EncDecQKOp(Operator):
-    def __init__(self, heads: int) -> None:
-        self.heads = heads
+    def _qk(self, qin: Any, kv: Any) -> tuple[Any, Any, Any]:
+        heads = self.prop.param.heads
+        q, k = _heads_in(qin, heads), _split(kv, heads, 2, 0)
+        return q, k, q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        qin, kv = in_data
-        q = _heads_in(qin, self.heads)
-        k = _split(kv, self.heads, 2, 0)
-        scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+        q, k, scale = self._qk(*in_data)
         assign(out_data[0], req[0], np.matmul(q * scale, k.transpose(0, 2, 1)))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        qin, kv = in_data
-        q = _heads_in(qin, self.heads)
-        k = _split(kv, self.heads, 2, 0)
-        scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+        kv, heads = in_data[1], self.prop.param.heads
+        q, k, scale = self._qk(*in_data)
         g = out_grad[0]
         if req[0] != OpReq.NULL:
-            assign(in_grad[0], req[0], _heads_out(np.matmul(g, k) * scale, self.heads))
+            assign(in_grad[0], req[0], _heads_out(np.matmul(g, k) * scale, heads))
         if req[1] != OpReq.NULL:
             dk = np.matmul(g.transpose(0, 2, 1), q * scale)
-            assign(in_grad[1], req[1], _merge(dk, self.heads, 2, 0, kv))
+            assign(in_grad[1], req[1], _merge(dk, heads, 2, 0, kv))
 
 
 @register("_contrib_interleaved_matmul_encdec_valatt")
