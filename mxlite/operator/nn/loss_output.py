@@ -145,6 +145,14 @@ def _zero_label_grad(in_grad: list, req: list) -> None:
             assign(in_grad[i], req[i], 0)
 
 
+class _IdentityOp(Operator):
+    """An output layer whose forward is the identity (SVMOutput, MakeLoss): only its backward,
+    the gradient of its loss, computes."""
+
+    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
+        assign(out_data[0], req[0], in_data[0])
+
+
 class _LabelledProp(OperatorProperty):
     """data + label in, one output; dtype shared; backward reads label and output."""
 
@@ -442,10 +450,7 @@ class SVMOutputProp(_LabelledProp):
         return _SVMOutputOp(self, ctx.xp)
 
 
-class _SVMOutputOp(Operator):
-    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        assign(out_data[0], req[0], in_data[0])
-
+class _SVMOutputOp(_IdentityOp):
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         _zero_label_grad(in_grad, req)
         if req[0] == OpReq.NULL:
@@ -489,10 +494,7 @@ class MakeLossProp(OperatorProperty):
         return _MakeLossOp(self, ctx.xp)
 
 
-class _MakeLossOp(Operator):
-    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        assign(out_data[0], req[0], in_data[0])
-
+class _MakeLossOp(_IdentityOp):
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if req[0] == OpReq.NULL:
             return
