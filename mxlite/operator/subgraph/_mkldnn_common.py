@@ -64,6 +64,16 @@ class CalibParam(Param):
     max_calib_range: float | None = calib_range_field("maximum", _CALIB_USE)
 
 
+def fused_activation(node: Any, quantize: bool, leaky: tuple[str, ...]) -> bool:
+    """Whether an Activation or LeakyReLU ``node`` is one MKLDNN applies as a post-op of the
+    layer before it: an Activation relu, sigmoid, tanh or softrelu (relu only when quantizing);
+    a LeakyReLU whose ``act_type`` is one of ``leaky`` (each fused layer has its own)."""
+    if node.op == "Activation":
+        ok = ("relu",) if quantize else ("relu", "sigmoid", "tanh", "softrelu")
+        return node.attrs.get("act_type") in ok
+    return node.attrs.get("act_type", "leaky") in leaky
+
+
 def identity_role(node: Any) -> bool:
     """Whether ``node`` is the identity in inference that MXNet's SgMKLDNNIdentityProperty
     removes: ``_copy``, a Dropout in its default mode ("training": it drops only when
