@@ -37,6 +37,10 @@ def _input_range(in_data: list) -> tuple[np.float32, np.float32]:
     return _scalar(in_data[1]), _scalar(in_data[2])
 
 
+# the sweep's inputs of an operator of data and its float range
+_RANGE_TEST = {"data": (2, 3), "min_range": (1,), "max_range": (1,)}
+
+
 class _QuantBase(_QuantProp):
     """What the quantize operators share (besides the quantized operators'): ``data`` followed
     by the (1,)-shaped inputs of its float range, and an output shaped like ``data`` followed
@@ -60,7 +64,7 @@ class QuantizeProp(_QuantBase):
 
     param_class = QuantizeParam
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("float32",),
         matches_mxnet=False,  # random ranges may have min > max
@@ -89,7 +93,7 @@ class DequantizeProp(_QuantBase):
 
     param_class = DequantizeParam
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("float32",),
     )  # fmt: skip
@@ -211,7 +215,7 @@ class RequantizeProp(_QuantBase):
     param_class = RequantizeParam
     calibrate_input = 0
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("int32",),
         matches_mxnet=False,  # random ranges may have min > max
