@@ -303,11 +303,18 @@ class _InterleavedProp(OperatorProperty):
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         return [out_grad[0], *in_data]
 
-    def _check3(self, shapes: list) -> bool:
-        for name, s in zip(self.args, shapes):
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        for name, s in zip(self.args, in_shape):
             if s is not None and len(s) != 3:
                 raise ShapeError(f"{self.where()}: {name} must be 3-D, got shape {tuple(s)}.")
-        return all(s is not None for s in shapes)
+        if any(s is None for s in in_shape):
+            return None
+        ins = [tuple(s) for s in in_shape]
+        return ins, [self.output_shape(*ins, self.param.heads)], []
+
+    def output_shape(self, *args: Any) -> tuple:
+        """The output's shape for the (3-D) input shapes and the number of heads, checked."""
+        raise NotImplementedError
 
 
 @register("_contrib_interleaved_matmul_selfatt_qk")
@@ -317,13 +324,10 @@ class SelfAttQKProp(_InterleavedProp):
     args = ("queries_keys_values",)
     test = OpTest(shapes={"queries_keys_values": (3, 2, 12)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        (q,) = in_shape
+    def output_shape(self, q: tuple, heads: int) -> tuple:
         # no check that 3 * heads divides the last dimension: MXNet has none (its kernels then
         # read rows 3 * heads * (width // 3 // heads) wide, and so does _split)
-        return [tuple(q)], [(self.param.heads * q[1], q[0], q[0])], []
+        return (heads * q[1], q[0], q[0])
 
     def create_operator(self, ctx: Context) -> Operator:
         return _SelfAttQKOp(self)
@@ -362,18 +366,14 @@ class SelfAttValAttProp(_InterleavedProp):
         shapes={"queries_keys_values": (3, 2, 12), "attention": (4, 3, 3)}, params={"heads": 2}
     )
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        qkv, att = (tuple(s) for s in in_shape)
-        h = self.param.heads
+    def output_shape(self, qkv: tuple, att: tuple, h: int) -> tuple:
         if att != (qkv[1] * h, qkv[0], qkv[0]) or qkv[2] % (3 * h):
             raise ShapeError(
                 f"{self.where()}: attention has shape {att}; expected "
                 f"{(qkv[1] * h, qkv[0], qkv[0])} for queries_keys_values {qkv} (whose last "
                 "dimension is a multiple of 3 * heads)."
             )
-        return [qkv, att], [(qkv[0], qkv[1], qkv[2] // 3)], []
+        return (qkv[0], qkv[1], qkv[2] // 3)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ValAttOp(self.param.heads, 3, 2)
@@ -406,16 +406,13 @@ class EncDecQKProp(_InterleavedProp):
     args = ("queries", "keys_values")
     test = OpTest(shapes={"queries": (3, 2, 4), "keys_values": (5, 2, 8)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        q, kv = (tuple(s) for s in in_shape)
-        if kv[2] != 2 * q[2] or kv[1] != q[1] or q[2] % self.param.heads:
+    def output_shape(self, q: tuple, kv: tuple, heads: int) -> tuple:
+        if kv[2] != 2 * q[2] or kv[1] != q[1] or q[2] % heads:
             raise ShapeError(
                 f"{self.where()}: keys_values {kv} must be (seq, {q[1]}, {2 * q[2]}) for queries "
                 f"{q} (whose last dimension is a multiple of heads)."
             )
-        return [q, kv], [(q[1] * self.param.heads, q[0], kv[0])], []
+        return (q[1] * heads, q[0], kv[0])
 
     def create_operator(self, ctx: Context) -> Operator:
         return _EncDecQKOp(self)
@@ -449,17 +446,13 @@ class EncDecValAttProp(_InterleavedProp):
     args = ("keys_values", "attention")
     test = OpTest(shapes={"keys_values": (5, 2, 8), "attention": (4, 3, 5)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        kv, att = (tuple(s) for s in in_shape)
-        h = self.param.heads
+    def output_shape(self, kv: tuple, att: tuple, h: int) -> tuple:
         if att[2] != kv[0] or att[0] != kv[1] * h or kv[2] % (2 * h):
             raise ShapeError(
                 f"{self.where()}: attention {att} must be ({kv[1] * h}, q_len, {kv[0]}) for "
                 f"keys_values {kv} (whose last dimension is a multiple of 2 * heads)."
             )
-        return [kv, att], [(att[1], kv[1], kv[2] // 2)], []
+        return (att[1], kv[1], kv[2] // 2)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ValAttOp(self.param.heads, 2, 1)
