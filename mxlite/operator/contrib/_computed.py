@@ -13,9 +13,18 @@ from typing import Any, ClassVar
 from ...base import MXNetError
 from ...context import Context
 from ..registry import Operator, OperatorProperty
+from ..req import OpReq
 from ..tensor.array_op import _ArrayOperator
 
-__all__ = ["ComputedProp"]
+__all__ = ["ComputedProp", "zero_grads"]
+
+
+def zero_grads(in_grad: list, req: list) -> None:
+    """Zero input gradients, as the backward kernels of inputs with no gradient write them
+    (``req='add'`` adds nothing)."""
+    for g, r in zip(in_grad, req):
+        if r in (OpReq.WRITE, OpReq.INPLACE):
+            g[...] = 0
 
 
 class ComputedProp(OperatorProperty):

@@ -19,15 +19,9 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
-from ._computed import ComputedProp
+from ._computed import ComputedProp, zero_grads
 
 __all__: list[str] = []
-
-
-def _zero(in_grad: list, req: list) -> None:
-    for g, r in zip(in_grad, req):
-        if r in (OpReq.WRITE, OpReq.INPLACE):
-            g[...] = 0
 
 
 # ---- index_copy -------------------------------------------------------------------------------
@@ -245,7 +239,7 @@ class _CountSketchOp(Operator):
         if req[0] != OpReq.NULL:
             dg = g[:, h.reshape(-1).astype(np.int64)] * s.reshape(1, -1)
             assign(in_grad[0], req[0], dg.reshape(in_grad[0].shape))
-        _zero(in_grad[1:], req[1:])
+        zero_grads(in_grad[1:], req[1:])
 
 
 # ---- interleaved_matmul_* ---------------------------------------------------------------------

@@ -31,6 +31,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, register
 from ..req import OpReq, assign
+from .loss_output import _zero_label_grad
 
 __all__ = ["CTCLossParam", "ctc_loss_and_grad"]
 
@@ -255,9 +256,7 @@ class _CTCLossOp(Operator):
             assign(out_data[1], req[1], grad.astype(out_data[1].dtype))
 
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for i in range(1, len(in_grad)):
-            if req[i] != OpReq.NULL and in_grad[i] is not None:
-                assign(in_grad[i], req[i], 0)
+        _zero_label_grad(in_grad, req)
         if req[0] == OpReq.NULL:
             return
         g = out_grad[0].reshape(1, -1, 1) * out_data[1]
