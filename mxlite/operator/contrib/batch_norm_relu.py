@@ -17,6 +17,15 @@ from ..req import OpReq, assign
 __all__: list[str] = []
 
 
+def _with_workspace(res: tuple | None, like: int) -> tuple | None:
+    """BatchNorm's inferred (inputs, outputs, aux) with the ``workspace`` output added, as
+    output ``like`` (its shape is the data's, its type the mean's)."""
+    if res is None:
+        return None
+    ins, outs, aux = res
+    return ins, [*outs, outs[like]], aux
+
+
 @register("_contrib_BatchNormWithReLU")
 class BatchNormWithReLUProp(BatchNormVariantProp):
     """Batch normalisation then ``max(x, 0)``; outputs (output, mean, var[, workspace])."""
@@ -33,18 +42,10 @@ class BatchNormWithReLUProp(BatchNormVariantProp):
         return ["output", "mean", "var", "workspace"]
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        res = self.bn.infer_shape(in_shape, None)
-        if res is None:
-            return None
-        ins, outs, aux = res
-        return ins, [*outs, outs[0]], aux
+        return _with_workspace(self.bn.infer_shape(in_shape, None), 0)
 
     def infer_type(self, in_type: list, out_type: list | None = None):
-        res = self.bn.infer_type(in_type, None)
-        if res is None:
-            return None
-        ins, outs, aux = res
-        return ins, [*outs, outs[1]], aux
+        return _with_workspace(self.bn.infer_type(in_type, None), 1)
 
     def is_train_dependent(self) -> bool:
         return True

@@ -23,6 +23,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from ._computed import ComputedProp
 
 __all__: list[str] = []
 
@@ -154,7 +155,7 @@ class BoxNMSProp(OperatorProperty):
         return [out_grad[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _BoxNMSOp(self.param)
+        return _BoxNMSOp(self)
 
 
 def nms_keep(boxes: np.ndarray, ids: np.ndarray | None, thresh: float, fmt: str) -> np.ndarray:
@@ -180,11 +181,8 @@ def nms_keep(boxes: np.ndarray, ids: np.ndarray | None, thresh: float, fmt: str)
 
 
 class _BoxNMSOp(Operator):
-    def __init__(self, param: BoxNMSParam) -> None:
-        self.param = param
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p = self.param
+        p = self.prop.param
         data = np.asarray(in_data[0])
         shape = data.shape
         n, w = shape[-2], shape[-1]
@@ -238,11 +236,12 @@ class BoxOverlapParam(Param):
 
 
 @register("_contrib_box_iou", aliases=("_npx_box_iou",))
-class BoxIouProp(OperatorProperty):
+class BoxIouProp(ComputedProp):
     """Intersection over union of every box of ``lhs`` with every box of ``rhs``."""
 
     param_class = BoxOverlapParam
     test = OpTest(shapes={"lhs": (3, 4), "rhs": (2, 2, 4)}, low=0.0, grad=False)
+    zero_grad = True
 
     def list_arguments(self) -> list[str]:
         return ["lhs", "rhs"]
@@ -259,32 +258,15 @@ class BoxIouProp(OperatorProperty):
             return None
         return [tuple(lhs), tuple(rhs)], [(*lhs[:-1], *rhs[:-1])], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _BoxIouOp(self.param.format, ctx.xp)
-
-
-class _BoxIouOp(Operator):
-    def __init__(self, fmt: str, xp: Any) -> None:
-        self.fmt = fmt
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp = self.xp
-        lhs = in_data[0].reshape(-1, 1, 4)
-        rhs = in_data[1].reshape(1, -1, 4)
-        inter = _intersection(xp, lhs, rhs, self.fmt)
-        union = _area(xp, lhs, self.fmt) + _area(xp, rhs, self.fmt) - inter
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        fmt = self.param.format
+        lhs = ins[0].reshape(-1, 1, 4)
+        rhs = ins[1].reshape(1, -1, 4)
+        inter = _intersection(xp, lhs, rhs, fmt)
+        union = _area(xp, lhs, fmt) + _area(xp, rhs, fmt) - inter
         safe = xp.where(inter > 0, union, 1)
         iou = xp.where(inter > 0, inter / safe, 0).astype(lhs.dtype)
-        assign(out_data[0], req[0], iou.reshape(out_data[0].shape))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for g, r in zip(in_grad, req):
-            if r in (OpReq.WRITE, OpReq.INPLACE):
-                g[...] = 0
+        return [iou.reshape(outs[0].shape)]
 
 
 # ---- bipartite_matching -----------------------------------------------------------------------
@@ -303,11 +285,12 @@ class BipartiteMatchingParam(Param):
 
 
 @register("_contrib_bipartite_matching", aliases=("_npx_bipartite_matching",))
-class BipartiteMatchingProp(OperatorProperty):
+class BipartiteMatchingProp(ComputedProp):
     """Greedy bipartite matching of a (..., rows, cols) score matrix: the best pair first."""
 
     param_class = BipartiteMatchingParam
     test = OpTest(shapes={"data": (2, 3, 4)}, params={"threshold": 0.1}, grad=False)
+    zero_grad = True
 
     def list_outputs(self) -> list[str]:
         return ["output0", "output1"]
@@ -321,20 +304,9 @@ class BipartiteMatchingProp(OperatorProperty):
         s = tuple(s)
         return [s], [s[:-1], (*s[:-2], s[-1])], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _BipartiteMatchingOp(self.param)
-
-
-class _BipartiteMatchingOp(Operator):
-    def __init__(self, param: BipartiteMatchingParam) -> None:
-        self.param = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
         p = self.param
-        data = np.asarray(in_data[0])
+        data = np.asarray(ins[0])
         nr, nc = data.shape[-2:]
         scores = data.reshape(-1, nr * nc)
         rows = np.full((scores.shape[0], nr), -1, dtype=data.dtype)
@@ -356,12 +328,7 @@ class _BipartiteMatchingOp(Operator):
                 # MXNet stops only after the (topk+1)-th match
                 if 0 < p.topk < count:
                     break
-        assign(out_data[0], req[0], rows.reshape(out_data[0].shape))
-        assign(out_data[1], req[1], cols.reshape(out_data[1].shape))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        if req[0] in (OpReq.WRITE, OpReq.INPLACE):
-            in_grad[0][...] = 0
+        return [rows.reshape(outs[0].shape), cols.reshape(outs[1].shape)]
 
 
 # ---- box_encode / box_decode ------------------------------------------------------------------
@@ -374,7 +341,7 @@ def _corner_center(xp: Any, box: Any) -> tuple[Any, Any, Any, Any]:
 
 
 @register("_contrib_box_encode", aliases=("_npx_box_encode",))
-class BoxEncodeProp(OperatorProperty):
+class BoxEncodeProp(ComputedProp):
     """Encode matched reference boxes relative to their anchors (Faster R-CNN targets)."""
 
     test = OpTest(
@@ -388,6 +355,7 @@ class BoxEncodeProp(OperatorProperty):
         },
         grad=False,
     )
+    zero_grad = True
 
     def list_arguments(self) -> list[str]:
         return ["samples", "matches", "anchors", "refs", "means", "stds"]
@@ -409,20 +377,8 @@ class BoxEncodeProp(OperatorProperty):
         ash = tuple(ash)
         return [tuple(ss), tuple(ms), ash, tuple(rs), mean, std], [ash, ash], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _BoxEncodeOp(ctx.xp)
-
-
-class _BoxEncodeOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp = self.xp
-        samples, matches, anchors, refs, means, stds = in_data
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        samples, matches, anchors, refs, means, stds = ins
         b, n = anchors.shape[:2]
         match = matches.reshape(b, n).astype(np.int64)
         ref = xp.take_along_axis(refs.reshape(b, -1, 4), match[..., None], axis=1)
@@ -435,14 +391,8 @@ class _BoxEncodeOp(Operator):
             )
             t = (t - means) / stds
         mask = xp.broadcast_to(valid[..., None], t.shape)
-        dt = out_data[0].dtype
-        assign(out_data[0], req[0], xp.where(mask, t, 0).astype(dt))
-        assign(out_data[1], req[1], mask.astype(dt))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for g, r in zip(in_grad, req):
-            if r in (OpReq.WRITE, OpReq.INPLACE):
-                g[...] = 0
+        dt = outs[0].dtype
+        return [xp.where(mask, t, 0).astype(dt), mask.astype(dt)]
 
 
 class BoxDecodeParam(Param):
@@ -459,11 +409,12 @@ class BoxDecodeParam(Param):
 
 
 @register("_contrib_box_decode", aliases=("_npx_box_decode",))
-class BoxDecodeProp(OperatorProperty):
+class BoxDecodeProp(ComputedProp):
     """Decode box offsets ``data`` (B, N, 4) against ``anchors`` (1, N, 4) into corner boxes."""
 
     param_class = BoxDecodeParam
     test = OpTest(shapes={"data": (2, 3, 4), "anchors": (1, 3, 4)}, low=0.1, grad=False)
+    zero_grad = True
 
     def list_arguments(self) -> list[str]:
         return ["data", "anchors"]
@@ -478,22 +429,9 @@ class BoxDecodeProp(OperatorProperty):
             return None
         return [tuple(d), tuple(a)], [tuple(d)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _BoxDecodeOp(self.param, ctx.xp)
-
-
-class _BoxDecodeOp(Operator):
-    def __init__(self, param: BoxDecodeParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp = self.xp
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
         p = self.param
-        x, anchors = in_data
+        x, anchors = ins
         dt = x.dtype
         n = x.shape[1]
         anc = anchors.reshape(-1, 4)[:n]
@@ -512,10 +450,4 @@ class _BoxDecodeOp(Operator):
             dh = xp.minimum(dh, clip)
         ow = xp.exp(dw) * aw * 0.5
         oh = xp.exp(dh) * ah * 0.5
-        out = xp.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(dt)
-        assign(out_data[0], req[0], out)
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for g, r in zip(in_grad, req):
-            if r in (OpReq.WRITE, OpReq.INPLACE):
-                g[...] = 0
+        return [xp.stack([ox - ow, oy - oh, ox + ow, oy + oh], axis=-1).astype(dt)]

@@ -62,7 +62,7 @@ class CalibrateEntropyProp(OperatorProperty):
         return [f, f], [f, f], []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CalibrateEntropyOp(self.param.num_quantized_bins)
+        return _CalibrateEntropyOp(self)
 
 
 def _smooth(p: np.ndarray) -> np.ndarray | None:
@@ -114,16 +114,13 @@ def _divergence(hist: np.ndarray, i: int, nq: int) -> np.float32:
 
 
 class _CalibrateEntropyOp(Operator):
-    def __init__(self, nq: int) -> None:
-        self.nq = nq
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         hist = np.asarray(in_data[0], dtype=_F).reshape(-1)
         edges = np.asarray(in_data[1], dtype=_F).reshape(-1)
-        z, half = hist.size // 2, self.nq // 2
+        z, half = hist.size // 2, self.prop.param.num_quantized_bins // 2
         best, best_i = _F(np.finfo(_F).max), half
         for i in range(half, z + 1):
-            d = _divergence(hist, i, self.nq)
+            d = _divergence(hist, i, self.prop.param.num_quantized_bins)
             if d < best:
                 best, best_i = d, i
         assign(out_data[0], req[0], edges[z + best_i + 1])

@@ -190,22 +190,18 @@ class _Sampler:
 
 
 class _DeformableOp(Operator):
-    def __init__(self, prop: _DeformableProp) -> None:
-        self.prop = prop
-        self.p = prop.param
-
     def _unpack(self, in_data: list) -> tuple:
         it = iter(in_data)
         data, offset = next(it), next(it)
         mask = next(it) if self.prop.modulated else None
         weight = next(it)
-        bias = None if self.p.no_bias else next(it)
+        bias = None if self.prop.param.no_bias else next(it)
         return data, offset, mask, weight, bias
 
     def _points(self, offset_n: np.ndarray, oh: int, ow: int) -> tuple[np.ndarray, np.ndarray]:
         """Sampling positions (dg, K, oh*ow) along y and x for one image."""
         (kh, kw), (sh, sw), (dh, dw), (ph, pw) = self.prop._geometry()
-        dg = self.p.num_deformable_group
+        dg = self.prop.param.num_deformable_group
         k = kh * kw
         off = offset_n.reshape(dg, k, 2, oh * ow)
         ky = np.repeat(np.arange(kh) * dh, kw)
@@ -219,7 +215,7 @@ class _DeformableOp(Operator):
     def _columns(self, img: np.ndarray, smp: list, mask_n: Any) -> np.ndarray:
         """im2col columns (C, K, L) of one image from the per-group samplers."""
         c = img.shape[0]
-        dg = self.p.num_deformable_group
+        dg = self.prop.param.num_deformable_group
         cg = c // dg
         cols = np.stack([smp[g].sample(img[g * cg : (g + 1) * cg]) for g in range(dg)]).reshape(
             c, *smp[0].inside.shape
@@ -232,10 +228,10 @@ class _DeformableOp(Operator):
         data, offset, mask, weight, bias = (None if a is None else np.asarray(a)
                                             for a in self._unpack(in_data))  # fmt: skip
         n, c, h, w = data.shape
-        f = self.p.num_filter
-        g = self.p.num_group
+        f = self.prop.param.num_filter
+        g = self.prop.param.num_group
         oh, ow = out_data[0].shape[2:]
-        dg = self.p.num_deformable_group
+        dg = self.prop.param.num_deformable_group
         k = weight.shape[2] * weight.shape[3]
         out = np.zeros((n, f, oh * ow), dtype=data.dtype)
         wg = weight.reshape(g, f // g, -1)
@@ -255,7 +251,8 @@ class _DeformableOp(Operator):
         names = self.prop.list_arguments()
         slot = {nm: i for i, nm in enumerate(names)}
         n, c, h, w = data.shape
-        f, g, dg = self.p.num_filter, self.p.num_group, self.p.num_deformable_group
+        p = self.prop.param
+        f, g, dg = p.num_filter, p.num_group, p.num_deformable_group
         oh, ow = out_grad[0].shape[2:]
         k = weight.shape[2] * weight.shape[3]
         cg = c // dg

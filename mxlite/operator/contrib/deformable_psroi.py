@@ -19,18 +19,13 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register
 from ..req import OpReq, assign
-from .roi import _roi_shapes, _round_half_away
+from .roi import _roi_shapes, _round_half_away, spatial_scale_field
 
 __all__: list[str] = []
 
 
 class DeformablePSROIPoolingParam(Param):
-    spatial_scale: float = field(
-        low=0.0,
-        high=1.0,
-        doc="Ratio of input feature map height (or w) to raw image height (or w). Equals the "
-        "reciprocal of total stride in convolutional layers",
-    )
+    spatial_scale: float = spatial_scale_field()
     output_dim: int = field(doc="fix output dim")
     group_size: int = field(doc="fix group size")
     pooled_size: int = field(doc="fix pooled size")

@@ -77,9 +77,6 @@ class _GraphProp(OperatorProperty):
 class _DenseGraphOp(Operator):
     """The kernel on dense arrays: zeros are not edges; sparse outputs are written dense."""
 
-    def __init__(self, prop: _GraphProp) -> None:
-        self.prop = prop
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         rng = op_ctx.requested[0].get_random() if op_ctx.requested else None
         for o, r, v in zip(out_data, req, self.prop.run(list(in_data), rng)):

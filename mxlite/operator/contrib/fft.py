@@ -58,16 +58,13 @@ class _FFTBase(OperatorProperty):
         return [out_grad[0]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _FFTOp(self.inverse)
+        return _FFTOp(self)
 
 
 class _FFTOp(Operator):
-    def __init__(self, inverse: bool) -> None:
-        self.inverse = inverse
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         x = in_data[0]
-        if self.inverse:
+        if self.prop.inverse:
             n = x.shape[-1] // 2
             out = (np.fft.ifft(_complex(x), axis=-1) * n).real
         else:
@@ -78,7 +75,7 @@ class _FFTOp(Operator):
         if req[0] == OpReq.NULL:
             return
         g = out_grad[0]
-        if self.inverse:  # adjoint of Re(unnormalised inverse): the forward transform
+        if self.prop.inverse:  # adjoint of Re(unnormalised inverse): the forward transform
             dx = _interleave(np.fft.fft(g, axis=-1), g.dtype)
         else:  # adjoint of the forward transform of real data: Re(unnormalised inverse)
             n = g.shape[-1] // 2

@@ -19,6 +19,7 @@ from ...base import ShapeError
 from ...context import Context
 from ..registry import Operator, OperatorProperty, OpTest, register
 from ..req import OpReq, assign
+from ._computed import zero_grads
 
 __all__: list[str] = []
 
@@ -171,6 +172,4 @@ class _HawkesLLOp(Operator):
         for i, g in enumerate(grads):
             if req[i] != OpReq.NULL:
                 assign(in_grad[i], req[i], g.astype(in_grad[i].dtype))
-        for i in range(3, len(in_grad)):
-            if req[i] in (OpReq.WRITE, OpReq.INPLACE):
-                in_grad[i][...] = 0
+        zero_grads(in_grad[3:], req[3:])

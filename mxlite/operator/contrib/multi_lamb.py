@@ -87,9 +87,6 @@ class _MultiLAMBProp(InterleavedUpdateProp):
 
 
 class _MultiLAMBOp(Operator):
-    def __init__(self, prop: _MultiLAMBProp) -> None:
-        self.prop = prop
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         prop, p = self.prop, self.prop.param
         k = len(prop.group)

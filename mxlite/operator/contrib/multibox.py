@@ -14,18 +14,11 @@ from typing import Any
 import numpy as np
 
 from ...base import ParamError, ShapeError
-from ...context import Context
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register
-from ..req import OpReq, assign
+from ..registry import OpTest, register
+from ._computed import ComputedProp
 
 __all__: list[str] = []
-
-
-def _zero_grads(in_grad: list, req: list) -> None:
-    for g, r in zip(in_grad, req):
-        if r in (OpReq.WRITE, OpReq.INPLACE):
-            g[...] = 0
 
 
 # ---- MultiBoxPrior ----------------------------------------------------------------------------
@@ -48,10 +41,11 @@ class MultiBoxPriorParam(Param):
 
 
 @register("_contrib_MultiBoxPrior", aliases=("_npx_multibox_prior",))
-class MultiBoxPriorProp(OperatorProperty):
+class MultiBoxPriorProp(ComputedProp):
     """Anchor boxes for every position of a (N, C, H, W) feature map: (1, H*W*A, 4)."""
 
     param_class = MultiBoxPriorParam
+    zero_grad = True
     test = OpTest(
         shapes={"data": (1, 2, 3, 4)}, params={"sizes": (0.5, 0.25), "ratios": (1, 2)}, grad=False
     )
@@ -73,21 +67,9 @@ class MultiBoxPriorProp(OperatorProperty):
         n = s[2] * s[3] * (len(p.sizes) + len(p.ratios) - 1)
         return [tuple(s)], [(1, n, 4)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _MultiBoxPriorOp(self.param, ctx.xp)
-
-
-class _MultiBoxPriorOp(Operator):
-    def __init__(self, param: MultiBoxPriorParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
         p = self.param
-        h, w = in_data[0].shape[2:4]
+        h, w = ins[0].shape[2:4]
         step_y, step_x = p.steps
         if step_y <= 0 or step_x <= 0:
             step_y, step_x = 1.0 / h, 1.0 / w
@@ -109,10 +91,7 @@ class _MultiBoxPriorOp(Operator):
         ).reshape(1, -1, 4)
         if p.clip:
             boxes = np.clip(boxes, 0, 1)
-        assign(out_data[0], req[0], self.xp.asarray(boxes.astype(out_data[0].dtype)))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        _zero_grads(in_grad, req)
+        return [xp.asarray(boxes.astype(outs[0].dtype))]
 
 
 # ---- MultiBoxTarget ---------------------------------------------------------------------------
@@ -134,10 +113,11 @@ class MultiBoxTargetParam(Param):
 
 
 @register("_contrib_MultiBoxTarget", aliases=("_npx_multibox_target",))
-class MultiBoxTargetProp(OperatorProperty):
+class MultiBoxTargetProp(ComputedProp):
     """Match anchors to ground-truth labels: location targets, their mask, class targets."""
 
     param_class = MultiBoxTargetParam
+    zero_grad = True
     test = OpTest(
         shapes={"anchor": (1, 3, 4), "label": (1, 2, 5), "cls_pred": (1, 2, 3)}, grad=False
     )
@@ -163,83 +143,12 @@ class MultiBoxTargetProp(OperatorProperty):
         loc = (lab[0], a[1] * 4)
         return [tuple(a), tuple(lab), tuple(pred)], [loc, loc, (lab[0], a[1])], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _MultiBoxTargetOp(self.param)
-
-
-def _corner_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """IoU of corner boxes a (N, 4) with b (M, 4), areas unclipped, 0 where the union is 0."""
-    a, b = a[:, None, :], b[None, :, :]
-    iw = np.maximum(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0)
-    ih = np.maximum(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0)
-    inter = iw * ih
-    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
-    union = union + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(union == 0, 0, inter / union)
-
-
-class _MultiBoxTargetOp(Operator):
-    def __init__(self, param: MultiBoxTargetParam) -> None:
-        self.param = param
-
-    def _match(self, anchors: np.ndarray, labels: np.ndarray, pred: np.ndarray):
-        """Flags (1 positive, 0 negative, -1 ignored) and the matched label of each anchor."""
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
         p = self.param
-        na = anchors.shape[0]
-        n_gt = 0
-        while n_gt < labels.shape[0] and labels[n_gt, 0] != -1:
-            n_gt += 1
-        flags = np.full(na, -1, dtype=np.int8)
-        best_iou = np.full(na, -1.0, dtype=np.float32)
-        best_gt = np.full(na, -1, dtype=np.int64)
-        if n_gt == 0:
-            return flags, best_gt, False
-        iou = _corner_iou(anchors, labels[:n_gt, 1:5]).astype(np.float32)
-        # greedy: the best remaining (anchor, gt) pair, until each gt has an anchor
-        work = np.where(iou > np.float32(1e-6), iou, -np.inf)
-        for _ in range(n_gt):
-            flat = int(np.argmax(work))
-            j, k = divmod(flat, n_gt)
-            if not np.isfinite(work[j, k]):
-                break
-            best_iou[j], best_gt[j], flags[j] = work[j, k], k, 1
-            work[j, :] = -np.inf
-            work[:, k] = -np.inf
-        free = flags != 1
-        if p.overlap_threshold > 0:
-            k = iou.argmax(axis=1)
-            m = iou[np.arange(na), k]
-            best_iou[free], best_gt[free] = m[free], k[free]
-            flags[free & (m > np.float32(p.overlap_threshold))] = 1
-        if p.negative_mining_ratio > 0:
-            n_pos = int((flags == 1).sum())
-            n_neg = min(int(n_pos * p.negative_mining_ratio), na - n_pos)
-            if n_neg > 0:
-                unset = (flags != 1) & (best_iou < 0)
-                k = iou.argmax(axis=1)
-                best_iou[unset], best_gt[unset] = iou[unset, k[unset]], k[unset]
-                cand = np.flatnonzero(
-                    (flags == -1) & (best_iou < np.float32(p.negative_mining_thresh))
-                )
-                z = pred[:, cand]
-                e = np.exp(z - z.max(axis=0))
-                bg = e[0] / e.sum(axis=0)  # background probability: least likely first
-                order = np.argsort(bg, kind="stable")
-                flags[cand[order[:n_neg]]] = 0
-        else:
-            flags[flags != 1] = 0
-        return flags, best_gt, True
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p = self.param
-        anchors = np.asarray(in_data[0]).reshape(-1, 4)
-        labels = np.asarray(in_data[1])
-        preds = np.asarray(in_data[2])
-        dt = out_data[0].dtype
+        anchors = np.asarray(ins[0]).reshape(-1, 4)
+        labels = np.asarray(ins[1])
+        preds = np.asarray(ins[2])
+        dt = outs[0].dtype
         b, na = labels.shape[0], anchors.shape[0]
         loc = np.zeros((b, na, 4), dtype=dt)
         mask = np.zeros((b, na, 4), dtype=dt)
@@ -249,7 +158,7 @@ class _MultiBoxTargetOp(Operator):
         ax, ay = (f[:, 0] + f[:, 2]) * 0.5, (f[:, 1] + f[:, 3]) * 0.5
         vx, vy, vw, vh = p.variances
         for i in range(b):
-            flags, gt, any_gt = self._match(anchors, labels[i], preds[i])
+            flags, gt, any_gt = _match(p, anchors, labels[i], preds[i])
             if not any_gt:
                 continue
             pos = flags == 1
@@ -269,12 +178,65 @@ class _MultiBoxTargetOp(Operator):
             mask[i, pos] = 1
             cls[i, pos] = g[:, 0] + 1  # 0 is the background class
             cls[i, flags == 0] = 0
-        assign(out_data[0], req[0], loc.reshape(b, -1))
-        assign(out_data[1], req[1], mask.reshape(b, -1))
-        assign(out_data[2], req[2], cls)
+        return [loc.reshape(b, -1), mask.reshape(b, -1), cls]
 
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        _zero_grads(in_grad, req)
+
+def _corner_iou(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IoU of corner boxes a (N, 4) with b (M, 4), areas unclipped, 0 where the union is 0."""
+    a, b = a[:, None, :], b[None, :, :]
+    iw = np.maximum(np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]), 0)
+    ih = np.maximum(np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]), 0)
+    inter = iw * ih
+    union = (a[..., 2] - a[..., 0]) * (a[..., 3] - a[..., 1])
+    union = union + (b[..., 2] - b[..., 0]) * (b[..., 3] - b[..., 1]) - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union == 0, 0, inter / union)
+
+
+def _match(p: MultiBoxTargetParam, anchors: np.ndarray, labels: np.ndarray, pred: np.ndarray):
+    """Flags (1 positive, 0 negative, -1 ignored) and the matched label of each anchor."""
+    na = anchors.shape[0]
+    n_gt = 0
+    while n_gt < labels.shape[0] and labels[n_gt, 0] != -1:
+        n_gt += 1
+    flags = np.full(na, -1, dtype=np.int8)
+    best_iou = np.full(na, -1.0, dtype=np.float32)
+    best_gt = np.full(na, -1, dtype=np.int64)
+    if n_gt == 0:
+        return flags, best_gt, False
+    iou = _corner_iou(anchors, labels[:n_gt, 1:5]).astype(np.float32)
+    # greedy: the best remaining (anchor, gt) pair, until each gt has an anchor
+    work = np.where(iou > np.float32(1e-6), iou, -np.inf)
+    for _ in range(n_gt):
+        flat = int(np.argmax(work))
+        j, k = divmod(flat, n_gt)
+        if not np.isfinite(work[j, k]):
+            break
+        best_iou[j], best_gt[j], flags[j] = work[j, k], k, 1
+        work[j, :] = -np.inf
+        work[:, k] = -np.inf
+    free = flags != 1
+    if p.overlap_threshold > 0:
+        k = iou.argmax(axis=1)
+        m = iou[np.arange(na), k]
+        best_iou[free], best_gt[free] = m[free], k[free]
+        flags[free & (m > np.float32(p.overlap_threshold))] = 1
+    if p.negative_mining_ratio > 0:
+        n_pos = int((flags == 1).sum())
+        n_neg = min(int(n_pos * p.negative_mining_ratio), na - n_pos)
+        if n_neg > 0:
+            unset = (flags != 1) & (best_iou < 0)
+            k = iou.argmax(axis=1)
+            best_iou[unset], best_gt[unset] = iou[unset, k[unset]], k[unset]
+            cand = np.flatnonzero((flags == -1) & (best_iou < np.float32(p.negative_mining_thresh)))
+            z = pred[:, cand]
+            e = np.exp(z - z.max(axis=0))
+            bg = e[0] / e.sum(axis=0)  # background probability: least likely first
+            order = np.argsort(bg, kind="stable")
+            flags[cand[order[:n_neg]]] = 0
+    else:
+        flags[flags != 1] = 0
+    return flags, best_gt, True
 
 
 # ---- MultiBoxDetection ------------------------------------------------------------------------
@@ -297,11 +259,12 @@ class MultiBoxDetectionParam(Param):
 
 
 @register("_contrib_MultiBoxDetection", aliases=("_npx_multibox_detection",))
-class MultiBoxDetectionProp(OperatorProperty):
+class MultiBoxDetectionProp(ComputedProp):
     """Decode SSD predictions into (batch, num_anchors, 6) rows [id, score, xmin, ymin, xmax,
     ymax], suppressed rows having id -1."""
 
     param_class = MultiBoxDetectionParam
+    zero_grad = True
     test = OpTest(
         shapes={"cls_prob": (1, 3, 4), "loc_pred": (1, 16), "anchor": (1, 4, 4)},
         low=0.0,
@@ -327,24 +290,13 @@ class MultiBoxDetectionProp(OperatorProperty):
             )
         return [tuple(c), tuple(loc), tuple(a)], [(c[0], a[1], 6)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _MultiBoxDetectionOp(self.param)
-
-
-class _MultiBoxDetectionOp(Operator):
-    def __init__(self, param: MultiBoxDetectionParam) -> None:
-        self.param = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
         p = self.param
-        prob = np.asarray(in_data[0])
+        prob = np.asarray(ins[0])
         dt = prob.dtype
         b, _, na = prob.shape
-        locp = np.asarray(in_data[1]).reshape(b, na, 4)
-        anc = np.asarray(in_data[2]).reshape(na, 4)
+        locp = np.asarray(ins[1]).reshape(b, na, 4)
+        anc = np.asarray(ins[2]).reshape(na, 4)
         aw, ah = anc[:, 2] - anc[:, 0], anc[:, 3] - anc[:, 1]
         ax, ay = (anc[:, 0] + anc[:, 2]) / 2, (anc[:, 1] + anc[:, 3]) / 2
         vx, vy, vw, vh = (np.asarray(v, dtype=dt) for v in p.variances)
@@ -380,7 +332,4 @@ class _MultiBoxDetectionOp(Operator):
                 hit = (rest[:, 0] >= 0) & same & (iou >= np.asarray(p.nms_threshold, dtype=dt))
                 rest[hit, 0] = -1
             out[i, :nkeep] = kept
-        assign(out_data[0], req[0], out)
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        _zero_grads(in_grad, req)
+        return [out]

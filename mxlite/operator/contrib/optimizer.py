@@ -113,9 +113,6 @@ class _AdamWProp(InterleavedUpdateProp):
 
 
 class _AdamWOp(Operator):
-    def __init__(self, prop: _AdamWProp) -> None:
-        self.prop = prop
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         prop, p = self.prop, self.prop.param
         k = len(prop.group)
@@ -207,15 +204,12 @@ class GroupAdagradProp(OperatorProperty):
         return [(in_data[0], out_data[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _GroupAdagradOp(self.param)
+        return _GroupAdagradOp(self)
 
 
 class _GroupAdagradOp(Operator):
-    def __init__(self, param: GroupAdagradParam) -> None:
-        self.param = param
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p = self.param
+        p = self.prop.param
         w, g, hist = in_data
         dt = w.dtype.type
         gs = g * dt(p.rescale_grad)

@@ -14,14 +14,14 @@ gradient: backward writes zeros.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from ...base import ShapeError
-from ...context import Context
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register
-from ..req import OpReq, assign
+from ..registry import OpTest, register
+from ._computed import ComputedProp
 
 __all__: list[str] = []
 
@@ -159,9 +159,10 @@ def _test(batch: int) -> OpTest:
     )
 
 
-class _ProposalProp(OperatorProperty):
+class _ProposalProp(ComputedProp):
     param_class = ProposalParam
     multi = False
+    zero_grad = True
 
     def list_arguments(self) -> list[str]:
         return ["cls_prob", "bbox_pred", "im_info"]
@@ -188,11 +189,17 @@ class _ProposalProp(OperatorProperty):
         rows = n * self.param.rpn_post_nms_top_n
         return ins, [(rows, 5), (rows, 1)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ProposalOp(self.param)
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        prob, deltas, info = (np.asarray(a) for a in ins)
+        post = self.param.rpn_post_nms_top_n
+        out = np.zeros(outs[0].shape, dtype=outs[0].dtype)
+        score = np.zeros(outs[1].shape, dtype=outs[1].dtype)
+        for b in range(prob.shape[0]):
+            boxes, sc = propose(self.param, prob[b], deltas[b], info[b])
+            out[b * post : (b + 1) * post, 0] = b
+            out[b * post : (b + 1) * post, 1:] = boxes
+            score[b * post : (b + 1) * post, 0] = sc
+        return [out, score]
 
 
 @register("_contrib_Proposal", aliases=("_npx_proposal",))
@@ -208,27 +215,3 @@ class MultiProposalProp(_ProposalProp):
 
     multi = True
     test = _test(batch=2)
-
-
-class _ProposalOp(Operator):
-    def __init__(self, param: ProposalParam) -> None:
-        self.param = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        prob, deltas, info = (np.asarray(a) for a in in_data)
-        post = self.param.rpn_post_nms_top_n
-        out = np.zeros(out_data[0].shape, dtype=out_data[0].dtype)
-        score = np.zeros(out_data[1].shape, dtype=out_data[1].dtype)
-        for b in range(prob.shape[0]):
-            boxes, sc = propose(self.param, prob[b], deltas[b], info[b])
-            out[b * post : (b + 1) * post, 0] = b
-            out[b * post : (b + 1) * post, 1:] = boxes
-            score[b * post : (b + 1) * post, 0] = sc
-        assign(out_data[0], req[0], out)
-        if req[1] != OpReq.NULL:
-            assign(out_data[1], req[1], score)
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for g, r in zip(in_grad, req):
-            if r in (OpReq.WRITE, OpReq.INPLACE):
-                g[...] = 0

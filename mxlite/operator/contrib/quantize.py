@@ -10,11 +10,9 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError, ShapeError
-from ...context import Context
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
-from ..req import assign
-from .quantized_ops import _scalar
+from ..registry import OpTest, register, shape_assign
+from .quantized_ops import _QuantProp, _scalar, calib_range_field
 
 __all__: list[str] = []
 
@@ -39,33 +37,25 @@ def _input_range(in_data: list) -> tuple[np.float32, np.float32]:
     return _scalar(in_data[1]), _scalar(in_data[2])
 
 
-class _QuantBase(OperatorProperty):
-    """What the quantize operators share: no gradient; ``data`` followed by the (1,)-shaped
-    inputs of its float range, and an output shaped like ``data`` followed by the (1,)-shaped
-    outputs of its range (each subclass lists which it has)."""
+# the sweep's inputs of an operator of data and its float range
+_RANGE_TEST = {"data": (2, 3), "min_range": (1,), "max_range": (1,)}
 
-    differentiable = False
 
-    def list_arguments(self) -> list[str]:
-        return ["data", "min_range", "max_range"]
+class _QuantBase(_QuantProp):
+    """What the quantize operators share (besides the quantized operators'): ``data`` followed
+    by the (1,)-shaped inputs of its float range, and an output shaped like ``data`` followed
+    by the (1,)-shaped outputs of its range (each subclass lists which it has)."""
 
-    def list_outputs(self) -> list[str]:
-        return ["output", "min_output", "max_output"]
+    range_names = ("min_range", "max_range")
 
     def infer_shape(self, in_shape: list, out_shape: list | None = None):
         # the output has the data's shape: a known output fills the data in (MXNet's
         # SHAPE_ASSIGN_CHECK both ways), as a quantized graph's begin states need
         d = shape_assign(self, "input", "data", in_shape[0], _first(out_shape))
-        ranges = [
-            shape_assign(self, "input", name, s, (1,))
-            for name, s in zip(self.list_arguments()[1:], in_shape[1:])
-        ]
+        ranges = self._ranges(in_shape)
         if d is None:
             return None
         return [tuple(d), *ranges], [tuple(d)] + [(1,)] * (len(self.list_outputs()) - 1), []
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
 
 
 @register("_contrib_quantize")
@@ -74,7 +64,7 @@ class QuantizeProp(_QuantBase):
 
     param_class = QuantizeParam
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("float32",),
         matches_mxnet=False,  # random ranges may have min > max
@@ -87,28 +77,14 @@ class QuantizeProp(_QuantBase):
             raise ShapeError(f"{self.where()}: data must be float32, got {np.dtype(in_type[0])}.")
         return [f, f, f], [t, f, f], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _QuantizeOp(self.param.out_type)
-
-
-class _QuantizeOp(Operator):
-    def __init__(self, out_type: str) -> None:
-        self.out_type = out_type
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        x = np.asarray(in_data[0], dtype=_F)
-        lo, hi = _input_range(in_data)
-        if self.out_type == "uint8":
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        x = np.asarray(ins[0], dtype=_F)
+        lo, hi = _input_range(ins)
+        if self.param.out_type == "uint8":
             scale = _F(255.0 / (hi - lo))
-            q = ((x - lo) * scale + _F(0.5)).astype(np.uint8)
-            omin, omax = lo, hi
-        else:
-            real = _F(max(abs(lo), abs(hi)))
-            q = _to_int8(x, real)
-            omin, omax = -real, real
-        assign(out_data[0], req[0], q)
-        assign(out_data[1], req[1], omin)
-        assign(out_data[2], req[2], omax)
+            return [((x - lo) * scale + _F(0.5)).astype(np.uint8), lo, hi]
+        real = _F(max(abs(lo), abs(hi)))
+        return [_to_int8(x, real), -real, real]
 
 
 @register("_contrib_dequantize")
@@ -117,7 +93,7 @@ class DequantizeProp(_QuantBase):
 
     param_class = DequantizeParam
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("float32",),
     )  # fmt: skip
@@ -132,19 +108,14 @@ class DequantizeProp(_QuantBase):
         f = np.dtype(_F)
         return [np.dtype(t), f, f], [f], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _DequantizeOp()
-
-
-class _DequantizeOp(Operator):
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        q = np.asarray(in_data[0])
-        lo, hi = _input_range(in_data)
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        q = np.asarray(ins[0])
+        lo, hi = _input_range(ins)
         if q.dtype == np.uint8:
             out = q.astype(_F) * _F((hi - lo) / _F(255)) + lo
         else:
             out = q.astype(_F) * (_F(max(abs(lo), abs(hi))) / _F(127))
-        assign(out_data[0], req[0], out.astype(_F))
+        return [out.astype(_F)]
 
 
 # ---- quantize_v2 and requantize ---------------------------------------------------------------
@@ -155,18 +126,13 @@ _OUT_TYPE_DOC = (
 )
 
 
+_CALIB_USE = "If present, it will be used to quantize the fp32 data into int8 or uint8."
+
+
 class QuantizeV2Param(Param):
     out_type: str = field(default="int8", choices=("auto", "int8", "uint8"), doc=_OUT_TYPE_DOC)
-    min_calib_range: float | None = field(
-        default=None,
-        doc="The minimum scalar value in the form of float32. If present, it will be used to "
-        "quantize the fp32 data into int8 or uint8.",
-    )
-    max_calib_range: float | None = field(
-        default=None,
-        doc="The maximum scalar value in the form of float32. If present, it will be used to "
-        "quantize the fp32 data into int8 or uint8.",
-    )
+    min_calib_range: float | None = calib_range_field("minimum", _CALIB_USE, False)
+    max_calib_range: float | None = calib_range_field("maximum", _CALIB_USE, False)
 
 
 class RequantizeParam(QuantizeV2Param):
@@ -211,9 +177,7 @@ class QuantizeV2Prop(_QuantBase):
     calibrate_input = 0
     # MXNet 1.9.1's MKLDNN build rounds some values one step up (82.29 -> 83)
     test = OpTest(shapes={"data": (2, 3)}, grad=False, dtypes=("float32",), matches_mxnet=False)
-
-    def list_arguments(self) -> list[str]:
-        return ["data"]
+    range_names = ()
 
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0]
@@ -225,25 +189,12 @@ class QuantizeV2Prop(_QuantBase):
         f = np.dtype(_F)
         return [t], [_out_dtype(self.param), f, f], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _QuantizeV2Op(self.param)
-
-
-class _QuantizeV2Op(Operator):
-    def __init__(self, param: QuantizeV2Param) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p, x = self.p, np.asarray(in_data[0])
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p, x = self.param, np.asarray(ins[0])
         if x.dtype != _F:  # already quantized: passed through with its type's range
             if _calibrated(p):
-                lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
-            else:
-                lo, hi = (_F(0), _F(255)) if x.dtype == np.uint8 else (_F(-127), _F(127))
-            assign(out_data[0], req[0], x)
-            assign(out_data[1], req[1], lo)
-            assign(out_data[2], req[2], hi)
-            return
+                return [x, _F(p.min_calib_range), _F(p.max_calib_range)]
+            return [x, *((_F(0), _F(255)) if x.dtype == np.uint8 else (_F(-127), _F(127)))]
         if _calibrated(p):
             lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
         else:
@@ -252,12 +203,8 @@ class _QuantizeV2Op(Operator):
         # max(|lo|, |hi|), rounded to nearest even and saturated (negatives to 0 for uint8)
         real = _F(max(abs(lo), abs(hi)))
         if _out_dtype(p) == np.uint8:
-            q, omin, omax = _mkldnn_scaled(x, _F(255.5), real, np.uint8), lo, hi
-        else:
-            q, omin, omax = _mkldnn_scaled(x, _F(127.5), real, np.int8), -real, real
-        assign(out_data[0], req[0], q)
-        assign(out_data[1], req[1], omin)
-        assign(out_data[2], req[2], omax)
+            return [_mkldnn_scaled(x, _F(255.5), real, np.uint8), lo, hi]
+        return [_mkldnn_scaled(x, _F(127.5), real, np.int8), -real, real]
 
 
 @register("_contrib_requantize")
@@ -268,7 +215,7 @@ class RequantizeProp(_QuantBase):
     param_class = RequantizeParam
     calibrate_input = 0
     test = OpTest(
-        shapes={"data": (2, 3), "min_range": (1,), "max_range": (1,)},
+        shapes=_RANGE_TEST,
         grad=False,
         dtypes=("int32",),
         matches_mxnet=False,  # random ranges may have min > max
@@ -280,17 +227,9 @@ class RequantizeProp(_QuantBase):
             raise DTypeError(f"{self.where()}: data must be int32, got {np.dtype(in_type[0])}.")
         return [i32, f, f], [_out_dtype(self.param), f, f], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _RequantizeOp(self.param)
-
-
-class _RequantizeOp(Operator):
-    def __init__(self, param: RequantizeParam) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p, q = self.p, np.asarray(in_data[0])
-        lo, hi = _input_range(in_data)
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p, q = self.param, np.asarray(ins[0])
+        lo, hi = _input_range(ins)
         # one int32 level: the input's real range over 2**31 - 1 levels (2**31 as a float)
         level = _F(max(abs(lo), abs(hi))) / _F(2147483647)
         x = q.astype(_F) * level
@@ -299,19 +238,10 @@ class _RequantizeOp(Operator):
         else:
             real = _F(max(abs(_F(q.min()) * level), abs(_F(q.max()) * level)))
         if real == 0:  # an all-zero input (a begin state): zeros, not 0 * inf
-            assign(out_data[0], req[0], np.zeros(q.shape, _out_dtype(p)))
-            assign(out_data[1], req[1], _F(0))
-            assign(out_data[2], req[2], real)
-            return
+            return [np.zeros(q.shape, _out_dtype(p)), _F(0), real]
         if _out_dtype(p) == np.uint8:
             # MXNet's MKLDNN kernel: one scaled reorder (round half to even, saturate) over
             # [0, real]; what lies below 0 becomes 0
             scale = level * (_F(255.0) / real)
-            out = np.clip(np.rint(q.astype(_F) * scale), 0, 255).astype(np.uint8)
-            assign(out_data[0], req[0], out)
-            assign(out_data[1], req[1], _F(0))
-            assign(out_data[2], req[2], real)
-            return
-        assign(out_data[0], req[0], _to_int8(x, real))
-        assign(out_data[1], req[1], -real)
-        assign(out_data[2], req[2], real)
+            return [np.clip(np.rint(q.astype(_F) * scale), 0, 255).astype(np.uint8), _F(0), real]
+        return [_to_int8(x, real), -real, real]

@@ -36,6 +36,7 @@ from .quantized_ops import (
     _range_scale,
     _saturate,
     _scalar,
+    calib_range_field,
 )
 
 __all__: list[str] = []
@@ -57,17 +58,12 @@ def _level(lo: Any, hi: Any, levels: int) -> np.float32:
 # ---- elemwise_add / elemwise_mul --------------------------------------------------------------
 
 
+_REQUANTIZE_USE = "If present, it will be used to requantize the int8 output data."
+
+
 class QuantizedElemwiseAddParam(Param):
-    min_calib_range: float | None = field(
-        default=None,
-        doc="The minimum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to requantize the int8 output data.",
-    )
-    max_calib_range: float | None = field(
-        default=None,
-        doc="The maximum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to requantize the int8 output data.",
-    )
+    min_calib_range: float | None = calib_range_field("minimum", _REQUANTIZE_USE)
+    max_calib_range: float | None = calib_range_field("maximum", _REQUANTIZE_USE)
 
 
 class QuantizedElemwiseMulParam(QuantizedElemwiseAddParam):
@@ -117,22 +113,15 @@ class QuantizedElemwiseAddProp(_BinaryProp):
             return _I32
         return a if a == b else _I8
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ElemwiseAddOp(self.param)
-
-
-class _ElemwiseAddOp(Operator):
-    def __init__(self, param: QuantizedElemwiseAddParam) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        a, b = np.asarray(in_data[0]), np.asarray(in_data[1])
-        a_lo, a_hi, b_lo, b_hi = (_scalar(v) for v in in_data[2:6])
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        a, b = np.asarray(ins[0]), np.asarray(ins[1])
+        a_lo, a_hi, b_lo, b_hi = (_scalar(v) for v in ins[2:6])
         a_abs, b_abs = _max_abs(a_lo, a_hi), _max_abs(b_lo, b_hi)
-        out_t = out_data[0].dtype
+        out_t = outs[0].dtype
         out_range = {_I8: _INT8_RANGE, _U8: _UINT8_RANGE}.get(np.dtype(out_t), _F(_INT32_MAX))
-        if _calib(self.p):
-            lo, hi = _F(self.p.min_calib_range), _F(self.p.max_calib_range)
+        p = self.param
+        if _calib(p):
+            lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
             out_scale = out_range / _max_abs(lo, hi)
             sa, sb = (
                 out_scale / _range_scale(a.dtype, a_lo, a_hi),
@@ -153,9 +142,7 @@ class _ElemwiseAddOp(Operator):
             else:
                 b, sb = _saturate(b.astype(_F) * _F(sb), _I8), _F(1)
         out = a.astype(_F) * _F(sa) + b.astype(_F) * _F(sb)
-        assign(out_data[0], req[0], _saturate(out, np.dtype(out_t)))
-        assign(out_data[1], req[1], _F(lo))
-        assign(out_data[2], req[2], _F(hi))
+        return [_saturate(out, np.dtype(out_t)), _F(lo), _F(hi)]
 
 
 @register("_contrib_quantized_elemwise_mul")
@@ -178,23 +165,14 @@ class QuantizedElemwiseMulProp(_BinaryProp):
             return np.dtype(_F)
         return _I8 if _calib(self.param) else _I32
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ElemwiseMulOp(self.param)
-
-
-class _ElemwiseMulOp(Operator):
-    def __init__(self, param: QuantizedElemwiseMulParam) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p = self.p
-        prod = np.asarray(in_data[0]).astype(np.int32) * np.asarray(in_data[1]).astype(np.int32)
-        a_lo, a_hi, b_lo, b_hi = (_scalar(v) for v in in_data[2:6])
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p = self.param
+        prod = np.asarray(ins[0]).astype(np.int32) * np.asarray(ins[1]).astype(np.int32)
+        a_lo, a_hi, b_lo, b_hi = (_scalar(v) for v in ins[2:6])
         a_scale = _INT8_RANGE / _max_abs(a_lo, a_hi)
         b_scale = _INT8_RANGE / _max_abs(b_lo, b_hi)
         if p.enable_float_output:
-            assign(out_data[0], req[0], prod.astype(_F) * _F(_F(1) / a_scale / b_scale))
-            return
+            return [prod.astype(_F) * _F(_F(1) / a_scale / b_scale)]
         if _calib(p):
             lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
             scale = _INT8_RANGE / _max_abs(lo, hi) / a_scale / b_scale
@@ -203,9 +181,7 @@ class _ElemwiseMulOp(Operator):
         else:
             hi = _level(a_lo, a_hi, 127) * _level(b_lo, b_hi, 127) * _F(_INT32_MAX)
             lo, out = -hi, prod
-        assign(out_data[0], req[0], out)
-        assign(out_data[1], req[1], _F(lo))
-        assign(out_data[2], req[2], _F(hi))
+        return [out, _F(lo), _F(hi)]
 
 
 # ---- concat -----------------------------------------------------------------------------------
@@ -246,30 +222,20 @@ class QuantizedConcatProp(_QuantProp):
         out = _I8 if _I8 in ins[: self.param.num_args] else _U8
         return ins, [out, np.dtype(_F), np.dtype(_F)], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ConcatOp(self.param.num_args, self.param.dim)
-
-
-class _ConcatOp(Operator):
-    def __init__(self, n: int, dim: int) -> None:
-        self.n, self.dim = n, dim
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        n = self.n
-        xs = [np.asarray(x) for x in in_data[:n]]
-        los = [_scalar(v) for v in in_data[n::2]]
-        his = [_scalar(v) for v in in_data[n + 1 :: 2]]
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        n = self.param.num_args
+        xs = [np.asarray(x) for x in ins[:n]]
+        los = [_scalar(v) for v in ins[n::2]]
+        his = [_scalar(v) for v in ins[n + 1 :: 2]]
         lo, hi = min(_F(0), *los), max(_F(0), *his)
-        out_t = np.dtype(out_data[0].dtype)
+        out_t = np.dtype(outs[0].dtype)
         out_scale = _range_scale(out_t, lo, hi)
         parts = []
         for x, a, b in zip(xs, los, his):
             s = _range_scale(x.dtype, a, b)
             parts.append(x if s == out_scale else _saturate(x.astype(_F) * (out_scale / s), out_t))
-        axis = self.dim % xs[0].ndim
-        assign(out_data[0], req[0], np.concatenate([p.astype(out_t) for p in parts], axis=axis))
-        assign(out_data[1], req[1], lo)
-        assign(out_data[2], req[2], hi)
+        axis = self.param.dim % xs[0].ndim
+        return [np.concatenate([p.astype(out_t) for p in parts], axis=axis), lo, hi]
 
 
 # ---- fully connected and convolution ----------------------------------------------------------

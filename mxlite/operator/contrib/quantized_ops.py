@@ -19,8 +19,9 @@ from ..nn.embedding import EmbeddingParam
 from ..nn.normalization import BatchNormParam
 from ..nn.pooling import PoolingParam
 from ..param import Param, field
-from ..registry import Operator, OperatorProperty, OpTest, get, register, shape_assign
-from ..req import OpReq, assign
+from ..registry import Operator, OpTest, get, register, shape_assign
+from ..req import OpReq
+from ._computed import ComputedProp
 
 __all__: list[str] = []
 
@@ -32,11 +33,18 @@ _INT8_RANGE = _F(127.5)  # MKLDNN's scale for int8 data (kInt8Range)
 _UINT8_RANGE = _F(255.5)  # (kUint8Range)
 _INT32_MAX = 2147483647
 _RANGE_OUTS = ["output", "min_output", "max_output"]
-_CALIB_DOC = "The {} float32 value of the calibrated output range; when given, the output is int8."
 
 
 def _scalar(a: Any) -> np.float32:
     return _F(np.asarray(a).reshape(-1)[0])
+
+
+def calib_range_field(end: str, use: str, calibrated: bool = True) -> Any:
+    """An optional float32 bound of the range calibration gave a quantized operator, as MXNet
+    words it: ``end`` is "minimum" or "maximum", ``use`` MXNet's sentence on what reads it,
+    ``calibrated`` whether its text says "obtained through calibration"."""
+    how = " obtained through calibration" if calibrated else ""
+    return field(default=None, doc=f"The {end} scalar value in the form of float32{how}. {use}")
 
 
 def _max_abs(lo: Any, hi: Any) -> np.float32:
@@ -67,8 +75,9 @@ def _mult_range(lo_a: Any, hi_a: Any, lo_b: Any, hi_b: Any) -> np.float32:
     return _F(_one_level(lo_a, hi_a) * _one_level(lo_b, hi_b) * _F(_INT32_MAX))
 
 
-class _QuantProp(OperatorProperty):
-    """An operator over quantized arrays: data inputs then their (min, max) pairs."""
+class _QuantProp(ComputedProp):
+    """An operator over quantized arrays: data inputs then their (min, max) pairs; no
+    gradient. Its kernel is ``compute`` (see ComputedProp)."""
 
     differentiable = False
     data_names: tuple[str, ...] = ("data",)
@@ -79,9 +88,6 @@ class _QuantProp(OperatorProperty):
 
     def list_outputs(self) -> list[str]:
         return list(_RANGE_OUTS)
-
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
 
     def _ranges(self, in_shape: list) -> list:
         n = len(self.data_names)
@@ -108,17 +114,12 @@ class _QuantProp(OperatorProperty):
 # ---- quantize_asym ----------------------------------------------------------------------------
 
 
+_QUANTIZE_USE = "If present, it will be used to quantize the fp32 data."
+
+
 class QuantizeAsymParam(Param):
-    min_calib_range: float | None = field(
-        default=None,
-        doc="The minimum scalar value in the form of float32. If present, it will be used to "
-        "quantize the fp32 data.",
-    )
-    max_calib_range: float | None = field(
-        default=None,
-        doc="The maximum scalar value in the form of float32. If present, it will be used to "
-        "quantize the fp32 data.",
-    )
+    min_calib_range: float | None = calib_range_field("minimum", _QUANTIZE_USE, False)
+    max_calib_range: float | None = calib_range_field("maximum", _QUANTIZE_USE, False)
 
 
 @register("_contrib_quantize_asym")
@@ -146,26 +147,15 @@ class QuantizeAsymProp(_QuantProp):
         t = self._check_dtype("data", in_type[0], (np.dtype(_F),))
         return [t], [_U8, np.dtype(_F), np.dtype(_F)], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _QuantizeAsymOp(self.param)
-
-
-class _QuantizeAsymOp(Operator):
-    def __init__(self, param: QuantizeAsymParam) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        x, p = np.asarray(in_data[0], dtype=_F), self.p
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        x, p = np.asarray(ins[0], dtype=_F), self.param
         if p.min_calib_range is not None and p.max_calib_range is not None:
             lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
         else:
             lo, hi = _F(x.min()), _F(x.max())
         scale = _F(255) / (hi - lo)
         shift = _F(255) - hi * scale
-        q = np.clip(np.rint(x * scale + shift), 0, 255).astype(_U8)
-        assign(out_data[0], req[0], q)
-        assign(out_data[1], req[1], scale)
-        assign(out_data[2], req[2], shift)
+        return [np.clip(np.rint(x * scale + shift), 0, 255).astype(_U8), scale, shift]
 
 
 # ---- flatten, act, pooling: int8/uint8 in, same type out, range passed through ----------------
@@ -191,21 +181,12 @@ class _PassRangeProp(_QuantProp):
     def out_dtype(self, t: np.dtype) -> np.dtype:
         return t
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _PassRangeOp(self.compute)
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        return [self.transform(np.asarray(ins[0])), _scalar(ins[1]), _scalar(ins[2])]
 
-    def compute(self, x: np.ndarray, op_ctx: Any) -> np.ndarray:
+    def transform(self, x: np.ndarray) -> np.ndarray:
+        """The output data from the input data."""
         raise NotImplementedError
-
-
-class _PassRangeOp(Operator):
-    def __init__(self, fn: Any) -> None:
-        self.fn = fn
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        assign(out_data[0], req[0], self.fn(np.asarray(in_data[0]), op_ctx))
-        assign(out_data[1], req[1], _scalar(in_data[1]))
-        assign(out_data[2], req[2], _scalar(in_data[2]))
 
 
 _RANGE_TEST = {"data": (2, 3, 4, 4), "min_data": (1,), "max_data": (1,)}
@@ -225,7 +206,7 @@ class QuantizedFlattenProp(_PassRangeProp):
     def out_shape(self, d: tuple) -> tuple:
         return (d[0], int(np.prod(d[1:], dtype=np.int64))) if d else (1, 1)
 
-    def compute(self, x: np.ndarray, op_ctx: Any) -> np.ndarray:
+    def transform(self, x: np.ndarray) -> np.ndarray:
         return x.reshape(self.out_shape(x.shape))
 
 
@@ -247,7 +228,7 @@ class QuantizedActProp(_PassRangeProp):
     def out_dtype(self, t: np.dtype) -> np.dtype:
         return _I8
 
-    def compute(self, x: np.ndarray, op_ctx: Any) -> np.ndarray:
+    def transform(self, x: np.ndarray) -> np.ndarray:
         if x.dtype == _U8:  # relu is the identity; MXNet stores the bytes as they are
             return x.view(_I8)
         return np.maximum(x, 0)
@@ -272,11 +253,11 @@ class QuantizedPoolingProp(_PassRangeProp):
     def out_shape(self, d: tuple) -> tuple:
         return tuple(self.pool.infer_shape([d])[1][0])
 
-    def compute(self, x: np.ndarray, op_ctx: Any) -> np.ndarray:
+    def transform(self, x: np.ndarray) -> np.ndarray:
         op = self.pool.create_operator(_CPU)
         xf = x.astype(_F)
         out = np.empty(self.out_shape(x.shape), _F)
-        op.forward(op_ctx, [xf], [OpReq.WRITE], [out], [])
+        op.forward(None, [xf], [OpReq.WRITE], [out], [])  # no context: no max indices kept
         return _saturate(out, x.dtype)
 
 
@@ -330,17 +311,12 @@ class QuantizedBatchNormProp(_QuantProp):
         if p.min_calib_range is None or p.max_calib_range is None:
             raise ParamError(f"{self.where()}: min_calib_range and max_calib_range are required "
                              "(MXNet's quantized BatchNorm has no uncalibrated mode).")  # fmt: skip
-        return _QuantizedBatchNormOp(p)
+        return super().create_operator(ctx)
 
-
-class _QuantizedBatchNormOp(Operator):
-    def __init__(self, param: BatchNormParam) -> None:
-        self.p = param
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        p, x = self.p, np.asarray(in_data[0])
-        gamma, beta, mean, var = (np.asarray(a, dtype=_F) for a in in_data[1:5])
-        abs_data = _max_abs(_scalar(in_data[5]), _scalar(in_data[6]))
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p, x = self.param, np.asarray(ins[0])
+        gamma, beta, mean, var = (np.asarray(a, dtype=_F) for a in ins[1:5])
+        abs_data = _max_abs(_scalar(ins[5]), _scalar(ins[6]))
         lo, hi = _F(p.min_calib_range), _F(p.max_calib_range)
         abs_out = _max_abs(lo, hi)
         if x.dtype == _U8:
@@ -353,9 +329,7 @@ class _QuantizedBatchNormOp(Operator):
         shape[axis] = -1
         norm = x.astype(_F) / np.sqrt(_F(1) + _F(p.eps))
         out = norm * scale.reshape(shape) + shift.reshape(shape)
-        assign(out_data[0], req[0], _saturate(out, _I8))
-        assign(out_data[1], req[1], lo)
-        assign(out_data[2], req[2], hi)
+        return [_saturate(out, _I8), lo, hi]
 
 
 @register("_contrib_quantized_embedding")
@@ -386,16 +360,6 @@ class QuantizedEmbeddingProp(_QuantProp):
         w = _I8 if in_type[1] is None else self._check_dtype("weight", in_type[1], (_I8,))
         return [np.dtype(in_type[0]), w, f, f], [_I8, f, f], []
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _QuantizedEmbeddingOp(self.param.input_dim)
-
-
-class _QuantizedEmbeddingOp(Operator):
-    def __init__(self, input_dim: int) -> None:
-        self.n = input_dim
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        idx = np.clip(np.asarray(in_data[0]), 0, self.n - 1).astype(np.int64)
-        assign(out_data[0], req[0], np.asarray(in_data[1])[idx])
-        assign(out_data[1], req[1], _scalar(in_data[2]))
-        assign(out_data[2], req[2], _scalar(in_data[3]))
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        idx = np.clip(np.asarray(ins[0]), 0, self.param.input_dim - 1).astype(np.int64)
+        return [np.asarray(ins[1])[idx], _scalar(ins[2]), _scalar(ins[3])]

@@ -15,6 +15,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register
 from ..req import OpReq, assign
+from ._computed import zero_grads
 
 __all__: list[str] = []
 
@@ -89,9 +90,7 @@ class _SeparableOp(Operator):
             mh, mw = self._mats(in_grad[0].shape[2:], g.shape[2:], np.float64)
             dx = self.xp.matmul(self.xp.matmul(mh.T, g.astype(np.float64)), mw)
             assign(in_grad[0], req[0], dx.astype(in_grad[0].dtype))
-        for i in range(1, len(in_grad)):
-            if req[i] in (OpReq.WRITE, OpReq.INPLACE):
-                in_grad[i][...] = 0
+        zero_grads(in_grad[1:], req[1:])
 
 
 # ---- BilinearResize2D -------------------------------------------------------------------------

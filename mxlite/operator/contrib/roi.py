@@ -29,15 +29,20 @@ def _round_half_away(v: Any) -> Any:
     return np.sign(v) * np.floor(np.abs(v) + 0.5)
 
 
+def spatial_scale_field(unit: str = "w") -> Any:
+    """The ``spatial_scale`` parameter of the ROI operators, a float in [0, 1]; ``unit``: how
+    MXNet's text names the width ("w", or "width" for RROIAlign)."""
+    return field(
+        low=0.0,
+        high=1.0,
+        doc=f"Ratio of input feature map height (or {unit}) to raw image height (or {unit}). "
+        "Equals the reciprocal of total stride in convolutional layers",
+    )
+
+
 class _RoiOp(Operator):
-    """Forward and backward from per-ROI (weights, channel map, batch index)."""
-
-    def __init__(self, param: Any) -> None:
-        self.param = param
-
-    def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
-        """For each ROI: None (zero output) or (batch, W (P, H*W), chan (Cout, P) or None)."""
-        raise NotImplementedError
+    """Forward and backward from the property's per-ROI plan (batch index, weights, channel
+    map): see :meth:`_RoiProp.plan`."""
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         data = np.asarray(in_data[0])
@@ -45,7 +50,7 @@ class _RoiOp(Operator):
         n, c, h, w = data.shape
         out = np.zeros(out_data[0].shape, dtype=data.dtype)
         flat = data.reshape(n, c, h * w)
-        for r, item in enumerate(self.plan(rois, data.shape, data.dtype)):
+        for r, item in enumerate(self.prop.plan(rois, data.shape, data.dtype)):
             if item is None:
                 continue
             b, wts, chan = item
@@ -65,7 +70,7 @@ class _RoiOp(Operator):
         n, c, h, w = shape
         dy = np.asarray(out_grad[0])
         dx = np.zeros((n, c, h * w), dtype=in_grad[0].dtype)
-        for r, item in enumerate(self.plan(rois, shape, in_grad[0].dtype)):
+        for r, item in enumerate(self.prop.plan(rois, shape, in_grad[0].dtype)):
             if item is None:
                 continue
             b, wts, chan = item
@@ -168,6 +173,10 @@ class _RoiProp(OperatorProperty):
         """The output's shape for NCHW ``data`` and ``num_rois`` regions."""
         raise NotImplementedError
 
+    def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
+        """For each ROI: None (zero output) or (batch, W (P, H*W), chan (Cout, P) or None)."""
+        raise NotImplementedError
+
     def infer_type(self, in_type: list, out_type: list | None = None):
         t = in_type[0] if in_type[0] is not None else in_type[1]
         return None if t is None else ([t, t], [t], [])
@@ -175,16 +184,14 @@ class _RoiProp(OperatorProperty):
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         return [out_grad[0], in_data[1]]
 
+    def create_operator(self, ctx: Context) -> Operator:
+        return _RoiOp(self)
+
 
 class ROIAlignParam(Param):
     pooled_size: tuple[int, ...] = field(doc="ROI Align output roi feature map height and width: "
                                          "(h, w)")  # fmt: skip
-    spatial_scale: float = field(
-        low=0.0,
-        high=1.0,
-        doc="Ratio of input feature map height (or w) to raw image height (or w). Equals the "
-        "reciprocal of total stride in convolutional layers",
-    )
+    spatial_scale: float = spatial_scale_field()
     sample_ratio: int = field(default=-1, doc="Optional sampling ratio of ROI align, using "
                               "adaptive size by default.")  # fmt: skip
     position_sensitive: bool = field(
@@ -224,11 +231,6 @@ class ROIAlignProp(_RoiProp):
             c //= ph * pw
         return (num_rois, c, ph, pw)
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _ROIAlignOp(self.param)
-
-
-class _ROIAlignOp(_RoiOp):
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         p = self.param
         _, c, h, w = shape
@@ -261,12 +263,7 @@ class _ROIAlignOp(_RoiOp):
 
 
 class PSROIPoolingParam(Param):
-    spatial_scale: float = field(
-        low=0.0,
-        high=1.0,
-        doc="Ratio of input feature map height (or w) to raw image height (or w). Equals the "
-        "reciprocal of total stride in convolutional layers",
-    )
+    spatial_scale: float = spatial_scale_field()
     output_dim: int = field(doc="fix output dim")
     pooled_size: int = field(doc="fix pooled size")
     group_size: int = field(default=0, doc="fix group size")
@@ -296,17 +293,8 @@ class PSROIPoolingProp(_RoiProp):
         k = self.param.pooled_size
         return (num_rois, self.param.output_dim, k, k)
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _PSROIPoolingOp(self)
-
-
-class _PSROIPoolingOp(_RoiOp):
-    def __init__(self, prop: PSROIPoolingProp) -> None:
-        super().__init__(prop.param)
-        self.g = prop.group()
-
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
-        p, g = self.param, self.g
+        p, g = self.param, self.group()
         _, _, h, w = shape
         k = p.pooled_size
         t = _float_type(dtype)
@@ -346,12 +334,7 @@ class _PSROIPoolingOp(_RoiOp):
 
 class RROIAlignParam(Param):
     pooled_size: tuple[int, ...] = field(doc="RROI align output shape (h,w) ")
-    spatial_scale: float = field(
-        low=0.0,
-        high=1.0,
-        doc="Ratio of input feature map height (or width) to raw image height (or width). "
-        "Equals the reciprocal of total stride in convolutional layers",
-    )
+    spatial_scale: float = spatial_scale_field("width")
     sampling_ratio: int = field(default=-1, doc="Optional sampling ratio of RROI align, using "
                                 "adaptive size by default.")  # fmt: skip
 
@@ -373,11 +356,6 @@ class RROIAlignProp(_RoiProp):
         ph, pw = self.param.pooled_size
         return (num_rois, data[1], ph, pw)
 
-    def create_operator(self, ctx: Context) -> Operator:
-        return _RROIAlignOp(self.param)
-
-
-class _RROIAlignOp(_RoiOp):
     def plan(self, rois: np.ndarray, shape: tuple, dtype: Any) -> list:
         p = self.param
         _, _, h, w = shape

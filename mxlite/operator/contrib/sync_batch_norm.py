@@ -11,24 +11,19 @@ from typing import Any
 import numpy as np
 
 from ...context import Context
+from ..nn.batch_norm_v1 import BatchNormV1Param
 from ..nn.normalization import BatchNormVariantProp
-from ..param import Param, field
+from ..param import field
 from ..registry import Operator, OpTest, register
 from ..req import OpReq
 
 __all__: list[str] = []
 
 
-class SyncBatchNormParam(Param):
+class SyncBatchNormParam(BatchNormV1Param):
+    """BatchNorm_v1's parameters (``eps`` defaulting to 1e-3) and the synchronisation's."""
+
     eps: float = field(default=1e-3, doc="Epsilon to prevent div 0")
-    momentum: float = field(default=0.9, doc="Momentum for moving average")
-    fix_gamma: bool = field(default=True, doc="Fix gamma while training")
-    use_global_stats: bool = field(
-        default=False,
-        doc="Whether use global moving statistics instead of local batch-norm. This will force "
-        "change batch-norm into a scale shift operator.",
-    )
-    output_mean_var: bool = field(default=False, doc="Output All,normal mean and var")
     ndev: int = field(default=1, doc="The count of GPU devices")
     key: str = field(doc="Hash key for synchronization, please set the same hash key for same "
                      "layer, Block.prefix is typically used as in "

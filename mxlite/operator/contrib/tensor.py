@@ -19,14 +19,9 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from ..req import OpReq, assign
+from ._computed import ComputedProp, zero_grads
 
 __all__: list[str] = []
-
-
-def _zero(in_grad: list, req: list) -> None:
-    for g, r in zip(in_grad, req):
-        if r in (OpReq.WRITE, OpReq.INPLACE):
-            g[...] = 0
 
 
 # ---- index_copy -------------------------------------------------------------------------------
@@ -102,11 +97,12 @@ class IndexArrayParam(Param):
 
 
 @register("_contrib_index_array", aliases=("_npx_index_array",))
-class IndexArrayProp(OperatorProperty):
+class IndexArrayProp(ComputedProp):
     """For every element of ``data``, its index (along ``axes``, default all) as int64."""
 
     param_class = IndexArrayParam
     test = OpTest(shapes={"data": (2, 3)}, grad=False)
+    zero_grad = True
 
     def _axes(self, ndim: int) -> list[int]:
         axes = self.param.axes
@@ -130,25 +126,13 @@ class IndexArrayProp(OperatorProperty):
         t = in_type[0]
         return [t], [np.dtype(np.int64)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _IndexArrayOp(self, ctx.xp)
-
-
-class _IndexArrayOp(Operator):
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp = self.xp
-        shape = in_data[0].shape
-        axes = self.prop._axes(len(shape))
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        shape = ins[0].shape
+        axes = self._axes(len(shape))
         grids = xp.indices(shape, dtype=np.int64) if shape else xp.zeros((0,), np.int64)
         out = xp.stack([grids[a] for a in axes], axis=-1) if axes else xp.zeros(
             (*shape, 0), np.int64)  # fmt: skip
-        assign(out_data[0], req[0], out.reshape(out_data[0].shape))
-
-    def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        _zero(in_grad, req)
+        return [out.reshape(outs[0].shape)]
 
 
 # ---- allclose ---------------------------------------------------------------------------------
@@ -165,7 +149,7 @@ class AllCloseParam(Param):
 
 
 @register("_contrib_allclose", aliases=("_npi_allclose",))
-class AllCloseProp(OperatorProperty):
+class AllCloseProp(ComputedProp):
     """1 (uint8, shape ()) when ``|a - b| <= atol + rtol * |b|`` everywhere, else 0."""
 
     param_class = AllCloseParam
@@ -190,28 +174,16 @@ class AllCloseProp(OperatorProperty):
             return None
         return [t, t], [np.dtype(np.uint8)], []
 
-    def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
-        return []
-
-    def create_operator(self, ctx: Context) -> Operator:
-        return _AllCloseOp(self.param, ctx.xp)
-
-
-class _AllCloseOp(Operator):
-    def __init__(self, param: AllCloseParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        xp, p = self.xp, self.param
-        a, b = in_data
+    def compute(self, xp: Any, ins: list, outs: list) -> list:
+        p = self.param
+        a, b = ins
         rtol, atol = np.float32(p.rtol), np.float32(p.atol)
         with np.errstate(invalid="ignore"):
             close = (a == b) | (xp.abs(a - b) <= atol + rtol * xp.abs(b))
         if a.dtype.kind == "f":
             na, nb = xp.isnan(a), xp.isnan(b)
             close = xp.where(na | nb, p.equal_nan & (na == nb), close)
-        assign(out_data[0], req[0], xp.asarray(close.all(), dtype=np.uint8))
+        return [xp.asarray(close.all(), dtype=np.uint8)]
 
 
 # ---- count_sketch -----------------------------------------------------------------------------
@@ -248,30 +220,26 @@ class CountSketchProp(OperatorProperty):
         return [out_grad[0], in_data[1], in_data[2]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CountSketchOp(self.param.out_dim, ctx.xp)
+        return _CountSketchOp(self, ctx.xp)
 
 
 class _CountSketchOp(Operator):
-    def __init__(self, out_dim: int, xp: Any) -> None:
-        self.out_dim = out_dim
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         xp = self.xp
         data, h, s = in_data
         idx = h.reshape(-1).astype(np.int64)
         flat = data.reshape(-1, data.shape[-1]) * s.reshape(1, -1)
-        out = xp.zeros((flat.shape[0], self.out_dim), dtype=data.dtype)
+        out = xp.zeros((flat.shape[0], self.prop.param.out_dim), dtype=data.dtype)
         xp.add.at(out, (slice(None), idx), flat)
         assign(out_data[0], req[0], out.reshape(out_data[0].shape))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         _, h, s = in_data
-        g = out_grad[0].reshape(-1, self.out_dim)
+        g = out_grad[0].reshape(-1, self.prop.param.out_dim)
         if req[0] != OpReq.NULL:
             dg = g[:, h.reshape(-1).astype(np.int64)] * s.reshape(1, -1)
             assign(in_grad[0], req[0], dg.reshape(in_grad[0].shape))
-        _zero(in_grad[1:], req[1:])
+        zero_grads(in_grad[1:], req[1:])
 
 
 # ---- interleaved_matmul_* ---------------------------------------------------------------------
@@ -329,11 +297,18 @@ class _InterleavedProp(OperatorProperty):
     def declare_backward_dependency(self, out_grad: list, in_data: list, out_data: list):
         return [out_grad[0], *in_data]
 
-    def _check3(self, shapes: list) -> bool:
-        for name, s in zip(self.args, shapes):
+    def infer_shape(self, in_shape: list, out_shape: list | None = None):
+        for name, s in zip(self.args, in_shape):
             if s is not None and len(s) != 3:
                 raise ShapeError(f"{self.where()}: {name} must be 3-D, got shape {tuple(s)}.")
-        return all(s is not None for s in shapes)
+        if any(s is None for s in in_shape):
+            return None
+        ins = [tuple(s) for s in in_shape]
+        return ins, [self.output_shape(*ins, self.param.heads)], []
+
+    def output_shape(self, *args: Any) -> tuple:
+        """The output's shape for the (3-D) input shapes and the number of heads, checked."""
+        raise NotImplementedError
 
 
 @register("_contrib_interleaved_matmul_selfatt_qk")
@@ -343,24 +318,19 @@ class SelfAttQKProp(_InterleavedProp):
     args = ("queries_keys_values",)
     test = OpTest(shapes={"queries_keys_values": (3, 2, 12)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        (q,) = in_shape
+    def output_shape(self, q: tuple, heads: int) -> tuple:
         # no check that 3 * heads divides the last dimension: MXNet has none (its kernels then
         # read rows 3 * heads * (width // 3 // heads) wide, and so does _split)
-        return [tuple(q)], [(self.param.heads * q[1], q[0], q[0])], []
+        return (heads * q[1], q[0], q[0])
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SelfAttQKOp(self.param.heads)
+        return _SelfAttQKOp(self)
 
 
 class _SelfAttQKOp(Operator):
-    def __init__(self, heads: int) -> None:
-        self.heads = heads
-
     def _qk(self, x: Any) -> tuple[Any, Any, float]:
-        q, k = _split(x, self.heads, 3, 0), _split(x, self.heads, 3, 1)
+        heads = self.prop.param.heads
+        q, k = _split(x, heads, 3, 0), _split(x, heads, 3, 1)
         return q, k, 1.0 / math.sqrt(q.shape[-1])
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
@@ -376,7 +346,8 @@ class _SelfAttQKOp(Operator):
         g = out_grad[0]
         dq = np.matmul(g, k) * x.dtype.type(scale)
         dk = np.matmul(g.transpose(0, 2, 1), q * x.dtype.type(scale))
-        d = _merge(dq, self.heads, 3, 0, x) + _merge(dk, self.heads, 3, 1, x)
+        heads = self.prop.param.heads
+        d = _merge(dq, heads, 3, 0, x) + _merge(dk, heads, 3, 1, x)
         assign(in_grad[0], req[0], d)
 
 
@@ -389,18 +360,14 @@ class SelfAttValAttProp(_InterleavedProp):
         shapes={"queries_keys_values": (3, 2, 12), "attention": (4, 3, 3)}, params={"heads": 2}
     )
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        qkv, att = (tuple(s) for s in in_shape)
-        h = self.param.heads
+    def output_shape(self, qkv: tuple, att: tuple, h: int) -> tuple:
         if att != (qkv[1] * h, qkv[0], qkv[0]) or qkv[2] % (3 * h):
             raise ShapeError(
                 f"{self.where()}: attention has shape {att}; expected "
                 f"{(qkv[1] * h, qkv[0], qkv[0])} for queries_keys_values {qkv} (whose last "
                 "dimension is a multiple of 3 * heads)."
             )
-        return [qkv, att], [(qkv[0], qkv[1], qkv[2] // 3)], []
+        return (qkv[0], qkv[1], qkv[2] // 3)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ValAttOp(self.param.heads, 3, 2)
@@ -433,43 +400,37 @@ class EncDecQKProp(_InterleavedProp):
     args = ("queries", "keys_values")
     test = OpTest(shapes={"queries": (3, 2, 4), "keys_values": (5, 2, 8)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        q, kv = (tuple(s) for s in in_shape)
-        if kv[2] != 2 * q[2] or kv[1] != q[1] or q[2] % self.param.heads:
+    def output_shape(self, q: tuple, kv: tuple, heads: int) -> tuple:
+        if kv[2] != 2 * q[2] or kv[1] != q[1] or q[2] % heads:
             raise ShapeError(
                 f"{self.where()}: keys_values {kv} must be (seq, {q[1]}, {2 * q[2]}) for queries "
                 f"{q} (whose last dimension is a multiple of heads)."
             )
-        return [q, kv], [(q[1] * self.param.heads, q[0], kv[0])], []
+        return (q[1] * heads, q[0], kv[0])
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _EncDecQKOp(self.param.heads)
+        return _EncDecQKOp(self)
 
 
 class _EncDecQKOp(Operator):
-    def __init__(self, heads: int) -> None:
-        self.heads = heads
+    def _qk(self, qin: Any, kv: Any) -> tuple[Any, Any, Any]:
+        heads = self.prop.param.heads
+        q, k = _heads_in(qin, heads), _split(kv, heads, 2, 0)
+        return q, k, q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
-        qin, kv = in_data
-        q = _heads_in(qin, self.heads)
-        k = _split(kv, self.heads, 2, 0)
-        scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+        q, k, scale = self._qk(*in_data)
         assign(out_data[0], req[0], np.matmul(q * scale, k.transpose(0, 2, 1)))
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        qin, kv = in_data
-        q = _heads_in(qin, self.heads)
-        k = _split(kv, self.heads, 2, 0)
-        scale = q.dtype.type(1.0 / math.sqrt(q.shape[-1]))
+        kv, heads = in_data[1], self.prop.param.heads
+        q, k, scale = self._qk(*in_data)
         g = out_grad[0]
         if req[0] != OpReq.NULL:
-            assign(in_grad[0], req[0], _heads_out(np.matmul(g, k) * scale, self.heads))
+            assign(in_grad[0], req[0], _heads_out(np.matmul(g, k) * scale, heads))
         if req[1] != OpReq.NULL:
             dk = np.matmul(g.transpose(0, 2, 1), q * scale)
-            assign(in_grad[1], req[1], _merge(dk, self.heads, 2, 0, kv))
+            assign(in_grad[1], req[1], _merge(dk, heads, 2, 0, kv))
 
 
 @register("_contrib_interleaved_matmul_encdec_valatt")
@@ -479,17 +440,13 @@ class EncDecValAttProp(_InterleavedProp):
     args = ("keys_values", "attention")
     test = OpTest(shapes={"keys_values": (5, 2, 8), "attention": (4, 3, 5)}, params={"heads": 2})
 
-    def infer_shape(self, in_shape: list, out_shape: list | None = None):
-        if not self._check3(in_shape):
-            return None
-        kv, att = (tuple(s) for s in in_shape)
-        h = self.param.heads
+    def output_shape(self, kv: tuple, att: tuple, h: int) -> tuple:
         if att[2] != kv[0] or att[0] != kv[1] * h or kv[2] % (2 * h):
             raise ShapeError(
                 f"{self.where()}: attention {att} must be ({kv[1] * h}, q_len, {kv[0]}) for "
                 f"keys_values {kv} (whose last dimension is a multiple of 2 * heads)."
             )
-        return [kv, att], [(att[1], kv[1], kv[2] // 2)], []
+        return (att[1], kv[1], kv[2] // 2)
 
     def create_operator(self, ctx: Context) -> Operator:
         return _ValAttOp(self.param.heads, 2, 1)

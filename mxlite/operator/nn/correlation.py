@@ -59,17 +59,14 @@ class _Geometry:
 
 
 class _CorrelationOp(Operator):
-    def __init__(self, param: CorrelationParam, xp: Any) -> None:
-        self.p, self.xp = param, xp
-
     def _regions(self, g: _Geometry, t1: Any, t2: Any, dy: int, dx: int) -> tuple[Any, Any]:
-        m = self.p.max_displacement
+        m = self.prop.param.max_displacement
         a = t1[:, :, m : m + g.rh, m : m + g.rw]
         b = t2[:, :, m + dy : m + dy + g.rh, m + dx : m + dx + g.rw]
         return a, b
 
     def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, p = self.xp, self.p
+        xp, p = self.xp, self.prop.param
         d1, d2 = in_data
         n, c, h, w = d1.shape
         g = _Geometry(p, h, w)
@@ -89,7 +86,7 @@ class _CorrelationOp(Operator):
             assign(out_data[0], req[0], out)
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
-        xp, p = self.xp, self.p
+        xp, p = self.xp, self.prop.param
         n, c, h, w = in_grad[0].shape  # backward does not keep the inputs, only tmp1/tmp2
         g = _Geometry(p, h, w)
         t1 = out_data[1].transpose(0, 3, 1, 2)
@@ -182,4 +179,4 @@ class CorrelationProp(OperatorProperty):
         return [out_grad[0], out_data[1], out_data[2]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CorrelationOp(self.param, ctx.xp)
+        return _CorrelationOp(self, ctx.xp)

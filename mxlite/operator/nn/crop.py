@@ -117,9 +117,6 @@ class CropProp(OperatorProperty):
 
 
 class _CropOp(Operator):
-    def __init__(self, prop: CropProp) -> None:
-        self.prop = prop
-
     def _key(self, dshape: tuple, out_shape: tuple) -> tuple:
         top, left, h, w = self.prop.window(dshape, out_shape)
         return (Ellipsis, slice(top, top + h), slice(left, left + w))

@@ -31,6 +31,7 @@ from ...context import Context
 from ..param import Param, field
 from ..registry import OpContext, Operator, OperatorProperty, register
 from ..req import OpReq, assign
+from .loss_output import _zero_label_grad
 
 __all__ = ["CTCLossParam", "ctc_loss_and_grad"]
 
@@ -222,16 +223,12 @@ class CTCLossProp(OperatorProperty):
         return [out_grad[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _CTCLossOp(self.param, ctx.xp)
+        return _CTCLossOp(self, ctx.xp)
 
 
 class _CTCLossOp(Operator):
-    def __init__(self, param: CTCLossParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        xp, p = self.xp, self.param
+        xp, p = self.xp, self.prop.param
         data, labels = in_data[0], in_data[1]
         T, N, C = data.shape
         blank = 0 if p.blank_label == "first" else C - 1
@@ -259,9 +256,7 @@ class _CTCLossOp(Operator):
             assign(out_data[1], req[1], grad.astype(out_data[1].dtype))
 
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
-        for i in range(1, len(in_grad)):
-            if req[i] != OpReq.NULL and in_grad[i] is not None:
-                assign(in_grad[i], req[i], 0)
+        _zero_label_grad(in_grad, req)
         if req[0] == OpReq.NULL:
             return
         g = out_grad[0].reshape(1, -1, 1) * out_data[1]

@@ -51,14 +51,10 @@ class DropoutParam(Param):
 
 
 class _DropoutOp(Operator):
-    def __init__(self, param: DropoutParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         x, out, mask = in_data[0], out_data[0], out_data[1]
-        pkeep = 1.0 - self.p.p
-        if pkeep < 1 and (op_ctx.is_train or self.p.mode == "always"):
+        pkeep = 1.0 - self.prop.param.p
+        if pkeep < 1 and (op_ctx.is_train or self.prop.param.mode == "always"):
             rng = op_ctx.requested[0].get_random()
             keep = self.xp.asarray(rng.random(mask.shape, dtype=np.float32)) < pkeep
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -140,4 +136,4 @@ class DropoutProp(FloatDataProp):
         return [(out_grad[0], in_grad[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _DropoutOp(self.param, ctx.xp)
+        return _DropoutOp(self, ctx.xp)

@@ -100,17 +100,13 @@ class EmbeddingProp(OperatorProperty):
         return [*out_grad, in_data[0]]  # the indices; never the weight or the output
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _EmbeddingOp(self.param.input_dim, ctx.xp)
+        return _EmbeddingOp(self, ctx.xp)
 
 
 class _EmbeddingOp(Operator):
-    def __init__(self, input_dim: int, xp: Any) -> None:
-        self.input_dim = input_dim
-        self.xp = xp
-
     def _index(self, data: Any) -> Any:
         idx = data.astype(np.int64) if data.dtype.kind == "f" else data.astype(np.int64, copy=False)
-        return self.xp.clip(idx, 0, self.input_dim - 1)
+        return self.xp.clip(idx, 0, self.prop.param.input_dim - 1)
 
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         if req[0] == OpReq.NULL:

@@ -212,6 +212,17 @@ class _BlocksProp(OperatorProperty):
     def declare_backward_dependency(self, out_grad, in_data, out_data):
         return [out_grad[0]]
 
+    def infer_shape(self, in_shape, out_shape=None):
+        self.check_num_inputs(in_shape)
+        data = in_shape[0]
+        if data is None or len(data) == 0:
+            return None
+        return self.data_shapes(data)
+
+    def data_shapes(self, data: Shape) -> tuple:
+        """(inputs, outputs, aux) shapes for this (known, non-scalar) ``data`` shape."""
+        raise NotImplementedError
+
 
 @register("im2col")
 class Im2colProp(_BlocksProp):
@@ -219,11 +230,7 @@ class Im2colProp(_BlocksProp):
 
     param_class = Im2colParam
 
-    def infer_shape(self, in_shape, out_shape=None):
-        self.check_num_inputs(in_shape)
-        data = in_shape[0]
-        if data is None or len(data) == 0:
-            return None
+    def data_shapes(self, data: Shape) -> tuple:
         nd = len(self.param.kernel)
         if len(data) != nd + 2:
             raise ShapeError(
@@ -245,11 +252,7 @@ class Col2imProp(_BlocksProp):
 
     param_class = Col2imParam
 
-    def infer_shape(self, in_shape, out_shape=None):
-        self.check_num_inputs(in_shape)
-        data = in_shape[0]
-        if data is None or len(data) == 0:
-            return None
+    def data_shapes(self, data: Shape) -> tuple:
         p = self.param
         if len(p.output_size) != len(p.kernel):
             raise ParamError(

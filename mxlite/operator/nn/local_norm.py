@@ -42,14 +42,10 @@ def _l2_axes(mode: str, ndim: int) -> tuple[int, ...]:
 
 
 class _L2NormOp(Operator):
-    def __init__(self, param: L2NormalizationParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, x = self.xp, in_data[0]
-        red = _l2_axes(self.p.mode, x.ndim)
-        norm = xp.sqrt(xp.square(x).sum(axis=red, keepdims=True) + x.dtype.type(self.p.eps))
+        xp, p, x = self.xp, self.prop.param, in_data[0]
+        red = _l2_axes(p.mode, x.ndim)
+        norm = xp.sqrt(xp.square(x).sum(axis=red, keepdims=True) + x.dtype.type(p.eps))
         _put(out_data[1], req[1], norm.reshape(out_data[1].shape))
         _put(out_data[0], req[0], x / norm)
 
@@ -57,7 +53,7 @@ class _L2NormOp(Operator):
         if req[0] == OpReq.NULL:
             return
         y, g = out_data[0], out_grad[0]  # backward does not read the input
-        red = _l2_axes(self.p.mode, y.ndim)
+        red = _l2_axes(self.prop.param.mode, y.ndim)
         kshape = tuple(1 if i in red else n for i, n in enumerate(y.shape))
         norm = out_data[1].reshape(kshape)
         dot = (g * y).sum(axis=red, keepdims=True)
@@ -101,7 +97,7 @@ class L2NormalizationProp(FloatDataProp):
         return [out_grad[0], out_data[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _L2NormOp(self.param, ctx.xp)
+        return _L2NormOp(self, ctx.xp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -130,12 +126,8 @@ def _channel_window_sum(xp: Any, v: Any, nsize: int) -> Any:
 
 
 class _LRNOp(Operator):
-    def __init__(self, param: LRNParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, p, x = self.xp, self.p, in_data[0]
+        xp, p, x = self.xp, self.prop.param, in_data[0]
         salpha = x.dtype.type(p.alpha / p.nsize)
         base = _channel_window_sum(xp, xp.square(x), p.nsize) * salpha + x.dtype.type(p.knorm)
         _put(out_data[1], req[1], base)
@@ -144,7 +136,7 @@ class _LRNOp(Operator):
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
         if req[0] == OpReq.NULL:
             return
-        xp, p, x, g = self.xp, self.p, in_data[0], out_grad[0]
+        xp, p, x, g = self.xp, self.prop.param, in_data[0], out_grad[0]
         base = out_data[1]
         salpha = p.alpha / p.nsize
         dx = g * base ** x.dtype.type(-p.beta)
@@ -194,4 +186,4 @@ class LRNProp(OperatorProperty):
         return [out_grad[0], in_data[0], out_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _LRNOp(self.param, ctx.xp)
+        return _LRNOp(self, ctx.xp)

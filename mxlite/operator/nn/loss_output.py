@@ -145,6 +145,14 @@ def _zero_label_grad(in_grad: list, req: list) -> None:
             assign(in_grad[i], req[i], 0)
 
 
+class _IdentityOp(Operator):
+    """An output layer whose forward is the identity (SVMOutput, MakeLoss): only its backward,
+    the gradient of its loss, computes."""
+
+    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
+        assign(out_data[0], req[0], in_data[0])
+
+
 class _LabelledProp(OperatorProperty):
     """data + label in, one output; dtype shared; backward reads label and output."""
 
@@ -220,17 +228,13 @@ class SoftmaxOutputProp(_LabelledProp):
         return lshape
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SoftmaxOutputOp(self.param, ctx.xp)
+        return _SoftmaxOutputOp(self, ctx.xp)
 
 
 class _SoftmaxOutputOp(Operator):
-    def __init__(self, param: SoftmaxOutputParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
     def _view(self, shape: tuple) -> tuple:
         """The shape the softmax is taken on, with the class axis last (2-D) or at 1 (3-D)."""
-        p = self.param
+        p = self.prop.param
         n = shape[0]
         size = int(np.prod(shape, dtype=np.int64))
         if p.multi_output:
@@ -243,7 +247,7 @@ class _SoftmaxOutputOp(Operator):
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
         x = in_data[0]
         view = self._view(x.shape)
-        axis = 1 if self.param.multi_output else -1
+        axis = 1 if self.prop.param.multi_output else -1
         y = softmax_axis(self.xp, x.reshape(view), axis) if x.size else x
         assign(out_data[0], req[0], y.reshape(x.shape).astype(x.dtype, copy=False))
 
@@ -251,7 +255,7 @@ class _SoftmaxOutputOp(Operator):
         _zero_label_grad(in_grad, req)
         if req[0] == OpReq.NULL:
             return
-        xp, p = self.xp, self.param
+        xp, p = self.xp, self.prop.param
         out, label = out_data[0], in_data[1]
         dt = out.dtype.type
         if out.shape == label.shape:  # probabilities as the target
@@ -295,7 +299,7 @@ class _SoftmaxOutputOp(Operator):
         assign(in_grad[0], req[0], grad.reshape(out.shape))
 
     def _count(self, xp: Any, idx: Any, ignore: int, total: int, batch: int) -> int:
-        norm = self.param.normalization
+        norm = self.prop.param.normalization
         if norm == "batch":
             return batch
         if norm == "valid":
@@ -334,13 +338,10 @@ class SoftmaxCrossEntropyProp(_LabelledProp):
         return []
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SoftmaxCrossEntropyOp(ctx.xp)
+        return _SoftmaxCrossEntropyOp(self, ctx.xp)
 
 
 class _SoftmaxCrossEntropyOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
     def _prob_and_index(self, x: Any, label: Any) -> tuple[Any, Any]:
         idx = _class_index(self.xp, label)
         if idx.size and (int(idx.min()) < 0 or int(idx.max()) >= x.shape[1]):
@@ -392,18 +393,13 @@ class _RegressionProp(_LabelledProp):
         return lshape
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _RegressionOp(type(self), self.param.grad_scale, ctx.xp)
+        return _RegressionOp(self, ctx.xp)
 
 
 class _RegressionOp(Operator):
-    def __init__(self, kind: type, grad_scale: float, xp: Any) -> None:
-        self.kind = kind
-        self.grad_scale = grad_scale
-        self.xp = xp
-
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
         x = in_data[0]
-        if self.kind is LogisticRegressionOutputProp:
+        if type(self.prop) is LogisticRegressionOutputProp:
             x = 1 / (1 + self.xp.exp(-x))
         assign(out_data[0], req[0], x)
 
@@ -413,10 +409,10 @@ class _RegressionOp(Operator):
             return
         out, label = out_data[0], in_data[1]
         diff = out - label.reshape(out.shape)
-        if self.kind is MAERegressionOutputProp:
+        if type(self.prop) is MAERegressionOutputProp:
             diff = self.xp.where(diff > 0, 1, -1).astype(out.dtype)
         num = label.size // label.shape[0] if label.size else 1
-        assign(in_grad[0], req[0], diff * out.dtype.type(self.grad_scale / num))
+        assign(in_grad[0], req[0], diff * out.dtype.type(self.prop.param.grad_scale / num))
 
 
 @register("LinearRegressionOutput")
@@ -451,22 +447,15 @@ class SVMOutputProp(_LabelledProp):
         return shape_assign(self, "input", "label", lshape, tuple(dshape[:-1]))
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SVMOutputOp(self.param, ctx.xp)
+        return _SVMOutputOp(self, ctx.xp)
 
 
-class _SVMOutputOp(Operator):
-    def __init__(self, param: SVMOutputParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        assign(out_data[0], req[0], in_data[0])
-
+class _SVMOutputOp(_IdentityOp):
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         _zero_label_grad(in_grad, req)
         if req[0] == OpReq.NULL:
             return
-        xp, p = self.xp, self.param
+        xp, p = self.xp, self.prop.param
         out = out_data[0]
         dt = out.dtype.type
         k = out.shape[-1] if out.ndim else 1
@@ -502,21 +491,14 @@ class MakeLossProp(OperatorProperty):
         return [(in_data[0], out_data[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _MakeLossOp(self.param, ctx.xp)
+        return _MakeLossOp(self, ctx.xp)
 
 
-class _MakeLossOp(Operator):
-    def __init__(self, param: MakeLossParam | None, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
-    def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
-        assign(out_data[0], req[0], in_data[0])
-
+class _MakeLossOp(_IdentityOp):
     def backward(self, op_ctx: OpContext, out_grad, in_data, out_data, req, in_grad, aux) -> None:
         if req[0] == OpReq.NULL:
             return
-        p, g = self.param, in_grad[0]
+        p, g = self.prop.param, in_grad[0]
         if p is None:  # make_loss: ones
             assign(g, req[0], g.dtype.type(1))
             return
@@ -546,4 +528,4 @@ class MakeLossSimpleProp(OperatorProperty):
         return [(in_data[0], out_data[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _MakeLossOp(None, ctx.xp)
+        return _MakeLossOp(self, ctx.xp)

@@ -192,16 +192,13 @@ def _sigmoid(xp: Any, x: Any) -> Any:
 
 
 class _RNNOp(Operator):
-    def __init__(self, param: RNNParam, xp: Any) -> None:
-        self.p = param
-        self.xp = xp
-
     def _clip(self, c: Any) -> Any:
         """Clip the cell state in place as cuDNN does."""
-        lo, hi = self.p.lstm_state_clip_min, self.p.lstm_state_clip_max
+        p = self.prop.param
+        lo, hi = p.lstm_state_clip_min, p.lstm_state_clip_max
         if lo is None or hi is None:
             return c
-        if self.p.lstm_state_clip_nan:
+        if p.lstm_state_clip_nan:
             c[self.xp.isnan(c)] = lo
         return self.xp.clip(c, lo, hi, out=c)
 
@@ -209,7 +206,7 @@ class _RNNOp(Operator):
         return range(d.T) if direc == 0 else range(d.T - 1, -1, -1)
 
     def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, p = self.xp, self.p
+        xp, p = self.xp, self.prop.param
         x = in_data[0]
         T, N, C = x.shape
         d = _Dims(p, T, N, C)
@@ -326,7 +323,7 @@ class _RNNOp(Operator):
         return c
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux):
-        xp, p = self.xp, self.p
+        xp, p = self.xp, self.prop.param
         x = in_data[0]
         T, N, C = x.shape
         d = _Dims(p, T, N, C)
@@ -393,8 +390,9 @@ class _RNNOp(Operator):
         key = (layer, direc)
         k = layer * d.D + direc
         clip = None
-        if self.p.lstm_state_clip_min is not None and self.p.lstm_state_clip_max is not None:
-            clip = (self.p.lstm_state_clip_min, self.p.lstm_state_clip_max)
+        p = self.prop.param
+        if p.lstm_state_clip_min is not None and p.lstm_state_clip_max is not None:
+            clip = (p.lstm_state_clip_min, p.lstm_state_clip_max)
         wh = w[("wh", *key)]
         hs = res[("h", *key)]
         steps = list(self._steps(d, direc))
@@ -633,4 +631,4 @@ class RNNProp(OperatorProperty):
         return [*out_grad[:-1], *in_data, out_data[-1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _RNNOp(self.param, ctx.xp)
+        return _RNNOp(self, ctx.xp)

@@ -88,7 +88,7 @@ class ROIPoolingProp(OperatorProperty):
         return [out_grad[0], out_data[1]]  # the max positions say where each gradient goes
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _ROIPoolingOp(self.param, ctx.xp)
+        return _ROIPoolingOp(self, ctx.xp)
 
 
 def _round_half_away(xp: Any, v: Any) -> Any:
@@ -96,15 +96,11 @@ def _round_half_away(xp: Any, v: Any) -> Any:
 
 
 class _ROIPoolingOp(Operator):
-    def __init__(self, param: ROIPoolingParam, xp: Any) -> None:
-        self.param = param
-        self.xp = xp
-
     def _bins(self, rois: Any, n_bins: int, coord: int, size: int) -> tuple[Any, Any]:
         """Inclusive-exclusive [start, end) of every bin along one axis, shape (R, n_bins)."""
         xp = self.xp
         dt = rois.dtype
-        scale = np.asarray(self.param.spatial_scale, dtype=dt)
+        scale = np.asarray(self.prop.param.spatial_scale, dtype=dt)
         start = _round_half_away(xp, rois[:, coord] * scale).astype(np.int64)
         end = _round_half_away(xp, rois[:, coord + 2] * scale).astype(np.int64)
         length = xp.maximum(end - start + 1, 1).astype(dt)
@@ -118,7 +114,7 @@ class _ROIPoolingOp(Operator):
         xp = self.xp
         data, rois = in_data
         n, c, h, w = data.shape
-        ph, pw = self.param.pooled_size
+        ph, pw = self.prop.param.pooled_size
         batch = rois[:, 0].astype(np.int64)
         valid = (batch >= 0) & (batch < n)
         hs, he = self._bins(rois, ph, 2, h)

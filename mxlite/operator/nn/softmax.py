@@ -346,17 +346,13 @@ class SoftmaxActivationProp(OperatorProperty):
         return [(in_data[0], out_data[0])]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SoftmaxActivationOp(self.param.mode, ctx.xp)
+        return _SoftmaxActivationOp(self, ctx.xp)
 
 
 class _SoftmaxActivationOp(Operator):
-    def __init__(self, mode: str, xp: Any) -> None:
-        self.mode = mode
-        self.xp = xp
-
     def forward(self, op_ctx: OpContext, in_data, req, out_data, aux) -> None:
         x = in_data[0]
-        axis = 1 if self.mode == "channel" else -1
+        axis = 1 if self.prop.param.mode == "channel" else -1
         y = softmax_axis(self.xp, x, axis) if x.size else x
         assign(out_data[0], req[0], y.astype(out_data[0].dtype, copy=False))
 

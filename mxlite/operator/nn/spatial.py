@@ -152,13 +152,10 @@ class GridGeneratorParam(Param):
 
 
 class _GridGeneratorOp(Operator):
-    def __init__(self, param: GridGeneratorParam, xp: Any) -> None:
-        self.p, self.xp = param, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
-        xp, x, out = self.xp, in_data[0], out_data[0]
-        if self.p.transform_type == "affine":
-            h, w = self.p.target_shape
+        xp, p, x, out = self.xp, self.prop.param, in_data[0], out_data[0]
+        if p.transform_type == "affine":
+            h, w = p.target_shape
             dst = _target_grid(xp, h, w, x.dtype)
             out_data[1][...] = dst
             _write(out, req[0], (x.reshape(-1, 2, 3) @ dst).reshape(out.shape))
@@ -173,7 +170,7 @@ class _GridGeneratorOp(Operator):
         if req[0] == OpReq.NULL:
             return
         g, gx = out_grad[0], in_grad[0]
-        if self.p.transform_type == "affine":
+        if self.prop.param.transform_type == "affine":
             n = g.shape[0]
             dst = out_data[1]
             assign(gx, req[0], (g.reshape(n, 2, -1) @ dst.T).reshape(gx.shape))
@@ -219,7 +216,7 @@ class GridGeneratorProp(_SamplingProp):
         return [out_grad[0]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _GridGeneratorOp(self.param, ctx.xp)
+        return _GridGeneratorOp(self, ctx.xp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -231,9 +228,6 @@ class BilinearSamplerParam(Param):
 
 
 class _BilinearSamplerOp(Operator):
-    def __init__(self, xp: Any) -> None:
-        self.xp = xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         data, grid = in_data
         n, c = data.shape[:2]
@@ -293,7 +287,7 @@ class BilinearSamplerProp(_SamplingProp):
         return [out_grad[0], in_data[0], in_data[1]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _BilinearSamplerOp(ctx.xp)
+        return _BilinearSamplerOp(self, ctx.xp)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -310,14 +304,11 @@ class SpatialTransformerParam(Param):
 
 
 class _SpatialTransformerOp(Operator):
-    def __init__(self, param: SpatialTransformerParam, xp: Any) -> None:
-        self.p, self.xp = param, xp
-
     def forward(self, op_ctx, in_data, req, out_data, aux):
         xp = self.xp
         data, loc = in_data
         n = data.shape[0]
-        h, w = self.p.target_shape
+        h, w = self.prop.param.target_shape
         dst = _target_grid(xp, h, w, data.dtype)
         src = loc.reshape(n, 2, 3) @ dst
         out_data[1][...] = dst
@@ -370,4 +361,4 @@ class SpatialTransformerProp(_SamplingProp):
         return [out_grad[0], out_data[1], out_data[2], in_data[0]]
 
     def create_operator(self, ctx: Context) -> Operator:
-        return _SpatialTransformerOp(self.param, ctx.xp)
+        return _SpatialTransformerOp(self, ctx.xp)

@@ -26,7 +26,16 @@ import numpy as np
 
 from ...base import DTypeError, MXNetError
 from ...context import Context
-from ..contrib.quantized_ops import _I8, _I32, _INT8_RANGE, _INT32_MAX, _U8, _max_abs, _range_scale
+from ..contrib.quantized_ops import (
+    _I8,
+    _I32,
+    _INT8_RANGE,
+    _INT32_MAX,
+    _U8,
+    _max_abs,
+    _range_scale,
+    calib_range_field,
+)
 from ..parallel import over_rows
 from ..param import Param, field
 from ..registry import OpContext, OperatorProperty, dtype_assign, shape_assign
@@ -42,20 +51,27 @@ _CPU = Context("cpu", 0)
 _NON_NEGATIVE = ("relu", "sigmoid", "softrelu", "clip", "square", "sqrt", "exp", "abs")
 
 
+_CALIB_USE = (
+    "If present, it will be used to by quantized convolution op to calculate primitive scale"
+)
+
+
 class CalibParam(Param):
     """The fields both fused operators share."""
 
     quantized: bool = field(default=False, doc="enable quantization")
-    min_calib_range: float | None = field(
-        default=None,
-        doc="The minimum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to by quantized convolution op to calculate primitive scale",
-    )
-    max_calib_range: float | None = field(
-        default=None,
-        doc="The maximum scalar value in the form of float32 obtained through calibration. If "
-        "present, it will be used to by quantized convolution op to calculate primitive scale",
-    )
+    min_calib_range: float | None = calib_range_field("minimum", _CALIB_USE)
+    max_calib_range: float | None = calib_range_field("maximum", _CALIB_USE)
+
+
+def fused_activation(node: Any, quantize: bool, leaky: tuple[str, ...]) -> bool:
+    """Whether an Activation or LeakyReLU ``node`` is one MKLDNN applies as a post-op of the
+    layer before it: an Activation relu, sigmoid, tanh or softrelu (relu only when quantizing);
+    a LeakyReLU whose ``act_type`` is one of ``leaky`` (each fused layer has its own)."""
+    if node.op == "Activation":
+        ok = ("relu",) if quantize else ("relu", "sigmoid", "tanh", "softrelu")
+        return node.attrs.get("act_type") in ok
+    return node.attrs.get("act_type", "leaky") in leaky
 
 
 def identity_role(node: Any) -> bool:

@@ -41,11 +41,8 @@ def conv_role(node: Any, quantize: bool) -> str | None:
         return "bn"
     if op == "elemwise_add":
         return "sum"
-    if op == "Activation":
-        ok = ("relu",) if quantize else ("relu", "sigmoid", "tanh", "softrelu")
-        return "act" if a.get("act_type") in ok else None
-    if op == "LeakyReLU":
-        return "act" if a.get("act_type", "leaky") in ("leaky", "gelu") else None
+    if op in ("Activation", "LeakyReLU"):
+        return "act" if mc.fused_activation(node, quantize, ("leaky", "gelu")) else None
     if op == "clip":
         return "clip" if float(a.get("a_min", "nan")) == 0.0 else None
     return None

@@ -34,11 +34,8 @@ def fc_role(node: Any, quantize: bool) -> str | None:
     op, a = node.op, node.attrs
     if op == "FullyConnected":
         return "fc"
-    if op == "Activation":
-        ok = ("relu",) if quantize else ("relu", "sigmoid", "tanh", "softrelu")
-        return "eltwise" if a.get("act_type") in ok else None
-    if op == "LeakyReLU":
-        return "eltwise" if a.get("act_type", "leaky") in ("leaky", "elu", "gelu") else None
+    if op in ("Activation", "LeakyReLU"):
+        return "eltwise" if mc.fused_activation(node, quantize, ("leaky", "elu", "gelu")) else None
     if op == "abs" or (op in _ELTWISE and not quantize):
         return "eltwise"
     if op == "clip":
