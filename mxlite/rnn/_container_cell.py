@@ -6,6 +6,7 @@ children, as in MXNet 1.9.1. Handed on by ``rnn_cell.py``.
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from typing import Any
 
 from .. import symbol
@@ -13,6 +14,56 @@ from ..base import MXNetError
 from ._base import BaseRNNCell, RNNParams, _normalize_sequence
 
 __all__ = ["SequentialRNNCell", "BidirectionalCell"]
+
+
+def _num_states(cell: BaseRNNCell) -> int:
+    return len(cell.state_info)
+
+
+def _stacked(cells: Any, num_states: Callable, run: Callable, inputs: Any, states: list) -> tuple:
+    """Runs ``cells`` one after another, each on the outputs of the one before and on its own
+    ``num_states(cell)`` states of ``states``: ``run(i, cell, inputs, cell_states)`` gives its
+    outputs and next states. Returns the last outputs and every cell's next states, in order."""
+    p, next_states = 0, []
+    for i, cell in enumerate(cells):
+        n = num_states(cell)
+        inputs, cell_states = run(i, cell, inputs, states[p : p + n])
+        p += n
+        next_states.extend(cell_states)
+    return inputs, next_states
+
+
+def step_stacked(
+    cells: Any, num_states: Callable, inputs: Any, states: list, bidirectional: type,
+    refused: Exception,
+) -> tuple:  # fmt: skip
+    """One step of a stack of cells (``mx.rnn``'s and Gluon's): raises ``refused`` on reaching a
+    cell of the ``bidirectional`` class, which cannot step."""
+
+    def step(i: int, cell: Any, x: Any, cell_states: list) -> tuple:
+        if isinstance(cell, bidirectional):
+            raise refused
+        return cell(x, cell_states)
+
+    return _stacked(cells, num_states, step, inputs, states)
+
+
+def unroll_stacked(
+    cells: list, num_states: Callable, length: int, inputs: Any, begin_state: list,
+    layout: str, merge_outputs: Any, **more: Any,
+) -> tuple:  # fmt: skip
+    """Unrolls a stack of cells (``mx.rnn``'s and Gluon's): each over the outputs of the one
+    before; only the last merges its outputs as ``merge_outputs`` asks. ``more`` goes to every
+    cell's ``unroll`` (Gluon's ``valid_length``)."""
+    last = len(cells) - 1
+
+    def unroll(i: int, cell: Any, x: Any, cell_states: list) -> tuple:
+        merge = None if i < last else merge_outputs
+        return cell.unroll(
+            length, inputs=x, begin_state=cell_states, layout=layout, merge_outputs=merge, **more
+        )
+
+    return _stacked(cells, num_states, unroll, inputs, begin_state)
 
 
 class _CellGroup(BaseRNNCell):
@@ -83,40 +134,19 @@ class SequentialRNNCell(_CellGroup):
 
     def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
         self._counter += 1
-        next_states: list = []
-        p = 0
-        for cell in self._cells:
-            if isinstance(cell, BidirectionalCell):
-                raise MXNetError(
-                    "SequentialRNNCell: a stack holding a BidirectionalCell cannot be "
-                    "stepped; use unroll."
-                )
-            n = len(cell.state_info)
-            inputs, state = cell(inputs, states[p : p + n])
-            p += n
-            next_states.extend(state)
-        return inputs, next_states
+        refused = MXNetError(
+            "SequentialRNNCell: a stack holding a BidirectionalCell cannot be stepped; use unroll."
+        )
+        return step_stacked(self._cells, _num_states, inputs, states, BidirectionalCell, refused)
 
     def _unroll(
         self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any
     ) -> tuple[Any, list]:
-        num_cells = len(self._cells)
         if begin_state is None:
             begin_state = self.begin_state()
-        p = 0
-        next_states: list = []
-        for i, cell in enumerate(self._cells):
-            n = len(cell.state_info)
-            inputs, states = cell.unroll(
-                length,
-                inputs=inputs,
-                begin_state=begin_state[p : p + n],
-                layout=layout,
-                merge_outputs=None if i < num_cells - 1 else merge_outputs,
-            )
-            p += n
-            next_states.extend(states)
-        return inputs, next_states
+        return unroll_stacked(
+            self._cells, _num_states, length, inputs, begin_state, layout, merge_outputs
+        )
 
 
 class BidirectionalCell(_CellGroup):

@@ -218,3 +218,20 @@ def test_cell_docs_share_the_prefix_and_params_text():
     lstm = rnn.LSTMCell(3, prefix="l_")
     assert lstm.state_info == [{"shape": (0, 3), "__layout__": "NC"}] * 2
     assert lstm.state_info[0] is not lstm.state_info[1]
+
+
+def test_stack_steps_its_cells_in_turn_and_refuses_a_bidirectional_one():
+    stack = mx.rnn.SequentialRNNCell()
+    stack.add(mx.rnn.LSTMCell(3, prefix="a_"))
+    stack.add(mx.rnn.GRUCell(2, prefix="b_"))
+    states = [mx.sym.Variable(f"s{i}") for i in range(3)]
+    out, next_states = stack(mx.sym.Variable("x"), states)
+    assert out.name == "b_t0_out"
+    assert [s.name for s in next_states] == ["a_t0_out", "a_t0_state", "b_t0_out"]
+    stack.add(mx.rnn.BidirectionalCell(mx.rnn.GRUCell(2, prefix="l_"), mx.rnn.GRUCell(2)))
+    with pytest.raises(
+        MXNetError,
+        match=r"^SequentialRNNCell: a stack holding a BidirectionalCell cannot be stepped; "
+        r"use unroll\.$",
+    ):
+        stack(mx.sym.Variable("x"), states + [None, None])

@@ -10,6 +10,7 @@ from typing import Any
 
 from ... import symbol
 from ...base import ParamError
+from ...rnn._container_cell import step_stacked, unroll_stacked
 from ..parameter import tensor_types
 from ..parameter_core import _indent
 from .basic_cell import (
@@ -28,6 +29,10 @@ __all__ = [
     "SequentialRNNCell", "HybridSequentialRNNCell", "DropoutCell", "ModifierCell",
     "ZoneoutCell", "ResidualCell", "BidirectionalCell",
 ]  # fmt: skip
+
+
+def _num_states(cell: Any) -> int:
+    return len(cell.state_info())
 
 
 def _refuse_bidirectional(cell: Any, modifier: str, what: str) -> None:
@@ -69,36 +74,19 @@ class _StackMixin:
 
     def __call__(self, inputs: Any, states: Any) -> tuple:
         self._counter += 1
-        next_states, p = [], 0
-        for cell in self._children.values():
-            if isinstance(cell, BidirectionalCell):
-                raise ParamError(
-                    f"{type(self).__name__}: a BidirectionalCell cannot be stepped; use unroll."
-                )
-            n = len(cell.state_info())
-            inputs, state = cell(inputs, states[p : p + n])
-            p += n
-            next_states.extend(state)
-        return inputs, next_states
+        refused = ParamError(
+            f"{type(self).__name__}: a BidirectionalCell cannot be stepped; use unroll."
+        )
+        cells = self._children.values()
+        return step_stacked(cells, _num_states, inputs, states, BidirectionalCell, refused)
 
     def _unroll(self, length, inputs, begin_state, layout, merge_outputs, valid_length) -> tuple:
         inputs, _, F, batch_size = _format_sequence(length, inputs, layout, None)
-        num_cells = len(self._children)
         begin_state = _get_begin_state(self, F, begin_state, inputs, batch_size)
-        p, next_states = 0, []
-        for i, cell in enumerate(self._children.values()):
-            n = len(cell.state_info())
-            inputs, states = cell.unroll(
-                length,
-                inputs=inputs,
-                begin_state=begin_state[p : p + n],
-                layout=layout,
-                merge_outputs=None if i < num_cells - 1 else merge_outputs,
-                valid_length=valid_length,
-            )
-            p += n
-            next_states.extend(states)
-        return inputs, next_states
+        return unroll_stacked(
+            list(self._children.values()), _num_states, length, inputs, begin_state, layout,
+            merge_outputs, valid_length=valid_length,
+        )  # fmt: skip
 
     def __getitem__(self, i: int) -> Any:
         return self._children[str(i)]

@@ -136,3 +136,19 @@ def test_a_cell_that_cannot_step_refuses_zoneout_and_variational_state_dropout()
         contrib.rnn.VariationalDropoutCell(bidirectional(), drop_inputs=0.5).drop_inputs_mask
         is None
     )
+
+
+def test_stack_steps_its_cells_in_turn_and_refuses_a_bidirectional_one():
+    stack = rnn.SequentialRNNCell()
+    stack.add(rnn.LSTMCell(3, input_size=2))
+    stack.add(rnn.GRUCell(4, input_size=3))
+    stack.initialize()
+    out, states = stack(mx.nd.ones((1, 2)), stack.begin_state(batch_size=1))
+    assert out.shape == (1, 4)
+    assert [s.shape for s in states] == [(1, 3), (1, 3), (1, 4)]
+    stack.add(rnn.BidirectionalCell(rnn.RNNCell(2), rnn.RNNCell(2)))
+    with pytest.raises(
+        mx.base.MXNetError,
+        match=r"^SequentialRNNCell: a BidirectionalCell cannot be stepped; use unroll\.$",
+    ):
+        stack(mx.nd.ones((1, 2)), states + [None, None])
