@@ -48,6 +48,14 @@ _PREFIX_PARAMS_DOC = """Prefix for names of layers
         Container for weight sharing between cells. Created if None."""
 
 
+def symbol_steps(inputs: symbol.Symbol, in_axis: int, length: int | None, grouped: Exception):
+    """The steps of a sequence Symbol along its time axis ``in_axis``, a list of ``length``
+    Symbols (``mx.rnn``'s and Gluon's unroll); raises ``grouped`` for a grouped Symbol."""
+    if len(inputs.list_outputs()) != 1:
+        raise grouped
+    return list(symbol.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
+
+
 def _normalize_sequence(
     length: int | None,
     inputs: Any,
@@ -68,12 +76,11 @@ def _normalize_sequence(
     in_axis = in_layout.find("T") if in_layout is not None else axis
     if isinstance(inputs, symbol.Symbol):
         if merge is False:
-            if len(inputs.list_outputs()) != 1:
-                raise MXNetError(
-                    "unroll: argument 'inputs' is a grouped Symbol; pass list(inputs) or a "
-                    "single Symbol with a time axis."
-                )
-            inputs = list(symbol.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
+            grouped = MXNetError(
+                "unroll: argument 'inputs' is a grouped Symbol; pass list(inputs) or a "
+                "single Symbol with a time axis."
+            )
+            inputs = symbol_steps(inputs, in_axis, length, grouped)
     else:
         inputs = list(inputs)
         if length is not None and len(inputs) != length:

@@ -235,3 +235,16 @@ def test_stack_steps_its_cells_in_turn_and_refuses_a_bidirectional_one():
         r"use unroll\.$",
     ):
         stack(mx.sym.Variable("x"), states + [None, None])
+
+
+def test_unroll_splits_a_symbol_into_steps_and_refuses_a_grouped_one():
+    cell = mx.rnn.RNNCell(2, prefix="r_")
+    outputs, _ = cell.unroll(3, mx.sym.Variable("x"), layout="NTC", merge_outputs=False)
+    assert [o.name for o in outputs] == ["r_t0_out", "r_t1_out", "r_t2_out"]
+    grouped = mx.sym.Group([mx.sym.Variable("a"), mx.sym.Variable("b")])
+    with pytest.raises(
+        MXNetError,
+        match=r"^unroll: argument 'inputs' is a grouped Symbol; pass list\(inputs\) or a "
+        r"single Symbol with a time axis\.$",
+    ):
+        cell.unroll(2, grouped)

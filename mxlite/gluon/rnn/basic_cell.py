@@ -19,6 +19,7 @@ from typing import Any
 
 from ... import ndarray, symbol
 from ...base import ParamError, _as_list
+from ...rnn._base import symbol_steps
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
 from ..parameter import tensor_types
@@ -58,12 +59,11 @@ def _format_sequence(length: Any, inputs: Any, layout: str, merge: Any, in_layou
     if isinstance(inputs, symbol.Symbol):
         F = symbol
         if merge is False:
-            if len(inputs.list_outputs()) != 1:
-                raise ParamError(
-                    "unroll doesn't allow grouped symbol as input. Please convert to list with "
-                    "list(inputs) first or let unroll handle splitting."
-                )
-            inputs = list(symbol.split(inputs, axis=in_axis, num_outputs=length, squeeze_axis=1))
+            grouped = ParamError(
+                "unroll doesn't allow grouped symbol as input. Please convert to list with "
+                "list(inputs) first or let unroll handle splitting."
+            )
+            inputs = symbol_steps(inputs, in_axis, length, grouped)
     elif isinstance(inputs, ndarray.NDArray):
         F = ndarray
         batch_size = inputs.shape[batch_axis]

@@ -152,3 +152,16 @@ def test_stack_steps_its_cells_in_turn_and_refuses_a_bidirectional_one():
         match=r"^SequentialRNNCell: a BidirectionalCell cannot be stepped; use unroll\.$",
     ):
         stack(mx.nd.ones((1, 2)), states + [None, None])
+
+
+def test_unroll_splits_a_symbol_into_steps_and_refuses_a_grouped_one():
+    cell = rnn.RNNCell(2, prefix="r_")
+    outputs, _ = cell.unroll(3, mx.sym.Variable("x"), layout="NTC", merge_outputs=False)
+    assert len(outputs) == 3
+    grouped = mx.sym.Group([mx.sym.Variable("a"), mx.sym.Variable("b")])
+    with pytest.raises(
+        mx.base.MXNetError,
+        match=r"^unroll doesn't allow grouped symbol as input\. Please convert to list with "
+        r"list\(inputs\) first or let unroll handle splitting\.$",
+    ):
+        cell.unroll(2, grouped, merge_outputs=False)
