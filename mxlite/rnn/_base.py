@@ -142,8 +142,9 @@ class BaseRNNCell:
         A new RNNParams container is created if `params` is None.
     """
 
-    # False for cells that only unroll (fused, bidirectional): ZoneoutCell refuses them
-    _steppable = True
+    # For a cell that only unrolls (fused, bidirectional), what its step's error calls it;
+    # ZoneoutCell refuses such cells
+    _unsteppable: str | None = None
 
     def __init__(self, prefix: str = "", params: RNNParams | None = None) -> None:
         if params is None:
@@ -194,6 +195,8 @@ class BaseRNNCell:
         states : nested list of Symbol
             The new state of this RNN after this unrolling.
         """
+        if self._unsteppable is not None:
+            raise NotImplementedError(f"{self._unsteppable} cannot be stepped. Please use unroll")
         raise NotImplementedError(f"{type(self).__name__} does not define one step")
 
     @property

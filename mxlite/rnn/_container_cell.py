@@ -178,10 +178,7 @@ class BidirectionalCell(_CellGroup):
         self._share_params([l_cell, r_cell], "BidirectionalCell")
         self._cells = [l_cell, r_cell]
 
-    _steppable = False
-
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        raise NotImplementedError("Bidirectional cannot be stepped. Please use unroll")
+    _unsteppable = "Bidirectional"
 
     def _unroll(
         self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any

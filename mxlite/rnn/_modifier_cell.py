@@ -3,7 +3,7 @@
 A ``ModifierCell`` wraps a base cell and marks it modified: from then on the base cell is used
 only through the wrapper (its ``begin_state`` refuses direct calls), so a graph cannot mix the
 plain and the modified step. ``ZoneoutCell`` needs single steps, so it refuses a cell that
-cannot step (fused or bidirectional, declared by ``_steppable = False``).
+cannot step (fused or bidirectional, declared by their ``_unsteppable``).
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class ModifierCell(BaseRNNCell):
 
 def _unsteppable(cell: BaseRNNCell) -> str | None:
     """The class name of the first cell in ``cell`` (itself included) that cannot step."""
-    if not cell._steppable:
+    if cell._unsteppable is not None:
         return type(cell).__name__
     for child in getattr(cell, "_cells", []):
         found = _unsteppable(child)

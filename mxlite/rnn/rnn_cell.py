@@ -328,10 +328,7 @@ class FusedRNNCell(BaseRNNCell):
         args[self._parameter.name] = arr
         return args
 
-    _steppable = False
-
-    def __call__(self, inputs: symbol.Symbol, states: list) -> tuple[symbol.Symbol, list]:
-        raise NotImplementedError("FusedRNNCell cannot be stepped. Please use unroll")
+    _unsteppable = "FusedRNNCell"
 
     def _unroll(
         self, length: int, inputs: Any, begin_state: Any, layout: str, merge_outputs: Any

@@ -248,3 +248,14 @@ def test_unroll_splits_a_symbol_into_steps_and_refuses_a_grouped_one():
         r"single Symbol with a time axis\.$",
     ):
         cell.unroll(2, grouped)
+
+
+def test_cells_that_only_unroll_refuse_a_step():
+    x = mx.sym.Variable("x")
+    with pytest.raises(NotImplementedError, match=r"^FusedRNNCell cannot be stepped\. Please"):
+        mx.rnn.FusedRNNCell(3)(x, [])
+    bi = mx.rnn.BidirectionalCell(mx.rnn.GRUCell(2, prefix="l_"), mx.rnn.GRUCell(2, prefix="r_"))
+    with pytest.raises(NotImplementedError, match=r"^Bidirectional cannot be stepped\. Please"):
+        bi(x, [])
+    with pytest.raises(NotImplementedError, match=r"^BaseRNNCell does not define one step$"):
+        mx.rnn.BaseRNNCell()(x, [])
