@@ -206,6 +206,18 @@ def build_param_doc(
     return "\n".join(lines) + "\n"
 
 
+def fill_doc(**parts: str) -> Callable[[Any], Any]:
+    """A decorator that fills ``parts`` into the ``{name}`` fields of a function's docstring:
+    text that MXNet's documentation repeats, written once."""
+
+    def fill(fn: Any) -> Any:
+        if fn.__doc__:  # None under python -OO
+            fn.__doc__ = fn.__doc__.format(**parts)
+        return fn
+
+    return fill
+
+
 def op_doc_builder(doc_base: type, kind: str, tail: str, var_args_note: bool) -> Callable[..., str]:
     """The ``_build_doc`` of ``ndarray_doc`` (``kind`` 'NDArray') and ``symbol_doc`` ('Symbol'):
     it writes an operator function's docstring from its description, its Parameters section,

@@ -20,7 +20,7 @@ from typing import Any
 from . import kvstore as kvs
 from . import ndarray as nd
 from . import symbol as sym
-from .base import MXNetError, env_bool
+from .base import MXNetError, env_bool, fill_doc
 from .base import absent_names as _absent_names
 from .context import cpu
 
@@ -59,13 +59,7 @@ _DOC_PARTS["loaded"] = f"""Returns
 
 def _checkpoint_doc(**more: str) -> Any:
     """A decorator that fills the shared parts, and ``more``, into a function's docstring."""
-
-    def fill(fn: Any) -> Any:
-        if fn.__doc__:  # None under python -OO
-            fn.__doc__ = fn.__doc__.format(**_DOC_PARTS, **more)
-        return fn
-
-    return fill
+    return fill_doc(**_DOC_PARTS, **more)
 
 
 @_checkpoint_doc()

@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import optimizer as opt
 from .. import profiler
-from ..base import MXNetError
+from ..base import MXNetError, fill_doc
 from ..context import cpu
 from ..fileio import atomic_write
 from ..ndarray import NDArray, add_n
@@ -74,6 +74,15 @@ DIST_TYPES = (
     "dist_device_sync",
     "dist_sync_device",
     "dist_async_device",
+)
+
+
+# The key and value parameters as push and pushpull document them
+_KEYS_VALUES_DOC = fill_doc(
+    keys_values="""key : str, int, or sequence of str or int
+            Keys.
+        value : NDArray, list of NDArray, or list of list of NDArray
+            Values corresponding to the keys."""
 )
 
 
@@ -179,6 +188,7 @@ class KVStore(KVStoreBase):
         if self._dist is not None:
             self._dist.init([(k, self._store[k]) for k, _ in pairs])
 
+    @_KEYS_VALUES_DOC
     def push(self, key: Any, value: Any, priority: int = 0) -> None:
         """Pushes a single or a sequence of key-value pairs into the store.
 
@@ -187,10 +197,7 @@ class KVStore(KVStoreBase):
 
         Parameters
         ----------
-        key : str, int, or sequence of str or int
-            Keys.
-        value : NDArray, list of NDArray, or list of list of NDArray
-            Values corresponding to the keys.
+        {keys_values}
         priority : int, optional
             The priority of the push operation.
         """
@@ -299,6 +306,7 @@ class KVStore(KVStoreBase):
                     self._release_pushed(o, k)
                 self._store[k].copyto(o)
 
+    @_KEYS_VALUES_DOC
     def pushpull(self, key: Any, value: Any, out: Any = None, priority: int = 0) -> None:
         """Performs push and pull a single value or a sequence of values from the store.
 
@@ -307,10 +315,7 @@ class KVStore(KVStoreBase):
 
         Parameters
         ----------
-        key : str, int, or sequence of str or int
-            Keys.
-        value : NDArray, list of NDArray, or list of list of NDArray
-            Values corresponding to the keys.
+        {keys_values}
         out: NDArray or list of NDArray or list of list of NDArray, optional
             Outputs corresponding to the keys.
         priority : int, optional

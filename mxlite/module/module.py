@@ -36,6 +36,7 @@ from .checks import _check_inputs, _check_state, _parse_data_desc
 from .delegating import DelegatingModule
 from .executor_group import DataParallelExecutorGroup
 from .module_optimizer import OptimizerMixin
+from .setup_steps import SHAPES_DOC
 from .sparse_params import pull_all_rows, pull_rows
 
 __all__ = ["Module"]
@@ -350,15 +351,13 @@ class Module(OptimizerMixin, DelegatingModule):
             self.borrow_optimizer(shared_module)
         self.binded = True
 
+    @SHAPES_DOC
     def reshape(self, data_shapes: Any, label_shapes: Any = None) -> None:
         """Reshapes the module for new input shapes.
 
         Parameters
         ----------
-        data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``.
+        {shapes}
         """
         _check_state(self, "reshape", "binded")
         self._data_shapes, self._label_shapes = _parse_data_desc(

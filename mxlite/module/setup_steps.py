@@ -18,10 +18,19 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+from ..base import fill_doc
 from ..initializer import Uniform
 from .checks import _check_state, _optimizer_is_set
 
 __all__ = ["SetupSteps"]
+
+# The input shapes as bind and Module.reshape document them
+SHAPES_DOC = fill_doc(
+    shapes="""data_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_data``.
+        label_shapes : list of (str, tuple)
+            Typically is ``data_iter.provide_label``."""
+)
 
 
 class SetupSteps:
@@ -38,6 +47,7 @@ class SetupSteps:
     _warn_ignored_init_params = False
     _optimizer_set_note = "ignoring."
 
+    @SHAPES_DOC
     def bind(
         self,
         data_shapes: Any,
@@ -53,10 +63,7 @@ class SetupSteps:
 
         Parameters
         ----------
-        data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``.
+        {shapes}
         for_training : bool
             Default is ``True``. Whether the executors should be bound for training.
         inputs_need_grad : bool

@@ -276,3 +276,16 @@ def test_kvstore_server_module_path_is_mxnets() -> None:
     from mxlite.kvstore import kvstore_server
 
     assert kvstore_server.KVStoreServer is mx.kv.KVStoreServer
+
+
+def test_push_and_pushpull_document_key_and_value_alike():
+    text = (
+        "key : str, int, or sequence of str or int\n            Keys.\n"
+        "        value : NDArray, list of NDArray, or list of list of NDArray\n"
+        "            Values corresponding to the keys.\n"
+    )
+    for method in (mx.kv.KVStore.push, mx.kv.KVStore.pushpull):
+        assert text in method.__doc__
+        assert "{" not in method.__doc__
+    assert "The priority of the push operation." in mx.kv.KVStore.push.__doc__
+    assert "Outputs corresponding to the keys." in mx.kv.KVStore.pushpull.__doc__

@@ -247,3 +247,15 @@ def test_executor_group_takes_name_shape_pairs():
     )  # fmt: skip
     assert group.data_shapes[0].name == "data"
     assert group.grad_req == {"data": "null", "fc_weight": "write", "fc_bias": "write"}
+
+
+def test_bind_and_reshape_document_the_input_shapes_alike():
+    text = (
+        "data_shapes : list of (str, tuple)\n            Typically is ``data_iter.provide_data``."
+        "\n        label_shapes : list of (str, tuple)\n"
+        "            Typically is ``data_iter.provide_label``.\n"
+    )
+    for method in (mx.mod.Module.bind, mx.mod.Module.reshape, mx.mod.BucketingModule.bind):
+        assert text in method.__doc__
+        assert "{" not in method.__doc__
+    assert "grad_req : str, list of str" in mx.mod.Module.bind.__doc__
