@@ -16,12 +16,22 @@ from __future__ import annotations
 from typing import Any
 
 from .. import optimizer as opt
-from ..base import MXNetError, ParamError
+from ..base import MXNetError, ParamError, fill_doc
 from ..fileio import atomic_write
 from ..ndarray import add_n
 from .parameter import GluonCheckError, Parameter, ParameterDict
 
 __all__ = ["Trainer"]
+
+# The parameters of step and update, as both document them
+_STEP_DOC = fill_doc(
+    step_params="""batch_size : int
+            Batch size of data processed. Gradient will be normalized by `1/batch_size`.
+            Set this to 1 if you normalized loss manually with `loss = mean(loss)`.
+        ignore_stale_grad : bool, optional, default=False
+            If true, ignores Parameters with stale gradient (gradient that has not
+            been updated by `backward` after last step) and skip update."""
+)
 
 
 def _create_kvstore(kvstore: Any, num_device: int, arg_params: dict) -> tuple[Any, bool]:
@@ -307,6 +317,7 @@ class Trainer:
         if self._params_to_init:
             self._init_params()
 
+    @_STEP_DOC
     def step(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Makes one step of parameter update. Should be called after
         `autograd.backward()` and outside of `record()` scope.
@@ -318,12 +329,7 @@ class Trainer:
 
         Parameters
         ----------
-        batch_size : int
-            Batch size of data processed. Gradient will be normalized by `1/batch_size`.
-            Set this to 1 if you normalized loss manually with `loss = mean(loss)`.
-        ignore_stale_grad : bool, optional, default=False
-            If true, ignores Parameters with stale gradient (gradient that has not
-            been updated by `backward` after last step) and skip update.
+        {step_params}
         """
         self._check_and_rescale_grad(self._scale / batch_size)
         self._prepare()
@@ -379,6 +385,7 @@ class Trainer:
             for g in grads:
                 total.copyto(g)
 
+    @_STEP_DOC
     def update(self, batch_size: int, ignore_stale_grad: bool = False) -> None:
         """Makes one step of parameter update.
 
@@ -387,12 +394,7 @@ class Trainer:
 
         Parameters
         ----------
-        batch_size : int
-            Batch size of data processed. Gradient will be normalized by `1/batch_size`.
-            Set this to 1 if you normalized loss manually with `loss = mean(loss)`.
-        ignore_stale_grad : bool, optional, default=False
-            If true, ignores Parameters with stale gradient (gradient that has not
-            been updated by `backward` after last step) and skip update.
+        {step_params}
         """
         self._prepare()
         if self._kvstore and self._update_on_kvstore:

@@ -107,3 +107,14 @@ def test_row_sparse_weight_is_updated_on_the_kvstore():
     trainer.step(1)
     assert trainer._update_on_kvstore
     np.testing.assert_allclose(x.row_sparse_data(rows).asnumpy(), np.full((10, 1), -0.1))
+
+
+def test_step_and_update_document_their_parameters_alike():
+    text = (
+        "batch_size : int\n            Batch size of data processed. Gradient will be normalized"
+        " by `1/batch_size`.\n"
+    )
+    for method in (mx.gluon.Trainer.step, mx.gluon.Trainer.update):
+        assert text in method.__doc__
+        assert "ignore_stale_grad : bool, optional, default=False" in method.__doc__
+        assert "{" not in method.__doc__
