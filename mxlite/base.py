@@ -206,6 +206,19 @@ def build_param_doc(
     return "\n".join(lines) + "\n"
 
 
+def fill_doc(**parts: str) -> Callable[[Any], Any]:
+    """A decorator that writes ``parts`` into the ``{name}`` fields of a function's or a class's
+    docstring: documentation that MXNet repeats, written once. Under ``python -OO`` (no
+    docstrings) it does nothing."""
+
+    def fill(obj: Any) -> Any:
+        if obj.__doc__:
+            obj.__doc__ = obj.__doc__.format(**parts)
+        return obj
+
+    return fill
+
+
 def op_doc_builder(doc_base: type, kind: str, tail: str, var_args_note: bool) -> Callable[..., str]:
     """The ``_build_doc`` of ``ndarray_doc`` (``kind`` 'NDArray') and ``symbol_doc`` ('Symbol'):
     it writes an operator function's docstring from its description, its Parameters section,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mxlite.base import MXNetError, extend_class
+from mxlite.base import MXNetError, extend_class, fill_doc
 
 
 def test_extend_class_refuses_a_name_another_module_added() -> None:
@@ -19,3 +19,38 @@ def test_extend_class_refuses_a_name_another_module_added() -> None:
     with pytest.raises(MXNetError, match=r"Target\.twice: added by pkg\.first.*pkg\.second"):
         extend_class(Target, added_by, "pkg.second", {"twice": lambda self: 3})
     assert Target().twice() == 2
+
+
+def test_fill_doc_writes_the_parts_into_functions_and_classes() -> None:
+    doc = fill_doc(x="x : int\n        The x.", y="y")
+
+    @doc
+    def f() -> None:
+        """F.
+
+        {x}
+        {y} again"""
+
+    @doc
+    class K:
+        """K {y}."""
+
+    def bare() -> None:
+        pass
+
+    assert f.__doc__ == "F.\n\n        x : int\n        The x.\n        y again"
+    assert K.__doc__ == "K y."
+    assert doc(bare) is bare and bare.__doc__ is None  # as under python -OO
+
+
+def test_statistics_checks_document_their_shared_parameters() -> None:
+    import inspect
+
+    from mxlite.test_utils import chi_square_check, mean_check, var_check
+
+    for fn in (mean_check, var_check):
+        doc = inspect.getdoc(fn)
+        assert "generator : function\n    ``generator(N)`` returns N i.i.d. samples." in doc
+        assert "sigma : float\n    Expected standard deviation.\nnsamples : int" in doc
+        assert "Returns\n-------\nbool\n    Whether the " in doc
+    assert "{" not in inspect.getdoc(chi_square_check)
