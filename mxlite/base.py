@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -207,13 +208,17 @@ def build_param_doc(
 
 
 def fill_doc(**parts: str) -> Callable[[Any], Any]:
-    """A decorator that writes ``parts`` into the ``{name}`` fields of a function's or a class's
-    docstring: documentation that MXNet repeats, written once. Under ``python -OO`` (no
-    docstrings) it does nothing."""
+    """A decorator that writes documentation MXNet repeats, written once, into a function's or a
+    class's docstring: a line that is only ``{name}`` becomes ``parts[name]``, each of its lines
+    indented as the placeholder is (so one part serves functions and methods alike; write it
+    unindented). Under ``python -OO`` (no docstrings) it does nothing."""
+
+    def line(m: re.Match) -> str:
+        return textwrap.indent(parts[m.group(2)], m.group(1))
 
     def fill(obj: Any) -> Any:
         if obj.__doc__:
-            obj.__doc__ = obj.__doc__.format(**parts)
+            obj.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", line, obj.__doc__, flags=re.MULTILINE)
         return obj
 
     return fill

@@ -21,25 +21,32 @@ def test_extend_class_refuses_a_name_another_module_added() -> None:
     assert Target().twice() == 2
 
 
-def test_fill_doc_writes_the_parts_into_functions_and_classes() -> None:
-    doc = fill_doc(x="x : int\n        The x.", y="y")
+def test_fill_doc_writes_the_parts_at_the_placeholders_indentation() -> None:
+    doc = fill_doc(x="x : int\n    The x.", y="y")
 
     @doc
     def f() -> None:
-        """F.
+        """F {y} and {x} stay inside a line; braces {} too.
 
         {x}
-        {y} again"""
+
+            {y}
+        """
 
     @doc
     class K:
-        """K {y}."""
+        """K.
+
+        {y}"""
 
     def bare() -> None:
         pass
 
-    assert f.__doc__ == "F.\n\n        x : int\n        The x.\n        y again"
-    assert K.__doc__ == "K y."
+    assert f.__doc__ == (
+        "F {y} and {x} stay inside a line; braces {} too.\n\n"
+        "        x : int\n            The x.\n\n            y\n        "
+    )
+    assert K.__doc__ == "K.\n\n        y"
     assert doc(bare) is bare and bare.__doc__ is None  # as under python -OO
 
 

@@ -21,9 +21,9 @@ __all__ = ["export_model", "get_operator_support", "import_model", "get_model_me
 # the argument the import functions share, documented once
 _doc = fill_doc(
     model_file="""Parameters
-    ----------
-    model_file : str
-        ONNX model file name""",
+----------
+model_file : str
+    ONNX model file name""",
 )
 
 

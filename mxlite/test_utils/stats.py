@@ -24,15 +24,15 @@ Generator = Callable[[int], Any]
 # the parts of the checks' documentation that they share, written once
 _doc = fill_doc(
     generator="""generator : function
-        ``generator(N)`` returns N i.i.d. samples.""",
+    ``generator(N)`` returns N i.i.d. samples.""",
     sigma_nsamples="""sigma : float
-        Expected standard deviation.
-    nsamples : int
-        Number of samples to draw.
+    Expected standard deviation.
+nsamples : int
+    Number of samples to draw.
 
-    Returns
-    -------
-    bool""",
+Returns
+-------
+bool""",
 )
 
 
