@@ -134,37 +134,38 @@ class Executor:
 
     # ---- dictionaries ----------------------------------------------------------------------
 
+    def _by_name(self, cache: str, names: list[str], arrays: list) -> dict[str, NDArray]:
+        """``dict(zip(names, arrays))``, made on first use and kept in the attribute ``cache``
+        until something sets it back to None."""
+        made = getattr(self, cache)
+        if made is None:
+            made = dict(zip(names, arrays))
+            setattr(self, cache, made)
+        return made
+
     @property
     def arg_dict(self) -> dict[str, NDArray]:
         """Argument name to its array."""
-        if self._arg_dict is None:
-            self._arg_dict = dict(zip(self._arg_names, self.arg_arrays))
-        return self._arg_dict
+        return self._by_name("_arg_dict", self._arg_names, self.arg_arrays)
 
     @property
     def grad_dict(self) -> dict[str, NDArray]:
         """Argument name to its gradient array; None for an argument without one (as MXNet
         gives ``grad_req='null'`` arguments of ``simple_bind``)."""
-        if self._grad_dict is None:
-            self._grad_dict = dict(zip(self._arg_names, self.grad_arrays))
-        return self._grad_dict
+        return self._by_name("_grad_dict", self._arg_names, self.grad_arrays)
 
     @property
     def aux_dict(self) -> dict[str, NDArray]:
         """Auxiliary state name to its array."""
-        if self._aux_dict is None:
-            self._aux_dict = dict(zip(self._aux_names, self.aux_arrays))
-        return self._aux_dict
+        return self._by_name("_aux_dict", self._aux_names, self.aux_arrays)
 
     @property
     def output_dict(self) -> dict[str, NDArray]:
         """Output name to its array."""
-        if self._output_dict is None:
-            names = self._graph.output_names
-            if len(set(names)) != len(names):
-                raise MXNetError("Executor.output_dict: the symbol has duplicated output names.")
-            self._output_dict = dict(zip(names, self.outputs))
-        return self._output_dict
+        names = self._graph.output_names
+        if self._output_dict is None and len(set(names)) != len(names):
+            raise MXNetError("Executor.output_dict: the symbol has duplicated output names.")
+        return self._by_name("_output_dict", names, self.outputs)
 
     # ---- running -----------------------------------------------------------------------------
 
