@@ -9,6 +9,7 @@ from __future__ import annotations
 import ctypes
 import os
 import re
+import textwrap
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -207,13 +208,18 @@ def build_param_doc(
 
 
 def fill_doc(**parts: str) -> Callable[[Any], Any]:
-    """A decorator that fills ``parts`` into the ``{name}`` fields of a function's docstring:
-    text that MXNet's documentation repeats, written once."""
+    """A decorator that writes documentation MXNet repeats, written once, into a function's or a
+    class's docstring: a line that is only ``{name}`` becomes ``parts[name]``, each of its lines
+    indented as the placeholder is (so one part serves functions and methods alike; write it
+    unindented). Under ``python -OO`` (no docstrings) it does nothing."""
 
-    def fill(fn: Any) -> Any:
-        if fn.__doc__:  # None under python -OO
-            fn.__doc__ = fn.__doc__.format(**parts)
-        return fn
+    def line(m: re.Match) -> str:
+        return textwrap.indent(parts[m.group(2)], m.group(1))
+
+    def fill(obj: Any) -> Any:
+        if obj.__doc__:
+            obj.__doc__ = re.sub(r"^([ \t]*)\{(\w+)\}$", line, obj.__doc__, flags=re.MULTILINE)
+        return obj
 
     return fill
 

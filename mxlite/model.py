@@ -33,28 +33,28 @@ __all__ = ["BatchEndParam", "save_checkpoint", "load_checkpoint", "load_params"]
 # mx.rnn's, written once; ``_checkpoint_doc`` fills them into a docstring's ``{...}``.
 _DOC_PARTS = {
     "prefix_epoch": """prefix : str
-        Prefix of model name.
-    epoch : int
-        Epoch number of model we would like to load.""",
+    Prefix of model name.
+epoch : int
+    Epoch number of model we would like to load.""",
     "arg_aux": """arg_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's weights.
-    aux_params : dict of str to NDArray
-        Model parameter, dict of name to NDArray of net's auxiliary states.""",
+    Model parameter, dict of name to NDArray of net's weights.
+aux_params : dict of str to NDArray
+    Model parameter, dict of name to NDArray of net's auxiliary states.""",
     "saved": """Notes
-    -----
-    - ``prefix-symbol.json`` will be saved for symbol.
-    - ``prefix-epoch.params`` will be saved for parameters.""",
+-----
+- ``prefix-symbol.json`` will be saved for symbol.
+- ``prefix-epoch.params`` will be saved for parameters.""",
 }
 _DOC_PARTS["loaded"] = f"""Returns
-    -------
-    symbol : Symbol
-        The symbol configuration of computation network.
-    {_DOC_PARTS["arg_aux"]}
+-------
+symbol : Symbol
+    The symbol configuration of computation network.
+{_DOC_PARTS["arg_aux"]}
 
-    Notes
-    -----
-    - Symbol will be loaded from ``prefix-symbol.json``.
-    - Parameters will be loaded from ``prefix-epoch.params``."""
+Notes
+-----
+- Symbol will be loaded from ``prefix-symbol.json``.
+- Parameters will be loaded from ``prefix-epoch.params``."""
 
 
 def _checkpoint_doc(**more: str) -> Any:

@@ -101,10 +101,8 @@ class Executor:
         self._monitor: Callable[[str, NDArray], None] | None = None
         self._monitor_user: Callable[[bytes, int], None] | None = None
         self._monitor_all = False
-        self._arg_dict: dict[str, NDArray] | None = None
-        self._grad_dict: dict[str, NDArray] | None = None
-        self._aux_dict: dict[str, NDArray] | None = None
-        self._output_dict: dict[str, NDArray] | None = None
+        # arg_dict, grad_dict, aux_dict and output_dict by name, each made on first use
+        self._dicts: dict[str, dict[str, NDArray]] = {}
         self._boundary: Any = None  # sparse arrays at the edges (sparse.py), else None
         # the arguments bound once rather than fed on each call (Module's parameters, a Gluon
         # block's): constants of the inference plan (constfold.py)
@@ -129,42 +127,42 @@ class Executor:
         if eid < 0 or self._boundary is not None or any(k[0] for k in self._oprs):
             return False
         self.grad_arrays[i] = self._arrays[eid] = arr
-        self._grad_dict = None
+        self._dicts.pop("grad_dict", None)
         return True
 
     # ---- dictionaries ----------------------------------------------------------------------
 
+    def _by_name(self, which: str, names: list[str], arrays: list) -> dict[str, NDArray]:
+        """``dict(zip(names, arrays))``, the dictionary ``which``: made on first use and kept
+        until something drops it."""
+        made = self._dicts.get(which)
+        if made is None:
+            made = self._dicts[which] = dict(zip(names, arrays))
+        return made
+
     @property
     def arg_dict(self) -> dict[str, NDArray]:
         """Argument name to its array."""
-        if self._arg_dict is None:
-            self._arg_dict = dict(zip(self._arg_names, self.arg_arrays))
-        return self._arg_dict
+        return self._by_name("arg_dict", self._arg_names, self.arg_arrays)
 
     @property
     def grad_dict(self) -> dict[str, NDArray]:
         """Argument name to its gradient array; None for an argument without one (as MXNet
         gives ``grad_req='null'`` arguments of ``simple_bind``)."""
-        if self._grad_dict is None:
-            self._grad_dict = dict(zip(self._arg_names, self.grad_arrays))
-        return self._grad_dict
+        return self._by_name("grad_dict", self._arg_names, self.grad_arrays)
 
     @property
     def aux_dict(self) -> dict[str, NDArray]:
         """Auxiliary state name to its array."""
-        if self._aux_dict is None:
-            self._aux_dict = dict(zip(self._aux_names, self.aux_arrays))
-        return self._aux_dict
+        return self._by_name("aux_dict", self._aux_names, self.aux_arrays)
 
     @property
     def output_dict(self) -> dict[str, NDArray]:
         """Output name to its array."""
-        if self._output_dict is None:
-            names = self._graph.output_names
-            if len(set(names)) != len(names):
-                raise MXNetError("Executor.output_dict: the symbol has duplicated output names.")
-            self._output_dict = dict(zip(names, self.outputs))
-        return self._output_dict
+        names = self._graph.output_names
+        if "output_dict" not in self._dicts and len(set(names)) != len(names):
+            raise MXNetError("Executor.output_dict: the symbol has duplicated output names.")
+        return self._by_name("output_dict", names, self.outputs)
 
     # ---- running -----------------------------------------------------------------------------
 

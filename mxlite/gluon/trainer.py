@@ -26,11 +26,11 @@ __all__ = ["Trainer"]
 # The parameters of step and update, as both document them
 _STEP_DOC = fill_doc(
     step_params="""batch_size : int
-            Batch size of data processed. Gradient will be normalized by `1/batch_size`.
-            Set this to 1 if you normalized loss manually with `loss = mean(loss)`.
-        ignore_stale_grad : bool, optional, default=False
-            If true, ignores Parameters with stale gradient (gradient that has not
-            been updated by `backward` after last step) and skip update."""
+    Batch size of data processed. Gradient will be normalized by `1/batch_size`.
+    Set this to 1 if you normalized loss manually with `loss = mean(loss)`.
+ignore_stale_grad : bool, optional, default=False
+    If true, ignores Parameters with stale gradient (gradient that has not
+    been updated by `backward` after last step) and skip update."""
 )
 
 

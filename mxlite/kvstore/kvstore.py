@@ -80,9 +80,9 @@ DIST_TYPES = (
 # The key and value parameters as push and pushpull document them
 _KEYS_VALUES_DOC = fill_doc(
     keys_values="""key : str, int, or sequence of str or int
-            Keys.
-        value : NDArray, list of NDArray, or list of list of NDArray
-            Values corresponding to the keys."""
+    Keys.
+value : NDArray, list of NDArray, or list of list of NDArray
+    Values corresponding to the keys."""
 )
 
 

@@ -29,8 +29,22 @@ from typing import Any
 
 import numpy
 
-from ..base import ShapeError, numeric_types
+from ..base import ShapeError, fill_doc, numeric_types
 from ..registry import Registry
+
+# What EvalMetric's methods and check_label_shapes document alike, written once.
+_doc = fill_doc(
+    labels_preds="""labels : list of `NDArray`
+    The labels of the data.
+preds : list of `NDArray`
+    Predicted values.""",
+    result="""Returns
+-------
+names : list of str
+   Name of the metrics.
+values : list of float
+   Value of the evaluations.""",
+)
 
 # The shared tail of the metrics' Parameters sections.
 _NAMES_DOC = """
@@ -55,6 +69,7 @@ def _as_numpy(x: Any) -> numpy.ndarray:
     return x if isinstance(x, numpy.ndarray) else x.asnumpy()
 
 
+@_doc
 def check_label_shapes(
     labels: Any, preds: Any, wrap: bool = False, shape: bool = False
 ) -> tuple[Any, Any]:
@@ -62,10 +77,7 @@ def check_label_shapes(
 
     Parameters
     ----------
-    labels : list of `NDArray`
-        The labels of the data.
-    preds : list of `NDArray`
-        Predicted values.
+    {labels_preds}
     wrap : boolean
         If True, wrap labels/preds in a list if they are single NDArray
     shape : boolean
@@ -149,15 +161,13 @@ class EvalMetric:
             label_list = list(label.values())
         self.update(label_list, pred_list)
 
+    @_doc
     def update(self, labels: Any, preds: Any) -> None:
         """Updates the internal evaluation result.
 
         Parameters
         ----------
-        labels : list of `NDArray`
-            The labels of the data.
-        preds : list of `NDArray`
-            Predicted values.
+        {labels_preds}
         """
         raise NotImplementedError()
 
@@ -180,29 +190,21 @@ class EvalMetric:
         self.num_inst += count
         self.global_num_inst += count
 
+    @_doc
     def get(self) -> tuple[Any, Any]:
         """Gets the current evaluation result.
 
-        Returns
-        -------
-        names : list of str
-           Name of the metrics.
-        values : list of float
-           Value of the evaluations.
+        {result}
         """
         if self.num_inst == 0:
             return (self.name, float("nan"))
         return (self.name, self.sum_metric / self.num_inst)
 
+    @_doc
     def get_global(self) -> tuple[Any, Any]:
         """Gets the current global evaluation result.
 
-        Returns
-        -------
-        names : list of str
-           Name of the metrics.
-        values : list of float
-           Value of the evaluations.
+        {result}
         """
         if not self._has_global_stats:
             return self.get()

@@ -27,9 +27,9 @@ __all__ = ["SetupSteps"]
 # The input shapes as bind and Module.reshape document them
 SHAPES_DOC = fill_doc(
     shapes="""data_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_data``.
-        label_shapes : list of (str, tuple)
-            Typically is ``data_iter.provide_label``."""
+    Typically is ``data_iter.provide_data``.
+label_shapes : list of (str, tuple)
+    Typically is ``data_iter.provide_label``."""
 )
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..base import fill_doc
 from . import mx2onnx as mx2onnx
 from ._lib import newest_opset as newest_opset
 from ._lib import require_onnx
@@ -17,14 +18,20 @@ from .mx2onnx import get_operator_support as get_operator_support
 
 __all__ = ["export_model", "get_operator_support", "import_model", "get_model_metadata"]
 
+# the argument the import functions share, documented once
+_doc = fill_doc(
+    model_file="""Parameters
+----------
+model_file : str
+    ONNX model file name""",
+)
 
+
+@_doc
 def import_model(model_file: str) -> tuple[Any, dict, dict]:
     """Imports the ONNX model file, passed as a parameter, into MXNet symbol and parameters.
 
-    Parameters
-    ----------
-    model_file : str
-        ONNX model file name
+    {model_file}
 
     Returns
     -------
@@ -41,14 +48,12 @@ def import_model(model_file: str) -> tuple[Any, dict, dict]:
     return _import_model(model_file)
 
 
+@_doc
 def get_model_metadata(model_file: str) -> dict[str, Any]:
     """Returns the name and shape information of input and output tensors of the given ONNX
     model file.
 
-    Parameters
-    ----------
-    model_file : str
-        ONNX model file name
+    {model_file}
 
     Returns
     -------

@@ -21,7 +21,7 @@ __all__ = ["do_rnn_checkpoint", "load_rnn_checkpoint", "rnn_unroll", "save_rnn_c
 
 _CELLS = _checkpoint_doc(
     cells="""cells : mxnet.rnn.RNNCell or list of RNNCells
-        The RNN cells used by this symbol."""
+    The RNN cells used by this symbol."""
 )
 
 

@@ -17,9 +17,23 @@ from typing import Any
 
 import numpy as np
 
-from ..base import ParamError, ShapeError
+from ..base import ParamError, ShapeError, fill_doc
 
 Generator = Callable[[int], Any]
+
+# the parts of the checks' documentation that they share, written once
+_doc = fill_doc(
+    generator="""generator : function
+    ``generator(N)`` returns N i.i.d. samples.""",
+    sigma_nsamples="""sigma : float
+    Expected standard deviation.
+nsamples : int
+    Number of samples to draw.
+
+Returns
+-------
+bool""",
+)
 
 
 def gen_buckets_probs_with_ppf(
@@ -48,23 +62,16 @@ def gen_buckets_probs_with_ppf(
     return buckets, probs
 
 
+@_doc
 def mean_check(generator: Generator, mu: float, sigma: float, nsamples: int = 1000000) -> bool:
     """Check that the sample mean lies within ``mu +- 3 * sigma / sqrt(nsamples)``.
 
     Parameters
     ----------
-    generator : function
-        ``generator(N)`` returns N i.i.d. samples.
+    {generator}
     mu : float
         Expected mean.
-    sigma : float
-        Expected standard deviation.
-    nsamples : int
-        Number of samples to draw.
-
-    Returns
-    -------
-    bool
+    {sigma_nsamples}
         Whether the mean test succeeds.
     """
     mean = np.asarray(_as_numpy(generator(nsamples))).mean()
@@ -72,21 +79,14 @@ def mean_check(generator: Generator, mu: float, sigma: float, nsamples: int = 10
     return bool(mu - half_width < mean < mu + half_width)
 
 
+@_doc
 def var_check(generator: Generator, sigma: float, nsamples: int = 1000000) -> bool:
     """Check that the sample variance lies within ``sigma^2 +- 3 * sqrt(2 sigma^4 / (n - 1))``.
 
     Parameters
     ----------
-    generator : function
-        ``generator(N)`` returns N i.i.d. samples.
-    sigma : float
-        Expected standard deviation.
-    nsamples : int
-        Number of samples to draw.
-
-    Returns
-    -------
-    bool
+    {generator}
+    {sigma_nsamples}
         Whether the variance test succeeds.
     """
     var = np.asarray(_as_numpy(generator(nsamples))).var(ddof=1)
@@ -94,6 +94,7 @@ def var_check(generator: Generator, sigma: float, nsamples: int = 1000000) -> bo
     return bool(sigma**2 - half_width < var < sigma**2 + half_width)
 
 
+@_doc
 def chi_square_check(
     generator: Generator,
     buckets: list[Any],
@@ -104,8 +105,7 @@ def chi_square_check(
 
     Parameters
     ----------
-    generator : function
-        ``generator(N)`` returns N i.i.d. samples.
+    {generator}
     buckets : list of tuple or list of number
         For a continuous distribution, ascending non-overlapping ``(low, high)`` ranges that
         cover its support; for a discrete one, every value it can take.
@@ -161,6 +161,7 @@ def chi_square_check(
     return p, obs_freq, expected_freq
 
 
+@_doc
 def verify_generator(
     generator: Generator,
     buckets: list[Any],
@@ -174,8 +175,7 @@ def verify_generator(
 
     Parameters
     ----------
-    generator : function
-        ``generator(N)`` returns N i.i.d. samples.
+    {generator}
     buckets : list of tuple or list of number
         As for :func:`chi_square_check`.
     probs : list or tuple

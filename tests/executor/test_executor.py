@@ -236,3 +236,15 @@ def test_a_failing_step_is_named_in_the_error_whatever_the_bulking():
     exe.forward()
     with pytest.raises(mx.MXNetError, match="engine function 'bad' on cpu"):
         exe.outputs[0].asnumpy()
+
+
+def test_name_dicts_are_made_once_and_output_dict_refuses_duplicated_names():
+    y = mx.sym.relu(mx.sym.Variable("a"), name="r")
+    exe = y.simple_bind(mx.cpu(), a=(2,))
+    for name in ("arg_dict", "grad_dict", "aux_dict", "output_dict"):
+        assert getattr(exe, name) is getattr(exe, name)
+    assert list(exe.arg_dict) == ["a"] and exe.aux_dict == {}
+    assert exe.output_dict["r_output"] is exe.outputs[0]
+    twice = mx.sym.Group([y, y]).simple_bind(mx.cpu(), a=(2,))
+    with pytest.raises(mx.base.MXNetError, match="output_dict: the symbol has duplicated output"):
+        twice.output_dict  # noqa: B018
