@@ -276,7 +276,7 @@ def add_fileline_to_docstring(module: Any, incursive: bool = True) -> None:
             except (OSError, TypeError):
                 continue
             if fname is not None:
-                target.__doc__ += f"\n\nFrom:{fname}:{line}"
+                target.__doc__ = (target.__doc__ or "") + f"\n\nFrom:{fname}:{line}"
 
 
 def env_str(name: str, default: str, choices: Sequence[str] | None = None) -> str:

@@ -71,7 +71,7 @@ class Loss(HybridBlock):
     ----------
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(self, weight: float | None, batch_axis: int, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -128,7 +128,7 @@ class L2Loss(_PointwiseLoss):
     ----------
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(self, weight: float = 1.0, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
@@ -148,7 +148,7 @@ class L1Loss(_PointwiseLoss):
     ----------
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(self, weight: float | None = None, batch_axis: int = 0, **kwargs: Any) -> None:
         super().__init__(weight, batch_axis, **kwargs)
@@ -171,7 +171,7 @@ class SigmoidBinaryCrossEntropyLoss(Loss):
         stable through log-sum-exp trick.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(
         self,
@@ -228,7 +228,7 @@ class SoftmaxCrossEntropyLoss(Loss):
         of unnormalized numbers.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(
         self,
@@ -276,7 +276,7 @@ class KLDivLoss(Loss):
         is False.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(
         self,
@@ -369,7 +369,7 @@ class HuberLoss(_PointwiseLoss):
         Threshold for trimmed mean estimator.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(
         self, rho: float = 1, weight: float | None = None, batch_axis: int = 0, **kwargs: Any
@@ -398,7 +398,7 @@ class HingeLoss(_MarginLoss, _PointwiseLoss):
     ----------
     """
 
-    __doc__ += _HINGE_DOC
+    __doc__ = (__doc__ or "") + _HINGE_DOC
 
     def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         return F.relu(self._margin - pred * label)
@@ -412,7 +412,7 @@ class SquaredHingeLoss(_MarginLoss, _PointwiseLoss):
     ----------
     """
 
-    __doc__ += _HINGE_DOC
+    __doc__ = (__doc__ or "") + _HINGE_DOC
 
     def _pointwise(self, F: Any, pred: Any, label: Any) -> Any:
         return F.square(F.relu(self._margin - pred * label))
@@ -426,7 +426,7 @@ class LogisticLoss(_PointwiseLoss):
     ----------
     """
 
-    __doc__ += (
+    __doc__ = (__doc__ or "") + (
         _WEIGHT_DOC
         + """label_format : str, default 'signed'
         Can be either 'signed' or 'binary'. If the label_format is 'signed', all label values
@@ -464,7 +464,7 @@ class TripletLoss(_MarginLoss):
         Margin of separation between correct and incorrect pair.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def hybrid_forward(self, F: Any, pred: Any, positive: Any, negative: Any) -> Any:
         positive = _reshape_like(F, positive, pred)
@@ -492,7 +492,7 @@ class PoissonNLLLoss(Loss):
         \text{epsilon})`.
     """
 
-    __doc__ += (
+    __doc__ = (__doc__ or "") + (
         _WEIGHT_DOC
         + """compute_full: boolean, default False
         Indicates whether to add an approximation(Stirling factor) for the Factorial term in
@@ -536,7 +536,7 @@ class CosineEmbeddingLoss(Loss):
     ----------
     """
 
-    __doc__ += (
+    __doc__ = (__doc__ or "") + (
         _WEIGHT_DOC
         + """margin : float
         Margin of separation between correct and incorrect pair.
@@ -582,7 +582,7 @@ class SDMLLoss(Loss):
         Probability mass to be distributed over the minibatch. Must be < 1.0.
     """
 
-    __doc__ += _WEIGHT_DOC
+    __doc__ = (__doc__ or "") + _WEIGHT_DOC
 
     def __init__(
         self,

@@ -197,7 +197,7 @@ class RandomSizedCropAug(Augmenter):
     Parameters
     ----------"""
 
-    __doc__ += SIZE_CROP_PARAMS_DOC + "\n    "
+    __doc__ = (__doc__ or "") + SIZE_CROP_PARAMS_DOC + "\n    "
 
     def __init__(
         self, size: tuple, area: Any, ratio: tuple, interp: int = 2, **kwargs: Any

@@ -113,7 +113,7 @@ def imread(filename: str, flag: int = 1, to_rgb: bool = True, out: Any = None) -
     return _decoded(_decode_rgb(f"imread({filename!r})", data, flag, to_rgb), out)
 
 
-imread.__doc__ += _DECODE_OUT_DOC
+imread.__doc__ = (imread.__doc__ or "") + _DECODE_OUT_DOC
 
 
 def _nd(arr: np.ndarray) -> Any:
@@ -151,7 +151,7 @@ def imdecode(buf: Any, flag: int = 1, to_rgb: bool = True, out: Any = None) -> A
     return _decoded(_decode_rgb("imdecode", buf, flag, to_rgb), out)
 
 
-imdecode.__doc__ += _DECODE_OUT_DOC
+imdecode.__doc__ = (imdecode.__doc__ or "") + _DECODE_OUT_DOC
 
 
 def imresize(src: Any, w: int, h: int, interp: int = 1, out: Any = None) -> Any:
@@ -366,7 +366,7 @@ def random_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
     )
 
 
-random_crop.__doc__ += _CROP_RETURNS_DOC
+random_crop.__doc__ = (random_crop.__doc__ or "") + _CROP_RETURNS_DOC
 
 
 def center_crop(src: Any, size: tuple, interp: int = 2) -> tuple[Any, tuple]:
@@ -452,7 +452,9 @@ def random_size_crop(
     return center_crop(src, size, interp)
 
 
-random_size_crop.__doc__ += SIZE_CROP_PARAMS_DOC + _CROP_RETURNS_DOC
+random_size_crop.__doc__ = (
+    (random_size_crop.__doc__ or "") + SIZE_CROP_PARAMS_DOC + _CROP_RETURNS_DOC
+)
 
 
 def imrotate(src: Any, rotation_degrees: Any, zoom_in: bool = False, zoom_out: bool = False) -> Any:

@@ -108,7 +108,7 @@ class EvalMetric:
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -300,7 +300,7 @@ class CompositeEvalMetric(EvalMetric):
     metrics : list of EvalMetric
         List of child metrics."""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,

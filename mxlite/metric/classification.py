@@ -26,7 +26,7 @@ class Accuracy(EvalMetric):
     axis : int, default=1
         The axis that represents classes"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -77,7 +77,7 @@ class TopKAccuracy(EvalMetric):
     top_k : int
         Whether targets are in top k predictions."""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -311,7 +311,7 @@ class PCC(EvalMetric):
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,

@@ -27,7 +27,7 @@ class Perplexity(EvalMetric):
         The axis from prediction that was used to compute softmax. By default use the last
         axis."""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -129,7 +129,7 @@ class MAE(_Regression):
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -151,7 +151,7 @@ class MSE(_Regression):
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -173,7 +173,7 @@ class RMSE(_Regression):
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -232,7 +232,7 @@ class CrossEntropy(_LabelLogLoss):
         Cross Entropy loss is undefined for predicted value is 0 or 1, so predicted values
         are added with the small constant."""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -255,7 +255,7 @@ class NegativeLogLikelihood(_LabelLogLoss):
         Negative log-likelihood loss is undefined for predicted value is 0, so predicted
         values are added with the small constant."""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,
@@ -364,7 +364,7 @@ class Loss(EvalMetric):
     Parameters
     ----------"""
 
-    __doc__ += _NAMES_DOC
+    __doc__ = (__doc__ or "") + _NAMES_DOC
 
     def __init__(
         self,

@@ -180,7 +180,7 @@ def csr_matrix(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: 
     return _create_common("csr_matrix", CSRNDArray, RowSparseNDArray, arg1, shape, ctx, dtype)
 
 
-csr_matrix.__doc__ += _CREATE_PARAMS_DOC.format("matrix")
+csr_matrix.__doc__ = (csr_matrix.__doc__ or "") + _CREATE_PARAMS_DOC.format("matrix")
 
 
 def row_sparse_array(arg1: Any, shape: Any = None, ctx: Context | None = None, dtype: Any = None):
@@ -208,7 +208,7 @@ def row_sparse_array(arg1: Any, shape: Any = None, ctx: Context | None = None, d
     return _create_common("row_sparse_array", RowSparseNDArray, CSRNDArray, arg1, shape, ctx, dtype)
 
 
-row_sparse_array.__doc__ += _CREATE_PARAMS_DOC.format("array")
+row_sparse_array.__doc__ = (row_sparse_array.__doc__ or "") + _CREATE_PARAMS_DOC.format("array")
 
 
 def _check_shape(want: Any, have: tuple) -> None:

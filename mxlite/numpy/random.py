@@ -282,7 +282,7 @@ power = _ARRAYS.power
 rayleigh = _ARRAYS.rayleigh
 
 # mx.sym.np.random: the same samplers composing symbols
-symbolic = types.ModuleType("mxlite.symbol.numpy.random", "mx.sym.np.random: " + __doc__)
+symbolic = types.ModuleType("mxlite.symbol.numpy.random", "mx.sym.np.random: " + (__doc__ or ""))
 _SYMBOLS = Sampler(_compose)
 for _name in __all__:
     setattr(symbolic, _name, getattr(_SYMBOLS, _name, None) or globals()[_name])

@@ -121,7 +121,7 @@ class Task(_InDomain):
 
     Aggregated under the domain's name; an async ('b'/'e') slice in the trace."""
 
-    __doc__ += _IN_DOMAIN_DOC.format("task")
+    __doc__ = (__doc__ or "") + _IN_DOMAIN_DOC.format("task")
     _kind = "task"
 
 
@@ -130,7 +130,7 @@ class Frame(_InDomain):
 
     Aggregated under '<domain>,frame'; a complete ('X') slice in the trace."""
 
-    __doc__ += _IN_DOMAIN_DOC.format("frame")
+    __doc__ = (__doc__ or "") + _IN_DOMAIN_DOC.format("frame")
     _kind = "frame"
     _suffix = ",frame"
 

@@ -456,7 +456,7 @@ class _Loader:
 class DataLoader(_Loader):
     """Loads data from a dataset and returns mini-batches of data."""
 
-    __doc__ += (
+    __doc__ = (__doc__ or "") + (
         _LOADER_PARAMS_DOC
         + """prefetch : int, default is `num_workers * 2`
         The number of prefetching batches only works if `num_workers` > 0.

@@ -240,7 +240,7 @@ class DataLoaderV1(_Loader):
     """Loads data from a dataset and returns mini-batches of data (MXNet's first
     multi-process loader: one process per worker fed through queues)."""
 
-    __doc__ += _LOADER_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _LOADER_PARAMS_DOC
 
     def __init__(
         self,

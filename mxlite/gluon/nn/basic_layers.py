@@ -94,7 +94,7 @@ _SEQUENTIAL_EXAMPLE = """
 class Sequential(_SequentialMixin, Block):
     """Stacks Blocks sequentially."""
 
-    __doc__ += _SEQUENTIAL_EXAMPLE.format("Sequential")
+    __doc__ = (__doc__ or "") + _SEQUENTIAL_EXAMPLE.format("Sequential")
 
     def forward(self, x: Any) -> Any:
         for block in self._children.values():
@@ -116,7 +116,11 @@ class Sequential(_SequentialMixin, Block):
 class HybridSequential(_SequentialMixin, HybridBlock):
     """Stacks HybridBlocks sequentially."""
 
-    __doc__ += _SEQUENTIAL_EXAMPLE.format("HybridSequential") + "    net.hybridize()\n    "
+    __doc__ = (
+        (__doc__ or "")
+        + _SEQUENTIAL_EXAMPLE.format("HybridSequential")
+        + "    net.hybridize()\n    "
+    )
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         for block in self._children.values():
@@ -409,7 +413,7 @@ class Concatenate(_ConcatMixin, Sequential):
     """Lays `Block` s concurrently: each child gets the same input and their outputs are
     concatenated along ``axis``."""
 
-    __doc__ += _CONCAT_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _CONCAT_PARAMS_DOC
 
     def forward(self, x: Any) -> Any:
         return nd.concat(*(block(x) for block in self._children.values()), dim=self.axis)
@@ -419,7 +423,7 @@ class HybridConcatenate(_ConcatMixin, HybridSequential):
     """Lays `HybridBlock` s concurrently: each child gets the same input and their outputs
     are concatenated along ``axis``."""
 
-    __doc__ += _CONCAT_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _CONCAT_PARAMS_DOC
 
     def hybrid_forward(self, F: Any, x: Any) -> Any:
         outs = [block(x) for block in self._children.values()]

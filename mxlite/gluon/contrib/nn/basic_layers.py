@@ -21,14 +21,14 @@ class Concurrent(_Concatenate):
     """Lays `Block` s concurrently: feeds its input to all children blocks and concatenates
     their outputs on the specified axis."""
 
-    __doc__ += _CONCAT_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _CONCAT_PARAMS_DOC
 
 
 class HybridConcurrent(HybridConcatenate):
     """Lays `HybridBlock` s concurrently: feeds its input to all children blocks and
     concatenates their outputs on the specified axis."""
 
-    __doc__ += _CONCAT_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _CONCAT_PARAMS_DOC
 
 
 class SparseEmbedding(Block):

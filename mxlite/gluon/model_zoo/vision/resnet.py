@@ -62,7 +62,7 @@ class _ResidualBlock(HybridBlock):
 class BasicBlockV1(_ResidualBlock):
     """Two 3x3 convolutions with BatchNorm, plus the shortcut (ResNet V1, 18 and 34 layers)."""
 
-    __doc__ += _BLOCK_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _BLOCK_PARAMS_DOC
 
     def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.body = nn.HybridSequential(prefix="")
@@ -79,7 +79,7 @@ class BottleneckV1(_ResidualBlock):
     """1x1, 3x3 and 1x1 convolutions with BatchNorm, plus the shortcut (ResNet V1, 50 layers
     and more). As in MXNet, the two 1x1 convolutions have a bias."""
 
-    __doc__ += _BLOCK_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _BLOCK_PARAMS_DOC
 
     def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.body = nn.HybridSequential(prefix="")
@@ -122,7 +122,7 @@ class _PreActBlock(_ResidualBlock):
 class BasicBlockV2(_PreActBlock):
     """Pre-activation block of two 3x3 convolutions (ResNet V2, 18 and 34 layers)."""
 
-    __doc__ += _BLOCK_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _BLOCK_PARAMS_DOC
 
     def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
         self.bn1 = nn.BatchNorm()
@@ -135,7 +135,7 @@ class BasicBlockV2(_PreActBlock):
 class BottleneckV2(_PreActBlock):
     """Pre-activation bottleneck block (ResNet V2, 50 layers and more)."""
 
-    __doc__ += _BLOCK_PARAMS_DOC
+    __doc__ = (__doc__ or "") + _BLOCK_PARAMS_DOC
     _convs = 3
 
     def _layers(self, channels: int, stride: int, downsample: bool, in_channels: int) -> None:
@@ -216,13 +216,13 @@ _RESNET_PARAMS_DOC = """
 class ResNetV1(_ResNet):
     """ResNet V1 ("Deep Residual Learning for Image Recognition")."""
 
-    __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV1 or BottleneckV1")
+    __doc__ = (__doc__ or "") + _RESNET_PARAMS_DOC.format("BasicBlockV1 or BottleneckV1")
 
 
 class ResNetV2(_ResNet):
     """ResNet V2 ("Identity Mappings in Deep Residual Networks")."""
 
-    __doc__ += _RESNET_PARAMS_DOC.format("BasicBlockV2 or BottleneckV2")
+    __doc__ = (__doc__ or "") + _RESNET_PARAMS_DOC.format("BasicBlockV2 or BottleneckV2")
 
     _preact = True
 
