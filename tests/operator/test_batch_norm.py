@@ -122,13 +122,15 @@ def test_float16_computes_in_float32() -> None:
 
 
 @pytest.mark.parametrize("train", [True, False])
-def test_output_in_place_over_data(train) -> None:
+@pytest.mark.parametrize("shape", [(4, 3, 5, 5), (4, 3, 16, 16)])
+def test_output_in_place_over_data(train, shape) -> None:
     """The planner may give the output x's own buffer (forward_inplace_option)."""
     from mxlite.context import cpu
     from mxlite.operator.registry import OpContext
     from tests.operator.opcheck import prop_of
 
-    x, params, _ = _inputs((4, 3, 5, 5), 1, dtype=np.float32, seed=5)
+    x, params, _ = _inputs(shape, 1, dtype=np.float32, seed=5)
+    x[:, 1] += 100.0  # far from 0: its variance recomputed on its own slice
     want = forward("BatchNorm", [x, *params], is_train=train, fix_gamma=False)[0]
     data = x.copy()
     outs = [data, np.empty(3, np.float32), np.empty(3, np.float32)]
@@ -199,3 +201,93 @@ def test_one_element_per_channel_gives_exactly_zero_data_gradient(shape, loc) ->
     dx = backward("BatchNorm", [x, *params], [dy, None, None], **kw)[0]
     assert not dx.any()
     np.testing.assert_array_equal(y, np.broadcast_to(params[1].reshape(1, -1, *shape[2:]), shape))
+
+
+# Training's statistics and element-wise passes at the shapes of real networks, against the
+# float64 textbook formulas: every output within float32 rounding of its scale (max abs
+# difference / max abs value), as issue 28 asks of kernels.
+NETWORK_SHAPES = [
+    ((8, 32, 112, 112), 1),  # MobileNet v1 at batch 8
+    ((8, 128, 56, 56), 1),
+    ((8, 512, 14, 14), 1),
+    ((8, 1024, 7, 7), 1),  # short planes: per-column sums
+    ((32, 256, 14, 14), 1),  # ResNet at batch 32
+    ((1, 64, 56, 56), 1),  # batch 1: the passes split columns
+    ((1, 512, 7, 7), 1),  # 49 elements per channel
+    ((8, 7, 7, 256), -1),  # channels last
+    ((4, 14, 64, 14), 2),
+]
+
+
+def _scale_error(got: np.ndarray, want: np.ndarray) -> float:
+    return float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
+
+
+def _check_network_shape(shape, axis, fix_gamma, dtype, loc, tol, **kw) -> None:
+    x, params, dy = _inputs(shape, axis, dtype=dtype, loc=loc, seed=10)
+    kw = {"axis": axis, "fix_gamma": fix_gamma, "eps": EPS, **kw}
+    outs = forward("BatchNorm", [x, *params], is_train=True, **kw)
+    grads = backward("BatchNorm", [x, *params], [dy, None, None], **kw)
+    want = _direct(x, params[0], params[1], dy, axis % x.ndim, fix_gamma)
+    for name, got, exp in zip(("y", "mean", "invstd", "dx", "dgamma", "dbeta"), [*outs, *grads],
+                              want):  # fmt: skip
+        if name == "dgamma" and fix_gamma:
+            assert not got.any()
+            continue
+        assert _scale_error(got, exp) <= tol, (name, _scale_error(got, exp))
+
+
+@pytest.mark.parametrize("shape,axis", NETWORK_SHAPES)
+@pytest.mark.parametrize("fix_gamma", [True, False])
+def test_network_shapes_match_float64_within_float32_rounding(shape, axis, fix_gamma) -> None:
+    _check_network_shape(shape, axis, fix_gamma, np.float32, 0.3, 2e-6)
+
+
+# channels 3, 7 and 50 standard deviations from 0: at 50 the one-pass variance is recomputed
+# on the channel's slice (module note of _batch_norm), and gamma's gradient reads the float32
+# mean output as MXNet's does (half an ulp of 50 against a spread of 1: ~3e-6 of its scale)
+@pytest.mark.parametrize("loc,tol", [(3.0, 2e-6), (7.0, 2e-6), (50.0, 1e-5)])
+def test_channels_near_and_far_from_zero(loc, tol) -> None:
+    _check_network_shape((8, 16, 14, 14), 1, False, np.float32, loc, tol)
+
+
+def test_a_mix_of_far_constant_and_near_channels() -> None:
+    x, params, dy = _inputs((8, 6, 20, 20), 1, dtype=np.float32, seed=11)
+    x[:, 1] += 500.0  # far: its variance recomputed on its own slice
+    x[:, 4] = 2.0  # constant: variance 0, far
+    kw = {"fix_gamma": False, "eps": EPS}
+    outs = forward("BatchNorm", [x, *params], is_train=True, **kw)
+    grads = backward("BatchNorm", [x, *params], [dy, None, None], **kw)
+    want = _direct(x, params[0], params[1], dy, 1, False)
+    for got, exp in zip([*outs, *grads], want):
+        for ch in range(6):  # each channel against its own scale
+            g, e = got[:, ch] if got.ndim > 1 else got[ch], exp[:, ch] if exp.ndim > 1 else exp[ch]
+            assert np.abs(g - e).max() <= 2e-5 * max(np.abs(e).max(), 1e-3)
+    np.testing.assert_array_equal(outs[0][:, 4], np.broadcast_to(params[1][4], (8, 20, 20)))
+
+
+@pytest.mark.parametrize("dtype,tol", [(np.float64, 1e-12), (np.float16, 2e-3)])
+def test_network_shape_float64_and_float16(dtype, tol) -> None:
+    _check_network_shape((8, 64, 14, 14), 1, False, dtype, 0.3, tol)
+
+
+def test_global_stats_and_output_mean_var_at_network_shape() -> None:
+    import mxlite as mx
+
+    x, params, dy = _inputs((8, 32, 14, 14), 1, dtype=np.float32, seed=12)
+    params[2], params[3] = np.full(32, 0.2, np.float32), np.full(32, 2.0, np.float32)
+    args = [mx.nd.array(a, dtype=np.float32) for a in (x, *params)]
+    with mx.autograd.record(train_mode=True):
+        y, mean, invstd = mx.nd.BatchNorm(*args, fix_gamma=False, eps=EPS, output_mean_var=True)
+    want = _direct(x, params[0], params[1], dy, 1, False)
+    for got, exp in zip((y, mean, invstd), want):
+        assert _scale_error(got.asnumpy(), exp) <= 2e-6
+    scale = params[0] / np.sqrt(2.0 + EPS)
+    expect = (x - 0.2) * scale.reshape(1, -1, 1, 1) + params[1].reshape(1, -1, 1, 1)
+    for train, kw in ((True, {"use_global_stats": True}), (False, {})):
+        with mx.autograd.record(train_mode=train):
+            y, mean, invstd = mx.nd.BatchNorm(*args, fix_gamma=False, eps=EPS,
+                                              output_mean_var=True, **kw)  # fmt: skip
+        assert _scale_error(y.asnumpy(), expect) <= 2e-6
+        np.testing.assert_allclose(mean.asnumpy(), 0.2, rtol=1e-7)
+        np.testing.assert_allclose(invstd.asnumpy(), 1 / np.sqrt(2.0 + EPS), rtol=1e-6)
