@@ -425,12 +425,12 @@ class BaseModule(SetupSteps):
     @property
     def data_names(self) -> list[str]:
         """A list of names for data required by this module."""
-        return self._data_names
+        return _kept(self, "_data_names")
 
     @property
     def output_names(self) -> list[str]:
         """A list of names for the outputs of this module."""
-        return self._output_names
+        return _kept(self, "_output_names")
 
     @property
     def data_shapes(self) -> list:
@@ -583,3 +583,14 @@ class BaseModule(SetupSteps):
         """Evaluates and accumulates evaluation metric on outputs of the last forward
         computation."""
         raise NotImplementedError()
+
+
+def _kept(module: BaseModule, attr: str) -> Any:
+    """The value a module kind keeps in ``attr``; a subclass that keeps none has not
+    implemented the property (NotImplementedError, as MXNet's abstract one raises)."""
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise NotImplementedError(
+            f"{type(module).__name__} does not implement {attr[1:]}"
+        ) from None

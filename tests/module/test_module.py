@@ -259,3 +259,12 @@ def test_bind_and_reshape_document_the_input_shapes_alike():
         assert text in method.__doc__
         assert "{" not in method.__doc__
     assert "grad_req : str, list of str" in mx.mod.Module.bind.__doc__
+
+
+@pytest.mark.parametrize("name", ["data_names", "output_names"])
+def test_a_base_module_subclass_without_names_has_not_implemented_them(name) -> None:
+    class Bare(mx.mod.BaseModule):
+        pass
+
+    with pytest.raises(NotImplementedError, match=name):
+        getattr(Bare(), name)
