@@ -46,15 +46,22 @@ def import_mx(impl: str) -> Any:
     return mx
 
 
+def timed_runs(fn: Callable[[], Any], repeat: int) -> tuple[list[float], list[float]]:
+    """The wall times and process CPU times (all threads) of ``repeat`` runs of ``fn()``, in
+    seconds, after one warm-up."""
+    fn()
+    wall, cpu = [], []
+    for _ in range(repeat):
+        t, c = time.perf_counter(), time.process_time()
+        fn()
+        wall.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    return wall, cpu
+
+
 def median_time(fn: Callable[[], Any], repeat: int) -> float:
     """Median wall time of ``fn()`` in seconds over ``repeat`` runs (after one warm-up)."""
-    fn()
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+    return statistics.median(timed_runs(fn, repeat)[0])
 
 
 def run(

@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import import_mx, parser, run  # noqa: E402
+from _common import import_mx, parser, run, timed_runs  # noqa: E402
 
 # name: (shape, layers of that shape in one network)
 SHAPES = {
@@ -56,13 +55,7 @@ SHAPES = {
 def _times(fn: Any, repeat: int) -> tuple[float, float]:
     """Median wall and process CPU milliseconds of ``fn()`` over ``repeat`` runs (after one
     warm-up)."""
-    fn()
-    wall, cpu = [], []
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
+    wall, cpu = timed_runs(fn, repeat)
     return round(statistics.median(wall) * 1e3, 3), round(statistics.median(cpu) * 1e3, 3)
 
 

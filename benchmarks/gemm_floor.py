@@ -41,20 +41,15 @@ from typing import Any
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # gluon_train, clients
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _common, gluon_train, clients
+from _common import timed_runs  # noqa: E402
 
 
 def best_times(fn: Any, repeat: int) -> tuple[float, float]:
     """The least wall time and the least process CPU time (all threads) of ``fn()`` over
     ``repeat`` runs after one warm-up, in seconds: a floor is what the machine can do, and
     other processes only ever add to a run's time."""
-    fn()
-    wall, cpu = [], []
-    for _ in range(repeat):
-        t, c = time.perf_counter(), time.process_time()
-        fn()
-        wall.append(time.perf_counter() - t)
-        cpu.append(time.process_time() - c)
+    wall, cpu = timed_runs(fn, repeat)
     return min(wall), min(cpu)
 
 
