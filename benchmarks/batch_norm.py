@@ -122,16 +122,17 @@ def _executor(mx: Any, x: Any, repeat: int) -> dict[str, float]:
 def measure(impl: str, repeat: int, shapes: str, only: tuple[str, ...]) -> dict[str, float]:
     mx = import_mx(impl)
     out: dict[str, Any] = {}
+    mobilenet = shapes == "mobilenet"
+    # a MobileNet training step's sums: each shape's figures times its number of layers
     step = dict.fromkeys(("step_fwdbwd_ms", "step_fwdbwd_cpu_ms", "step_exe_fwdbwd_ms",
-                          "step_exe_fwdbwd_cpu_ms"), 0.0)  # fmt: skip
+                          "step_exe_fwdbwd_cpu_ms") if mobilenet else (), 0.0)  # fmt: skip
     for name, (shape, count) in SHAPES[shapes].items():
         if name in only:
-            figures = _case(mx, shape, repeat, fix_gamma=shapes == "mobilenet")
+            figures = _case(mx, shape, repeat, fix_gamma=mobilenet)
             out.update({f"{name}_{k}": v for k, v in figures.items()})
             for k in step:
                 step[k] += count * figures[k[5:]]
-    if shapes == "mobilenet":
-        out.update({k: round(v, 3) for k, v in step.items()})
+    out.update({k: round(v, 3) for k, v in step.items()})
     return out
 
 
