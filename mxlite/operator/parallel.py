@@ -17,12 +17,16 @@ import numpy as np
 
 from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "elementwise", "matmul"]
+__all__ = ["num_threads", "over_rows", "elementwise", "matmul", "relu_into"]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 # multiply-adds below which a product runs in one call: splitting the products of a small MLP
 # costs more in hand-offs than it gains
 _MIN_FLOPS = 1 << 25
+# elements of the zero row relu() compares against, and the shortest row it splits
+_ZERO_ROW = 1 << 16
+_MIN_ROW = 256
+_zero_rows: dict[np.dtype, Any] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_size = 0
@@ -135,4 +139,31 @@ def matmul(xp: Any, a: Any, b: Any, out: Any = None) -> Any:
             for lo, hi in _bounds(n_cols, n)
         ]
     _spread(calls)
+    return out
+
+
+def relu_into(xp: Any, x: Any, out: Any = None) -> Any:
+    """``max(x, 0)`` into ``out`` (x's shape; it may be x; None: a new array), NaN kept as
+    MXNet's relu keeps it.
+    NumPy 2's ``maximum`` against a scalar runs a loop 3-4x slower than against an array, so
+    NumPy float arrays are compared with a cached row of zeros, piece by piece along the last
+    axis (the whole array as one row where both are contiguous); the values are the same."""
+    if xp is not np or x.dtype.kind != "f" or x.ndim == 0:
+        return xp.maximum(x, x.dtype.type(0), out=out)
+    if out is None:
+        out = np.empty(x.shape, x.dtype)
+    a, o = x, out
+    if a.flags.c_contiguous and o.flags.c_contiguous:
+        a, o = a.reshape(-1), o.reshape(-1)
+    n = a.shape[-1]
+    if n < _MIN_ROW:
+        return np.maximum(x, x.dtype.type(0), out=out)
+    zeros = _zero_rows.get(a.dtype)
+    if zeros is None or len(zeros) != _ZERO_ROW:
+        zeros = np.zeros(_ZERO_ROW, a.dtype)
+        zeros.flags.writeable = False
+        _zero_rows[a.dtype] = zeros
+    for i in range(0, n, _ZERO_ROW):
+        j = min(n, i + _ZERO_ROW)
+        np.maximum(a[..., i:j], zeros[: j - i], out=o[..., i:j])
     return out

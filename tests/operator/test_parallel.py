@@ -43,3 +43,21 @@ def test_over_rows_covers_every_row(split_everything):
     parallel.over_rows(double, 10, 10, x, y)
     np.testing.assert_array_equal(y, 2 * x)
     assert sorted(blocks) == [3, 3, 4]  # split over the three threads
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64, np.int32])
+@pytest.mark.parametrize(
+    "layout", ["contiguous", "in_place", "strided_long_rows", "strided_short_rows"]
+)
+def test_relu_into_equals_maximum_bit_for_bit(monkeypatch, dtype, layout) -> None:
+    monkeypatch.setattr(parallel, "_ZERO_ROW", 300)  # several pieces per row
+    rng = np.random.RandomState(1)
+    base = rng.uniform(-2, 2, (3, 5, 1000)).astype(dtype)
+    if base.dtype.kind == "f":
+        base.reshape(-1)[:6] = [np.nan, -np.nan, -0.0, 0.0, np.inf, -np.inf]
+    x = {"strided_long_rows": base[:, ::2], "strided_short_rows": base[..., ::7]}.get(layout, base)
+    want = np.maximum(x, x.dtype.type(0))
+    out = x if layout == "in_place" else np.full(x.shape, 7, dtype)
+    assert parallel.relu_into(np, x, out) is out
+    np.testing.assert_array_equal(out.view(f"i{out.itemsize}"), want.view(f"i{want.itemsize}"))
+    np.testing.assert_array_equal(parallel.relu_into(np, x), want)

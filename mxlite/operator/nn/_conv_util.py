@@ -45,7 +45,7 @@ import numpy as np
 
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
-from ..parallel import matmul, over_rows
+from ..parallel import matmul, over_rows, relu_into
 from . import _conv_rows, _depthwise
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
@@ -416,7 +416,7 @@ def conv_forward(
                 if res:
                     out += res[0]
             if relu:
-                xp.maximum(out, 0, out=out)
+                relu_into(xp, out, out)
 
         _batch_parallel(xp, run, n, x.size * f // groups, x, out, *extra)
         return out
@@ -445,7 +445,7 @@ def conv_forward(
             y = y[(slice(None), slice(None), *grid.out_cells[1:])].swapaxes(0, 1)
             dst = out[lo:hi]
             if relu and not res and (b is None or fold):
-                xp.maximum(y, 0, out=dst)  # the copy out and the relu in one pass
+                relu_into(xp, y, dst)  # the copy out and the relu in one pass
                 continue
             if res:  # element by element, so the residual may be out itself
                 xp.add(y, res[0][lo:hi], out=dst)
@@ -454,7 +454,7 @@ def conv_forward(
             if b is not None and not fold:
                 dst += b
             if relu:
-                xp.maximum(dst, 0, out=dst)
+                relu_into(xp, dst, dst)
 
     _batch_parallel(xp, run, n, x.size * nk, x, out, *extra, depthwise=w.shape[1] == 1)
     return out

@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from ...base import Shape
-from ..parallel import matmul, over_rows
+from ..parallel import matmul, over_rows, relu_into
 from ._conv_util import _batch_parallel
 
 __all__ = ["Transform", "transform", "kernel_transform", "forward", "weight_grad"]
@@ -284,13 +284,13 @@ def forward(
                 elif res:
                     xp.add(y[cell], src[cell], out=dst[cell])
                 elif relu:
-                    xp.maximum(y[cell], 0, out=dst[cell])  # the copy out and the relu
+                    relu_into(xp, y[cell], dst[cell])  # the copy out and the relu
                 elif b6 is None:
                     dst[cell] = y[cell]
                 else:
                     xp.add(y[cell], b6, out=dst[cell])
             if relu and res:
-                xp.maximum(out[lo:hi], 0, out=out[lo:hi])
+                relu_into(xp, out[lo:hi], out[lo:hi])
 
     extra = () if residual is None else (residual,)
     _batch_parallel(xp, run, n_img, x.size * nn, x, out, *extra)

@@ -25,7 +25,7 @@ import numpy as np
 from ...base import DTypeError, Shape, ShapeError
 from ...context import Context
 from ...resource import ResourceRequest
-from ..parallel import elementwise
+from ..parallel import elementwise, relu_into
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
@@ -107,7 +107,7 @@ class _ActivationOp(Operator):
         xp = self.xp
         if req[0] != OpReq.ADD:
             if self.act_type == "relu":
-                elementwise(lambda a, o: xp.maximum(a, 0, out=o), x, out)
+                elementwise(lambda a, o: relu_into(xp, a, o), x, out)
                 return
             if self.act_type == "sigmoid":  # 1 / (1 + exp(-x)) in out: no temporaries
                 xp.negative(x, out=out)

@@ -36,7 +36,7 @@ from ..contrib.quantized_ops import (
     _range_scale,
     calib_range_field,
 )
-from ..parallel import over_rows
+from ..parallel import over_rows, relu_into
 from ..param import Param, field
 from ..registry import OpContext, OperatorProperty, dtype_assign, shape_assign
 from ..req import OpReq, assign
@@ -146,7 +146,7 @@ class PostOp:
 
     def __call__(self, y: np.ndarray) -> np.ndarray:
         if self.kind == "relu":
-            return np.maximum(y, 0, out=y)
+            return relu_into(np, y, y)
         out = np.empty_like(y)
         ctx = OpContext(False, None, [])
         self.prop.operator(_CPU).forward(ctx, [y], [OpReq.WRITE], [out], [])

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ...base import DTypeError
+from ..parallel import relu_into
 from ..param import DTYPE_NAMES, Param, field
 from ..registry import OperatorProperty, OpTest
 from ..simple_op import GradNeeds, identity_op, simple_op
@@ -148,7 +149,7 @@ def _int_identity(ufunc: str) -> Any:
 
 
 def _relu(xp: Any, x: Any, out: Any) -> Any:
-    return xp.maximum(x, x.dtype.type(0), out=out)  # maximum keeps nan, as MXNet's relu
+    return relu_into(xp, x, out)  # maximum keeps nan, as MXNet's relu
 
 
 def _uf(name: str) -> Any:
