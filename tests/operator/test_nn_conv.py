@@ -580,3 +580,29 @@ def test_data_gradient_with_the_last_axis_in_the_product_matches_col2im(
         results.append(out)
     for got in results[1:]:
         np.testing.assert_allclose(got, results[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("one_product", [128, 0])  # small maps in one product, or per image
+@pytest.mark.parametrize("groups", [1, 2])
+@pytest.mark.parametrize("xshape", [(5, 8, 7, 7), (1, 8, 3, 5), (4, 6, 13, 11)])
+def test_pointwise_weight_gradient_matches_the_direct_sum(
+    xshape, groups, one_product, monkeypatch
+) -> None:
+    """1x1 weight and bias gradients: over small maps one product across the images (K = N *
+    H * W), else one product per image added up; both equal the direct sum."""
+    from mxlite.operator.nn import _conv_util
+
+    monkeypatch.setattr(_conv_util, "_POINTWISE_ONE_PRODUCT", one_product)
+    rng = np.random.default_rng(4)
+    f, cg = 4, xshape[1] // groups
+    x = rng.uniform(-1, 1, xshape).astype(np.float32)
+    w = rng.uniform(-1, 1, (f, cg, 1, 1)).astype(np.float32)
+    b = rng.uniform(-1, 1, (f,)).astype(np.float32)
+    params = dict(kernel=(1, 1), num_filter=f, num_group=groups)
+    dy = rng.uniform(-1, 1, (xshape[0], f, *xshape[2:])).astype(np.float32)
+    _, dw, db = backward("Convolution", [x, w, b], [dy], **params)
+    xg = x.astype(np.float64).reshape(xshape[0], groups, cg, -1)
+    dyg = dy.astype(np.float64).reshape(xshape[0], groups, f // groups, -1)
+    want = np.einsum("ngfs,ngcs->gfc", dyg, xg).reshape(f, cg, 1, 1)
+    np.testing.assert_allclose(dw, want, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(db, dy.sum(axis=(0, 2, 3)), rtol=1e-5, atol=1e-5)
