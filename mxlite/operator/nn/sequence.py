@@ -22,35 +22,29 @@ from ..req import OpReq, assign
 __all__: list[str] = []
 
 
-class SequenceMaskParam(Param):
+class _SequenceParam(Param):
+    """The flag all three operators take first."""
+
     use_sequence_length: bool = field(
         default=False,
         doc="If set to true, this layer takes in an extra input parameter `sequence_length` "
         "to specify variable length sequence",
     )
+
+
+_AXIS_0_1 = "The sequence axis. Only values of 0 and 1 are currently supported."
+
+
+class SequenceMaskParam(_SequenceParam):
     value: float = field(default=0.0, doc="The value to be used as a mask.")
-    axis: int = field(
-        default=0, doc="The sequence axis. Only values of 0 and 1 are currently supported."
-    )
+    axis: int = field(default=0, doc=_AXIS_0_1)
 
 
-class SequenceLastParam(Param):
-    use_sequence_length: bool = field(
-        default=False,
-        doc="If set to true, this layer takes in an extra input parameter `sequence_length` "
-        "to specify variable length sequence",
-    )
-    axis: int = field(
-        default=0, doc="The sequence axis. Only values of 0 and 1 are currently supported."
-    )
+class SequenceLastParam(_SequenceParam):
+    axis: int = field(default=0, doc=_AXIS_0_1)
 
 
-class SequenceReverseParam(Param):
-    use_sequence_length: bool = field(
-        default=False,
-        doc="If set to true, this layer takes in an extra input parameter `sequence_length` "
-        "to specify variable length sequence",
-    )
+class SequenceReverseParam(_SequenceParam):
     axis: int = field(default=0, doc="The sequence axis. Only 0 is currently supported.")
 
 
