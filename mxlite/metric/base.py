@@ -58,6 +58,53 @@ _NAMES_DOC = """
         all labels."""
 
 
+# What F1, MCC and PearsonCorrelation say of their ``average`` argument; ``{what}`` names the
+# score ("F1 scores" ...) and ``{one}`` a single one ("F1 score" ...).
+_AVERAGE_DOC = """
+    average : str, default 'macro'
+        Strategy to be used for aggregating across mini-batches.
+            "macro": average the {what} for each batch.
+            "micro": compute a single {one} across all batches.
+    """
+
+
+def names_init(default_name: str) -> Callable[..., None]:
+    """The ``__init__`` of a metric whose only arguments are MXNet's naming ones: ``name``
+    (defaulting to ``default_name``), ``output_names`` and ``label_names``; it keeps global
+    statistics."""
+
+    def __init__(
+        self,
+        name: str = default_name,
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        EvalMetric.__init__(
+            self, name, output_names=output_names, label_names=label_names, has_global_stats=True
+        )
+
+    return __init__
+
+
+def average_init(default_name: str) -> Callable[..., None]:
+    """The ``__init__`` of F1, MCC and PearsonCorrelation: :func:`names_init`'s arguments and
+    ``average``, which the class's ``_set_average`` takes before the base class resets it."""
+
+    def __init__(
+        self,
+        name: str = default_name,
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+        average: str = "macro",
+    ) -> None:
+        self._set_average(average)
+        EvalMetric.__init__(
+            self, name, output_names=output_names, label_names=label_names, has_global_stats=True
+        )
+
+    return __init__
+
+
 def _is_array(x: Any) -> bool:
     from ..ndarray import NDArray
 
