@@ -171,6 +171,26 @@ class EvalMetric:
         self._kwargs = kwargs
         self.reset()
 
+    def _init_kept(
+        self,
+        name: str,
+        output_names: list[str] | None,
+        label_names: list[str] | None,
+        **options: Any,
+    ) -> None:
+        """``__init__`` for a metric that keeps global statistics, with its own arguments
+        ``options`` kept in its config (``get_config``) and as attributes of the same names."""
+        EvalMetric.__init__(
+            self,
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+            **options,
+        )
+        for key, value in options.items():
+            setattr(self, key, value)
+
     def __str__(self) -> str:
         return f"EvalMetric: {dict(self.get_name_value())}"
 

@@ -44,14 +44,7 @@ class Accuracy(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            axis=axis,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.axis = axis
+        self._init_kept(name, output_names, label_names, axis=axis)
 
     def update(self, labels: Any, preds: Any) -> None:
         """Updates the internal evaluation result.
@@ -95,14 +88,7 @@ class TopKAccuracy(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            top_k=top_k,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.top_k = top_k
+        self._init_kept(name, output_names, label_names, top_k=top_k)
         if self.top_k <= 1:
             raise ParamError(
                 f"TopKAccuracy: argument 'top_k' must be > 1 (use Accuracy otherwise), got {top_k}"

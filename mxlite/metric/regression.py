@@ -48,14 +48,7 @@ class Perplexity(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            ignore_label=ignore_label,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.ignore_label = ignore_label
+        self._init_kept(name, output_names, label_names, ignore_label=ignore_label)
         self.axis = axis
 
     def update(self, labels: Any, preds: Any) -> None:
@@ -185,15 +178,7 @@ def _eps_init(default_name: str) -> Callable[..., None]:
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        EvalMetric.__init__(
-            self,
-            name,
-            eps=eps,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.eps = eps
+        self._init_kept(name, output_names, label_names, eps=eps)
 
     return __init__
 
