@@ -79,9 +79,7 @@ def names_init(default_name: str) -> Callable[..., None]:
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        EvalMetric.__init__(
-            self, name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
+        self._init_kept(name, output_names, label_names)
 
     return __init__
 
@@ -98,9 +96,7 @@ def average_init(default_name: str) -> Callable[..., None]:
         average: str = "macro",
     ) -> None:
         self._set_average(average)
-        EvalMetric.__init__(
-            self, name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
+        self._init_kept(name, output_names, label_names)
 
     return __init__
 
