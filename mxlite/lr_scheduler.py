@@ -19,7 +19,7 @@ from __future__ import annotations
 import logging
 from math import cos, pi
 
-from .base import ParamError
+from .base import ParamError, fill_doc
 from .fileio import allow
 
 __all__ = [
@@ -196,6 +196,19 @@ class MultiFactorScheduler(LRScheduler):
         return self.base_lr
 
 
+# The parameters PolyScheduler and CosineScheduler document alike.
+_decay_doc = fill_doc(
+    decay_from="""max_update : int
+    The number of updates after which the learning rate stays at ``final_lr``.
+base_lr : float, default 0.01
+    The base learning rate.""",
+    decay_to="""final_lr : float, default 0
+    The final learning rate.
+warmup_steps, warmup_begin_lr, warmup_mode
+    As :class:`LRScheduler`.""",
+)
+
+
 class _DecayScheduler(LRScheduler):
     """Poly and Cosine: after the warmup, ``base_lr`` goes from ``base_lr_orig`` to
     ``final_lr`` over ``max_steps`` updates, following the class's ``_decay`` (1 to 0)."""
@@ -220,21 +233,16 @@ class _DecayScheduler(LRScheduler):
         return self.base_lr
 
 
+@_decay_doc
 class PolyScheduler(_DecayScheduler):
     """Polynomial decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     Parameters
     ----------
-    max_update : int
-        The number of updates after which the learning rate stays at ``final_lr``.
-    base_lr : float, default 0.01
-        The base learning rate.
+    {decay_from}
     pwr : int, default 2
         The power of the decay term.
-    final_lr : float, default 0
-        The final learning rate.
-    warmup_steps, warmup_begin_lr, warmup_mode
-        As :class:`LRScheduler`.
+    {decay_to}
     """
 
     def __init__(
@@ -255,19 +263,14 @@ class PolyScheduler(_DecayScheduler):
         return pow(1 - float(done) / float(self.max_steps), self.power)
 
 
+@_decay_doc
 class CosineScheduler(_DecayScheduler):
     """Cosine decay from ``base_lr`` to ``final_lr`` over ``max_update`` updates.
 
     Parameters
     ----------
-    max_update : int
-        The number of updates after which the learning rate stays at ``final_lr``.
-    base_lr : float, default 0.01
-        The base learning rate.
-    final_lr : float, default 0
-        The final learning rate.
-    warmup_steps, warmup_begin_lr, warmup_mode
-        As :class:`LRScheduler`.
+    {decay_from}
+    {decay_to}
     """
 
     def __init__(

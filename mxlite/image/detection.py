@@ -118,32 +118,26 @@ class ImageDetIter(ImageIter):
             ]
             self.label_shape = tuple(label_shape)
 
-    def _batchify(self, batch_data: Any, batch_label: Any, start: int = 0) -> int:
+    def _checked_sample(self, data: Any, label: Any) -> tuple:
+        # the labels are parsed and the image augmented here, so that a RuntimeError from
+        # either skips the image
+        self.check_valid_image([data])
+        label = self._parse_label(label)
+        data, label = self.augmentation_transform(data, label)
+        self._check_valid_label(label)
+        return data, label
+
+    def _augmented_sample(self, data: Any, label: Any) -> tuple:
+        return data, label
+
+    @staticmethod
+    def _store_label(batch_label: Any, i: int, label: Any) -> None:
         from .. import ndarray as nd
 
-        i = start
-        try:
-            while i < self.batch_size:
-                label, s = self.next_sample()
-                data = self.imdecode(s)
-                try:
-                    self.check_valid_image([data])
-                    label = self._parse_label(label)
-                    data, label = self.augmentation_transform(data, label)
-                    self._check_valid_label(label)
-                except RuntimeError as exc:
-                    logging.debug("Invalid image, skipping:  %s", exc)
-                    continue
-                batch_data[i] = self.postprocess_data(data)
-                num = label.shape[0]
-                batch_label[i][0:num] = nd.array(label)
-                if num < batch_label[i].shape[0]:
-                    batch_label[i][num:] = -1
-                i += 1
-        except StopIteration:
-            if not i:
-                raise
-        return i
+        num = label.shape[0]
+        batch_label[i][0:num] = nd.array(label)
+        if num < batch_label[i].shape[0]:
+            batch_label[i][num:] = -1
 
     def _new_batch(self) -> tuple:
         from .. import ndarray as nd

@@ -229,18 +229,31 @@ class ImageIter(DataIter):
                 label, s = self.next_sample()
                 data = self.imdecode(s)
                 try:
-                    self.check_valid_image(data)
+                    data, label = self._checked_sample(data, label)
                 except RuntimeError as exc:
                     logging.debug("Invalid image, skipping:  %s", exc)
                     continue
-                data = self.augmentation_transform(data)
+                data, label = self._augmented_sample(data, label)
                 batch_data[i] = self.postprocess_data(data)
-                batch_label[i] = label
+                self._store_label(batch_label, i, label)
                 i += 1
         except StopIteration:
             if not i:
                 raise
         return i
+
+    # The steps of _batchify that ImageDetIter changes: a RuntimeError from _checked_sample
+    # skips the image; one from _augmented_sample reaches the caller.
+    def _checked_sample(self, data: Any, label: Any) -> tuple:
+        self.check_valid_image(data)
+        return data, label
+
+    def _augmented_sample(self, data: Any, label: Any) -> tuple:
+        return self.augmentation_transform(data), label
+
+    @staticmethod
+    def _store_label(batch_label: Any, i: int, label: Any) -> None:
+        batch_label[i] = label
 
     def next(self) -> DataBatch:
         """Returns the next batch of data."""

@@ -58,6 +58,49 @@ _NAMES_DOC = """
         all labels."""
 
 
+# What F1, MCC and PearsonCorrelation say of their ``average`` argument; ``{what}`` names the
+# score ("F1 scores" ...) and ``{one}`` a single one ("F1 score" ...).
+_AVERAGE_DOC = """
+    average : str, default 'macro'
+        Strategy to be used for aggregating across mini-batches.
+            "macro": average the {what} for each batch.
+            "micro": compute a single {one} across all batches.
+    """
+
+
+def names_init(default_name: str) -> Callable[..., None]:
+    """The ``__init__`` of a metric whose only arguments are MXNet's naming ones: ``name``
+    (defaulting to ``default_name``), ``output_names`` and ``label_names``; it keeps global
+    statistics."""
+
+    def __init__(
+        self,
+        name: str = default_name,
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+    ) -> None:
+        self._init_kept(name, output_names, label_names)
+
+    return __init__
+
+
+def average_init(default_name: str) -> Callable[..., None]:
+    """The ``__init__`` of F1, MCC and PearsonCorrelation: :func:`names_init`'s arguments and
+    ``average``, which the class's ``_set_average`` takes before the base class resets it."""
+
+    def __init__(
+        self,
+        name: str = default_name,
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
+        average: str = "macro",
+    ) -> None:
+        self._set_average(average)
+        self._init_kept(name, output_names, label_names)
+
+    return __init__
+
+
 def _is_array(x: Any) -> bool:
     from ..ndarray import NDArray
 
@@ -123,6 +166,26 @@ class EvalMetric:
         self._has_global_stats = kwargs.pop("has_global_stats", False)
         self._kwargs = kwargs
         self.reset()
+
+    def _init_kept(
+        self,
+        name: str,
+        output_names: list[str] | None,
+        label_names: list[str] | None,
+        **options: Any,
+    ) -> None:
+        """``__init__`` for a metric that keeps global statistics, with its own arguments
+        ``options`` kept in its config (``get_config``) and as attributes of the same names."""
+        EvalMetric.__init__(
+            self,
+            name,
+            output_names=output_names,
+            label_names=label_names,
+            has_global_stats=True,
+            **options,
+        )
+        for key, value in options.items():
+            setattr(self, key, value)
 
     def __str__(self) -> str:
         return f"EvalMetric: {dict(self.get_name_value())}"

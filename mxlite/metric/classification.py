@@ -13,7 +13,16 @@ from typing import Any
 import numpy
 
 from ..base import MXNetError, ParamError, ShapeError
-from .base import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
+from .base import (
+    _AVERAGE_DOC,
+    _NAMES_DOC,
+    EvalMetric,
+    _as_numpy,
+    alias,
+    average_init,
+    check_label_shapes,
+    register,
+)
 
 
 @register
@@ -35,14 +44,7 @@ class Accuracy(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            axis=axis,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.axis = axis
+        self._init_kept(name, output_names, label_names, axis=axis)
 
     def update(self, labels: Any, preds: Any) -> None:
         """Updates the internal evaluation result.
@@ -86,14 +88,7 @@ class TopKAccuracy(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            top_k=top_k,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.top_k = top_k
+        self._init_kept(name, output_names, label_names, top_k=top_k)
         if self.top_k <= 1:
             raise ParamError(
                 f"TopKAccuracy: argument 'top_k' must be > 1 (use Accuracy otherwise), got {top_k}"
@@ -189,13 +184,7 @@ class _BinaryMetric(EvalMetric):
     """F1 and MCC: a score of the binary counts, averaged per update ('macro') or over all
     samples ('micro')."""
 
-    def __init__(
-        self,
-        name: str,
-        output_names: list[str] | None,
-        label_names: list[str] | None,
-        average: str,
-    ) -> None:
+    def _set_average(self, average: str) -> None:
         if average not in ("macro", "micro"):
             raise ParamError(
                 f"{type(self).__name__}: argument 'average' must be 'macro' or 'micro', "
@@ -203,9 +192,6 @@ class _BinaryMetric(EvalMetric):
             )
         self.average = average
         self._counts = _BinaryCounts()
-        super().__init__(
-            name=name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
 
     def _score(self, c: dict[str, int]) -> float:
         raise NotImplementedError
@@ -246,27 +232,10 @@ class F1(_BinaryMetric):
     precision and recall. The prediction's class is its argmax over axis 1.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display.
-    output_names : list of str, or None
-        Name of predictions that should be used when updating with update_dict.
-    label_names : list of str, or None
-        Name of labels that should be used when updating with update_dict.
-    average : str, default 'macro'
-        Strategy to be used for aggregating across mini-batches.
-            "macro": average the F1 scores for each batch.
-            "micro": compute a single F1 score across all batches.
-    """
+    ----------"""
 
-    def __init__(
-        self,
-        name: str = "f1",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-        average: str = "macro",
-    ) -> None:
-        super().__init__(name, output_names, label_names, average)
+    __doc__ = (__doc__ or "") + _NAMES_DOC + _AVERAGE_DOC.format(what="F1 scores", one="F1 score")
+    __init__ = average_init("f1")
 
     def _score(self, c: dict[str, int]) -> float:
         return self._counts.fscore(c)
@@ -277,27 +246,10 @@ class MCC(_BinaryMetric):
     """Computes the Matthews Correlation Coefficient of a binary classification problem.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display.
-    output_names : list of str, or None
-        Name of predictions that should be used when updating with update_dict.
-    label_names : list of str, or None
-        Name of labels that should be used when updating with update_dict.
-    average : str, default 'macro'
-        Strategy to be used for aggregating across mini-batches.
-            "macro": average the MCC for each batch.
-            "micro": compute a single MCC across all batches.
-    """
+    ----------"""
 
-    def __init__(
-        self,
-        name: str = "mcc",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-        average: str = "macro",
-    ) -> None:
-        super().__init__(name, output_names, label_names, average)
+    __doc__ = (__doc__ or "") + _NAMES_DOC + _AVERAGE_DOC.format(what="MCC", one="MCC")
+    __init__ = average_init("mcc")
 
     def _score(self, c: dict[str, int]) -> float:
         return self._counts.matthewscc(c)

@@ -6,12 +6,23 @@ CrossEntropy, NegativeLogLikelihood, PearsonCorrelation, Loss, Torch, Caffe), ha
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy
 
 from ..base import ShapeError
-from .base import _NAMES_DOC, EvalMetric, _as_numpy, alias, check_label_shapes, register
+from .base import (
+    _AVERAGE_DOC,
+    _NAMES_DOC,
+    EvalMetric,
+    _as_numpy,
+    alias,
+    average_init,
+    check_label_shapes,
+    names_init,
+    register,
+)
 
 
 @register
@@ -37,14 +48,7 @@ class Perplexity(EvalMetric):
         output_names: list[str] | None = None,
         label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            ignore_label=ignore_label,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.ignore_label = ignore_label
+        self._init_kept(name, output_names, label_names, ignore_label=ignore_label)
         self.axis = axis
 
     def update(self, labels: Any, preds: Any) -> None:
@@ -104,13 +108,6 @@ def _as_columns(label: Any, pred: Any) -> tuple[numpy.ndarray, numpy.ndarray]:
 class _Regression(EvalMetric):
     """A per-array regression error; one instance per array, as MXNet counts it."""
 
-    def __init__(
-        self, name: str, output_names: list[str] | None, label_names: list[str] | None
-    ) -> None:
-        super().__init__(
-            name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
-
     @staticmethod
     def _error(diff: numpy.ndarray) -> Any:
         raise NotImplementedError
@@ -131,13 +128,7 @@ class MAE(_Regression):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        name: str = "mae",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(name, output_names, label_names)
+    __init__ = names_init("mae")
 
     @staticmethod
     def _error(diff: numpy.ndarray) -> Any:
@@ -153,13 +144,7 @@ class MSE(_Regression):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        name: str = "mse",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(name, output_names, label_names)
+    __init__ = names_init("mse")
 
     @staticmethod
     def _error(diff: numpy.ndarray) -> Any:
@@ -175,37 +160,31 @@ class RMSE(_Regression):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        name: str = "rmse",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(name, output_names, label_names)
+    __init__ = names_init("rmse")
 
     @staticmethod
     def _error(diff: numpy.ndarray) -> Any:
         return numpy.sqrt((diff**2.0).mean())
 
 
-class _LabelLogLoss(EvalMetric):
-    """Sum of ``-log(p[label] + eps)`` over samples, divided by the number of samples."""
+def _eps_init(default_name: str) -> Callable[..., None]:
+    """The ``__init__`` of CrossEntropy and NegativeLogLikelihood: ``eps`` and the naming
+    arguments, ``name`` defaulting to ``default_name``."""
 
     def __init__(
         self,
-        eps: float,
-        name: str,
-        output_names: list[str] | None,
-        label_names: list[str] | None,
+        eps: float = 1e-12,
+        name: str = default_name,
+        output_names: list[str] | None = None,
+        label_names: list[str] | None = None,
     ) -> None:
-        super().__init__(
-            name,
-            eps=eps,
-            output_names=output_names,
-            label_names=label_names,
-            has_global_stats=True,
-        )
-        self.eps = eps
+        self._init_kept(name, output_names, label_names, eps=eps)
+
+    return __init__
+
+
+class _LabelLogLoss(EvalMetric):
+    """Sum of ``-log(p[label] + eps)`` over samples, divided by the number of samples."""
 
     def update(self, labels: Any, preds: Any) -> None:
         labels, preds = check_label_shapes(labels, preds, True)
@@ -234,14 +213,7 @@ class CrossEntropy(_LabelLogLoss):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        eps: float = 1e-12,
-        name: str = "cross-entropy",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(eps, name, output_names, label_names)
+    __init__ = _eps_init("cross-entropy")
 
 
 @register
@@ -257,14 +229,7 @@ class NegativeLogLikelihood(_LabelLogLoss):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        eps: float = 1e-12,
-        name: str = "nll-loss",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(eps, name, output_names, label_names)
+    __init__ = _eps_init("nll-loss")
 
 
 @register
@@ -273,30 +238,17 @@ class PearsonCorrelation(EvalMetric):
     """Computes Pearson correlation.
 
     Parameters
-    ----------
-    name : str
-        Name of this metric instance for display.
-    output_names : list of str, or None
-        Name of predictions that should be used when updating with update_dict.
-    label_names : list of str, or None
-        Name of labels that should be used when updating with update_dict.
-    average : str, default 'macro'
-        Strategy to be used for aggregating across mini-batches.
-            "macro": average the pearsonr scores for each batch.
-            "micro": compute a single pearsonr score across all batches.
-    """
+    ----------"""
 
-    def __init__(
-        self,
-        name: str = "pearsonr",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-        average: str = "macro",
-    ) -> None:
+    __doc__ = (
+        (__doc__ or "")
+        + _NAMES_DOC
+        + _AVERAGE_DOC.format(what="pearsonr scores", one="pearsonr score")
+    )
+    __init__ = average_init("pearsonr")
+
+    def _set_average(self, average: str) -> None:
         self.average = average
-        super().__init__(
-            name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
 
     def reset_micro(self) -> None:
         """Resets the running moments of the 'micro' average."""
@@ -366,15 +318,7 @@ class Loss(EvalMetric):
 
     __doc__ = (__doc__ or "") + _NAMES_DOC
 
-    def __init__(
-        self,
-        name: str = "loss",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(
-            name, output_names=output_names, label_names=label_names, has_global_stats=True
-        )
+    __init__ = names_init("loss")
 
     def update(self, _: Any, preds: Any) -> None:
         if not isinstance(preds, (list, tuple)):
@@ -388,23 +332,11 @@ class Loss(EvalMetric):
 class Torch(Loss):
     """Dummy metric for torch criterions."""
 
-    def __init__(
-        self,
-        name: str = "torch",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(name, output_names=output_names, label_names=label_names)
+    __init__ = names_init("torch")
 
 
 @register
 class Caffe(Loss):
     """Dummy metric for caffe criterions."""
 
-    def __init__(
-        self,
-        name: str = "caffe",
-        output_names: list[str] | None = None,
-        label_names: list[str] | None = None,
-    ) -> None:
-        super().__init__(name, output_names=output_names, label_names=label_names)
+    __init__ = names_init("caffe")

@@ -83,3 +83,33 @@ def test_draw_next_yields_images_with_boxes(tmp_path):
     it = mx.image.ImageDetIter(1, (3, 30, 30), imglist=imglist, path_root=root)
     images = list(it.draw_next(color=(255, 0, 0), id2labels={0: "a", 1: "b", 2: "c"}))
     assert len(images) == 2 and images[0].shape == (30, 30, 3) and images[0].dtype == np.uint8
+
+
+def test_augmenter_runtime_error_skips_a_detection_image_but_reaches_image_iter(tmp_path):
+    # ImageDetIter augments inside its validity check (an augmenter's RuntimeError skips the
+    # image, as MXNet's does); ImageIter augments after it (the error reaches the caller).
+    root = image_folder(str(tmp_path / "images"))
+    calls = []
+
+    def flaky(src, label=None):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("bad crop")
+        return src if label is None else (src, label)
+
+    imglist = [_label(1) + ["cat/img1.jpg"], _label(2) + ["dog/img0.jpg"]]
+    resize = mx.image.DetBorrowAug(mx.image.ForceResizeAug((20, 20)))
+    it = mx.image.ImageDetIter(
+        1, (3, 20, 20), imglist=imglist, path_root=root, aug_list=[flaky, resize]
+    )
+    batches = list(it)
+    assert len(batches) == 1
+    np.testing.assert_allclose(
+        batches[0].label[0].asnumpy()[0, :2], np.array(_label(2)[2:]).reshape(2, 5), rtol=1e-6
+    )
+    calls.clear()
+    plain = mx.image.ImageIter(
+        1, (3, 20, 20), imglist=[[1.0, "cat/img1.jpg"]], path_root=root, aug_list=[flaky]
+    )
+    with pytest.raises(RuntimeError, match="bad crop"):
+        plain.next()

@@ -26,7 +26,7 @@ from ... import ndarray as nd
 from ... import numpy as _mx_np
 from ... import numpy_extension as _mx_npx
 from ... import registry
-from ...base import data_dir
+from ...base import data_dir, fill_doc
 from ...fileio import extract_tar
 from ...util import is_np_array
 from . import vocab
@@ -332,14 +332,6 @@ class _TokenEmbedding(vocab.Vocabulary):
         array_fn = _mx_np.array if is_np_array() else nd.array
         self._idx_to_vec[array_fn(indices)] = new_vectors
 
-    def _load_pretrained(
-        self, name: str, embedding_root: str, init_unknown_vec: Callable[..., Any], vocabulary: Any
-    ) -> None:
-        """Load the published file ``name`` (space-separated), then index ``vocabulary``."""
-        path = self._get_pretrained_file(embedding_root, name)
-        self._load_embedding(path, " ", init_unknown_vec)
-        self._build_embedding_for_vocabulary(vocabulary)
-
     @classmethod
     def _check_pretrained_file_names(cls, pretrained_file_name: str) -> None:
         name = cls.__name__.lower()
@@ -353,8 +345,41 @@ class _TokenEmbedding(vocab.Vocabulary):
 
 _DEFAULT_ROOT = os.path.join(data_dir(), "embeddings")
 
+# The parameters GloVe and FastText document alike, after their pretrained_file_name.
+_pretrained_doc = fill_doc(
+    pretrained_params="""embedding_root : str, default $MXNET_HOME/embeddings
+    The root directory for storing embedding-related files.
+init_unknown_vec : callback, default nd.zeros
+    The callback used to initialize the embedding vector for the unknown token.
+vocabulary : Vocabulary, default None
+    The tokens to index; None indexes every token of the file."""
+)
+
+
+def _pretrained_init(default_file: str) -> Callable[..., None]:
+    """The ``__init__`` of GloVe and FastText, ``pretrained_file_name`` defaulting to
+    ``default_file``: check the name, then load the published file (space-separated) from
+    ``embedding_root`` (downloading it if needed) and index ``vocabulary``."""
+
+    def __init__(
+        self,
+        pretrained_file_name: str = default_file,
+        embedding_root: str = _DEFAULT_ROOT,
+        init_unknown_vec: Callable[..., Any] = nd.zeros,
+        vocabulary: vocab.Vocabulary | None = None,
+        **kwargs: Any,
+    ) -> None:
+        self._check_pretrained_file_names(pretrained_file_name)
+        _TokenEmbedding.__init__(self, **kwargs)
+        path = self._get_pretrained_file(embedding_root, pretrained_file_name)
+        self._load_embedding(path, " ", init_unknown_vec)
+        self._build_embedding_for_vocabulary(vocabulary)
+
+    return __init__
+
 
 @register
+@_pretrained_doc
 class GloVe(_TokenEmbedding):
     """The GloVe word embedding (https://nlp.stanford.edu/projects/glove/): vectors learned
     from global word-word co-occurrence statistics (Pennington, Socher and Manning, 2014).
@@ -363,12 +388,7 @@ class GloVe(_TokenEmbedding):
     ----------
     pretrained_file_name : str, default 'glove.840B.300d.txt'
         The name of the pre-trained token embedding file.
-    embedding_root : str, default $MXNET_HOME/embeddings
-        The root directory for storing embedding-related files.
-    init_unknown_vec : callback, default nd.zeros
-        The callback used to initialize the embedding vector for the unknown token.
-    vocabulary : Vocabulary, default None
-        The tokens to index; None indexes every token of the file.
+    {pretrained_params}
     """
 
     pretrained_file_name_sha1 = _PRETRAINED["glove"]["files"]
@@ -380,20 +400,11 @@ class GloVe(_TokenEmbedding):
         by_corpus = {a.split(".")[1]: a for a in cls.pretrained_archive_name_sha1}
         return by_corpus[pretrained_file_name.split(".")[1]]
 
-    def __init__(
-        self,
-        pretrained_file_name: str = "glove.840B.300d.txt",
-        embedding_root: str = _DEFAULT_ROOT,
-        init_unknown_vec: Callable[..., Any] = nd.zeros,
-        vocabulary: vocab.Vocabulary | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._check_pretrained_file_names(pretrained_file_name)
-        super().__init__(**kwargs)
-        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
+    __init__ = _pretrained_init("glove.840B.300d.txt")
 
 
 @register
+@_pretrained_doc
 class FastText(_TokenEmbedding):
     """The fastText word embedding (https://fasttext.cc/): vectors learned with subword
     information (Bojanowski, Grave, Joulin and Mikolov, 2016), in the ``.vec`` text format.
@@ -402,12 +413,7 @@ class FastText(_TokenEmbedding):
     ----------
     pretrained_file_name : str, default 'wiki.simple.vec'
         The name of the pre-trained token embedding file.
-    embedding_root : str, default $MXNET_HOME/embeddings
-        The root directory for storing embedding-related files.
-    init_unknown_vec : callback, default nd.zeros
-        The callback used to initialize the embedding vector for the unknown token.
-    vocabulary : Vocabulary, default None
-        The tokens to index; None indexes every token of the file.
+    {pretrained_params}
     """
 
     pretrained_file_name_sha1 = _PRETRAINED["fasttext"]["files"]
@@ -417,17 +423,7 @@ class FastText(_TokenEmbedding):
     def _get_download_file_name(cls, pretrained_file_name: str) -> str:
         return ".".join(pretrained_file_name.split(".")[:-1]) + ".zip"
 
-    def __init__(
-        self,
-        pretrained_file_name: str = "wiki.simple.vec",
-        embedding_root: str = _DEFAULT_ROOT,
-        init_unknown_vec: Callable[..., Any] = nd.zeros,
-        vocabulary: vocab.Vocabulary | None = None,
-        **kwargs: Any,
-    ) -> None:
-        self._check_pretrained_file_names(pretrained_file_name)
-        super().__init__(**kwargs)
-        self._load_pretrained(pretrained_file_name, embedding_root, init_unknown_vec, vocabulary)
+    __init__ = _pretrained_init("wiki.simple.vec")
 
 
 class CustomEmbedding(_TokenEmbedding):

@@ -8,6 +8,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from ...base import fill_doc
 from ...util import is_np_array
 from ..block import HybridBlock
 
@@ -41,6 +42,19 @@ def _gamma_beta(
         "beta", grad_req="write" if center else "null", shape=shape, init=beta_initializer,
         allow_deferred_init=True, **({"differentiable": center} if mark else {}),
     )  # fmt: skip
+
+
+# The parameters InstanceNorm, LayerNorm and GroupNorm document alike.
+_affine_doc = fill_doc(
+    eps_center="""epsilon: float, default 1e-5
+    Small float added to variance to avoid dividing by zero.
+center: bool, default True
+    If True, add offset of `beta` to normalized tensor.""",
+    beta_gamma="""beta_initializer: str or `Initializer`, default 'zeros'
+    Initializer for the beta weight.
+gamma_initializer: str or `Initializer`, default 'ones'
+    Initializer for the gamma weight.""",
+)
 
 
 class _AffineNorm(HybridBlock):
@@ -201,6 +215,7 @@ class SyncBatchNorm(BatchNorm):
         )  # fmt: skip
 
 
+@_affine_doc
 class InstanceNorm(_AffineNorm):
     r"""Applies instance normalization to the n-dimensional input array.
 
@@ -209,16 +224,10 @@ class InstanceNorm(_AffineNorm):
     axis : int, default 1
         The axis that will be excluded in the normalization process. This is typically the
         channels (C) axis.
-    epsilon: float, default 1e-5
-        Small float added to variance to avoid dividing by zero.
-    center: bool, default True
-        If True, add offset of `beta` to normalized tensor.
+    {eps_center}
     scale: bool, default False
         If True, multiply by `gamma`. If False, `gamma` is not used.
-    beta_initializer: str or `Initializer`, default 'zeros'
-        Initializer for the beta weight.
-    gamma_initializer: str or `Initializer`, default 'ones'
-        Initializer for the gamma weight.
+    {beta_gamma}
     in_channels : int, default 0
         Number of channels (feature maps) in input data.
     """
@@ -248,6 +257,7 @@ class InstanceNorm(_AffineNorm):
         return out.swapaxes(1, self._axis)
 
 
+@_affine_doc
 class LayerNorm(_AffineNorm):
     r"""Applies layer normalization to the n-dimensional input array.
 
@@ -255,16 +265,10 @@ class LayerNorm(_AffineNorm):
     ----------
     axis : int, default -1
         The axis that should be normalized. This is typically the axis of the channels.
-    epsilon: float, default 1e-5
-        Small float added to variance to avoid dividing by zero.
-    center: bool, default True
-        If True, add offset of `beta` to normalized tensor.
+    {eps_center}
     scale: bool, default True
         If True, multiply by `gamma`. If False, `gamma` is not used.
-    beta_initializer: str or `Initializer`, default 'zeros'
-        Initializer for the beta weight.
-    gamma_initializer: str or `Initializer`, default 'ones'
-        Initializer for the gamma weight.
+    {beta_gamma}
     in_channels : int, default 0
         Number of channels (feature maps) in input data.
     """
@@ -294,6 +298,7 @@ class LayerNorm(_AffineNorm):
         return layer_norm(data, gamma=gamma, beta=beta, axis=self._axis, eps=self._epsilon)
 
 
+@_affine_doc
 class GroupNorm(_AffineNorm):
     r"""Applies group normalization to the n-dimensional input array: the channels are split
     into ``num_groups`` groups, each normalized over its channels and the spatial axes.
@@ -302,16 +307,10 @@ class GroupNorm(_AffineNorm):
     ----------
     num_groups: int, default 1
         Number of groups to separate the channel axis into.
-    epsilon: float, default 1e-5
-        Small float added to variance to avoid dividing by zero.
-    center: bool, default True
-        If True, add offset of `beta` to normalized tensor.
+    {eps_center}
     scale: bool, default True
         If True, multiply by `gamma`. If False, `gamma` is not used.
-    beta_initializer: str or `Initializer`, default 'zeros'
-        Initializer for the beta weight.
-    gamma_initializer: str or `Initializer`, default 'ones'
-        Initializer for the gamma weight.
+    {beta_gamma}
     """
 
     _repr_in_channels = False

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ... import ndarray, symbol
-from ...base import ParamError, _as_list
+from ...base import ParamError, _as_list, fill_doc
 from ...rnn._base import symbol_steps
 from ..block import Block, HybridBlock
 from ..nn import LeakyReLU
@@ -307,6 +307,17 @@ class _MappedCell(HybridRecurrentCell):
         raise NotImplementedError
 
 
+# The weight and input-size parameters RNNCell, LSTMCell and GRUCell document alike.
+_cell_doc = fill_doc(
+    cell_weights="""i2h_weight_initializer, h2h_weight_initializer : str or Initializer
+    Initializers of the input and recurrent weight matrices.
+i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
+    Initializers of the biases.
+input_size : int, default 0
+    The number of expected features in the input x (inferred when 0)."""
+)
+
+
 class _GatedCell(_MappedCell):
     """The weights i2h/h2h (``gates * hidden_size`` rows) shared by RNN, LSTM and GRU cells;
     its parameters and defaults are GRUCell's, which has no others."""
@@ -359,6 +370,7 @@ class _GatedCell(_MappedCell):
         return i2h, h2h
 
 
+@_cell_doc
 class RNNCell(_GatedCell):
     r"""Elman RNN recurrent neural network cell: ``h_t = act(W_ih x_t + b_ih + W_hh h_{t-1} +
     b_hh)``.
@@ -369,12 +381,7 @@ class RNNCell(_GatedCell):
         Number of units in output symbol
     activation : str or Symbol, default 'tanh'
         Type of activation function.
-    i2h_weight_initializer, h2h_weight_initializer : str or Initializer
-        Initializers of the input and recurrent weight matrices.
-    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
-        Initializers of the biases.
-    input_size : int, default 0
-        The number of expected features in the input x (inferred when 0).
+    {cell_weights}
     prefix : str, default ``'rnn_'``
         Prefix for name of `Block`s (and name of weight if params is `None`).
     params : Parameter or None
@@ -418,6 +425,7 @@ class RNNCell(_GatedCell):
         return output, [output]
 
 
+@_cell_doc
 class LSTMCell(_GatedCell):
     r"""Long-Short Term Memory (LSTM) network cell (gates in the order input, forget, cell,
     output, as MXNet's fused LSTM).
@@ -426,12 +434,7 @@ class LSTMCell(_GatedCell):
     ----------
     hidden_size : int
         Number of units in output symbol.
-    i2h_weight_initializer, h2h_weight_initializer : str or Initializer
-        Initializers of the input and recurrent weight matrices.
-    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
-        Initializers of the biases.
-    input_size : int, default 0
-        The number of expected features in the input x (inferred when 0).
+    {cell_weights}
     prefix : str, default ``'lstm_'``
         Prefix for name of `Block`s (and name of weight if params is `None`).
     params : Parameter or None, default None
@@ -498,6 +501,7 @@ class LSTMCell(_GatedCell):
         return next_h, [next_h, next_c]
 
 
+@_cell_doc
 class GRUCell(_GatedCell):
     r"""Gated Rectified Unit (GRU) network cell, the cuDNN variant (the reset gate is applied
     after the recurrent matrix product), gates in the order reset, update, new.
@@ -506,12 +510,7 @@ class GRUCell(_GatedCell):
     ----------
     hidden_size : int
         Number of units in output symbol.
-    i2h_weight_initializer, h2h_weight_initializer : str or Initializer
-        Initializers of the input and recurrent weight matrices.
-    i2h_bias_initializer, h2h_bias_initializer : str or Initializer, default 'zeros'
-        Initializers of the biases.
-    input_size : int, default 0
-        The number of expected features in the input x (inferred when 0).
+    {cell_weights}
     prefix : str, default ``'gru_'``
         prefix for name of `Block`s (and name of weight if params is `None`).
     params : Parameter or None, default None

@@ -63,3 +63,12 @@ def test_bad_settings_fail_clearly(tmp_path: Path) -> None:
     (tmp_path / "model-epochXbatch1.params").write_bytes(b"")
     with pytest.raises(ValueError, match="Error parsing checkpoint file"):
         _fit(str(tmp_path), {"epochs": 4}, {"resume_from_checkpoint": True}, False)
+
+
+def test_resuming_past_the_last_batch_names_the_trained_batch(tmp_path: Path) -> None:
+    # MXNet's batch message names the checkpoint's batch (the epoch one names the maximum)
+    _fit(str(tmp_path), {"batches": 4}, {"batch_period": 1, "epoch_period": None}, False)
+    with pytest.raises(ValueError, match="maximum number of batch 3 reached"):
+        _fit(str(tmp_path), {"batches": 2},
+             {"batch_period": 1, "epoch_period": None, "resume_from_checkpoint": True},
+             False)  # fmt: skip

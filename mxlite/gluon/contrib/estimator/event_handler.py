@@ -589,22 +589,15 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
             f"{self.trained_batch}, continue to train for "
         )
         if estimator.max_epoch:
-            if self.trained_epoch >= estimator.max_epoch - 1:
-                raise ValueError(
-                    f"Found checkpoint with maximum number of epoch {estimator.max_epoch} "
-                    "reached, please specify resume_from_checkpoint=False (default value) if "
-                    "you wan to train from scratch."
-                )
-            estimator.max_epoch = estimator.max_epoch - self.trained_epoch - 1
+            estimator.max_epoch = _left_to_train(
+                self.trained_epoch, estimator.max_epoch, "epoch", estimator.max_epoch
+            )
             msg += f"{estimator.max_epoch} epochs "
         if estimator.max_batch:
-            if self.trained_batch >= estimator.max_batch - 1:
-                raise ValueError(
-                    f"Found checkpoint with maximum number of batch {self.trained_batch} "
-                    "reached, please specify resume_from_checkpoint=False (default value) if "
-                    "you wan to train from scratch."
-                )
-            estimator.max_batch = estimator.max_batch - self.trained_batch - 1
+            # MXNet's message names the trained batch here, where the epoch one names the maximum
+            estimator.max_batch = _left_to_train(
+                self.trained_batch, estimator.max_batch, "batch", self.trained_batch
+            )
             msg += f"{estimator.max_batch} batches "
         name = f"{self.model_prefix}-epoch{self.trained_epoch}batch{self.trained_batch}"
         files = [os.path.join(self.model_dir, name + ext) for ext in (".params", ".states")]
@@ -616,6 +609,17 @@ class CheckpointHandler(TrainBegin, BatchEnd, EpochEnd):
         estimator.net.load_parameters(files[0], ctx=estimator.context)
         estimator.trainer.load_states(files[1])
         estimator.logger.warning(msg)
+
+
+def _left_to_train(trained: int, most: int, unit: str, shown: int) -> int:
+    """How many epochs (or batches) are left after a checkpoint taken at ``trained`` of
+    ``most``; a checkpoint at the last one is an error (its message shows ``shown``)."""
+    if trained >= most - 1:
+        raise ValueError(
+            f"Found checkpoint with maximum number of {unit} {shown} reached, please specify "
+            "resume_from_checkpoint=False (default value) if you wan to train from scratch."
+        )
+    return most - trained - 1
 
 
 def _find_max_iteration(folder: str, prefix: str, start: str, end: str) -> int:
