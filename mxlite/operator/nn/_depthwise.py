@@ -146,7 +146,7 @@ def weight_grad(xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_
     n, c = x.shape[:2]
     nk, cells = len(grid.offsets), n * grid.cell
     step = max(1, _DOT_CELLS // (cells * len(grid.phases)))
-    dw = xp.empty((c, nk), dy.dtype)
+    dw = xp.empty((nk, c), dy.dtype)  # each offset's dot products land contiguous
     item, strided = dy.itemsize, xp.lib.stride_tricks.as_strided
 
     def run(xc: Any, dyc: Any, dwc: Any) -> None:
@@ -168,10 +168,10 @@ def weight_grad(xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_
                     phases[i, : m * cells].reshape(m, n, *grid.rows)[cp[0]] = xc[lo:hi][cp[1]]
             on_grid[...] = dyc[lo:hi]
             for k, tap in enumerate(taps):
-                xp.matmul(tap, dyg, out=dwc[lo:hi, k, None, None])
+                xp.matmul(tap, dyg, out=dwc[lo:hi, k].reshape(m, 1, 1))
 
-    over_rows(run, c, x.size * nk, x.swapaxes(0, 1), dy.swapaxes(0, 1), dw)
-    dw = dw.reshape(w_shape)
+    over_rows(run, c, x.size * nk, x.swapaxes(0, 1), dy.swapaxes(0, 1), dw.T)
+    dw = xp.ascontiguousarray(dw.T).reshape(w_shape)
     if not bias_grad:
         return dw
     return dw, dy.sum(axis=(0, *range(2, dy.ndim)))
