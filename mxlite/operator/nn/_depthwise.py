@@ -133,8 +133,8 @@ def forward(
 
 
 def applies(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
-    """Whether this convolution is depthwise with one filter per channel on a phase grid (the
-    weight gradient and strided data gradient here)."""
+    """Whether this convolution is depthwise with one filter per channel on a phase grid (its
+    weight gradient runs here)."""
     return isinstance(grid, PhaseGrid) and w_shape[1] == 1 and w_shape[0] == channels == geom.groups
 
 
@@ -239,19 +239,20 @@ def data_grad(xp: Any, dy: Any, w: Any, geom: Geometry, out: Any, add: bool) -> 
             if hi - lo != m:
                 m = hi - lo
                 pad = xp.zeros(m * n * cell + reach, dy.dtype)
-                acc, prod_ = xp.empty((2, m * n * cell), dy.dtype)
+                acc, scratch = xp.empty((2, m * n * cell), dy.dtype)
             pad[: m * n * cell].reshape(m, n, *grid)[inner] = dyc[lo:hi]
             for dst, size, rows, crop, taps in phases:
-                a, tmp = acc[: m * n * size].reshape(m, n, size), prod_[: m * n * size]
+                total = acc[: m * n * size].reshape(m, n, size)
+                term = scratch[: m * n * size].reshape(m, n, size)
                 for t, (j, off) in enumerate(taps):
                     view = strided(pad[off:], (m, n, size), (n * cell * item, cell * item, item))
                     wj = wc[lo:hi][j].reshape(m, 1, 1)
                     if t == 0:
-                        xp.multiply(view, wj, out=a)
+                        xp.multiply(view, wj, out=total)
                     else:
-                        xp.multiply(view, wj, out=tmp.reshape(m, n, size))
-                        a += tmp.reshape(m, n, size)
-                res = a.reshape(m, n, *rows)[crop]
+                        xp.multiply(view, wj, out=term)
+                        total += term
+                res = total.reshape(m, n, *rows)[crop]
                 target = dxc[lo:hi][dst]
                 if add:
                     target += res
