@@ -36,6 +36,7 @@ data gradient at stride 2: 64@112 11.1 -> 10.9, 128@56 6.8 -> 4.9, 256@28 3.8 ->
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from math import prod
 from typing import TYPE_CHECKING, Any
 
@@ -138,6 +139,16 @@ def applies(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
     return isinstance(grid, PhaseGrid) and w_shape[1] == 1 and w_shape[0] == channels == geom.groups
 
 
+def _channel_blocks(rows: int, step: int) -> Iterator[tuple[int, int, bool]]:
+    """Blocks ``[lo, hi)`` of ``step`` channels, and whether each is the first of its size (its
+    buffers are made then)."""
+    size = 0
+    for lo in range(0, rows, step):
+        hi = min(rows, lo + step)
+        yield lo, hi, hi - lo != size
+        size = hi - lo
+
+
 def weight_grad(xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_grad: bool) -> Any:
     """``dw (C, 1, *K)`` of the depthwise convolution from ``x (N, C, *S)`` and ``dy (N, C,
     *O)``: per block of channels (all images), the phases of ``x`` and ``dy`` on the grid (0
@@ -150,11 +161,9 @@ def weight_grad(xp: Any, x: Any, dy: Any, grid: PhaseGrid, w_shape: tuple, bias_
     item, strided = dy.itemsize, xp.lib.stride_tricks.as_strided
 
     def run(xc: Any, dyc: Any, dwc: Any) -> None:
-        m = 0
-        for lo in range(0, xc.shape[0], step):
-            hi = min(xc.shape[0], lo + step)
-            if hi - lo != m:
-                m = hi - lo
+        for lo, hi, fresh in _channel_blocks(xc.shape[0], step):
+            m = hi - lo
+            if fresh:
                 # zeros: the padding cells stay 0 while each block rewrites the input cells
                 phases = xp.zeros((len(grid.phases), m * cells + grid.max_shift), x.dtype)
                 dyg = xp.zeros((m, cells, 1), dy.dtype)
@@ -233,11 +242,9 @@ def data_grad(xp: Any, dy: Any, w: Any, geom: Geometry, out: Any, add: bool) -> 
     item, strided = dy.itemsize, xp.lib.stride_tricks.as_strided
 
     def run(dyc: Any, dxc: Any, wc: Any) -> None:
-        m = 0
-        for lo in range(0, dyc.shape[0], step):
-            hi = min(dyc.shape[0], lo + step)
-            if hi - lo != m:
-                m = hi - lo
+        for lo, hi, fresh in _channel_blocks(dyc.shape[0], step):
+            m = hi - lo
+            if fresh:
                 pad = xp.zeros(m * n * cell + reach, dy.dtype)
                 acc, scratch = xp.empty((2, m * n * cell), dy.dtype)
             pad[: m * n * cell].reshape(m, n, *grid)[inner] = dyc[lo:hi]
