@@ -11,8 +11,13 @@ BatchNorm on (32, 64, 56, 56) and FullyConnected (32, 4096) -> 1000. Issue 12 as
 shared machine run ``--rounds 5``: fresh processes of both, alternating, medians over the
 rounds. ``--algos im2col,auto`` runs mxlite once per ``MXLITE_CONV_ALGO`` setting in each round
 (and MXNet, each first in turn), for ratios before and after a change of algorithm in one run.
+``--shapes mobilenet`` measures instead MobileNet v1's depthwise 3x3 layers (pad 1, no bias, one
+filter per channel) at batch 8 and 224 px, as ``train_imagenet.py --network mobilenet`` runs
+them: forward under ``autograd.record`` (``_fwd``) and forward+backward (data and weight
+gradients), each also as process CPU time (all threads, ``_cpu``), which a busy machine disturbs
+less; ``step_`` figures sum one training step's layers (each shape times its count).
 Usage: python benchmarks/conv_layers.py [--rounds N] [--repeat N] [--layers a,b,...]
-[--algos a,b,...]."""
+[--algos a,b,...] [--shapes layers|mobilenet]."""
 
 from __future__ import annotations
 
@@ -25,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import _child, import_mx, median_time, parser, run  # noqa: E402
+from _common import _child, import_mx, median_time, parser, run, timed_runs  # noqa: E402
 
 # name: (input shapes, index of the inputs that get a gradient, layer)
 Layer = tuple[list[tuple[int, ...]], tuple[int, ...], Callable[..., Any]]
@@ -81,6 +86,66 @@ def _layers(mx: Any) -> dict[str, Layer]:
 
 LAYERS = tuple(_layers(type("_", (), {"nd": None})).keys())
 
+# MobileNet v1's depthwise layers at batch 8, 224 px: name -> (channels, size, stride, count)
+MOBILENET = {
+    "dw32s112": (32, 112, 1, 1),
+    "dw64s112s2": (64, 112, 2, 1),
+    "dw128s56": (128, 56, 1, 1),
+    "dw128s56s2": (128, 56, 2, 1),
+    "dw256s28": (256, 28, 1, 1),
+    "dw256s28s2": (256, 28, 2, 1),
+    "dw512s14": (512, 14, 1, 5),
+    "dw512s14s2": (512, 14, 2, 1),
+    "dw1024s7": (1024, 7, 1, 1),
+}
+
+
+def measure_mobilenet(impl: str, repeat: int, only: tuple[str, ...]) -> dict[str, float]:
+    """Per depthwise layer: median wall and CPU milliseconds of the forward (recorded) and of
+    forward+backward; and their sums over one step of MobileNet v1."""
+    mx = import_mx(impl)
+    nd = mx.nd
+    out: dict[str, Any] = {}
+    for name, (c, size, stride, _count) in MOBILENET.items():
+        if name not in only:
+            continue
+        x = nd.random.uniform(-1, 1, shape=(8, c, size, size))
+        w = nd.random.uniform(-1, 1, shape=(c, 1, 3, 3))
+        for a in (x, w):
+            a.attach_grad()
+
+        def fwd(x=x, w=w, c=c, stride=stride) -> Any:
+            with mx.autograd.record():
+                y = nd.Convolution(
+                    x,
+                    w,
+                    kernel=(3, 3),
+                    stride=(stride, stride),
+                    pad=(1, 1),
+                    num_filter=c,
+                    num_group=c,
+                    no_bias=True,
+                )
+            return y
+
+        def fwd_only(fwd=fwd) -> None:
+            fwd()
+            nd.waitall()
+
+        def step(fwd=fwd) -> None:
+            fwd().backward()
+            nd.waitall()
+
+        for key, fn in (("fwd_", fwd_only), ("", step)):
+            wall, cpu = timed_runs(fn, repeat)
+            out[f"{name}_{key}ms"] = round(statistics.median(wall) * 1e3, 2)
+            out[f"{name}_{key}cpu_ms"] = round(statistics.median(cpu) * 1e3, 2)
+    for key in ("fwd_ms", "fwd_cpu_ms", "ms", "cpu_ms"):
+        parts = [(f"{n}_{key}", MOBILENET[n][3]) for n in only if f"{n}_{key}" in out]
+        if parts:
+            out[f"step_{key}"] = round(sum(out[k] * count for k, count in parts), 2)
+    return out
+
 
 def measure(impl: str, repeat: int, only: tuple[str, ...] = LAYERS) -> dict[str, float]:
     mx = import_mx(impl)
@@ -134,7 +199,21 @@ if __name__ == "__main__":
     p = parser(__doc__)
     p.add_argument("--layers", default=",".join(LAYERS), help="comma-separated subset")
     p.add_argument("--algos", default="", help="MXLITE_CONV_ALGO settings to compare")
+    p.add_argument(
+        "--shapes",
+        choices=("layers", "mobilenet"),
+        default="layers",
+        help="the layers above, or MobileNet v1's depthwise layers (batch 8, 224 px)",
+    )
     args = p.parse_args()
+    if args.shapes == "mobilenet":
+        names = tuple(MOBILENET) if args.layers == ",".join(LAYERS) else args.layers.split(",")
+        args.child_args = ["--shapes", "mobilenet", "--layers", ",".join(names)]
+        keys = [
+            f"{n}_{k}" for n in (*names, "step") for k in ("fwd_ms", "fwd_cpu_ms", "ms", "cpu_ms")
+        ]
+        run("conv_layers", lambda impl, repeat: measure_mobilenet(impl, repeat, names), args, keys)
+        sys.exit()
     only = tuple(args.layers.split(","))
     args.child_args = ["--layers", args.layers]
     if args.algos and not args.child:

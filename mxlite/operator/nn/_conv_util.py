@@ -510,6 +510,8 @@ def conv_data_grad(
         # LeNet's unpadded 5x5), not many more filters than channels, not the output cells
         if isinstance(flip_grid, PhaseGrid) and flip_grid.cell <= grid.cell and w.shape[0] <= 2 * c:
             return _data_grad_by_forward(xp, dy, w, geom, flipped, tuple(in_spatial), out, add)
+    if w.shape[:2] == (c, 1):
+        return _depthwise.data_grad(xp, dy, w, geom, out, add)
     nk = prod(geom.kernel)
     rows = xp is np and isinstance(grid, PhaseGrid) and _conv_rows.applies(geom, f, c)
 
@@ -524,15 +526,9 @@ def conv_data_grad(
                 work = _work(xp, grid, b, c, dy.dtype)
                 dyg = xp.zeros((f, b, grid.span), dy.dtype)
             _on_grid(xp, grid, dy[lo:hi], dyg)
-            if w.shape[:2] == (c, 1) and isinstance(work, _Cols):
-                # depthwise: each offset's row is the output gradient times one weight per
-                # channel, not worth a product whose inner size is 1
-                dyc = dyg.reshape(c, b, grid.span)
-                work.scatter(lambda k, dyc=dyc: dyc * wt[:, k, :, None], out[lo:hi], add)
-            else:
-                dcols = work.cols.reshape(groups, -1, b * grid.span)  # cols unused here
-                xp.matmul(wt, dyg.reshape(groups, f // groups, -1), out=dcols)
-                work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
+            dcols = work.cols.reshape(groups, -1, b * grid.span)  # cols unused here
+            xp.matmul(wt, dyg.reshape(groups, f // groups, -1), out=dcols)
+            work.scatter_cols(dcols.reshape(c, nk, b, -1), out[lo:hi], add)
 
     _batch_parallel(xp, run, n, out.size * nk, dy, out, depthwise=w.shape[1] == 1)
     return out
@@ -616,8 +612,8 @@ def conv_weight_grad(
         partial = _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
-        if _depthwise.splits(geom, w_shape, c, grid):
-            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad, _Cols)
+        if _depthwise.applies(geom, w_shape, c, grid):
+            return _depthwise.weight_grad(xp, x, dy, grid, w_shape, bias_grad)
         nk = prod(geom.kernel)
         # few im2col rows (a first layer): OpenBLAS runs cols @ dy.T ~20% faster than dy @ cols.T;
         # many (2304 by 512 filters): the transposed result costs more to sum and copy
