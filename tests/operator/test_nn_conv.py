@@ -590,9 +590,9 @@ def test_pointwise_weight_gradient_matches_the_direct_sum(
 ) -> None:
     """1x1 weight and bias gradients: over small maps one product across the images (K = N *
     H * W), else one product per image added up; both equal the direct sum."""
-    from mxlite.operator.nn import _conv_util
+    from mxlite.operator.nn import _pointwise
 
-    monkeypatch.setattr(_conv_util, "_POINTWISE_ONE_PRODUCT", one_product)
+    monkeypatch.setattr(_pointwise, "ONE_PRODUCT", one_product)
     rng = np.random.default_rng(4)
     f, cg = 4, xshape[1] // groups
     x = rng.uniform(-1, 1, xshape).astype(np.float32)

@@ -46,7 +46,7 @@ import numpy as np
 from ...base import DTypeError, ParamError, Shape
 from ...engine.openmp import blas_is_single
 from ..parallel import matmul, over_rows, relu_into
-from . import _conv_rows, _depthwise
+from . import _conv_rows, _depthwise, _pointwise
 from ._phase_grid import PhaseGrid
 from .im2col import add_windows, windows
 
@@ -187,10 +187,6 @@ def check_dtype(op: str, xp: Any, dtype: Any) -> None:
 
 # ---- the three kernels on the phase grid -----------------------------------------------------
 
-# positions per image below which a 1x1 weight gradient is one product over all the images:
-# (1024, 1024) filters at 7x7, batch 8, one thread: 16.3 -> 9.1 ms CPU; at 14x14 even, at 28x28
-# the copies cost more (9.6 -> 13.5 ms)
-_POINTWISE_ONE_PRODUCT = 128
 _COLS_ELEMENTS = 1 << 19  # im2col entries per block of images (2 MiB of float32)
 # few filters do few multiply-adds per cols entry, bound by reading cols: a quarter of the
 # block stays in a core's L2 (LeNet's 6: 1.2-1.6x faster; its 16 gain nothing)
@@ -238,11 +234,6 @@ def _grid(geom: Geometry, in_spatial: Shape, out_spatial: Shape) -> PhaseGrid | 
     if prod(rows) > _GRID_WASTE * prod(out_spatial):
         return _OutputCells(geom, tuple(in_spatial), tuple(out_spatial))
     return _phase_grid(geom, tuple(in_spatial), tuple(out_spatial))
-
-
-def _pointwise(geom: Geometry) -> bool:
-    """A 1x1 convolution without stride or padding: a plain product, no im2col."""
-    return max(geom.kernel) == 1 and max(geom.stride) == 1 and max(geom.pad) == 0
 
 
 def _blocks(n: int, per_image: int, filters: int) -> list[tuple[int, int]]:
@@ -404,24 +395,8 @@ def conv_forward(
     wg = _grouped_weight(w, groups)
     b = None if bias is None else bias.reshape((1, -1) + (1,) * geom.nd)
     extra = () if residual is None else (residual,)
-    if _pointwise(geom):
-
-        def run(x: Any, out: Any, *res: Any) -> None:
-            xg = x.reshape(x.shape[0], groups, c // groups, -1)
-            if res and xp.may_share_memory(out, res[0]):  # the product would overwrite it
-                y = xp.matmul(wg, xg).reshape(out.shape)
-                if b is not None:
-                    y += b
-                xp.add(y, res[0], out=out)
-            else:
-                xp.matmul(wg, xg, out=out.reshape(x.shape[0], groups, f // groups, -1))
-                if b is not None:
-                    out += b
-                if res:
-                    out += res[0]
-            if relu:
-                relu_into(xp, out, out)
-
+    if _pointwise.applies(geom):
+        run = _pointwise.forward_kernel(xp, wg, b, relu)
         _batch_parallel(xp, run, n, x.size * f // groups, x, out, *extra)
         return out
     grid = _grid(geom, x.shape[2:], tuple(out_spatial))
@@ -486,20 +461,8 @@ def conv_data_grad(
     if out is None:
         out, add = xp.empty((n, c, *in_spatial), dy.dtype), False
     wt = _grouped_weight(w, groups).swapaxes(-1, -2)
-    if _pointwise(geom):
-
-        def run_pointwise(dy: Any, out: Any) -> None:
-            m = dy.shape[0]
-            dyg = dy.reshape(m, groups, f // groups, -1)
-            if add or not out.flags.c_contiguous:
-                dx = xp.matmul(wt, dyg).reshape(out.shape)
-                if add:
-                    out += dx
-                else:
-                    out[...] = dx
-            else:
-                xp.matmul(wt, dyg, out=out.reshape(m, groups, c // groups, -1))
-
+    if _pointwise.applies(geom):
+        run_pointwise = _pointwise.data_grad_kernel(xp, wt, add)
         _batch_parallel(xp, run_pointwise, n, dy.size * c // groups, dy, out)
         return out
     grid = _grid(geom, tuple(in_spatial), dy.shape[2:])
@@ -590,25 +553,8 @@ def conv_weight_grad(
         dw = xp.zeros(w_shape, dy.dtype)
         return (dw, xp.zeros((f,), dy.dtype)) if bias_grad else dw
     # each thread's first product is its sum so far: no zeroed (F, Cg*K) array
-    if _pointwise(geom):
-
-        def run(x: Any, dy: Any) -> tuple[Any, Any]:
-            m = x.shape[0]
-            xg = x.reshape(m, groups, c // groups, -1)
-            dyg = dy.reshape(m, groups, f // groups, -1)
-            db = dy.sum(axis=sum_axes) if bias_grad else None
-            if xg.shape[-1] < _POINTWISE_ONE_PRODUCT and m > 1:
-                # small maps (7x7): one product over every image's positions (K = m * HW)
-                # after two transposed copies beats m products and m sums of (F, C)
-                cg, fg = c // groups, f // groups
-                xs = xp.ascontiguousarray(xg.transpose(1, 2, 0, 3)).reshape(groups, cg, -1)
-                dys = xp.ascontiguousarray(dyg.transpose(1, 2, 0, 3)).reshape(groups, fg, -1)
-                return xp.matmul(dys, xs.swapaxes(-1, -2)), db
-            part = xp.matmul(dyg[0], xg[0].swapaxes(-1, -2))
-            for i in range(1, m):  # one product per image: no (N, ...) temporary
-                part += xp.matmul(dyg[i], xg[i].swapaxes(-1, -2))
-            return part, db
-
+    if _pointwise.applies(geom):
+        run = _pointwise.weight_grad_kernel(xp, groups, bias_grad)
         partial = _batch_parallel(xp, run, n, x.size * f // groups, x, dy)
     else:
         grid = _grid(geom, x.shape[2:], dy.shape[2:])
