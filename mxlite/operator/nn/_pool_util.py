@@ -69,9 +69,12 @@ _MAX_CELLS = 1 << 19
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> None:
     """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, one spatial axis at a
-    time (:func:`_max_axes`). With ``where`` (uint8, of ``out``'s shape), also the argmax: the
-    row-major index of each window's first maximum, or :data:`NO_ROUTE` where the maximum is
-    NaN or ``-inf`` (no position gets a gradient), for :func:`max_backward_routed`."""
+    time (:func:`_max_axes`). With ``where`` (uint8 ``(rows, cell)``, on the flat grid), also
+    the argmax: on the output cells the row-major index of each window's first maximum, or
+    :data:`NO_ROUTE` where the maximum is NaN or ``-inf`` (no position gets a gradient), for
+    :func:`max_backward_routed`; the other cells are left unspecified (the backward places
+    no gradient there). Kept on the grid, the argmax needs no copy out of it here and no
+    placing on it in the backward."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
@@ -84,7 +87,11 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
         dst = out[lo:hi]
         dst[...] = g.real(acc, rows)
         if where is not None:
-            where[lo:hi] = 0 if idx is None else g.real(idx, rows)  # (None: one position)
+            wg = where[lo:hi].reshape(-1)
+            if idx is None:  # a window of one position
+                wg.fill(0)
+            else:
+                wg[...] = idx[: rows * g.cell]
         # the floor, and the argmax of NaN or -inf maxima, only where a block has one: a
         # window of padding or of -inf gives the lowest finite value and, as a NaN, routes
         # nothing. (Out of the grid into (2048, 28, 28) float32 outputs the strided
@@ -93,7 +100,8 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
             if where is not None:
                 # 1 - 1 = 0 leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
                 routed = (dst > -np.inf).view(np.uint8)
-                xp.bitwise_or(where[lo:hi], routed - np.uint8(1), out=where[lo:hi])
+                cells = g.real(where[lo:hi].reshape(-1), rows)
+                xp.bitwise_or(cells, routed - np.uint8(1), out=cells)
             xp.maximum(dst, lowest, out=dst)
 
 
@@ -165,20 +173,20 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
 
 
 def max_backward_routed(xp: Any, g: PhaseGrid, where: Any, dy: Any, dx: Any, add: bool) -> None:
-    """Max pooling's gradient from the argmax ``where`` of :func:`max_forward`: per window
-    offset, one uint8 comparison and one masked product, with neither the input nor the
-    output read again (the input's split into phases and the float comparisons are most of
-    the work of :func:`max_backward`)."""
+    """Max pooling's gradient from the argmax ``where`` (``(rows, cell)``, on the grid) of
+    :func:`max_forward`: per window offset, one uint8 comparison and one masked product, with
+    neither the input nor the output read again (the input's split into phases and the float
+    comparisons are most of the work of :func:`max_backward`). The grid cells off the output
+    hold a zero ``dy``, so whatever their argmax they route nothing."""
     step = min(g.step(_MAX_CELLS), dy.shape[0])
     grad = xp.empty((len(g.phases), step * g.cell), dy.dtype)
     dyg = g.grid_buffer(xp, step, 0, dy.dtype)
-    wg = g.grid_buffer(xp, step, NO_ROUTE, np.uint8)  # cells off the output route nothing
     hit = xp.empty(step * g.cell, bool)
     part = xp.empty(step * g.cell, dy.dtype)
     for lo, hi in g.blocks(dy.shape[0], _MAX_CELLS):
         n = g.length(hi - lo)
         g.put(dy[lo:hi], dyg)
-        g.put(where[lo:hi], wg)
+        wg = where[lo:hi].reshape(-1)
         for t, (i, sh) in enumerate(g.offsets):
             xp.equal(wg[:n], t, out=hit[:n])
             if g.first[i] == sh:  # the phase's first offset: write, and clear around it
