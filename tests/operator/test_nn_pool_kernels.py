@@ -171,6 +171,7 @@ def _values(kind: str, shape: tuple, rng: np.random.Generator) -> np.ndarray:
         ((9, 7), (3, 2), (2, 3), (1, 0), "valid"),
         ((13, 13), (2, 2), (3, 3), (0, 0), "valid"),
         ((6, 5), (1, 1), (1, 1), (0, 0), "valid"),
+        ((6, 7), (1, 3), (1, 2), (0, 1), "valid"),  # a kernel of 1 along the first axis
         ((11,), (4,), (3,), (2,), "valid"),
         ((5, 6, 5), (2, 3, 2), (2, 1, 2), (1, 1, 0), "valid"),
     ],

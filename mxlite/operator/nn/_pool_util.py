@@ -83,15 +83,14 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
     for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
         rows = hi - lo
-        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt)
+        wg = where[lo:hi].reshape(-1) if where is not None else None
+        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt, wg)
         dst = out[lo:hi]
         dst[...] = g.real(acc, rows)
-        if where is not None:
-            wg = where[lo:hi].reshape(-1)
-            if idx is None:  # a window of one position
-                wg.fill(0)
-            else:
-                wg[...] = idx[: rows * g.cell]
+        if where is not None and idx is None:  # a window of one position
+            wg.fill(0)
+        elif where is not None and idx is not wg:  # (a kernel of 1 along the first axis)
+            wg[...] = idx[: rows * g.cell]
         # the floor, and the argmax of NaN or -inf maxima, only where a block has one: a
         # window of padding or of -inf gives the lowest finite value and, as a NaN, routes
         # nothing. (Out of the grid into (2048, 28, 28) float32 outputs the strided
@@ -105,7 +104,9 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
             xp.maximum(dst, lowest, out=dst)
 
 
-def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any) -> tuple:
+def _max_axes(
+    xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any, last: Any = None
+) -> tuple:
     """Window maxima on the flat grid from the phases ``ph``, one spatial axis at a time (last
     first), phases of an axis merging as it is reduced: ``kernel - 1`` maxima per axis, 4 for
     a 3x3 window where walking it offset by offset takes 8. With ``gt`` (a bool buffer), also
@@ -114,7 +115,8 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
     maximum came from (a later equal value never replaces an earlier one, so the first
     maximal row holds the first maximum at its own first maximal column). Returns the flat
     maxima and argmax (uint8, None without ``gt`` or for a window of one position), valid on
-    the first :meth:`PhaseGrid.length` cells."""
+    the first :meth:`PhaseGrid.length` cells; the argmax is written into ``last`` (a flat
+    uint8 buffer of the grid's cells) where given."""
     size = rows * g.cell
     # per key: (maxima, argmax or None, whether this pass may write the maxima): a phase
     # whose every cell the next split writes again may be, one with padding cells may not
@@ -139,7 +141,9 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
             else:
                 acc = _scratch(xp, scratch, ("max", axis, prefix), size, ph.dtype)
                 idx = None
-            if idx is None and gt is not None:
+            if gt is not None and axis == 0 and last is not None:
+                idx = last
+            elif idx is None and gt is not None:
                 idx = _scratch(xp, scratch, ("arg", axis, prefix), size, np.uint8)
             head = acc[:length]
             if gt is not None:
