@@ -14,16 +14,31 @@ additions per axis, and their gradient is the transpose of that reduction; the r
 average's division by counts that differ run on the flat grid, a division by one count as the
 sums are copied out of (or onto) the grid.
 
+The argmax is kept where the kernels use it, on the grid (the workspace is laid out so), the
+forward's last argmax pass writing straight into it.
+
 Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, CPU time; MXNet
-1.9.1 takes 10.7-12 ms forward and backward): forward in training 8.1 ms (the split into
-phases 3.2, 12 float and 10 uint8 passes on the grid 3.5-4, copies out 1), backward 10 ms (the
-products by the 9 offsets' masks 4.1, a float32 product by a bool mask costs twice a product
-of two float32 arrays, the cast included; the merge of gradient phases 3.4; additions 1.1;
-placing dy and the argmax on the grid 0.85). The split and the merge are strided copies at
-about one cycle per element, plus the input's or gradient's trip to memory. Tried and
-measured no faster: a column-only split with flat shifts and fixed-up edge columns (10-13
-ms), smaller or larger blocks (2^16 to 2^23 cells), splitting or merging in sub-blocks,
-routing and merging one phase at a time (one gradient plane), the merge as uint64 pairs
+1.9.1 takes 10.4-12 ms forward and backward, on one thread): forward in training 7.7 ms (the
+split into phases 3.1, 12 float and 10 uint8 passes on the grid 3.5, the maxima's copy out
+0.5, the floor's check 0.2), backward 9.5 ms (the products by the 9 offsets' masks 4.1, a
+float32 product by a bool mask costs twice a product of two float32 arrays, the cast
+included; the merge of gradient phases 3.4; additions 1; placing dy on the grid 0.45). The
+split and the merge are strided copies with inner loops of one output row, about 0.4 ns per
+element against 0.1 for a contiguous copy. Tried and measured no faster: the phases laid out
+as the output where each holds the output's count of cells (ResNet's stem pool of an even
+size: no copy out, no placing of dy, flat shifts with the slab ``o = 0`` fixed up after;
+bit-identical, forward 7.7 -> 7.7 ms, backward 9.5 -> 9.4: writing the output in place and
+the strided fix-ups cost what the copy out of a cache-resident grid did); a backward by
+axes (H, then W: the same 9 masked products, and its sums ``(A00 + A20) + (A02 + A22)``
+round otherwise than the offsets' ``((A00 + A02) + A20) + A22`` where 3 or 4 windows route
+to one input); masks made as float32 by ``equal(out=)``, a uint8 mask, or a bitwise AND
+of uint32 views with sign-extended masks (each 4.1 ms for the 9 offsets, as the bool
+product); ``np.where`` (4.5x) and ``copyto(where=)`` (8x a product by the mask); the column
+split as a uint64 -> uint32 cast (long loops, 1.6 ms for both column phases, but the rows
+then need their own split: 3.5 ms in all against 3.1); a column-only split with flat shifts
+and fixed-up edge columns (10-13 ms), smaller or larger blocks (2^16 to 2^23 cells; 2^15 to
+2^18 again, 9-100% slower, 2^20 within noise), splitting or merging in sub-blocks, routing
+and merging one phase at a time (one gradient plane), the merge as uint64 pairs
 (2.2x slower), ufuncs writing straight into the strided input layout (3.8x a contiguous
 product), masked ufuncs and copies (``where=``, ``putmask``: 3-13x a product by the mask),
 float16 or float32 masks (the cast moves, not vanishes), scatters (``add.at`` 6.5 ms, the

@@ -20,7 +20,7 @@ uint8) as a hidden second output, ``workspace``, as MXNet's oneDNN pooling keeps
 backward routes by it and neither splits the input again nor compares it with the output.
 The workspace is laid out as the kernel's phase grid, ``(N, C, *R)`` in either layout (``R``
 per axis the output plus the window's reach past it, ``PhaseGrid.grid_rows``), so that neither
-pass copies it between the grid and the output's shape (0.5 of about 16.5 ms of ResNet's stem
+pass copies it between the grid and the output's shape (0.5-0.9 of 17.5 ms of ResNet's stem
 pool, forward and backward, one thread); its cells off the output are unspecified.
 An inference forward leaves it unset (first cell 254) and the backward then compares, so a
 graph recorded with ``train_mode=False`` still gets true gradients.
