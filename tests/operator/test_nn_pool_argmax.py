@@ -43,11 +43,28 @@ def test_kept_argmax_routes_as_the_comparison(shape, params, dtype) -> None:
     rng = np.random.default_rng(3)
     x = _inputs(shape, dtype, rng)
     out = opcheck.forward("Pooling", [x], is_train=True, **params)
-    assert len(out) == 2 and out[1].dtype == np.uint8 and out[1].shape == out[0].shape
+    assert len(out) == 2 and out[1].dtype == np.uint8
+    assert out[1].shape == _grid_shape(out[0], params)
     head = [rng.normal(size=out[0].shape).astype(dtype)]
     kept = opcheck.backward("Pooling", [x], head, is_train=True, **params)[0]
     compared = opcheck.backward("Pooling", [x], head, is_train=False, **params)[0]
     np.testing.assert_array_equal(kept, compared)
+
+
+def _grid_shape(y: np.ndarray, params: dict) -> tuple:
+    """The workspace's shape: ``(N, C)`` and the phase grid's cells per axis, the output plus
+    the window's reach past it, ``(kernel - 1) // stride``."""
+    last = params.get("layout", "NC") in ("NWC", "NHWC", "NDHWC")
+    n, c, out = (y.shape[0], y.shape[-1], y.shape[1:-1]) if last else (*y.shape[:2], y.shape[2:])
+    reach = [(k - 1) // s for k, s in zip(params["kernel"], params["stride"])]
+    return (n, c, *(o + r for o, r in zip(out, reach)))
+
+
+def _argmax_cells(where: np.ndarray, y: np.ndarray, params: dict) -> np.ndarray:
+    """The argmax of each output (the workspace's output cells; the others are unspecified)."""
+    last = params.get("layout", "NC") in ("NWC", "NHWC", "NDHWC")
+    out = y.shape[1:-1] if last else y.shape[2:]
+    return where[(Ellipsis, *(slice(0, o) for o in out))]
 
 
 def test_small_blocks_on_threads_route_alike(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -72,10 +89,10 @@ def test_small_blocks_on_threads_route_alike(monkeypatch: pytest.MonkeyPatch) ->
 
 def _routes(x: np.ndarray, params: dict, head: list) -> list[np.ndarray]:
     """The output, the argmax and the gradient by each route."""
-    out = opcheck.forward("Pooling", [x], is_train=True, **params)
+    y, where = opcheck.forward("Pooling", [x], is_train=True, **params)
     kept = opcheck.backward("Pooling", [x], head, is_train=True, **params)[0]
     compared = opcheck.backward("Pooling", [x], head, is_train=False, **params)[0]
-    return [*out, kept, compared]
+    return [y, _argmax_cells(where, y, params), kept, compared]
 
 
 def _first_argmax(x: np.ndarray, k: int, s: int, p: int) -> np.ndarray:
@@ -100,9 +117,9 @@ def test_kept_argmax_is_the_first_maximum_and_skips_nan_and_padding() -> None:
     x = np.array([[1, 5, 5, 0], [5, 0, 0, 2], [0, 0, 0, 2], [-np.inf, 0, 2, 2]], np.float32)
     x[2, 2] = np.nan
     for k, s, p in ((2, 1, 1), (3, 2, 1), (3, 1, 2), (2, 2, 0)):
-        _, where = opcheck.forward(
-            "Pooling", [x[None, None]], is_train=True, kernel=(k, k), stride=(s, s), pad=(p, p)
-        )
+        params = {"kernel": (k, k), "stride": (s, s), "pad": (p, p)}
+        y, where = opcheck.forward("Pooling", [x[None, None]], is_train=True, **params)
+        where = _argmax_cells(where, y, params)
         np.testing.assert_array_equal(where[0, 0], _first_argmax(x, k, s, p))
     assert 255 in where and 1 in where  # NaN windows, and a tie of 5s kept at its first
 

@@ -53,9 +53,7 @@ class PhaseGrid:
             out,
         )
         dilate = dilate or (1,) * len(kernel)
-        # window offset j of an axis is padded position o * s + j * d: phase (j * d) % s, row
-        # o + (j * d) // s
-        self.rows = tuple(o + (k - 1) * d // s for o, k, s, d in zip(out, kernel, stride, dilate))
+        self.rows = self.grid_rows(kernel, stride, out, dilate)
         self.dilate = dilate
         self.grid = [prod(self.rows[d + 1 :]) for d in range(len(spatial))]
         terms = [self.axis_terms(axis) for axis in range(len(kernel))]
@@ -85,6 +83,14 @@ class PhaseGrid:
         self.first: dict[int, int] = {}
         for i, sh in self.offsets:
             self.first.setdefault(i, sh)
+
+    @staticmethod
+    def grid_rows(kernel: Shape, stride: Shape, out: Shape, dilate: Shape | None = None) -> Shape:
+        """The grid's cells per spatial axis, ``R = out + (kernel - 1) * dilate // stride``:
+        window offset ``j`` of output ``o`` is padded position ``o * s + j * d``, phase
+        ``(j * d) % s``, row ``o + (j * d) // s``."""
+        dilate = dilate or (1,) * len(kernel)
+        return tuple(o + (k - 1) * d // s for o, k, s, d in zip(out, kernel, stride, dilate))
 
     def _copy(self, ph: tuple[int, ...]) -> tuple[tuple, tuple, bool] | None:
         dst, src, whole = [], [], True

@@ -14,16 +14,31 @@ additions per axis, and their gradient is the transpose of that reduction; the r
 average's division by counts that differ run on the flat grid, a division by one count as the
 sums are copied out of (or onto) the grid.
 
+The argmax is kept where the kernels use it, on the grid (the workspace is laid out so), the
+forward's last argmax pass writing straight into it.
+
 Where the time goes (max 3x3/s2/p1 on (32, 64, 56, 56) float32, one thread, CPU time; MXNet
-1.9.1 takes 10.7-12 ms forward and backward): forward in training 8.1 ms (the split into
-phases 3.2, 12 float and 10 uint8 passes on the grid 3.5-4, copies out 1), backward 10 ms (the
-products by the 9 offsets' masks 4.1, a float32 product by a bool mask costs twice a product
-of two float32 arrays, the cast included; the merge of gradient phases 3.4; additions 1.1;
-placing dy and the argmax on the grid 0.85). The split and the merge are strided copies at
-about one cycle per element, plus the input's or gradient's trip to memory. Tried and
-measured no faster: a column-only split with flat shifts and fixed-up edge columns (10-13
-ms), smaller or larger blocks (2^16 to 2^23 cells), splitting or merging in sub-blocks,
-routing and merging one phase at a time (one gradient plane), the merge as uint64 pairs
+1.9.1 takes 10.4-12 ms forward and backward, on one thread): forward in training 7.7 ms (the
+split into phases 3.1, 12 float and 10 uint8 passes on the grid 3.5, the maxima's copy out
+0.5, the floor's check 0.2), backward 9.5 ms (the products by the 9 offsets' masks 4.1, a
+float32 product by a bool mask costs twice a product of two float32 arrays, the cast
+included; the merge of gradient phases 3.4; additions 1; placing dy on the grid 0.45). The
+split and the merge are strided copies with inner loops of one output row, about 0.4 ns per
+element against 0.1 for a contiguous copy. Tried and measured no faster: the phases laid out
+as the output where each holds the output's count of cells (ResNet's stem pool of an even
+size: no copy out, no placing of dy, flat shifts with the slab ``o = 0`` fixed up after;
+bit-identical, forward 7.7 -> 7.7 ms, backward 9.5 -> 9.4: writing the output in place and
+the strided fix-ups cost what the copy out of a cache-resident grid did); a backward by
+axes (H, then W: the same 9 masked products, and its sums ``(A00 + A20) + (A02 + A22)``
+round otherwise than the offsets' ``((A00 + A02) + A20) + A22`` where 3 or 4 windows route
+to one input); masks made as float32 by ``equal(out=)``, a uint8 mask, or a bitwise AND
+of uint32 views with sign-extended masks (each 4.1 ms for the 9 offsets, as the bool
+product); ``np.where`` (4.5x) and ``copyto(where=)`` (8x a product by the mask); the column
+split as a uint64 -> uint32 cast (long loops, 1.6 ms for both column phases, but the rows
+then need their own split: 3.5 ms in all against 3.1); a column-only split with flat shifts
+and fixed-up edge columns (10-13 ms), smaller or larger blocks (2^16 to 2^23 cells; 2^15 to
+2^18 again, 9-100% slower, 2^20 within noise), splitting or merging in sub-blocks, routing
+and merging one phase at a time (one gradient plane), the merge as uint64 pairs
 (2.2x slower), ufuncs writing straight into the strided input layout (3.8x a contiguous
 product), masked ufuncs and copies (``where=``, ``putmask``: 3-13x a product by the mask),
 float16 or float32 masks (the cast moves, not vanishes), scatters (``add.at`` 6.5 ms, the
@@ -69,9 +84,12 @@ _MAX_CELLS = 1 << 19
 
 def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> None:
     """``out (rows, *out) = max`` over each window of ``x (rows, *S)``, one spatial axis at a
-    time (:func:`_max_axes`). With ``where`` (uint8, of ``out``'s shape), also the argmax: the
-    row-major index of each window's first maximum, or :data:`NO_ROUTE` where the maximum is
-    NaN or ``-inf`` (no position gets a gradient), for :func:`max_backward_routed`."""
+    time (:func:`_max_axes`). With ``where`` (uint8 ``(rows, cell)``, on the flat grid), also
+    the argmax: on the output cells the row-major index of each window's first maximum, or
+    :data:`NO_ROUTE` where the maximum is NaN or ``-inf`` (no position gets a gradient), for
+    :func:`max_backward_routed`; the other cells are left unspecified (the backward places
+    no gradient there). Kept on the grid, the argmax needs no copy out of it here and no
+    placing on it in the backward."""
     lowest = np.finfo(x.dtype).min
     step = min(g.step(_MAX_CELLS), x.shape[0])
     ph = g.phase_buffer(xp, step, -np.inf, x.dtype)
@@ -80,11 +98,14 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
     for lo, hi in g.blocks(x.shape[0], _MAX_CELLS):
         g.split(x[lo:hi], ph)
         rows = hi - lo
-        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt)
+        wg = where[lo:hi].reshape(-1) if where is not None else None
+        acc, idx = _max_axes(xp, g, ph, rows, scratch, gt, wg)
         dst = out[lo:hi]
         dst[...] = g.real(acc, rows)
-        if where is not None:
-            where[lo:hi] = 0 if idx is None else g.real(idx, rows)  # (None: one position)
+        if where is not None and idx is None:  # a window of one position
+            wg.fill(0)
+        elif where is not None and idx is not wg:  # (a kernel of 1 along the first axis)
+            wg[...] = idx[: rows * g.cell]
         # the floor, and the argmax of NaN or -inf maxima, only where a block has one: a
         # window of padding or of -inf gives the lowest finite value and, as a NaN, routes
         # nothing. (Out of the grid into (2048, 28, 28) float32 outputs the strided
@@ -93,11 +114,14 @@ def max_forward(xp: Any, g: PhaseGrid, x: Any, out: Any, where: Any = None) -> N
             if where is not None:
                 # 1 - 1 = 0 leaves the argmax, 0 - 1 = 255 (NO_ROUTE, all bits) replaces it
                 routed = (dst > -np.inf).view(np.uint8)
-                xp.bitwise_or(where[lo:hi], routed - np.uint8(1), out=where[lo:hi])
+                cells = g.real(where[lo:hi].reshape(-1), rows)
+                xp.bitwise_or(cells, routed - np.uint8(1), out=cells)
             xp.maximum(dst, lowest, out=dst)
 
 
-def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any) -> tuple:
+def _max_axes(
+    xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any, last: Any = None
+) -> tuple:
     """Window maxima on the flat grid from the phases ``ph``, one spatial axis at a time (last
     first), phases of an axis merging as it is reduced: ``kernel - 1`` maxima per axis, 4 for
     a 3x3 window where walking it offset by offset takes 8. With ``gt`` (a bool buffer), also
@@ -106,7 +130,8 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
     maximum came from (a later equal value never replaces an earlier one, so the first
     maximal row holds the first maximum at its own first maximal column). Returns the flat
     maxima and argmax (uint8, None without ``gt`` or for a window of one position), valid on
-    the first :meth:`PhaseGrid.length` cells."""
+    the first :meth:`PhaseGrid.length` cells; the argmax is written into ``last`` (a flat
+    uint8 buffer of the grid's cells) where given."""
     size = rows * g.cell
     # per key: (maxima, argmax or None, whether this pass may write the maxima): a phase
     # whose every cell the next split writes again may be, one with padding cells may not
@@ -131,7 +156,9 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
             else:
                 acc = _scratch(xp, scratch, ("max", axis, prefix), size, ph.dtype)
                 idx = None
-            if idx is None and gt is not None:
+            if gt is not None and axis == 0 and last is not None:
+                idx = last
+            elif idx is None and gt is not None:
                 idx = _scratch(xp, scratch, ("arg", axis, prefix), size, np.uint8)
             head = acc[:length]
             if gt is not None:
@@ -165,20 +192,20 @@ def _max_axes(xp: Any, g: PhaseGrid, ph: Any, rows: int, scratch: dict, gt: Any)
 
 
 def max_backward_routed(xp: Any, g: PhaseGrid, where: Any, dy: Any, dx: Any, add: bool) -> None:
-    """Max pooling's gradient from the argmax ``where`` of :func:`max_forward`: per window
-    offset, one uint8 comparison and one masked product, with neither the input nor the
-    output read again (the input's split into phases and the float comparisons are most of
-    the work of :func:`max_backward`)."""
+    """Max pooling's gradient from the argmax ``where`` (``(rows, cell)``, on the grid) of
+    :func:`max_forward`: per window offset, one uint8 comparison and one masked product, with
+    neither the input nor the output read again (the input's split into phases and the float
+    comparisons are most of the work of :func:`max_backward`). The grid cells off the output
+    hold a zero ``dy``, so whatever their argmax they route nothing."""
     step = min(g.step(_MAX_CELLS), dy.shape[0])
     grad = xp.empty((len(g.phases), step * g.cell), dy.dtype)
     dyg = g.grid_buffer(xp, step, 0, dy.dtype)
-    wg = g.grid_buffer(xp, step, NO_ROUTE, np.uint8)  # cells off the output route nothing
     hit = xp.empty(step * g.cell, bool)
     part = xp.empty(step * g.cell, dy.dtype)
     for lo, hi in g.blocks(dy.shape[0], _MAX_CELLS):
         n = g.length(hi - lo)
         g.put(dy[lo:hi], dyg)
-        g.put(where[lo:hi], wg)
+        wg = where[lo:hi].reshape(-1)
         for t, (i, sh) in enumerate(g.offsets):
             xp.equal(wg[:n], t, out=hit[:n])
             if g.first[i] == sh:  # the phase's first offset: write, and clear around it
