@@ -184,8 +184,7 @@ class EvalMetric:
             has_global_stats=True,
             **options,
         )
-        for key, value in options.items():
-            setattr(self, key, value)
+        vars(self).update(options)
 
     def __str__(self) -> str:
         return f"EvalMetric: {dict(self.get_name_value())}"
