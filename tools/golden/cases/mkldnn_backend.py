@@ -6,7 +6,7 @@ calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), 
 and MXNet's outputs of the quantized model."""
 
 import mxnet as mx
-from core import ROOT, Golden, infer, nd_arrays, quantize_mkldnn
+from core import ROOT, Golden, infer, load_module, nd_arrays, quantize_mkldnn
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
@@ -113,8 +113,6 @@ def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
 
 
 def record(golden: Golden) -> None:
-    from mxnet.contrib import quantization as q
-
     rng = golden.rng  # RandomState(0)
     sym = net_symbol(mx)
     args, aux = _params(sym, rng, (4, 3, 8, 8))
@@ -131,15 +129,9 @@ def record(golden: Golden) -> None:
                quantize_granularity="channel-wise")  # fmt: skip
 
     # quantize_net on the same network as a SymbolBlock (auto: uint8 after relu), one batch
-    block = mx.gluon.SymbolBlock(net_symbol(mx), mx.sym.var("data"))
-    for name, param in block.collect_params().items():
-        param.initialize(mx.init.Constant(0))
-        param.set_data(mx.nd.array(args[name] if name in args else aux[name]))
-    block.hybridize()
-    block(mx.nd.array(data))
-    loader = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
-    qnet = q.quantize_net(block, quantized_dtype="auto", calib_mode="naive", calib_data=loader,
-                          num_calib_examples=len(data), ctx=mx.cpu())  # fmt: skip
+    qnet = load_module("tests/symbol/mkldnn_cases.py").quantized_block(
+        mx, net_symbol(mx), {**args, **aux}, data
+    )
     golden.put("quantize_net", {"json": qnet._cached_graph[1].tojson()},
                out=qnet(mx.nd.array(data)).asnumpy())  # fmt: skip
 
