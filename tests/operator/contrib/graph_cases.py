@@ -1,8 +1,9 @@
 """The control-flow graphs of tests/operator/contrib/test_golden.py, built from a ``sym``
 module so that the test builds them with mxlite and tools/golden/cases/contrib.py with MXNet
 1.9.1 (whose outputs, gradients and symbol JSON the test compares with), and the training step
-both run on them (:func:`built`, :func:`train_step`); the AdamW updates both run
-(:func:`adamw`); the convolutional cells of tests/rnn/test_conv_cells.py (:func:`conv_cell`)."""
+both run on them (:func:`built`, :func:`train_step`); the AdamW and LAMB updates both run
+(:func:`adamw`; :func:`lamb`, for tools/golden/cases/contrib2.py); the convolutional cells of
+tests/rnn/test_conv_cells.py (:func:`conv_cell`)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,18 @@ def adamw(mx: Any, name: str, ins: list, params: dict) -> list:
     ws, gs, ms, vs = ins[0:2], ins[2:4], ins[4:6], ins[6:8]
     c.multi_adamw_update(ws, gs, ms, vs, 2.0, out=ws, **params)
     return ws + ms + vs
+
+
+def lamb(mx: Any, mp: bool, ins: list, params: dict) -> list:
+    """``mx.nd.contrib.multi_lamb_update`` (``multi_mp_lamb_update`` where ``mp``) of two
+    weights, in place: ``ins`` holds the weights, gradients, means, variances (and for ``mp``
+    the float32 weights), two of each; the arrays it updates."""
+    ws, gs, ms, vs, w32 = ins[0:2], ins[2:4], ins[4:6], ins[6:8], ins[8:10]
+    if mp:
+        mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
+    else:
+        mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
+    return ws + ms + vs + w32
 
 
 def _foreach(sym):
