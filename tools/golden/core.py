@@ -302,22 +302,6 @@ class Golden:
         case.update({} if train else {"train": False})
         self.put(name, {**case, **meta}, **arrays)
 
-    def op_isolated(self, name: str, *args: Any, **kwargs: Any) -> str | None:
-        """:meth:`op` in a forked child (see :func:`isolated`); returns why the case failed,
-        or None once it is recorded."""
-
-        def run() -> tuple[dict, dict]:
-            self.op(name, *args, **kwargs)
-            found = {k: v for k, v in self.arrays.items() if k.startswith(f"{name}/")}
-            return self.cases[name], found
-
-        result = isolated(run)
-        if isinstance(result, str):
-            return result
-        self.put(name, result[0])
-        self.arrays.update(result[1])
-        return None
-
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         cases = json.dumps(self.cases)  # in the order the family recorded them
