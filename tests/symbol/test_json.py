@@ -10,7 +10,7 @@ import pytest
 import mxlite as mx
 from mxlite.operator import registry
 
-from ..golden_file import load
+from ..golden_file import load, mxnet_file
 
 _CASES = load("symbol/golden/symbols.npz").cases
 G = {
@@ -92,24 +92,13 @@ def test_legacy_json_is_upgraded_like_mxnet():
     _check(sym, rec)
 
 
-def _mxnet_source(path):
-    """A file of MXNet 1.9.1's sources from a git dir of apache/mxnet (MXNET_REPO), or None."""
-    repo = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")
-    try:
-        res = subprocess.run(
-            ["git", f"--git-dir={repo}", "show", f"1.9.1:{path}"], capture_output=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return res.stdout.decode()
-
-
 def test_mxnet_0_8_file_gets_the_attributes_mxnet_gives():
     # MXNet's own 0.8 file (not copied here); tools/golden/cases/symbol.py recorded its hash and
     # the attr_dict() MXNet 1.9.1 gives, with BatchNorm's moving statistics' __init__
-    text = _mxnet_source("tests/python/unittest/save_000800.json")
-    if text is None:
+    data = mxnet_file("tests/python/unittest/save_000800.json")
+    if data is None:
         pytest.skip("needs MXNet's sources: set MXNET_REPO to a git dir of apache/mxnet")
+    text = data.decode()
     want = G["save_000800"]
     assert hashlib.sha256(text.encode()).hexdigest() == want["sha256"]
     got = mx.sym.load_json(text).attr_dict()
@@ -194,7 +183,6 @@ MXREF = "/tmp/mxref/bin/python"
 
 @pytest.mark.skipif(not os.path.exists(MXREF), reason="real MXNet (/tmp/mxref) is absent")
 def test_real_mxnet_loads_what_mxlite_writes(tmp_path):
-    import subprocess
 
     texts = {}
     for case in sorted(G["cases"]):

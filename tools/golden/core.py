@@ -36,7 +36,6 @@ import mxnet as mx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")  # apache/mxnet's git dir
 
 
 # where MXNet's front end puts the operators whose names carry these prefixes
@@ -67,21 +66,10 @@ def nd_function(op: str, front: Any = None) -> Any:
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
-def mxnet_source(path: str) -> str | None:
-    """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
-    None without the mirror."""
-    try:
-        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"1.9.1:{path}"],
-                             capture_output=True, check=True)  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return res.stdout.decode()
-
-
 def mxnet_example(file: str) -> Any:
     """MXNet's example network definition ``example/image-classification/symbols/<file>`` at
     tag 1.9.1 as a module (MXNet's own code, run here, not copied: it imports ``mxnet``)."""
-    text = mxnet_source(f"example/image-classification/symbols/{file}")
+    text = mxnet_file(f"example/image-classification/symbols/{file}")
     if text is None:
         raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
     module = types.ModuleType("symbols_" + file[:-3].replace("-", "_"))
@@ -99,6 +87,10 @@ def load_module(path: str | Path) -> Any:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+_files = load_module("tests/golden_file.py")  # MXNet's own files at 1.9.1, as the tests read them
+mxnet_file, mxnet_archive = _files.mxnet_file, _files.mxnet_archive
 
 
 def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "normal") -> np.ndarray:

@@ -24,7 +24,7 @@ from pathlib import Path
 import cv2
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden, load_module, mxnet_source
+from core import ROOT, Golden, load_module, mxnet_file
 from mxnet.gluon.data import ArrayDataset, DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 
@@ -102,7 +102,7 @@ def record_pixels(golden: Golden, folder: str, names: list[str]) -> None:
 def run_im2rec(folder: str) -> None:
     """MXNet's tools/im2rec.py on the test images: the .lst files and records it makes."""
     tool = os.path.join(tempfile.mkdtemp(), "im2rec.py")
-    Path(tool).write_text(mxnet_source("tools/im2rec.py"))
+    Path(tool).write_bytes(mxnet_file("tools/im2rec.py"))
     work, dst = tempfile.mkdtemp(), IO_DIR / "im2rec"
 
     def im2rec(prefix: str, root: str, args: list[str]) -> None:

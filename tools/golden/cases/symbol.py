@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 import mxnet as mx
-from core import Golden, mxnet_source
+from core import Golden, mxnet_file
 
 FILE = "tests/symbol/golden/symbols.npz"
 
@@ -165,7 +165,7 @@ def record(golden: Golden) -> None:
         golden.put(name, {"snippet": code, **summary(env["net"], env["shapes"])})
     text = json.dumps(LEGACY, indent=2)
     golden.put("legacy", {"input": text, **summary(mx.sym.load_json(text), {"data": (5, 7)})})
-    text = mxnet_source("tests/python/unittest/save_000800.json")
+    text = mxnet_file("tests/python/unittest/save_000800.json").decode()
     attrs = mx.sym.load_json(text).attr_dict()
     golden.put("save_000800", {"sha256": hashlib.sha256(text.encode()).hexdigest(),
                                "attr_dict": attrs})  # fmt: skip
