@@ -1,7 +1,7 @@
 """Training loops and sparse gradients, run the same way on MXNet 1.9.1 and on mxlite (``mx``
 is either): ``tools/golden/cases/sparse.py`` records what MXNet computes,
-tests/executor/test_sparse.py, tests/test_autograd_sparse.py and
-tests/module/test_module_sparse.py compare."""
+tests/executor/test_sparse.py, tests/test_autograd_sparse.py, tests/io/test_ndarray_iter.py
+and tests/module/test_module_sparse.py compare."""
 
 from __future__ import annotations
 
@@ -183,3 +183,11 @@ def weight_step(mx: Any, exe: Any, ograd: np.ndarray) -> Any:
     exe.forward(is_train=True)
     exe.backward(mx.nd.array(ograd))
     return exe.grad_dict["weight"]
+
+
+def shuffled_csr_iter(mx: Any, x: np.ndarray) -> Any:
+    """NDArrayIter over ``x`` as CSR, labels 0, 1, ..., in batches of 3 shuffled after
+    ``np.random.seed(3)``, the last partial batch discarded."""
+    np.random.seed(3)
+    return mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), np.arange(len(x), dtype="float32"), 3,
+                             shuffle=True, last_batch_handle="discard")  # fmt: skip

@@ -291,12 +291,8 @@ def executor_cases(golden: Golden) -> None:
 
 def iter_case(golden: Golden) -> None:
     x = dense((7, 5), 11, density=0.5, empty="col")
-    lab = np.arange(7, dtype="float32")
-    np.random.seed(3)
-    it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
-                           last_batch_handle="discard")  # fmt: skip
     out = {"in0": x}
-    for k, batch in enumerate(it):
+    for k, batch in enumerate(t.shuffled_csr_iter(mx, x)):
         out[f"batch{k}"] = batch.data[0].asnumpy()
         out[f"label{k}"] = batch.label[0].asnumpy()
     golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)
