@@ -180,23 +180,6 @@ def isolated(fn: Any, *args: Any) -> Any:
     return pickle.loads(data) if data else f"MXNet crashed (status {status})"
 
 
-def run_case_file(path: str, *args: str) -> tuple[dict[str, np.ndarray], list[dict]]:
-    """Run the case file at ``path`` (from the repository root; it writes its arrays and a JSON
-    ``times`` entry to the ``.npz`` its first argument names, its other arguments are ``args``)
-    in a fresh interpreter, so that block names count from the same start as in the test, in a
-    scratch directory (the files its cells save): the arrays, and per case ``name`` and
-    ``seconds``, as :meth:`Golden.take` records them."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "outputs.npz"
-        env = dict(os.environ, MPLBACKEND="Agg")
-        subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True, cwd=tmp,
-                       env=env)  # fmt: skip
-        with np.load(out) as found:
-            arrays = dict(found.items())
-    times = json.loads(str(arrays.pop("times")))
-    return arrays, [{"name": case, "seconds": t} for case, t in times.items()]
-
-
 class Golden:
     """The cases and arrays of one golden file, written by :meth:`save`.
 
@@ -219,13 +202,22 @@ class Golden:
         for key, value in arrays.items():
             self.arrays[f"{name}/{key}"] = np.asarray(value)
 
-    def take(self, arrays: dict[str, np.ndarray], cases: list[dict]) -> None:
-        """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
-        metadata dict per case, named by its ``name`` entry."""
-        for meta in cases:
-            name = meta["name"]
+    def take(self, path: str, *args: str) -> None:
+        """Run the case file at ``path`` (from the repository root; it writes its arrays, keyed
+        ``<case>/<what>``, and a JSON ``times`` entry to the ``.npz`` its first argument names,
+        its other arguments are ``args``) in a fresh interpreter, so that block names count from
+        the same start as in the test, in a scratch directory (the files its cells save), and
+        record each case it ran: its arrays and the ``seconds`` it took."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "outputs.npz"
+            env = dict(os.environ, MPLBACKEND="Agg")
+            subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True,
+                           cwd=tmp, env=env)  # fmt: skip
+            with np.load(out) as found:
+                arrays = dict(found.items())
+        for name, seconds in json.loads(str(arrays.pop("times"))).items():
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
-            self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
+            self.put(name, {"seconds": seconds}, **found)
 
     def put_isolated(self, name: str, meta: dict, fn: Any, *args: Any, why: str = "failed") -> None:
         """Record what ``fn(*args)`` returns when run in a forked child (see :func:`isolated`):
