@@ -78,15 +78,11 @@ def make_images(rng: np.random.RandomState, folder: str) -> list[str]:
 
 def record_recordio(golden: Golden) -> None:
     rec_dir = ROOT / "tests" / "recordio" / "golden"
-    w = mx.recordio.MXIndexedRecordIO(str(rec_dir / "tricky.idx"), str(rec_dir / "tricky.rec"), "w")
-    for i, record in enumerate(records.TRICKY):
-        w.write_idx(i, record)
-    w.close()
+    records.write_records(
+        mx.recordio, rec_dir / "tricky.rec", records.TRICKY, rec_dir / "tricky.idx"
+    )
     packed = records.packed(mx.recordio)
-    w = mx.recordio.MXRecordIO(str(rec_dir / "packed.rec"), "w")
-    for p in packed:
-        w.write(p)
-    w.close()
+    records.write_records(mx.recordio, rec_dir / "packed.rec", packed)
     golden.put("packed", {"hex": [p.hex() for p in packed]})
 
 
