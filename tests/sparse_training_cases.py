@@ -1,7 +1,7 @@
-"""Training loops and sparse gradients, run the same way on MXNet 1.9.1 and on mxlite (``mx``
-is either): ``tools/golden/cases/sparse.py`` records what MXNet computes,
-tests/executor/test_sparse.py, tests/test_autograd_sparse.py, tests/io/test_ndarray_iter.py
-and tests/module/test_module_sparse.py compare."""
+"""Sparse arrays made, trained and differentiated the same way on MXNet 1.9.1 and on mxlite
+(``mx`` is either): ``tools/golden/cases/sparse.py`` records what MXNet computes,
+tests/ndarray/test_sparse.py, tests/executor/test_sparse.py, tests/test_autograd_sparse.py,
+tests/io/test_ndarray_iter.py and tests/module/test_module_sparse.py compare."""
 
 from __future__ import annotations
 
@@ -191,3 +191,27 @@ def shuffled_csr_iter(mx: Any, x: np.ndarray) -> Any:
     np.random.seed(3)
     return mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), np.arange(len(x), dtype="float32"), 3,
                              shuffle=True, last_batch_handle="discard")  # fmt: skip
+
+
+def _parts(a: Any, tag: str) -> dict:
+    names = ("data", "indices", "indptr") if a.stype == "csr" else ("data", "indices")
+    return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
+
+
+def creation(mx: Any, spsp: Any, dense: np.ndarray) -> dict:
+    """What the sparse constructors make: a CSR from its parts (``csr_parts``, dense), from
+    COO triples (``coo_*`` parts and dtype), from a SciPy matrix with a duplicate entry
+    (``sp_*``), a row-sparse array (``rsp_dense``, ``rsp_dtype``), and ``dense`` made CSR and
+    row-sparse (``dense_csr_*``, ``dense_rsp_*``); ``spsp`` is ``scipy.sparse``."""
+    csr = mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))
+    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
+                                  shape=(3, 4))  # fmt: skip
+    out = {"csr_parts": csr.asnumpy(), **_parts(coo, "coo"), "coo_dtype": np.array(str(coo.dtype))}
+    m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
+                         np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
+    out.update(_parts(mx.nd.sparse.array(m), "sp"))  # duplicates summed, indices sorted
+    r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
+    out.update(rsp_dense=r.asnumpy(), rsp_dtype=np.array(str(r.dtype)))
+    out.update(_parts(mx.nd.array(dense).tostype("csr"), "dense_csr"))
+    out.update(_parts(mx.nd.array(dense).tostype("row_sparse"), "dense_rsp"))
+    return out

@@ -165,25 +165,8 @@ def record_ops(golden: Golden) -> None:
                    out0=res.asnumpy(), **arrays)  # fmt: skip
 
 
-def parts(a, tag: str) -> dict:
-    names = ("data", "indices", "indptr") if a.stype == "csr" else ("data", "indices")
-    return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
-
-
 def record_creation(golden: Golden) -> None:
-    out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
-    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
-                                  shape=(3, 4))  # fmt: skip
-    out.update(parts(coo, "coo"), coo_dtype=np.array(str(coo.dtype)))
-    m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
-                         np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
-    out.update(parts(mx.nd.sparse.array(m), "sp"))
-    r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
-    out.update(rsp_dense=r.asnumpy(), rsp_dtype=np.array(str(r.dtype)))
-    out.update(parts(mx.nd.array(A).tostype("csr"), "dense_csr"))
-    out.update(parts(mx.nd.array(A).tostype("row_sparse"), "dense_rsp"))
-    out["csr_parts"] = out["csr_parts"].asnumpy()
-    golden.put("creation", {}, **out)
+    golden.put("creation", {}, **t.creation(mx, spsp, A))
 
 
 def record_saved(golden: Golden) -> None:
