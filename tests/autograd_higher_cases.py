@@ -43,6 +43,18 @@ def binary_inputs(sa: tuple, sb: tuple) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
+def exp_plus_x(mx: Any) -> tuple[Any, Any]:
+    """MXNet's own example: z = exp(x) + x at x = 1; dx = grad(z, x, create_graph=True), then
+    the backward of dx: ``dx`` and ``x`` (its ``grad`` d2z/dx2)."""
+    x = mx.nd.ones((1,))
+    x.attach_grad()
+    with mx.autograd.record():
+        z = mx.nd.elemwise_add(mx.nd.exp(x), x)
+    dx = mx.autograd.grad(z, [x], create_graph=True)[0]
+    dx.backward()
+    return dx, x
+
+
 def fc_second_order(mx: Any, v: dict, flatten: bool) -> dict[str, np.ndarray]:
     """y = FC(x, w, b); (gx, gw) = grad(y, (x, w), head_grads=hg, create_graph=True); then the
     backward of (gx, gw) with heads (hx, hw): ``gx``, ``gw`` and the second-order gradients

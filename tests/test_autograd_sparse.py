@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import mxlite as mx
+from tests import sparse_training_cases as t
 from tests.golden_file import load
 
 STYPES = ["default", "csr", "row_sparse"]
@@ -31,14 +32,6 @@ def test_detach_of_a_sparse_array_shares_its_values():
 
 _G = load("ndarray/golden/sparse/sparse.npz")
 CASES = _G.cases
-# the array's and the gradient buffer's storage types of each dot case
-DOT = {
-    "dot_dns_rspgrad": ("default", "row_sparse"),
-    "dot_rsp": ("row_sparse", None),
-    "dot_dns_dnsgrad": ("default", None),
-    "dot_zero_ograd": ("default", "row_sparse"),
-    "dot_csrgrad": ("default", "csr"),
-}
 
 
 def _check(grad, name):
@@ -49,36 +42,22 @@ def _check(grad, name):
         np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "/indices"])
 
 
-@pytest.mark.parametrize("name", sorted(DOT))
+@pytest.mark.parametrize("name", sorted(t.DOT))
 def test_dot_csr_gradient_matches_mxnet(name):
-    stype, grad_stype = DOT[name]
-    lhs = mx.nd.array(_G[name + "/in0"]).tostype("csr")
-    w = mx.nd.array(_G[name + "/in1"]).tostype(stype)
-    w.attach_grad(stype=grad_stype)
-    with mx.autograd.record():
-        y = mx.nd.dot(lhs, w)
-    y.backward(mx.nd.array(_G[name + "/ograd"]))
-    _check(w.grad, name)
-
-
-def _embedding_backward(w, ograd, grad_req="write"):
-    idx = mx.nd.array(_G["emb_rspgrad/in0"])
-    w.attach_grad(grad_req, stype="row_sparse")
-    with mx.autograd.record():
-        z = mx.nd.Embedding(idx, w, input_dim=9, output_dim=2, sparse_grad=True) * 2
-    z.backward(ograd)
+    ins = [_G[f"{name}/in{i}"] for i in range(2)]
+    _check(t.recorded_dot(mx, *ins, *t.DOT[name], _G[name + "/ograd"]), name)
 
 
 def test_embedding_sparse_grad_holds_only_the_rows_looked_up():
     w = mx.nd.array(_G["emb_rspgrad/in1"])
-    _embedding_backward(w, mx.nd.array(_G["emb_rspgrad/ograd"]))
+    t.recorded_embedding(mx, _G["emb_rspgrad/in0"], w, _G["emb_rspgrad/ograd"])
     _check(w.grad, "emb_rspgrad")
 
 
 def test_embedding_sparse_grad_add_keeps_the_union_of_rows():
     w = mx.nd.array(_G["emb_rspgrad/in1"])
     og = mx.nd.array(_G["emb_rspgrad/ograd"])
-    _embedding_backward(w, og, "add")
+    t.recorded_embedding(mx, _G["emb_rspgrad/in0"], w, og, grad_req="add")
     for _ in range(2):
         with mx.autograd.record():
             z = mx.nd.Embedding(mx.nd.array([[3.0]]), w, input_dim=9, output_dim=2,

@@ -19,25 +19,15 @@ import numpy as np
 import pytest
 
 from . import example_cases
-from .golden_file import load
+from .golden_file import load, mxnet_archive
 
 ROOT = Path(__file__).resolve().parent.parent
-MIRROR = Path(os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo"))
 
 
 def fetch_examples(dest: Path, *paths: str) -> Path:
     """``git archive`` MXNet 1.9.1's ``paths`` into ``dest``; skips without git or snapshot."""
-    if shutil.which("git") is None:
-        pytest.skip("git is not installed")
-    if not MIRROR.exists():
-        pytest.skip(f"no apache/mxnet snapshot at {MIRROR} (set MXNET_REPO)")
-    archive = subprocess.run(
-        ["git", f"--git-dir={MIRROR}", "archive", "1.9.1", *paths],
-        capture_output=True, timeout=60,
-    )  # fmt: skip
-    if archive.returncode != 0:
-        pytest.skip(f"git archive of MXNet 1.9.1 failed: {archive.stderr.decode()[-200:]}")
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive.stdout, check=True)
+    if why := mxnet_archive(dest, *paths):
+        pytest.skip(why)
     return dest / "example"
 
 

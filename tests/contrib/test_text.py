@@ -18,6 +18,7 @@ import mxlite as mx
 from mxlite.contrib import text
 
 from ..golden_file import load
+from . import text_cases
 
 DATA = load("contrib/golden/text.npz")
 DIR = Path(__file__).parent / "golden" / "text"
@@ -30,15 +31,12 @@ def _counter() -> collections.Counter:
 
 
 def _vocab() -> text.vocab.Vocabulary:
-    return text.vocab.Vocabulary(_counter(), most_freq_count=6, reserved_tokens=["<pad>"])
+    return text_cases.vocabulary(text, _counter())
 
 
 def test_count_tokens_as_mxnet() -> None:
     assert dict(_counter()) == DATA.cases["count"]["counts"]
-    start = collections.Counter({"a": 3})
-    star = text.utils.count_tokens_from_str("*a*b*\n*a*B*\n", "\\*", "\\n",
-                                            counter_to_update=start)  # fmt: skip
-    assert dict(star) == DATA.cases["count_star"]["counts"]
+    assert dict(text_cases.count_star(text)) == DATA.cases["count_star"]["counts"]
 
 
 @pytest.mark.parametrize("name", [k for k in DATA.cases if k.startswith("vocab/")])
@@ -57,12 +55,8 @@ def test_custom_embedding_as_mxnet(kind: str) -> None:
     case, want = DATA.cases[f"embedding/{kind}"], DATA.arrays(f"embedding/{kind}")
     emb = text.embedding.CustomEmbedding(PATHS[kind])
     assert emb.idx_to_token == case["idx_to_token"] and emb.vec_len == case["vec_len"]
-    np.testing.assert_allclose(emb.idx_to_vec.asnumpy(), want["idx_to_vec"])
-    np.testing.assert_allclose(emb.get_vecs_by_tokens(["cat", "LOG", "zebra"]).asnumpy(),
-                               want["lookup"])  # fmt: skip
-    got = emb.get_vecs_by_tokens(["cat", "LOG", "zebra"], lower_case_backup=True).asnumpy()
-    np.testing.assert_allclose(got, want["lookup_lower"])
-    np.testing.assert_allclose(emb.get_vecs_by_tokens("dog").asnumpy(), want["one"])
+    for key, got in text_cases.lookups(emb).items():
+        np.testing.assert_allclose(got, want[key], err_msg=key)
     on_vocab = text.embedding.CustomEmbedding(PATHS[kind], vocabulary=_vocab())
     want_v = DATA.arrays(f"embedding_vocab/{kind}")
     assert on_vocab.idx_to_token == DATA.cases[f"embedding_vocab/{kind}"]["idx_to_token"]
@@ -70,15 +64,11 @@ def test_custom_embedding_as_mxnet(kind: str) -> None:
 
 
 def test_composite_and_update_as_mxnet() -> None:
-    both = text.embedding.CompositeEmbedding(
-        _vocab(), [text.embedding.CustomEmbedding(p) for p in PATHS.values()]
-    )
+    both = text_cases.composite(text, _vocab(), list(PATHS.values()))
     assert both.idx_to_token == DATA.cases["composite"]["idx_to_token"] and both.vec_len == 7
     np.testing.assert_allclose(both.idx_to_vec.asnumpy(), DATA["composite/idx_to_vec"])
-    emb = text.embedding.CustomEmbedding(PATHS["glove"])
-    emb.update_token_vectors(["cat", "dog"], mx.nd.array(np.arange(8).reshape(2, 4)))
-    emb.update_token_vectors("mat", mx.nd.array([9, 9, 9, 9]))
-    np.testing.assert_allclose(emb.idx_to_vec.asnumpy(), DATA["updated/idx_to_vec"])
+    got = text_cases.updated(mx, text, PATHS["glove"])
+    np.testing.assert_allclose(got, DATA["updated/idx_to_vec"])
 
 
 def test_glove_and_fasttext_read_a_local_file(tmp_path: Path) -> None:

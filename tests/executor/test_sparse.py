@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 import mxlite as mx
+from tests import sparse_training_cases as t
 from tests.golden_file import load
-from tests.sparse_training_cases import linear_executor
 
 pytest.importorskip("scipy")
 _G = load("ndarray/golden/sparse/sparse.npz")
@@ -50,7 +50,7 @@ def test_bind_with_sparse_arrays_gives_sparse_outputs_and_grads():
 
 def test_linear_classifier_with_lazy_sgd_matches_mxnet():
     grad_stype, g = _G.cases["linear"]["grad_stype"], _G.arrays("linear")
-    run = linear_executor(mx, g["x"], g["y"], g["w0"])
+    run = t.linear_executor(mx, g["x"], g["y"], g["w0"])
     assert next(run).grad_dict["weight"].stype == grad_stype
     for epoch, got in enumerate(run):
         np.testing.assert_allclose(got, g[f"w{epoch + 1}"], rtol=1e-4, atol=1e-5)
@@ -68,56 +68,29 @@ def _check(grad, name):
     np.testing.assert_array_equal(grad.indices.asnumpy(), _G[name + "/indices"])
 
 
-def _dot(w_stype):
-    return mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
-
-
 @pytest.mark.parametrize("name", ["exe_dot_rsp", "exe_dot_dns"])
 def test_simple_bind_dot_gradient_matches_mxnet(name):
     w_stype = "row_sparse" if name == "exe_dot_rsp" else "default"
-    exe = _dot(w_stype).simple_bind(
-        mx.cpu(), data=(4, 6), weight=(6, 3), stype_dict={"data": "csr", "weight": w_stype},
-        grad_req={"data": "null", "weight": "write"},
-    )  # fmt: skip
-    exe.arg_dict["data"][:] = mx.nd.array(_G[name + "/in0"]).tostype("csr")
-    exe.arg_dict["weight"][:] = mx.nd.array(_G[name + "/in1"]).tostype(w_stype)
-    exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G[name + "/ograd"]))
-    _check(exe.grad_dict["weight"], name)
+    exe = t.dot_executor(mx, _G[name + "/in0"], _G[name + "/in1"], w_stype)
+    _check(t.weight_step(mx, exe, _G[name + "/ograd"]), name)
 
 
 @pytest.mark.parametrize("name", ["bind_dot_rsp", "bind_dot_dns"])
 def test_bind_with_sparse_args_grad_keeps_mxnets_rows(name):
     w_stype = "row_sparse" if name == "bind_dot_rsp" else "default"
     grad = mx.nd.zeros((6, 3), stype="row_sparse")
-    args = {
-        "data": mx.nd.array(_G[name + "/in0"]).tostype("csr"),
-        "weight": mx.nd.array(_G[name + "/in1"]).tostype(w_stype),
-    }
-    exe = _dot(w_stype).bind(
-        mx.cpu(), args, args_grad={"weight": grad}, grad_req={"data": "null", "weight": "write"}
-    )
-    exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G[name + "/ograd"]))  # zero but in one row
-    assert exe.grad_dict["weight"] is grad
+    exe = t.dot_executor(mx, _G[name + "/in0"], _G[name + "/in1"], w_stype, grad)
+    assert t.weight_step(mx, exe, _G[name + "/ograd"]) is grad  # zero but in one row
     _check(grad, name)
 
 
 def _embedding_exe(grad_req="write"):
-    sym = mx.sym.Embedding(
-        mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2, sparse_grad=True
-    )
-    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req={"data": "null", "weight": grad_req})
-    exe.arg_dict["data"][:] = _G["exe_emb/in0"]
-    exe.arg_dict["weight"][:] = _G["exe_emb/in1"]
-    return exe
+    return t.embedding_executor(mx, _G["exe_emb/in0"], _G["exe_emb/in1"], grad_req)
 
 
 def test_embedding_gradient_holds_the_rows_looked_up():
     exe = _embedding_exe()
-    exe.forward(is_train=True)
-    exe.backward(mx.nd.array(_G["exe_emb/ograd"]))
-    _check(exe.grad_dict["weight"], "exe_emb")
+    _check(t.weight_step(mx, exe, _G["exe_emb/ograd"]), "exe_emb")
     exe.backward(mx.nd.zeros((2, 2, 2)))
     _check(exe.grad_dict["weight"], "exe_emb_zero")
 

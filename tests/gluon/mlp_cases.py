@@ -1,9 +1,11 @@
 """The small Gluon networks built the same way on MXNet 1.9.1 and on mxlite (``mx`` is either):
 ``tools/golden/cases/gluon.py`` records what MXNet names and computes (the training run of
-:func:`train` too), test_block.py, test_hybrid_block.py and test_trainer.py compare."""
+:func:`train` too, and a step of each layer and loss of its tables), test_block.py,
+test_hybrid_block.py, test_trainer.py, nn/test_layers.py and test_loss.py compare."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -80,3 +82,47 @@ def block_names(mx: Any) -> dict:
     names["mlp_nodes"] = [n["name"] for n in json.loads(net._cached_graph[1].tojson())["nodes"]]
     names["mlp_prefix"] = net.prefix
     return names
+
+
+def layer_step(
+    mx: Any, ctor: str, x: Any, values: Any, head: Any, hybridize: bool = False
+) -> tuple:
+    """One training step of the layer ``ctor`` (``nn.…``, evaluated with ``nn`` in scope) on the
+    NDArray ``x`` (indices for an Embedding, which takes no input gradient): each parameter is
+    set to ``values(name, parameter)`` (kept where None), the layer hybridized or not (through
+    the executor even for one operator), its output run backward from ``head(shape)``. Returns
+    the parameters by structural name, their values before the step, the output and the head."""
+    block = eval(ctor, {"nn": mx.gluon.nn})  # noqa: S307 (the golden table's constructors)
+    block.initialize(mx.init.Normal(0.5))
+    block(x)  # finish deferred initialization
+    params = block._collect_params_with_prefix()
+    for name, p in params.items():
+        value = values(name, p)
+        if value is not None:
+            p.set_data(mx.nd.array(value))
+    before = {name: p.data().asnumpy() for name, p in params.items()}
+    if hybridize:
+        block.hybridize(inline_limit=0)
+    if not ctor.startswith("nn.Embedding"):
+        x.attach_grad()
+    with mx.autograd.record():
+        y = block(x)
+    h = head(y.shape)
+    y.backward(mx.nd.array(h))
+    return params, before, y, h
+
+
+def loss_step(mx: Any, ctor: str, arrays: list, wrt: list, hybridize: bool = False) -> Any:
+    """The loss ``ctor`` (``gluon.loss.…``) of the NDArrays ``arrays``, hybridized or not; where
+    ``wrt`` (the positions given a gradient) is not empty, recorded and run backward. Its
+    value."""
+    loss = eval(ctor, {"gluon": mx.gluon})  # noqa: S307 (the golden table's constructors)
+    if hybridize:
+        loss.hybridize()
+    for i in wrt:
+        arrays[i].attach_grad()
+    with mx.autograd.record() if wrt else contextlib.nullcontext():
+        value = loss(*arrays)
+    if wrt:
+        value.backward()
+    return value

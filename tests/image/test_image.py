@@ -12,6 +12,7 @@ import mxlite as mx
 from mxlite.base import MXNetError
 from tests.golden_file import load
 
+from ..io.data_cases import image_iter_runs, pixels, random_image_iter
 from ._golden import GOLDEN, image_folder, image_paths
 
 cv2 = pytest.importorskip("cv2")
@@ -31,21 +32,12 @@ def _close(got, want, cubic: bool = False) -> None:
 def test_decode_resize_crop_equal_mxnet(k):
     with open(image_paths()[k], "rb") as f:
         buf = f.read()
-    img = mx.image.imdecode(buf)
-    assert img.dtype == np.uint8 and img.shape[2] == 3
-    _close(img.asnumpy(), PIXELS[f"decode_{k}"])
-    _close(mx.image.imdecode(buf, flag=0).asnumpy(), PIXELS[f"decode_gray_{k}"])
+    got = pixels(mx, buf, k)
+    assert got[f"decode_{k}"].dtype == np.uint8 and got[f"decode_{k}"].shape[2] == 3
+    for key, img in got.items():  # bicubic: resize_<k>_2 and what resizes by default
+        cubic = key == f"resize_{k}_2" or key.startswith(("resize_short", "center", "fixed"))
+        _close(img.asnumpy(), PIXELS[key], cubic)
     _close(mx.image.imdecode(bytearray(buf), to_rgb=False).asnumpy(), PIXELS[f"decode_bgr_{k}"])
-    for interp in range(5):
-        got = mx.image.imresize(img, 41, 29, interp=interp).asnumpy()
-        _close(got, PIXELS[f"resize_{k}_{interp}"], cubic=interp == 2)
-    _close(mx.image.resize_short(img, 33).asnumpy(), PIXELS[f"resize_short_{k}"], cubic=True)
-    _close(mx.image.center_crop(img, (24, 20))[0].asnumpy(), PIXELS[f"center_crop_{k}"], True)
-    _close(
-        mx.image.fixed_crop(img, 3, 2, 20, 15, (30, 30)).asnumpy(), PIXELS[f"fixed_crop_{k}"], True
-    )
-    border = mx.image.copyMakeBorder(img, 2, 3, 4, 1, values=[9, 8, 7])
-    _close(border.asnumpy(), PIXELS[f"border_{k}"])
 
 
 def test_imread_equals_imdecode_and_errors(tmp_path):
@@ -145,55 +137,23 @@ def test_imrotate_matches_a_half_turn_and_checks_arguments():
     assert mx.image.random_rotate(img, (-5, 5)).shape == (2, 5, 7)
 
 
-def _batches(it, limit=8):
-    out = []
-    for i, batch in enumerate(it):
-        if i >= limit:
-            break
-        out.append(batch)
-    return out
-
-
 def _check_run(golden, name, got):
     assert int(golden[f"{name}/n"]) == len(got)
-    for i, batch in enumerate(got):
-        want = golden[f"{name}/{i}/data"]
-        diff = np.abs(batch.data[0].asnumpy() - want)
+    for i, (data, label, pad) in enumerate(got):
+        diff = np.abs(data - golden[f"{name}/{i}/data"])
         # ImageIter resizes bicubic by default: allow OpenCV 5's one-level differences.
         assert diff.max() <= 1.0 + 1e-4 and (diff > 1e-3).mean() <= 0.08
-        np.testing.assert_array_equal(batch.label[0].asnumpy(), golden[f"{name}/{i}/label"])
-        assert batch.pad == int(golden[f"{name}/{i}/pad"])
+        np.testing.assert_array_equal(label, golden[f"{name}/{i}/label"])
+        assert pad == int(golden[f"{name}/{i}/pad"])
 
 
 def test_image_iter_batches_equal_mxnet(tmp_path):
     golden = load("io/golden/data.npz").arrays("image_iter")
     io_golden = os.path.join(os.path.dirname(GOLDEN), "..", "io", "golden", "im2rec")
     rec, idx = os.path.join(io_golden, "plain.rec"), os.path.join(io_golden, "plain.idx")
-    it = mx.image.ImageIter(3, (3, 24, 24), path_imgrec=rec, path_imgidx=idx, resize=30)
-    _check_run(golden, "rec_idx", _batches(it))
-    it = mx.image.ImageIter(
-        4,
-        (3, 20, 20),
-        path_imgrec=rec,
-        num_parts=2,
-        part_index=1,
-        path_imgidx=idx,
-        last_batch_handle="discard",
-    )
-    _check_run(golden, "part", _batches(it))
-    root = image_folder(str(tmp_path / "images"))
-    it = mx.image.ImageIter(
-        3,
-        (3, 16, 16),
-        path_imglist=os.path.join(io_golden, "plain.lst"),
-        path_root=root,
-        last_batch_handle="roll_over",
-        mean=True,
-        std=True,
-    )
-    _check_run(golden, "lst_roll", _batches(it))
-    it.reset()
-    _check_run(golden, "lst_roll_2", _batches(it))
+    lst, root = os.path.join(io_golden, "plain.lst"), image_folder(str(tmp_path / "images"))
+    for name, got in image_iter_runs(mx, rec, idx, lst, root).items():
+        _check_run(golden, name, got)
 
 
 def test_image_iter_from_list_and_bad_arguments(tmp_path):
@@ -214,25 +174,9 @@ def test_image_iter_random_augmentation_equals_mxnet_under_the_same_seeds():
     # numbers in the same order, so the same seeds give the same crops, flips and jitters.
     golden = load("io/golden/data.npz").arrays("image_iter")
     io_golden = os.path.join(os.path.dirname(GOLDEN), "..", "io", "golden", "im2rec")
-    random.seed(7)
-    np.random.seed(7)
-    it = mx.image.ImageIter(
-        3,
-        (3, 20, 20),
-        path_imgrec=os.path.join(io_golden, "plain.rec"),
-        path_imgidx=os.path.join(io_golden, "plain.idx"),
-        shuffle=True,
-        rand_crop=True,
-        rand_mirror=True,
-        resize=24,
-        brightness=0.2,
-        contrast=0.2,
-        saturation=0.2,
-        pca_noise=0.05,
-        inter_method=1,
-    )
-    got = list(it)
+    rec, idx = os.path.join(io_golden, "plain.rec"), os.path.join(io_golden, "plain.idx")
+    got = random_image_iter(mx, rec, idx)
     assert len(got) == int(golden["random/n"])
-    for i, batch in enumerate(got):
-        np.testing.assert_allclose(batch.data[0].asnumpy(), golden[f"random/{i}/data"], atol=1e-3)
-        np.testing.assert_array_equal(batch.label[0].asnumpy(), golden[f"random/{i}/label"])
+    for i, (data, label, _) in enumerate(got):
+        np.testing.assert_allclose(data, golden[f"random/{i}/data"], atol=1e-3)
+        np.testing.assert_array_equal(label, golden[f"random/{i}/label"])

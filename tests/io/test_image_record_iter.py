@@ -10,6 +10,7 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError, ParamError
 from tests.golden_file import load
+from tests.io.data_cases import INT_ITER, batches, two_epochs
 
 pytest.importorskip("cv2")
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
@@ -17,12 +18,6 @@ REC = os.path.join(GOLDEN, "im2rec", "plain.rec")
 IDX = os.path.join(GOLDEN, "im2rec", "plain.idx")
 BATCHES = load("io/golden/data.npz").arrays("record_iter")
 CASES = load("io/golden/data.npz").cases["record_iter"]
-
-
-def _run(it, first=8, second=3):
-    out = [b for _, b in zip(range(first), it)]
-    it.reset()
-    return out + [b for _, b in zip(range(second), it)]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -33,46 +28,34 @@ def test_batches_equal_mxnet(name):
         kw["path_imgidx"] = IDX
     if kw.get("path_imglist") == "LST":
         kw["path_imglist"] = os.path.join(GOLDEN, "im2rec", "multi.lst")
-    got = _run(mx.io.ImageRecordIter(path_imgrec=REC, preprocess_threads=2, **kw))
+    got = two_epochs(mx.io.ImageRecordIter(path_imgrec=REC, preprocess_threads=2, **kw), 3)
     assert len(got) == int(BATCHES[f"{name}/n"])
-    for i, batch in enumerate(got):
+    for i, (data, label, pad) in enumerate(got):
         want = BATCHES[f"{name}/{i}/data"]
-        data = batch.data[0].asnumpy()
         assert data.shape == want.shape and data.dtype == np.float32
         # MXNet 1.9.1 says pad 0 for round_batch=False and leaves stale images there;
         # mxlite reports the real pad, so only the real images are compared.
-        real = len(data) - batch.pad
+        real = len(data) - pad
         diff = np.abs(data[:real] - want[:real])
         if kw.get("inter_method") == 2:  # bicubic upscaling: OpenCV 5 vs 4.7, one level apart
             assert diff.max() <= 2 and (diff != 0).mean() < 0.1
         else:
             assert diff.max() == 0
-        np.testing.assert_array_equal(
-            batch.label[0].asnumpy()[:real], BATCHES[f"{name}/{i}/label"][:real]
-        )
+        np.testing.assert_array_equal(label[:real], BATCHES[f"{name}/{i}/label"][:real])
         if kw.get("round_batch", True):
-            assert batch.pad == int(BATCHES[f"{name}/{i}/pad"])
+            assert pad == int(BATCHES[f"{name}/{i}/pad"])
 
 
 @pytest.mark.parametrize(
     "cls,name", [(mx.io.ImageRecordUInt8Iter, "uint8"), (mx.io.ImageRecordInt8Iter, "int8")]
 )
 def test_uint8_and_int8_iters_equal_mxnet(cls, name):
-    it = cls(
-        path_imgrec=REC,
-        data_shape=(3, 24, 24),
-        batch_size=4,
-        resize=28,
-        mean_r=100.0,
-        mean_g=110.4,
-        mean_b=120.6,
-    )
-    got = [b for _, b in zip(range(8), it)]
+    got = batches(cls(path_imgrec=REC, **INT_ITER))
     assert len(got) == int(BATCHES[f"{name}/n"])
-    for i, batch in enumerate(got):
+    for i, (data, _, _) in enumerate(got):
         want = BATCHES[f"{name}/{i}/data"]
-        assert batch.data[0].dtype == want.dtype
-        np.testing.assert_array_equal(batch.data[0].asnumpy(), want)
+        assert data.dtype == want.dtype
+        np.testing.assert_array_equal(data, want)
 
 
 def _epoch(**kw):

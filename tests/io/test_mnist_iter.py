@@ -10,21 +10,17 @@ import pytest
 import mxlite as mx
 from mxlite.base import MXNetError
 from tests.golden_file import load
+from tests.io.data_cases import MNIST_ITER
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 IMAGES = os.path.join(GOLDEN, "mnist-images-idx3-ubyte")
 LABELS = os.path.join(GOLDEN, "mnist-labels-idx1-ubyte")
 BATCHES = load("io/golden/data.npz").arrays("mnist_iter")
-CASES = {
-    "plain": dict(batch_size=3, shuffle=False),
-    "flat": dict(batch_size=4, shuffle=False, flat=True),
-    "part": dict(batch_size=2, shuffle=False, num_parts=3, part_index=1),
-}
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("name", sorted(MNIST_ITER))
 def test_batches_equal_mxnet(name):
-    got = list(mx.io.MNISTIter(image=IMAGES, label=LABELS, silent=True, **CASES[name]))
+    got = list(mx.io.MNISTIter(image=IMAGES, label=LABELS, silent=True, **MNIST_ITER[name]))
     assert len(got) == int(BATCHES[f"{name}/n"])
     for i, b in enumerate(got):
         np.testing.assert_array_equal(b.data[0].asnumpy(), BATCHES[f"{name}/{i}/data"])

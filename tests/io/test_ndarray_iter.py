@@ -15,6 +15,7 @@ import mxlite as mx
 from mxlite.base import DTypeError, MXNetError, ParamError
 from tests.golden_file import load
 from tests.io import ndarray_iter_cases as c
+from tests.sparse_training_cases import shuffled_csr_iter
 
 CASES = list(load("io/golden/ndarray_iter.npz").cases.values())
 
@@ -167,11 +168,7 @@ def test_csr_needs_discard():
 def test_csr_shuffled_batches_match_mxnet():
     g = load("ndarray/golden/sparse/sparse.npz")
     x = g["iter/in0"]
-    np.random.seed(3)
-    it = mx.io.NDArrayIter(
-        mx.nd.array(x).tostype("csr"), np.arange(7, dtype="float32"), 3, shuffle=True,
-        last_batch_handle="discard",
-    )  # fmt: skip
+    it = shuffled_csr_iter(mx, x)
     assert it.data[0][1].stype == "csr"  # shuffling keeps the storage type
     batches = list(it)
     assert len(batches) == 2

@@ -83,3 +83,20 @@ def train(mx: Any, steps: int = 20) -> tuple[Any, list[float]]:
             mod.backward()
             mod.update()
     return mod, losses
+
+
+def fit_ce(mx: Any) -> list[float]:
+    """``Module.fit`` from the initial parameters over the training data, five epochs of SGD
+    with the ``ce`` metric: the Train-ce after each epoch's last batch."""
+    sym = lenet(mx)
+    args, aux = initial_params(mx, sym)
+    x, y = make_data(N_TRAIN, 0)
+    seen: list[float] = []
+    last: list[float] = []
+    mx.mod.Module(sym, context=mx.cpu()).fit(
+        mx.io.NDArrayIter(x, y, batch_size=BATCH), eval_metric="ce", optimizer="sgd",
+        optimizer_params=OPT_PARAMS, arg_params=args, aux_params=aux, num_epoch=5,
+        batch_end_callback=lambda p: last.append(float(p.eval_metric.get()[1])),
+        epoch_end_callback=lambda *a: seen.append(last[-1]),
+    )  # fmt: skip
+    return seen

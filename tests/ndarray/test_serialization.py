@@ -31,11 +31,11 @@ from mxlite.ndarray.serialization import (
     save,
 )
 from tests.golden_file import load as load_golden
+from tests.golden_file import mxnet_file
 
 GOLDEN = Path(__file__).parent / "golden"
 ROOT = Path(__file__).parents[2]
 MXREF = Path("/tmp/mxref/bin/python")
-MXNET_GIT = Path("/work/.mirror/apache+mxnet/repo")
 
 GOLDEN_LISTS = sorted(GOLDEN.glob("*.params"))
 GOLDEN_RAWS = sorted(GOLDEN.glob("*.raw"))
@@ -127,10 +127,9 @@ def test_golden_raw_array(path: Path):
 
 
 def test_mxnet_legacy_v0_file_from_mxnet_tests():
-    if not MXNET_GIT.is_dir():
+    raw = mxnet_file("tests/python/unittest/legacy_ndarray.v0")
+    if raw is None:
         pytest.skip("MXNet's source mirror is absent")
-    show = ["git", "-C", str(MXNET_GIT), "show", "1.9.1:tests/python/unittest/legacy_ndarray.v0"]
-    raw = subprocess.run(show, capture_output=True, check=True).stdout
     got = loads(raw)
     assert len(got) == 6
     for a in got:

@@ -12,6 +12,7 @@ import mxlite as mx
 from mxlite.base import MXNetError
 from mxlite.ndarray.sparse import CSRNDArray, RowSparseNDArray
 from tests.golden_file import TESTS, load
+from tests.sparse_training_cases import creation
 
 sp = pytest.importorskip("scipy.sparse")
 GOLDEN = TESTS / "ndarray" / "golden" / "sparse"
@@ -44,37 +45,9 @@ def test_row_sparse_from_parts_infers_shape():
 
 
 def test_creation_matches_mxnet():
-    g = _G.arrays("creation")
-    a = mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))
-    np.testing.assert_array_equal(a.asnumpy(), g["csr_parts"])
-    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
-                                  shape=(3, 4))  # fmt: skip
-    np.testing.assert_array_equal(coo.data.asnumpy(), g["coo_data"])
-    np.testing.assert_array_equal(coo.indices.asnumpy(), g["coo_indices"])
-    np.testing.assert_array_equal(coo.indptr.asnumpy(), g["coo_indptr"])
-    assert str(np.dtype(coo.dtype)) == str(g["coo_dtype"]).split("'")[1].replace("numpy.", "")
-    m = sp.csr_matrix(
-        (
-            np.array([1, 2, 3, 4, 5, 6, 1.0]),
-            np.array([0, 2, 2, 0, 1, 2, 1]),
-            np.array([0, 2, 3, 7]),
-        ),
-        shape=(3, 3),
-    )
-    s = mx.nd.sparse.array(m)  # duplicates summed, indices sorted, as MXNet does
-    np.testing.assert_array_equal(s.data.asnumpy(), g["sp_data"])
-    np.testing.assert_array_equal(s.indices.asnumpy(), g["sp_indices"])
-    np.testing.assert_array_equal(s.indptr.asnumpy(), g["sp_indptr"])
-    r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
-    np.testing.assert_array_equal(r.asnumpy(), g["rsp_dense"])
-    a_dense = _G["op0/in0"]
-    d = mx.nd.array(a_dense).tostype("csr")
-    np.testing.assert_array_equal(d.data.asnumpy(), g["dense_csr_data"])
-    np.testing.assert_array_equal(d.indices.asnumpy(), g["dense_csr_indices"])
-    np.testing.assert_array_equal(d.indptr.asnumpy(), g["dense_csr_indptr"])
-    rd = mx.nd.array(a_dense).tostype("row_sparse")
-    np.testing.assert_array_equal(rd.data.asnumpy(), g["dense_rsp_data"])
-    np.testing.assert_array_equal(rd.indices.asnumpy(), g["dense_rsp_indices"])
+    got = creation(mx, sp, _G["op0/in0"])
+    for key, want in _G.arrays("creation").items():  # the dtypes too, as str() gives them
+        np.testing.assert_array_equal(got[key], want, err_msg=key)
 
 
 @pytest.mark.parametrize("stype", ["csr", "row_sparse"])

@@ -13,53 +13,24 @@ from mxlite.operator import registry
 from mxlite.operator.req import OpReq
 
 from .opcheck import golden
+from .optimizer_multi_cases import multi_sgd_steps
 
 GOLD = golden("optimizer_multi")
 CASES = [{"case": k, **c} for k, c in GOLD.cases.items()]
 TOL = {"float16": 2e-3, "float32": 1e-6, "float64": 1e-12}
 
 
-def _names(op):
-    return registry.get(op).get_prop({"lrs": (0.1,), "wds": (0.0,)}).list_arguments()
-
-
 @pytest.mark.parametrize("case", CASES, ids=[c["case"] for c in CASES])
 def test_steps_match_mxnet(case):
-    data = GOLD
-    name, op, dtype, n = case["case"], case["op"], case["dtype"], case["n"]
-    group = [s[: -len("_0")] for s in _names(op)]
-    weights, flat_states = [], []
-    groups = []
-    for i in range(n):
-        w = mx.nd.array(data[f"{name}/weight_{i}"], dtype=dtype)
-        weights.append(w)
-        g = [w, None]
-        if "mom" in group:
-            mom = data[f"{name}/mom_{i}"]
-            g.append(mx.nd.array(mom, dtype=mom.dtype))
-            flat_states.append((f"mom_{i}", g[-1]))
-        if "weight32" in group:
-            g.append(mx.nd.array(data[f"{name}/weight_{i}"].astype(np.float32), dtype="float32"))
-            flat_states.append((f"weight32_{i}", g[-1]))
-        groups.append(g)
+    name = case["case"]
     params = {k: tuple(v) if isinstance(v, list) else v for k, v in case["params"].items()}
-    fn = getattr(mx.nd, op)
-    for step in range(3):
-        flat = []
-        for i, g in enumerate(groups):
-            g[1] = mx.nd.array(data[f"{name}/step{step}/grad_{i}"], dtype=dtype)
-            flat += g
-        res = fn(*flat, out=weights if n > 1 else weights[0], **params)
-        assert res is (weights if n > 1 else weights[0])
-        for i, w in enumerate(weights):
-            want = data[f"{name}/step{step}/out_weight_{i}"]
-            got = w.asnumpy()
-            assert got.dtype == want.dtype
-            np.testing.assert_allclose(got, want, rtol=TOL[dtype], atol=TOL[dtype])
-        for sname, s in flat_states:
-            want = data[f"{name}/step{step}/out_{sname}"]
+    got = multi_sgd_steps(mx, case["op"], case["dtype"], params, case["n"],
+                          lambda key, i, dtype: GOLD[f"{name}/{key}"])  # fmt: skip
+    for key, want in GOLD.arrays(name).items():
+        if "/out_" in key:  # the weights and states after each step
             tol = TOL[str(want.dtype)]
-            np.testing.assert_allclose(s.asnumpy(), want, rtol=tol, atol=tol)
+            assert got[key].dtype == want.dtype
+            np.testing.assert_allclose(got[key], want, rtol=tol, atol=tol, err_msg=key)
 
 
 @pytest.mark.parametrize(

@@ -104,3 +104,19 @@ def optimizer(mx: Any, name: str, kwargs: dict) -> Any:
     opt.set_lr_mult({"fc_bias": 2.0})
     opt.set_wd_mult({"fc_weight": 3.0})
     return opt
+
+
+def update_sequence(mx: Any, name: str, kwargs: dict, dtype: str, value: Any) -> dict:
+    """:data:`STEPS` list calls of an updater of the case's optimizer on weights of
+    :data:`SHAPES` in ``dtype``; ``value(key, shape, dtype)`` gives the starting weights
+    (``w0_<i>``) and each step's gradients (``g<step>_<i>``). Returns those and the weights after
+    each step (``w<step + 1>_<i>``), by key."""
+    upd = mx.optimizer.get_updater(optimizer(mx, name, kwargs))
+    rec = {f"w0_{i}": value(f"w0_{i}", s, dtype) for i, s in enumerate(SHAPES)}
+    ws = [mx.nd.array(w, dtype=dtype) for w in rec.values()]
+    for step in range(STEPS):
+        grads = {f"g{step}_{i}": value(f"g{step}_{i}", s, dtype) for i, s in enumerate(SHAPES)}
+        rec.update(grads)
+        upd([0, 1], [mx.nd.array(g, dtype=dtype) for g in grads.values()], ws)
+        rec.update({f"w{step + 1}_{i}": w.asnumpy() for i, w in enumerate(ws)})
+    return rec

@@ -13,7 +13,7 @@ import mxlite as mx
 from mxlite.optimizer.optimizer import dumps_states, loads_states
 
 from ..golden_file import load
-from .optimizer_cases import optimizer
+from .optimizer_cases import optimizer, update_sequence
 
 GOLDEN = Path(__file__).parent / "golden"
 DATA = load("optimizer/golden/optimizer.npz")
@@ -31,20 +31,14 @@ def _make(case):
 @pytest.mark.parametrize("case", META["cases"], ids=[c["case"] for c in META["cases"]])
 def test_update_sequence_matches_mxnet(case):
     name, dtype = case["case"], case["dtype"]
-    upd = mx.optimizer.get_updater(_make(case))
-    n = len(META["shapes"])
-    ws = [mx.nd.array(DATA[f"{name}/w0_{i}"], dtype=dtype) for i in range(n)]
+    got = update_sequence(mx, case["optimizer"], case["kwargs"], dtype,
+                          lambda key, shape, dt: DATA[f"{name}/{key}"])  # fmt: skip
     rtol, atol = TOL[dtype]
-    for step in range(META["steps"]):
-        grads = [mx.nd.array(DATA[f"{name}/g{step}_{i}"], dtype=dtype) for i in range(n)]
-        upd([0, 1], grads, ws)
-        for i, w in enumerate(ws):
-            got, want = w.asnumpy(), DATA[f"{name}/w{step + 1}_{i}"]
-            assert got.dtype == want.dtype
-            np.testing.assert_allclose(
-                got.astype(np.float64), want.astype(np.float64), rtol=rtol, atol=atol,
-                err_msg=f"{name} step {step + 1} param {i}",
-            )  # fmt: skip
+    for key, want in DATA.arrays(name).items():
+        if key[0] == "w" and not key.startswith("w0_"):  # the weights after each step
+            assert got[key].dtype == want.dtype
+            np.testing.assert_allclose(got[key].astype(np.float64), want.astype(np.float64),
+                                       rtol=rtol, atol=atol, err_msg=f"{name} {key}")  # fmt: skip
 
 
 def test_single_index_calls_match_list_calls():

@@ -1,6 +1,7 @@
 """The records of tests/recordio/test_recordio.py, shared with tools/golden/cases/data.py and
 recordio_cuts.py, which write them with MXNet 1.9.1 into tests/recordio/golden/. Plain bytes
-and NumPy; :func:`packed` takes either implementation's ``recordio`` module."""
+and NumPy; :func:`packed` and :func:`write_records` take either implementation's ``recordio``
+module."""
 
 from __future__ import annotations
 
@@ -25,3 +26,17 @@ def packed(recordio: Any) -> list[bytes]:
     the payload ``payload<i>``."""
     return [recordio.pack(recordio.IRHeader(0, lab, i * 7, 1), b"payload%d" % i)
             for i, lab in enumerate(LABELS)]  # fmt: skip
+
+
+def write_records(recordio: Any, rec: Any, records: list, idx: Any = None) -> None:
+    """``records`` written in order to the file ``rec`` by ``recordio.MXRecordIO``, or, where
+    the index file ``idx`` is given, by ``MXIndexedRecordIO`` under the keys 0, 1, ..."""
+    if idx is None:
+        writer = recordio.MXRecordIO(str(rec), "w")
+        for r in records:
+            writer.write(r)
+    else:
+        writer = recordio.MXIndexedRecordIO(str(idx), str(rec), "w")
+        for i, r in enumerate(records):
+            writer.write_idx(i, r)
+    writer.close()

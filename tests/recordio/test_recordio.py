@@ -28,10 +28,7 @@ def _read(path: str) -> bytes:
 
 def test_written_files_equal_mxnets(tmp_path):
     rec, idx = str(tmp_path / "t.rec"), str(tmp_path / "t.idx")
-    writer = MXIndexedRecordIO(idx, rec, "w")
-    for i, r in enumerate(TRICKY):
-        writer.write_idx(i, r)
-    writer.close()
+    recordio_cases.write_records(recordio, rec, TRICKY, idx)
     assert _read(rec) == _read(os.path.join(GOLDEN, "tricky.rec"))
     assert _read(idx) == _read(os.path.join(GOLDEN, "tricky.idx"))
 

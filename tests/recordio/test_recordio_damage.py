@@ -14,6 +14,7 @@ from mxlite import recordio
 from mxlite.base import MXNetError
 from mxlite.recordio import MXIndexedRecordIO, MXRecordIO
 from tests.golden_file import load
+from tests.recordio.recordio_cases import write_records
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 
@@ -50,10 +51,7 @@ def _invisible(buf: bytes, got: list[bytes]) -> bool:
 def test_intact_file_is_byte_for_byte_mxnets_and_reads_back(tmp_path):
     records, _, _ = _golden()
     rec, idx = str(tmp_path / "twelve.rec"), str(tmp_path / "twelve.idx")
-    writer = MXIndexedRecordIO(idx, rec, "w")
-    for i, r in enumerate(records):
-        writer.write_idx(i, r)
-    writer.close()
+    write_records(recordio, rec, records, idx)
     assert _read(rec) == _read(os.path.join(GOLDEN, "twelve.rec"))
     assert _read(idx) == _read(os.path.join(GOLDEN, "twelve.idx"))
     assert _read_all(os.path.join(GOLDEN, "twelve.rec")) == (records, None)

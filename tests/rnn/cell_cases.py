@@ -1,4 +1,5 @@
-"""Unrolled cell graphs shared by tools/golden/cases/rnn_cells.py (real MXNet) and the tests.
+"""Unrolled cell graphs shared by tools/golden/cases/rnn_cells.py (real MXNet) and the tests,
+and the run both make of them (:func:`run`).
 
 Each builder takes the ``mx`` module (``mxnet`` or ``mxlite``) and returns the symbol to run:
 the outputs (merged or per step) grouped with the flattened final states. Begin states are
@@ -75,6 +76,18 @@ def build(mx: Any, name: str) -> tuple[Any, Any]:
     shape, layout = SHAPES[name]
     with mx.name.NameManager():  # fresh auto-name counters: concat0 on both sides
         return _build(mx, name, shape, layout)
+
+
+def run(mx: Any, name: str, sym: Any, args: dict) -> tuple[list, dict]:
+    """``sym`` of case ``name`` bound to ``args`` (name -> NDArray) with gradients written, a
+    forward (in training mode unless the case is stochastic) and then, in training mode, a
+    backward from all-ones head gradients: the outputs and the gradients."""
+    grads = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
+    ex = sym.bind(mx.cpu(), args, args_grad=grads)
+    outs = ex.forward(is_train=name not in STOCHASTIC)
+    if name not in STOCHASTIC:
+        ex.backward([mx.nd.ones(o.shape) for o in outs])
+    return outs, grads
 
 
 def _build(mx: Any, name: str, shape: tuple, layout: str) -> tuple[Any, Any]:

@@ -9,6 +9,7 @@ from mxlite.base import MXNetError
 from mxlite.rnn import conv_cells
 
 from ..golden_file import load
+from ..operator.contrib import graph_cases
 
 _GOLD = load("operator/contrib/golden/contrib.npz")
 _META = [{"name": k, **m} for k, m in _GOLD.cases.items() if m.get("kind") == "conv_cell"]
@@ -16,10 +17,7 @@ _META = [{"name": k, **m} for k, m in _GOLD.cases.items() if m.get("kind") == "c
 
 @pytest.mark.parametrize("meta", _META, ids=[m["cls"] for m in _META])
 def test_conv_cell_matches_mxnet(meta):
-    with mx.name.NameManager():
-        cell = getattr(conv_cells, meta["cls"])(input_shape=(1, 2, 5, 4), num_hidden=3, prefix="c_")
-        outputs, _ = cell.unroll(2, [mx.sym.Variable(f"c_t{i}_data") for i in range(2)])
-        net = mx.sym.Group(outputs)
+    cell, net = graph_cases.conv_cell(mx, meta["cls"])
     assert net.tojson() == meta["json"]
     assert sorted(cell.params._params) == [
         "c_h2h_bias",

@@ -9,7 +9,7 @@ import mxlite as mx
 from mxlite.base import MXNetError
 
 from ..golden_file import load
-from .cell_cases import SHAPES, STOCHASTIC, build
+from .cell_cases import SHAPES, build, run
 
 
 def _golden():
@@ -27,14 +27,11 @@ def test_unroll_matches_mxnet(name):
     if case["begin_state_names"] is not None:
         assert [s.name for s in cell.begin_state()] == case["begin_state_names"]
     args = {n: mx.nd.array(get(f"{name}/arg/{n}")) for n in case["arguments"]}
-    grads = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
-    ex = sym.bind(mx.cpu(), args, args_grad=grads)
-    outs = ex.forward(is_train=name not in STOCHASTIC)
+    outs, grads = run(mx, name, sym, args)
     assert [list(o.shape) for o in outs] == case["out_shapes"]
     for i, o in enumerate(outs):
         np.testing.assert_allclose(o.asnumpy(), get(f"{name}/out/{i}"), rtol=1e-4, atol=1e-5)
     if case["grads"]:
-        ex.backward([mx.nd.ones(o.shape) for o in outs])
         for n in case["arguments"]:
             if f"{name}/grad/{n}" in index:
                 np.testing.assert_allclose(

@@ -11,6 +11,7 @@ import pytest
 
 import mxlite as mx
 from tests.golden_file import TESTS, GoldenFile
+from tests.symbol.mkldnn_cases import quantized_block
 
 PATH = TESTS / "symbol/golden/mkldnn_backend.npz"
 
@@ -122,20 +123,11 @@ def test_quantize_net_graph_is_mxnets(golden: GoldenFile) -> None:
     """mx.contrib.quantization.quantize_net (its MKLDNN_QUANTIZE calls are these passes) makes
     MXNet's graph of the same network, calibrated ranges within float rounding, and its
     outputs within one int8 level."""
-    quantize_net = _quantize_net_or_skip()
+    _quantize_net_or_skip()
     arrays = golden.arrays("float")
-    block = mx.gluon.SymbolBlock(mx.sym.load_json(golden.cases["float"]["json"]),
-                                 mx.sym.var("data"))  # fmt: skip
-    for name, param in block.collect_params().items():
-        value = arrays.get(f"arg:{name}", arrays.get(f"aux:{name}"))
-        param.initialize(mx.init.Constant(0))
-        param.set_data(mx.nd.array(value))
-    block.hybridize()
-    data = mx.nd.array(arrays["data"])
-    block(data)
-    calib = mx.io.NDArrayIter(data=data, batch_size=len(arrays["data"]))
-    qnet = quantize_net(block, quantized_dtype="auto", calib_mode="naive", calib_data=calib,
-                        num_calib_examples=len(arrays["data"]), ctx=mx.cpu())  # fmt: skip
+    params = {k[4:]: v for k, v in arrays.items() if k.startswith(("arg:", "aux:"))}
+    sym = mx.sym.load_json(golden.cases["float"]["json"])
+    qnet = quantized_block(mx, sym, params, arrays["data"])
     got = json.loads(qnet._cached_graph[1].tojson())
     want = json.loads(golden.cases["quantize_net"]["json"])
     assert len(got["nodes"]) == len(want["nodes"])
@@ -153,5 +145,5 @@ def test_quantize_net_graph_is_mxnets(golden: GoldenFile) -> None:
             else:
                 assert ga[k] == v
     want_out = golden.arrays("quantize_net")["out"]
-    got_out = qnet(data).asnumpy()
+    got_out = qnet(mx.nd.array(arrays["data"])).asnumpy()
     np.testing.assert_allclose(got_out, want_out, rtol=0, atol=np.abs(want_out).max() / 127)

@@ -12,19 +12,13 @@ from mxlite import recordio
 from mxlite.tools import im2rec
 
 from ..image._golden import image_folder
+from ..io.data_cases import IM2REC
 
 pytest.importorskip("cv2")
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "io", "golden", "im2rec")
 
-# (list arguments, pack arguments or None), as tools/golden/cases/data.py ran MXNet's script.
-CASES = {
-    "plain": (["--list", "--recursive"], []),
-    "split": (["--list", "--recursive", "--train-ratio", "0.6", "--test-ratio", "0.2"], None),
-    "chunks": (["--list", "--no-shuffle", "--chunks", "2", "--exts", ".jpg"], None),
-    "resized": (["--list", "--recursive", "--no-shuffle"], ["--resize", "24", "--center-crop"]),
-    "png": (["--list", "--recursive"], ["--encoding", ".png", "--quality", "3"]),
-    "pass": (["--list", "--recursive"], ["--pass-through", "--num-thread", "3"]),
-}
+# the runs of MXNet's script (tools/golden/cases/data.py); "pass" packs in three threads here
+CASES = {**IM2REC, "pass": (IM2REC["pass"][0], [*IM2REC["pass"][1], "--num-thread", "3"])}
 
 
 def _read(path: str) -> bytes:

@@ -36,7 +36,6 @@ import mxnet as mx
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
-MIRROR = os.environ.get("MXNET_REPO", "/work/.mirror/apache+mxnet/repo")  # apache/mxnet's git dir
 
 
 # where MXNet's front end puts the operators whose names carry these prefixes
@@ -67,21 +66,10 @@ def nd_function(op: str, front: Any = None) -> Any:
     raise KeyError(f"mxnet has no operator {op!r}")
 
 
-def mxnet_source(path: str) -> str | None:
-    """The text of ``path`` at MXNet's tag 1.9.1 in the apache/mxnet mirror (``MXNET_REPO``),
-    None without the mirror."""
-    try:
-        res = subprocess.run(["git", f"--git-dir={MIRROR}", "show", f"1.9.1:{path}"],
-                             capture_output=True, check=True)  # fmt: skip
-    except (OSError, subprocess.CalledProcessError):
-        return None
-    return res.stdout.decode()
-
-
 def mxnet_example(file: str) -> Any:
     """MXNet's example network definition ``example/image-classification/symbols/<file>`` at
     tag 1.9.1 as a module (MXNet's own code, run here, not copied: it imports ``mxnet``)."""
-    text = mxnet_source(f"example/image-classification/symbols/{file}")
+    text = mxnet_file(f"example/image-classification/symbols/{file}")
     if text is None:
         raise RuntimeError("the apache/mxnet mirror is needed (MXNET_REPO)")
     module = types.ModuleType("symbols_" + file[:-3].replace("-", "_"))
@@ -99,6 +87,10 @@ def load_module(path: str | Path) -> Any:
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
     return module
+
+
+_files = load_module("tests/golden_file.py")  # MXNet's own files at 1.9.1, as the tests read them
+mxnet_file, mxnet_archive = _files.mxnet_file, _files.mxnet_archive
 
 
 def seeded(shape: tuple, dtype: str = "float32", seed: int = 0, kind: str = "normal") -> np.ndarray:
@@ -188,23 +180,6 @@ def isolated(fn: Any, *args: Any) -> Any:
     return pickle.loads(data) if data else f"MXNet crashed (status {status})"
 
 
-def run_case_file(path: str, *args: str) -> tuple[dict[str, np.ndarray], list[dict]]:
-    """Run the case file at ``path`` (from the repository root; it writes its arrays and a JSON
-    ``times`` entry to the ``.npz`` its first argument names, its other arguments are ``args``)
-    in a fresh interpreter, so that block names count from the same start as in the test, in a
-    scratch directory (the files its cells save): the arrays, and per case ``name`` and
-    ``seconds``, as :meth:`Golden.take` records them."""
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "outputs.npz"
-        env = dict(os.environ, MPLBACKEND="Agg")
-        subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True, cwd=tmp,
-                       env=env)  # fmt: skip
-        with np.load(out) as found:
-            arrays = dict(found.items())
-    times = json.loads(str(arrays.pop("times")))
-    return arrays, [{"name": case, "seconds": t} for case, t in times.items()]
-
-
 class Golden:
     """The cases and arrays of one golden file, written by :meth:`save`.
 
@@ -227,13 +202,22 @@ class Golden:
         for key, value in arrays.items():
             self.arrays[f"{name}/{key}"] = np.asarray(value)
 
-    def take(self, arrays: dict[str, np.ndarray], cases: list[dict]) -> None:
-        """Record cases computed by the caller: ``arrays`` keyed ``<case>/<what>`` and one
-        metadata dict per case, named by its ``name`` entry."""
-        for meta in cases:
-            name = meta["name"]
+    def take(self, path: str, *args: str) -> None:
+        """Run the case file at ``path`` (from the repository root; it writes its arrays, keyed
+        ``<case>/<what>``, and a JSON ``times`` entry to the ``.npz`` its first argument names,
+        its other arguments are ``args``) in a fresh interpreter, so that block names count from
+        the same start as in the test, in a scratch directory (the files its cells save), and
+        record each case it ran: its arrays and the ``seconds`` it took."""
+        with tempfile.TemporaryDirectory() as tmp:
+            out = Path(tmp) / "outputs.npz"
+            env = dict(os.environ, MPLBACKEND="Agg")
+            subprocess.run([sys.executable, str(ROOT / path), str(out), *args], check=True,
+                           cwd=tmp, env=env)  # fmt: skip
+            with np.load(out) as found:
+                arrays = dict(found.items())
+        for name, seconds in json.loads(str(arrays.pop("times"))).items():
             found = {k[len(name) + 1 :]: v for k, v in arrays.items() if k.startswith(f"{name}/")}
-            self.put(name, {k: v for k, v in meta.items() if k != "name"}, **found)
+            self.put(name, {"seconds": seconds}, **found)
 
     def put_isolated(self, name: str, meta: dict, fn: Any, *args: Any, why: str = "failed") -> None:
         """Record what ``fn(*args)`` returns when run in a forked child (see :func:`isolated`):
@@ -301,22 +285,6 @@ class Golden:
         case.update({"n_aux": aux} if aux else {})
         case.update({} if train else {"train": False})
         self.put(name, {**case, **meta}, **arrays)
-
-    def op_isolated(self, name: str, *args: Any, **kwargs: Any) -> str | None:
-        """:meth:`op` in a forked child (see :func:`isolated`); returns why the case failed,
-        or None once it is recorded."""
-
-        def run() -> tuple[dict, dict]:
-            self.op(name, *args, **kwargs)
-            found = {k: v for k, v in self.arrays.items() if k.startswith(f"{name}/")}
-            return self.cases[name], found
-
-        result = isolated(run)
-        if isinstance(result, str):
-            return result
-        self.put(name, result[0])
-        self.arrays.update(result[1])
-        return None
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)

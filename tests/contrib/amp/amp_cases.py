@@ -158,3 +158,8 @@ def block(mx: Any) -> Any:
 
 def block_input() -> np.ndarray:
     return np.random.RandomState(6).uniform(-1, 1, (2, 3, 6, 6)).astype(np.float32)
+
+
+def block_output(mx: Any, net: Any) -> np.ndarray:
+    """The output of ``net`` on :func:`block_input`, cast to float32."""
+    return mx.nd.amp_cast(net(mx.nd.array(block_input())), dtype="float32").asnumpy()

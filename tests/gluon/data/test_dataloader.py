@@ -14,6 +14,7 @@ from mxlite.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 from tests.golden_file import load
 
 from ...image._golden import image_folder
+from ...io.data_cases import first20, loader_arrays
 
 GOLDEN = os.path.join(os.path.dirname(__file__), "golden")
 BATCHES = load("io/golden/data.npz").arrays("dataloader")
@@ -30,25 +31,20 @@ def _check(name, got):
 
 @pytest.mark.parametrize("mode", ["keep", "discard", "rollover"])
 def test_last_batch_modes_equal_mxnet(mode):
-    x = np.arange(70, dtype=np.float32).reshape(10, 7)
-    y = np.arange(10, dtype=np.int32)
+    x, y = loader_arrays()
     _check(mode, list(DataLoader(ArrayDataset(x, y), batch_size=4, last_batch=mode)))
-
-
-def _first20(im):
-    return im.astype("float32")[:20, :20]
 
 
 @pytest.mark.parametrize("workers", [0, 2])
 def test_image_record_dataset_batches_equal_mxnet(workers):
     pytest.importorskip("cv2")
-    ds = ImageRecordDataset(REC).transform_first(_first20)
+    ds = ImageRecordDataset(REC).transform_first(first20)
     _check("record", list(DataLoader(ds, batch_size=3, num_workers=workers)))
 
 
 def test_thread_pool_prefetch_and_pin_memory():
     pytest.importorskip("cv2")
-    ds = ImageRecordDataset(REC).transform_first(_first20)
+    ds = ImageRecordDataset(REC).transform_first(first20)
     got = list(
         DataLoader(ds, batch_size=3, num_workers=2, thread_pool=True, prefetch=1, pin_memory=True)
     )
@@ -148,8 +144,7 @@ def test_leaving_a_loop_early_frees_the_shared_blocks():
 
 
 def test_shuffle_equals_mxnet_under_the_same_numpy_seed():
-    x = np.arange(70, dtype=np.float32).reshape(10, 7)
-    y = np.arange(10, dtype=np.int32)
+    x, y = loader_arrays()
     np.random.seed(3)  # RandomSampler shuffles with numpy.random, as MXNet's
     loader = DataLoader(ArrayDataset(x, y), batch_size=4, shuffle=True)
     _check("shuffle", [batch for _ in range(2) for batch in loader])

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 import mxlite as mx
-from mxlite import autograd, gluon  # noqa: F401  (the constructors name gluon)
+from mxlite import autograd
 from mxlite.gluon import nn
+from tests.gluon import mlp_cases
 from tests.golden_file import load
 
 GOLDEN = Path(__file__).parents[1] / "golden"
@@ -19,29 +20,19 @@ DATA = {f"{k[5:]}": v for k, v in _G.items() if k.startswith("layer")}
 
 def _run(k: int, hybridize: bool) -> tuple:
     case = CASES[k]
-    block = eval(case["ctor"])  # our own golden table
-    block.initialize()
     x = mx.nd.array(DATA[f"{k}/x"])
-    block(x)  # finishes deferred initialization
-    params = block._collect_params_with_prefix()
+    params, _, y, _ = mlp_cases.layer_step(
+        mx, case["ctor"], x, lambda name, p: DATA[f"{k}/param/{name}"],
+        lambda shape: DATA[f"{k}/head"], hybridize,
+    )  # fmt: skip
     assert sorted(params) == case["params"]
-    for name, p in params.items():
-        p.set_data(mx.nd.array(DATA[f"{k}/param/{name}"]))
-    if hybridize:
-        block.hybridize(inline_limit=0)  # through the executor even for one operator
-    embedding = case["ctor"].startswith("nn.Embedding")
-    if not embedding:
-        x.attach_grad()
-    with autograd.record():
-        y = block(x)
-    y.backward(mx.nd.array(DATA[f"{k}/head"]))
-    return block, x, y, params, embedding
+    return x, y, params, case["ctor"].startswith("nn.Embedding")
 
 
 @pytest.mark.parametrize("hybridize", [False, True], ids=["imperative", "hybridized"])
 @pytest.mark.parametrize("k", range(len(CASES)), ids=[c["ctor"] for c in CASES])
 def test_layer_matches_mxnet(k, hybridize):
-    _, x, y, params, embedding = _run(k, hybridize)
+    x, y, params, embedding = _run(k, hybridize)
     tol = {"rtol": 1e-4, "atol": 1e-5}
     np.testing.assert_allclose(y.asnumpy(), DATA[f"{k}/y"], **tol)
     if not embedding:

@@ -69,3 +69,21 @@ def forward(mx: Any, net: Any, x: Any, layer: bool, valid: Any, train: bool) -> 
     if train:
         loss.backward()
     return out, states
+
+
+def runs(mx: Any, net: Any, x: Any, ctor: str, layer: bool) -> tuple[dict, dict]:
+    """The passes of a case through :func:`forward` (``x`` takes a gradient): ``plain`` and,
+    for cells, ``valid`` (``valid_length`` [2, 3]); no backward with a projection (MXNet has
+    none on CPU). Returns ``<run>:dx``, ``<run>:out``, ``<run>:state<i>`` (NumPy) and the
+    number of states of each run."""
+    x.attach_grad()
+    arrays, rows = {}, {}
+    for tag, valid in [("plain", None)] if layer else [("plain", None), ("valid", [2, 3])]:
+        train = "projection" not in ctor
+        out, states = forward(mx, net, x, layer, None if valid is None else mx.nd.array(valid),
+                              train)  # fmt: skip
+        arrays.update({f"{tag}:dx": x.grad.asnumpy()} if train else {})
+        arrays[f"{tag}:out"] = out.asnumpy()
+        arrays.update({f"{tag}:state{i}": s.asnumpy() for i, s in enumerate(states)})
+        rows[tag] = len(states)
+    return arrays, rows

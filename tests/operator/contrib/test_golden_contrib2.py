@@ -7,6 +7,7 @@ import pytest
 import mxlite as mx
 
 from ...golden_file import load
+from . import graph_cases
 
 _GOLD = load("operator/contrib/golden/contrib2_ops.npz")
 _META = [{"name": k, **m} for k, m in _GOLD.cases.items()]
@@ -59,16 +60,7 @@ def test_operator_matches_mxnet(meta):
 def test_multi_lamb_update_matches_mxnet(meta):
     name = meta["name"]
     ins = [_nd(_GOLD[f"{name}/in{i}"]) for i in range(meta["n_in"])]
-    params = _params(meta)
-    ws, gs, ms, vs = ins[0:2], ins[2:4], ins[4:6], ins[6:8]
-    if meta["mp"]:
-        w32 = ins[8:10]
-        mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
-        after = ws + ms + vs + w32
-    else:
-        mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
-        after = ws + ms + vs
-    for i, a in enumerate(after):
+    for i, a in enumerate(graph_cases.lamb(mx, meta["mp"], ins, _params(meta))):
         want = _GOLD[f"{name}/after{i}"]
         tol = 1e-3 if want.dtype == np.float16 else 1e-5
         np.testing.assert_allclose(a.asnumpy(), want, rtol=tol, atol=tol)

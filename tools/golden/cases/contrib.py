@@ -168,17 +168,15 @@ def record_optimizers(golden: Golden) -> None:
 def record_graphs(golden: Golden) -> None:
     for k, (name, build, shapes) in enumerate(c.GRAPHS):
         rng = np.random.default_rng(900 + k)
-        mx.attribute.AttrScope._subgraph_names.clear()
-        with mx.name.NameManager():
-            net = build(mx.sym)
+        net = c.built(mx, build)
         args = {n: mx.nd.array(rng.uniform(0.1, 1.0, shapes[n])) for n in net.list_arguments()}
         if name == "cf_while":
             args["i"] = mx.nd.array([1.0])
-        grads = {n: mx.nd.zeros(a.shape) for n, a in args.items()}
-        exe = net.bind(mx.cpu(), args, args_grad=grads)
-        outs = exe.forward(is_train=True)
-        heads = [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
-        exe.backward(heads)
+
+        def normal(outs: list, rng: np.random.Generator = rng) -> list:  # after the forward
+            return [mx.nd.array(rng.normal(size=o.shape)) for o in outs]
+
+        outs, heads, grads = c.train_step(mx, net, args, normal)
         arrays = {f"arg_{n}": a.asnumpy() for n, a in args.items()}
         arrays.update({f"grad_{n}": g.asnumpy() for n, g in grads.items()})
         arrays.update({f"out{i}": o.asnumpy() for i, o in enumerate(outs)})
@@ -190,11 +188,7 @@ def record_graphs(golden: Golden) -> None:
 def record_conv_cells(golden: Golden) -> None:
     for k, cls in enumerate(("ConvRNNCell", "ConvLSTMCell", "ConvGRUCell")):
         rng = np.random.default_rng(950 + k)
-        with mx.name.NameManager():
-            cell = getattr(mx.rnn, cls)(input_shape=(1, 2, 5, 4), num_hidden=3, prefix="c_")
-            inputs = [mx.sym.Variable(f"c_t{i}_data") for i in range(2)]
-            outputs, _ = cell.unroll(2, inputs)
-            net = mx.sym.Group(outputs)
+        _, net = c.conv_cell(mx, cls)
         shapes = net.infer_shape(c_t0_data=(1, 2, 5, 4), c_t1_data=(1, 2, 5, 4))[0]
         args = {n: mx.nd.array(rng.uniform(-0.5, 0.5, s))
                 for n, s in zip(net.list_arguments(), shapes)}  # fmt: skip

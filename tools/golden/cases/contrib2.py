@@ -10,6 +10,7 @@ from core import ROIS, Golden, load_module
 
 FILE = "tests/gluon/contrib/golden/contrib2_gluon.npz"
 c = load_module("tests/gluon/contrib/block_cases.py")
+g = load_module("tests/operator/contrib/graph_cases.py")  # the LAMB updates
 
 
 def block_inputs(name, shapes, rng):
@@ -114,12 +115,9 @@ def record_lamb(ops: Golden) -> None:
         ws, gs = arrs(-1, 1, dtype), arrs(-1, 1, dtype)
         ms, vs = arrs(-0.1, 0.1), arrs(0, 0.1)
         w32 = [w.astype("float32") for w in ws] if mp else []
-        saved = [a.asnumpy() for grp in (ws, gs, ms, vs, w32) for a in grp]
-        if mp:
-            mx.nd.contrib.multi_mp_lamb_update(ws, gs, ms, vs, w32, out=ws, **params)
-        else:
-            mx.nd.contrib.multi_lamb_update(ws, gs, ms, vs, out=ws, **params)
-        ops.updated(name, saved, ws + ms + vs + w32, params, kind="lamb", mp=mp)
+        saved = [a.asnumpy() for a in ws + gs + ms + vs + w32]
+        after = g.lamb(mx, mp, ws + gs + ms + vs + w32, params)
+        ops.updated(name, saved, after, params, kind="lamb", mp=mp)
 
 
 def record(golden: Golden) -> None:

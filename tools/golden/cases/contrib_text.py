@@ -5,18 +5,17 @@ of them: token counts, vocabularies, each embedding's ``idx_to_token``/``idx_to_
 looked up (with the lower-case backup), a composite embedding, an updated vector,
 and the table of published pre-trained files."""
 
-import collections
 import os
 from pathlib import Path
 from typing import Any
 
 import mxnet as mx
-import numpy as np
-from core import ROOT, Golden
+from core import ROOT, Golden, load_module
 from mxnet.contrib import text
 
 FILE = "tests/contrib/golden/text.npz"
 DIR = str(ROOT / "tests" / "contrib" / "golden" / "text")
+t = load_module("tests/contrib/text_cases.py")  # the runs, made again by the test
 TEXT = "The cat sat on the mat .\nthe dog sat on a log !\n\nA cat and a dog\n"
 
 
@@ -39,11 +38,7 @@ def record(golden: Golden) -> None:
     paths = write_files(golden.rng)
     counter = text.utils.count_tokens_from_str(TEXT, " ", "\n", to_lower=True)
     golden.put("count", {"text": TEXT, "counts": dict(sorted(counter.items()))})
-    counts = collections.Counter({"a": 3})
-    star = text.utils.count_tokens_from_str(
-        "*a*b*\n*a*B*\n", "\\*", "\\n", counter_to_update=counts
-    )
-    golden.put("count_star", {"counts": dict(sorted(star.items()))})
+    golden.put("count_star", {"counts": dict(sorted(t.count_star(text).items()))})
     vocabs = {
         "plain": {},
         "capped": {"most_freq_count": 4, "min_freq": 1},
@@ -54,26 +49,18 @@ def record(golden: Golden) -> None:
         v = text.vocab.Vocabulary(counter, **kw)
         golden.put(f"vocab/{name}", {"kwargs": kw, "idx_to_token": v.idx_to_token,
                    "to_indices": v.to_indices(["cat", "zebra", "the"]), "len": len(v)})  # fmt: skip
-    vocab = text.vocab.Vocabulary(counter, most_freq_count=6, reserved_tokens=["<pad>"])
+    vocab = t.vocabulary(text, counter)
     for key, path in paths.items():
         emb = text.embedding.CustomEmbedding(path)
-        words = ["cat", "LOG", "zebra"]
-        golden.put(f"embedding/{key}", {"idx_to_token": emb.idx_to_token, "vec_len": emb.vec_len},
-                   idx_to_vec=emb.idx_to_vec.asnumpy(),
-                   lookup=emb.get_vecs_by_tokens(words).asnumpy(),
-                   lookup_lower=emb.get_vecs_by_tokens(words, lower_case_backup=True).asnumpy(),
-                   one=emb.get_vecs_by_tokens("dog").asnumpy())  # fmt: skip
+        meta = {"idx_to_token": emb.idx_to_token, "vec_len": emb.vec_len}
+        golden.put(f"embedding/{key}", meta, **t.lookups(emb))
         on_vocab = text.embedding.CustomEmbedding(path, vocabulary=vocab)
         golden.put(f"embedding_vocab/{key}", {"idx_to_token": on_vocab.idx_to_token},
                    idx_to_vec=on_vocab.idx_to_vec.asnumpy())  # fmt: skip
-    both = text.embedding.CompositeEmbedding(vocab, [text.embedding.CustomEmbedding(p)
-                                                     for p in paths.values()])  # fmt: skip
+    both = t.composite(text, vocab, list(paths.values()))
     golden.put("composite", {"idx_to_token": both.idx_to_token, "vec_len": both.vec_len},
                idx_to_vec=both.idx_to_vec.asnumpy())  # fmt: skip
-    emb = text.embedding.CustomEmbedding(paths["glove"])
-    emb.update_token_vectors(["cat", "dog"], mx.nd.array(np.arange(8).reshape(2, 4)))
-    emb.update_token_vectors("mat", mx.nd.array([9, 9, 9, 9]))
-    golden.put("updated", {}, idx_to_vec=emb.idx_to_vec.asnumpy())
+    golden.put("updated", {}, idx_to_vec=t.updated(mx, text, paths["glove"]))
     # the published files MXNet knows, in its order, with their SHA-1s and archives: the table
     # mxlite/contrib/text/pretrained_files.json must hold
     tables = {c.__name__.lower(): {"files": dict(c.pretrained_file_name_sha1),

@@ -7,13 +7,13 @@ Learning*'s MXNet code, d2l-ai/d2l-en at v1.0.3), each with its arrays and the `
 took."""
 
 import d2l  # noqa: F401  (fails early without d2l beside the reference MXNet)
-from core import Golden, run_case_file
+from core import Golden
 
 FILE = "tests/run/golden/d2l/d2l_cases.npz"
 
 
 def record(golden: Golden) -> None:
-    golden.take(*run_case_file("tests/run/d2l_cases.py"))
+    golden.take("tests/run/d2l_cases.py")
     book = Golden("tests/run/golden/d2l/d2l_book_cases.npz", 0)
-    book.take(*run_case_file("tests/run/d2l_book_cases.py"))
+    book.take("tests/run/d2l_book_cases.py")
     book.save()

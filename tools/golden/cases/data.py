@@ -14,19 +14,17 @@ record file and MNIST idx files in tests/io/golden/. The values go to tests/io/g
 """
 
 import os
-import random
 import shutil
 import struct
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 import cv2
 import mxnet as mx
 import numpy as np
-from core import ROOT, Golden, load_module, mxnet_source
+from core import ROOT, Golden, load_module, mxnet_file
 from mxnet.gluon.data import ArrayDataset, DataLoader
 from mxnet.gluon.data.vision import ImageFolderDataset, ImageRecordDataset
 
@@ -34,17 +32,9 @@ FILE = "tests/io/golden/data.npz"
 SEED = 7
 IO_DIR = ROOT / "tests" / "io" / "golden"
 records = load_module("tests/recordio/recordio_cases.py")
+d = load_module("tests/io/data_cases.py")  # the runs, made again by the tests
 # (h, w) of the test images: portrait, landscape, square, odd sizes
 SIZES = [(48, 64), (64, 48), (50, 50), (37, 71), (80, 60), (60, 90), (45, 45), (70, 40)]
-# im2rec runs: (list arguments, pack arguments or None)
-IM2REC = {
-    "plain": (["--list", "--recursive"], []),
-    "split": (["--list", "--recursive", "--train-ratio", "0.6", "--test-ratio", "0.2"], None),
-    "chunks": (["--list", "--no-shuffle", "--chunks", "2", "--exts", ".jpg"], None),
-    "resized": (["--list", "--recursive", "--no-shuffle"], ["--resize", "24", "--center-crop"]),
-    "png": (["--list", "--recursive"], ["--encoding", ".png", "--quality", "3"]),
-    "pass": (["--list", "--recursive"], ["--pass-through"]),
-}
 MEAN = dict(mean_r=123.0, mean_g=117.0, mean_b=104.0, std_r=58.0, std_g=57.0, std_b=57.5)
 # fmt: off
 RECORD_ITER = {
@@ -68,9 +58,6 @@ DET_ITER = {
     "shrink_part": dict(data_shape=(3, 60, 60), batch_size=2, resize_mode="shrink", num_parts=2,
                         part_index=1, label_pad_value=-2.0),
 }
-MNIST_ITER = {"plain": dict(batch_size=3, shuffle=False),
-              "flat": dict(batch_size=4, shuffle=False, flat=True),
-              "part": dict(batch_size=2, shuffle=False, num_parts=3, part_index=1)}
 # fmt: on
 
 
@@ -91,15 +78,11 @@ def make_images(rng: np.random.RandomState, folder: str) -> list[str]:
 
 def record_recordio(golden: Golden) -> None:
     rec_dir = ROOT / "tests" / "recordio" / "golden"
-    w = mx.recordio.MXIndexedRecordIO(str(rec_dir / "tricky.idx"), str(rec_dir / "tricky.rec"), "w")
-    for i, record in enumerate(records.TRICKY):
-        w.write_idx(i, record)
-    w.close()
+    records.write_records(
+        mx.recordio, rec_dir / "tricky.rec", records.TRICKY, rec_dir / "tricky.idx"
+    )
     packed = records.packed(mx.recordio)
-    w = mx.recordio.MXRecordIO(str(rec_dir / "packed.rec"), "w")
-    for p in packed:
-        w.write(p)
-    w.close()
+    records.write_records(mx.recordio, rec_dir / "packed.rec", packed)
     golden.put("packed", {"hex": [p.hex() for p in packed]})
 
 
@@ -108,30 +91,21 @@ def record_pixels(golden: Golden, folder: str, names: list[str]) -> None:
     for k, name in enumerate(names):
         shutil.copy(name, ROOT / "tests" / "image" / "golden" / f"img{k}{Path(name).suffix}")
         buf = open(name, "rb").read()
-        img = mx.image.imdecode(buf)
-        out[f"decode_{k}"] = img.asnumpy()
-        out[f"decode_gray_{k}"] = mx.image.imdecode(buf, flag=0).asnumpy()
-        out[f"decode_bgr_{k}"] = mx.image.imdecode(buf, to_rgb=False).asnumpy()
-        for interp in (0, 1, 2, 3, 4):
-            out[f"resize_{k}_{interp}"] = mx.image.imresize(img, 41, 29, interp=interp).asnumpy()
-        out[f"resize_short_{k}"] = mx.image.resize_short(img, 33).asnumpy()
-        out[f"center_crop_{k}"] = mx.image.center_crop(img, (24, 20))[0].asnumpy()
-        out[f"fixed_crop_{k}"] = mx.image.fixed_crop(img, 3, 2, 20, 15, (30, 30)).asnumpy()
-        out[f"border_{k}"] = mx.image.copyMakeBorder(img, 2, 3, 4, 1, values=[9, 8, 7]).asnumpy()
+        out.update({key: v.asnumpy() for key, v in d.pixels(mx, buf, k).items()})
     golden.put("pixels", {"layout": [os.path.relpath(n, folder) for n in names]}, **out)
 
 
 def run_im2rec(folder: str) -> None:
     """MXNet's tools/im2rec.py on the test images: the .lst files and records it makes."""
     tool = os.path.join(tempfile.mkdtemp(), "im2rec.py")
-    Path(tool).write_text(mxnet_source("tools/im2rec.py"))
+    Path(tool).write_bytes(mxnet_file("tools/im2rec.py"))
     work, dst = tempfile.mkdtemp(), IO_DIR / "im2rec"
 
     def im2rec(prefix: str, root: str, args: list[str]) -> None:
         cmd = [sys.executable, tool, os.path.join(work, prefix), root, *args]
         subprocess.check_call(cmd, stdout=subprocess.DEVNULL)
 
-    for case, (list_args, pack_args) in IM2REC.items():
+    for case, (list_args, pack_args) in d.IM2REC.items():
         root = folder if "--recursive" in list_args else os.path.join(folder, "dog")
         for args in (list_args, pack_args) if pack_args is not None else (list_args,):
             im2rec(case, root, args)
@@ -143,15 +117,6 @@ def run_im2rec(folder: str) -> None:
     im2rec("multi", folder, ["--pack-label"])
     for fname in sorted(os.listdir(work)):
         shutil.copy(os.path.join(work, fname), dst / fname)
-
-
-def batches(it: Any, limit: int = 8) -> list:
-    out = []
-    for b in it:  # takes one batch past the limit, as the files were first made
-        if len(out) >= limit:
-            break
-        out.append((b.data[0].asnumpy(), b.label[0].asnumpy(), b.pad))
-    return out
 
 
 def put_runs(golden: Golden, case: str, runs: dict, meta: dict) -> None:
@@ -171,13 +136,9 @@ def record_iters(golden: Golden, folder: str) -> None:
     for name, kw in RECORD_ITER.items():
         kw = {k: paths.get(v, v) if isinstance(v, str) else v for k, v in kw.items()}
         it = mx.io.ImageRecordIter(path_imgrec=rec, preprocess_threads=2, **kw)
-        first = batches(it)
-        it.reset()
-        runs[name] = first + batches(it, limit=3)  # the second epoch's start, after round_batch
+        runs[name] = d.two_epochs(it, 3)  # the second epoch's start, after round_batch
     for name, cls in (("uint8", mx.io.ImageRecordUInt8Iter), ("int8", mx.io.ImageRecordInt8Iter)):
-        it = cls(path_imgrec=rec, data_shape=(3, 24, 24), batch_size=4, resize=28, mean_r=100.0,
-                 mean_g=110.4, mean_b=120.6)  # fmt: skip
-        runs[name] = batches(it)
+        runs[name] = d.batches(cls(path_imgrec=rec, **d.INT_ITER))
     put_runs(golden, "record_iter", runs, RECORD_ITER)
 
     rng = np.random.RandomState(3)  # MNIST: tiny idx files
@@ -186,29 +147,14 @@ def record_iters(golden: Golden, folder: str) -> None:
     img_path, lab_path = IO_DIR / "mnist-images-idx3-ubyte", IO_DIR / "mnist-labels-idx1-ubyte"
     img_path.write_bytes(struct.pack(">IIII", 2051, 10, 28, 28) + images.tobytes())
     lab_path.write_bytes(struct.pack(">II", 2049, 10) + labels.tobytes())
-    runs = {name: batches(mx.io.MNISTIter(image=str(img_path), label=str(lab_path), silent=True,
-                                          **kw)) for name, kw in MNIST_ITER.items()}  # fmt: skip
-    put_runs(golden, "mnist_iter", runs, MNIST_ITER)
+    files = dict(image=str(img_path), label=str(lab_path), silent=True)
+    runs = {name: d.batches(mx.io.MNISTIter(**files, **kw)) for name, kw in d.MNIST_ITER.items()}
+    put_runs(golden, "mnist_iter", runs, d.MNIST_ITER)
 
     # ImageIter (Python): deterministic augmentation, then random augmentation from the same
     # seeds (MXNet draws from Python's random and numpy.random)
-    lst = str(IO_DIR / "im2rec" / "plain.lst")
-    runs = {"rec_idx": batches(mx.image.ImageIter(3, (3, 24, 24), path_imgrec=rec,
-                                                  path_imgidx=idx, resize=30))}  # fmt: skip
-    it = mx.image.ImageIter(4, (3, 20, 20), path_imgrec=rec, num_parts=2, part_index=1,
-                            path_imgidx=idx, last_batch_handle="discard")  # fmt: skip
-    runs["part"] = batches(it)
-    it = mx.image.ImageIter(3, (3, 16, 16), path_imglist=lst, path_root=folder,
-                            last_batch_handle="roll_over", mean=True, std=True)  # fmt: skip
-    runs["lst_roll"] = batches(it)
-    it.reset()
-    runs["lst_roll_2"] = batches(it)
-    random.seed(7)
-    np.random.seed(7)
-    aug = dict(rand_crop=True, rand_mirror=True, resize=24, brightness=0.2, contrast=0.2,
-               saturation=0.2, pca_noise=0.05, inter_method=1)  # fmt: skip
-    it = mx.image.ImageIter(3, (3, 20, 20), path_imgrec=rec, path_imgidx=idx, shuffle=True, **aug)
-    runs["random"] = batches(it)
+    runs = d.image_iter_runs(mx, rec, idx, str(IO_DIR / "im2rec" / "plain.lst"), folder)
+    runs["random"] = d.random_image_iter(mx, rec, idx)
     put_runs(golden, "image_iter", runs, {})
 
 
@@ -231,14 +177,12 @@ def record_det(golden: Golden, names: list[str]) -> None:
     for case, kw in DET_ITER.items():
         it = mx.io.ImageDetRecordIter(path_imgrec=str(IO_DIR / "det.rec"), preprocess_threads=1,
                                       **kw)  # fmt: skip
-        first = batches(it)
-        it.reset()
-        runs[case] = first + batches(it, limit=2)
+        runs[case] = d.two_epochs(it, 2)
     put_runs(golden, "det_iter", runs, DET_ITER)
 
 
 def record_dataloader(golden: Golden, folder: str) -> None:
-    x, y = np.arange(70, dtype=np.float32).reshape(10, 7), np.arange(10, dtype=np.int32)
+    x, y = d.loader_arrays()
     runs = {}
     for mode in ("keep", "discard", "rollover"):
         dl = DataLoader(ArrayDataset(x, y), batch_size=4, last_batch=mode)
@@ -247,7 +191,7 @@ def record_dataloader(golden: Golden, folder: str) -> None:
     dl = DataLoader(ArrayDataset(x, y), batch_size=4, shuffle=True)
     runs["shuffle"] = [(d.asnumpy(), lab.asnumpy(), 0) for epoch in range(2) for d, lab in dl]
     ds = ImageRecordDataset(str(IO_DIR / "im2rec" / "plain.rec"))
-    ds = ds.transform_first(lambda im: im.astype("float32")[:20, :20])
+    ds = ds.transform_first(d.first20)
     runs["record"] = [(d.asnumpy(), lab.asnumpy(), 0) for d, lab in DataLoader(ds, batch_size=3)]
     fds = ImageFolderDataset(folder)
     items = [[os.path.relpath(p, folder), lab] for p, lab in fds.items]

@@ -11,7 +11,7 @@ import tempfile
 from pathlib import Path
 
 import mxnet as mx
-from core import MIRROR, Golden, load_module
+from core import Golden, load_module, mxnet_archive
 
 FILE = "tests/golden/train_mnist_mlp.npz"
 
@@ -20,11 +20,8 @@ def record(golden: Golden) -> None:
     c = load_module("tests/example_cases.py")
     out = golden.path.parent
     with tempfile.TemporaryDirectory() as tmp:
-        archive = subprocess.run(
-            ["git", f"--git-dir={MIRROR}", "archive", "1.9.1", "example/image-classification"],
-            capture_output=True, check=True,
-        )  # fmt: skip
-        subprocess.run(["tar", "-x", "-C", tmp], input=archive.stdout, check=True)
+        if why := mxnet_archive(Path(tmp), "example/image-classification"):
+            raise RuntimeError(why)
         folder = Path(tmp) / "example" / "image-classification"
         c.write_mnist(folder / "data", c.N_TRAIN, c.N_TEST, seed=c.SEED)
         (folder / "stubs").mkdir()

@@ -16,18 +16,15 @@ test_hybrid_block.py; the networks of tests/gluon/mlp_cases.py) in tests/gluon/g
   parameters after it go to ``train_sgd.states`` and ``train_sgd_after.params``.
 """
 
-import contextlib
-
 import mxnet as mx
 import numpy as np
 from core import Golden, load_module
-from mxnet import autograd, gluon  # noqa: F401 (gluon: the tables' constructors are evaluated)
-from mxnet.gluon import nn  # noqa: F401
+from mxnet import autograd, gluon
 
 FILE = "tests/gluon/golden/gluon.npz"
 c = load_module("tests/gluon/mlp_cases.py")
 
-# constructor (evaluated with nn in scope), input shape, input kind
+# constructor (evaluated by mlp_cases.layer_step), input shape
 # fmt: off
 LAYERS = [
     ("nn.Dense(5)", (3, 4)),
@@ -70,6 +67,7 @@ LAYERS = [
 # fmt: on
 EMBEDDING = ("nn.Embedding(7, 3)", (2, 5))
 
+# constructor (evaluated by mlp_cases.loss_step), input kinds, shape
 LOSSES = [
     ("gluon.loss.L2Loss()", ["pred", "label"], (4, 3)),
     ("gluon.loss.L2Loss(weight=0.5)", ["pred", "label", "sample_weight"], (4, 3)),
@@ -118,26 +116,21 @@ INPUTS = {
     "ctc_label": lambda rs, s: np.array([[1, 2, -1], [0, 2, 1]]),
 }
 # fmt: on
+GRAD_KINDS = ("pred", "prob", "logp", "ctc_pred")  # the loss inputs given a gradient
 
 
 def make_layers(golden: Golden, rs: np.random.RandomState) -> None:
+    def values(name: str, p: gluon.Parameter) -> np.ndarray | None:  # running statistics kept
+        return None if "running" in p.name else rs.uniform(-1, 1, p.shape).astype("float32")
+
+    def normal(shape: tuple) -> np.ndarray:
+        return rs.randn(*shape).astype("float32")
+
     for k, (ctor, shape) in enumerate(LAYERS + [EMBEDDING]):
-        block, embedding = eval(ctor), ctor.startswith("nn.Embedding")  # noqa: S307 (our table)
-        block.initialize(mx.init.Normal(0.5))
-        x = rs.randint(0, 7, shape) if embedding else rs.randn(*shape)
-        x = mx.nd.array(x.astype("float32"))
-        block(x)  # finish deferred initialization
-        params = block._collect_params_with_prefix()
-        for p in params.values():
-            if "running" not in p.name:
-                p.set_data(mx.nd.array(rs.uniform(-1, 1, p.shape).astype("float32")))
-        if not embedding:
-            x.attach_grad()
-        out = {f"param/{name}": p.data().asnumpy() for name, p in params.items()}
-        with autograd.record():
-            y = block(x)
-        head = rs.randn(*y.shape).astype("float32")
-        y.backward(mx.nd.array(head))
+        embedding = ctor.startswith("nn.Embedding")
+        x = mx.nd.array(rs.randint(0, 7, shape).astype("float32") if embedding else normal(shape))
+        params, before, y, head = c.layer_step(mx, ctor, x, values, normal)
+        out = {f"param/{name}": v for name, v in before.items()}
         out.update(x=x.asnumpy(), head=head, y=y.asnumpy())
         out.update({} if embedding else {"dx": x.grad.asnumpy()})
         for name, p in params.items():
@@ -149,22 +142,15 @@ def make_layers(golden: Golden, rs: np.random.RandomState) -> None:
 
 def make_losses(golden: Golden, rs: np.random.RandomState) -> None:
     for k, (ctor, kinds, shape) in enumerate(LOSSES):
-        out, loss, arrays = {}, eval(ctor), []  # noqa: S307 (our own table)
-        for kind in kinds:
-            arrays.append(mx.nd.array(INPUTS[kind](rs, shape).astype("float32")))
-            if kind in ("pred", "prob", "logp", "ctc_pred"):
-                arrays[-1].attach_grad()
+        arrays = [mx.nd.array(INPUTS[kind](rs, shape).astype("float32")) for kind in kinds]
         full = "compute_full" in ctor  # MXNet adds in place to a recorded array: no gradient
-        with contextlib.nullcontext() if full else autograd.record():
-            value = loss(*arrays)
-        if not full:
-            value.backward()
-        for i, a in enumerate(arrays):
+        wrt = [] if full else [i for i, kind in enumerate(kinds) if kind in GRAD_KINDS]
+        value, out = c.loss_step(mx, ctor, arrays, wrt), {}
+        for i, a in enumerate(arrays):  # in0, grad0, in1, ...
             out[f"in{i}"] = a.asnumpy()
-            if a.grad is not None and not full:
+            if i in wrt:
                 out[f"grad{i}"] = a.grad.asnumpy()
-        out["loss"] = value.asnumpy()
-        golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out)
+        golden.put(f"loss{k}", {"ctor": ctor, "n": len(kinds)}, **out, loss=value.asnumpy())
 
 
 def make_names(golden: Golden, rs: np.random.RandomState) -> None:

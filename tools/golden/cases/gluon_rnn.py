@@ -19,18 +19,8 @@ def record(golden: Golden) -> None:
     for k, (ctor, shape, kind) in enumerate(c.CASES):
         x = mx.nd.array(np.random.RandomState(k).uniform(-1, 1, shape).astype(np.float32))
         net = c.make(mx, ctor, x, kind == "layer")
-        x.attach_grad()
-        arrays, rows = {"x": x.asnumpy()}, {}
-        runs = [("plain", None)] if kind == "layer" else [("plain", None), ("valid", [2, 3])]
-        for tag, valid in runs:
-            train = "projection" not in ctor  # MXNet has no CPU backward for projection
-            valid = None if valid is None else mx.nd.array(valid)
-            out, states = c.forward(mx, net, x, kind == "layer", valid, train)
-            arrays.update({f"{tag}:dx": x.grad.asnumpy()} if train else {})
-            arrays[f"{tag}:out"] = out.asnumpy()
-            arrays.update({f"{tag}:state{i}": s.asnumpy() for i, s in enumerate(states)})
-            rows[tag] = len(states)
+        arrays, rows = c.runs(mx, net, x, ctor, kind == "layer")
         meta = {"ctor": ctor, "shape": list(shape), "kind": kind, "runs": rows,
                 "params": list(net.collect_params().keys()),
                 "structural": list(net._collect_params_with_prefix().keys())}  # fmt: skip
-        golden.put(str(k), meta, **arrays)
+        golden.put(str(k), meta, x=x.asnumpy(), **arrays)

@@ -7,7 +7,7 @@ training cases, and the ``seconds`` it took."""
 
 import gluoncv
 import mxnet as mx
-from core import Golden, load_module, run_case_file
+from core import Golden, load_module
 
 FILE = "tests/run/golden/gluoncv/outputs.npz"
 
@@ -21,4 +21,4 @@ def record(golden: Golden) -> None:
     net.save_parameters(str(params))
     cases = "tests/run/gluoncv_cases.py"
     names = ["load_parameters", *load_module(cases).CASES]  # in the test's order
-    golden.take(*run_case_file(cases, f"--params={params}", "--spread", *names))
+    golden.take(cases, f"--params={params}", "--spread", *names)

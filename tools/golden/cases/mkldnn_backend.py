@@ -6,7 +6,7 @@ calibration), the ``MKLDNN_QUANTIZE`` partition of that (the file MXNet saves), 
 and MXNet's outputs of the quantized model."""
 
 import mxnet as mx
-from core import ROOT, Golden, infer, nd_arrays, quantize_mkldnn
+from core import ROOT, Golden, infer, load_module, nd_arrays, quantize_mkldnn
 
 FILE = "tests/symbol/golden/mkldnn_backend.npz"
 CHECKPOINT = "tests/symbol/golden/mxnet_quantized"
@@ -75,13 +75,15 @@ def concat_symbol(F):  # noqa: N803
     return F.sym.FullyConnected(m, num_hidden=3, name="fc")
 
 
-def _params(sym, rng, shape):
+def _inputs(sym, rng, shape):
+    """``sym`` with parameters, auxiliary states and then data (of ``shape``) drawn from
+    ``rng``: the arguments of :func:`_float` and :func:`_quantized`."""
     shapes, _, aux_shapes = sym.infer_shape(data=shape)
     args = {n: (rng.randn(*s) * 0.3).astype("float32")
             for n, s in zip(sym.list_arguments(), shapes) if n != "data"}  # fmt: skip
     aux = {n: (rng.rand(*s) + (0.5 if "var" in n else 0)).astype("float32")
            for n, s in zip(sym.list_auxiliary_states(), aux_shapes)}  # fmt: skip
-    return args, aux
+    return sym, args, aux, rng.uniform(-1, 1, shape).astype("float32")
 
 
 def _float(golden, name, sym, args, aux, data, partitions) -> None:
@@ -113,12 +115,8 @@ def _quantized(golden, name, sym, args, aux, data, saved=False, **kwargs):
 
 
 def record(golden: Golden) -> None:
-    from mxnet.contrib import quantization as q
-
     rng = golden.rng  # RandomState(0)
-    sym = net_symbol(mx)
-    args, aux = _params(sym, rng, (4, 3, 8, 8))
-    data = rng.uniform(-1, 1, (4, 3, 8, 8)).astype("float32")
+    sym, args, aux, data = _inputs(net_symbol(mx), rng, (4, 3, 8, 8))
     _float(golden, "float", sym, args, aux, data, {"partitioned": "MKLDNN"})
     final, qargs, qaux = _quantized(golden, "quant", sym, args, aux, data, saved=True,
                                     calib_mode="naive")  # fmt: skip
@@ -131,25 +129,13 @@ def record(golden: Golden) -> None:
                quantize_granularity="channel-wise")  # fmt: skip
 
     # quantize_net on the same network as a SymbolBlock (auto: uint8 after relu), one batch
-    block = mx.gluon.SymbolBlock(net_symbol(mx), mx.sym.var("data"))
-    for name, param in block.collect_params().items():
-        param.initialize(mx.init.Constant(0))
-        param.set_data(mx.nd.array(args[name] if name in args else aux[name]))
-    block.hybridize()
-    block(mx.nd.array(data))
-    loader = mx.io.NDArrayIter(data=mx.nd.array(data), batch_size=len(data))
-    qnet = q.quantize_net(block, quantized_dtype="auto", calib_mode="naive", calib_data=loader,
-                          num_calib_examples=len(data), ctx=mx.cpu())  # fmt: skip
+    qnet = load_module("tests/symbol/mkldnn_cases.py").quantized_block(
+        mx, net_symbol(mx), {**args, **aux}, data
+    )
     golden.put("quantize_net", {"json": qnet._cached_graph[1].tojson()},
                out=qnet(mx.nd.array(data)).asnumpy())  # fmt: skip
 
-    sym3 = concat_symbol(mx)
-    args3, aux3 = _params(sym3, rng, (2, 3, 6, 6))
-    data3 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
-    _quantized(golden, "quant_concat", sym3, args3, aux3, data3, calib_mode="naive")
-
-    sym2 = shapes_symbol(mx)
-    args2, aux2 = _params(sym2, rng, (2, 3, 6, 6))
-    data2 = rng.uniform(-1, 1, (2, 3, 6, 6)).astype("float32")
+    concat = _inputs(concat_symbol(mx), rng, (2, 3, 6, 6))
+    _quantized(golden, "quant_concat", *concat, calib_mode="naive")
     partitions = {"partitioned": "MKLDNN", "quantize_partitioned": "MKLDNN_QUANTIZE"}
-    _float(golden, "shapes", sym2, args2, aux2, data2, partitions)
+    _float(golden, "shapes", *_inputs(shapes_symbol(mx), rng, (2, 3, 6, 6)), partitions)

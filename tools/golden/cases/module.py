@@ -19,22 +19,14 @@ c = load_module("tests/module/lenet.py")
 
 
 def record(golden: Golden) -> None:
-    sym = c.lenet(mx)
-    args, aux = c.initial_params(mx, sym)
-    (x, y), (tx, ty) = c.make_data(c.N_TRAIN, 0), c.make_data(c.N_TEST, 1000)
+    tx, ty = c.make_data(c.N_TEST, 1000)
     mod, losses = c.train(mx, 20)
     mod.save_checkpoint(str(golden.path.parent / "lenet"), 1, save_optimizer_states=True)
     pred = mod.predict(mx.io.NDArrayIter(tx, None, batch_size=c.BATCH)).asnumpy()
     score = mod.score(mx.io.NDArrayIter(tx, ty, batch_size=c.BATCH), "acc")
-    fit_ce, last = [], []  # the Train-ce after each epoch's last batch
-    fmod = mx.mod.Module(c.lenet(mx), context=mx.cpu())
-    fmod.fit(mx.io.NDArrayIter(x, y, batch_size=c.BATCH), eval_metric="ce", optimizer="sgd",
-             optimizer_params=c.OPT_PARAMS, arg_params=args, aux_params=aux, num_epoch=5,
-             epoch_end_callback=lambda *a: fit_ce.append(last[-1]),
-             batch_end_callback=lambda p: last.append(float(p.eval_metric.get()[1])))  # fmt: skip
     golden.put("train", {
         "loss": losses,
-        "fit_ce": fit_ce,
+        "fit_ce": c.fit_ce(mx),
         "predict": np.round(pred.astype(np.float64), 7).tolist(),
         "score": [[k, float(v)] for k, v in score],
     })  # fmt: skip

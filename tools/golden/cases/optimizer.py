@@ -12,24 +12,15 @@ FILE = "tests/optimizer/golden/optimizer.npz"
 c = load_module("tests/optimizer/optimizer_cases.py")
 
 
-def run_case(opt_name: str, kwargs: dict, dtype: str) -> dict:
-    upd = mx.optimizer.get_updater(c.optimizer(mx, opt_name, kwargs))
-    rng = np.random.RandomState(7)
-    w0 = [rng.uniform(-1, 1, s).astype(dtype) for s in c.SHAPES]
-    grads = [[rng.uniform(-2, 2, s).astype(dtype) for s in c.SHAPES] for _ in range(c.STEPS)]
-    ws = [mx.nd.array(w, dtype=dtype) for w in w0]
-    rec = {f"w0_{i}": w for i, w in enumerate(w0)}
-    for step in range(c.STEPS):
-        rec.update({f"g{step}_{i}": g for i, g in enumerate(grads[step])})
-        upd([0, 1], [mx.nd.array(g, dtype=dtype) for g in grads[step]], ws)
-        rec.update({f"w{step + 1}_{i}": w.asnumpy() for i, w in enumerate(ws)})
-    return rec
-
-
 def record(golden: Golden) -> None:
     for case, opt_name, kwargs, dtype in c.CASES:
+        rng = np.random.RandomState(7)  # weights in [-1, 1), gradients in [-2, 2)
+
+        def value(key: str, shape: tuple, dt: str, rng: np.random.RandomState = rng) -> np.ndarray:
+            return rng.uniform(*((-1, 1) if key[0] == "w" else (-2, 2)), shape).astype(dt)
+
         meta = {"optimizer": opt_name, "kwargs": kwargs, "dtype": dtype}
-        golden.put(case, meta, **run_case(opt_name, kwargs, dtype))
+        golden.put(case, meta, **c.update_sequence(mx, opt_name, kwargs, dtype, value))
     schedules = {k: c.values(c.schedule(mx, v)) for k, v in c.SCHEDULES.items()}
     setup = {"steps": c.STEPS, "shapes": c.SHAPES, "names": c.NAMES, "schedules": schedules}
     golden.put("setup", setup)

@@ -5,9 +5,10 @@ states MXNet left (``step<s>/out_<name>``)."""
 
 import mxnet as mx
 import numpy as np
-from core import Golden
+from core import Golden, load_module
 
 FILE = "tests/operator/golden/optimizer_multi.npz"
+c = load_module("tests/operator/optimizer_multi_cases.py")  # the steps, made again by the test
 STEPS = 3
 SHAPES = [(3, 4), (5,), (2, 1, 3)]
 
@@ -34,37 +35,18 @@ LRS = (0.1, 0.05, 0.2)
 WDS = (0.0, 0.01, 0.1)
 
 
+RANGES = {"weight": 1, "mom": 0.1, "grad": 2}  # each value uniform in [-r, r)
+
+
 def record(golden: Golden) -> None:
     for ci, (case, op, dtype, params) in enumerate(CASES):
         rng = np.random.RandomState(100 + ci)
-        arrays: dict[str, np.ndarray] = {}
         n = params.pop("num_weights", len(SHAPES))
-        shapes = SHAPES[:n]
         params = dict(params, lrs=LRS[:n], wds=WDS[:n], num_weights=n)
-        inputs, weights, states = [], [], []  # per weight: [weight, grad, mom?, weight32?]
-        for i, shape in enumerate(shapes):
-            w = arrays[f"weight_{i}"] = rng.uniform(-1, 1, shape).astype(dtype)
-            weights.append(mx.nd.array(w, dtype=dtype))
-            group = [weights[-1], None]
-            if "mom" in op:  # float32 momenta with the float32 master weights
-                mom_dtype = "float32" if "_mp_" in op else dtype
-                m = arrays[f"mom_{i}"] = rng.uniform(-0.1, 0.1, shape).astype(mom_dtype)
-                group.append(mx.nd.array(m, dtype=mom_dtype))
-                states.append((f"mom_{i}", group[-1]))
-            if "_mp_" in op:
-                group.append(mx.nd.array(w.astype("float32"), dtype="float32"))
-                states.append((f"weight32_{i}", group[-1]))
-            inputs.append(group)
-        for step in range(STEPS):
-            flat = []
-            for i, (group, shape) in enumerate(zip(inputs, shapes)):
-                g = rng.uniform(-2, 2, shape).astype(dtype)
-                arrays[f"step{step}/grad_{i}"] = g
-                group[1] = mx.nd.array(g, dtype=dtype)
-                flat += group
-            getattr(mx.nd, op)(*flat, out=weights if n > 1 else weights[0], **params)
-            for i, wnd in enumerate(weights):
-                arrays[f"step{step}/out_weight_{i}"] = wnd.asnumpy()
-            for name, s in states:
-                arrays[f"step{step}/out_{name}"] = s.asnumpy()
+
+        def value(key: str, i: int, dt: str, rng: np.random.RandomState = rng) -> np.ndarray:
+            r = RANGES[key.rsplit("_", 1)[0].split("/")[-1]]
+            return rng.uniform(-r, r, SHAPES[i]).astype(dt)
+
+        arrays = c.multi_sgd_steps(mx, op, dtype, params, n, value, STEPS)
         golden.put(case, {"op": op, "dtype": dtype, "params": params, "n": n}, **arrays)

@@ -11,7 +11,8 @@ import mxnet as mx
 from core import Golden, load_module
 
 FILE = "tests/recordio/golden/recordio_cuts.npz"
-MAGIC = load_module("tests/recordio/recordio_cases.py").MAGIC
+c = load_module("tests/recordio/recordio_cases.py")
+MAGIC = c.MAGIC
 RECORDS = [b"", b"a", b"abcd", b"hello world", MAGIC, b"xy" + MAGIC + b"zw", b"12345",
            b"record seven", b"1234" + MAGIC + b"5678", b"nine!", b"ten ten ten",
            b"twelfth rec"]  # fmt: skip
@@ -32,10 +33,7 @@ def read_all(path: str) -> list[bytes]:
 
 def record(golden: Golden) -> None:
     rec = golden.path.parent / "twelve.rec"
-    writer = mx.recordio.MXIndexedRecordIO(str(rec.with_suffix(".idx")), str(rec), "w")
-    for i, r in enumerate(RECORDS):
-        writer.write_idx(i, r)
-    writer.close()
+    c.write_records(mx.recordio, rec, RECORDS, rec.with_suffix(".idx"))
     data, bogus = rec.read_bytes(), []
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cut.rec"

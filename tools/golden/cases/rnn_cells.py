@@ -9,7 +9,7 @@ from core import Golden, load_module
 
 FILE = "tests/rnn/golden/rnn_cells.npz"
 _cases = load_module("tests/rnn/cell_cases.py")
-SHAPES, STOCHASTIC, build = _cases.SHAPES, _cases.STOCHASTIC, _cases.build
+SHAPES, STOCHASTIC, build, run = _cases.SHAPES, _cases.STOCHASTIC, _cases.build, _cases.run
 
 
 def record(golden: Golden) -> None:
@@ -28,15 +28,11 @@ def record(golden: Golden) -> None:
         names = sym.list_arguments()
         rng = np.random.default_rng(100 + k)
         args = {n: mx.nd.array(rng.uniform(-0.8, 0.8, s)) for n, s in zip(names, arg_shapes)}
-        grads = {n: mx.nd.zeros(s) for n, s in zip(names, arg_shapes)}
-        ex = sym.bind(mx.cpu(), args, args_grad=grads)
+        outs, grads = run(mx, name, sym, args)
         train = name not in STOCHASTIC
-        outs = ex.forward(is_train=train)
         arrays = {f"arg/{n}": v.asnumpy() for n, v in args.items()}
         arrays.update({f"out/{i}": o.asnumpy() for i, o in enumerate(outs)})
-        if train:
-            ex.backward([mx.nd.ones(o.shape) for o in outs])
-            # only data and begin states: weight gradients would make the file ten times larger
+        if train:  # only data and begin states: weight gradients make the file ten times larger
             arrays.update({f"grad/{n}": g.asnumpy() for n, g in grads.items()
                            if n == "data" or n.startswith("begin_")})  # fmt: skip
         meta = {"arguments": names, "outputs": sym.list_outputs(),

@@ -31,7 +31,6 @@ and the ``weight`` after three steps.
 
 import pickle
 import tempfile
-from typing import Any
 
 import mxnet as mx
 import numpy as np
@@ -166,25 +165,8 @@ def record_ops(golden: Golden) -> None:
                    out0=res.asnumpy(), **arrays)  # fmt: skip
 
 
-def parts(a, tag: str) -> dict:
-    names = ("data", "indices", "indptr") if a.stype == "csr" else ("data", "indices")
-    return {f"{tag}_{n}": getattr(a, n).asnumpy() for n in names}
-
-
 def record_creation(golden: Golden) -> None:
-    out = {"csr_parts": mx.nd.sparse.csr_matrix(([1, 2, 3], [0, 2, 1], [0, 2, 2, 3]), shape=(3, 4))}
-    coo = mx.nd.sparse.csr_matrix(([5.0, 1.0, 2.0, 7.0], ([2, 0, 0, 2], [1, 3, 0, 1])),
-                                  shape=(3, 4))  # fmt: skip
-    out.update(parts(coo, "coo"), coo_dtype=np.array(str(coo.dtype)))
-    m = spsp.csr_matrix((np.array([1, 2, 3, 4, 5, 6, 1.0]), np.array([0, 2, 2, 0, 1, 2, 1]),
-                         np.array([0, 2, 3, 7])), shape=(3, 3))  # fmt: skip
-    out.update(parts(mx.nd.sparse.array(m), "sp"))
-    r = mx.nd.sparse.row_sparse_array(([[1, 2], [3, 4]], [1, 3]), shape=(5, 2))
-    out.update(rsp_dense=r.asnumpy(), rsp_dtype=np.array(str(r.dtype)))
-    out.update(parts(mx.nd.array(A).tostype("csr"), "dense_csr"))
-    out.update(parts(mx.nd.array(A).tostype("row_sparse"), "dense_rsp"))
-    out["csr_parts"] = out["csr_parts"].asnumpy()
-    golden.put("creation", {}, **out)
+    golden.put("creation", {}, **t.creation(mx, spsp, A))
 
 
 def record_saved(golden: Golden) -> None:
@@ -249,32 +231,17 @@ def autograd_cases(golden: Golden) -> None:
     x = dense((4, 6), 1, density=0.3, empty="col")
     w = seeded((6, 3), seed=2)
     og = seeded((4, 3), seed=3)
-    zero_og = np.zeros((4, 3), "float32")  # rows stay stored with zero values
-    for tag, w_stype, g_stype, head in (
-        ("dot_dns_rspgrad", "default", "row_sparse", og),
-        ("dot_rsp", "row_sparse", None, og),
-        ("dot_dns_dnsgrad", "default", None, og),
-        ("dot_zero_ograd", "default", "row_sparse", zero_og),
-        ("dot_csrgrad", "default", "csr", og),
-    ):
-        lhs = mx.nd.array(x).tostype("csr")
-        wt = mx.nd.array(w).tostype(w_stype)
-        wt.attach_grad(stype=g_stype)
-        with mx.autograd.record():
-            y = mx.nd.dot(lhs, wt)
-        y.backward(mx.nd.array(head))
-        grad_case(golden, tag, "autograd_dot", [x, w], wt.grad, head)
+    for tag, stypes in t.DOT.items():  # a zero head gradient: rows stay stored with zeros
+        head = np.zeros((4, 3), "float32") if tag == "dot_zero_ograd" else og
+        grad = t.recorded_dot(mx, x, w, *stypes, head)
+        grad_case(golden, tag, "autograd_dot", [x, w], grad, head)
     idx = np.array([[4, 1], [1, 7]], "float32")
     emb = seeded((9, 2), seed=4)
     og = seeded((2, 2, 2), seed=5)
     for tag, g_stype in (("emb_rspgrad", "row_sparse"), ("emb_dnsgrad", None)):
         wt = mx.nd.array(emb)
-        wt.attach_grad(stype=g_stype)
-        with mx.autograd.record():
-            z = mx.nd.Embedding(mx.nd.array(idx), wt, input_dim=9, output_dim=2, sparse_grad=True)
-            z = z * 2
         try:
-            z.backward(mx.nd.array(og))
+            t.recorded_embedding(mx, idx, wt, og, g_stype)
         except mx.MXNetError as exc:  # MXNet refuses a dense buffer for a sparse gradient
             golden.put(tag, {"kind": "autograd_embedding", "error": str(exc)[:200]})
             continue
@@ -285,29 +252,14 @@ def executor_cases(golden: Golden) -> None:
     x = dense((4, 6), 6, density=0.3, empty="col")
     w = seeded((6, 3), seed=7)
     og = seeded((4, 3), seed=8)
-    req = {"data": "null", "weight": "write"}
-
-    def step(exe: Any, head: np.ndarray) -> Any:
-        exe.forward(is_train=True)
-        exe.backward(mx.nd.array(head))
-        return exe.grad_dict["weight"]
-
     for tag, w_stype in (("exe_dot_rsp", "row_sparse"), ("exe_dot_dns", "default")):
-        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
-        exe = sym.simple_bind(mx.cpu(), data=(4, 6), weight=(6, 3), grad_req=req,
-                              stype_dict={"data": "csr", "weight": w_stype})  # fmt: skip
-        exe.arg_dict["data"][:] = mx.nd.array(x).tostype("csr")
-        exe.arg_dict["weight"][:] = mx.nd.array(w).tostype(w_stype)
-        grad_case(golden, tag, "exe_dot", [x, w], step(exe, og), og)
+        exe = t.dot_executor(mx, x, w, w_stype)
+        grad_case(golden, tag, "exe_dot", [x, w], t.weight_step(mx, exe, og), og)
     idx = np.array([[0, 5], [5, 2]], "float32")
     emb = seeded((7, 2), seed=9)
     og = seeded((2, 2, 2), seed=10)
-    sym = mx.sym.Embedding(mx.sym.var("data"), mx.sym.var("weight"), input_dim=7, output_dim=2,
-                           sparse_grad=True)  # fmt: skip
-    exe = sym.simple_bind(mx.cpu(), data=(2, 2), grad_req=req)
-    exe.arg_dict["data"][:] = idx
-    exe.arg_dict["weight"][:] = emb
-    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], step(exe, og), og)
+    exe = t.embedding_executor(mx, idx, emb)
+    grad_case(golden, "exe_emb", "exe_embedding", [idx, emb], t.weight_step(mx, exe, og), og)
     exe.backward(mx.nd.zeros((2, 2, 2)))  # the rows looked up stay stored, with zeros
     grad_case(golden, "exe_emb_zero", "exe_embedding", [idx, emb], exe.grad_dict["weight"],
               np.zeros((2, 2, 2), "float32"))  # fmt: skip
@@ -315,22 +267,15 @@ def executor_cases(golden: Golden) -> None:
     og = np.zeros((4, 3), "float32")
     og[0] = 1
     for tag, w_stype in (("bind_dot_rsp", "row_sparse"), ("bind_dot_dns", "default")):
-        sym = mx.sym.dot(mx.sym.var("data", stype="csr"), mx.sym.var("weight", stype=w_stype))
         grad = mx.nd.zeros((6, 3), stype="row_sparse")
-        args = {"data": mx.nd.array(x).tostype("csr"), "weight": mx.nd.array(w).tostype(w_stype)}
-        exe = sym.bind(mx.cpu(), args, args_grad={"weight": grad}, grad_req=req)
-        assert step(exe, og) is grad
+        assert t.weight_step(mx, t.dot_executor(mx, x, w, w_stype, grad), og) is grad
         grad_case(golden, tag, "exe_dot", [x, w], grad, og)
 
 
 def iter_case(golden: Golden) -> None:
     x = dense((7, 5), 11, density=0.5, empty="col")
-    lab = np.arange(7, dtype="float32")
-    np.random.seed(3)
-    it = mx.io.NDArrayIter(mx.nd.array(x).tostype("csr"), lab, 3, shuffle=True,
-                           last_batch_handle="discard")  # fmt: skip
     out = {"in0": x}
-    for k, batch in enumerate(it):
+    for k, batch in enumerate(t.shuffled_csr_iter(mx, x)):
         out[f"batch{k}"] = batch.data[0].asnumpy()
         out[f"label{k}"] = batch.label[0].asnumpy()
     golden.put("iter", {"kind": "iter_csr", "stype": "csr", "batches": len(out) // 2}, **out)

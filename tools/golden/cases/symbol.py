@@ -9,12 +9,12 @@ attributes and the shapes MXNet infers; ``legacy``: what MXNet makes of a hand-w
 
 import hashlib
 import json
-from typing import Any
 
 import mxnet as mx
-from core import Golden, mxnet_source
+from core import Golden, load_module, mxnet_file
 
 FILE = "tests/symbol/golden/symbols.npz"
+j = load_module("tests/symbol/json_cases.py")  # what is recorded, asked again by the test
 
 # Each snippet builds `net` from `mx` and sets `shapes` (input shapes for infer_shape).
 # fmt: off
@@ -149,23 +149,12 @@ LEGACY = {
 # fmt: on
 
 
-def summary(net: Any, shapes: dict) -> dict:
-    arg, out, aux = net.infer_shape(**shapes)
-    return {"json": net.tojson(), "arguments": net.list_arguments(), "outputs": net.list_outputs(),
-            "aux": net.list_auxiliary_states(), "inputs": net.list_inputs(),
-            "internals": net.get_internals().list_outputs(), "attr_dict": net.attr_dict(),
-            "shapes": shapes, "arg_shapes": arg, "out_shapes": out, "aux_shapes": aux}  # fmt: skip
-
-
 def record(golden: Golden) -> None:
-    for name, code in CASES.items():
-        env = {"mx": mx}
-        with mx.name.NameManager():  # each case counts names from 0, as the tests do
-            exec(code, env)
-        golden.put(name, {"snippet": code, **summary(env["net"], env["shapes"])})
+    for name, code in CASES.items():  # each case counts names from 0, as the tests do
+        golden.put(name, {"snippet": code, **j.summary(*j.built(mx, code))})
     text = json.dumps(LEGACY, indent=2)
-    golden.put("legacy", {"input": text, **summary(mx.sym.load_json(text), {"data": (5, 7)})})
-    text = mxnet_source("tests/python/unittest/save_000800.json")
+    golden.put("legacy", {"input": text, **j.summary(mx.sym.load_json(text), {"data": (5, 7)})})
+    text = mxnet_file("tests/python/unittest/save_000800.json").decode()
     attrs = mx.sym.load_json(text).attr_dict()
     golden.put("save_000800", {"sha256": hashlib.sha256(text.encode()).hexdigest(),
                                "attr_dict": attrs})  # fmt: skip
