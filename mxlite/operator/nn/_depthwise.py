@@ -72,9 +72,7 @@ def splits(geom: Geometry, w_shape: tuple, channels: int, grid: Any) -> bool:
     """Whether this convolution is depthwise with one filter per channel and one image's
     im2col passes the block size."""
     return (
-        isinstance(grid, PhaseGrid)
-        and w_shape[1] == 1
-        and w_shape[0] == channels == geom.groups
+        applies(geom, w_shape, channels, grid)
         and channels * len(grid.offsets) * grid.span > _ELEMENTS
     )
 
