@@ -9,15 +9,16 @@ runs inline.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "elementwise", "matmul", "relu_into"]
+__all__ = ["num_threads", "over_rows", "elementwise", "matmul", "relu_into", "row_buffer"]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 # multiply-adds below which a product runs in one call: splitting the products of a small MLP
@@ -26,6 +27,8 @@ _MIN_FLOPS = 1 << 25
 # elements of the zero row relu() compares against, and the shortest row it splits
 _ZERO_ROW = 1 << 16
 _MIN_ROW = 256
+# the shortest row for which row_buffer() shrinks the ufunc buffer
+_ROW_BUFFER = 512
 _zero_rows: dict[np.dtype, Any] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -73,6 +76,28 @@ def _spread(calls: list[Callable[[], Any]]) -> None:
     finally:
         for f in futures:
             f.result()
+
+
+@contextmanager
+def row_buffer(length: int) -> Iterator[None]:
+    """Within the block, this thread's ufunc buffer holds at most one row of ``length``
+    elements (NumPy's buffer is per thread). A ufunc with an operand broadcast along rows
+    (a per-row column ``(R, 1)``, or one row for all) copies its operands through the buffer
+    whenever the buffer spans several rows; with a buffer no longer than a row it runs on the
+    arrays themselves. Measured (NumPy 1.23 and 2.4, float32, 2^18 elements): ``(83, 3136) *
+    (83, 1)`` 53 -> 26 us (a product by a scalar: 24), ``(334, 784)`` 57 -> 35, ``(512, 512)``
+    57 -> 41; rows of 8192 or more are not copied anyway, and below ``_ROW_BUFFER`` the calls
+    per row cost what the copy did (``(1024, 256)`` 58 -> 55, ``(4096, 196)`` 58 -> 66): the
+    buffer is left alone."""
+    size = min(8192, length // 16 * 16)
+    if size < _ROW_BUFFER:
+        yield
+        return
+    old = np.setbufsize(size)
+    try:
+        yield
+    finally:
+        np.setbufsize(old)
 
 
 def _bounds(size: int, n: int) -> list[tuple[int, int]]:

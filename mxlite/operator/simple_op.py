@@ -30,6 +30,7 @@ import numpy as np
 from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
+from .parallel import row_buffer
 from .registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
 
@@ -72,6 +73,24 @@ def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
     return out.reshape(shape)
 
 
+def broadcast_run(out: Shape, shapes: Sequence[Shape]) -> int:
+    """Elements of the last axes of ``out`` along which each operand of ``shapes`` is either
+    broadcast throughout or present throughout: NumPy's inner loop when the operands
+    broadcast (``(N, C, H, W)`` against ``(1, C, 1, 1)``: H*W); 0 when none is broadcast."""
+    padded = [(1,) * (len(out) - len(sh)) + tuple(sh) for sh in shapes]
+    run, pattern = 1, None
+    for i in reversed(range(len(out))):
+        if out[i] == 1:
+            continue
+        axis = tuple(sh[i] == 1 for sh in padded)
+        if pattern is None:
+            pattern = axis
+        elif axis != pattern:
+            return run
+        run *= out[i]
+    return 0
+
+
 class _SimpleOperator(Operator):
     def forward(self, op_ctx, in_data, req, out_data, aux) -> None:
         r = req[0]
@@ -79,7 +98,13 @@ class _SimpleOperator(Operator):
             return
         out = out_data[0]
         env = Env(self.prop.param, op_ctx.requested, op_ctx.is_train)
-        value = self.prop.fwd(self.xp, *in_data, env, None if r == _ADD else out)
+        dst = None if r == _ADD else out
+        if len(in_data) == 2 and in_data[0].shape != in_data[1].shape:
+            # operands broadcast along rows: a buffer of one row (parallel.row_buffer)
+            with row_buffer(broadcast_run(out.shape, [a.shape for a in in_data])):
+                value = self.prop.fwd(self.xp, *in_data, env, dst)
+        else:
+            value = self.prop.fwd(self.xp, *in_data, env, dst)
         assign(out, r, value)
 
     def backward(self, op_ctx, out_grad, in_data, out_data, req, in_grad, aux) -> None:

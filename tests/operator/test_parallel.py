@@ -61,3 +61,24 @@ def test_relu_into_equals_maximum_bit_for_bit(monkeypatch, dtype, layout) -> Non
     assert parallel.relu_into(np, x, out) is out
     np.testing.assert_array_equal(out.view(f"i{out.itemsize}"), want.view(f"i{want.itemsize}"))
     np.testing.assert_array_equal(parallel.relu_into(np, x), want)
+
+
+@pytest.mark.parametrize(
+    "length, inside", [(3136, 3136), (20000, 8192), (1000, 992), (196, None), (8, None)]
+)
+def test_row_buffer_holds_one_row_and_restores(length, inside):
+    before = np.getbufsize()
+    x = np.arange(12.0 * length, dtype=np.float32).reshape(12, length)
+    col = np.arange(12.0, dtype=np.float32).reshape(12, 1)
+    with parallel.row_buffer(length):
+        assert np.getbufsize() == (before if inside is None else inside)
+        got = x * col  # values do not depend on the buffer
+    assert np.getbufsize() == before
+    np.testing.assert_array_equal(got, np.asarray(x, np.float64) * np.asarray(col, np.float64))
+
+
+def test_row_buffer_restores_after_an_error():
+    before = np.getbufsize()
+    with pytest.raises(ValueError), parallel.row_buffer(4096):
+        raise ValueError
+    assert np.getbufsize() == before

@@ -20,8 +20,11 @@ after (NCHW: P = N, S = H*W). Contiguous data reshapes to that for free.
   ``sum(dy * (x - mean))`` is ``sum(dy * x) - mean * sum(dy)`` under the same rule.
 * Element-wise passes (output, data gradient) multiply rows of the ``(P, C*S)`` view by
   per-channel coefficients repeated S times (a contiguous row), in blocks of ``_CHUNK``
-  elements. NumPy broadcasting a ``(C, 1)`` column instead costs ~0.4 us per row of S, which at
-  S = 3136 doubles the time of a multiplication. They follow MXNet's formulas in MXNet's order,
+  elements; planes of ``_COL_S`` or more go as ``(P*C, S)`` rows against per-row columns,
+  with the ufunc buffer kept to one row (``parallel.row_buffer``: NumPy otherwise copies the
+  operands through it, which doubled every pass at S = 3136: affine 2.46 -> 1.15 ms, data
+  gradient 4.0 -> 2.3 ms at (8, 128, 56, 56), one thread). They follow MXNet's formulas in
+  MXNet's order,
   ``(x - mean) * scale + beta`` and ``((dy - mean(dy)) - (x - mean) * proj) * scale``: a pass
   more than ``x * scale + shift``, but networks with batch-1 BatchNorm on tiny maps (GluonCV's
   SSD, YOLOv3) amplify the other rounding into losses MXNet does not give, and one element per
@@ -51,7 +54,8 @@ __all__ = ["moments", "affine", "grad_sums", "data_grad", "is_numpy"]
 _CHUNK = 1 << 18
 # from this S on, the element-wise passes run on (P*C, S) rows with per-channel columns: at
 # (8, 64, 112, 112) the (P, C*S) rows' repeated values (3 MB each) no longer stay in the cache
-# (affine 6.5 -> 2.9 ms); at S = 196 and 49 the short rows cost more calls
+# (affine 6.5 -> 2.9 ms); at S = 196 and 49 the short rows cost more calls; at S = 784 the two
+# ran alike once the columns were no longer copied (row_buffer)
 _COL_S = 2048
 _ROW_S = 128  # from this S on, per-(sample, channel) rows: vecdot beats einsum over columns
 _COL_ROWS = 4096  # rows of one column group: bounds the error of its float32 sums
@@ -214,9 +218,10 @@ def _per_channel(
 
     def chunks(*arrays: Any) -> None:
         work = [np.empty((min(step, len(arrays[0])), s), acc)] if scratch else []
-        for i in range(0, len(arrays[0]), step):
-            blocks = [a[i : i + step] for a in arrays]
-            fn(*blocks, *[w[: len(blocks[0])] for w in work])
+        with parallel.row_buffer(s):
+            for i in range(0, len(arrays[0]), step):
+                blocks = [a[i : i + step] for a in arrays]
+                fn(*blocks, *[w[: len(blocks[0])] for w in work])
 
     parallel.over_rows(chunks, p * c, len(full) * p * c * s, *planes, *cols)
 
