@@ -18,7 +18,15 @@ import numpy as np
 
 from ..engine.openmp import blas_is_single, kernel_threads
 
-__all__ = ["num_threads", "over_rows", "elementwise", "matmul", "relu_into", "row_buffer"]
+__all__ = [
+    "num_threads",
+    "over_rows",
+    "elementwise",
+    "matmul",
+    "relu_into",
+    "row_buffer",
+    "broadcast_run",
+]
 
 _MIN_ELEMENTS = 1 << 18  # below this a thread hand-off costs more than it saves
 # multiply-adds below which a product runs in one call: splitting the products of a small MLP
@@ -76,6 +84,24 @@ def _spread(calls: list[Callable[[], Any]]) -> None:
     finally:
         for f in futures:
             f.result()
+
+
+def broadcast_run(out: tuple[int, ...], shapes: list[tuple[int, ...]]) -> int:
+    """Elements of the last axes of ``out`` along which each operand of ``shapes`` is either
+    broadcast throughout or present throughout: NumPy's inner loop when the operands
+    broadcast (``(N, C, H, W)`` against ``(1, C, 1, 1)``: H*W); 0 when none is broadcast."""
+    padded = [(1,) * (len(out) - len(sh)) + tuple(sh) for sh in shapes]
+    run, pattern = 1, None
+    for i in reversed(range(len(out))):
+        if out[i] == 1:
+            continue
+        axis = tuple(sh[i] == 1 for sh in padded)
+        if pattern is None:
+            pattern = axis
+        elif axis != pattern:
+            return run
+        run *= out[i]
+    return 0
 
 
 @contextmanager

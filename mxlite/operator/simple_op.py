@@ -30,7 +30,7 @@ import numpy as np
 from ..base import MXNetError, Shape, ShapeError
 from ..context import Context
 from ..util import is_np_shape
-from .parallel import row_buffer
+from .parallel import broadcast_run, row_buffer
 from .registry import Operator, OperatorProperty, OpTest, register, shape_assign
 from .req import OpReq, assign
 
@@ -71,24 +71,6 @@ def unbroadcast(xp: Any, grad: Any, shape: Shape) -> Any:
     )
     out = grad.sum(axis=axes, keepdims=True) if axes else grad
     return out.reshape(shape)
-
-
-def broadcast_run(out: Shape, shapes: Sequence[Shape]) -> int:
-    """Elements of the last axes of ``out`` along which each operand of ``shapes`` is either
-    broadcast throughout or present throughout: NumPy's inner loop when the operands
-    broadcast (``(N, C, H, W)`` against ``(1, C, 1, 1)``: H*W); 0 when none is broadcast."""
-    padded = [(1,) * (len(out) - len(sh)) + tuple(sh) for sh in shapes]
-    run, pattern = 1, None
-    for i in reversed(range(len(out))):
-        if out[i] == 1:
-            continue
-        axis = tuple(sh[i] == 1 for sh in padded)
-        if pattern is None:
-            pattern = axis
-        elif axis != pattern:
-            return run
-        run *= out[i]
-    return 0
 
 
 class _SimpleOperator(Operator):

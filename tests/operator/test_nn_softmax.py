@@ -192,3 +192,45 @@ def test_short_rows_take_the_fast_reductions_and_agree(op: str, dtype: type) -> 
     tol = 1e-5 if dtype == np.float32 else 1e-12
     np.testing.assert_allclose(y, want, rtol=tol, atol=tol)
     np.testing.assert_allclose(dx, want_dx, rtol=tol * 10, atol=tol * 10)
+
+
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("shape", [(600, 768), (2, 300, 1000), (5, 3136)])
+def test_long_rows_split_over_threads_agree(monkeypatch, op: str, shape: tuple) -> None:
+    # last-axis rows split over three kernel threads, written straight into the output, the
+    # sums as products with ones and the broadcasts with a one-row buffer: float64 reference
+    from mxlite.operator import parallel
+
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    rng = np.random.default_rng(1)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    head = rng.standard_normal(shape).astype(np.float32)
+    (y,) = forward(op, [x], axis=-1)
+    (dx,) = backward(op, [x], [head], axis=-1)
+    x64, h64 = x.astype(np.float64), head.astype(np.float64)
+    e = np.exp(x64 - x64.max(axis=-1, keepdims=True))
+    sm = e / e.sum(axis=-1, keepdims=True)
+    if op == "log_softmax":
+        want, want_dx = np.log(sm), h64 - sm * h64.sum(axis=-1, keepdims=True)
+    else:
+        want, want_dx = sm, sm * (h64 - (h64 * sm).sum(axis=-1, keepdims=True))
+    assert y.dtype == np.float32
+    np.testing.assert_allclose(y, want, rtol=2e-5, atol=1e-6)
+    # (log_softmax: g - exp(y) * sum(g) cancels; sum(g) over 1000 entries is ~30)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-4, atol=1e-5)
+
+
+def test_softmax_in_place_and_into_other_outputs() -> None:
+    from mxlite.operator.nn.softmax import softmax_axis
+
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((700, 512)).astype(np.float32)
+    want = softmax_axis(np, x.copy(), -1)
+    same = x.copy()
+    assert softmax_axis(np, same, -1, out=same) is same  # the output may be the input
+    np.testing.assert_array_equal(same, want)
+    f16 = np.empty(x.shape, np.float16)  # not the compute dtype: a new array is returned
+    got = softmax_axis(np, x, -1, out=f16)
+    assert got is not f16 and got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(mx.nd.softmax(mx.nd.array(x)).asnumpy(), want)
