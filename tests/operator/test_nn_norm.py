@@ -331,3 +331,29 @@ def test_batchnorm_split_over_channel_blocks_equals_whole(monkeypatch, axis):
     split = run()
     for a, b in zip(whole, split):
         np.testing.assert_allclose(a, b, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(700, 768), (3, 5, 1), (4, 300, 64)])
+def test_layernorm_last_axis_rows_match_float64(monkeypatch, dtype, shape) -> None:
+    # the last-axis path: BLAS sums per row, rows split over three kernel threads, written
+    # into the output (or added to it); the mean and std outputs as MXNet's output_mean_var
+    from mxlite.operator import parallel
+
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    rs = np.random.RandomState(5)
+    x = (rs.normal(size=shape) * 3 + 2).astype(dtype)
+    gamma = rs.uniform(0.5, 1.5, shape[-1]).astype(dtype)
+    beta = rs.normal(size=shape[-1]).astype(dtype)
+    y, mean, std = forward("LayerNorm", [x, gamma, beta], output_mean_var=True)
+    x64 = x.astype(np.float64)
+    m = x64.mean(-1, keepdims=True)
+    s = np.sqrt(x64.var(-1, keepdims=True) + 1e-5)
+    tol = dict(rtol=2e-5, atol=2e-5) if dtype == np.float32 else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(y, (x64 - m) / s * gamma + beta, **tol)
+    np.testing.assert_allclose(mean, m, **tol)
+    np.testing.assert_allclose(std, s, **tol)
+    assert y.dtype == mean.dtype == std.dtype == dtype
+    init = [rs.normal(size=y.shape).astype(dtype), np.zeros_like(mean), np.zeros_like(std)]
+    added = forward("LayerNorm", [x, gamma, beta], req=OpReq.ADD, out_init=init)
+    np.testing.assert_allclose(added[0], init[0] + y, **tol)

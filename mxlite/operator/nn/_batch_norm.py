@@ -47,7 +47,7 @@ import numpy as np
 
 from .. import parallel
 
-__all__ = ["moments", "affine", "grad_sums", "data_grad", "is_numpy"]
+__all__ = ["moments", "affine", "grad_sums", "data_grad", "is_numpy", "vecdot"]
 
 # elements of one block of an element-wise pass: measured at (8|32, 64, 56, 56) float32,
 # 2^18 beats 2^14-2^16 (fewer calls) and whole arrays (the block's arrays stay in L2/L3)
@@ -92,7 +92,9 @@ def _far(mean: Any, var: Any, acc: np.dtype) -> Any:
     return ~(mean * mean + var <= _CANCEL[acc] * var)
 
 
-def _vecdot(a: Any, b: Any, out: Any) -> None:
+def vecdot(a: Any, b: Any, out: Any) -> None:
+    """``out[i] = a[i] . b[i]`` over the rows of 2-D ``a`` and ``b`` (BLAS where NumPy has
+    ``vecdot``)."""
     if hasattr(np, "vecdot"):  # NumPy >= 2: a BLAS dot per row
         np.vecdot(a, b, out=out)
     else:
@@ -109,7 +111,7 @@ def _group_sums(a: Any, b: Any, p: int, c: int, s: int) -> tuple[Any, Any, Any]:
 
         def rows(a2: Any, b2: Any, sb: Any, sab: Any) -> None:
             np.matmul(b2, ones, out=sb)
-            _vecdot(a2, b2, sab)
+            vecdot(a2, b2, sab)
 
         parallel.over_rows(rows, p * c, 2 * a.size, a2, b2, sb, sab)
         return sb.reshape(p, c).astype(np.float64), sab.reshape(p, c).astype(np.float64), s
