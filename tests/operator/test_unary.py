@@ -336,3 +336,33 @@ def test_gamma_gradients_at_the_poles_match_mxnet() -> None:
             y = fn(x)
         y.backward()
         np.testing.assert_array_equal(x.grad.asnumpy(), np.array(want, np.float32))
+
+
+def test_erf_of_float32_is_within_three_ulps_without_scipy(monkeypatch) -> None:
+    # float32 erf is computed in float32 (special.erf32), the same with or without SciPy
+    monkeypatch.setattr(special, "_SCIPY", None)
+    rng = np.random.RandomState(0)
+    x = np.concatenate([np.linspace(-5, 5, 200_001), rng.normal(size=50_000) * 2])
+    x = np.concatenate([x, [0.0, 1e-30, 1e-40, 1.0, 4.0, 30.0, 1e30]]).astype(np.float32)
+    x = np.concatenate([x, -x])
+    got = special.erf(np, x)
+    assert got.dtype == np.float32
+    want = _ref(math.erf, x.astype(np.float64))
+    ulps = np.abs(got - want) / np.spacing(np.abs(want).astype(np.float32))
+    assert ulps.max() < 3, (ulps.max(), x[ulps.argmax()])
+    assert np.signbit(special.erf(np, np.array([-0.0], np.float32)))[0]
+    edge = special.erf(np, np.array([np.inf, -np.inf, np.nan], np.float32))
+    assert edge[0] == 1 and edge[1] == -1 and np.isnan(edge[2])
+
+
+def test_gelu_float32_blocks_over_threads_match_float64(monkeypatch) -> None:
+    from mxlite.operator import parallel
+
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    monkeypatch.setattr(special, "_ERF32_BLOCK", 1000)  # several blocks per thread
+    x = (np.random.RandomState(1).normal(size=(70, 500)) * 3).astype(np.float32)
+    y = mx.nd.LeakyReLU(mx.nd.array(x), act_type="gelu").asnumpy()
+    x64 = x.astype(np.float64)
+    want = 0.5 * x64 * (1 + _ref(math.erf, x64.ravel() / math.sqrt(2.0)).reshape(x.shape))
+    np.testing.assert_allclose(y, want, rtol=3e-7, atol=1e-7)
+    np.testing.assert_array_equal(special.gelu32(x), y)

@@ -257,7 +257,9 @@ class _LeakyReLUOp(Operator):
             y = x.dtype.type(_SELU_LAMBDA) * xp.where(
                 x > 0, x, x.dtype.type(_SELU_ALPHA) * xp.expm1(x)
             )
-        else:  # gelu, the erf form
+        elif xp is np and x.dtype == np.float32:  # gelu, the erf form
+            y = special.gelu32(x)
+        else:
             y = 0.5 * x * (1 + _erf(xp, x / x.dtype.type(math.sqrt(2.0))))
         _write(out_data[0], req[0], y)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["erf", "erfc", "erfinv", "gamma", "gammaln", "digamma"]
+__all__ = ["erf", "erf32", "gelu32", "erfc", "erfinv", "gamma", "gammaln", "digamma"]
 
 try:
     import scipy.special as _scipy_special
@@ -114,9 +114,121 @@ def _erf_fallback(xp: Any, x: Any) -> Any:
 
 
 def erf(xp: Any, x: Any) -> Any:
-    """The error function, element-wise, in float64 (the caller casts back)."""
+    """The error function, element-wise: float32 NumPy arrays by :func:`erf32`, others in
+    float64 (the caller casts back)."""
+    if xp is np and isinstance(x, np.ndarray) and x.dtype == np.float32:
+        return erf32(x)
     sp = _backend(xp)
     return sp.erf(_f64(xp, x)) if sp is not None else _erf_fallback(xp, x)
+
+
+# ---- erf in float32 -------------------------------------------------------------------------
+
+# |x| <= 1: erf(x) = x P(x^2); 1 < |x| < 4: erfc(x) = exp(-x^2) Q(1/x); beyond, erf is +-1 in
+# float32. P (degree 5) and Q (degree 8) are least-squares fits at Chebyshev points against
+# math.erf/erfc, made on first use: relative errors 4.4e-8 and 1.0e-7 in float64 (the second
+# is erfc's, at most 1.6e-8 of erf).
+_ERF32_A = 5
+_ERF32_B = 8
+# elements per block: 2^15 to 2^18 ran alike on one thread (68-74 ms for (4096, 3072)); on two
+# threads the shorter calls pass the GIL back and forth (72 ms at 2^15, 40 at 2^18)
+_ERF32_BLOCK = 1 << 18
+_erf32_fit: list = []
+
+
+def _erf32_coefficients() -> tuple[Any, Any]:
+    """Power-series coefficients (float32, highest first) of P in u = 2x^2 - 1 and of Q in
+    s = (1/x - 0.625) / 0.375, both variables in [-1, 1]."""
+    if not _erf32_fit:
+        cheb = np.polynomial.chebyshev
+        nodes = np.cos(np.linspace(0.0, math.pi, 256))
+        x2 = 0.5 + 0.5 * nodes
+        ra = [math.erf(math.sqrt(v)) / math.sqrt(v) if v else _TWO_OVER_SQRT_PI for v in x2]
+        ax = 1.0 / (0.625 + 0.375 * nodes)
+        rb = [math.erfc(v) * math.exp(v * v) for v in ax]
+        pa = cheb.cheb2poly(cheb.chebfit(nodes, ra, _ERF32_A))
+        pb = cheb.cheb2poly(cheb.chebfit(nodes, rb, _ERF32_B))
+        _erf32_fit.extend(c[::-1].astype(np.float32) for c in (pa, pb))
+    return _erf32_fit[0], _erf32_fit[1]
+
+
+def _horner(coef: Any, v: Any, out: Any) -> Any:
+    """``out = sum(coef[i] * v ** (d - i))`` (``out`` is not ``v``)."""
+    out.fill(coef[0])
+    for c in coef[1:]:
+        out *= v
+        out += c
+    return out
+
+
+def _erf32_block(x: Any, out: Any) -> None:
+    pa, pb = _erf32_coefficients()
+    a = np.abs(x)
+    v, lo, ec = np.empty_like(a), np.empty_like(a), np.empty_like(a)
+    # each branch's variable is clamped to its range, so that neither overflows elsewhere
+    xc = np.clip(x, -1, 1)
+    np.multiply(xc, xc, out=v)
+    v *= 2
+    v -= 1
+    _horner(pa, v, lo)
+    lo *= xc  # erf where |x| <= 1, sign included
+    np.multiply(a, a, out=ec)
+    np.negative(ec, out=ec)
+    np.exp(ec, out=ec)  # exp(-x^2)
+    np.maximum(a, 1, out=v)
+    np.divide(1, v, out=v)
+    v -= 0.625
+    v /= 0.375
+    ec *= _horner(pb, v, out)  # erfc where 1 < |x| < 4; past 4 it is below float32's reach
+    np.subtract(1, ec, out=ec)
+    # the sign of x onto 1 - erfc, as bits; then each branch where it holds, as a sum of
+    # exact products by 0 and 1 (NaN stays NaN)
+    bits = ec.view(np.uint32)
+    bits |= x.view(np.uint32) & np.uint32(0x80000000)
+    small = np.less_equal(a, 1, out=v)  # (v as float 0.0 / 1.0)
+    lo *= small
+    np.subtract(1, small, out=small)
+    np.multiply(ec, small, out=out)
+    out += lo
+
+
+def erf32(x: Any) -> Any:
+    """erf of a float32 NumPy array, in float32: within ~2.3 float32 ulps of SciPy's float64
+    erf; (4096, 3072) in 40 ms on two threads against SciPy's 130 (cast included) and the
+    float64 fallback's 5 s."""
+    return _blocks32(_erf32_block, x)
+
+
+def gelu32(x: Any) -> Any:
+    """MXNet's GELU ``0.5 x (1 + erf(x / sqrt(2)))`` of a float32 NumPy array, in blocks
+    (the erf of :func:`erf32`)."""
+
+    def block(xb: Any, ob: Any) -> None:
+        z = xb / np.float32(math.sqrt(2.0))
+        _erf32_block(z, ob)
+        ob += 1
+        np.multiply(xb, 0.5, out=z)
+        ob *= z
+
+    return _blocks32(block, x)
+
+
+def _blocks32(kernel: Any, x: Any) -> Any:
+    """``kernel(x_block, out_block)`` over blocks of ``_ERF32_BLOCK`` elements of float32
+    ``x``, spread over the kernel threads; the new output array."""
+    from .. import parallel  # noqa: PLC0415  (operator.parallel imports the engine)
+
+    x = np.ascontiguousarray(x)
+    out = np.empty_like(x)
+
+    def blocks(xb: Any, ob: Any) -> None:
+        with np.errstate(all="ignore"):
+            for i in range(0, len(xb), _ERF32_BLOCK):
+                kernel(xb[i : i + _ERF32_BLOCK], ob[i : i + _ERF32_BLOCK])
+
+    flat = x.reshape(-1)
+    parallel.over_rows(blocks, flat.size, 16 * flat.size, flat, out.reshape(-1))
+    return out
 
 
 def erfc(xp: Any, x: Any) -> Any:
