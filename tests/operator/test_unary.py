@@ -366,3 +366,11 @@ def test_gelu_float32_blocks_over_threads_match_float64(monkeypatch) -> None:
     want = 0.5 * x64 * (1 + _ref(math.erf, x64.ravel() / math.sqrt(2.0)).reshape(x.shape))
     np.testing.assert_allclose(y, want, rtol=3e-7, atol=1e-7)
     np.testing.assert_array_equal(special.gelu32(x), y)
+    # the negative tail, where 1 + erf(z) cancels: erfc(|z|) keeps the relative precision
+    tail = np.linspace(-5.6, -2, 601).astype(np.float32)  # |z| up to 4, the fitted range
+    exact = 0.5 * tail.astype(np.float64) * _ref(math.erfc, -tail.astype(np.float64) / 2**0.5)
+    np.testing.assert_allclose(special.gelu32(tail), exact, rtol=3e-6, atol=0)
+    far = special.gelu32(np.linspace(-30, -5.7, 300).astype(np.float32))
+    assert np.all(far <= 0) and np.all(far > -4e-8)  # MXNet's float32 erf gives 0 here
+    edge = special.gelu32(np.array([np.inf, -np.inf, np.nan, -0.0], np.float32))
+    assert edge[0] == np.inf and np.isnan(edge[1:3]).all() and np.signbit(edge[3])

@@ -1,0 +1,70 @@
+"""The element-wise and row-wise operators of a BERT-base layer at batch 32, sequence 128,
+float32, imperatively (``mx.nd``), mxlite vs MXNet 1.9.1 in one run: milliseconds (median) of
+``softmax`` over the attention scores (32, 12, 128, 128) and over (4096, 768) rows,
+``LayerNorm`` forward and forward+backward on (4096, 768), GELU (``LeakyReLU(act_type='gelu')``)
+and ``erf`` on the feed-forward activations (4096, 3072), and ``broadcast_add`` of a bias row to
+them; each ``<name>_ms_ratio`` is mxlite's time over MXNet's. On a shared machine run
+``--rounds 5``.
+Usage: python benchmarks/transformer_ops.py [--rounds N] [--repeat N]."""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import import_mx, parser, run, timed_runs  # noqa: E402
+
+NAMES = (
+    "softmax_att",
+    "softmax_rows",
+    "layernorm_fwd",
+    "layernorm_fwdbwd",
+    "gelu",
+    "erf",
+    "bias_add",
+)
+
+
+def measure(impl: str, repeat: int) -> dict[str, float]:
+    mx = import_mx(impl)
+    nd = mx.nd
+    scores = nd.random.normal(0, 2, shape=(32, 12, 128, 128))
+    hidden = nd.random.normal(0, 1, shape=(4096, 768))
+    ffn = nd.random.normal(0, 1.5, shape=(4096, 3072))
+    gamma, beta = nd.random.uniform(0.5, 1.5, shape=(768,)), nd.random.normal(shape=(768,))
+    bias = nd.random.normal(shape=(1, 3072))
+    for a in (hidden, gamma, beta):
+        a.attach_grad()
+
+    def layernorm_fwdbwd() -> None:
+        with mx.autograd.record():
+            y = nd.LayerNorm(hidden, gamma, beta)
+        y.backward()
+
+    cases = {
+        "softmax_att": lambda: nd.softmax(scores),
+        "softmax_rows": lambda: nd.softmax(hidden),
+        "layernorm_fwd": lambda: nd.LayerNorm(hidden, gamma, beta),
+        "layernorm_fwdbwd": layernorm_fwdbwd,
+        "gelu": lambda: nd.LeakyReLU(ffn, act_type="gelu"),
+        "erf": lambda: nd.erf(ffn),
+        "bias_add": lambda: nd.broadcast_add(ffn, bias),
+    }
+    out: dict[str, float] = {}
+    for name, fn in cases.items():
+
+        def call(fn: Any = fn) -> None:
+            fn()
+            nd.waitall()
+
+        wall, _ = timed_runs(call, repeat)
+        out[f"{name}_ms"] = round(statistics.median(wall) * 1e3, 3)
+    return out
+
+
+if __name__ == "__main__":
+    args = parser(__doc__).parse_args()
+    run("transformer_ops", measure, args, [f"{n}_ms" for n in NAMES])
