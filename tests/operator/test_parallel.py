@@ -82,3 +82,13 @@ def test_row_buffer_restores_after_an_error():
     with pytest.raises(ValueError), parallel.row_buffer(4096):
         raise ValueError
     assert np.getbufsize() == before
+
+
+def test_cast_buffer_is_small_inside_and_restored():
+    before = np.getbufsize()
+    g = np.arange(5000, dtype=np.float32) - 2500
+    with parallel.cast_buffer():
+        assert np.getbufsize() == parallel._CAST_BUFFER < before
+        got = g * (g > 0)
+    assert np.getbufsize() == before
+    np.testing.assert_array_equal(got, np.maximum(g, 0))

@@ -25,7 +25,7 @@ import numpy as np
 from ...base import DTypeError, Shape, ShapeError
 from ...context import Context
 from ...resource import ResourceRequest
-from ..parallel import elementwise, relu_into
+from ..parallel import cast_buffer, elementwise, relu_into
 from ..param import Param, field
 from ..registry import Operator, OperatorProperty, register
 from ..req import OpReq, assign
@@ -122,7 +122,7 @@ class _ActivationOp(Operator):
         if req[0] == OpReq.WRITE or req[0] == OpReq.INPLACE:
             dy, y, dx = out_grad[0], out_data[0], in_grad[0]
             if act == "relu":
-                elementwise(lambda g, a, o: xp.multiply(g, a > 0, out=o), dy, y, dx)
+                elementwise(lambda g, a, o: _relu_grad_into(xp, g, a, o), dy, y, dx)
                 return
             if act in ("sigmoid", "tanh") and not xp.may_share_memory(dx, y):
                 # dy * (y * (1 - y)) or dy * (1 - y * y), the factor built in dx (a copy of
@@ -292,6 +292,12 @@ class _LeakyReLUOp(Operator):
                 dg = dg.sum(axis=axes, keepdims=True) if axes else dg
                 assign(in_grad[1], req[1], dg.reshape(gamma.shape))
         _write(in_grad[0], req[0], dx)
+
+
+def _relu_grad_into(xp: Any, g: Any, y: Any, out: Any) -> None:
+    """``out = g * (y > 0)``: the bool mask cast through a small buffer (``cast_buffer``)."""
+    with cast_buffer():
+        xp.multiply(g, y > 0, out=out)
 
 
 def _erf(xp: Any, x: Any) -> Any:
