@@ -257,8 +257,8 @@ class _LeakyReLUOp(Operator):
             y = x.dtype.type(_SELU_LAMBDA) * xp.where(
                 x > 0, x, x.dtype.type(_SELU_ALPHA) * xp.expm1(x)
             )
-        elif xp is np and x.dtype == np.float32:  # gelu, the erf form
-            y = special.gelu32(x)
+        elif xp is np and x.dtype in (np.float32, np.float16):  # gelu, the erf form
+            y = special.gelu32(x.astype(np.float32, copy=False)).astype(x.dtype, copy=False)
         else:
             y = 0.5 * x * (1 + _erf(xp, x / x.dtype.type(math.sqrt(2.0))))
         _write(out_data[0], req[0], y)
