@@ -133,23 +133,29 @@ _ERF32_B = 8
 # elements per block: 2^15 to 2^18 ran alike on one thread (68-74 ms for (4096, 3072)); on two
 # threads the shorter calls pass the GIL back and forth (72 ms at 2^15, 40 at 2^18)
 _ERF32_BLOCK = 1 << 18
-_erf32_fit: list = []
+_fits: dict[str, Any] = {}
 
 
-def _erf32_coefficients() -> tuple[Any, Any]:
-    """Power-series coefficients (float32, highest first) of P in u = 2x^2 - 1 and of Q in
-    s = (1/x - 0.625) / 0.375, both variables in [-1, 1]."""
-    if not _erf32_fit:
+def _fit(name: str) -> Any:
+    """Power-series coefficients (float32, highest first), fitted on first use: ``"P"``,
+    erf(x)/x in u = 2x^2 - 1; ``"Q"``, erfc(x) exp(x^2) in s = (1/x - 0.625) / 0.375; ``"R"``,
+    erfc(a) exp(a^2) on a in [0, 4] in s = 6 / (2 + a) - 2 (degree 8, relative error 3e-8);
+    every variable in [-1, 1]. (Threads that fit at once store the same values.)"""
+    coef = _fits.get(name)
+    if coef is None:
         cheb = np.polynomial.chebyshev
         nodes = np.cos(np.linspace(0.0, math.pi, 256))
-        x2 = 0.5 + 0.5 * nodes
-        ra = [math.erf(math.sqrt(v)) / math.sqrt(v) if v else _TWO_OVER_SQRT_PI for v in x2]
-        ax = 1.0 / (0.625 + 0.375 * nodes)
-        rb = [math.erfc(v) * math.exp(v * v) for v in ax]
-        pa = cheb.cheb2poly(cheb.chebfit(nodes, ra, _ERF32_A))
-        pb = cheb.cheb2poly(cheb.chebfit(nodes, rb, _ERF32_B))
-        _erf32_fit.extend(c[::-1].astype(np.float32) for c in (pa, pb))
-    return _erf32_fit[0], _erf32_fit[1]
+        if name == "P":
+            x2 = 0.5 + 0.5 * nodes
+            f = [math.erf(math.sqrt(v)) / math.sqrt(v) if v else _TWO_OVER_SQRT_PI for v in x2]
+            degree = _ERF32_A
+        else:
+            x = 1.0 / (0.625 + 0.375 * nodes) if name == "Q" else 6.0 / (nodes + 2.0) - 2.0
+            f = [math.erfc(v) * math.exp(v * v) for v in x]
+            degree = _ERF32_B
+        coef = cheb.cheb2poly(cheb.chebfit(nodes, f, degree))[::-1].astype(np.float32)
+        _fits[name] = coef
+    return coef
 
 
 def _horner(coef: Any, v: Any, out: Any) -> Any:
@@ -162,7 +168,7 @@ def _horner(coef: Any, v: Any, out: Any) -> Any:
 
 
 def _erf32_block(x: Any, out: Any) -> None:
-    pa, pb = _erf32_coefficients()
+    pa, pb = _fit("P"), _fit("Q")
     a = np.abs(x)
     v, lo, ec = np.empty_like(a), np.empty_like(a), np.empty_like(a)
     # each branch's variable is clamped to its range, so that neither overflows elsewhere
@@ -196,21 +202,8 @@ def erf32(x: Any) -> Any:
     """erf of a float32 NumPy array, in float32: within ~2.3 float32 ulps of SciPy's float64
     erf; (4096, 3072) in 40 ms on two threads against SciPy's 130 (cast included) and the
     float64 fallback's 5 s."""
+    _fit("P"), _fit("Q")  # before the threads start
     return _blocks32(_erf32_block, x)
-
-
-def _erfcx_coefficients() -> Any:
-    """Power-series coefficients (float32, highest first) of erfc(a) exp(a^2) on a in [0, 4],
-    in s = 6 / (2 + a) - 2 (in [-1, 1]): degree 8, relative error 3e-8 (fitted on first use,
-    as P and Q above)."""
-    if len(_erf32_fit) < 3:
-        _erf32_coefficients()
-        cheb = np.polynomial.chebyshev
-        nodes = np.cos(np.linspace(0.0, math.pi, 256))
-        a = 6.0 / (nodes + 2.0) - 2.0
-        r = [math.erfc(v) * math.exp(v * v) for v in a]
-        _erf32_fit.append(cheb.cheb2poly(cheb.chebfit(nodes, r, 8))[::-1].astype(np.float32))
-    return _erf32_fit[2]
 
 
 def gelu32(x: Any) -> Any:
@@ -218,7 +211,7 @@ def gelu32(x: Any) -> Any:
     ``1 + erf(z)`` as ``erfc(|z|)`` for z < 0 and ``2 - erfc(|z|)`` otherwise, with one
     fitted ``erfc(a) exp(a^2)`` (where MXNet's ``1 + erff(z)`` cancels, this keeps float32's
     relative precision). (4096, 3072): 244 -> 27 ms."""
-    coef = _erfcx_coefficients()
+    coef = _fit("R")
 
     def block(xb: Any, ob: Any) -> None:
         z = xb / np.float32(math.sqrt(2.0))
