@@ -374,3 +374,26 @@ def test_gelu_float32_blocks_over_threads_match_float64(monkeypatch) -> None:
     assert np.all(far <= 0) and np.all(far > -4e-8)  # MXNet's float32 erf gives 0 here
     edge = special.gelu32(np.array([np.inf, -np.inf, np.nan, -0.0], np.float32))
     assert edge[0] == np.inf and np.isnan(edge[1:3]).all() and np.signbit(edge[3])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_gelu_gradient_blocks_match_float64(monkeypatch, dtype) -> None:
+    from mxlite.operator import parallel
+
+    monkeypatch.setattr(parallel, "num_threads", lambda: 3)
+    monkeypatch.setattr(special, "_ERF32_BLOCK", 999)
+    rs = np.random.RandomState(2)
+    x = (rs.normal(size=(40, 600)) * 3).astype(dtype)
+    head = rs.normal(size=x.shape).astype(dtype)
+    a = mx.nd.array(x, dtype=dtype)
+    a.attach_grad()
+    with mx.autograd.record():
+        y = mx.nd.LeakyReLU(a, act_type="gelu")
+    y.backward(mx.nd.array(head, dtype=dtype))
+    x64, h64 = x.astype(np.float64).ravel(), head.astype(np.float64).ravel()
+    erf = _ref(math.erf, x64 / 2**0.5)
+    slope = x64 * np.exp(-x64 * x64 / 2) * 2 / math.sqrt(2 * math.pi)
+    want = (h64 * 0.5 * (1 + erf + slope)).reshape(x.shape)
+    assert a.grad.dtype == dtype
+    tol = dict(rtol=1e-5, atol=1e-6) if dtype == np.float32 else dict(rtol=2e-3, atol=2e-3)
+    np.testing.assert_allclose(a.grad.asnumpy().astype(np.float64), want, **tol)

@@ -276,6 +276,9 @@ class _LeakyReLUOp(Operator):
             dx = g * xp.where(y > 0, one, g.dtype.type(p.slope) + y)
         elif act == "selu":
             dx = g * (g.dtype.type(_SELU_LAMBDA) * xp.where(y > 0, one, _SELU_ALPHA + y))
+        elif act == "gelu" and xp is np and g.dtype in (np.float32, np.float16):
+            x = in_data[0].astype(np.float32, copy=False)
+            dx = special.gelu_grad32(x, g).astype(g.dtype, copy=False)
         elif act == "gelu":
             x = in_data[0]
             z = x / x.dtype.type(math.sqrt(2.0))

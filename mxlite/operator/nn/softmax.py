@@ -131,6 +131,25 @@ def softmax_axis(xp: Any, x: Any, axis: int, log: bool = False, out: Any = None)
     return dst.reshape(x.shape) if out is None else out
 
 
+def _softmax_grad_rows(y: Any, g: Any) -> Any:
+    """``(g - sum(g * y)) * y`` along the last axis of C-contiguous ``y`` and ``g`` (a new
+    array), the rows split over the kernel threads, the sums as products with ones."""
+    n = y.shape[-1]
+    rows, grads = y.reshape(-1, n), g.reshape(-1, n)
+    out = np.empty_like(rows)
+    ones = np.ones(n, y.dtype)
+
+    def part(yb: Any, gb: Any, ob: Any) -> None:
+        np.multiply(gb, yb, out=ob)
+        s = ob @ ones
+        with parallel.row_buffer(n):
+            np.subtract(gb, s[:, None], out=ob)
+        ob *= yb
+
+    parallel.over_rows(part, len(rows), 3 * y.size, rows, grads, out)
+    return out.reshape(y.shape)
+
+
 def _softmax_rows(x: Any, out: Any, log: bool) -> None:
     _softmax(np, x, -1, log, out)
 
@@ -308,6 +327,8 @@ class _SoftmaxOp(Operator):
                 xp.subtract(g, dx, out=dx)
                 if mask is not None:
                     dx = xp.where(mask, dx, 0)
+            elif _last_rows(xp, y, axis) and g.flags.c_contiguous:
+                dx = _softmax_grad_rows(y, g)
             else:
                 dx = g - row_sum(xp, g * y, axis)
                 dx *= y
