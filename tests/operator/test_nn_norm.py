@@ -357,3 +357,13 @@ def test_layernorm_last_axis_rows_match_float64(monkeypatch, dtype, shape) -> No
     init = [rs.normal(size=y.shape).astype(dtype), np.zeros_like(mean), np.zeros_like(std)]
     added = forward("LayerNorm", [x, gamma, beta], req=OpReq.ADD, out_init=init)
     np.testing.assert_allclose(added[0], init[0] + y, **tol)
+    head = rs.normal(size=shape).astype(dtype)
+    dx, dgamma, dbeta = backward("LayerNorm", [x, gamma, beta], [head, None, None])
+    xhat = (x64 - m) / s
+    dxhat = head * gamma.astype(np.float64)
+    want = dxhat - dxhat.mean(-1, keepdims=True) - xhat * (dxhat * xhat).mean(-1, keepdims=True)
+    lead = tuple(range(len(shape) - 1))
+    np.testing.assert_allclose(dx, want / s, **tol)
+    np.testing.assert_allclose(dgamma, (head * xhat).sum(lead), rtol=tol["rtol"], atol=1e-4)
+    np.testing.assert_allclose(dbeta, head.sum(lead, dtype=np.float64), rtol=tol["rtol"], atol=1e-4)
+    assert dx.dtype == dgamma.dtype == dbeta.dtype == dtype
