@@ -255,3 +255,40 @@ def test_autograd_through_sort() -> None:
     want = np.zeros_like(X32)
     np.put_along_axis(want, order, head, axis=-1)
     np.testing.assert_array_equal(x.grad.asnumpy(), want)
+
+
+@pytest.mark.parametrize("k", [1, 3, 8, 9, 25])
+@pytest.mark.parametrize("ascend", [False, True])
+@pytest.mark.parametrize(
+    "values", ["ties", "ints", "normal", "infs", "nan"], ids=lambda v: f"values={v}"
+)
+def test_topk_few_of_many_keeps_the_stable_order(k, ascend, values) -> None:
+    # k much smaller than the axis: arg-extrema or a partition in place of the sort; the
+    # result is still the stable sort's (equal values in index order), along any axis
+    rs = np.random.RandomState(k)
+    shape = (3, 210, 4)
+    if values == "ties":
+        x = rs.randint(-2, 3, size=shape).astype(np.float32)
+    elif values == "ints":
+        x = rs.randint(-5, 6, size=shape).astype(np.int32)
+    else:
+        x = rs.normal(size=shape).astype(np.float32)
+    if values == "infs":
+        x[rs.uniform(size=shape) < 0.4] = -np.inf
+        x[rs.uniform(size=shape) < 0.1] = np.inf
+    if values == "nan":
+        x[0, 5, 1] = np.nan
+    v = np.moveaxis(x, 1, -1)
+    n = v.shape[-1]
+    if ascend:
+        want = np.argsort(v, axis=-1, kind="stable")[..., :k]
+    else:
+        want = ((n - 1) - np.argsort(v[..., ::-1], axis=-1, kind="stable")[..., ::-1])[..., :k]
+    want = np.moveaxis(want, -1, 1)
+    a = mx.nd.array(x, dtype=x.dtype)
+    got = mx.nd.topk(a, axis=1, k=k, is_ascend=ascend, ret_typ="indices", dtype="int64")
+    np.testing.assert_array_equal(got.asnumpy(), want)
+    vals = mx.nd.topk(a, axis=1, k=k, is_ascend=ascend, ret_typ="value").asnumpy()
+    np.testing.assert_array_equal(vals, np.take_along_axis(x, want, axis=1))
+    mask = mx.nd.topk(a, axis=1, k=k, is_ascend=ascend, ret_typ="mask").asnumpy()
+    assert (mask.sum(axis=1) == k).all()
