@@ -54,7 +54,11 @@ class _RoiOp(Operator):
             if item is None:
                 continue
             b, wts, chan = item
-            if chan is None:
+            if isinstance(wts, tuple):  # separable: rows (ph, H) and columns (pw, W)
+                (ay, h0), (ax, w0) = wts
+                rows = data[b, :, h0 : h0 + ay.shape[1], w0 : w0 + ax.shape[1]]
+                out[r] = np.matmul(np.matmul(ay, rows), ax.T)
+            elif chan is None:
                 out[r] = (flat[b] @ wts.T).reshape(out.shape[1:])
             else:
                 out[r] = np.einsum("cpk,pk->cp", flat[b][chan], wts).reshape(out.shape[1:])
@@ -74,6 +78,11 @@ class _RoiOp(Operator):
             if item is None:
                 continue
             b, wts, chan = item
+            if isinstance(wts, tuple):
+                (ay, h0), (ax, w0) = wts
+                cells = dx[b].reshape(c, h, w)[:, h0 : h0 + ay.shape[1], w0 : w0 + ax.shape[1]]
+                cells += np.matmul(np.matmul(ay.T, dy[r]), ax)
+                continue
             g = dy[r].reshape(dy.shape[1], -1)  # (Cout, P)
             if chan is None:
                 dx[b] += g @ wts
@@ -104,16 +113,48 @@ def _sample_weights(y: np.ndarray, x: np.ndarray, h: int, w: int, t: Any) -> np.
     ly, lx = (y - yl).astype(t), (x - xl).astype(t)
     hy, hx = t(1) - ly, t(1) - lx
     keep = ~out
-    wts = np.zeros((n_bins, h * w), dtype=np.float64)
-    bins = np.broadcast_to(np.arange(n_bins).reshape(ph, pw, 1, 1), y.shape)
+    # each bin's row of the (bins, h * w) matrix starts at bin * h * w: the four corners'
+    # weights added into it by one bincount (np.add.at took ~20x as long)
+    row = (np.arange(n_bins) * (h * w)).reshape(ph, pw, 1, 1)
+    cells, weights = [], []
     for pos, wt in (
         (yl * w + xl, hy * hx),
         (yl * w + xh, hy * lx),
         (yh * w + xl, ly * hx),
         (yh * w + xh, ly * lx),
     ):
-        np.add.at(wts, (bins[keep], pos[keep]), wt[keep])
-    return wts
+        cells.append((row + pos)[keep])
+        weights.append(np.broadcast_to(wt, y.shape)[keep].astype(np.float64))
+    wts = np.bincount(
+        np.concatenate(cells), weights=np.concatenate(weights), minlength=n_bins * h * w
+    )
+    return wts.reshape(n_bins, h * w)
+
+
+def _axis_weights(u: np.ndarray, n: int, t: Any) -> tuple[np.ndarray, int]:
+    """ROIAlign's bilinear weights along one axis of ``n`` cells for the sample coordinates
+    ``u`` (bins, samples per bin), averaged over each bin's samples (float64), with MXNet's
+    rules per coordinate (:func:`_sample_weights`): as (weights (bins, span), first cell),
+    the span being the cells any sample touches. A sample's 2-D weight is the product of its
+    two coordinates' weights (a point outside on either axis counts 0 on that axis), so a
+    bin's average is ``rows @ x @ columns.T``."""
+    bins, per = u.shape
+    out = (u < -1.0) | (u > n)
+    u = np.maximum(u, 0)
+    lo = u.astype(np.int64)
+    top = lo >= n - 1
+    lo = np.where(top, n - 1, lo)
+    hi = np.where(top, n - 1, lo + 1)
+    u = np.where(top, lo, u).astype(t)
+    frac = (u - lo).astype(t)
+    keep = ~out
+    first = int(lo[keep].min()) if keep.any() else 0
+    span = int(hi[keep].max()) + 1 - first if keep.any() else 1
+    row = (np.arange(bins) * span).reshape(-1, 1)
+    cells = np.concatenate([(row + lo - first)[keep], (row + hi - first)[keep]])
+    wts = np.concatenate([(t(1) - frac)[keep], frac[keep]]).astype(np.float64)
+    a = np.bincount(cells, weights=wts, minlength=bins * span).reshape(bins, span)
+    return a / per, first
 
 
 def _float_type(dtype: Any) -> Any:
@@ -254,6 +295,13 @@ class ROIAlignProp(_RoiProp):
             if not p.aligned:
                 rw, rh = max(rw, t(1)), max(rh, t(1))
             y, x = _bin_grid(t, y1, x1, rh, rw, p.pooled_size, p.sample_ratio)
+            if chan is None:  # separable (_axis_weights): two small products per ROI
+                (ay, h0), (ax, w0) = (
+                    _axis_weights(y[:, 0, :, 0], h, t),
+                    _axis_weights(x[0, :, 0, :], w, t),
+                )
+                plans.append((b, ((ay.astype(dtype), h0), (ax.astype(dtype), w0)), None))
+                continue
             wts = _sample_weights(y, x, h, w, t)
             plans.append((b, (wts / (y.shape[2] * y.shape[3])).astype(dtype), chan))
         return plans

@@ -125,3 +125,37 @@ def test_quantize_dequantize_int8_as_mxnet():
                                rtol=1e-6)  # fmt: skip
     qu, _, _ = mx.nd.contrib.quantize(a, mx.nd.array([0.0]), mx.nd.array([1.0]))
     np.testing.assert_array_equal(qu.asnumpy(), [[35, 151], [154, 219]])
+
+
+@pytest.mark.parametrize("aligned", [False, True])
+@pytest.mark.parametrize("ratio", [-1, 2])
+def test_roialign_separable_equals_sample_by_sample(aligned, ratio):
+    # ROIAlign's rows @ x @ columns.T per ROI against the dense (bins, H*W) matrix of every
+    # sample's four bilinear weights (roi._sample_weights, MXNet's rules), forward and backward,
+    # for regions inside, across and beyond the map's edges, and one of batch index -1
+    from mxlite.operator.contrib import roi
+
+    rng = np.random.default_rng(3)
+    n, c, h, w = 2, 3, 9, 11
+    x = rng.normal(size=(n, c, h, w)).astype(np.float64)
+    rois = np.array([[0, 1.2, 2.3, 7.9, 8.1], [1, -2, 0.5, 4, 3.3], [0, 3, 3, 3.2, 3.1],
+                     [1, 5.5, 1, 14, 12], [0, -9, -9, -3, -4], [-1, 1, 1, 4, 4]])  # fmt: skip
+    params = dict(pooled_size=(3, 2), spatial_scale=1.0, sample_ratio=ratio, aligned=aligned)
+    (got,) = forward("_contrib_ROIAlign", [x, rois], **params)
+    head = rng.normal(size=got.shape)
+    dx = backward("_contrib_ROIAlign", [x, rois], [head], **params)[0]
+    want, want_dx = np.zeros_like(got), np.zeros_like(x)
+    off = 0.5 if aligned else 0.0
+    for r, (b, x1, y1, x2, y2) in enumerate(rois):
+        if b < 0:
+            continue
+        x1, y1, x2, y2 = x1 - off, y1 - off, x2 - off, y2 - off
+        rw, rh = x2 - x1, y2 - y1
+        if not aligned:
+            rw, rh = max(rw, 1.0), max(rh, 1.0)
+        ys, xs = roi._bin_grid(np.float64, y1, x1, rh, rw, (3, 2), ratio)
+        dense = roi._sample_weights(ys, xs, h, w, np.float64) / (ys.shape[2] * ys.shape[3])
+        want[r] = (x[int(b)].reshape(c, -1) @ dense.T).reshape(c, 3, 2)
+        want_dx[int(b)] += (head[r].reshape(c, -1) @ dense).reshape(c, h, w)
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
