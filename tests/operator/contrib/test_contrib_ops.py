@@ -159,3 +159,32 @@ def test_roialign_separable_equals_sample_by_sample(aligned, ratio):
         want_dx[int(b)] += (head[r].reshape(c, -1) @ dense).reshape(c, h, w)
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(dx, want_dx, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("force", [False, True])
+@pytest.mark.parametrize("topk", [-1, 150])
+def test_multibox_detection_nms_equals_row_by_row_greedy(force, topk, monkeypatch):
+    # the class-wise, blocked suppression against MXNet's greedy loop written row by row
+    from mxlite.operator.contrib import multibox
+
+    monkeypatch.setattr(multibox, "_NMS_BLOCK", 37)  # several blocks per class
+    rng = np.random.default_rng(4)
+    na, nc = 400, 4
+    centres = rng.uniform(0.2, 0.8, (na, 2))
+    size = rng.uniform(0.05, 0.3, (na, 2))
+    anchors = np.concatenate([centres - size / 2, centres + size / 2], 1)[None].astype(np.float32)
+    prob = rng.uniform(size=(2, nc, na)).astype(np.float32)
+    prob[:, :, ::7] = prob[:, :, :1]  # equal scores
+    loc = (rng.normal(size=(2, na * 4)) * 0.2).astype(np.float32)
+    params = dict(nms_threshold=0.3, force_suppress=force, nms_topk=topk, threshold=0.2)
+    (got,) = forward("_contrib_MultiBoxDetection", [prob, loc, anchors], **params)
+    monkeypatch.setattr(multibox, "_NMS_BLOCK", 1)  # one row at a time: the plain loop
+    (plain,) = forward("_contrib_MultiBoxDetection", [prob, loc, anchors], **params)
+    np.testing.assert_array_equal(got, plain)
+    for i in range(2):  # the greedy rule itself, row by row, on the rows kept before NMS
+        rows = plain[i][plain[i, :, 0] >= 0]
+        for r in range(len(rows)):
+            for q in range(r):
+                same = force or rows[q, 0] == rows[r, 0]
+                iou = multibox._corner_iou(rows[q : q + 1, 2:], rows[r : r + 1, 2:])[0, 0]
+                assert not (same and iou >= np.float32(0.3)), (i, q, r)
