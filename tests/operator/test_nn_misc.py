@@ -295,3 +295,28 @@ def test_public_functions() -> None:
     assert r.asnumpy().ravel().tolist() == [15.0]
     with pytest.raises(MXNetError, match="Embedding.*output_dim"):
         mx.nd.Embedding(mx.nd.array([1, 0]), mx.nd.array(np.eye(3)), input_dim=3)
+
+
+@pytest.mark.parametrize("chunk", [1 << 20, 7])
+def test_embedding_gradient_scatter_equals_add_at(monkeypatch, chunk) -> None:
+    # the weight gradient as flat element scatters in chunks of rows: the sums np.add.at
+    # gives over whole rows, repeated indices included, and req='add' accumulating
+    from mxlite.operator.nn import embedding
+
+    monkeypatch.setattr(embedding, "_SCATTER", chunk)
+    rng = np.random.default_rng(5)
+    idx = rng.integers(0, 9, size=(6, 5)).astype(np.float32)
+    weight = rng.normal(size=(9, 3)).astype(np.float32)
+    head = rng.normal(size=(6, 5, 3)).astype(np.float32)
+    want = np.zeros_like(weight)
+    np.add.at(want, idx.astype(np.int64).reshape(-1), head.reshape(-1, 3))
+    grads = opcheck.backward("Embedding", [idx, weight], [head], input_dim=9, output_dim=3)
+    np.testing.assert_array_equal(grads[1], want)
+    init = [np.zeros_like(idx), rng.normal(size=weight.shape).astype(np.float32)]
+    added = opcheck.backward(
+        "Embedding", [idx, weight], [head], req=OpReq.ADD, grad_init=init, input_dim=9,
+        output_dim=3,
+    )  # fmt: skip
+    want_added = init[1].copy()  # the rows added onto the existing gradient, in order
+    np.add.at(want_added, idx.astype(np.int64).reshape(-1), head.reshape(-1, 3))
+    np.testing.assert_array_equal(added[1], want_added)
