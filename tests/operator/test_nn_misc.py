@@ -301,9 +301,9 @@ def test_public_functions() -> None:
 def test_embedding_gradient_scatter_equals_add_at(monkeypatch, chunk) -> None:
     # the weight gradient as flat element scatters in chunks of rows: the sums np.add.at
     # gives over whole rows, repeated indices included, and req='add' accumulating
-    from mxlite.operator.nn import embedding
+    from mxlite.operator.tensor import array_op
 
-    monkeypatch.setattr(embedding, "_SCATTER", chunk)
+    monkeypatch.setattr(array_op, "_SCATTER", chunk)
     rng = np.random.default_rng(5)
     idx = rng.integers(0, 9, size=(6, 5)).astype(np.float32)
     weight = rng.normal(size=(9, 3)).astype(np.float32)

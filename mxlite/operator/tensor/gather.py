@@ -20,7 +20,7 @@ from ...base import DTypeError, MXNetError, Shape
 from ..param import Param, field
 from ..registry import OperatorProperty, OpTest, register, shape_assign, shape_is_known
 from ..sparse.forms_tensor import SLICE, TAKE
-from .array_op import ArrayOp, norm_axis
+from .array_op import ArrayOp, norm_axis, scatter_rows
 
 __all__: list[str] = []
 
@@ -344,7 +344,7 @@ class TakeProp(_Gather):
         idx = self._index(xp, ins[1], shape[axis]).reshape(-1)
         pre, post = math.prod(shape[:axis]), math.prod(shape[axis + 1 :])
         g = xp.zeros((pre, shape[axis], post), ograds[0].dtype)
-        xp.add.at(g, (slice(None), idx), ograds[0].reshape(pre, idx.size, post))
+        scatter_rows(xp, g, idx, ograds[0].reshape(pre, idx.size, post))
         return [g.reshape(shape), xp.zeros(in_shapes[1], ins[1].dtype)]
 
 
