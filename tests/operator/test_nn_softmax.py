@@ -234,3 +234,14 @@ def test_softmax_in_place_and_into_other_outputs() -> None:
     assert got is not f16 and got.dtype == np.float32
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(mx.nd.softmax(mx.nd.array(x)).asnumpy(), want)
+
+
+@pytest.mark.parametrize("shape", [(0, 5), (3, 0), (2, 0, 4)])
+def test_empty_softmax_forward_and_backward(shape) -> None:
+    # zero-size arrays keep the general path (MXNet's test_npx_softmax has them)
+    x = np.zeros(shape, np.float32)
+    for op in ("softmax", "log_softmax"):
+        for axis in (-1, 0):
+            (y,) = forward(op, [x], axis=axis)
+            (dx,) = backward(op, [x], [np.ones(shape, np.float32)], axis=axis)
+            assert y.shape == dx.shape == shape

@@ -92,9 +92,11 @@ def row_max(xp: Any, x: Any, axis: int) -> Any:
 
 
 def _last_rows(xp: Any, x: Any, axis: int) -> bool:
-    """Whether ``x`` reduces along its last axis, over C-contiguous float rows (NumPy)."""
+    """Whether ``x`` reduces along its last axis, over C-contiguous float rows (NumPy; not
+    empty)."""
     return (
         xp is np
+        and x.size > 0
         and x.ndim >= 2
         and axis in (-1, x.ndim - 1)
         and x.flags.c_contiguous
