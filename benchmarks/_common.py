@@ -59,6 +59,20 @@ def timed_runs(fn: Callable[[], Any], repeat: int) -> tuple[list[float], list[fl
     return wall, cpu
 
 
+def case_ms(cases: dict[str, Callable[[], Any]], repeat: int, wait: Callable[[], Any]) -> dict:
+    """``{"<name>_ms": median wall milliseconds}`` of each case followed by ``wait()`` (e.g.
+    ``mx.nd.waitall``), over ``repeat`` runs after one warm-up."""
+    out: dict[str, float] = {}
+    for name, fn in cases.items():
+
+        def call(fn: Callable[[], Any] = fn) -> None:
+            fn()
+            wait()
+
+        out[f"{name}_ms"] = round(statistics.median(timed_runs(call, repeat)[0]) * 1e3, 3)
+    return out
+
+
 def median_time(fn: Callable[[], Any], repeat: int) -> float:
     """Median wall time of ``fn()`` in seconds over ``repeat`` runs (after one warm-up)."""
     return statistics.median(timed_runs(fn, repeat)[0])

@@ -9,13 +9,12 @@ Usage: python benchmarks/transformer_ops.py [--rounds N] [--repeat N]."""
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import import_mx, parser, run, timed_runs  # noqa: E402
+from _common import case_ms, import_mx, parser, run  # noqa: E402
 
 NAMES = (
     "softmax_att",
@@ -60,16 +59,7 @@ def measure(impl: str, repeat: int) -> dict[str, float]:
         "erf": lambda: nd.erf(ffn),
         "bias_add": lambda: nd.broadcast_add(ffn, bias),
     }
-    out: dict[str, float] = {}
-    for name, fn in cases.items():
-
-        def call(fn: Any = fn) -> None:
-            fn()
-            nd.waitall()
-
-        wall, _ = timed_runs(call, repeat)
-        out[f"{name}_ms"] = round(statistics.median(wall) * 1e3, 3)
-    return out
+    return case_ms(cases, repeat, nd.waitall)
 
 
 if __name__ == "__main__":

@@ -9,15 +9,13 @@ Usage: python benchmarks/vision_nlp_ops.py [--rounds N] [--repeat N]."""
 
 from __future__ import annotations
 
-import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import import_mx, parser, run, timed_runs  # noqa: E402
+from _common import case_ms, import_mx, parser, run  # noqa: E402
 
 NAMES = ("topk", "roialign", "multibox_detection", "embedding_fwdbwd", "lrn")
 
@@ -51,16 +49,7 @@ def measure(impl: str, repeat: int) -> dict[str, float]:
         "embedding_fwdbwd": embedding,
         "lrn": lambda: nd.LRN(feat, nsize=5),
     }
-    out: dict[str, float] = {}
-    for name, fn in cases.items():
-
-        def call(fn: Any = fn) -> None:
-            fn()
-            nd.waitall()
-
-        wall, _ = timed_runs(call, repeat)
-        out[f"{name}_ms"] = round(statistics.median(wall) * 1e3, 3)
-    return out
+    return case_ms(cases, repeat, nd.waitall)
 
 
 if __name__ == "__main__":
