@@ -97,22 +97,10 @@ def _sample_weights(y: np.ndarray, x: np.ndarray, h: int, w: int, t: Any) -> np.
     counts 0, one just outside is moved onto the border, the last row and column clamp."""
     ph, pw = y.shape[:2]
     n_bins = ph * pw
-    out = (y < -1.0) | (y > h) | (x < -1.0) | (x > w)
-    y = np.maximum(y, 0)
-    x = np.maximum(x, 0)
-    yl = y.astype(np.int64)
-    xl = x.astype(np.int64)
-    ytop = yl >= h - 1
-    xtop = xl >= w - 1
-    yl = np.where(ytop, h - 1, yl)
-    xl = np.where(xtop, w - 1, xl)
-    yh = np.where(ytop, h - 1, yl + 1)
-    xh = np.where(xtop, w - 1, xl + 1)
-    y = np.where(ytop, yl, y).astype(t)
-    x = np.where(xtop, xl, x).astype(t)
-    ly, lx = (y - yl).astype(t), (x - xl).astype(t)
+    yl, yh, ly, y_in = _bilinear_axis(y, h, t)
+    xl, xh, lx, x_in = _bilinear_axis(x, w, t)
     hy, hx = t(1) - ly, t(1) - lx
-    keep = ~out
+    keep = y_in & x_in
     # each bin's row of the (bins, h * w) matrix starts at bin * h * w: the four corners'
     # weights added into it by one bincount (np.add.at took ~20x as long)
     row = (np.arange(n_bins) * (h * w)).reshape(ph, pw, 1, 1)
@@ -131,23 +119,30 @@ def _sample_weights(y: np.ndarray, x: np.ndarray, h: int, w: int, t: Any) -> np.
     return wts.reshape(n_bins, h * w)
 
 
-def _axis_weights(u: np.ndarray, n: int, t: Any) -> tuple[np.ndarray, int]:
-    """ROIAlign's bilinear weights along one axis of ``n`` cells for the sample coordinates
-    ``u`` (bins, samples per bin), averaged over each bin's samples (float64), with MXNet's
-    rules per coordinate (:func:`_sample_weights`): as (weights (bins, span), first cell),
-    the span being the cells any sample touches. A sample's 2-D weight is the product of its
-    two coordinates' weights (a point outside on either axis counts 0 on that axis), so a
-    bin's average is ``rows @ x @ columns.T``."""
-    bins, per = u.shape
-    out = (u < -1.0) | (u > n)
+def _bilinear_axis(u: np.ndarray, n: int, t: Any) -> tuple:
+    """MXNet's ROIAlign rules for coordinates ``u`` along an axis of ``n`` cells: the lower
+    and upper cells, the fraction towards the upper (type ``t``) and whether the point counts
+    (one beyond a pixel outside the map does not; one just outside is moved onto the border;
+    the last cell clamps, its fraction 0)."""
+    inside = ~((u < -1.0) | (u > n))
     u = np.maximum(u, 0)
     lo = u.astype(np.int64)
     top = lo >= n - 1
     lo = np.where(top, n - 1, lo)
     hi = np.where(top, n - 1, lo + 1)
-    u = np.where(top, lo, u).astype(t)
-    frac = (u - lo).astype(t)
-    keep = ~out
+    frac = (np.where(top, lo, u).astype(t) - lo).astype(t)
+    return lo, hi, frac, inside
+
+
+def _axis_weights(u: np.ndarray, n: int, t: Any) -> tuple[np.ndarray, int]:
+    """ROIAlign's bilinear weights along one axis of ``n`` cells for the sample coordinates
+    ``u`` (bins, samples per bin), averaged over each bin's samples (float64), with MXNet's
+    rules per coordinate (:func:`_bilinear_axis`): as (weights (bins, span), first cell),
+    the span being the cells any sample touches. A sample's 2-D weight is the product of its
+    two coordinates' weights (a point outside on either axis counts 0 on that axis), so a
+    bin's average is ``rows @ x @ columns.T``."""
+    bins, per = u.shape
+    lo, hi, frac, keep = _bilinear_axis(u, n, t)
     first = int(lo[keep].min()) if keep.any() else 0
     span = int(hi[keep].max()) + 1 - first if keep.any() else 1
     row = (np.arange(bins) * span).reshape(-1, 1)

@@ -159,11 +159,12 @@ def _fit(name: str) -> Any:
 
 
 def _horner(coef: Any, v: Any, out: Any) -> Any:
-    """``out = sum(coef[i] * v ** (d - i))`` (``out`` is not ``v``)."""
-    out.fill(coef[0])
-    for c in coef[1:]:
-        out *= v
+    """``out = sum(coef[i] * v ** (d - i))`` (``out`` is not ``v``; degree >= 1)."""
+    np.multiply(v, coef[0], out=out)
+    for c in coef[1:-1]:
         out += c
+        out *= v
+    out += coef[-1]
     return out
 
 
@@ -216,11 +217,7 @@ def _one_plus_erf(xb: Any, ob: Any) -> tuple[Any, Any]:
     s, e = np.add(a, 2), np.multiply(a, a)
     np.divide(6, s, out=s)
     s -= 2
-    np.multiply(s, coef[0], out=ob)
-    for c in coef[1:-1]:
-        ob += c
-        ob *= s
-    ob += coef[-1]
+    _horner(coef, s, ob)
     np.negative(e, out=e)
     np.exp(e, out=e)
     ob *= e  # erfc(|z|) (0 past float32's range)
